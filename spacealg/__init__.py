@@ -1,0 +1,77 @@
+"""spacealg: reinforcement-learning spaces as sets, with a trait-based algebra.
+
+The public names, nothing else. See README.md and ``spacealg.core.protocol`` for laws.
+"""
+
+from spacealg.core.generic import GenericFunction, as_space
+from spacealg.core.protocol import (
+    SpaceStyle,
+    bounds,
+    cardinality,
+    clamp,
+    clamp_,
+    contains,
+    element,
+    elements,
+    elsize,
+    eltype,
+    index,
+    intersect,
+    isin,
+    issubspace,
+    sample,
+)
+from spacealg.core.rng import seed
+from spacealg.core.space import Space
+from spacealg.core.styles import (
+    ContinuousSpaceStyle,
+    FiniteSpaceStyle,
+    HybridSpaceStyle,
+    UnknownSpaceStyle,
+    combine_styles,
+)
+from spacealg.spaces.array import ArraySpace
+from spacealg.spaces.box import Box
+from spacealg.spaces.finite import BOOL, FiniteSet
+from spacealg.spaces.interval import REALS, Interval
+from spacealg.spaces.oneof import OneOf
+from spacealg.spaces.product import DictProduct, TupleProduct, product
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ArraySpace",
+    "BOOL",
+    "Box",
+    "ContinuousSpaceStyle",
+    "DictProduct",
+    "FiniteSet",
+    "FiniteSpaceStyle",
+    "GenericFunction",
+    "HybridSpaceStyle",
+    "Interval",
+    "OneOf",
+    "REALS",
+    "Space",
+    "SpaceStyle",
+    "TupleProduct",
+    "UnknownSpaceStyle",
+    "as_space",
+    "bounds",
+    "cardinality",
+    "clamp",
+    "clamp_",
+    "combine_styles",
+    "contains",
+    "element",
+    "elements",
+    "elsize",
+    "eltype",
+    "index",
+    "intersect",
+    "isin",
+    "issubspace",
+    "product",
+    "sample",
+    "seed",
+]

@@ -1,0 +1,1 @@
+"""The protocol (generic functions), the styles, rng handling and the Space base class."""

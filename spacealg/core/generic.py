@@ -1,0 +1,126 @@
+"""Generic functions: the one mechanism behind every protocol operation.
+
+A :class:`GenericFunction` is a ``multipledispatch.Dispatcher`` that chooses its
+implementation from the types of *some* of its positional arguments (the space,
+usually), and passes the others through untouched. ``contains(x, space)`` dispatches on
+``type(space)`` alone; ``issubspace(a, b)`` on both.
+
+Every generic function is declared once, with its laws in its docstring, and falls back
+to :func:`spacealg.core.generic.coerce`: an argument that is not a spacealg space is
+turned into one by :func:`as_space` (plain Python objects, Gymnasium and Gym spaces)
+and the call is dispatched again. An object that :func:`as_space` does not know raises a
+TypeError naming the function and the object.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from multipledispatch import Dispatcher
+
+__all__ = ["GenericFunction", "generic", "as_space"]
+
+
+class GenericFunction(Dispatcher):
+    """A multipledispatch generic function that dispatches on chosen argument positions.
+
+    ``register(*types)`` takes one type per dispatch position; the implementation is then
+    called with all the original arguments.
+    """
+
+    def __init__(self, declaration: Callable[..., Any], positions: tuple[int, ...]) -> None:
+        super().__init__(declaration.__name__, doc=declaration.__doc__)
+        self.positions = positions
+        functools.update_wrapper(self, declaration, updated=())  # type: ignore[arg-type]
+        self.__module__ = declaration.__module__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            types = tuple([type(args[p]) for p in self.positions])
+        except IndexError:
+            raise TypeError(
+                f"{self.name}() takes the dispatched argument(s) at position(s) "
+                f"{self.positions} positionally; got {len(args)} positional argument(s)"
+            ) from None
+        try:
+            implementation = self._cache[types]
+        except KeyError:
+            implementation = self.dispatch(*types)
+            if implementation is None:
+                raise TypeError(f"{self.name}: no implementation for {types}") from None
+            self._cache[types] = implementation
+        return implementation(*args, **kwargs)
+
+    def implementation_for(self, *types: type) -> Callable[..., Any]:
+        """The function that a call with arguments of these types runs (cached lookup)."""
+        try:
+            return self._cache[types]
+        except KeyError:
+            found = self.dispatch(*types)
+            self._cache[types] = found
+            return found
+
+    def __repr__(self) -> str:
+        return f"<generic function {self.name}>"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+def generic(*positions: int) -> Callable[[Callable[..., Any]], GenericFunction]:
+    """Declare a generic function dispatching on ``positions`` (default: the first argument).
+
+    The decorated function is the declaration: its signature and docstring document the
+    generic function, and its body is the fallback for arguments of unregistered types
+    (registered for ``object`` in every dispatch position).
+    """
+    positions = positions or (0,)
+
+    def declare(declaration: Callable[..., Any]) -> GenericFunction:
+        function = GenericFunction(declaration, positions)
+        function.add(tuple(object for _ in positions), declaration)
+        return function
+
+    return declare
+
+
+@generic(0)
+def as_space(obj: Any) -> Any:
+    """The spacealg space that ``obj`` stands for.
+
+    Laws: ``as_space(s) is s`` for a spacealg space; ``as_space`` is idempotent;
+    ``contains(x, obj) == contains(x, as_space(obj))`` for every registered plain object.
+    Registered for tuples, lists, sets, frozensets (finite sets of their items), ``range``,
+    dicts (named products), the types ``bool``, ``float``, ``int`` and numpy scalar types,
+    and Gymnasium/Gym spaces. Raises TypeError for anything else.
+    """
+    raise TypeError(
+        f"{obj!r} (of type {type(obj).__qualname__}) is not a space: spacealg knows "
+        "tuples, lists, sets, ranges, dicts of spaces, bool/float/numpy scalar types, "
+        "spacealg spaces and Gymnasium/Gym spaces; register others with "
+        "spacealg.as_space.register(YourType)"
+    )
+
+
+def coerce(function: GenericFunction, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Re-dispatch ``function`` after converting its dispatched arguments with as_space.
+
+    The shared fallback body of every protocol function. Raises TypeError when no
+    dispatched argument changes (the object is not a space).
+    """
+    converted = list(args)
+    changed = False
+    for p in function.positions:
+        space = as_space(args[p])
+        if space is not args[p]:
+            converted[p] = space
+            changed = True
+    if not changed:
+        raise TypeError(
+            f"{function.name}: no implementation for "
+            + ", ".join(type(args[p]).__qualname__ for p in function.positions)
+            + f"; register one with spacealg.{function.name}.register(...)"
+        )
+    return function(*converted, **kwargs)

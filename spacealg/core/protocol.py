@@ -1,0 +1,199 @@
+"""The space protocol: every generic function, declared once, with its laws.
+
+Each function dispatches on the space's type (``issubspace`` and ``intersect`` on both
+spaces). Implementations live beside each space's class in ``spacealg/spaces/<kind>.py``;
+plain Python objects and Gymnasium/Gym spaces reach them through :func:`as_space`.
+
+Batches. Where a function takes a batch, a batch of a space with array elements of shape
+``elsize`` is an array of shape ``(*batch_shape, *elsize)``; a batch of a scalar space is
+an array of shape ``batch_shape``; a batch of a product is the tuple (or dict) of its
+components' batches; a batch of a space whose elements do not stack (OneOf, Sequence,
+Graph, Text) is an object array of elements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from spacealg.core.generic import as_space, coerce, generic
+from spacealg.core.rng import RngLike
+from spacealg.core.styles import Style
+
+__all__ = [
+    "as_space",
+    "contains",
+    "sample",
+    "isin",
+    "eltype",
+    "elsize",
+    "SpaceStyle",
+    "bounds",
+    "clamp",
+    "clamp_",
+    "cardinality",
+    "elements",
+    "index",
+    "element",
+    "issubspace",
+    "intersect",
+]
+
+
+@generic(1)
+def contains(x: Any, space: Any) -> bool:
+    """Whether ``x`` is a member of ``space`` (also ``x in space``).
+
+    Laws: never raises for any ``x`` (a wrongly typed value is not a member);
+    ``contains(sample(space), space)``; ``contains(clamp(x, space), space)``.
+    For a Gymnasium/Gym space ``g``, ``contains(x, g) == g.contains(x)``.
+    """
+    return coerce(contains, (x, space), {})
+
+
+@generic(0)
+def sample(space: Any, size: int | tuple[int, ...] | None = None, *, rng: RngLike = None) -> Any:
+    """A random element (``size=None``) or a stacked batch of shape ``size``.
+
+    Laws: ``contains(sample(s), s)``; ``isin(sample(s, n), s).all()``; the same int
+    ``rng`` gives the same result. Uniform on bounded and finite sets; on unbounded reals
+    standard normal, on half-bounded reals a shifted exponential (Gymnasium's rule).
+    Raises ValueError for an empty space.
+    """
+    return coerce(sample, (space, size), {"rng": rng})
+
+
+@generic(1)
+def isin(batch: Any, space: Any) -> np.ndarray:
+    """Vectorised membership: a bool array of the batch's shape (cf. ``numpy.isin``).
+
+    Laws: ``isin(sample(s, n), s).all()``; ``isin(b, s)[i] == contains(b[i], s)``.
+    Raises ValueError when ``batch`` is not shaped as a batch of ``space`` at all.
+    """
+    return coerce(isin, (batch, space), {})
+
+
+@generic(0)
+def eltype(space: Any) -> Any:
+    """The type of the elements (``float``, ``int``, ``str``, ``numpy.ndarray``, ``tuple[...]``, ``dict``).
+
+    Law: ``isinstance(sample(s), typing.get_origin(eltype(s)) or eltype(s))``.
+    """
+    return coerce(eltype, (space,), {})
+
+
+@generic(0)
+def elsize(space: Any) -> Any:
+    """The shape of array-valued elements; ``()`` for scalars.
+
+    For products, the tuple (or dict) of the components' elsizes.
+    Law: ``numpy.shape(sample(s)) == elsize(s)`` for array and scalar spaces.
+    """
+    return coerce(elsize, (space,), {})
+
+
+@generic(0)
+def SpaceStyle(space: Any) -> Style:  # noqa: N802 - the trait's name, as in Julia
+    """The trait: Finite, Continuous, Hybrid or Unknown, with shapes.
+
+    Laws: the style follows the set (an integer Box is finite); products combine their
+    components' styles by :func:`spacealg.core.styles.combine_styles`;
+    ``cardinality(s) < inf`` iff the style is Finite.
+    """
+    return coerce(SpaceStyle, (space,), {})
+
+
+@generic(0)
+def bounds(space: Any) -> tuple[Any, Any]:
+    """``(low, high)``: the smallest box enclosing the space (continuous and numeric finite).
+
+    Laws: every member ``x`` has ``low <= x <= high``; interval ends keep their type.
+    Raises TypeError for a space without bounds (labels, OneOf, Sequence, ...).
+    """
+    return coerce(bounds, (space,), {})
+
+
+@generic(1)
+def clamp(x: Any, space: Any) -> Any:
+    """The member of ``space`` nearest to ``x``; works elementwise on batches.
+
+    Laws: ``contains(clamp(x, s), s)`` for ``x`` of the element's shape; members are
+    returned unchanged (equal in value); ``clamp`` is idempotent. Open ends clamp to the
+    nearest representable float inside. Products clamp per component.
+    """
+    return coerce(clamp, (x, space), {})
+
+
+@generic(1)
+def clamp_(x: Any, space: Any) -> Any:
+    """In-place :func:`clamp` of a mutable array ``x`` (Julia's ``clamp!``); returns ``x``.
+
+    Laws: ``clamp_(x.copy(), s) == clamp(x, s)``; raises TypeError if ``x`` is not a
+    writable array (or a list/dict of them, for products).
+    """
+    return coerce(clamp_, (x, space), {})
+
+
+@generic(0)
+def cardinality(space: Any) -> int | float:
+    """The number of elements: an int, or ``math.inf``.
+
+    Laws: ``cardinality(product(a, b)) == cardinality(a) * cardinality(b)``;
+    ``cardinality(OneOf(a, b)) == cardinality(a) + cardinality(b)``;
+    ``len(list(elements(s))) == cardinality(s)`` for finite ``s``.
+    """
+    return coerce(cardinality, (space,), {})
+
+
+@generic(0)
+def elements(space: Any) -> Iterator[Any]:
+    """Lazy iteration over a finite space, in the order of :func:`index`.
+
+    Laws: every element is a member; no element repeats; there are ``cardinality(s)`` of
+    them. Raises TypeError for a space that is not finite.
+    """
+    return coerce(elements, (space,), {})
+
+
+@generic(1)
+def index(x: Any, space: Any) -> int:
+    """The position of member ``x`` in :func:`elements` (tabular encodings).
+
+    Laws: ``element(index(x, s), s) == x``; ``0 <= index(x, s) < cardinality(s)``.
+    Raises ValueError if ``x`` is not a member.
+    """
+    return coerce(index, (x, space), {})
+
+
+@generic(1)
+def element(i: int, space: Any) -> Any:
+    """The ``i``-th element of a finite space: the inverse of :func:`index`.
+
+    Laws: ``index(element(i, s), s) == i`` for ``0 <= i < cardinality(s)``; ValueError
+    (naming ``i``) outside that range.
+    """
+    return coerce(element, (i, space), {})
+
+
+@generic(0, 1)
+def issubspace(a: Any, b: Any) -> bool:
+    """Inclusion ``a ⊆ b`` (also ``a <= b``), decided for intervals, boxes, finite sets,
+    arrays, products and OneOf.
+
+    Laws: reflexive; transitive; if ``issubspace(a, b)`` then every sample of ``a`` is in
+    ``b``. Raises TypeError where inclusion is not decided for the pair of kinds.
+    """
+    return coerce(issubspace, (a, b), {})
+
+
+@generic(0, 1)
+def intersect(a: Any, b: Any) -> Any:
+    """The intersection ``a ∩ b`` (also ``a & b``) where it has a closed form.
+
+    Laws: ``x in a & b`` iff ``x in a and x in b``; ``a & b <= a``; commutative up to
+    ordering of finite sets. An empty intersection is the empty ``FiniteSet()``.
+    Raises TypeError for pairs of kinds with no closed form.
+    """
+    return coerce(intersect, (a, b), {})

@@ -1,0 +1,42 @@
+"""Random number generators: the one place that turns an ``rng`` argument into a Generator."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = ["RngLike", "as_generator", "seed"]
+
+RngLike = None | int | np.integer | np.random.Generator | np.random.SeedSequence
+
+_shared = np.random.default_rng()
+
+
+def as_generator(rng: RngLike) -> np.random.Generator:
+    """The Generator that ``rng`` names.
+
+    Laws: an int (or SeedSequence) gives a fresh generator seeded with it, so the same seed
+    gives the same draws; a Generator is returned as is (its state advances); ``None`` gives
+    the module's shared generator (see :func:`seed`).
+    """
+    if rng is None:
+        return _shared
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
+        if rng < 0:
+            raise ValueError(f"rng: a seed must be a non-negative integer, got {rng}")
+        return np.random.default_rng(int(rng))
+    if isinstance(rng, np.random.SeedSequence):
+        return np.random.default_rng(rng)
+    raise TypeError(
+        f"rng: expected None, a non-negative int seed or a numpy.random.Generator, "
+        f"got {type(rng).__qualname__}"
+    )
+
+
+def seed(value: int | None = None) -> None:
+    """Reseed the shared generator used when ``rng=None`` (None: fresh OS entropy)."""
+    global _shared
+    _shared = np.random.default_rng(value)

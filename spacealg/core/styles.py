@@ -1,0 +1,104 @@
+"""Space styles: hashable value objects that say what kind of set a space is.
+
+``FiniteSpaceStyle(shape)``, ``ContinuousSpaceStyle(shape)``,
+``HybridSpaceStyle(continuous_shape, finite_shape)`` and ``UnknownSpaceStyle()``.
+The shape of a leaf space is the shape of its elements (``()`` for scalars). The shape of
+a product is ``(n,)`` where ``n`` counts the scalar components of its continuous or
+finite parts, so ``product(-1..1, 0..1)`` is ``ContinuousSpaceStyle((2,))``.
+
+Promotion (:func:`combine_styles`, the style of a product):
+
+==========  ==========  ==========  ==========  ==========
+ +          Finite      Continuous  Hybrid      Unknown
+==========  ==========  ==========  ==========  ==========
+Finite      Finite      Hybrid      Hybrid      Unknown
+Continuous  Hybrid      Continuous  Hybrid      Unknown
+Hybrid      Hybrid      Hybrid      Hybrid      Unknown
+Unknown     Unknown     Unknown     Unknown     Unknown
+==========  ==========  ==========  ==========  ==========
+
+with continuous and finite component counts added up.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+__all__ = [
+    "Style",
+    "FiniteSpaceStyle",
+    "ContinuousSpaceStyle",
+    "HybridSpaceStyle",
+    "UnknownSpaceStyle",
+    "combine_styles",
+]
+
+Shape = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Style:
+    """Base of the four styles."""
+
+    def counts(self) -> tuple[int, int] | None:
+        """(continuous, finite) scalar component counts; None for Unknown."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class FiniteSpaceStyle(Style):
+    """A finite set: iterable with :func:`elements`, indexable with :func:`index`."""
+
+    shape: Shape = ()
+
+    def counts(self) -> tuple[int, int]:
+        return 0, math.prod(self.shape)
+
+
+@dataclass(frozen=True)
+class ContinuousSpaceStyle(Style):
+    """An uncountable set of reals or real arrays: has :func:`bounds` and :func:`clamp`."""
+
+    shape: Shape = ()
+
+    def counts(self) -> tuple[int, int]:
+        return math.prod(self.shape), 0
+
+
+@dataclass(frozen=True)
+class HybridSpaceStyle(Style):
+    """A product of continuous and finite parts."""
+
+    continuous_shape: Shape = ()
+    finite_shape: Shape = ()
+
+    def counts(self) -> tuple[int, int]:
+        return math.prod(self.continuous_shape), math.prod(self.finite_shape)
+
+
+@dataclass(frozen=True)
+class UnknownSpaceStyle(Style):
+    """Nothing is known beyond membership and sampling."""
+
+    def counts(self) -> None:
+        return None
+
+
+def combine_styles(styles: Iterable[Style]) -> Style:
+    """The style of a product of spaces with these styles (see the module's table)."""
+    continuous = finite = 0
+    kinds = set()
+    for style in styles:
+        counts = style.counts()
+        if counts is None:
+            return UnknownSpaceStyle()
+        kinds.add(type(style))
+        continuous += counts[0]
+        finite += counts[1]
+    if kinds <= {FiniteSpaceStyle}:
+        return FiniteSpaceStyle((finite,))
+    if kinds == {ContinuousSpaceStyle}:
+        return ContinuousSpaceStyle((continuous,))
+    return HybridSpaceStyle((continuous,), (finite,))

@@ -1,0 +1,331 @@
+"""ArraySpace: arrays of a given shape whose entries lie in a base space.
+
+>>> import numpy as np
+>>> from spacealg import ArraySpace, Interval, SpaceStyle, Box
+>>> s = ArraySpace(range(1, 6), 2, 3)
+>>> x = s.sample(rng=0); x.shape, x in s
+((2, 3), True)
+>>> SpaceStyle(ArraySpace(bool, 3, 4))
+FiniteSpaceStyle(shape=(3, 4))
+>>> ArraySpace(Interval(1, 5), 3, 4) == Box(1.0, 5.0, shape=(3, 4), dtype=np.float64)
+True
+
+Canonical forms (what the constructor returns, so that ``==`` compares like with like):
+
+==============================  ==============================================
+base                            ``ArraySpace(base, *dims)`` is
+==============================  ==============================================
+closed ``Interval``             ``Box(low, high, dims, float64)``
+``float`` / numpy float type    ``Box(-inf, inf, dims, that dtype)``
+numpy integer type              ``Box(min, max, dims, that dtype)``
+``Box`` of shape ``s``          ``Box`` of shape ``(*dims, *s)``
+``ArraySpace(b, *d)``           ``ArraySpace(b, *dims, *d)``
+``TupleProduct`` / ``DictProduct``  the product of the components' arrays (stacked batches)
+anything with scalar elements   an ``ArraySpace`` (finite sets, ranges, ``bool``, open intervals, text)
+==============================  ==============================================
+
+Laws: ``cardinality(ArraySpace(b, *d)) == cardinality(b) ** prod(d)``; ``elements`` and
+``index`` enumerate in C order (last axis fastest); every operation is vectorised over
+the entries through the base's batched ``isin``/``sample``/``clamp``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from spacealg.core.generic import as_space, generic
+from spacealg.core.protocol import (
+    SpaceStyle,
+    bounds,
+    cardinality,
+    clamp,
+    clamp_,
+    contains,
+    element,
+    elements,
+    elsize,
+    eltype,
+    index,
+    intersect,
+    isin,
+    issubspace,
+    sample,
+)
+from spacealg.core.rng import RngLike
+from spacealg.core.space import Space
+from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style, UnknownSpaceStyle
+from spacealg.spaces._batch import batch_shape, normalize_size
+from spacealg.spaces.box import Box
+from spacealg.spaces.interval import Interval
+
+__all__ = ["ArraySpace", "array_of"]
+
+
+def _dims_arg(dims: tuple[Any, ...]) -> tuple[int, ...]:
+    if len(dims) == 1 and isinstance(dims[0], tuple):
+        dims = dims[0]
+    checked = []
+    for d in dims:
+        if isinstance(d, bool) or not isinstance(d, numbers.Integral):
+            raise TypeError(f"ArraySpace: dims must be ints, got {dims!r}")
+        if d < 0:
+            raise ValueError(f"ArraySpace: dims must be non-negative, got {dims!r}")
+        checked.append(int(d))
+    return tuple(checked)
+
+
+@generic(0)
+def array_of(space: Any, dims: tuple[int, ...], base: Any) -> Any:
+    """The canonical space of arrays of shape ``dims`` over ``space`` (see the module's table).
+
+    ``base`` is what the user wrote (a type, say) and ``space`` is ``as_space(base)``.
+    Returns None where the plain ``ArraySpace`` is the canonical form.
+    """
+    try:
+        scalar = elsize(space) == ()
+    except TypeError:
+        scalar = False
+    if not scalar:
+        raise TypeError(
+            f"ArraySpace: the base {base!r} does not have scalar elements; "
+            "use TupleProduct for arrays of structured values"
+        )
+    return None
+
+
+@array_of.register(Interval)
+def _interval_array(space: Interval, dims: tuple[int, ...], base: Any) -> Any:
+    if isinstance(base, type) and issubclass(base, (float, np.floating)):
+        dtype = np.float64 if base is float else base
+        return Box(-np.inf, np.inf, shape=dims, dtype=dtype)
+    if space.closed == "both":
+        return Box(float(space.low), float(space.high), shape=dims, dtype=np.float64)
+    return None
+
+
+@array_of.register(range)
+def _range_array(space: range, dims: tuple[int, ...], base: Any) -> Any:
+    if isinstance(base, type) and issubclass(base, np.integer):
+        return Box(space.start, space.stop - 1, shape=dims, dtype=base)
+    return None
+
+
+@array_of.register(Box)
+def _box_array(space: Box, dims: tuple[int, ...], base: Any) -> Box:
+    args, kwargs = space._constructor_args()
+    shape = dims + space.shape
+    low, high = (np.broadcast_to(np.asarray(a), shape) for a in args)
+    return Box(low, high, shape=shape, dtype=space.dtype)
+
+
+class ArraySpace(Space):
+    """Arrays of shape ``dims`` whose entries lie in ``base``."""
+
+    _fields = ("base", "dims")
+    base: Any
+    dims: tuple[int, ...]
+
+    def __new__(cls, base: Any, *dims: Any) -> Any:
+        checked = _dims_arg(dims)
+        canonical = array_of(as_space(base), checked, base)
+        if canonical is not None:
+            return canonical
+        return super().__new__(cls)
+
+    def __init__(self, base: Any, *dims: Any) -> None:
+        if "dims" in self.__dict__:  # __new__ returned an already built (canonical) space
+            return
+        space = as_space(base)
+        self._set(
+            base=base if isinstance(base, type) else space,
+            dims=_dims_arg(dims),
+            space=space,
+            size=math.prod(_dims_arg(dims)),
+        )
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.space, self.dims)
+
+    def _constructor_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return (self.base, *self.dims), {}
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ArraySpace, (self.base, *self.dims))
+
+
+@array_of.register(ArraySpace)
+def _nested_array(space: ArraySpace, dims: tuple[int, ...], base: Any) -> Any:
+    return ArraySpace(space.base, *(dims + space.dims))
+
+
+def _as_array(x: Any) -> np.ndarray | None:
+    if isinstance(x, np.ndarray):
+        return x
+    if isinstance(x, (str, bytes)):
+        return None
+    try:
+        return np.asarray(x)
+    except (ValueError, TypeError, OverflowError):
+        return None
+
+
+@contains.register(ArraySpace)
+def _contains(x: Any, space: ArraySpace) -> bool:
+    a = _as_array(x)
+    if a is None or a.shape != space.dims:
+        return False
+    try:
+        return bool(isin(a, space.space).all())
+    except (ValueError, TypeError):
+        return False
+
+
+@sample.register(ArraySpace)
+def _sample(space: ArraySpace, size: Any = None, *, rng: RngLike = None) -> np.ndarray:
+    return np.asarray(sample(space.space, normalize_size(size) + space.dims, rng=rng))
+
+
+@isin.register(ArraySpace)
+def _isin(batch: Any, space: ArraySpace) -> np.ndarray:
+    a = _as_array(batch)
+    if a is None:
+        raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}")
+    leading = batch_shape(a, space.dims, repr(space))
+    inside = np.asarray(isin(a, space.space))
+    return inside.reshape(leading + (-1,)).all(axis=-1)
+
+
+@eltype.register(ArraySpace)
+def _eltype(space: ArraySpace) -> type:
+    return np.ndarray
+
+
+@elsize.register(ArraySpace)
+def _elsize(space: ArraySpace) -> tuple[int, ...]:
+    return space.dims
+
+
+@SpaceStyle.register(ArraySpace)
+def _style(space: ArraySpace) -> Style:
+    base = SpaceStyle(space.space)
+    if isinstance(base, FiniteSpaceStyle):
+        return FiniteSpaceStyle(space.dims)
+    if isinstance(base, ContinuousSpaceStyle):
+        return ContinuousSpaceStyle(space.dims)
+    return UnknownSpaceStyle()
+
+
+@bounds.register(ArraySpace)
+def _bounds(space: ArraySpace) -> tuple[np.ndarray, np.ndarray]:
+    low, high = bounds(space.space)
+    return np.full(space.dims, low), np.full(space.dims, high)
+
+
+@clamp.register(ArraySpace)
+def _clamp(x: Any, space: ArraySpace) -> Any:
+    if contains(x, space):
+        return x
+    a = _as_array(x)
+    if a is None or a.ndim < len(space.dims) or a.shape[a.ndim - len(space.dims) :] != space.dims:
+        raise ValueError(f"clamp: x is not an array of shape {space.dims} (or a batch of them)")
+    return np.asarray(clamp(a, space.space))
+
+
+@clamp_.register(ArraySpace)
+def _clamp_inplace(x: Any, space: ArraySpace) -> Any:
+    return clamp_(x, space.space)
+
+
+@cardinality.register(ArraySpace)
+def _cardinality(space: ArraySpace) -> int | float:
+    n = cardinality(space.space)
+    if space.size == 0:
+        return 1
+    return n**space.size
+
+
+def _entry_dtype(space: ArraySpace) -> np.dtype:
+    return np.asarray(sample(space.space, (1,), rng=0)).dtype
+
+
+@elements.register(ArraySpace)
+def _elements(space: ArraySpace) -> Iterator[np.ndarray]:
+    items = list(elements(space.space))
+    dtype = _entry_dtype(space)
+    return (
+        np.array(combo, dtype=dtype).reshape(space.dims)
+        for combo in itertools.product(items, repeat=space.size)
+    )
+
+
+@index.register(ArraySpace)
+def _index(x: Any, space: ArraySpace) -> int:
+    if not contains(x, space):
+        raise ValueError(f"index: x is not a member of {space!r}")
+    n = cardinality(space.space)
+    position = 0
+    for entry in np.asarray(x).flat:
+        position = position * n + index(entry, space.space)
+    return position
+
+
+@element.register(ArraySpace)
+def _element(i: Any, space: ArraySpace) -> np.ndarray:
+    total = _cardinality(space)
+    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < total:
+        raise ValueError(f"element: i must be an int in range({total}), got {i!r}")
+    n = cardinality(space.space)
+    digits = []
+    i = int(i)
+    for _ in range(space.size):
+        i, digit = divmod(i, n)
+        digits.append(element(digit, space.space))
+    return np.array(digits[::-1], dtype=_entry_dtype(space)).reshape(space.dims)
+
+
+@issubspace.register(ArraySpace, ArraySpace)
+def _array_subset(a: ArraySpace, b: ArraySpace) -> bool:
+    return a.dims == b.dims and issubspace(a.space, b.space)
+
+
+@issubspace.register(ArraySpace, Box)
+def _array_box_subset(a: ArraySpace, b: Box) -> bool:
+    if a.dims != b.shape:
+        return False
+    if a.size == 0:
+        return True
+    try:
+        low, high = bounds(a.space)
+    except TypeError:
+        return False
+    if b.integral and not issubspace(a.space, range(int(np.floor(low)), int(np.floor(high)) + 1)):
+        return False
+    return bool((np.asarray(low) >= b.low).all() and (np.asarray(high) <= b.high).all())
+
+
+@issubspace.register(Box, ArraySpace)
+def _box_array_subset(a: Box, b: ArraySpace) -> bool:
+    if a.shape != b.dims:
+        return False
+    pairs = set(zip(a.low.flat, a.high.flat))
+    if a.integral:
+        return all(issubspace(range(int(lo), int(hi) + 1), b.space) for lo, hi in pairs)
+    return all(issubspace(Interval(float(lo), float(hi)), b.space) for lo, hi in pairs)
+
+
+@intersect.register(ArraySpace, ArraySpace)
+def _array_intersect(a: ArraySpace, b: ArraySpace) -> Any:
+    from spacealg.spaces.finite import FiniteSet
+
+    if a.dims != b.dims:
+        return FiniteSet()
+    common = intersect(a.space, b.space)
+    if cardinality(common) == 0 and a.size:
+        return FiniteSet()
+    return ArraySpace(common, *a.dims)

@@ -1,0 +1,385 @@
+"""Box: an axis-aligned box of real or integer arrays (Gymnasium's conventions).
+
+>>> import numpy as np
+>>> from spacealg import Box, SpaceStyle, cardinality
+>>> b = Box(-1.0, 1.0, shape=(3,))                    # dtype float32 by default
+>>> b.sample(rng=0) in b
+True
+>>> SpaceStyle(Box(0, 255, shape=(2, 2), dtype=np.uint8))
+FiniteSpaceStyle(shape=(2, 2))
+>>> cardinality(Box(0, 2, shape=(2,), dtype=np.int64))
+9
+
+Constructor: ``low``/``high`` are scalars or arrays; ``shape`` is inferred from arrays,
+defaults to ``(1,)`` for two scalars; ``dtype`` is any bool, integer or floating dtype
+(default float32). Integer boxes take ``-inf``/``inf`` as the dtype's limits (signed
+only) and are *finite* spaces, enumerable and indexable in C order.
+
+Membership (spacealg's dtype policy): an array of the right shape whose values lie
+within the bounds, whatever its numeric dtype; an integer box also requires integral
+values. Gymnasium's ``Box.contains`` is stricter about storage dtype; ``contains`` on a
+Gymnasium space keeps Gymnasium's answer.
+
+Sampling follows Gymnasium's rule per entry: uniform when bounded on both sides, normal
+when unbounded, shifted exponential when bounded on one side; integer boxes draw
+uniformly among their integers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from spacealg.core.protocol import (
+    SpaceStyle,
+    bounds,
+    cardinality,
+    clamp,
+    clamp_,
+    contains,
+    element,
+    elements,
+    elsize,
+    eltype,
+    index,
+    intersect,
+    isin,
+    issubspace,
+    sample,
+)
+from spacealg.core.rng import RngLike, as_generator
+from spacealg.core.space import Space
+from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style
+from spacealg.spaces._batch import as_real_array, batch_shape, normalize_size
+
+__all__ = ["Box"]
+
+
+def _dtype_limits(dtype: np.dtype) -> tuple[float, float]:
+    if dtype.kind == "b":
+        return 0, 1
+    if dtype.kind == "f":
+        info = np.finfo(dtype)
+        return -math.inf, math.inf  # floats keep infinite bounds
+    iinfo = np.iinfo(dtype)
+    return int(iinfo.min), int(iinfo.max)
+
+
+def _shape_arg(shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    if not isinstance(shape, Sequence):
+        raise TypeError(f"Box: shape must be a tuple of ints, got {shape!r}")
+    dims = []
+    for d in shape:
+        if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
+            raise TypeError(f"Box: shape must be a tuple of ints, got {shape!r}")
+        if d < 0:
+            raise ValueError(f"Box: shape must have non-negative dimensions, got {shape!r}")
+        dims.append(int(d))
+    return tuple(dims)
+
+
+def _bound_arg(name: str, value: Any) -> np.ndarray:
+    if isinstance(value, bool) or isinstance(value, (str, bytes)):
+        raise TypeError(f"Box: {name} must be a real number or array, got {value!r}")
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError):
+        raise TypeError(f"Box: {name} must be a real number or array, got {value!r}") from None
+    if array.dtype.kind not in "biuf":
+        raise TypeError(f"Box: {name} must be a real number or array, got dtype {array.dtype}")
+    if array.dtype.kind == "f" and np.isnan(array).any():
+        raise ValueError(f"Box: {name} must not contain NaN")
+    return array
+
+
+class Box(Space):
+    """The box ``low <= x <= high`` of arrays of ``shape`` and ``dtype``."""
+
+    low: np.ndarray
+    high: np.ndarray
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+    def __init__(
+        self,
+        low: Any,
+        high: Any,
+        shape: Sequence[int] | int | None = None,
+        dtype: Any = np.float32,
+    ) -> None:
+        if dtype is None:
+            raise ValueError("Box: dtype must be given (None is not a dtype)")
+        try:
+            dtype = np.dtype(dtype)
+        except TypeError:
+            raise TypeError(f"Box: dtype must be a numpy dtype, got {dtype!r}") from None
+        if dtype.kind not in "biuf":
+            raise ValueError(f"Box: dtype must be bool, integer or floating, got {dtype}")
+        low_in, high_in = _bound_arg("low", low), _bound_arg("high", high)
+        if shape is not None:
+            shape = _shape_arg(shape)
+        elif low_in.ndim or high_in.ndim:
+            if low_in.ndim and high_in.ndim and low_in.shape != high_in.shape:
+                raise ValueError(
+                    f"Box: low.shape {low_in.shape} and high.shape {high_in.shape} differ"
+                )
+            shape = low_in.shape if low_in.ndim else high_in.shape
+        else:
+            shape = (1,)
+        for name, array in (("low", low_in), ("high", high_in)):
+            if array.ndim and array.shape != shape:
+                raise ValueError(f"Box: {name}.shape {array.shape} does not match shape {shape}")
+        low_full = np.broadcast_to(low_in, shape)
+        high_full = np.broadcast_to(high_in, shape)
+        bounded_below = low_full > -np.inf
+        bounded_above = high_full < np.inf
+        dtype_min, dtype_max = _dtype_limits(dtype)
+        if dtype.kind != "f":
+            if dtype.kind in "ub" and not bounded_below.all():
+                raise ValueError(f"Box: low may not be -inf for the unsigned dtype {dtype}")
+            if dtype.kind == "b" and not bounded_above.all():
+                raise ValueError("Box: high may not be inf for the bool dtype")
+            low_full = np.where(bounded_below, low_full, dtype_min)
+            high_full = np.where(bounded_above, high_full, dtype_max)
+            if (low_full.astype(object) < dtype_min).any() or (high_full.astype(object) > dtype_max).any():
+                raise ValueError(f"Box: low/high lie outside the range of {dtype}")
+        low_cast = np.array(low_full, dtype=dtype)
+        high_cast = np.array(high_full, dtype=dtype)
+        if (low_cast > high_cast).any():
+            raise ValueError(f"Box: low must not exceed high (low={low_cast}, high={high_cast})")
+        for array in (low_cast, high_cast, bounded_below, bounded_above):
+            array.flags.writeable = False
+        integral = dtype.kind in "biu"
+        self._set(
+            low=low_cast,
+            high=high_cast,
+            shape=shape,
+            dtype=dtype,
+            bounded_below=np.array(bounded_below, copy=True),
+            bounded_above=np.array(bounded_above, copy=True),
+            integral=integral,
+            is_point=bool((low_cast == high_cast).all()),
+            _all_bounded=bool(bounded_below.all() and bounded_above.all()),
+        )
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.shape, self.dtype.str, self.low.tobytes(), self.high.tobytes())
+
+    def _constructor_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        low: Any = self.low
+        high: Any = self.high
+        if self.integral and not self._all_bounded:
+            low = np.where(self.bounded_below, self.low, -np.inf)
+            high = np.where(self.bounded_above, self.high, np.inf)
+        uniform = low.size and (low.flat[0] == low).all() and (high.flat[0] == high).all()
+        if uniform:
+            low, high = low.flat[0].item(), high.flat[0].item()
+            return (low, high), {"shape": self.shape, "dtype": self.dtype}
+        return (np.asarray(low), np.asarray(high)), {"dtype": self.dtype}
+
+    @property
+    def is_finite(self) -> bool:
+        """Whether the box has finitely many members (integer dtype, or a single point)."""
+        return self.integral or self.is_point
+
+
+def _inside(space: Box, a: np.ndarray) -> np.ndarray:
+    inside = (a >= space.low) & (a <= space.high)
+    if space.integral and a.dtype.kind == "f":
+        inside &= np.floor(a) == a
+    return inside  # type: ignore[no-any-return]
+
+
+@contains.register(Box)
+def _contains(x: Any, space: Box) -> bool:
+    a = x if isinstance(x, np.ndarray) and x.dtype.kind in "biuf" else as_real_array(x)
+    if a is None or a.shape != space.shape:
+        return False
+    return bool(_inside(space, a).all())
+
+
+@isin.register(Box)
+def _isin(batch: Any, space: Box) -> np.ndarray:
+    a = as_real_array(batch)
+    if a is None:
+        if isinstance(batch, np.ndarray) and batch.ndim >= len(space.shape):
+            return np.zeros(batch.shape[: batch.ndim - len(space.shape)], dtype=bool)
+        raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}")
+    batch_shape(a, space.shape, repr(space))
+    inside = _inside(space, a)
+    if space.shape:
+        inside = inside.reshape(inside.shape[: a.ndim - len(space.shape)] + (-1,)).all(axis=-1)
+    return inside
+
+
+def _draw_real(space: Box, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    low, high = space.low, space.high
+    if space.integral:
+        high = high.astype(np.float64) + 1.0
+    if space._all_bounded:
+        return rng.uniform(low, high, shape)
+    below, above = space.bounded_below, space.bounded_above
+    drawn = rng.standard_normal(shape)
+    exponential = rng.standard_exponential(shape)
+    drawn = np.where(below & ~above, low + exponential, drawn)
+    drawn = np.where(~below & above, high - exponential, drawn)
+    with np.errstate(invalid="ignore", over="ignore"):
+        uniform = rng.uniform(np.where(below & above, low, 0.0), np.where(below & above, high, 1.0), shape)
+    return np.where(below & above, uniform, drawn)
+
+
+@sample.register(Box)
+def _sample(space: Box, size: Any = None, *, rng: RngLike = None) -> np.ndarray:
+    generator = as_generator(rng)
+    shape = normalize_size(size) + space.shape
+    if space.integral and space._all_bounded:
+        kind = np.int64 if space.dtype.kind == "b" else space.dtype
+        drawn = generator.integers(space.low, space.high, size=shape, endpoint=True, dtype=kind)
+        return drawn.astype(space.dtype, copy=False)
+    drawn = _draw_real(space, shape, generator)
+    if space.integral:
+        drawn = np.clip(np.floor(drawn), space.low, space.high)
+    return drawn.astype(space.dtype, copy=False)
+
+
+@eltype.register(Box)
+def _eltype(space: Box) -> type:
+    return np.ndarray
+
+
+@elsize.register(Box)
+def _elsize(space: Box) -> tuple[int, ...]:
+    return space.shape
+
+
+@SpaceStyle.register(Box)
+def _style(space: Box) -> Style:
+    return FiniteSpaceStyle(space.shape) if space.is_finite else ContinuousSpaceStyle(space.shape)
+
+
+@bounds.register(Box)
+def _bounds(space: Box) -> tuple[np.ndarray, np.ndarray]:
+    return space.low, space.high
+
+
+def _clamp_values(a: np.ndarray, space: Box) -> np.ndarray:
+    if np.isnan(a).any() if a.dtype.kind == "f" else False:
+        raise ValueError("clamp: x contains NaN, which has no nearest member")
+    k = len(space.shape)
+    if a.ndim < k or a.shape[a.ndim - k :] != space.shape:
+        raise ValueError(f"clamp: x of shape {a.shape} is not an element or batch of {space!r}")
+    if space.integral:
+        rounded = np.rint(a) if a.dtype.kind == "f" else a
+        return np.clip(rounded, space.low, space.high).astype(space.dtype)
+    return np.clip(a, space.low, space.high)  # type: ignore[no-any-return]
+
+
+@clamp.register(Box)
+def _clamp(x: Any, space: Box) -> Any:
+    if contains(x, space):
+        return x
+    a = as_real_array(x)
+    if a is None:
+        raise TypeError(f"clamp: x must be a real array, got {type(x).__qualname__}")
+    return _clamp_values(a, space)
+
+
+@clamp_.register(Box)
+def _clamp_inplace(x: Any, space: Box) -> Any:
+    if not isinstance(x, np.ndarray) or not x.flags.writeable:
+        raise TypeError("clamp_: x must be a writable numpy array")
+    if x.dtype.kind not in ("f" if not space.integral else "biuf"):
+        raise TypeError(f"clamp_: x of dtype {x.dtype} cannot hold the clamp of {space!r}")
+    x[...] = _clamp_values(x, space)
+    return x
+
+
+@cardinality.register(Box)
+def _cardinality(space: Box) -> int | float:
+    if not space.is_finite:
+        return math.inf
+    if space.is_point:
+        return 1
+    widths = space.high.astype(object) - space.low.astype(object) + 1
+    return math.prod(widths.flat)
+
+
+def _require_finite(space: Box, what: str) -> None:
+    if not space.is_finite:
+        raise TypeError(f"{what}: {space!r} is not finite")
+
+
+@elements.register(Box)
+def _elements(space: Box) -> Iterator[np.ndarray]:
+    _require_finite(space, "elements")
+    if space.is_point:
+        return iter((space.low.copy(),))
+    axes = [range(int(lo), int(hi) + 1) for lo, hi in zip(space.low.flat, space.high.flat)]
+    return (np.array(t, dtype=space.dtype).reshape(space.shape) for t in itertools.product(*axes))
+
+
+@index.register(Box)
+def _index(x: Any, space: Box) -> int:
+    _require_finite(space, "index")
+    if not contains(x, space):
+        raise ValueError(f"index: x is not a member of {space!r}")
+    if space.is_point:
+        return 0
+    position = 0
+    for value, lo, hi in zip(np.asarray(x).flat, space.low.flat, space.high.flat):
+        position = position * (int(hi) - int(lo) + 1) + int(value) - int(lo)
+    return position
+
+
+@element.register(Box)
+def _element(i: Any, space: Box) -> np.ndarray:
+    _require_finite(space, "element")
+    n = _cardinality(space)
+    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < n:
+        raise ValueError(f"element: i must be an int in range({n}), got {i!r}")
+    if space.is_point:
+        return space.low.copy()
+    i = int(i)
+    digits = []
+    for lo, hi in zip(space.low.ravel()[::-1], space.high.ravel()[::-1]):
+        width = int(hi) - int(lo) + 1
+        i, digit = divmod(i, width)
+        digits.append(int(lo) + digit)
+    return np.array(digits[::-1], dtype=space.dtype).reshape(space.shape)
+
+
+@issubspace.register(Box, Box)
+def _box_subset(a: Box, b: Box) -> bool:
+    if a.shape != b.shape:
+        return False
+    if b.integral and not a.integral:
+        if not a.is_point:
+            return False
+        return contains(a.low, b)
+    return bool((a.low >= b.low).all() and (a.high <= b.high).all())
+
+
+@intersect.register(Box, Box)
+def _box_intersect(a: Box, b: Box) -> Any:
+    from spacealg.spaces.finite import FiniteSet
+
+    if a.shape != b.shape:
+        return FiniteSet()
+    if a.integral or b.integral:
+        dtype = np.result_type(*[s.dtype for s in (a, b) if s.integral])
+    else:
+        dtype = np.result_type(a.dtype, b.dtype)
+    low = np.maximum(a.low.astype(np.float64), b.low.astype(np.float64))
+    high = np.minimum(a.high.astype(np.float64), b.high.astype(np.float64))
+    if np.dtype(dtype).kind != "f":
+        low, high = np.ceil(low), np.floor(high)
+    if (low > high).any():
+        return FiniteSet()
+    return Box(low, high, shape=a.shape, dtype=dtype)

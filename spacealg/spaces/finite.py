@@ -1,0 +1,522 @@
+"""Finite sets: ``FiniteSet`` of labels or numbers, and Python's own finite objects.
+
+>>> from spacealg import FiniteSet, sample, index, element, cardinality
+>>> s = FiniteSet("up", "left", "down", "right")
+>>> sample(s, rng=0) in s, cardinality(s), index("down", s), element(3, s)
+(True, 4, 2, 'right')
+
+As in Julia, plain Python objects are finite spaces: a ``tuple``, ``list``, ``set`` or
+``frozenset`` is the set of its items (a tuple is a set, never a product), ``range`` is
+the set of its integers, the type ``bool`` is ``{False, True}`` and a numpy integer type
+is the range of its dtype. ``range`` is used as is (every protocol function is
+registered for it, in O(1) for membership, index and clamp); the others become a
+``FiniteSet`` through :func:`as_space`.
+
+Items are ordered as given (sets: sorted where their items sort) and deduplicated;
+``index``/``element`` follow that order. Numeric sets have ``bounds`` and clamp to the
+nearest item (ties to the lower); labels have neither. Batches are arrays of items
+(unicode for strings, numeric for numbers, object otherwise).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Hashable, Iterator
+from typing import Any
+
+import numpy as np
+
+from spacealg.core.generic import as_space
+from spacealg.core.protocol import (
+    SpaceStyle,
+    bounds,
+    cardinality,
+    clamp,
+    clamp_,
+    contains,
+    element,
+    elements,
+    elsize,
+    eltype,
+    index,
+    intersect,
+    isin,
+    issubspace,
+    sample,
+)
+from spacealg.core.rng import RngLike, as_generator
+from spacealg.core.space import Space
+from spacealg.core.styles import FiniteSpaceStyle, Style
+from spacealg.spaces._batch import as_real_array, normalize_size
+from spacealg.spaces.interval import REALS, Interval
+
+__all__ = ["FiniteSet", "BOOL", "range_length"]
+
+
+def _is_real(item: Any) -> bool:
+    return isinstance(item, numbers.Real) and not (isinstance(item, float) and math.isnan(item))
+
+
+def _scalar(x: Any) -> Any:
+    """0-d arrays and numpy scalars as Python scalars (for hashing lookups)."""
+    if isinstance(x, np.ndarray):
+        return x.item() if x.shape == () else x
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
+class FiniteSet(Space):
+    """The finite set of ``items`` (hashable; ordered as given, duplicates dropped)."""
+
+    _fields = ("items",)
+    items: tuple[Hashable, ...]
+
+    def __init__(self, *items: Hashable) -> None:
+        unique: dict[Any, Any] = {}
+        for position, item in enumerate(items):
+            try:
+                unique.setdefault(_scalar(item), item)
+            except TypeError:
+                raise TypeError(
+                    f"FiniteSet: items must be hashable; item {position} is a "
+                    f"{type(item).__qualname__}"
+                ) from None
+        kept = tuple(unique.values())
+        numeric = bool(kept) and all(_is_real(i) for i in kept)
+        self._set(
+            items=kept,
+            _positions={key: i for i, key in enumerate(unique)},
+            _numeric=numeric,
+            _sorted=np.sort(np.asarray(kept, dtype=np.float64)) if numeric else None,
+            _array=_item_array(kept),
+        )
+
+    def _constructor_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return self.items, {}
+
+    def _key(self) -> tuple[Any, ...]:
+        return (frozenset(self._positions),)
+
+    def __eq__(self, other: object) -> bool:
+        # a set: equal whatever the order of items
+        if isinstance(other, FiniteSet):
+            return self._positions.keys() == other._positions.keys()
+        return NotImplemented
+
+    __hash__ = Space.__hash__
+
+
+def _item_array(items: tuple[Any, ...]) -> np.ndarray:
+    types = {type(i) for i in items}
+    if types and (types <= {str} or all(_is_real(i) for i in items)):
+        return np.asarray(items)
+    array = np.empty(len(items), dtype=object)
+    array[:] = items if items else []
+    return array
+
+
+BOOL = FiniteSet(False, True)
+
+
+def _lookup(x: Any, space: FiniteSet) -> int | None:
+    try:
+        return space._positions.get(_scalar(x))
+    except TypeError:  # unhashable
+        return None
+
+
+@contains.register(FiniteSet)
+def _contains(x: Any, space: FiniteSet) -> bool:
+    # a hash lookup: members by value, so 1, 1.0 and True are alike (as in Python sets)
+    return _lookup(x, space) is not None
+
+
+def _require_nonempty(space: Any, n: int) -> None:
+    if n == 0:
+        raise ValueError(f"sample: {space!r} is empty")
+
+
+@sample.register(FiniteSet)
+def _sample(space: FiniteSet, size: Any = None, *, rng: RngLike = None) -> Any:
+    _require_nonempty(space, len(space.items))
+    generator = as_generator(rng)
+    if size is None:
+        return space.items[int(generator.integers(len(space.items)))]
+    return space._array[generator.integers(len(space.items), size=normalize_size(size))]
+
+
+@isin.register(FiniteSet)
+def _isin(batch: Any, space: FiniteSet) -> np.ndarray:
+    array = np.asarray(batch) if not isinstance(batch, np.ndarray) else batch
+    if space._numeric and array.dtype.kind in "biuf":
+        return np.isin(array, space._sorted)
+    if space._array.dtype.kind == "U" and array.dtype.kind == "U":
+        return np.isin(array, space._array)
+    if array.dtype.kind != "O" and space._array.dtype.kind != "O":
+        return np.zeros(array.shape, dtype=bool)
+    member = np.frompyfunc(lambda item: contains(item, space), 1, 1)
+    return np.asarray(member(array), dtype=bool).reshape(array.shape)
+
+
+@eltype.register(FiniteSet)
+def _eltype(space: FiniteSet) -> Any:
+    types = {type(i) for i in space.items}
+    return types.pop() if len(types) == 1 else object
+
+
+@elsize.register(FiniteSet)
+def _elsize(space: FiniteSet) -> tuple[int, ...]:
+    return ()
+
+
+@SpaceStyle.register(FiniteSet)
+def _style(space: FiniteSet) -> Style:
+    return FiniteSpaceStyle(())
+
+
+def _require_numeric(space: FiniteSet, what: str) -> None:
+    if not space._numeric:
+        raise TypeError(f"{what}: {space!r} is not a set of numbers")
+
+
+@bounds.register(FiniteSet)
+def _bounds(space: FiniteSet) -> tuple[Any, Any]:
+    _require_numeric(space, "bounds")
+    return min(space.items), max(space.items)  # type: ignore[type-var]
+
+
+def _nearest(values: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """For each entry of x, the nearest of the sorted ``values`` (ties to the lower)."""
+    right = np.clip(np.searchsorted(values, x), 1, len(values) - 1) if len(values) > 1 else 0
+    if len(values) == 1:
+        return np.full(x.shape, values[0])
+    lower, upper = values[right - 1], values[right]
+    return np.where(np.abs(x - lower) <= np.abs(upper - x), lower, upper)
+
+
+@clamp.register(FiniteSet)
+def _clamp(x: Any, space: FiniteSet) -> Any:
+    if contains(x, space):
+        return x
+    _require_numeric(space, "clamp")
+    array = as_real_array(x)
+    if array is None or np.any(np.isnan(array)):
+        raise TypeError(f"clamp: x must be a real number or array without NaN, got {x!r}")
+    nearest = _nearest(space._sorted, array)
+    if array.ndim == 0 and not isinstance(x, np.ndarray):
+        return space.items[space._positions[_scalar(nearest[()])]]
+    return nearest.astype(np.result_type(space._array.dtype, array.dtype))
+
+
+@clamp_.register(FiniteSet)
+def _clamp_inplace(x: Any, space: FiniteSet) -> Any:
+    _require_numeric(space, "clamp_")
+    if not isinstance(x, np.ndarray) or not x.flags.writeable:
+        raise TypeError("clamp_: x must be a writable numpy array")
+    x[...] = _nearest(space._sorted, x)
+    return x
+
+
+@cardinality.register(FiniteSet)
+def _cardinality(space: FiniteSet) -> int:
+    return len(space.items)
+
+
+@elements.register(FiniteSet)
+def _elements(space: FiniteSet) -> Iterator[Any]:
+    return iter(space.items)
+
+
+@index.register(FiniteSet)
+def _index(x: Any, space: FiniteSet) -> int:
+    if not contains(x, space):
+        raise ValueError(f"index: x={x!r} is not a member of {space!r}")
+    return space._positions[_scalar(x)]  # type: ignore[no-any-return]
+
+
+def _check_position(i: Any, n: int) -> int:
+    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < n:
+        raise ValueError(f"element: i must be an int in range({n}), got {i!r}")
+    return int(i)
+
+
+@element.register(FiniteSet)
+def _element(i: Any, space: FiniteSet) -> Any:
+    return space.items[_check_position(i, len(space.items))]
+
+
+# -- range: Python's own finite set of integers, O(1) everywhere ---------------------
+
+
+def range_length(r: range) -> int:
+    """len(r) without OverflowError for ranges wider than sys.maxsize."""
+    if r.step > 0:
+        return max(0, (r.stop - r.start + r.step - 1) // r.step)
+    return max(0, (r.start - r.stop - r.step - 1) // -r.step)
+
+
+def _ascending(r: range) -> tuple[int, int, int]:
+    """(first, step, n) of r in ascending order."""
+    n = range_length(r)
+    if r.step > 0:
+        return r.start, r.step, n
+    return r.start + (n - 1) * r.step, -r.step, n
+
+
+def _as_int(x: Any) -> int | None:
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, (float, np.floating)) and math.isfinite(x) and float(x).is_integer():
+        return int(x)
+    if isinstance(x, np.ndarray) and x.shape == () and x.dtype.kind in "biuf":
+        return _as_int(x[()])
+    return None
+
+
+@contains.register(range)
+def _range_contains(x: Any, space: range) -> bool:
+    value = _as_int(x)
+    return value is not None and value in space
+
+
+@sample.register(range)
+def _range_sample(space: range, size: Any = None, *, rng: RngLike = None) -> Any:
+    first, step, n = _ascending(space)
+    _require_nonempty(space, n)
+    generator = as_generator(rng)
+    if size is None:
+        offset = int(generator.integers(0, n - 1, endpoint=True, dtype=np.uint64))
+        return first + step * offset
+    offsets = generator.integers(0, n - 1, endpoint=True, size=normalize_size(size), dtype=np.uint64)
+    last = first + step * (n - 1)
+    # modular uint64 arithmetic is exact whenever the result fits the output dtype
+    wrapped = offsets * np.uint64(step) + np.uint64(first % 2**64)
+    if first >= -(2**63) and last < 2**63:
+        return wrapped.view(np.int64)
+    if first >= 0 and last < 2**64:
+        return wrapped
+    return first + step * offsets.astype(object)
+
+
+@isin.register(range)
+def _range_isin(batch: Any, space: range) -> np.ndarray:
+    array = as_real_array(batch)
+    if array is None:
+        if isinstance(batch, np.ndarray):
+            return np.zeros(batch.shape, dtype=bool)
+        raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of integers")
+    first, step, n = _ascending(space)
+    if n == 0:
+        return np.zeros(array.shape, dtype=bool)
+    last = first + step * (n - 1)
+    inside = (array >= first) & (array <= last)
+    if array.dtype.kind == "f":
+        inside &= np.floor(array) == array
+    if step != 1:
+        with np.errstate(invalid="ignore"):
+            inside &= np.mod(array - first, step) == 0
+    return inside  # type: ignore[no-any-return]
+
+
+@eltype.register(range)
+def _range_eltype(space: range) -> type:
+    return int
+
+
+@elsize.register(range)
+def _range_elsize(space: range) -> tuple[int, ...]:
+    return ()
+
+
+@SpaceStyle.register(range)
+def _range_style(space: range) -> Style:
+    return FiniteSpaceStyle(())
+
+
+@bounds.register(range)
+def _range_bounds(space: range) -> tuple[int, int]:
+    first, step, n = _ascending(space)
+    if n == 0:
+        raise ValueError(f"bounds: {space!r} is empty")
+    return first, first + step * (n - 1)
+
+
+@clamp.register(range)
+def _range_clamp(x: Any, space: range) -> Any:
+    if contains(x, space):
+        return x
+    first, step, n = _ascending(space)
+    if n == 0:
+        raise ValueError(f"clamp: {space!r} is empty")
+    array = as_real_array(x)
+    if array is None or np.any(np.isnan(array)):
+        raise TypeError(f"clamp: x must be a real number or array without NaN, got {x!r}")
+    if array.ndim == 0 and not isinstance(x, np.ndarray):
+        k = min(max(round((float(array) - first) / step), 0), n - 1)
+        return first + step * k
+    k = np.clip(np.rint((array - first) / step), 0, n - 1).astype(np.int64)
+    return first + step * k
+
+
+@clamp_.register(range)
+def _range_clamp_inplace(x: Any, space: range) -> Any:
+    if not isinstance(x, np.ndarray) or not x.flags.writeable:
+        raise TypeError("clamp_: x must be a writable numpy array")
+    x[...] = _range_clamp(x.copy(), space)
+    return x
+
+
+@cardinality.register(range)
+def _range_cardinality(space: range) -> int:
+    return range_length(space)
+
+
+@elements.register(range)
+def _range_elements(space: range) -> Iterator[int]:
+    return iter(space)
+
+
+@index.register(range)
+def _range_index(x: Any, space: range) -> int:
+    value = _as_int(x)
+    if value is None or value not in space:
+        raise ValueError(f"index: x={x!r} is not a member of {space!r}")
+    return (value - space.start) // space.step
+
+
+@element.register(range)
+def _range_element(i: Any, space: range) -> int:
+    return space.start + space.step * _check_position(i, range_length(space))
+
+
+# -- inclusion and intersection --------------------------------------------------------
+
+_ENUMERATION_LIMIT = 1_000_000
+
+
+@issubspace.register(FiniteSet, object)
+def _finite_subset(a: FiniteSet, b: Any) -> bool:
+    return all(contains(item, b) for item in a.items)
+
+
+@issubspace.register(range, object)
+def _range_subset(a: range, b: Any) -> bool:
+    if range_length(a) > _ENUMERATION_LIMIT:
+        raise TypeError(f"issubspace: {a!r} is too large to check against {b!r} item by item")
+    return all(contains(item, b) for item in a)
+
+
+@issubspace.register(range, range)
+def _range_range_subset(a: range, b: range) -> bool:
+    first, step, n = _ascending(a)
+    if n == 0:
+        return True
+    if n == 1:
+        return first in b
+    return first in b and (first + step * (n - 1)) in b and step % abs(b.step) == 0
+
+
+@issubspace.register(range, Interval)
+def _range_interval_subset(a: range, b: Interval) -> bool:
+    if range_length(a) == 0:
+        return True
+    low, high = _range_bounds(a)
+    return contains(low, b) and contains(high, b)
+
+
+@issubspace.register(Interval, FiniteSet)
+def _interval_finite_subset(a: Interval, b: FiniteSet) -> bool:
+    return a.is_point and contains(a.low, b)
+
+
+@issubspace.register(Interval, range)
+def _interval_range_subset(a: Interval, b: range) -> bool:
+    return a.is_point and contains(a.low, b)
+
+
+@intersect.register(FiniteSet, object)
+def _finite_intersect(a: FiniteSet, b: Any) -> FiniteSet:
+    return FiniteSet(*(item for item in a.items if contains(item, b)))
+
+
+@intersect.register(object, FiniteSet)
+def _object_finite_intersect(a: Any, b: FiniteSet) -> FiniteSet:
+    return FiniteSet(*(item for item in b.items if contains(item, as_space(a))))
+
+
+@intersect.register(FiniteSet, FiniteSet)
+def _finite_finite_intersect(a: FiniteSet, b: FiniteSet) -> FiniteSet:
+    return _finite_intersect(a, b)
+
+
+@intersect.register(range, range)
+def _range_intersect(a: range, b: range) -> Any:
+    if abs(a.step) == 1 and abs(b.step) == 1:
+        (fa, _, na), (fb, _, nb) = _ascending(a), _ascending(b)
+        low, high = max(fa, fb), min(fa + na, fb + nb)
+        return range(low, max(low, high))
+    return _range_intersect_by_items(a, b)
+
+
+def _range_intersect_by_items(a: range, b: Any) -> FiniteSet:
+    if range_length(a) > _ENUMERATION_LIMIT:
+        raise TypeError(f"intersect: {a!r} is too large to intersect item by item")
+    return FiniteSet(*(i for i in a if contains(i, b)))
+
+
+@intersect.register(range, Interval)
+def _range_interval_intersect(a: range, b: Interval) -> Any:
+    if abs(a.step) == 1 and range_length(a) > 0:
+        first, _, n = _ascending(a)
+        low = max(first, math.ceil(b.inner_low)) if math.isfinite(b.inner_low) else first
+        high = min(first + n - 1, math.floor(b.inner_high)) if math.isfinite(b.inner_high) else first + n - 1
+        return range(low, max(low, high + 1))
+    return _range_intersect_by_items(a, b)
+
+
+@intersect.register(Interval, range)
+def _interval_range_intersect(a: Interval, b: range) -> Any:
+    return _range_interval_intersect(b, a)
+
+
+# -- plain Python objects as spaces ---------------------------------------------------
+
+
+@as_space.register(tuple)
+@as_space.register(list)
+def _sequence_as_space(obj: Any) -> FiniteSet:
+    return FiniteSet(*obj)
+
+
+@as_space.register(set)
+@as_space.register(frozenset)
+def _set_as_space(obj: Any) -> FiniteSet:
+    try:
+        return FiniteSet(*sorted(obj))
+    except TypeError:
+        return FiniteSet(*sorted(obj, key=repr))
+
+
+@as_space.register(range)
+@as_space.register(Space)
+def _identity(obj: Any) -> Any:
+    return obj
+
+
+def _type_as_space(obj: type) -> Any:
+    if obj is bool or obj is np.bool_:
+        return BOOL
+    if obj is float or (isinstance(obj, type) and issubclass(obj, np.floating)):
+        return REALS
+    if isinstance(obj, type) and issubclass(obj, np.integer):
+        info = np.iinfo(obj)
+        return range(int(info.min), int(info.max) + 1)
+    raise TypeError(
+        f"the type {obj.__qualname__} is not a space: spacealg knows bool, float and numpy "
+        "bool/integer/floating types"
+    )
+
+
+as_space.register(type)(_type_as_space)

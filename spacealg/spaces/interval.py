@@ -1,0 +1,271 @@
+"""Interval: a real interval, closed, half-open or open (pandas' ``closed`` vocabulary).
+
+>>> from spacealg import Interval, clamp, bounds
+>>> s = Interval(0, 1, closed="left")        # [0, 1)
+>>> 0 in s, 1 in s, 0.5 in s
+(True, False, True)
+>>> clamp(2.0, s) < 1.0                       # open end: the nearest float inside
+True
+>>> bounds(Interval(1, 5))                    # integer ends stay integers
+(1, 5)
+
+Elements are Python floats (any real number is accepted by ``contains``); batches are
+float64 arrays. The type ``float`` (and numpy's float types) used as a space is
+``Interval(-inf, inf, closed="neither")``, the finite reals.
+
+Sampling (Gymnasium's rule): uniform when both ends are finite, standard normal when
+neither is, ``low + Exp(1)`` / ``high - Exp(1)`` when only one is; open ends are never
+drawn. Laws are those of the protocol (see :mod:`spacealg.core.protocol`).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+from spacealg.core.protocol import (
+    SpaceStyle,
+    bounds,
+    cardinality,
+    clamp,
+    clamp_,
+    contains,
+    element,
+    elements,
+    elsize,
+    eltype,
+    index,
+    intersect,
+    isin,
+    issubspace,
+    sample,
+)
+from spacealg.core.rng import RngLike, as_generator
+from spacealg.core.space import Space
+from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style
+from spacealg.spaces._batch import as_real_array, normalize_size
+
+__all__ = ["Interval", "CLOSED_OPTIONS"]
+
+CLOSED_OPTIONS = ("both", "left", "right", "neither")
+
+
+def _real_end(name: str, value: Any) -> int | float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"Interval: {name} must be a real number, got {value!r}")
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    value = float(value)
+    if math.isnan(value):
+        raise ValueError(f"Interval: {name} must not be NaN")
+    return value
+
+
+class Interval(Space):
+    """The real interval from ``low`` to ``high``; ``closed`` is both, left, right or neither."""
+
+    _fields = ("low", "high", "closed")
+    low: int | float
+    high: int | float
+    closed: str
+
+    def __init__(self, low: float, high: float, closed: str = "both") -> None:
+        low, high = _real_end("low", low), _real_end("high", high)
+        if closed not in CLOSED_OPTIONS:
+            raise ValueError(f"Interval: closed must be one of {CLOSED_OPTIONS}, got {closed!r}")
+        if low > high:
+            raise ValueError(f"Interval: low ({low}) must not exceed high ({high})")
+        closed_left = closed in ("both", "left")
+        closed_right = closed in ("both", "right")
+        if low == high and not (closed_left and closed_right):
+            raise ValueError(f"Interval: ({low}, {high}) with closed={closed!r} is empty")
+        if math.isinf(low) and low > 0 or math.isinf(high) and high < 0:
+            raise ValueError("Interval: low must not be +inf and high must not be -inf")
+        self._set(
+            low=low,
+            high=high,
+            closed=closed,
+            closed_left=closed_left,
+            closed_right=closed_right,
+            # the nearest members to the ends (the ends themselves when closed)
+            inner_low=float(low) if closed_left else float(np.nextafter(low, np.inf)),
+            inner_high=float(high) if closed_right else float(np.nextafter(high, -np.inf)),
+        )
+
+    @property
+    def is_point(self) -> bool:
+        """Whether the interval is the single point ``low == high``."""
+        return self.low == self.high
+
+    def _constructor_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        if self.closed == "both":
+            return (self.low, self.high), {}
+        return (self.low, self.high), {"closed": self.closed}
+
+    def _inside(self, a: np.ndarray) -> np.ndarray:
+        above = a >= self.low if self.closed_left else a > self.low
+        below = a <= self.high if self.closed_right else a < self.high
+        return above & below  # type: ignore[no-any-return]
+
+
+REALS = Interval(-math.inf, math.inf, closed="neither")
+
+
+@contains.register(Interval)
+def _contains(x: Any, space: Interval) -> bool:
+    if isinstance(x, (float, int)) and not isinstance(x, bool):
+        value = x
+    elif isinstance(x, (np.floating, np.integer)):
+        value = x
+    elif isinstance(x, np.ndarray) and x.shape == () and x.dtype.kind in "iuf":
+        value = x[()]
+    else:
+        return False
+    if value != value:  # NaN
+        return False
+    above = value >= space.low if space.closed_left else value > space.low
+    below = value <= space.high if space.closed_right else value < space.high
+    return bool(above and below)
+
+
+def _draw(space: Interval, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    low, high = space.low, space.high
+    if math.isinf(low) and math.isinf(high):
+        return rng.standard_normal(shape)
+    if math.isinf(high):
+        return low + rng.standard_exponential(shape)
+    if math.isinf(low):
+        return high - rng.standard_exponential(shape)
+    return rng.uniform(low, high, shape)
+
+
+@sample.register(Interval)
+def _sample(space: Interval, size: Any = None, *, rng: RngLike = None) -> Any:
+    generator = as_generator(rng)
+    shape = normalize_size(size)
+    drawn = _draw(space, shape, generator)
+    outside = ~space._inside(drawn)
+    while outside.any():  # open ends (probability zero, but never returned)
+        drawn[outside] = _draw(space, drawn[outside].shape, generator)
+        outside = ~space._inside(drawn)
+    return float(drawn) if size is None else drawn
+
+
+@isin.register(Interval)
+def _isin(batch: Any, space: Interval) -> np.ndarray:
+    array = as_real_array(batch)
+    if array is None:
+        if isinstance(batch, np.ndarray):
+            return np.zeros(batch.shape, dtype=bool)
+        raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of reals")
+    return space._inside(array)
+
+
+@eltype.register(Interval)
+def _eltype(space: Interval) -> type:
+    return float
+
+
+@elsize.register(Interval)
+def _elsize(space: Interval) -> tuple[int, ...]:
+    return ()
+
+
+@SpaceStyle.register(Interval)
+def _style(space: Interval) -> Style:
+    return FiniteSpaceStyle(()) if space.is_point else ContinuousSpaceStyle(())
+
+
+@bounds.register(Interval)
+def _bounds(space: Interval) -> tuple[Any, Any]:
+    return space.low, space.high
+
+
+def _check_not_nan(x: Any) -> None:
+    if np.any(np.isnan(x)):
+        raise ValueError("clamp: x contains NaN, which has no nearest member")
+
+
+@clamp.register(Interval)
+def _clamp(x: Any, space: Interval) -> Any:
+    if contains(x, space):
+        return x
+    array = as_real_array(x)
+    if array is None:
+        raise TypeError(f"clamp: x must be a real number or array, got {type(x).__qualname__}")
+    _check_not_nan(array)
+    clipped = np.clip(array, space.inner_low, space.inner_high)
+    if array.ndim == 0 and not isinstance(x, np.ndarray):
+        return float(clipped)
+    return clipped
+
+
+@clamp_.register(Interval)
+def _clamp_inplace(x: Any, space: Interval) -> Any:
+    if not isinstance(x, np.ndarray) or not x.flags.writeable or x.dtype.kind != "f":
+        raise TypeError("clamp_: x must be a writable floating-point numpy array")
+    _check_not_nan(x)
+    np.clip(x, space.inner_low, space.inner_high, out=x)
+    return x
+
+
+@cardinality.register(Interval)
+def _cardinality(space: Interval) -> int | float:
+    return 1 if space.is_point else math.inf
+
+
+def _require_point(space: Interval, what: str) -> None:
+    if not space.is_point:
+        raise TypeError(f"{what}: {space!r} is not finite")
+
+
+@elements.register(Interval)
+def _elements(space: Interval) -> Any:
+    _require_point(space, "elements")
+    return iter((space.low,))
+
+
+@index.register(Interval)
+def _index(x: Any, space: Interval) -> int:
+    _require_point(space, "index")
+    if not contains(x, space):
+        raise ValueError(f"index: x={x!r} is not a member of {space!r}")
+    return 0
+
+
+@element.register(Interval)
+def _element(i: Any, space: Interval) -> Any:
+    _require_point(space, "element")
+    if i != 0:
+        raise ValueError(f"element: i must be 0 for a one-point interval, got {i!r}")
+    return space.low
+
+
+@issubspace.register(Interval, Interval)
+def _interval_subset(a: Interval, b: Interval) -> bool:
+    low_ok = a.low > b.low or (a.low == b.low and (b.closed_left or not a.closed_left))
+    high_ok = a.high < b.high or (a.high == b.high and (b.closed_right or not a.closed_right))
+    return bool(low_ok and high_ok)
+
+
+@intersect.register(Interval, Interval)
+def _interval_intersect(a: Interval, b: Interval) -> Any:
+    from spacealg.spaces.finite import FiniteSet
+
+    if a.low > b.low or (a.low == b.low and not a.closed_left):
+        low, closed_left = a.low, a.closed_left
+    else:
+        low, closed_left = b.low, b.closed_left
+    if a.high < b.high or (a.high == b.high and not a.closed_right):
+        high, closed_right = a.high, a.closed_right
+    else:
+        high, closed_right = b.high, b.closed_right
+    if low > high or (low == high and not (closed_left and closed_right)):
+        return FiniteSet()
+    closed = {(True, True): "both", (True, False): "left", (False, True): "right"}.get(
+        (closed_left, closed_right), "neither"
+    )
+    return Interval(low, high, closed)

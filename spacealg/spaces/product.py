@@ -1,0 +1,491 @@
+"""Products: ``TupleProduct`` (elements are tuples), ``DictProduct`` (elements are dicts)
+and ``product``, the associative Cartesian product.
+
+>>> from spacealg import product, Interval, Box, TupleProduct, SpaceStyle
+>>> product(Interval(-1, 1), Interval(0, 1))                 # intervals combine into a Box
+Box(np.array([-1.0, 0.0], dtype=np.float64), np.array([1.0, 1.0], dtype=np.float64), dtype=np.float64)
+>>> p = product(("cat", "dog"), range(3), Interval(0, 1))
+>>> SpaceStyle(p)
+HybridSpaceStyle(continuous_shape=(1,), finite_shape=(2,))
+>>> product(position=Interval(0, 1), colour=("red", "blue"))  # a named product
+DictProduct({'position': Interval(0, 1), 'colour': FiniteSet('red', 'blue')})
+
+``product(*spaces)`` flattens nested ``TupleProduct`` arguments and merges each run of
+two or more closed intervals or one-dimensional floating boxes (or a lone such Box)
+into one ``Box``; what remains is a ``TupleProduct`` (or the Box itself, if that is all).
+Laws: ``product(product(a, b), c) == product(a, product(b, c)) == product(a, b, c)``;
+``cardinality`` multiplies; styles combine by the promotion table of
+:mod:`spacealg.core.styles`. The explicit constructors keep nesting as written.
+
+A batch of a product is the tuple (dict) of its components' batches.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+from collections.abc import Iterable, Iterator, Mapping
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from spacealg.core.generic import as_space
+from spacealg.core.protocol import (
+    SpaceStyle,
+    bounds,
+    cardinality,
+    clamp,
+    clamp_,
+    contains,
+    element,
+    elements,
+    elsize,
+    eltype,
+    index,
+    intersect,
+    isin,
+    issubspace,
+    sample,
+)
+from spacealg.core.rng import RngLike, as_generator
+from spacealg.core.space import Space, format_value
+from spacealg.core.styles import Style, combine_styles
+from spacealg.spaces.array import array_of
+from spacealg.spaces.box import Box
+from spacealg.spaces.interval import Interval
+
+__all__ = ["SpaceTuple", "TupleProduct", "DictProduct", "product"]
+
+
+def _component(space: Any) -> tuple[Any, Any]:
+    """(what repr shows, the space operations use) for one component."""
+    converted = as_space(space)
+    return (space if isinstance(space, type) else converted), converted
+
+
+class SpaceTuple(Space):
+    """Base of the spaces built from a tuple of component spaces (products, OneOf)."""
+
+    spaces: tuple[Any, ...]
+
+    def __init__(self, *spaces: Any) -> None:
+        pairs = [_component(s) for s in spaces]
+        self._set(spaces=tuple(p[0] for p in pairs), _spaces=tuple(p[1] for p in pairs))
+
+    def _key(self) -> tuple[Any, ...]:
+        return self._spaces
+
+    def _constructor_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return self.spaces, {}
+
+    def __getitem__(self, i: int) -> Any:
+        return self._spaces[i]
+
+
+class TupleProduct(SpaceTuple):
+    """The Cartesian product of ``spaces``, whose elements are tuples."""
+
+
+class DictProduct(Space):
+    """The named product: elements are dicts with exactly these keys, in this order.
+
+    ``DictProduct({"a": s, "b": t})``, ``DictProduct(a=s, b=t)`` or
+    ``DictProduct([("b", t), ("a", s)])`` (pairs keep any order). Equality, like that of
+    dicts, ignores key order; iteration, sampling and conversions keep it.
+    """
+
+    def __init__(self, spaces: Mapping[Any, Any] | Iterable[tuple[Any, Any]] | None = None, /, **named: Any) -> None:
+        if spaces is not None and named:
+            raise TypeError("DictProduct: give the spaces either as one mapping/pairs or as keywords")
+        items = list(named.items()) if spaces is None else list(
+            spaces.items() if isinstance(spaces, Mapping) else spaces
+        )
+        keys = [k for k, _ in items]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"DictProduct: duplicate keys in {keys!r}")
+        pairs = {k: _component(s) for k, s in items}
+        self._set(
+            _shown={k: p[0] for k, p in pairs.items()},
+            _spaces={k: p[1] for k, p in pairs.items()},
+        )
+
+    @property
+    def spaces(self) -> Mapping[Any, Any]:
+        """The component spaces by key (read-only, in order)."""
+        return MappingProxyType(self._spaces)
+
+    def keys(self) -> Iterable[Any]:
+        return self._spaces.keys()
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._spaces[key]
+
+    def _key(self) -> tuple[Any, ...]:
+        return (frozenset(self._spaces.items()),)
+
+    def _constructor_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return (dict(self._shown),), {}
+
+    def __repr__(self) -> str:
+        return f"DictProduct({format_value(self._shown)})"
+
+
+# -- product() -------------------------------------------------------------------------
+
+
+def _real_line(space: Any) -> bool:
+    """Whether a factor merges into a Box: a closed interval or a 1-D floating Box."""
+    if isinstance(space, Interval):
+        return space.closed == "both"
+    return isinstance(space, Box) and len(space.shape) == 1 and space.dtype.kind == "f"
+
+
+def _merge(run: list[Any]) -> Box:
+    lows, highs, dtypes = [], [], []
+    for factor in run:
+        if isinstance(factor, Interval):
+            lows.append([float(factor.low)])
+            highs.append([float(factor.high)])
+            dtypes.append(np.dtype(np.float64))
+        else:
+            args, _ = factor._constructor_args()
+            lows.append(np.broadcast_to(args[0], factor.shape))
+            highs.append(np.broadcast_to(args[1], factor.shape))
+            dtypes.append(factor.dtype)
+    return Box(np.concatenate(lows), np.concatenate(highs), dtype=np.result_type(*dtypes))
+
+
+def _flatten(spaces: Iterable[Any]) -> Iterator[Any]:
+    for s in spaces:
+        converted = as_space(s)
+        if isinstance(converted, TupleProduct):
+            yield from _flatten(converted.spaces)
+        else:
+            yield converted
+
+
+def product(*spaces: Any, **named: Any) -> Any:
+    """The Cartesian product (see the module docstring for the canonical form and laws).
+
+    ``product(**spaces)`` is ``DictProduct(**spaces)``.
+    """
+    if named:
+        if spaces:
+            raise TypeError("product: give either positional spaces or keyword spaces, not both")
+        return DictProduct(**named)
+    factors: list[Any] = []
+    run: list[Any] = []
+
+    def close_run() -> None:
+        if len(run) >= 2 or (run and isinstance(run[0], Box)):
+            factors.append(_merge(run))
+        else:
+            factors.extend(run)
+        run.clear()
+
+    for factor in _flatten(spaces):
+        if _real_line(factor):
+            run.append(factor)
+        else:
+            close_run()
+            factors.append(factor)
+    close_run()
+    if len(factors) == 1 and isinstance(factors[0], Box):
+        return factors[0]
+    return TupleProduct(*factors)
+
+
+# -- TupleProduct protocol ----------------------------------------------------------------
+
+
+@contains.register(TupleProduct)
+def _contains(x: Any, space: TupleProduct) -> bool:
+    if not isinstance(x, (tuple, list)) or len(x) != len(space._spaces):
+        return False
+    return all(contains(xi, si) for xi, si in zip(x, space._spaces))
+
+
+@sample.register(TupleProduct)
+def _sample(space: TupleProduct, size: Any = None, *, rng: RngLike = None) -> tuple[Any, ...]:
+    generator = as_generator(rng)
+    return tuple(sample(s, size, rng=generator) for s in space._spaces)
+
+
+def _and_all(parts: list[np.ndarray], what: str) -> np.ndarray:
+    try:
+        return np.logical_and.reduce(np.broadcast_arrays(*parts)) if parts else np.ones((), bool)
+    except ValueError:
+        raise ValueError(f"isin: the component batches of {what} have different batch shapes") from None
+
+
+@isin.register(TupleProduct)
+def _isin(batch: Any, space: TupleProduct) -> np.ndarray:
+    if isinstance(batch, np.ndarray) and batch.dtype.kind == "O":
+        return _isin_elementwise(batch, space)
+    if not isinstance(batch, (tuple, list)) or len(batch) != len(space._spaces):
+        raise ValueError(
+            f"isin: a batch of {space!r} is a tuple of {len(space._spaces)} component batches"
+        )
+    return _and_all([np.asarray(isin(b, s)) for b, s in zip(batch, space._spaces)], repr(space))
+
+
+def _isin_elementwise(batch: np.ndarray, space: Any) -> np.ndarray:
+    member = np.frompyfunc(lambda x: contains(x, space), 1, 1)
+    return np.asarray(member(batch), dtype=bool).reshape(batch.shape)
+
+
+@eltype.register(TupleProduct)
+def _eltype(space: TupleProduct) -> Any:
+    return tuple[tuple(eltype(s) for s in space._spaces)]  # type: ignore[misc]
+
+
+@elsize.register(TupleProduct)
+def _elsize(space: TupleProduct) -> tuple[Any, ...]:
+    return tuple(elsize(s) for s in space._spaces)
+
+
+@SpaceStyle.register(TupleProduct)
+def _style(space: TupleProduct) -> Style:
+    return combine_styles(SpaceStyle(s) for s in space._spaces)
+
+
+@bounds.register(TupleProduct)
+def _bounds(space: TupleProduct) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    pairs = [bounds(s) for s in space._spaces]
+    return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+
+
+def _check_parts(x: Any, n: int, what: str) -> None:
+    if not isinstance(x, (tuple, list)) or len(x) != n:
+        raise TypeError(f"{what}: x must be a tuple of {n} components")
+
+
+@clamp.register(TupleProduct)
+def _clamp(x: Any, space: TupleProduct) -> Any:
+    _check_parts(x, len(space._spaces), "clamp")
+    clamped = tuple(clamp(xi, si) for xi, si in zip(x, space._spaces))
+    return type(x)(clamped) if isinstance(x, list) else clamped
+
+
+def _clamp_part_inplace(parent: Any, key: Any, space: Any) -> None:
+    value = parent[key]
+    if isinstance(value, (np.ndarray, list, dict)):
+        clamp_(value, space)
+    elif isinstance(parent, (list, dict)):
+        parent[key] = clamp(value, space)
+    else:
+        raise TypeError(
+            "clamp_: a product is clamped in place only through mutable parts "
+            "(arrays, or a list/dict holding scalars)"
+        )
+
+
+@clamp_.register(TupleProduct)
+def _clamp_inplace(x: Any, space: TupleProduct) -> Any:
+    _check_parts(x, len(space._spaces), "clamp_")
+    for i, s in enumerate(space._spaces):
+        _clamp_part_inplace(x, i, s)
+    return x
+
+
+def _product_count(counts: Iterable[int | float]) -> int | float:
+    counts = list(counts)
+    if any(c == 0 for c in counts):
+        return 0
+    return math.prod(counts)
+
+
+@cardinality.register(TupleProduct)
+def _cardinality(space: TupleProduct) -> int | float:
+    return _product_count(cardinality(s) for s in space._spaces)
+
+
+@elements.register(TupleProduct)
+def _elements(space: TupleProduct) -> Iterator[tuple[Any, ...]]:
+    return itertools.product(*(list(elements(s)) for s in space._spaces))
+
+
+def _mixed_radix_index(parts: Iterable[tuple[Any, Any]]) -> int:
+    position = 0
+    for value, s in parts:
+        position = position * cardinality(s) + index(value, s)
+    return position
+
+
+def _mixed_radix_element(i: Any, spaces: list[Any]) -> list[Any]:
+    total = _product_count(cardinality(s) for s in spaces)
+    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < total:
+        raise ValueError(f"element: i must be an int in range({total}), got {i!r}")
+    i = int(i)
+    values = []
+    for s in reversed(spaces):
+        i, digit = divmod(i, cardinality(s))
+        values.append(element(digit, s))
+    return values[::-1]
+
+
+@index.register(TupleProduct)
+def _index(x: Any, space: TupleProduct) -> int:
+    if not contains(x, space):
+        raise ValueError(f"index: x={x!r} is not a member of {space!r}")
+    return _mixed_radix_index(zip(x, space._spaces))
+
+
+@element.register(TupleProduct)
+def _element(i: Any, space: TupleProduct) -> tuple[Any, ...]:
+    return tuple(_mixed_radix_element(i, list(space._spaces)))
+
+
+@issubspace.register(TupleProduct, TupleProduct)
+def _tuple_subset(a: TupleProduct, b: TupleProduct) -> bool:
+    return len(a._spaces) == len(b._spaces) and all(
+        issubspace(sa, sb) for sa, sb in zip(a._spaces, b._spaces)
+    )
+
+
+def _empty(space: Any) -> bool:
+    try:
+        return cardinality(space) == 0
+    except TypeError:
+        return False
+
+
+@intersect.register(TupleProduct, TupleProduct)
+def _tuple_intersect(a: TupleProduct, b: TupleProduct) -> Any:
+    from spacealg.spaces.finite import FiniteSet
+
+    if len(a._spaces) != len(b._spaces):
+        return FiniteSet()
+    parts = [intersect(sa, sb) for sa, sb in zip(a._spaces, b._spaces)]
+    return FiniteSet() if any(_empty(p) for p in parts) else TupleProduct(*parts)
+
+
+@array_of.register(TupleProduct)
+def _tuple_array(space: TupleProduct, dims: tuple[int, ...], base: Any) -> TupleProduct:
+    from spacealg.spaces.array import ArraySpace
+
+    return TupleProduct(*(ArraySpace(s, *dims) for s in space.spaces))
+
+
+# -- DictProduct protocol -----------------------------------------------------------------
+
+
+@contains.register(DictProduct)
+def _dict_contains(x: Any, space: DictProduct) -> bool:
+    if not isinstance(x, Mapping) or len(x) != len(space._spaces):
+        return False
+    try:
+        return all(k in x and contains(x[k], s) for k, s in space._spaces.items())
+    except TypeError:  # unhashable key lookups and the like
+        return False
+
+
+@sample.register(DictProduct)
+def _dict_sample(space: DictProduct, size: Any = None, *, rng: RngLike = None) -> dict[Any, Any]:
+    generator = as_generator(rng)
+    return {k: sample(s, size, rng=generator) for k, s in space._spaces.items()}
+
+
+@isin.register(DictProduct)
+def _dict_isin(batch: Any, space: DictProduct) -> np.ndarray:
+    if isinstance(batch, np.ndarray) and batch.dtype.kind == "O":
+        return _isin_elementwise(batch, space)
+    if not isinstance(batch, Mapping) or set(batch) != set(space._spaces):
+        raise ValueError(f"isin: a batch of {space!r} is a dict of component batches with its keys")
+    return _and_all([np.asarray(isin(batch[k], s)) for k, s in space._spaces.items()], repr(space))
+
+
+@eltype.register(DictProduct)
+def _dict_eltype(space: DictProduct) -> type:
+    return dict
+
+
+@elsize.register(DictProduct)
+def _dict_elsize(space: DictProduct) -> dict[Any, Any]:
+    return {k: elsize(s) for k, s in space._spaces.items()}
+
+
+@SpaceStyle.register(DictProduct)
+def _dict_style(space: DictProduct) -> Style:
+    return combine_styles(SpaceStyle(s) for s in space._spaces.values())
+
+
+@bounds.register(DictProduct)
+def _dict_bounds(space: DictProduct) -> tuple[dict[Any, Any], dict[Any, Any]]:
+    pairs = {k: bounds(s) for k, s in space._spaces.items()}
+    return {k: p[0] for k, p in pairs.items()}, {k: p[1] for k, p in pairs.items()}
+
+
+def _check_keys(x: Any, space: DictProduct, what: str) -> None:
+    if not isinstance(x, Mapping) or set(x) != set(space._spaces):
+        raise TypeError(f"{what}: x must be a mapping with the keys {list(space._spaces)}")
+
+
+@clamp.register(DictProduct)
+def _dict_clamp(x: Any, space: DictProduct) -> dict[Any, Any]:
+    _check_keys(x, space, "clamp")
+    return {k: clamp(x[k], s) for k, s in space._spaces.items()}
+
+
+@clamp_.register(DictProduct)
+def _dict_clamp_inplace(x: Any, space: DictProduct) -> Any:
+    _check_keys(x, space, "clamp_")
+    for k, s in space._spaces.items():
+        _clamp_part_inplace(x, k, s)
+    return x
+
+
+@cardinality.register(DictProduct)
+def _dict_cardinality(space: DictProduct) -> int | float:
+    return _product_count(cardinality(s) for s in space._spaces.values())
+
+
+@elements.register(DictProduct)
+def _dict_elements(space: DictProduct) -> Iterator[dict[Any, Any]]:
+    keys = list(space._spaces)
+    combos = itertools.product(*(list(elements(s)) for s in space._spaces.values()))
+    return (dict(zip(keys, combo)) for combo in combos)
+
+
+@index.register(DictProduct)
+def _dict_index(x: Any, space: DictProduct) -> int:
+    if not contains(x, space):
+        raise ValueError(f"index: x={x!r} is not a member of {space!r}")
+    return _mixed_radix_index((x[k], s) for k, s in space._spaces.items())
+
+
+@element.register(DictProduct)
+def _dict_element(i: Any, space: DictProduct) -> dict[Any, Any]:
+    values = _mixed_radix_element(i, list(space._spaces.values()))
+    return dict(zip(space._spaces, values))
+
+
+@issubspace.register(DictProduct, DictProduct)
+def _dict_subset(a: DictProduct, b: DictProduct) -> bool:
+    return set(a._spaces) == set(b._spaces) and all(
+        issubspace(s, b._spaces[k]) for k, s in a._spaces.items()
+    )
+
+
+@intersect.register(DictProduct, DictProduct)
+def _dict_intersect(a: DictProduct, b: DictProduct) -> Any:
+    from spacealg.spaces.finite import FiniteSet
+
+    if set(a._spaces) != set(b._spaces):
+        return FiniteSet()
+    parts = {k: intersect(s, b._spaces[k]) for k, s in a._spaces.items()}
+    return FiniteSet() if any(_empty(p) for p in parts.values()) else DictProduct(parts)
+
+
+@array_of.register(DictProduct)
+def _dict_array(space: DictProduct, dims: tuple[int, ...], base: Any) -> DictProduct:
+    from spacealg.spaces.array import ArraySpace
+
+    return DictProduct({k: ArraySpace(s, *dims) for k, s in space._shown.items()})
+
+
+@as_space.register(dict)
+def _dict_as_space(obj: dict[Any, Any]) -> DictProduct:
+    return DictProduct(obj)
