@@ -64,7 +64,6 @@ def _dtype_limits(dtype: np.dtype) -> tuple[float, float]:
     if dtype.kind == "b":
         return 0, 1
     if dtype.kind == "f":
-        info = np.finfo(dtype)
         return -math.inf, math.inf  # floats keep infinite bounds
     iinfo = np.iinfo(dtype)
     return int(iinfo.min), int(iinfo.max)
@@ -97,6 +96,17 @@ def _bound_arg(name: str, value: Any) -> np.ndarray:
     if array.dtype.kind == "f" and np.isnan(array).any():
         raise ValueError(f"Box: {name} must not contain NaN")
     return array
+
+
+def _integer_bounds(name: str, values: np.ndarray, bounded: np.ndarray, limit: int, dtype: np.dtype) -> np.ndarray:
+    """Integer bounds: infinite entries become the dtype's limit; finite ones must fit."""
+    finite = values[bounded]
+    low_limit, high_limit = _dtype_limits(dtype)
+    if finite.size and (finite.astype(object).min() < low_limit or finite.astype(object).max() > high_limit):
+        raise ValueError(f"Box: {name} lies outside the range of {dtype}")
+    cast = np.full(values.shape, limit, dtype=dtype)
+    cast[bounded] = finite.astype(dtype)
+    return cast
 
 
 class Box(Space):
@@ -138,20 +148,19 @@ class Box(Space):
                 raise ValueError(f"Box: {name}.shape {array.shape} does not match shape {shape}")
         low_full = np.broadcast_to(low_in, shape)
         high_full = np.broadcast_to(high_in, shape)
-        bounded_below = low_full > -np.inf
-        bounded_above = high_full < np.inf
+        bounded_below = np.asarray(low_full > -np.inf)
+        bounded_above = np.asarray(high_full < np.inf)
         dtype_min, dtype_max = _dtype_limits(dtype)
-        if dtype.kind != "f":
+        if dtype.kind == "f":
+            low_cast = np.array(low_full, dtype=dtype)
+            high_cast = np.array(high_full, dtype=dtype)
+        else:
             if dtype.kind in "ub" and not bounded_below.all():
                 raise ValueError(f"Box: low may not be -inf for the unsigned dtype {dtype}")
             if dtype.kind == "b" and not bounded_above.all():
                 raise ValueError("Box: high may not be inf for the bool dtype")
-            low_full = np.where(bounded_below, low_full, dtype_min)
-            high_full = np.where(bounded_above, high_full, dtype_max)
-            if (low_full.astype(object) < dtype_min).any() or (high_full.astype(object) > dtype_max).any():
-                raise ValueError(f"Box: low/high lie outside the range of {dtype}")
-        low_cast = np.array(low_full, dtype=dtype)
-        high_cast = np.array(high_full, dtype=dtype)
+            low_cast = _integer_bounds("low", low_full, bounded_below, dtype_min, dtype)
+            high_cast = _integer_bounds("high", high_full, bounded_above, dtype_max, dtype)
         if (low_cast > high_cast).any():
             raise ValueError(f"Box: low must not exceed high (low={low_cast}, high={high_cast})")
         for array in (low_cast, high_cast, bounded_below, bounded_above):
