@@ -30,6 +30,8 @@ from spacealg.core.styles import (
     UnknownSpaceStyle,
     combine_styles,
 )
+from spacealg.declarative import DataclassSpace, space, spaceclass
+from spacealg.serialize import from_json, to_json
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.finite import BOOL, FiniteSet
@@ -44,6 +46,7 @@ __all__ = [
     "BOOL",
     "Box",
     "ContinuousSpaceStyle",
+    "DataclassSpace",
     "DictProduct",
     "FiniteSet",
     "FiniteSpaceStyle",
@@ -67,6 +70,7 @@ __all__ = [
     "elements",
     "elsize",
     "eltype",
+    "from_json",
     "index",
     "intersect",
     "isin",
@@ -74,4 +78,7 @@ __all__ = [
     "product",
     "sample",
     "seed",
+    "space",
+    "spaceclass",
+    "to_json",
 ]
