@@ -3,6 +3,7 @@
 The public names, nothing else. See README.md and ``spacealg.core.protocol`` for laws.
 """
 
+from spacealg.adapters.gymnasium import from_gymnasium, to_gymnasium
 from spacealg.core.generic import GenericFunction, as_space
 from spacealg.core.protocol import (
     SpaceStyle,
@@ -34,6 +35,7 @@ from spacealg.declarative import DataclassSpace, space, spaceclass
 from spacealg.serialize import from_json, to_json
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
+from spacealg.spaces.categorical import Categorical
 from spacealg.spaces.finite import BOOL, FiniteSet
 from spacealg.spaces.interval import REALS, Interval
 from spacealg.spaces.oneof import OneOf
@@ -45,6 +47,7 @@ __all__ = [
     "ArraySpace",
     "BOOL",
     "Box",
+    "Categorical",
     "ContinuousSpaceStyle",
     "DataclassSpace",
     "DictProduct",
@@ -70,6 +73,7 @@ __all__ = [
     "elements",
     "elsize",
     "eltype",
+    "from_gymnasium",
     "from_json",
     "index",
     "intersect",
@@ -80,5 +84,6 @@ __all__ = [
     "seed",
     "space",
     "spaceclass",
+    "to_gymnasium",
     "to_json",
 ]

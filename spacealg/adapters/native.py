@@ -1,0 +1,225 @@
+"""The protocol on Gymnasium (and Gym) space instances, so every generic function takes them.
+
+* ``as_space(g)`` is ``from_gymnasium(g)`` (``from_gym`` for Gym), converted once per
+  instance and cached (Gymnasium spaces are treated as immutable once used);
+  ``SpaceStyle``, ``cardinality``, ``bounds``, ``elements``, ``index``, … reach the
+  spacealg implementation through it.
+* ``contains(x, g) == g.contains(x)``, except that it never raises (an exception is False).
+* ``isin(batch, g)[i] == contains(batch[i], g)``, vectorised for the array classes; batches
+  of Tuple/Dict are tuples/dicts of component batches, as for spacealg's products.
+* ``sample(g, size, rng=...)`` draws with Gymnasium's distributions and returns ``g``'s own
+  value types: numpy scalars of ``g.dtype`` for Discrete, arrays of ``g.dtype`` for Box and
+  MultiDiscrete, int8 arrays for MultiBinary, ``str`` for Text, ``(np.int64, value)`` for
+  OneOf, tuples (or Gymnasium's stacked form) for Sequence, ``GraphInstance`` for Graph.
+  Batches: arrays of shape ``(*size, *shape)``, tuples/dicts of batches for Tuple/Dict,
+  a unicode array for Text and object arrays for Sequence, Graph and OneOf.
+* ``eltype(g)`` is the type of ``sample(g)``; ``clamp(x, g)`` is the nearest member in
+  ``g``'s dtype.
+
+Law: ``contains(sample(g, rng=r), g)`` and ``isin(sample(g, n, rng=r), g).all()``.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from spacealg.core.protocol import clamp, sample
+from spacealg.core.rng import RngLike, as_generator
+from spacealg.spaces._batch import normalize_size
+
+__all__ = [
+    "all_of",
+    "converted",
+    "isin_box",
+    "isin_discrete",
+    "isin_items",
+    "isin_multibinary",
+    "isin_multidiscrete",
+    "items_array",
+    "safe_contains",
+    "sample_box",
+    "sample_discrete",
+    "sample_items",
+    "sample_multibinary",
+    "sample_multidiscrete",
+    "stacked",
+]
+
+_CACHE: dict[int, Any] = {}
+
+
+def converted(space: Any, convert: Callable[[Any], Any]) -> Any:
+    """``convert(space)``, computed once per live instance (keyed by id, dropped when it dies)."""
+    key = id(space)
+    try:
+        return _CACHE[key]
+    except KeyError:
+        pass
+    result = convert(space)
+    _CACHE[key] = result
+    weakref.finalize(space, _CACHE.pop, key, None)
+    return result
+
+
+def safe_contains(space: Any, x: Any) -> bool:
+    """``space.contains(x)``, with False for any exception."""
+    try:
+        return bool(space.contains(x))
+    except Exception:
+        return False
+
+
+def items_array(batch: Any) -> np.ndarray:
+    """A batch as an array of elements: arrays as they are, sequences as 1-d object arrays."""
+    if isinstance(batch, np.ndarray):
+        return batch
+    items = list(batch)
+    array = np.empty(len(items), dtype=object)
+    for i, item in enumerate(items):
+        array[i] = item
+    return array
+
+
+def isin_items(batch: Any, space: Any) -> np.ndarray:
+    """Element-by-element membership of a batch (an array or sequence of elements)."""
+    array = items_array(batch)
+    member = np.frompyfunc(lambda x: safe_contains(space, x), 1, 1)
+    return np.asarray(member(array), dtype=bool).reshape(array.shape)
+
+
+def all_of(parts: list[np.ndarray], space: Any) -> np.ndarray:
+    """The conjunction of the components' memberships of a product batch."""
+    if not parts:
+        return np.ones((), dtype=bool)
+    try:
+        return np.logical_and.reduce(np.broadcast_arrays(*[np.asarray(p) for p in parts]))  # type: ignore[no-any-return]
+    except ValueError:
+        raise ValueError(f"isin: the component batches of {space} have different batch shapes") from None
+
+
+def _leading(array: np.ndarray, shape: tuple[int, ...], space: Any) -> tuple[int, ...]:
+    k = len(shape)
+    if array.ndim < k or array.shape[array.ndim - k :] != tuple(shape):
+        raise ValueError(f"isin: batch of shape {array.shape} is not a batch of {space}")
+    return array.shape[: array.ndim - k]
+
+
+def _all_entries(inside: np.ndarray, leading: tuple[int, ...]) -> np.ndarray:
+    return inside.reshape((*leading, -1)).all(axis=-1)
+
+
+def isin_box(batch: Any, space: Any) -> np.ndarray:
+    """Box: castable dtype, trailing shape, within bounds (as ``Box.contains``)."""
+    array = batch if isinstance(batch, np.ndarray) else np.asarray(batch)
+    leading = _leading(array, space.shape, space)
+    if array.dtype.kind not in "biuf" or not np.can_cast(array.dtype, space.dtype):
+        return np.zeros(leading, dtype=bool)
+    return _all_entries((array >= space.low) & (array <= space.high), leading)
+
+
+def isin_discrete(batch: Any, space: Any) -> np.ndarray:
+    """Discrete: integer entries of a castable dtype within range (Python ints one by one)."""
+    if not isinstance(batch, np.ndarray) or batch.dtype.kind == "O":
+        return isin_items(np.asarray(batch, dtype=object), space)
+    if batch.dtype.kind not in "iu" or not np.can_cast(batch.dtype, space.dtype):
+        return np.zeros(batch.shape, dtype=bool)
+    start = int(space.start)
+    return (batch >= start) & (batch <= start + int(space.n) - 1)  # type: ignore[no-any-return]
+
+
+def isin_multidiscrete(batch: Any, space: Any) -> np.ndarray:
+    """MultiDiscrete: integer arrays of a castable dtype within each entry's range."""
+    array = batch if isinstance(batch, np.ndarray) else np.asarray(batch)
+    leading = _leading(array, space.shape, space)
+    if array.dtype.kind not in "iu" or not np.can_cast(array.dtype, space.dtype):
+        return np.zeros(leading, dtype=bool)
+    start = getattr(space, "start", 0)
+    inside = (array >= start) & (array <= start + (space.nvec - 1))
+    return _all_entries(inside, leading)
+
+
+def isin_multibinary(batch: Any, space: Any) -> np.ndarray:
+    """MultiBinary: arrays of the shape whose entries equal 0 or 1 (any dtype)."""
+    array = batch if isinstance(batch, np.ndarray) else np.asarray(batch)
+    leading = _leading(array, space.shape, space)
+    if array.dtype.kind == "O":
+        return _binary_items(array, leading, space)
+    with np.errstate(invalid="ignore"):
+        inside = (array == 0) | (array == 1)
+    return _all_entries(np.asarray(inside, dtype=bool), leading)
+
+
+def _binary_items(array: np.ndarray, leading: tuple[int, ...], space: Any) -> np.ndarray:
+    result = np.zeros(leading, dtype=bool)
+    for position in np.ndindex(leading):
+        result[position] = safe_contains(space, np.asarray(array[position]))
+    return result
+
+
+# -- sampling with Gymnasium's distributions, in the space's own value types ---------------
+
+
+def sample_box(spacealg_box: Any, size: Any, rng: RngLike) -> np.ndarray:
+    """A Box sample (spacealg's Box draws with Gymnasium's rule, in the Box's dtype)."""
+    return sample(spacealg_box, size, rng=rng)  # type: ignore[no-any-return]
+
+
+def sample_discrete(space: Any, size: Any, rng: RngLike) -> Any:
+    """``start + uniform(n)``, a numpy scalar (or array) of the space's dtype."""
+    generator = as_generator(rng)
+    dtype = np.dtype(space.dtype)
+    drawn = generator.integers(int(space.n), size=None if size is None else normalize_size(size), dtype=dtype)
+    return dtype.type(space.start) + drawn
+
+
+def sample_multidiscrete(space: Any, size: Any, rng: RngLike) -> np.ndarray:
+    """Uniform entries in ``range(start, start + nvec)``, an array of the space's dtype."""
+    generator = as_generator(rng)
+    dtype = np.dtype(space.dtype)
+    start = np.asarray(getattr(space, "start", np.zeros(space.nvec.shape, dtype=dtype)), dtype=dtype)
+    low = start
+    high = start + (np.asarray(space.nvec, dtype=dtype) - 1)
+    shape = normalize_size(size) + tuple(space.nvec.shape)
+    return np.asarray(generator.integers(low, high, size=shape, endpoint=True, dtype=dtype), dtype=dtype)
+
+
+def sample_multibinary(space: Any, size: Any, rng: RngLike) -> np.ndarray:
+    """Fair coins, an int8 array."""
+    generator = as_generator(rng)
+    return generator.integers(0, 2, size=normalize_size(size) + tuple(space.shape), dtype=np.int8)
+
+
+def sample_items(draw: Callable[[np.random.Generator], Any], size: Any, rng: RngLike) -> Any:
+    """One element (``size=None``) or an object array of independent elements."""
+    generator = as_generator(rng)
+    if size is None:
+        return draw(generator)
+    shape = normalize_size(size)
+    batch = np.empty(shape, dtype=object)
+    for position in np.ndindex(shape):
+        batch[position] = draw(generator)
+    return batch
+
+
+def stacked(batch: Any) -> Any:
+    """A batch in Gymnasium's stacked form: arrays of strings or objects become tuples."""
+    if isinstance(batch, np.ndarray):
+        if batch.dtype.kind == "U":
+            return tuple(str(s) for s in batch)
+        if batch.dtype.kind == "O":
+            return tuple(batch)
+        return batch
+    if isinstance(batch, tuple):
+        return tuple(stacked(b) for b in batch)
+    if isinstance(batch, dict):
+        return {k: stacked(b) for k, b in batch.items()}
+    return batch
+
+
+def clamp_native(x: Any, space: Any, spacealg_space: Any, encode: Callable[[Any, Any], Any]) -> Any:
+    """``clamp`` on a native space: spacealg's nearest member, in the native value types."""
+    return encode(clamp(x, spacealg_space), spacealg_space)

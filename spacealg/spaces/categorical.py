@@ -1,0 +1,379 @@
+"""Categorical: integers (or integer arrays) whose entry ``i`` lies in
+``range(start[i], start[i] + nvec[i])``, stored as ``dtype``: the sets behind Gymnasium's
+``Discrete`` and ``MultiDiscrete``.
+
+>>> import numpy as np
+>>> from spacealg import Categorical, ArraySpace, cardinality
+>>> Categorical(3, start=1)                                  # int64: the canonical form is a range
+range(1, 4)
+>>> Categorical([4, 4, 4])                                   # uniform int64 arrays: an ArraySpace
+ArraySpace(range(0, 4), 3)
+>>> s = Categorical([[2, 3], [3, 2]], start=[[10, 20], [30, 40]], dtype=np.int8)
+>>> s.sample(rng=0) in s, cardinality(s)
+(True, 36)
+
+``nvec`` an int (or numpy integer): scalar elements, as Gymnasium's ``Discrete``;
+``nvec`` an array-like of any shape (a 0-d array included): arrays of that shape, as
+``MultiDiscrete``. ``start`` is a scalar or an array of ``nvec``'s shape.
+
+Canonical forms (what the constructor returns, so that ``==`` compares like with like):
+
+=======================================  =========================================
+arguments                                ``Categorical(...)`` is
+=======================================  =========================================
+int ``n``, ``dtype=int64``               ``range(start, start + n)``
+uniform ``nvec``/``start``, int64        ``ArraySpace(range(s, s + n), *shape)``
+zero-size ``nvec``, int64                ``ArraySpace(range(0, 1), *shape)``
+anything else                            a ``Categorical`` (non-int64 dtypes, per-entry ranges)
+=======================================  =========================================
+
+Equality compares the kind (scalar or array), shape, dtype, ``nvec`` and ``start``.
+Membership follows spacealg's dtype policy (by value: the right shape, integral values
+within each entry's range, whatever the storage dtype). Samples are uniform and have the
+space's dtype (numpy scalars for the scalar kind). ``elements``/``index`` enumerate in C
+order (last entry fastest). Unlike a Box of integers, a Categorical is a set of unordered
+labels: the Gymnasium adapters map it to ``Discrete``/``MultiDiscrete`` and flattening is one-hot.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from spacealg.core.protocol import (
+    SpaceStyle,
+    bounds,
+    cardinality,
+    clamp,
+    clamp_,
+    contains,
+    element,
+    elements,
+    elsize,
+    eltype,
+    index,
+    isin,
+    issubspace,
+    sample,
+)
+from spacealg.core.rng import RngLike, as_generator
+from spacealg.core.space import Space
+from spacealg.core.styles import FiniteSpaceStyle, Style
+from spacealg.spaces._batch import as_real_array, batch_shape, normalize_size
+from spacealg.spaces.array import ArraySpace, array_of
+from spacealg.spaces.box import Box
+
+__all__ = ["Categorical"]
+
+_INT64 = np.dtype(np.int64)
+
+
+def _dtype_arg(dtype: Any) -> np.dtype:
+    try:
+        checked = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"Categorical: dtype must be an integer dtype, got {dtype!r}") from None
+    if checked.kind not in "iu":
+        raise ValueError(f"Categorical: dtype must be an integer dtype, got {checked}")
+    return checked
+
+
+def _integers(name: str, value: Any) -> np.ndarray:
+    """``value`` as an array of Python ints (object dtype), exactly; TypeError if not integral."""
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"Categorical: {name} must be integers, got {value!r}") from None
+    if array.dtype.kind in "iu" or (array.size == 0 and array.dtype.kind == "f"):
+        return array.astype(object)
+    if array.dtype.kind == "O" and all(
+        isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in array.flat
+    ):
+        return array
+    raise TypeError(f"Categorical: {name} must be integers, got {value!r}")
+
+
+def _is_scalar_arg(nvec: Any) -> bool:
+    return isinstance(nvec, (int, np.integer)) and not isinstance(nvec, bool)
+
+
+def _uniform(array: np.ndarray) -> bool:
+    return bool(array.size) and bool((array == array.flat[0]).all())
+
+
+class Categorical(Space):
+    """Integers (``nvec`` an int) or integer arrays (``nvec`` an array) with entry ``i`` in
+    ``range(start[i], start[i] + nvec[i])``, stored as ``dtype``."""
+
+    nvec: Any
+    start: Any
+    dtype: np.dtype
+    shape: tuple[int, ...]
+    scalar: bool
+
+    def __new__(cls, nvec: Any, start: Any = 0, dtype: Any = np.int64) -> Any:
+        checked = _dtype_arg(dtype)
+        if checked != _INT64:
+            return super().__new__(cls)
+        counts, starts = _integers("nvec", nvec), _integers("start", start)
+        if _is_scalar_arg(nvec) and starts.ndim == 0:
+            n, s = int(counts[()]), int(starts[()])
+            if n > 0:
+                return range(s, s + n)
+        elif not _is_scalar_arg(nvec) and (starts.ndim == 0 or starts.shape == counts.shape):
+            shape = counts.shape
+            if counts.size == 0:
+                return ArraySpace(range(0, 1), *shape)
+            full_starts = np.broadcast_to(starts, shape)
+            if _uniform(counts) and _uniform(full_starts) and counts.flat[0] > 0:
+                s, n = int(full_starts.flat[0]), int(counts.flat[0])
+                info = np.iinfo(np.int64)
+                if info.min <= s and s + n - 1 <= info.max:
+                    return ArraySpace(range(s, s + n), *shape)
+        return super().__new__(cls)
+
+    def __init__(self, nvec: Any, start: Any = 0, dtype: Any = np.int64) -> None:
+        checked = _dtype_arg(dtype)
+        scalar = _is_scalar_arg(nvec)
+        counts, starts = _integers("nvec", nvec), _integers("start", start)
+        if scalar and starts.ndim:
+            raise ValueError(f"Categorical: start must be an int when nvec is an int, got {start!r}")
+        if starts.ndim and starts.shape != counts.shape:
+            raise ValueError(
+                f"Categorical: start.shape {starts.shape} does not match nvec.shape {counts.shape}"
+            )
+        starts = np.broadcast_to(starts, counts.shape)
+        if counts.size and np.asarray(counts <= 0).any():
+            raise ValueError(f"Categorical: nvec must be positive, got {nvec!r}")
+        info = np.iinfo(checked)
+        lasts = np.asarray(starts + counts - 1, dtype=object).reshape(counts.shape)
+        if counts.size and (min(starts.flat) < info.min or max(lasts.flat) > info.max):
+            raise ValueError(f"Categorical: the ranges do not fit the dtype {checked}")
+        low = np.array(starts, dtype=checked) if counts.size else np.zeros(counts.shape, dtype=checked)
+        high = np.array(lasts, dtype=checked) if counts.size else np.zeros(counts.shape, dtype=checked)
+        stored_nvec = np.array(counts, dtype=checked) if counts.size else np.zeros(counts.shape, checked)
+        for array in (low, high, stored_nvec):
+            array.flags.writeable = False
+        self._set(
+            scalar=scalar,
+            dtype=checked,
+            shape=() if scalar else counts.shape,
+            nvec=checked.type(counts[()]) if scalar else stored_nvec,
+            start=checked.type(starts[()]) if scalar else low,
+            low=low,
+            high=high,
+            _size=int(math.prod(counts.shape)),
+        )
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.scalar, self.shape, self.dtype.str, self.low.tobytes(), self.high.tobytes())
+
+    def _constructor_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        kwargs: dict[str, Any] = {}
+        if self.scalar:
+            if self.start != 0:
+                kwargs["start"] = int(self.start)
+            kwargs["dtype"] = self.dtype
+            return (int(self.nvec),), kwargs
+        if (self.low != 0).any():
+            kwargs["start"] = np.asarray(self.low)
+        kwargs["dtype"] = self.dtype
+        return (np.asarray(self.nvec),), kwargs
+
+
+def _inside(space: Categorical, a: np.ndarray) -> np.ndarray:
+    inside = (a >= space.low) & (a <= space.high)
+    if a.dtype.kind == "f":
+        inside &= np.floor(a) == a
+    return inside  # type: ignore[no-any-return]
+
+
+@contains.register(Categorical)
+def _contains(x: Any, space: Categorical) -> bool:
+    if isinstance(x, (str, bytes)):
+        return False
+    a = as_real_array(x)
+    if a is None or a.shape != space.shape:
+        return False
+    return bool(_inside(space, a).all())
+
+
+@isin.register(Categorical)
+def _isin(batch: Any, space: Categorical) -> np.ndarray:
+    a = as_real_array(batch)
+    if a is None:
+        if isinstance(batch, np.ndarray) and batch.ndim >= len(space.shape):
+            return np.zeros(batch.shape[: batch.ndim - len(space.shape)], dtype=bool)
+        raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}")
+    leading = batch_shape(a, space.shape, repr(space))
+    return _inside(space, a).reshape((*leading, -1)).all(axis=-1)
+
+
+@sample.register(Categorical)
+def _sample(space: Categorical, size: Any = None, *, rng: RngLike = None) -> Any:
+    generator = as_generator(rng)
+    shape = normalize_size(size) + space.shape
+    drawn = generator.integers(space.low, space.high, size=shape, endpoint=True, dtype=space.dtype)
+    if size is None and space.scalar:
+        return space.dtype.type(drawn)
+    return np.asarray(drawn, dtype=space.dtype)
+
+
+@eltype.register(Categorical)
+def _eltype(space: Categorical) -> type:
+    return space.dtype.type if space.scalar else np.ndarray
+
+
+@elsize.register(Categorical)
+def _elsize(space: Categorical) -> tuple[int, ...]:
+    return space.shape
+
+
+@SpaceStyle.register(Categorical)
+def _style(space: Categorical) -> Style:
+    return FiniteSpaceStyle(space.shape)
+
+
+@bounds.register(Categorical)
+def _bounds(space: Categorical) -> tuple[Any, Any]:
+    if space.scalar:
+        return int(space.low), int(space.high)
+    return space.low, space.high
+
+
+def _clamp_values(a: np.ndarray, space: Categorical) -> np.ndarray:
+    if a.dtype.kind == "f" and np.isnan(a).any():
+        raise ValueError("clamp: x contains NaN, which has no nearest member")
+    batch_shape(a, space.shape, repr(space))
+    rounded = np.rint(a) if a.dtype.kind == "f" else a
+    return np.clip(rounded, space.low, space.high).astype(space.dtype)
+
+
+@clamp.register(Categorical)
+def _clamp(x: Any, space: Categorical) -> Any:
+    if contains(x, space):
+        return x
+    a = as_real_array(x)
+    if a is None or isinstance(x, (str, bytes)):
+        raise TypeError(f"clamp: x must be an integer or an integer array, got {type(x).__qualname__}")
+    clamped = _clamp_values(a, space)
+    if space.scalar and clamped.ndim == 0 and not isinstance(x, np.ndarray):
+        return space.dtype.type(clamped)
+    return clamped
+
+
+@clamp_.register(Categorical)
+def _clamp_inplace(x: Any, space: Categorical) -> Any:
+    if not isinstance(x, np.ndarray) or not x.flags.writeable or x.dtype.kind not in "iuf":
+        raise TypeError("clamp_: x must be a writable numeric numpy array")
+    x[...] = _clamp_values(x, space)
+    return x
+
+
+def _widths(space: Categorical) -> list[int]:
+    return [int(h) - int(lo) + 1 for lo, h in zip(space.low.flat, space.high.flat)]
+
+
+@cardinality.register(Categorical)
+def _cardinality(space: Categorical) -> int:
+    return math.prod(_widths(space))
+
+
+def _build(space: Categorical, values: Any) -> Any:
+    if space.scalar:
+        return space.dtype.type(values[0])
+    return np.array(values, dtype=space.dtype).reshape(space.shape)
+
+
+@elements.register(Categorical)
+def _elements(space: Categorical) -> Iterator[Any]:
+    axes = [range(int(lo), int(h) + 1) for lo, h in zip(space.low.flat, space.high.flat)]
+    return (_build(space, combo) for combo in itertools.product(*axes))
+
+
+@index.register(Categorical)
+def _index(x: Any, space: Categorical) -> int:
+    if not contains(x, space):
+        raise ValueError(f"index: x={x!r} is not a member of {space!r}")
+    position = 0
+    for value, lo, width in zip(np.asarray(x).flat, space.low.flat, _widths(space)):
+        position = position * width + int(value) - int(lo)
+    return position
+
+
+@element.register(Categorical)
+def _element(i: Any, space: Categorical) -> Any:
+    total = _cardinality(space)
+    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < total:
+        raise ValueError(f"element: i must be an int in range({total}), got {i!r}")
+    i = int(i)
+    digits = []
+    for lo, width in zip(reversed(list(space.low.flat)), reversed(_widths(space))):
+        i, digit = divmod(i, width)
+        digits.append(int(lo) + digit)
+    return _build(space, digits[::-1])
+
+
+# -- inclusion -----------------------------------------------------------------------------
+
+
+def _entry_ranges(space: Categorical) -> set[range]:
+    return {range(int(lo), int(h) + 1) for lo, h in zip(space.low.flat, space.high.flat)}
+
+
+@issubspace.register(Categorical, Categorical)
+def _categorical_subset(a: Categorical, b: Categorical) -> bool:
+    return (
+        a.scalar == b.scalar
+        and a.shape == b.shape
+        and bool((a.low >= b.low).all() and (a.high <= b.high).all())
+    )
+
+
+@issubspace.register(Categorical, object)
+def _categorical_in(a: Categorical, b: Any) -> bool:
+    if a.scalar:
+        return issubspace(range(int(a.low), int(a.high) + 1), b)  # type: ignore[no-any-return]
+    if isinstance(b, Box):
+        return b.shape == a.shape and bool((a.low >= b.low).all() and (a.high <= b.high).all())
+    if isinstance(b, ArraySpace):
+        return b.dims == a.shape and all(issubspace(r, b.space) for r in _entry_ranges(a))
+    raise TypeError(f"issubspace: not decided for {a!r} and {b!r}")
+
+
+@issubspace.register(range, Categorical)
+def _range_in(a: range, b: Categorical) -> bool:
+    if not b.scalar:
+        return False
+    return len(a) == 0 or (min(a) >= int(b.low) and max(a) <= int(b.high))
+
+
+@issubspace.register(ArraySpace, Categorical)
+def _array_in(a: ArraySpace, b: Categorical) -> bool:
+    if b.scalar or a.dims != b.shape:
+        return False
+    try:
+        low, high = bounds(a.space)
+    except TypeError:
+        return False
+    integral = all(contains(v, range(int(np.floor(low)), int(np.floor(high)) + 1)) for v in (low, high))
+    entries = range(int(np.floor(low)), int(np.floor(high)) + 1)
+    return integral and issubspace(a.space, entries) and bool(
+        (b.low <= low).all() and (b.high >= high).all()
+    )
+
+
+# -- arrays of categoricals stay categorical -----------------------------------------------
+
+
+@array_of.register(Categorical)
+def _categorical_array(space: Categorical, dims: tuple[int, ...], base: Any) -> Any:
+    shape = dims + space.shape
+    nvec = np.broadcast_to(np.asarray(space.high, dtype=object) - space.low.astype(object) + 1, shape)
+    start = np.broadcast_to(space.low.astype(object), shape)
+    return Categorical(np.array(nvec, dtype=object), start=np.array(start, dtype=object), dtype=space.dtype)
