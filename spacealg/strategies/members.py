@@ -1,0 +1,333 @@
+"""``members(space)``: a Hypothesis strategy for the elements of any space.
+
+>>> from hypothesis import find
+>>> from spacealg import Interval, FiniteSet
+>>> from spacealg.strategies import members
+>>> find(members(Interval(2, 5)), lambda x: True)        # shrinks to a bound ...
+2.0
+>>> find(members(Interval(-1, 1)), lambda x: True)       # ... or to zero
+0.0
+>>> find(members(FiniteSet("up", "down")), lambda x: x != "up")
+'down'
+
+``members`` is a generic function with one registration per kind of space, so the rule
+table below reads top to bottom; register your own kind with
+``members.register(MyKind)(lambda space: strategy)``.
+
+=============================  =====================================================
+space                          members drawn, and what they shrink toward
+=============================  =====================================================
+``Interval``                   floats inside (open ends excluded, no infinities);
+                               toward zero if inside, else the nearer end
+``FiniteSet``                  its items; toward the first item
+``range``                      its integers; toward the one nearest zero
+``Box``                        arrays of its dtype and shape; each entry toward zero
+                               if inside, else toward a bound
+``ArraySpace``                 arrays of members of the base; entrywise as the base
+``TupleProduct``/``DictProduct``  tuples/dicts of the components' members
+``OneOf``                      ``(i, x)``; toward the first branch
+Gymnasium / Gym spaces         members of the adapted space (:func:`as_space`) cast to
+                               the Gymnasium dtypes, so ``g.contains(x)`` holds;
+                               composites recurse on their Gymnasium subspaces
+a plain object                 ``members(as_space(obj))``
+any other type with ``sample`` ``sample(space, rng=seed)`` for a drawn seed (members,
+                               but no shrinking toward simple ones)
+=============================  =====================================================
+
+Laws: every drawn value is a member (``contains(x, space)``; ``g.contains(x)`` for a
+Gymnasium or Gym space ``g``); an empty space gives ``hypothesis.strategies.nothing()``;
+the shrunk value of a trivial search is a simple member (a bound or zero, the first
+label, the shortest sequence, the empty text). Floats are finite: the infinities that an
+unbounded Box formally contains are not drawn.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from spacealg.core.generic import as_space, coerce, generic
+from spacealg.core.protocol import sample
+from spacealg.core.space import Space
+from spacealg.spaces.array import ArraySpace
+from spacealg.spaces.box import Box
+from spacealg.spaces.finite import FiniteSet, range_length
+from spacealg.spaces.interval import Interval
+from spacealg.spaces.oneof import OneOf
+from spacealg.spaces.product import DictProduct, TupleProduct
+
+__all__ = ["members"]
+
+Strategy = st.SearchStrategy
+
+
+@generic(0)
+def members(space: Any) -> Strategy[Any]:
+    """A Hypothesis strategy drawing members of ``space`` (see the module's table and laws).
+
+    Unregistered types go through :func:`as_space`; a type that ``as_space`` does not
+    change but that ``sample`` accepts gets seeds mapped through ``sample``.
+    """
+    if _foreign_family(space) is not None:
+        _register_foreign(_foreign_family(space))
+        return members(space)
+    try:
+        return coerce(members, (space,), {})  # type: ignore[no-any-return]
+    except TypeError:
+        if not isinstance(space, Space) and as_space.dispatch(type(space)) is as_space.dispatch(object):
+            raise
+    return st.integers(0, 2**32 - 1).map(lambda seed: sample(space, rng=seed))
+
+
+# -- spacealg's own spaces ---------------------------------------------------------------
+
+
+@members.register(Interval)
+def _interval(space: Interval) -> Strategy[float]:
+    low, high = space.inner_low, space.inner_high  # the nearest members to the ends
+    if low > high:  # an open interval with no float inside
+        return st.nothing()
+    return st.floats(
+        min_value=low if math.isfinite(low) else None,
+        max_value=high if math.isfinite(high) else None,
+        allow_nan=False,
+        allow_infinity=False,
+    )
+
+
+@members.register(FiniteSet)
+def _finite(space: FiniteSet) -> Strategy[Any]:
+    return st.sampled_from(space.items) if space.items else st.nothing()
+
+
+@members.register(range)
+def _range(space: range) -> Strategy[int]:
+    n = range_length(space)
+    if n == 0:
+        return st.nothing()
+    # offsets from the element nearest zero, so that shrinking (toward offset 0) lands there
+    nearest = min(max(-space.start // space.step, 0), n - 1)
+    if 0 < nearest + 1 < n and abs(space[nearest + 1]) < abs(space[nearest]):
+        nearest += 1
+    start, step = space.start, space.step
+    return st.integers(-nearest, n - 1 - nearest).map(lambda k: start + step * (k + nearest))
+
+
+def _scalar_strategy(dtype: np.dtype, low: Any, high: Any) -> Strategy[Any]:
+    """Entries of one dtype between ``low`` and ``high`` (values of that dtype)."""
+    if dtype.kind == "b":
+        return st.booleans() if low != high else st.just(bool(low))
+    if dtype.kind in "iu":
+        return st.integers(int(low), int(high))
+    return st.floats(
+        min_value=float(low) if np.isfinite(low) else None,
+        max_value=float(high) if np.isfinite(high) else None,
+        allow_nan=False,
+        allow_infinity=False,
+        width=min(64, dtype.itemsize * 8),
+    )
+
+
+def _uniform(space: Box) -> bool:
+    low, high = space.low, space.high
+    return low.size == 0 or bool((low == low.flat[0]).all() and (high == high.flat[0]).all())
+
+
+@members.register(Box)
+def _box(space: Box) -> Strategy[np.ndarray]:
+    if _uniform(space):
+        low = space.low.flat[0] if space.low.size else 0
+        high = space.high.flat[0] if space.high.size else 0
+        return hnp.arrays(space.dtype, space.shape, elements=_scalar_strategy(space.dtype, low, high))
+    if space.integral:
+        return _nonuniform_integer_box(space)
+    return _nonuniform_real_box(space)
+
+
+def _anchor(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """Per entry, the member that shrinking aims at: zero if inside, else the nearer bound."""
+    return np.minimum(np.maximum(np.zeros_like(low), low), high)
+
+
+def _nonuniform_integer_box(space: Box) -> Strategy[np.ndarray]:
+    # exact integer arithmetic on object arrays; a signed draw r lands at anchor + r (wrapped)
+    low, high = space.low.astype(object), space.high.astype(object)
+    anchor = _anchor(low, high)
+    above, below = high - anchor + 1, anchor - low + 1
+
+    def place(r: np.ndarray) -> np.ndarray:
+        r = r.astype(object)
+        up = r >= 0
+        value = np.where(up, anchor + r % above, anchor - (-r) % below)
+        return np.asarray(value.astype(object), dtype=space.dtype).reshape(space.shape)
+
+    return hnp.arrays(np.int64, space.shape, elements=st.integers(-(2**63), 2**63 - 1)).map(place)
+
+
+def _nonuniform_real_box(space: Box) -> Strategy[np.ndarray]:
+    # a draw v in [-1, 1] per entry: 0 is the anchor, ±1 the bounds (v/(1-|v|) when unbounded)
+    low, high = space.low.astype(np.float64), space.high.astype(np.float64)
+    anchor = _anchor(low, high)
+    above, below = high - anchor, anchor - low
+    largest = float(np.finfo(space.dtype).max) if space.dtype.itemsize <= 8 else np.inf
+
+    def place(v: np.ndarray) -> np.ndarray:
+        magnitude = np.abs(v)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            unbounded_step = magnitude / (1.0 - magnitude)
+            width = np.where(v >= 0, above, below)
+            step = np.where(
+                np.isfinite(width), magnitude * np.where(np.isfinite(width), width, 0.0), unbounded_step
+            )
+            value = np.where(v >= 0, anchor + step, anchor - step)
+        value = np.clip(np.clip(value, low, high), -largest, largest)
+        return value.astype(space.dtype)
+
+    return hnp.arrays(np.float64, space.shape, elements=st.floats(-1.0, 1.0)).map(place)
+
+
+@members.register(ArraySpace)
+def _array(space: ArraySpace) -> Strategy[np.ndarray]:
+    dtype = np.asarray(sample(space.space, (1,), rng=0)).dtype
+    target = np.dtype("U") if dtype.kind == "U" else dtype
+
+    def convert(entries: np.ndarray) -> np.ndarray:
+        if target.kind == "O":
+            return entries
+        return entries.astype(target)
+
+    return hnp.arrays(object, space.dims, elements=members(space.space)).map(convert)
+
+
+@members.register(TupleProduct)
+def _tuple(space: TupleProduct) -> Strategy[tuple[Any, ...]]:
+    return st.tuples(*(members(s) for s in space._spaces))
+
+
+@members.register(DictProduct)
+def _dict(space: DictProduct) -> Strategy[dict[Any, Any]]:
+    return st.fixed_dictionaries({k: members(s) for k, s in space._spaces.items()})
+
+
+@members.register(OneOf)
+def _oneof(space: OneOf) -> Strategy[tuple[int, Any]]:
+    return st.one_of(*(st.tuples(st.just(i), members(s)) for i, s in enumerate(space._spaces)))
+
+
+# -- Gymnasium and Gym spaces -------------------------------------------------------------
+# Leaves go through the adapters (as_space) and are cast to the foreign space's dtype;
+# composites recurse on their foreign subspaces, so nested dtypes are the foreign ones.
+
+
+def _cast_array(g: Any) -> Strategy[np.ndarray]:
+    dtype = np.dtype(g.dtype)
+    return members(as_space(g)).map(lambda x: np.asarray(x, dtype=dtype).reshape(g.shape))
+
+
+def _cast_scalar(g: Any) -> Strategy[Any]:
+    kind = np.dtype(g.dtype).type
+    return members(as_space(g)).map(kind)
+
+
+def _text(g: Any) -> Strategy[str]:
+    return members(as_space(g)).map(str)
+
+
+def _foreign_tuple(g: Any) -> Strategy[tuple[Any, ...]]:
+    return st.tuples(*(members(s) for s in g.spaces))
+
+
+def _foreign_dict(g: Any) -> Strategy[dict[Any, Any]]:
+    return st.fixed_dictionaries({k: members(s) for k, s in g.spaces.items()})
+
+
+def _foreign_oneof(g: Any) -> Strategy[tuple[int, Any]]:
+    return st.one_of(*(st.tuples(st.just(i), members(s)) for i, s in enumerate(g.spaces)))
+
+
+MAX_SEQUENCE_LENGTH = 8
+
+
+def _foreign_sequence(g: Any) -> Strategy[Any]:
+    items = st.lists(members(g.feature_space), max_size=MAX_SEQUENCE_LENGTH)
+    if not getattr(g, "stack", False):
+        return items.map(tuple)
+    from gymnasium.vector.utils import concatenate, create_empty_array
+
+    def stack(values: list[Any]) -> Any:
+        return concatenate(g.feature_space, values, create_empty_array(g.feature_space, len(values)))
+
+    return items.map(stack)
+
+
+def _stacked(space: Any, values: list[Any]) -> np.ndarray:
+    shape = tuple(getattr(space, "shape", None) or ())
+    return np.asarray(values, dtype=space.dtype).reshape((len(values), *shape))
+
+
+def _foreign_graph(g: Any) -> Strategy[Any]:
+    graph_instance = _graph_instance_class(g)
+
+    @st.composite
+    def graphs(draw: Any) -> Any:
+        nodes = draw(st.lists(members(g.node_space), min_size=1, max_size=MAX_SEQUENCE_LENGTH))
+        if g.edge_space is None:
+            return graph_instance(nodes=_stacked(g.node_space, nodes), edges=None, edge_links=None)
+        n = len(nodes)
+        links = draw(
+            st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=MAX_SEQUENCE_LENGTH)
+        )
+        edges = [draw(members(g.edge_space)) for _ in links]
+        return graph_instance(
+            nodes=_stacked(g.node_space, nodes),
+            edges=_stacked(g.edge_space, edges),
+            edge_links=np.asarray(links, dtype=np.int64).reshape((len(links), 2)),
+        )
+
+    return graphs()
+
+
+def _graph_instance_class(g: Any) -> type:
+    module = __import__(type(g).__module__, fromlist=["GraphInstance"])
+    return module.GraphInstance  # type: ignore[no-any-return]
+
+
+_FOREIGN_RULES: dict[str, Callable[[Any], Strategy[Any]]] = {
+    "Box": _cast_array,
+    "MultiDiscrete": _cast_array,
+    "MultiBinary": _cast_array,
+    "Discrete": _cast_scalar,
+    "Text": _text,
+    "Tuple": _foreign_tuple,
+    "Dict": _foreign_dict,
+    "OneOf": _foreign_oneof,
+    "Sequence": _foreign_sequence,
+    "Graph": _foreign_graph,
+}
+
+_registered_families: set[str] = set()
+
+
+def _foreign_family(space: Any) -> str | None:
+    """``"gymnasium"`` or ``"gym"`` for a not-yet-registered foreign space, else None."""
+    family = type(space).__module__.partition(".")[0]
+    if family in ("gymnasium", "gym") and family not in _registered_families:
+        return family
+    return None
+
+
+def _register_foreign(family: str) -> None:
+    """Register the rule table for the classes of ``gymnasium.spaces`` or ``gym.spaces``."""
+    import importlib
+
+    module = importlib.import_module(f"{family}.spaces")
+    for name, rule in _FOREIGN_RULES.items():
+        cls = getattr(module, name, None)
+        if cls is not None:
+            members.register(cls)(rule)
+    _registered_families.add(family)

@@ -1,0 +1,154 @@
+"""The properties that :func:`check_env` and :func:`check_parallel_env` check, and the
+error they raise: :class:`EnvCheckError`, with a reproduction snippet.
+
+Each property has a stable name (used in messages, reports and the CLI) and a one-line
+statement. A failure names the property, where it broke (reset, step ``k``, the reset
+after an episode ended), the seed and the shortest action sequence found.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["PARALLEL_PROPERTIES", "PROPERTIES", "EnvCheckError", "PropertyError", "literal"]
+
+PROPERTIES: dict[str, str] = {
+    "declared-spaces": "the environment declares observation and action spaces that can be drawn from",
+    "no-exception": "reset(seed=...) and step(action) raise no exception for an action of the action space",
+    "reset-signature": "reset returns a pair (observation, info)",
+    "step-signature": "step returns a 5-tuple (observation, reward, terminated, truncated, info)",
+    "observation-in-space": "every observation is a member of the declared observation space",
+    "reward-finite-real": "every reward is a finite real scalar (int, float or a numpy number)",
+    "terminated-bool": "terminated is a bool",
+    "truncated-bool": "truncated is a bool",
+    "info-dict": "info is a dict",
+    "reset-after-done": "reset works after an episode has ended",
+    "reset-determinism": "the same seed gives the same first observation",
+    "step-determinism": "the same seed and actions give the same trajectory",
+}
+
+PARALLEL_PROPERTIES: dict[str, str] = {
+    **PROPERTIES,
+    "agents-possible": "every agent (in env.agents and in the returned dicts) is one of possible_agents",
+    "agents-life-cycle": "each live agent gets a reward, terminated and truncated; an agent that "
+    "terminated or was truncated is not returned again and leaves env.agents",
+}
+
+
+class PropertyError(Exception):
+    """A broken property, raised inside an episode (internal: becomes an EnvCheckError)."""
+
+    def __init__(self, prop: str, detail: str, step: int | None = None, where: str = "") -> None:
+        super().__init__(prop, detail)
+        self.property = prop
+        self.detail = detail
+        self.step = step  # None: at the first reset; k: at (or right after) the k-th step (1-based)
+        self.where = where
+        self.seed: int | None = None
+        self.actions: list[Any] = []
+
+
+@dataclass(eq=False)
+class EnvCheckError(AssertionError):
+    """An environment broke a property. ``str(err)`` names the property, where, the seed and
+    the shortest action sequence found; ``err.reproduction()`` is a runnable snippet."""
+
+    property: str
+    detail: str
+    seed: int | None
+    actions: list[Any]
+    step: int | None = None
+    where: str = ""
+    env_name: str = "env"
+    construction: str = "env = ...  # your environment"
+    imports: Sequence[str] = ()
+    parallel: bool = False
+    reproducible: bool = True
+    examples: int = 0
+    statement: str = field(default="", repr=False)
+
+    def __post_init__(self) -> None:
+        table = PARALLEL_PROPERTIES if self.parallel else PROPERTIES
+        self.statement = self.statement or table.get(self.property, "")
+        super().__init__(self._message())
+
+    def __str__(self) -> str:
+        return self._message()
+
+    def _location(self) -> str:
+        if self.where:
+            return self.where
+        return "at reset" if self.step is None else f"at step {self.step}"
+
+    def _message(self) -> str:
+        lines = [
+            f"{self.env_name}: property {self.property!r} failed {self._location()} "
+            f"(seed={self.seed}, {len(self.actions)} action{'s' * (len(self.actions) != 1)})",
+            f"  law: {self.statement}",
+        ]
+        lines += [f"  {line}" for line in self.detail.splitlines()]
+        lines.append(f"  seed: {self.seed}")
+        lines.append(f"  actions: {literal(self.actions)}")
+        if not self.reproducible:
+            lines.append(
+                "  note: the failure did not reproduce when replayed: the environment is not "
+                "deterministic for a given seed, so the snippet may need several runs"
+            )
+        return "\n".join(lines)
+
+    def reproduction(self) -> str:
+        """A self-contained Python snippet that replays the failing seed and actions."""
+        from spacealg.testing.snippets import reproduction
+
+        return reproduction(self)
+
+
+# -- literals: eval-able reprs of actions (numpy as np) ------------------------------------
+
+
+def _number(value: float) -> str:
+    if math.isnan(value):
+        return "np.nan"
+    if math.isinf(value):
+        return "np.inf" if value > 0 else "-np.inf"
+    return repr(value)
+
+
+def _nested(value: Any) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(_nested(v) for v in value) + "]"
+    if isinstance(value, float):
+        return _number(value)
+    return repr(value)
+
+
+def literal(value: Any) -> str:
+    """Python source that evaluates (with ``numpy as np``) to a value equal to ``value``,
+    dtypes of numpy arrays and scalars included."""
+    if isinstance(value, np.ndarray):
+        dtype = f"np.{value.dtype.name}" if value.dtype.kind in "biuf" else repr(value.dtype.str)
+        return f"np.array({_nested(value.tolist())}, dtype={dtype})"
+    if isinstance(value, np.generic):
+        item = value.item()
+        inner = _number(item) if isinstance(item, float) else repr(item)
+        return f"np.{type(value).__name__}({inner})"
+    if isinstance(value, float):
+        return _number(value)
+    if isinstance(value, tuple):
+        inner = ", ".join(literal(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, list):
+        return "[" + ", ".join(literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
+    if type(value).__name__ == "GraphInstance":
+        return (
+            f"GraphInstance(nodes={literal(value.nodes)}, edges={literal(value.edges)}, "
+            f"edge_links={literal(value.edge_links)})"
+        )
+    return repr(value)

@@ -1,0 +1,49 @@
+"""One-line environment tests for users' own suites.
+
+>>> from spacealg.testing import env_test
+>>> test_cartpole = env_test("CartPole-v1")                  # doctest: +SKIP
+>>> test_my_env = env_test("my_pkg.envs:make_env", max_steps=300)   # doctest: +SKIP
+
+``env_test`` returns a test function that pytest collects under the name it is assigned
+to; it runs :func:`check`. Options given to ``env_test`` win over the ``--spacealg-*``
+command-line options of the pytest plugin (:mod:`spacealg.pytest_plugin`), which win over
+the checkers' defaults.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from spacealg.testing.parallel import check_parallel_env
+from spacealg.testing.resolve import is_parallel_env, resolve
+from spacealg.testing.single import EnvCheckReport, check_env
+
+__all__ = ["check", "env_test", "option_defaults"]
+
+option_defaults: dict[str, Any] = {}
+"""Checker options set from the pytest command line (by the plugin); empty otherwise."""
+
+
+def check(env: Any, **options: Any) -> EnvCheckReport:
+    """:func:`check_parallel_env` for a PettingZoo parallel environment (per-agent space
+    methods and ``possible_agents``), :func:`check_env` otherwise; ``options`` as theirs."""
+    source = resolve(env)
+    instance = source.make()
+    parallel = is_parallel_env(instance)
+    if source.owned:
+        instance.close()
+    return (check_parallel_env if parallel else check_env)(source, **options)
+
+
+def env_test(env: Any, **options: Any) -> Callable[[], None]:
+    """A pytest test function that checks ``env`` (an id, ``module:factory``, a factory or an
+    instance) with :func:`check`; assign it to a ``test_...`` name in a test module."""
+
+    def test() -> None:
+        check(env, **{**option_defaults, **options})
+
+    label = env if isinstance(env, str) else getattr(env, "__qualname__", type(env).__qualname__)
+    test.__name__ = test.__qualname__ = f"test_env[{label}]"
+    test.__doc__ = f"spacealg.testing.check({label!r})"
+    return test
