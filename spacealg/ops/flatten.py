@@ -1,0 +1,818 @@
+"""Flattening: the leaf list (PufferLib) and Gymnasium's one-hot vectors, precompiled.
+
+>>> import numpy as np
+>>> from spacealg import Box, DictProduct
+>>> from spacealg.ops import flatdim, flatten, unflatten, flattened_box, flatten_space
+>>> s = DictProduct(pos=Box(-1.0, 1.0, shape=(2,)), dir=range(4))
+>>> flatdim(s), flatten({"pos": np.zeros(2, np.float32), "dir": 2}, s)
+(6, array([0., 0., 0., 0., 1., 0.]))
+>>> unflatten(flatten({"pos": np.ones(2), "dir": 3}, s), s)["dir"]
+np.int64(3)
+>>> flatten_space(s)                       # PufferLib's meaning: the leaves, depth first
+[Box(-1.0, 1.0, shape=(2,), dtype=np.float32), range(0, 4)]
+
+Two operations share the name "flatten a space" in the ecosystem; spacealg names them apart:
+
+- :func:`flatten_space` is PufferLib's: the list of leaf spaces of nested Tuples/Dicts,
+  depth first, in key order (the fields of :func:`spacealg.emulation.dtype_from_space`).
+- :func:`flattened_box` is Gymnasium's ``gymnasium.spaces.utils.flatten_space``: the Box
+  that :func:`flatten` maps members into (a Sequence/Graph/Tuple/Dict of flattened parts
+  where Gymnasium gives one).
+
+:func:`flatdim`, :func:`flatten`, :func:`unflatten` and :func:`flattened_box` equal
+``gymnasium.spaces.utils``'s, value for value and dtype for dtype, on every Gymnasium
+space (through :func:`~spacealg.adapters.gymnasium.from_gymnasium`), and on a spacealg
+space they are Gymnasium's rules applied to its Gymnasium image. The rule table, one
+registration of :func:`flat_codec` per kind of space:
+
+===============================  =========  ==============================================
+space (its Gymnasium image)      flat dtype flat vector of a member ``x``
+===============================  =========  ==============================================
+``Box``                          its dtype  ``x`` raveled (C order)
+``range(a, b)`` (Discrete)       int64      one-hot of ``x - a``, length ``b - a``
+``ArraySpace(range(a, b), *d)``  int64      one-hot per entry, concatenated (MultiDiscrete)
+``Categorical`` (other dtypes)   its dtype  one-hot as Discrete/MultiDiscrete
+``ArraySpace(bool, *d)``         int8       ``x`` raveled as 0/1 (MultiBinary)
+other finite scalar space        int64      one-hot of ``index(x, s)`` (labels as Discrete)
+``ArraySpace(finite, *d)``       int64      one-hot of each entry's index, concatenated
+``Interval``                     float64    ``[x]``; unflattens to a float
+``ArraySpace(open interval)``    float64    ``x`` raveled
+``TupleProduct``/``DictProduct`` promoted   the parts, concatenated (tuple/dict of parts
+                                            when a part is a Sequence or Graph)
+``OneOf``                        promoted   ``[i, *flatten(v)]`` padded with its first entry
+===============================  =========  ==============================================
+
+The batched forms :func:`flatten_batch`/:func:`unflatten_batch` take and give spacealg's
+batches (arrays ``(*batch, *elsize)``, tuples/dicts of component batches, object arrays
+for OneOf) and ``(*batch, flatdim)`` arrays, vectorised per leaf.
+
+Speed: a space is compiled once into a :class:`FlatCodec` (cached by identity for spacealg
+and Gymnasium spaces) whose ``flatten``/``unflatten`` are generated straight-line code with
+the offsets inlined. Hold ``codec = flat_codec(space)`` to skip even the cache lookup.
+
+Laws (tests/test_flatten.py): ``unflatten(flatten(x, s), s) == x``;
+``flatten(x, s) in flattened_box(s)``; ``flatdim(s) == flatten(x, s).size``;
+``flatten_batch`` and ``unflatten_batch`` equal the loop of the single forms; on
+Gymnasium spaces every function equals ``gymnasium.spaces.utils``'s, dtype included.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from spacealg.core.generic import as_space, coerce, generic
+from spacealg.core.protocol import element, index
+from spacealg.core.space import Space
+from spacealg.spaces.array import ArraySpace
+from spacealg.spaces.box import Box
+from spacealg.spaces.categorical import Categorical
+from spacealg.spaces.finite import BOOL, FiniteSet, range_length
+from spacealg.spaces.interval import Interval
+from spacealg.spaces.oneof import OneOf
+from spacealg.spaces.product import DictProduct, TupleProduct
+
+__all__ = [
+    "FlatCodec",
+    "flat_codec",
+    "flatdim",
+    "flatten",
+    "flatten_batch",
+    "flatten_space",
+    "flattened_box",
+    "unflatten",
+    "unflatten_batch",
+]
+
+_INT64 = np.dtype(np.int64)
+_INT8 = np.dtype(np.int8)
+_FLOAT64 = np.dtype(np.float64)
+
+
+# =====================================================================================
+# flatten_space: PufferLib's leaf list
+# =====================================================================================
+
+
+@generic(0)
+def flatten_space(space: Any) -> list[Any]:
+    """The leaf spaces of nested products, depth first, in key order (PufferLib's meaning).
+
+    Laws: a space that is not a TupleProduct/DictProduct is its own only leaf;
+    ``flatten_space(TupleProduct(a, b)) == flatten_space(a) + flatten_space(b)``;
+    Gymnasium spaces give Gymnasium leaves (``Tuple``/``Dict`` recurse). These are the
+    fields of :func:`spacealg.emulation.dtype_from_space`, in order.
+    """
+    converted = as_space(space) if _convertible(space) else space
+    if converted is space:
+        return [space]
+    return flatten_space(converted)  # type: ignore[no-any-return]
+
+
+@flatten_space.register(TupleProduct)
+def _tuple_leaves(space: TupleProduct) -> list[Any]:
+    return [leaf for i in range(len(space.spaces)) for leaf in flatten_space(space[i])]
+
+
+@flatten_space.register(DictProduct)
+def _dict_leaves(space: DictProduct) -> list[Any]:
+    return [leaf for part in space.spaces.values() for leaf in flatten_space(part)]
+
+
+def _convertible(space: Any) -> bool:
+    """Plain objects that stand for products (dicts of spaces); spacealg spaces are leaves."""
+    return isinstance(space, Mapping)
+
+
+# =====================================================================================
+# the compiled codecs: one class per rule of the table
+# =====================================================================================
+
+
+class FlatCodec:
+    """The one-hot flattening of one space, compiled: ``dim``, ``dtype`` and the maps.
+
+    ``flatten(x)`` is a fresh ``(dim,)`` array of ``dtype``; ``unflatten(v)`` the member
+    (arrays may be views of ``v``, as in Gymnasium); ``flatten_batch(xs)`` a
+    ``(*batch, dim)`` array; ``unflatten_batch(vs)`` the batch; ``box()`` the flattened
+    space. ``fill(out, x)`` writes ``flatten(x)`` into the first ``dim`` entries of a
+    zeroed ``out``; ``fill_batch(out, xs, n)`` the same for an ``(n, dim)`` ``out``.
+    """
+
+    dim: int
+    dtype: np.dtype
+    flattenable: bool = True
+    onehot: bool = False  # whether fill relies on a zeroed output
+
+    # -- single members -------------------------------------------------------------
+    def flatten(self, x: Any) -> Any:
+        self._require_flattenable("flatten")
+        out = np.zeros(self.dim, self.dtype) if self.onehot else np.empty(self.dim, self.dtype)
+        self.fill(out, x)
+        return out
+
+    def fill(self, out: np.ndarray, x: Any) -> None:
+        raise NotImplementedError
+
+    def unflatten(self, v: Any) -> Any:
+        raise NotImplementedError
+
+    # -- batches --------------------------------------------------------------------
+    def batch_shape(self, xs: Any) -> tuple[int, ...]:
+        """The batch shape of a batch ``xs`` of members."""
+        raise NotImplementedError
+
+    def flatten_batch(self, xs: Any) -> np.ndarray:
+        self._require_flattenable("flatten_batch")
+        shape = self.batch_shape(xs)
+        n = math.prod(shape)
+        out = np.zeros((n, self.dim), self.dtype) if self.onehot else np.empty((n, self.dim), self.dtype)
+        self.fill_batch(out, xs, n)
+        return out.reshape((*shape, self.dim))
+
+    def fill_batch(self, out: np.ndarray, xs: Any, n: int) -> None:
+        raise NotImplementedError
+
+    def unflatten_batch(self, vs: Any) -> Any:
+        self._require_flattenable("unflatten_batch")
+        vs = np.asarray(vs)
+        if vs.ndim < 1 or vs.shape[-1] != self.dim:
+            raise ValueError(f"unflatten_batch: expected an array (*batch, {self.dim}), got shape {vs.shape}")
+        shape = vs.shape[:-1]
+        return self.read_batch(vs.reshape(-1, self.dim), shape)
+
+    def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> Any:
+        """The batch of shape ``shape`` from the rows of the 2-D ``vs`` (first ``dim`` columns)."""
+        raise NotImplementedError
+
+    # -- the flattened space ----------------------------------------------------------
+    def box(self) -> Any:
+        raise NotImplementedError
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The flattened Box's ``(low, high)`` arrays, in this space's flat dtype."""
+        box = self.box()
+        return box.low, box.high
+
+    # -- code generation hooks (products inline their leaves) -------------------------
+    def emit_fill(self, gen: _Generator, value: str, start: int) -> None:
+        name = gen.bind(self.fill)
+        gen.line(f"{name}(out[{start}:{start + self.dim}], {value})")
+
+    def emit_read(self, gen: _Generator, start: int) -> str:
+        name = gen.bind(self.unflatten)
+        return f"{name}(v[{start}:{start + self.dim}])"
+
+    def _require_flattenable(self, what: str) -> None:
+        if not self.flattenable:
+            raise ValueError(
+                f"{what}: {self!r} cannot be flattened to one array (it holds a Sequence or Graph)"
+            )
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} dim={self.dim} dtype={self.dtype}>"
+
+
+class _Generator:
+    """Collects the lines and constants of a generated function."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.namespace: dict[str, Any] = {
+            "np": np,
+            "asarray": np.asarray,
+            "zeros": np.zeros,
+            "empty": np.empty,
+            "ravel": np.ravel,
+            "ValueError": ValueError,
+        }
+        self.indent = "    "
+
+    def bind(self, value: Any) -> str:
+        name = f"_c{len(self.namespace)}"
+        self.namespace[name] = value
+        return name
+
+    def line(self, text: str) -> None:
+        self.lines.append(self.indent + text)
+
+    def compile(self, header: str, footer: str | None = None) -> Callable[..., Any]:
+        body = [header, *self.lines]
+        if footer is not None:
+            body.append(self.indent + footer)
+        if len(body) == 1:
+            body.append(self.indent + "pass")
+        exec(compile("\n".join(body), "<spacealg.ops.flatten generated>", "exec"), self.namespace)
+        return self.namespace[header.split()[1].split("(")[0]]  # type: ignore[no-any-return]
+
+
+def _key_expr(gen: _Generator, key: Any) -> str:
+    if type(key) in (int, str):
+        return repr(key)
+    return gen.bind(key)
+
+
+# -- Box, MultiBinary, Interval, open-interval arrays: raveled values -----------------
+
+
+class RavelCodec(FlatCodec):
+    """Raveled values of one dtype: Box, MultiBinary (int8 0/1), intervals (float64)."""
+
+    def __init__(self, shape: tuple[int, ...], dtype: Any, low: Any, high: Any, scalar: bool = False) -> None:
+        self.shape = shape
+        self.dim = math.prod(shape)
+        self.dtype = np.dtype(dtype)
+        self.low = np.broadcast_to(np.asarray(low), shape)
+        self.high = np.broadcast_to(np.asarray(high), shape)
+        self.scalar = scalar  # members are Python floats (an Interval), not arrays
+        self.element_shape = () if scalar else shape
+
+    def flatten(self, x: Any) -> np.ndarray:
+        if self.scalar:
+            return np.array([x], self.dtype)
+        return np.asarray(x, self.dtype).flatten()
+
+    def fill(self, out: np.ndarray, x: Any) -> None:
+        out[: self.dim] = np.asarray(x, self.dtype).reshape(-1)
+
+    def unflatten(self, v: Any) -> Any:
+        if self.scalar:
+            return float(v[0])
+        return np.asarray(v, self.dtype).reshape(self.shape)
+
+    def batch_shape(self, xs: Any) -> tuple[int, ...]:
+        shape = np.shape(xs)
+        return shape[: len(shape) - len(self.element_shape)]
+
+    def fill_batch(self, out: np.ndarray, xs: Any, n: int) -> None:
+        out[:, : self.dim] = np.asarray(xs, self.dtype).reshape(n, self.dim)
+
+    def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+        return np.asarray(vs[:, : self.dim], self.dtype).reshape(shape + self.element_shape)
+
+    def box(self) -> Box:
+        return Box(self.low.reshape(-1), self.high.reshape(-1), dtype=self.dtype)
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.low.reshape(-1).astype(self.dtype), self.high.reshape(-1).astype(self.dtype)
+
+    def emit_fill(self, gen: _Generator, value: str, start: int) -> None:
+        stop = start + self.dim
+        if self.scalar:
+            gen.line(f"out[{start}] = {value}")
+        elif gen.namespace["_dtype"] == self.dtype:
+            gen.line(f"out[{start}:{stop}] = ravel({value})")
+        else:
+            gen.line(f"out[{start}:{stop}] = asarray({value}, {gen.bind(self.dtype)}).reshape(-1)")
+
+    def emit_read(self, gen: _Generator, start: int) -> str:
+        if self.scalar:
+            return f"float(v[{start}])"
+        return f"asarray(v[{start}:{start + self.dim}], {gen.bind(self.dtype)}).reshape({self.shape!r})"
+
+
+# -- Discrete and MultiDiscrete: one-hot of value - start --------------------------------
+
+
+def _first_nonzero(segment: np.ndarray, what: str) -> Any:
+    found = segment.nonzero()[0]
+    if not len(found):
+        raise ValueError(
+            f"unflatten: {segment} is not a one-hot vector; it cannot be unflattened to {what}"
+        )
+    return found[0]
+
+
+class OneHotCodec(FlatCodec):
+    """One-hot of ``x - start`` for each entry of ``shape`` with ``nvec`` choices.
+
+    ``shape == ()`` is Gymnasium's Discrete (members are numpy scalars of ``dtype``);
+    otherwise MultiDiscrete (members are arrays of ``dtype``).
+    """
+
+    onehot = True
+
+    def __init__(self, nvec: Any, start: Any, dtype: Any = np.int64) -> None:
+        self.dtype = np.dtype(dtype)
+        self.nvec = np.asarray(nvec, dtype=np.int64)
+        self.shape = self.nvec.shape
+        self.start = np.broadcast_to(np.asarray(start, dtype=self.dtype), self.shape)
+        flat_nvec = self.nvec.reshape(-1)
+        self.dim = int(flat_nvec.sum())
+        self.offsets = np.concatenate([[0], np.cumsum(flat_nvec)[:-1]]).astype(np.int64)
+        self.size = flat_nvec.size
+        self.flat_start = self.start.reshape(-1).astype(np.int64)
+        self.flat_nvec = flat_nvec
+        self.uniform = bool(self.size and (flat_nvec == flat_nvec[0]).all())
+        self.scalar_start = self.dtype.type(self.start.reshape(-1)[0]) if self.shape == () else None
+
+    def _positions(self, x: Any) -> np.ndarray:
+        k = np.asarray(x).reshape(-1).astype(np.int64) - self.flat_start
+        if k.shape != self.flat_nvec.shape or (k < 0).any() or (k >= self.flat_nvec).any():
+            raise ValueError(f"flatten: {x!r} is not a member (one-hot over nvec={self.nvec.tolist()})")
+        return self.offsets + k
+
+    def fill(self, out: np.ndarray, x: Any) -> None:
+        out[self._positions(x)] = 1
+
+    def unflatten(self, v: Any) -> Any:
+        v = np.asarray(v)
+        if self.shape == ():
+            return self.scalar_start + self.dtype.type(_first_nonzero(v[: self.dim], repr(self)))
+        found = v[: self.dim].nonzero()[0]
+        if len(found) != self.size:
+            raise ValueError(f"unflatten: {v} is not a concatenation of {self.size} one-hot vectors")
+        return np.asarray(found - self.offsets, dtype=self.dtype).reshape(self.shape) + self.start
+
+    def batch_shape(self, xs: Any) -> tuple[int, ...]:
+        shape = np.shape(xs)
+        return shape[: len(shape) - len(self.shape)]
+
+    def fill_batch(self, out: np.ndarray, xs: Any, n: int) -> None:
+        k = np.asarray(xs).reshape(n, self.size).astype(np.int64) - self.flat_start
+        if (k < 0).any() or (k >= self.flat_nvec).any():
+            raise ValueError(f"flatten_batch: a value lies outside nvec={self.nvec.tolist()}")
+        out[np.arange(n)[:, None], self.offsets + k] = 1
+
+    def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+        n = vs.shape[0]
+        hot = vs[:, : self.dim] != 0
+        if self.uniform:
+            per_entry = hot.reshape(n, self.size, int(self.flat_nvec[0]))
+            k = per_entry.argmax(axis=2)
+            ok = per_entry.any(axis=2).all()
+        else:
+            k = np.empty((n, self.size), dtype=np.int64)
+            ok = True
+            for j, (offset, width) in enumerate(zip(self.offsets, self.flat_nvec)):
+                segment = hot[:, offset : offset + width]
+                k[:, j] = segment.argmax(axis=1)
+                ok = ok and bool(segment.any(axis=1).all())
+        if not ok:
+            raise ValueError("unflatten_batch: a row is not a concatenation of one-hot vectors")
+        values = (k + self.flat_start).astype(self.dtype)
+        return values.reshape(shape + self.shape)
+
+    def box(self) -> Box:
+        return Box(0, 1, shape=(self.dim,), dtype=self.dtype)
+
+    def emit_fill(self, gen: _Generator, value: str, start: int) -> None:
+        if self.shape != ():
+            return super().emit_fill(gen, value, start)
+        low, n = int(self.flat_start[0]), self.dim
+        gen.line(f"_k = {value} - {low}" if low else f"_k = {value}")
+        message = gen.bind(f"flatten: a Discrete value must lie in {low}..{low + n - 1}, got ")
+        gen.line(f"if not 0 <= _k < {n}: raise ValueError({message} + repr({value}))")
+        gen.line(f"out[{start} + _k] = 1" if start else "out[_k] = 1")
+
+    def emit_read(self, gen: _Generator, start: int) -> str:
+        if self.shape != ():
+            return super().emit_read(gen, start)
+        first = gen.bind(_first_nonzero)
+        kind = gen.bind(self.dtype.type)
+        return f"{gen.bind(self.scalar_start)} + {kind}({first}(v[{start}:{start + self.dim}], 'Discrete'))"
+
+
+# -- finite sets of labels (and ranges with steps): one-hot of index -------------------
+
+
+class IndexCodec(FlatCodec):
+    """One-hot of ``index(x, base)`` per entry of ``shape`` (labels as Gymnasium Discretes)."""
+
+    onehot = True
+    dtype = _INT64
+
+    def __init__(self, base: Any, shape: tuple[int, ...] = ()) -> None:
+        self.base = base
+        self.shape = shape
+        self.items = _elements(base)
+        self.n = len(self.items)
+        self.size = math.prod(shape)
+        self.dim = self.n * self.size
+        self.lookup = {_hashable(item): i for i, item in enumerate(self.items)}
+        self.item_array = _item_array(self.items)
+
+    def _index(self, x: Any) -> int:
+        try:
+            return self.lookup[_hashable(x)]
+        except (KeyError, TypeError):
+            return index(x, self.base)  # raises ValueError naming x
+
+    def fill(self, out: np.ndarray, x: Any) -> None:
+        if self.shape == ():
+            out[self._index(x)] = 1
+            return
+        entries = np.asarray(x, dtype=object).reshape(-1)
+        out[np.arange(self.size) * self.n + [self._index(e) for e in entries]] = 1
+
+    def unflatten(self, v: Any) -> Any:
+        v = np.asarray(v)
+        if self.shape == ():
+            return element(int(_first_nonzero(v[: self.n], repr(self.base))), self.base)
+        hot = v[: self.dim].reshape(self.size, self.n) != 0
+        if not hot.any(axis=1).all():
+            raise ValueError(f"unflatten: {v} is not a concatenation of one-hot vectors")
+        return self.item_array[hot.argmax(axis=1)].reshape(self.shape)
+
+    def batch_shape(self, xs: Any) -> tuple[int, ...]:
+        shape = np.shape(xs) if not isinstance(xs, str) else ()
+        return shape[: len(shape) - len(self.shape)]
+
+    def fill_batch(self, out: np.ndarray, xs: Any, n: int) -> None:
+        entries = np.asarray(xs, dtype=object).reshape(n, self.size)
+        positions = np.array([[self._index(e) for e in row] for row in entries], dtype=np.int64)
+        out[np.arange(n)[:, None], np.arange(self.size) * self.n + positions.reshape(n, self.size)] = 1
+
+    def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+        hot = vs[:, : self.dim].reshape(vs.shape[0], self.size, self.n) != 0
+        if not hot.any(axis=2).all():
+            raise ValueError("unflatten_batch: a row is not a concatenation of one-hot vectors")
+        return self.item_array[hot.argmax(axis=2)].reshape(shape + self.shape)
+
+    def box(self) -> Box:
+        return Box(0, 1, shape=(self.dim,), dtype=self.dtype)
+
+
+def _elements(base: Any) -> tuple[Any, ...]:
+    if isinstance(base, FiniteSet):
+        return base.items
+    if isinstance(base, range):
+        return tuple(base)
+    from spacealg.core.protocol import elements
+
+    return tuple(elements(base))
+
+
+def _hashable(x: Any) -> Any:
+    if isinstance(x, np.ndarray) and x.shape == ():
+        return x.item()
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
+def _item_array(items: tuple[Any, ...]) -> np.ndarray:
+    if items and (all(isinstance(i, str) for i in items) or all(
+        isinstance(i, (int, float, np.integer, np.floating)) and not isinstance(i, bool) for i in items
+    )):
+        return np.asarray(items)
+    array = np.empty(len(items), dtype=object)
+    array[:] = list(items)
+    return array
+
+
+# -- products ----------------------------------------------------------------------------
+
+
+class ProductCodec(FlatCodec):
+    """Tuple and Dict products: the parts concatenated in order, dtype promoted.
+
+    The parts of nested products are inlined into one generated function, so a nested
+    Dict costs what its leaves cost.
+    """
+
+    def __init__(self, keys: tuple[Any, ...], parts: tuple[FlatCodec, ...], named: bool) -> None:
+        self.keys = keys
+        self.parts = parts
+        self.named = named
+        self.flattenable = all(p.flattenable for p in parts)
+        self.dim = sum(p.dim for p in parts) if self.flattenable else 0
+        self.onehot = any(p.onehot for p in parts)
+        self.dtype = np.result_type(*[p.dtype for p in parts]) if parts and self.flattenable else None
+        self.starts = tuple(int(s) for s in np.cumsum([0] + [p.dim for p in parts])[:-1])
+        if self.flattenable and parts:
+            self._compile()
+
+    def _compile(self) -> None:
+        zeros = "zeros" if self.onehot else "empty"
+        gen = _Generator()
+        gen.namespace["_dtype"] = self.dtype
+        self.emit_fill(gen, "x", 0)
+        self.fill = gen.compile("def fill(out, x):")  # type: ignore[method-assign]
+        body = list(gen.lines)
+        gen.lines = [gen.indent + f"out = {zeros}({self.dim}, _dtype)", *body]
+        self.flatten = gen.compile("def flatten(x):", "return out")  # type: ignore[method-assign]
+        reader = _Generator()
+        reader.namespace["_dtype"] = self.dtype
+        expression = self.emit_read(reader, 0)
+        self.unflatten = reader.compile("def unflatten(v):", f"return {expression}")  # type: ignore[method-assign]
+
+    # structural forms for products holding Sequences/Graphs (Gymnasium's tuple/dict)
+    def flatten(self, x: Any) -> Any:  # type: ignore[override]
+        if not self.parts:
+            raise ValueError("flatten: an empty product has no flat dtype (as in Gymnasium)")
+        parts = [p.flatten(x[k]) for k, p in zip(self.keys, self.parts)]
+        return dict(zip(self.keys, parts)) if self.named else tuple(parts)
+
+    def unflatten(self, v: Any) -> Any:
+        if not self.parts:
+            raise ValueError("unflatten: an empty product has no flat dtype (as in Gymnasium)")
+        parts = [p.unflatten(v[k]) for k, p in zip(self.keys, self.parts)]
+        return dict(zip(self.keys, parts)) if self.named else tuple(parts)
+
+    def emit_fill(self, gen: _Generator, value: str, start: int) -> None:
+        for key, part, offset in zip(self.keys, self.parts, self.starts):
+            part.emit_fill(gen, f"{value}[{_key_expr(gen, key)}]", start + offset)
+
+    def emit_read(self, gen: _Generator, start: int) -> str:
+        items = [part.emit_read(gen, start + offset) for part, offset in zip(self.parts, self.starts)]
+        if self.named:
+            return "{" + ", ".join(f"{_key_expr(gen, k)}: {e}" for k, e in zip(self.keys, items)) + "}"
+        return "(" + "".join(f"{e}, " for e in items) + ")"
+
+    def batch_shape(self, xs: Any) -> tuple[int, ...]:
+        if not self.parts:
+            raise ValueError("flatten_batch: an empty product has no batch shape")
+        return self.parts[0].batch_shape(xs[self.keys[0]])
+
+    def fill_batch(self, out: np.ndarray, xs: Any, n: int) -> None:
+        for key, part, offset in zip(self.keys, self.parts, self.starts):
+            part.fill_batch(out[:, offset : offset + part.dim], xs[key], n)
+
+    def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> Any:
+        parts = [p.read_batch(vs[:, s : s + p.dim], shape) for p, s in zip(self.parts, self.starts)]
+        return dict(zip(self.keys, parts)) if self.named else tuple(parts)
+
+    def box(self) -> Any:
+        if not self.flattenable:
+            boxes = [p.box() for p in self.parts]
+            return DictProduct(list(zip(self.keys, boxes))) if self.named else TupleProduct(*boxes)
+        if not self.parts:
+            raise ValueError("flattened_box: an empty product has no flat dtype (as in Gymnasium)")
+        pairs = [p.bounds() for p in self.parts]
+        low = np.concatenate([lo for lo, _ in pairs])
+        high = np.concatenate([hi for _, hi in pairs])
+        return Box(low, high, dtype=self.dtype)
+
+
+# -- OneOf ------------------------------------------------------------------------------------
+
+
+class OneOfCodec(FlatCodec):
+    """``[i, *flatten(v)]`` padded to ``1 + max(dims)`` with its first entry (Gymnasium).
+
+    The dtype promotes the branches' flat dtypes and is widened until it holds the
+    largest branch index.
+    """
+
+    def __init__(self, parts: tuple[FlatCodec, ...]) -> None:
+        self.parts = parts
+        self.flattenable = all(p.flattenable for p in parts)
+        if not self.flattenable:
+            self.dim, self.dtype = 0, None
+            return
+        self.dim = 1 + max(p.dim for p in parts)
+        dtype = np.result_type(*[p.dtype for p in parts])
+        last = len(parts) - 1
+        if (dtype.kind == "b" and last > 1) or (dtype.kind in "iu" and last > np.iinfo(dtype).max):
+            dtype = np.result_type(dtype, np.min_scalar_type(last))
+        self.dtype = dtype
+
+    def flatten(self, x: Any) -> np.ndarray:
+        self._require_flattenable("flatten")
+        i, value = x
+        flat = np.asarray(self.parts[i].flatten(value))
+        out = np.empty(self.dim, self.dtype)
+        out[0] = i
+        out[1 : 1 + flat.size] = flat
+        out[1 + flat.size :] = flat[0] if flat.size < self.dim - 1 else 0
+        return out
+
+    def fill(self, out: np.ndarray, x: Any) -> None:
+        out[: self.dim] = self.flatten(x)
+
+    def unflatten(self, v: Any) -> Any:
+        self._require_flattenable("unflatten")
+        i = np.int64(v[0])
+        part = self.parts[i]
+        return i, part.unflatten(np.asarray(v[1 : 1 + part.dim]).astype(part.dtype))
+
+    def batch_shape(self, xs: Any) -> tuple[int, ...]:
+        return np.shape(_object_array(xs))
+
+    def fill_batch(self, out: np.ndarray, xs: Any, n: int) -> None:
+        for row, x in zip(out, _object_array(xs).reshape(n)):
+            row[:] = self.flatten(x)
+
+    def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+        result = np.empty(vs.shape[0], dtype=object)
+        for j, row in enumerate(vs):
+            result[j] = self.unflatten(row[: self.dim])
+        return result.reshape(shape)
+
+    def box(self) -> Box:
+        self._require_flattenable("flattened_box")
+        lows = np.array([np.min(p.bounds()[0]) for p in self.parts])
+        highs = np.array([np.max(p.bounds()[1]) for p in self.parts])
+        low = np.concatenate([[0], np.full(self.dim - 1, np.min(lows))])
+        high = np.concatenate([[len(self.parts) - 1], np.full(self.dim - 1, np.max(highs))])
+        return Box(low, high, shape=(self.dim,), dtype=self.dtype)
+
+
+def _object_array(xs: Any) -> np.ndarray:
+    if isinstance(xs, np.ndarray) and xs.dtype.kind == "O":
+        return xs
+    items = list(xs)
+    array = np.empty(len(items), dtype=object)
+    array[:] = items
+    return array
+
+
+# =====================================================================================
+# the rule table: flat_codec, one registration per kind
+# =====================================================================================
+
+
+@generic(0)
+def flat_codec(space: Any) -> FlatCodec:
+    """The compiled one-hot flattening of ``space`` (cached by identity; see the module table).
+
+    Register ``flat_codec.register(MyKind)`` returning a :class:`FlatCodec` to make a new
+    kind of space flattenable. Raises TypeError for a space with no rule.
+    """
+    return coerce(flat_codec, (space,), {})  # type: ignore[no-any-return]
+
+
+@flat_codec.register(Box)
+def _box_codec(space: Box) -> FlatCodec:
+    return RavelCodec(space.shape, space.dtype, space.low, space.high)
+
+
+@flat_codec.register(range)
+def _range_codec(space: range) -> FlatCodec:
+    if space.step == 1:
+        return OneHotCodec(range_length(space), space.start)
+    return IndexCodec(space)
+
+
+@flat_codec.register(Categorical)
+def _categorical_codec(space: Categorical) -> FlatCodec:
+    return OneHotCodec(space.nvec, space.start, space.dtype)
+
+
+@flat_codec.register(FiniteSet)
+def _finite_codec(space: FiniteSet) -> FlatCodec:
+    return IndexCodec(space)
+
+
+@flat_codec.register(Interval)
+def _interval_codec(space: Interval) -> FlatCodec:
+    return RavelCodec((1,), np.float64, float(space.low), float(space.high), scalar=True)
+
+
+@flat_codec.register(ArraySpace)
+def _array_codec(space: ArraySpace) -> FlatCodec:
+    base = space.space
+    if isinstance(base, range) and base.step == 1:
+        return OneHotCodec(np.full(space.dims, range_length(base)), base.start)
+    if base == BOOL:
+        return RavelCodec(space.dims, np.int8, 0, 1)
+    if isinstance(base, Interval):
+        return RavelCodec(space.dims, np.float64, float(base.low), float(base.high))
+    if isinstance(base, (range, FiniteSet)):
+        return IndexCodec(base, space.dims)
+    raise TypeError(f"flat_codec: no flattening for arrays over {base!r}")
+
+
+@flat_codec.register(TupleProduct)
+def _tuple_codec(space: TupleProduct) -> FlatCodec:
+    n = len(space.spaces)
+    return ProductCodec(tuple(range(n)), tuple(_codec(space[i]) for i in range(n)), named=False)
+
+
+@flat_codec.register(DictProduct)
+def _dict_codec(space: DictProduct) -> FlatCodec:
+    parts = space.spaces
+    return ProductCodec(tuple(parts), tuple(_codec(p) for p in parts.values()), named=True)
+
+
+@flat_codec.register(OneOf)
+def _oneof_codec(space: OneOf) -> FlatCodec:
+    return OneOfCodec(tuple(_codec(space[i]) for i in range(len(space.spaces))))
+
+
+# =====================================================================================
+# the public functions: a cached codec, then its method
+# =====================================================================================
+
+_CACHE: dict[int, tuple[Any, FlatCodec]] = {}
+_CACHE_LIMIT = 4096
+
+
+def _codec(space: Any) -> FlatCodec:
+    """The codec of ``space``: cached by identity for immutable-enough spaces."""
+    entry = _CACHE.get(id(space))
+    if entry is not None and entry[0] is space:
+        return entry[1]
+    codec = flat_codec(space)
+    if isinstance(space, (Space, range)) or _is_foreign_space(space):
+        if len(_CACHE) >= _CACHE_LIMIT:
+            _CACHE.clear()
+        _CACHE[id(space)] = (space, codec)
+    return codec
+
+
+def _is_foreign_space(space: Any) -> bool:
+    module = type(space).__module__
+    return module.startswith("gymnasium.") or module.startswith("gym.")
+
+
+def flatdim(space: Any) -> int:
+    """The length of flattened members (``gymnasium.spaces.utils.flatdim``).
+
+    Raises ValueError for spaces holding a Sequence or Graph (their flattenings vary in size).
+    """
+    codec = _codec(space)
+    codec._require_flattenable("flatdim")
+    return codec.dim
+
+
+def flatten(x: Any, space: Any) -> Any:
+    """``x`` as a flat vector (``gymnasium.spaces.utils.flatten(space, x)``; note the order).
+
+    Law: ``unflatten(flatten(x, s), s) == x`` and ``flatten(x, s) in flattened_box(s)``.
+    """
+    return _codec(space).flatten(x)
+
+
+def unflatten(v: Any, space: Any) -> Any:
+    """The member whose flattening is ``v`` (``gymnasium.spaces.utils.unflatten(space, v)``).
+
+    Raises ValueError where a one-hot segment has no nonzero entry.
+    """
+    return _codec(space).unflatten(v)
+
+
+def flatten_batch(xs: Any, space: Any) -> np.ndarray:
+    """A batch of members flattened at once: an array ``(*batch, flatdim(space))``.
+
+    Law: ``flatten_batch(xs, s)[i] == flatten(xs_i, s)`` for every member ``xs_i``.
+    """
+    return _codec(space).flatten_batch(xs)
+
+
+def unflatten_batch(vs: Any, space: Any) -> Any:
+    """The batch whose flattenings are the rows of ``vs`` (``(*batch, flatdim)``).
+
+    Law: ``unflatten_batch(flatten_batch(xs, s), s) == xs``.
+    """
+    return _codec(space).unflatten_batch(vs)
+
+
+def flattened_box(space: Any) -> Any:
+    """Gymnasium's ``flatten_space``: the Box that :func:`flatten` maps members into.
+
+    A spacealg space gives a spacealg ``Box``; a Gymnasium space gives a Gymnasium space
+    equal to ``gymnasium.spaces.utils.flatten_space(space)`` (a Sequence, Graph, Tuple or
+    Dict of flattened parts where the space holds a Sequence or Graph).
+    Law: ``flatten(x, s) in flattened_box(s)`` for every member ``x``.
+    """
+    box = _codec(space).box()
+    if _is_foreign_space(space):
+        from spacealg.adapters.gymnasium import to_gymnasium
+
+        return to_gymnasium(box)
+    return box

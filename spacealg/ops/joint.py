@@ -1,0 +1,141 @@
+"""joint_space: the space of ``n`` agents' (or environments') joint values.
+
+>>> import numpy as np
+>>> from spacealg import ArraySpace, Box
+>>> from spacealg.ops import joint_space
+>>> joint_space(range(4), 3)                        # Discrete(4) -> MultiDiscrete([4, 4, 4])
+ArraySpace(range(0, 4), 3)
+>>> joint_space(ArraySpace(range(5), 2), 3)          # MultiDiscrete -> integer Box (3, 2)
+Box(0, 4, shape=(3, 2), dtype=np.int64)
+
+On a Gymnasium space the result is a Gymnasium space equal to
+``gymnasium.vector.utils.batch_space(space, n)``, hence to PufferLib's ``joint_space`` on
+Discrete, MultiDiscrete and Box. On a spacealg space it is the ``n``-fold power in the
+representation whose Gymnasium image is ``batch_space``'s:
+``to_gymnasium(joint_space(s, n)) == batch_space(to_gymnasium(s), n)``.
+The rule table, one registration per kind (Gymnasium's classes in brackets):
+
+==================================  ======================================  ==============================
+space ``s``                         ``joint_space(s, n)``                   ``batch_space`` of the image
+==================================  ======================================  ==============================
+``range``, ``FiniteSet``,           ``ArraySpace(s, n)``                    Discrete → MultiDiscrete
+``Interval``, scalar ``Categorical``  (a Box for closed intervals,          (closed Interval: Box (n,))
+                                    a Categorical for Categoricals)
+``BOOL`` (``bool``)                 ``ArraySpace(range(2), n)``             Discrete(2) → MultiDiscrete
+``ArraySpace(range(a, b), *d)``     ``Box(a, b - 1, (n, *d), int64)``       MultiDiscrete → Box
+``ArraySpace(bool, *d)``            ``Box(0, 1, (n, *d), int8)``            MultiBinary → Box int8
+array ``Categorical`` (dtype t)     ``Box(start, start + nvec - 1)`` tiled  MultiDiscrete → Box
+``ArraySpace(labels, *d)``          ``ArraySpace(labels, n, *d)``           (see below)
+``Box`` of shape ``d``              ``Box`` of shape ``(n, *d)``            Box → Box
+``TupleProduct``/``DictProduct``    the product of the parts' joint spaces  Tuple/Dict recurse
+``OneOf``, ``Text``, ...            ``TupleProduct`` of ``n`` copies        Tuple of ``n`` copies
+==================================  ======================================  ==============================
+
+Laws: a stack of ``n`` members of ``s`` (``numpy.stack``; a tuple of ``n`` members for the
+product-of-copies rule) is a member of ``joint_space(s, n)``;
+``to_gymnasium(joint_space(s, n)) == batch_space(to_gymnasium(s), n)`` wherever ``s`` has a
+Gymnasium image whose values are its own. The one knowing exception: arrays of labels (or
+of stepped ranges) map to Gymnasium by *position*, and ``batch_space`` of that image is an
+integer Box of positions, which is not a set of labels; their joint space stays the array
+of labels. ``n`` not a positive int raises ValueError naming ``n``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from spacealg.core.generic import as_space, generic
+from spacealg.core.space import Space
+from spacealg.spaces.array import ArraySpace
+from spacealg.spaces.box import Box
+from spacealg.spaces.categorical import Categorical
+from spacealg.spaces.finite import BOOL, FiniteSet, range_length
+from spacealg.spaces.interval import Interval
+from spacealg.spaces.product import DictProduct, TupleProduct
+
+__all__ = ["joint_space"]
+
+
+def _check_n(n: Any) -> int:
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+        raise ValueError(f"joint_space: n must be a positive int (the number of agents), got n={n!r}")
+    return int(n)
+
+
+@generic(0)
+def joint_space(space: Any, n: int) -> Any:
+    """The space of ``n`` joint values of ``space`` (see the module's table and laws).
+
+    Unregistered spacealg kinds (OneOf, Text, Sequence, Graph, ...) give the
+    ``TupleProduct`` of ``n`` copies; plain objects go through :func:`spacealg.as_space`.
+    """
+    n = _check_n(n)
+    converted = as_space(space)
+    if converted is not space:
+        return joint_space(converted, n)
+    if isinstance(space, Space):
+        return TupleProduct(*([space] * n))
+    raise TypeError(f"joint_space: {space!r} is not a space")
+
+
+@joint_space.register(range)
+@joint_space.register(Interval)
+def _power(space: Any, n: int) -> Any:
+    return ArraySpace(space, _check_n(n))
+
+
+@joint_space.register(FiniteSet)
+def _finite_joint(space: FiniteSet, n: int) -> Any:
+    n = _check_n(n)
+    if space == BOOL:  # Discrete(2) in Gymnasium: the joint space is MultiDiscrete([2] * n)
+        return ArraySpace(range(2), n)
+    return ArraySpace(space, n)
+
+
+@joint_space.register(Categorical)
+def _categorical_joint(space: Categorical, n: int) -> Any:
+    n = _check_n(n)
+    if space.scalar:
+        return ArraySpace(space, n)
+    repeats = (n,) + (1,) * len(space.shape)
+    return Box(np.tile(space.low, repeats), np.tile(space.high, repeats), dtype=space.dtype)
+
+
+@joint_space.register(ArraySpace)
+def _array_joint(space: ArraySpace, n: int) -> Any:
+    n = _check_n(n)
+    base = space.space
+    shape = (n, *space.dims)
+    if isinstance(base, range) and base.step == 1 and range_length(base) > 0:
+        return Box(base.start, base.stop - 1, shape=shape, dtype=np.int64)
+    if base == BOOL:
+        return Box(0, 1, shape=shape, dtype=np.int8)
+    return ArraySpace(space, n)
+
+
+@joint_space.register(Box)
+def _box_joint(space: Box, n: int) -> Any:
+    return ArraySpace(space, _check_n(n))  # canonical form: the Box of shape (n, *shape)
+
+
+@joint_space.register(TupleProduct)
+def _tuple_joint(space: TupleProduct, n: int) -> TupleProduct:
+    n = _check_n(n)
+    return TupleProduct(*(joint_space(space[i], n) for i in range(len(space.spaces))))
+
+
+@joint_space.register(DictProduct)
+def _dict_joint(space: DictProduct, n: int) -> DictProduct:
+    n = _check_n(n)
+    return DictProduct([(k, joint_space(part, n)) for k, part in space.spaces.items()])
+
+
+@joint_space.register(gymnasium.spaces.Space)
+def _gymnasium_joint(space: gymnasium.spaces.Space, n: int) -> gymnasium.spaces.Space:
+    from spacealg.adapters.gymnasium import from_gymnasium, to_gymnasium
+
+    return to_gymnasium(joint_space(from_gymnasium(space), _check_n(n)))
