@@ -37,9 +37,12 @@ from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
 from spacealg.spaces.finite import BOOL, FiniteSet
+from spacealg.spaces.graph import Graph
 from spacealg.spaces.interval import REALS, Interval
 from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct, product
+from spacealg.spaces.sequence import Sequence
+from spacealg.spaces.text import Text
 
 __version__ = "0.1.0"
 
@@ -54,12 +57,15 @@ __all__ = [
     "FiniteSet",
     "FiniteSpaceStyle",
     "GenericFunction",
+    "Graph",
     "HybridSpaceStyle",
     "Interval",
     "OneOf",
     "REALS",
+    "Sequence",
     "Space",
     "SpaceStyle",
+    "Text",
     "TupleProduct",
     "UnknownSpaceStyle",
     "as_space",

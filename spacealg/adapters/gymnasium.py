@@ -70,9 +70,12 @@ from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
 from spacealg.spaces.finite import BOOL, FiniteSet, range_length
+from spacealg.spaces.graph import NUM_NODES, Graph
 from spacealg.spaces.interval import Interval
 from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct
+from spacealg.spaces.sequence import GEOMETRIC_P, Sequence, stacked
+from spacealg.spaces.text import Text
 
 __all__ = ["from_gymnasium", "to_gymnasium"]
 
@@ -155,6 +158,11 @@ def _multibinary_from(space: gs.MultiBinary) -> ArraySpace:
     return ArraySpace(bool, *space.shape)  # type: ignore[no-any-return]
 
 
+@from_gymnasium.register(gs.Text)
+def _text_from(space: gs.Text) -> Text:
+    return Text(space.max_length, min_length=space.min_length, charset="".join(space.character_list))
+
+
 @from_gymnasium.register(gs.Tuple)
 def _tuple_from(space: gs.Tuple) -> TupleProduct:
     return TupleProduct(*(from_gymnasium(s) for s in space.spaces))
@@ -163,6 +171,17 @@ def _tuple_from(space: gs.Tuple) -> TupleProduct:
 @from_gymnasium.register(gs.Dict)
 def _dict_from(space: gs.Dict) -> DictProduct:
     return DictProduct([(k, from_gymnasium(s)) for k, s in space.spaces.items()])
+
+
+@from_gymnasium.register(gs.Sequence)
+def _sequence_from(space: gs.Sequence) -> Sequence:
+    return Sequence(from_gymnasium(space.feature_space), stack=space.stack)
+
+
+@from_gymnasium.register(gs.Graph)
+def _graph_from(space: gs.Graph) -> Graph:
+    edge = None if space.edge_space is None else from_gymnasium(space.edge_space)
+    return Graph(from_gymnasium(space.node_space), edge)
 
 
 @from_gymnasium.register(gs.OneOf)
@@ -275,6 +294,11 @@ def _array_to(space: ArraySpace) -> Any:
     return array_to_gymnasium(space.space, space.dims, space)
 
 
+@to_gymnasium.register(Text)
+def _text_to(space: Text) -> gs.Text:
+    return gs.Text(space.max_length, min_length=space.min_length, charset=space.charset)
+
+
 @to_gymnasium.register(TupleProduct)
 def _tuple_to(space: TupleProduct) -> gs.Tuple:
     return gs.Tuple([to_gymnasium(s) for s in space._spaces])
@@ -283,6 +307,17 @@ def _tuple_to(space: TupleProduct) -> gs.Tuple:
 @to_gymnasium.register(DictProduct)
 def _dict_to(space: DictProduct) -> gs.Dict:
     return gs.Dict([(k, to_gymnasium(s)) for k, s in space._spaces.items()])
+
+
+@to_gymnasium.register(Sequence)
+def _sequence_to(space: Sequence) -> gs.Sequence:
+    return gs.Sequence(to_gymnasium(space._space), stack=space.stack)
+
+
+@to_gymnasium.register(Graph)
+def _graph_to(space: Graph) -> gs.Graph:
+    edge = None if space._edge is None else to_gymnasium(space._edge)
+    return gs.Graph(to_gymnasium(space._node), edge)
 
 
 @to_gymnasium.register(OneOf)
@@ -351,6 +386,11 @@ def _sample_multibinary(space: gs.MultiBinary, size: Any = None, *, rng: RngLike
     return native.sample_multibinary(space, size, rng)
 
 
+@sample.register(gs.Text)
+def _sample_text(space: gs.Text, size: Any = None, *, rng: RngLike = None) -> Any:
+    return sample(spacealg_space(space), size, rng=rng)
+
+
 @sample.register(gs.Tuple)
 def _sample_tuple(space: gs.Tuple, size: Any = None, *, rng: RngLike = None) -> tuple[Any, ...]:
     generator = as_generator(rng)
@@ -372,6 +412,31 @@ def _sample_oneof(space: gs.OneOf, size: Any = None, *, rng: RngLike = None) -> 
     return native.sample_items(draw, size, rng)
 
 
+@sample.register(gs.Sequence)
+def _sample_sequence(space: gs.Sequence, size: Any = None, *, rng: RngLike = None) -> Any:
+    def draw(generator: np.random.Generator) -> Any:
+        n = int(generator.geometric(GEOMETRIC_P))
+        if space.stack:
+            return stacked(sample(space.feature_space, (n,), rng=generator))
+        return tuple(sample(space.feature_space, rng=generator) for _ in range(n))
+
+    return native.sample_items(draw, size, rng)
+
+
+@sample.register(gs.Graph)
+def _sample_graph(space: gs.Graph, size: Any = None, *, rng: RngLike = None) -> Any:
+    def draw(generator: np.random.Generator) -> gs.GraphInstance:
+        n = NUM_NODES
+        m = int(generator.integers(n * (n - 1))) if space.edge_space is not None else 0
+        nodes = stacked(sample(space.node_space, (n,), rng=generator))
+        if m == 0:
+            return gs.GraphInstance(nodes, None, None)
+        edges = stacked(sample(space.edge_space, (m,), rng=generator))
+        return gs.GraphInstance(nodes, edges, generator.integers(0, n, size=(m, 2), dtype=np.int32))
+
+    return native.sample_items(draw, size, rng)
+
+
 @eltype.register(gs.Box)
 @eltype.register(gs.MultiDiscrete)
 @eltype.register(gs.MultiBinary)
@@ -382,6 +447,21 @@ def _eltype_array(space: gs.Space) -> type:
 @eltype.register(gs.Discrete)
 def _eltype_discrete(space: gs.Discrete) -> type:
     return space.dtype.type  # type: ignore[no-any-return]
+
+
+@eltype.register(gs.Text)
+def _eltype_text(space: gs.Text) -> type:
+    return str
+
+
+@eltype.register(gs.Sequence)
+def _eltype_sequence(space: gs.Sequence) -> Any:
+    return eltype(spacealg_space(space))
+
+
+@eltype.register(gs.Graph)
+def _eltype_graph(space: gs.Graph) -> type:
+    return gs.GraphInstance
 
 
 @eltype.register(gs.Tuple)

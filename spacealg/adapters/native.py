@@ -46,7 +46,6 @@ __all__ = [
     "sample_items",
     "sample_multibinary",
     "sample_multidiscrete",
-    "stacked",
 ]
 
 _CACHE: dict[int, Any] = {}
@@ -202,21 +201,6 @@ def sample_items(draw: Callable[[np.random.Generator], Any], size: Any, rng: Rng
     batch = np.empty(shape, dtype=object)
     for position in np.ndindex(shape):
         batch[position] = draw(generator)
-    return batch
-
-
-def stacked(batch: Any) -> Any:
-    """A batch in Gymnasium's stacked form: arrays of strings or objects become tuples."""
-    if isinstance(batch, np.ndarray):
-        if batch.dtype.kind == "U":
-            return tuple(str(s) for s in batch)
-        if batch.dtype.kind == "O":
-            return tuple(batch)
-        return batch
-    if isinstance(batch, tuple):
-        return tuple(stacked(b) for b in batch)
-    if isinstance(batch, dict):
-        return {k: stacked(b) for k, b in batch.items()}
     return batch
 
 

@@ -1,3 +1,14 @@
 """spacealg's own spaces, one kind per module; importing this package registers them all."""
 
-from spacealg.spaces import array, box, categorical, finite, interval, oneof, product  # noqa: F401
+from spacealg.spaces import (  # noqa: F401
+    array,
+    box,
+    categorical,
+    finite,
+    graph,
+    interval,
+    oneof,
+    product,
+    sequence,
+    text,
+)

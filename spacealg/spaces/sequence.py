@@ -1,0 +1,299 @@
+"""Sequence: finite sequences of members of a space (Gymnasium's ``Sequence``).
+
+>>> from spacealg import Sequence, Box, SpaceStyle
+>>> s = Sequence(range(4))
+>>> (0, 3, 3) in s, () in s, (4,) in s
+(True, True, False)
+>>> x = Sequence(Box(0.0, 1.0, shape=(2,)), stack=True).sample(rng=0)
+>>> x.ndim, x.shape[1]                          # stacked: one array of shape (length, 2)
+(2, 2)
+
+Elements: a tuple of members (a list is accepted too) when ``stack=False``; with
+``stack=True`` the *stacked* form of ``length`` members, Gymnasium's: the space's batch of
+shape ``(length,)`` (an array for array and scalar spaces, a tuple/dict of stacked
+components for products) where spaces that do not stack (Text, OneOf, Sequence, Graph,
+finite sets of labels) give a tuple of their members.
+
+Sampling is Gymnasium's: a length from the geometric distribution ``P(n) = 0.75**(n-1) / 4``
+(``n >= 1``), then independent members. A batch of sequences is an object array.
+The style is Unknown and the cardinality infinite; ``clamp`` clamps every member.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from spacealg.core.generic import as_space
+from spacealg.core.protocol import (
+    SpaceStyle,
+    bounds,
+    cardinality,
+    clamp,
+    contains,
+    element,
+    elements,
+    elsize,
+    eltype,
+    index,
+    isin,
+    issubspace,
+    sample,
+)
+from spacealg.core.rng import RngLike, as_generator
+from spacealg.core.space import Space
+from spacealg.core.styles import Style, UnknownSpaceStyle
+from spacealg.spaces._batch import normalize_size
+
+__all__ = [
+    "GEOMETRIC_P",
+    "Sequence",
+    "batch_form",
+    "clamp_stacked",
+    "object_batch",
+    "stack_items",
+    "stacked",
+    "stacked_length",
+    "unstack",
+]
+
+GEOMETRIC_P = 0.25
+"""The success probability of Gymnasium's geometric sequence length."""
+
+
+# -- the stacked form of n members of a space ------------------------------------------------
+
+
+def batch_form(space: Any) -> str:
+    """How a batch of ``space`` stacks: "array", "tuple" (of component batches), "dict", or
+    "items" (a tuple of members: the spaces whose batches are string or object arrays)."""
+    try:
+        return _cached_form(space)
+    except TypeError:  # an unhashable space
+        return _form(space)
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_form(space: Any) -> str:
+    return _form(space)
+
+
+def _form(space: Any) -> str:
+    try:
+        probe = sample(space, (0,), rng=0)
+    except (TypeError, ValueError):
+        return "items"
+    if isinstance(probe, tuple):
+        return "tuple"
+    if isinstance(probe, Mapping):
+        return "dict"
+    if isinstance(probe, np.ndarray) and probe.dtype.kind not in "OU":
+        return "array"
+    return "items"
+
+
+def stacked(batch: Any) -> Any:
+    """A batch in the stacked form: string and object arrays become tuples of members."""
+    if isinstance(batch, np.ndarray):
+        if batch.dtype.kind == "U":
+            return tuple(str(s) for s in batch)
+        if batch.dtype.kind == "O":
+            return tuple(batch)
+        return batch
+    if isinstance(batch, tuple):
+        return tuple(stacked(b) for b in batch)
+    if isinstance(batch, Mapping):
+        return {k: stacked(b) for k, b in batch.items()}
+    return batch
+
+
+def _components(space: Any) -> Any:
+    return space._spaces
+
+
+def stacked_length(x: Any, space: Any) -> int | None:
+    """The number of members stacked in ``x``, or None if ``x`` is not a stack of members."""
+    form = batch_form(space)
+    if form == "items":
+        if not isinstance(x, (tuple, list)):
+            return None
+        return len(x) if all(contains(item, space) for item in x) else None
+    if form == "array":
+        if isinstance(x, (tuple, list, Mapping, str)):
+            return None
+        try:
+            inside = np.asarray(isin(x, space))
+        except (TypeError, ValueError):
+            return None
+        return int(inside.shape[0]) if inside.ndim == 1 and inside.all() else None
+    parts = _components(space)
+    if form == "tuple":
+        if not isinstance(x, (tuple, list)) or len(x) != len(parts):
+            return None
+        lengths = [stacked_length(b, s) for b, s in zip(x, parts)]
+    else:
+        if not isinstance(x, Mapping) or set(x) != set(parts):
+            return None
+        lengths = [stacked_length(x[k], s) for k, s in parts.items()]
+    if not lengths:
+        return 0
+    return lengths[0] if None not in lengths and len(set(lengths)) == 1 else None
+
+
+def unstack(x: Any, space: Any) -> list[Any]:
+    """The members stacked in ``x`` (a stack of members of ``space``), in order."""
+    form = batch_form(space)
+    if form == "items":
+        return list(x)
+    if form == "array":
+        return list(np.asarray(x))
+    parts = _components(space)
+    if form == "tuple":
+        return [tuple(member) for member in zip(*(unstack(b, s) for b, s in zip(x, parts)))]
+    keys = list(parts)
+    columns = [unstack(x[k], parts[k]) for k in keys]
+    return [dict(zip(keys, member)) for member in zip(*columns)]
+
+
+def stack_items(items: list[Any], space: Any) -> Any:
+    """The stacked form of ``items`` (members of ``space``): the inverse of :func:`unstack`."""
+    form = batch_form(space)
+    if form == "items":
+        return tuple(items)
+    if form == "array":
+        empty = np.asarray(sample(space, (0,), rng=0))
+        return np.array(items, dtype=empty.dtype) if items else empty
+    parts = _components(space)
+    if form == "tuple":
+        return tuple(stack_items([m[i] for m in items], s) for i, s in enumerate(parts))
+    return {k: stack_items([m[k] for m in items], s) for k, s in parts.items()}
+
+
+def clamp_stacked(x: Any, space: Any) -> Any:
+    """Every member of the stack ``x`` clamped into ``space``."""
+    form = batch_form(space)
+    if form == "items":
+        return tuple(clamp(item, space) for item in x)
+    return stacked(clamp(x, space))
+
+
+def object_batch(draw: Any, size: Any, rng: RngLike) -> Any:
+    """``draw(generator)`` once (``size=None``) or into an object array of shape ``size``."""
+    generator = as_generator(rng)
+    if size is None:
+        return draw(generator)
+    shape = normalize_size(size)
+    batch = np.empty(shape, dtype=object)
+    for position in np.ndindex(shape):
+        batch[position] = draw(generator)
+    return batch
+
+
+def isin_objects(batch: Any, space: Any) -> np.ndarray:
+    """Membership of each element of an object array (or a list) of elements."""
+    if isinstance(batch, np.ndarray):
+        array = batch
+    else:
+        array = np.empty(len(batch), dtype=object)
+        for i, item in enumerate(batch):
+            array[i] = item
+    member = np.frompyfunc(lambda x: contains(x, space), 1, 1)
+    return np.asarray(member(array), dtype=bool).reshape(array.shape)
+
+
+# -- Sequence ------------------------------------------------------------------------------
+
+
+class Sequence(Space):
+    """Finite sequences of members of ``space``; ``stack=True`` stacks them (Gymnasium's ``stack``)."""
+
+    space: Any
+    stack: bool
+
+    def __init__(self, space: Any, stack: bool = False) -> None:
+        if not isinstance(stack, (bool, np.bool_)):
+            raise TypeError(f"Sequence: stack must be a bool, got {stack!r}")
+        feature = as_space(space)
+        self._set(space=space if isinstance(space, type) else feature, stack=bool(stack), _space=feature)
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self._space, self.stack)
+
+    def _constructor_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return (self.space,), ({"stack": True} if self.stack else {})
+
+
+@contains.register(Sequence)
+def _contains(x: Any, space: Sequence) -> bool:
+    if space.stack:
+        return stacked_length(x, space._space) is not None
+    return isinstance(x, (tuple, list)) and all(contains(item, space._space) for item in x)
+
+
+def draw_sequence(space: Sequence, generator: np.random.Generator) -> Any:
+    """One sequence: a geometric length, then independent members (stacked if asked)."""
+    n = int(generator.geometric(GEOMETRIC_P))
+    if space.stack:
+        return stacked(sample(space._space, (n,), rng=generator))
+    return tuple(sample(space._space, rng=generator) for _ in range(n))
+
+
+@sample.register(Sequence)
+def _sample(space: Sequence, size: Any = None, *, rng: RngLike = None) -> Any:
+    return object_batch(lambda generator: draw_sequence(space, generator), size, rng)
+
+
+isin.register(Sequence)(isin_objects)
+
+
+@eltype.register(Sequence)
+def _eltype(space: Sequence) -> type:
+    if not space.stack:
+        return tuple
+    return {"array": np.ndarray, "dict": dict}.get(batch_form(space._space), tuple)
+
+
+@elsize.register(Sequence)
+def _elsize(space: Sequence) -> Any:
+    raise TypeError(f"elsize: members of {space!r} are sequences of any length, not arrays")
+
+
+@SpaceStyle.register(Sequence)
+def _style(space: Sequence) -> Style:
+    return UnknownSpaceStyle()
+
+
+@bounds.register(Sequence)
+def _bounds(space: Sequence) -> Any:
+    raise TypeError(f"bounds: {space!r} has no bounds (its members are sequences)")
+
+
+@clamp.register(Sequence)
+def _clamp(x: Any, space: Sequence) -> Any:
+    if space.stack:
+        if stacked_length(x, space._space) is not None:
+            return x
+        return clamp_stacked(x, space._space)
+    if not isinstance(x, (tuple, list)):
+        raise TypeError(f"clamp: a member of {space!r} is a tuple, got {type(x).__qualname__}")
+    return tuple(clamp(item, space._space) for item in x)
+
+
+@cardinality.register(Sequence)
+def _cardinality(space: Sequence) -> float:
+    return float("inf")
+
+
+@elements.register(Sequence)
+@index.register(Sequence)
+@element.register(Sequence)
+def _not_finite(*args: Any) -> Any:
+    raise TypeError(f"{args[-1]!r} is not finite: it has no elements/index/element")
+
+
+@issubspace.register(Sequence, Sequence)
+def _sequence_subset(a: Sequence, b: Sequence) -> bool:
+    return a.stack == b.stack and issubspace(a._space, b._space)  # type: ignore[no-any-return]
