@@ -19,10 +19,7 @@ from spacealg.testing.parallel import check_parallel_env
 from spacealg.testing.resolve import is_parallel_env, resolve
 from spacealg.testing.single import EnvCheckReport, check_env
 
-__all__ = ["check", "env_test", "option_defaults"]
-
-option_defaults: dict[str, Any] = {}
-"""Checker options set from the pytest command line (by the plugin); empty otherwise."""
+__all__ = ["check", "env_test"]
 
 
 def check(env: Any, **options: Any) -> EnvCheckReport:
@@ -41,7 +38,9 @@ def env_test(env: Any, **options: Any) -> Callable[[], None]:
     instance) with :func:`check`; assign it to a ``test_...`` name in a test module."""
 
     def test() -> None:
-        check(env, **{**option_defaults, **options})
+        from spacealg.pytest_plugin import checker_options
+
+        check(env, **{**checker_options, **options})
 
     label = env if isinstance(env, str) else getattr(env, "__qualname__", type(env).__qualname__)
     test.__name__ = test.__qualname__ = f"test_env[{label}]"
