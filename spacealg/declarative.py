@@ -39,7 +39,8 @@ Members are the instances of the class whose declared fields lie in their spaces
 Laws (checked in tests/test_declarative.py): ``isinstance(sample(S), S.cls)``;
 ``contains(x, S) == isinstance(x, S.cls) and contains(fields_of(x), S.fields)``; style,
 cardinality, bounds, ``index``/``element`` are those of the named product ``S.fields``
-(a :class:`DictProduct`), with instances in place of dicts. A batch (``sample(S, n)``)
+(a :class:`DictProduct`), with instances in place of dicts; ``to_gymnasium(S)`` is the
+``gymnasium.spaces.Dict`` of the fields (whose members are dicts, not instances). A batch (``sample(S, n)``)
 is one instance whose fields hold the component batches (a struct of arrays, built
 without calling ``__init__``); ``isin`` also takes an object array of instances.
 """
@@ -53,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.adapters.gymnasium import to_gymnasium
 from spacealg.core.generic import as_space, generic
 from spacealg.core.protocol import (
     SpaceStyle,
@@ -253,7 +255,7 @@ def fields_of(x: Any, space: DataclassSpace) -> dict[str, Any]:
 
 def _record(space: DataclassSpace, values: Mapping[str, Any]) -> Any:
     """An instance holding ``values`` without calling ``__init__`` (for batches)."""
-    instance = object.__new__(space.cls)
+    instance: Any = object.__new__(space.cls)
     for name, value in values.items():
         object.__setattr__(instance, name, value)
     return instance
@@ -392,3 +394,13 @@ def _intersect(a: DataclassSpace, b: DataclassSpace) -> Any:
     if isinstance(common, FiniteSet):  # empty
         return common
     return DataclassSpace(a.cls, dict(common.spaces))
+
+
+# -- adapters ------------------------------------------------------------------------------------
+
+
+@to_gymnasium.register(DataclassSpace)
+def _to_gymnasium(space: DataclassSpace) -> Any:
+    """A ``gymnasium.spaces.Dict`` of the fields (in declaration order); its members are
+    the dicts of field values, and ``from_gymnasium`` of it is the plain DictProduct."""
+    return to_gymnasium(space.fields)

@@ -18,6 +18,8 @@ kind          fields
 interval      ``low``, ``high`` (numbers), ``closed`` (both/left/right/neither)
 finite        ``items``: labels, in order
 range         ``start``, ``stop``, ``step`` (ints)
+categorical   ``dtype``, ``nvec``, ``start`` (ints; with ``shape``, nested lists of
+              that shape: the array kind, Gymnasium's MultiDiscrete)
 box           ``dtype`` (numpy name), ``shape``, ``low``, ``high`` (a number, or nested
               lists of numbers of that shape; unbounded integer entries are ``"inf"``)
 array         ``base`` (a node), ``dims``
@@ -58,6 +60,7 @@ from spacealg.declarative import DataclassSpace, declared_dataclass
 from spacealg.declarative import space as declared_space
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
+from spacealg.spaces.categorical import Categorical
 from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.interval import Interval
 from spacealg.spaces.oneof import OneOf
@@ -493,6 +496,43 @@ def _decode_box(node: Node) -> Box:
     low = _decode_bounds(node, "low", shape, dtype)
     high = _decode_bounds(node, "high", shape, dtype)
     return Box(low, high, shape=shape, dtype=dtype)
+
+
+# categorical ---------------------------------------------------------------------------------
+
+
+def _nest(values: np.ndarray) -> Any:
+    return values.tolist() if values.ndim else int(values[()])
+
+
+def _nested_ints(node: Node, name: str, shape: tuple[int, ...]) -> np.ndarray:
+    numbers = list(_flat_numbers(node.get(name), shape, node.at(name)))
+    for i, v in enumerate(numbers):
+        if not isinstance(v, int):
+            raise node.error(name, f"expected ints, got {v!r} at flat position {i}")
+    return np.array(numbers, dtype=object).reshape(shape)
+
+
+@encode_space.register(Categorical)
+def _encode_categorical(space: Categorical) -> dict[str, Any]:
+    node: dict[str, Any] = {"kind": "categorical", "dtype": _dtype_name(space.dtype)}
+    if space.scalar:
+        node.update(nvec=int(space.nvec), start=int(space.start))
+    else:
+        node.update(shape=list(space.shape), nvec=_nest(np.asarray(space.nvec)), start=_nest(space.low))
+    return node
+
+
+@decoder("categorical")
+def _decode_categorical(node: Node) -> Any:
+    """Scalar kind (Discrete) without ``shape``; array kind (MultiDiscrete) with it."""
+    dtype = _read_dtype(node, "dtype")
+    if not node.has("shape"):
+        return Categorical(node.integer("nvec"), start=node.integer("start", 0), dtype=dtype)
+    shape = node.shape("shape")
+    nvec = _nested_ints(node, "nvec", shape)
+    start = _nested_ints(node, "start", shape) if node.has("start") else 0
+    return Categorical(nvec, start=start, dtype=dtype)
 
 
 # array ---------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import json
 import math
 from typing import Annotated, Any, Literal
 
+import gymnasium.spaces as gs
 import numpy as np
 import pytest
 from hypothesis import given
@@ -312,3 +313,61 @@ def test_serialize_never_evaluates_or_imports_code() -> None:
         if isinstance(node, ast.Call)
     }
     assert not called & forbidden, called & forbidden
+
+
+# -- Gymnasium spaces ---------------------------------------------------------------------------
+
+GYMNASIUM_SPACES = [
+    gs.Discrete(5),
+    gs.Discrete(5, start=-2),
+    gs.Discrete(3, dtype=np.int32),
+    gs.MultiDiscrete([[2, 3], [4, 5]], start=[[1, 0], [0, -1]], dtype=np.int16),
+    gs.MultiDiscrete([3, 3, 3]),
+    gs.MultiDiscrete(np.zeros((0, 2), dtype=np.int64)),
+    gs.MultiBinary(4),
+    gs.MultiBinary([2, 3]),
+    gs.Box(-1, 1, (2,)),
+    gs.Box(0, 255, (2, 2), dtype=np.uint8),
+    gs.Box(np.array([-np.inf, 0.5]), np.array([3.0, np.inf]), dtype=np.float64),
+    gs.Box(np.array([-np.inf, 0]), np.array([3, np.inf]), dtype=np.int32),
+    gs.Box(0, 1, (), dtype=np.float16),
+    gs.Tuple([gs.Discrete(2), gs.Box(0, 1, ())]),
+    gs.Dict({"b": gs.Discrete(2), "a": gs.Tuple([gs.Discrete(2), gs.MultiBinary(2)])}),
+    gs.OneOf([gs.Discrete(2), gs.MultiBinary(3)]),
+]
+
+
+@pytest.mark.parametrize("g", GYMNASIUM_SPACES, ids=repr)
+def test_gymnasium_spaces_round_trip(g: gs.Space) -> None:
+    back = round_trip(g)
+    assert back == sa.from_gymnasium(g) and repr(back) == repr(sa.from_gymnasium(g))
+    assert sa.to_gymnasium(back) == g
+    if isinstance(g, gs.Box):
+        native = sa.to_gymnasium(back)
+        assert native.dtype == g.dtype
+        assert np.array_equal(native.bounded_below, g.bounded_below)
+        assert np.array_equal(native.bounded_above, g.bounded_above)
+
+
+@pytest.mark.parametrize(
+    "space",
+    [
+        sa.Categorical(3, start=2, dtype=np.int8),
+        sa.Categorical([[2, 3], [3, 2]], start=[[10, 20], [30, 40]], dtype=np.int8),
+        sa.Categorical(np.array(4), dtype=np.uint16),  # a 0-d array kind
+        sa.Categorical([2**40, 5], start=[-(2**62), 0], dtype=np.int64),
+    ],
+    ids=repr,
+)
+def test_categorical_round_trip(space: Any) -> None:
+    back = round_trip(space)
+    assert back == space and repr(back) == repr(space) and back.dtype == space.dtype
+
+
+def test_categorical_errors_name_the_field() -> None:
+    node = {"kind": "categorical", "dtype": "int8", "shape": [2], "nvec": [2, 2.5]}
+    with pytest.raises(DocumentError, match=r"at space.nvec: expected ints"):
+        from_json(_doc(node))
+    node = {"kind": "categorical", "dtype": "int8", "nvec": 300}
+    with pytest.raises(DocumentError, match="do not fit the dtype"):
+        from_json(_doc(node))
