@@ -27,6 +27,9 @@ tuple         ``spaces``: a list of nodes
 oneof         ``spaces``: a list of nodes
 dict          ``spaces``: an object of nodes (string keys, in order) or a list of
               ``[key, node]`` pairs (any label keys)
+text          ``max_length``, ``min_length``, ``charset`` (a string, order kept)
+sequence      ``space`` (a node), ``stack`` (a boolean)
+graph         ``node_space``, ``edge_space`` (nodes; ``edge_space`` may be null)
 type          ``name``: ``bool``, ``float``, ``int``, ``str`` or ``numpy.<dtype name>``
 dataclass     ``class`` (``module.QualName``), ``fields``: an object of nodes
 ============  =====================================================================
@@ -62,9 +65,12 @@ from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
 from spacealg.spaces.finite import FiniteSet
+from spacealg.spaces.graph import Graph
 from spacealg.spaces.interval import Interval
 from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct
+from spacealg.spaces.sequence import Sequence
+from spacealg.spaces.text import Text
 
 __all__ = [
     "FORMAT",
@@ -169,6 +175,12 @@ class Node:
 
     def integer(self, name: str, default: Any = ...) -> int:
         return read_integer(self.get(name, default), self.at(name))
+
+    def boolean(self, name: str, default: Any = ...) -> bool:
+        value = self.get(name, default)
+        if not isinstance(value, bool):
+            raise self.error(name, f"expected true or false, got {_describe(value)}")
+        return value
 
     def number(self, name: str) -> int | float:
         return read_number(self.get(name), self.at(name))
@@ -585,6 +597,50 @@ def _encode_dict(space: DictProduct) -> dict[str, Any]:
 @decoder("dict")
 def _decode_dict(node: Node) -> DictProduct:
     return DictProduct(node.named_spaces("spaces"))
+
+
+# variable-size spaces ----------------------------------------------------------------------------
+
+
+@encode_space.register(Text)
+def _encode_text(space: Text) -> dict[str, Any]:
+    return {
+        "kind": "text",
+        "min_length": space.min_length,
+        "max_length": space.max_length,
+        "charset": space.charset,
+    }
+
+
+@decoder("text")
+def _decode_text(node: Node) -> Text:
+    max_length = node.integer("max_length")
+    min_length = node.integer("min_length", 1)
+    if node.has("charset"):
+        return Text(max_length, min_length=min_length, charset=node.string("charset"))
+    return Text(max_length, min_length=min_length)
+
+
+@encode_space.register(Sequence)
+def _encode_sequence(space: Sequence) -> dict[str, Any]:
+    return {"kind": "sequence", "space": encode_space(space.space), "stack": space.stack}
+
+
+@decoder("sequence")
+def _decode_sequence(node: Node) -> Sequence:
+    return Sequence(node.space("space"), stack=node.boolean("stack", False))
+
+
+@encode_space.register(Graph)
+def _encode_graph(space: Graph) -> dict[str, Any]:
+    edge = None if space.edge_space is None else encode_space(space.edge_space)
+    return {"kind": "graph", "node_space": encode_space(space.node_space), "edge_space": edge}
+
+
+@decoder("graph")
+def _decode_graph(node: Node) -> Graph:
+    edge = node.get("edge_space", None)
+    return Graph(node.space("node_space"), None if edge is None else node.space("edge_space"))
 
 
 # types used as spaces ------------------------------------------------------------------------

@@ -77,6 +77,12 @@ def test_round_trip_keeps_samples(space: Any, seed: int) -> None:
         sa.OneOf(("left", "right"), sa.Interval(0, 1), sa.TupleProduct(range(2), bool)),
         sa.DictProduct({3: sa.BOOL, ("a", 1): range(2), None: float}),
         sa.DictProduct(zeta=bool, alpha=range(2), mid=sa.DictProduct(y=float, x=bool)),
+        sa.Text(3, charset="ba"),
+        sa.Text(0, min_length=0, charset=""),
+        sa.Sequence(bool),
+        sa.Sequence(sa.TupleProduct(range(3), sa.Interval(0, 1)), stack=True),
+        sa.Graph(sa.Box(0.0, 1.0, shape=(2,)), ("near", "far")),
+        sa.Graph(range(5)),
     ],
     ids=repr,
 )
@@ -257,6 +263,15 @@ def _doc(node: Any) -> dict[str, Any]:
         (_doc({"kind": "dict", "spaces": 3}), "expected an object or a list"),
         (_doc({"kind": "oneof", "spaces": []}), "OneOf"),
         (
+            _doc({"kind": "sequence", "space": {"kind": "range", "stop": 2}, "stack": 1}),
+            "space.stack: expected true",
+        ),
+        (_doc({"kind": "text", "max_length": 3, "charset": ["a"]}), "space.charset: expected a string"),
+        (
+            _doc({"kind": "graph", "node_space": {"kind": "graph"}}),
+            "space.node_space: missing field 'node_space'",
+        ),
+        (
             _doc({"kind": "dataclass", "class": "nowhere.Missing", "fields": {}}),
             "not declared in this process",
         ),
@@ -334,6 +349,13 @@ GYMNASIUM_SPACES = [
     gs.Tuple([gs.Discrete(2), gs.Box(0, 1, ())]),
     gs.Dict({"b": gs.Discrete(2), "a": gs.Tuple([gs.Discrete(2), gs.MultiBinary(2)])}),
     gs.OneOf([gs.Discrete(2), gs.MultiBinary(3)]),
+    gs.Text(5),
+    gs.Text(4, min_length=0, charset="zyxa"),
+    gs.Sequence(gs.Discrete(3)),
+    gs.Sequence(gs.Box(0, 1, (2,)), stack=True),
+    gs.Graph(gs.Box(0, 1, (3,)), None),
+    gs.Graph(gs.Box(0, 1, (3,)), gs.Discrete(4)),
+    gs.Dict({"t": gs.Text(3), "s": gs.Sequence(gs.Tuple([gs.Discrete(2), gs.Text(2)]))}),
 ]
 
 
