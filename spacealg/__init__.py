@@ -3,6 +3,9 @@
 The public names, nothing else. See README.md and ``spacealg.core.protocol`` for laws.
 """
 
+from spacealg import compat  # registers every adapter (through spacealg.adapters)
+from spacealg.adapters.encoding import decode, encode
+from spacealg.adapters.gym import from_gym, to_gym
 from spacealg.adapters.gymnasium import from_gymnasium, to_gymnasium
 from spacealg.core.generic import GenericFunction, as_space
 from spacealg.core.protocol import (
@@ -74,11 +77,15 @@ __all__ = [
     "clamp",
     "clamp_",
     "combine_styles",
+    "compat",
     "contains",
+    "decode",
     "element",
     "elements",
     "elsize",
     "eltype",
+    "encode",
+    "from_gym",
     "from_gymnasium",
     "from_json",
     "index",
@@ -90,6 +97,7 @@ __all__ = [
     "seed",
     "space",
     "spaceclass",
+    "to_gym",
     "to_gymnasium",
     "to_json",
 ]

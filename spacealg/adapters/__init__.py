@@ -1,6 +1,13 @@
-"""Adapters to and from Gymnasium and the legacy Gym: importing this package registers them."""
+"""Adapters to and from Gymnasium and the legacy Gym: importing this package registers them.
 
-from spacealg.adapters import gymnasium  # noqa: F401
+``gymnasium`` (the conversions), ``native`` (the protocol on Gymnasium/Gym instances),
+``encoding`` (``encode``/``decode``, the value side of ``to_gymnasium``), ``gym`` (the
+legacy package, registered only when it imports) and ``compat`` (class tuples).
+"""
+
+from spacealg.adapters import encoding, gym, gymnasium  # noqa: F401
+from spacealg.adapters.encoding import decode, encode
+from spacealg.adapters.gym import from_gym, to_gym
 from spacealg.adapters.gymnasium import from_gymnasium, to_gymnasium
 
-__all__ = ["from_gymnasium", "to_gymnasium"]
+__all__ = ["decode", "encode", "from_gym", "from_gymnasium", "to_gym", "to_gymnasium"]

@@ -9,7 +9,8 @@
 >>> x in g, g.sample(rng=0) in g
 (True, True)
 
-Elements are ``gymnasium.spaces.GraphInstance(nodes, edges, edge_links)``: ``nodes`` is the
+Elements are ``gymnasium.spaces.GraphInstance(nodes, edges, edge_links)`` (Gym's look-alike
+is accepted too): ``nodes`` is the
 stacked form (see :mod:`spacealg.spaces.sequence`) of ``n`` members of ``node_space``;
 either ``edges`` is the stacked form of ``m`` members of ``edge_space`` and
 ``edge_links`` an integer array of shape ``(m, 2)`` with entries in ``range(n)``, or both
@@ -87,9 +88,16 @@ def _links_ok(links: Any, n_edges: int, n_nodes: int) -> bool:
     )
 
 
+def _is_graph_instance(x: Any) -> bool:
+    """A GraphInstance: Gymnasium's, or a look-alike such as Gym's (same named fields)."""
+    return isinstance(x, GraphInstance) or (
+        isinstance(x, tuple) and getattr(type(x), "_fields", None) == GraphInstance._fields
+    )
+
+
 @contains.register(Graph)
 def _contains(x: Any, space: Graph) -> bool:
-    if not isinstance(x, GraphInstance) or x.nodes is None:
+    if not _is_graph_instance(x) or x.nodes is None:
         return False
     n = stacked_length(x.nodes, space._node)
     if n is None:
@@ -146,7 +154,7 @@ def _bounds(space: Graph) -> Any:
 def _clamp(x: Any, space: Graph) -> Any:
     if contains(x, space):
         return x
-    if not isinstance(x, GraphInstance) or x.nodes is None:
+    if not _is_graph_instance(x) or x.nodes is None:
         raise TypeError(f"clamp: a member of {space!r} is a GraphInstance with nodes, got {x!r}")
     nodes = clamp_stacked(x.nodes, space._node)
     n = stacked_length(nodes, space._node) or 0

@@ -1,0 +1,289 @@
+"""``encode``/``decode``: the values of ``to_gymnasium(space)`` that stand for members of ``space``.
+
+>>> from spacealg import FiniteSet, to_gymnasium, encode, decode
+>>> s = FiniteSet("up", "down", "left", "right")
+>>> to_gymnasium(s)
+Discrete(4)
+>>> encode("left", s), decode(2, s)
+(np.int64(2), 'left')
+
+One rule per spacealg kind:
+
+=========================================  =================================================
+space                                      ``encode(x, space)``
+=========================================  =================================================
+``FiniteSet``                              ``np.int64(index(x, space))`` (the item's position)
+``range`` (step 1) / other steps           ``np.int64(x)`` / ``np.int64`` position in the range
+``Categorical``                            ``x`` in its dtype (numpy scalar or array)
+``Box`` / closed ``Interval``              ``x`` as an array of the Box's dtype (float64, 0-d)
+``ArraySpace(range(a, b), ...)``           ``x`` as an int64 array
+``ArraySpace(bool, ...)``                  ``x`` as an int8 array of 0/1
+``ArraySpace`` of another finite set       the int64 array of the entries' positions
+``TupleProduct`` / ``DictProduct``         the tuple / dict (same key order) of encoded parts
+``OneOf``                                  ``(np.int64(i), encode(value, spaces[i]))``
+``Text``                                   the string
+``Sequence``                               the tuple of encoded members (stacked: Gymnasium's
+                                           stacked form of the encoded members)
+``Graph``                                  ``GraphInstance`` of encoded nodes and edges, same links
+=========================================  =================================================
+
+``decode`` is the inverse and returns spacealg's own value types (those of ``sample``).
+Laws, for ``g = to_gymnasium(s)``: ``g.contains(encode(x, s))`` for every member ``x``;
+``decode(encode(x, s), s) == x``; ``decode(y, s) in s`` for every ``y`` in ``g``. For the
+spaces that ``from_gymnasium`` returns, ``encode`` only normalises storage types.
+``space`` may also be a Gymnasium space (through :func:`spacealg.as_space`). Register a
+rule for your own space with ``@spacealg.encode.register(MySpace)`` (and ``decode``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium.spaces as gs
+import numpy as np
+from gymnasium.spaces import GraphInstance
+
+from spacealg.adapters import native
+from spacealg.adapters.gymnasium import from_gymnasium, spacealg_space, to_gymnasium
+from spacealg.core.generic import as_space, generic
+from spacealg.core.protocol import clamp, element, index
+from spacealg.spaces.array import ArraySpace
+from spacealg.spaces.box import Box
+from spacealg.spaces.categorical import Categorical
+from spacealg.spaces.finite import BOOL, FiniteSet, range_length
+from spacealg.spaces.graph import Graph
+from spacealg.spaces.interval import Interval
+from spacealg.spaces.oneof import OneOf
+from spacealg.spaces.product import DictProduct, TupleProduct
+from spacealg.spaces.sequence import Sequence, stack_items, unstack
+from spacealg.spaces.text import Text
+
+__all__ = ["decode", "encode"]
+
+
+def _no_rule(function: str, space: Any) -> TypeError:
+    return TypeError(
+        f"{function}: no rule for {space!r}; register one with "
+        f"@spacealg.{function}.register({type(space).__qualname__})"
+    )
+
+
+@generic(1)
+def encode(x: Any, space: Any) -> Any:
+    """The value of ``to_gymnasium(space)`` that stands for the member ``x`` of ``space``.
+
+    Laws: ``to_gymnasium(space).contains(encode(x, space))``;
+    ``decode(encode(x, space), space) == x``.
+    """
+    converted = as_space(space)
+    if converted is space:
+        raise _no_rule("encode", space)
+    return encode(x, converted)
+
+
+@generic(1)
+def decode(y: Any, space: Any) -> Any:
+    """The member of ``space`` that the value ``y`` of ``to_gymnasium(space)`` stands for.
+
+    Laws: ``decode(y, space) in space``; ``encode(decode(y, space), space) == y``.
+    """
+    converted = as_space(space)
+    if converted is space:
+        raise _no_rule("decode", space)
+    return decode(y, converted)
+
+
+def _native(x: Any, dtype: Any) -> Any:
+    """``x`` in ``dtype``: a numpy scalar for a scalar, an array otherwise."""
+    array = np.asarray(x, dtype=dtype)
+    return array[()] if array.ndim == 0 else array
+
+
+def _python(y: Any) -> Any:
+    """A scalar as a Python int (an array stays an int64 array)."""
+    array = np.asarray(y)
+    return int(array) if array.ndim == 0 else array.astype(np.int64)
+
+
+# -- one rule per kind -------------------------------------------------------------------------
+
+
+@encode.register(Box)
+@decode.register(Box)
+def _box(x: Any, space: Box) -> np.ndarray:
+    return np.asarray(x, dtype=space.dtype)
+
+
+@encode.register(Interval)
+def _interval_encode(x: Any, space: Interval) -> np.ndarray:
+    return np.asarray(x, dtype=np.float64)
+
+
+@decode.register(Interval)
+def _interval_decode(y: Any, space: Interval) -> Any:
+    array = np.asarray(y, dtype=np.float64)
+    return float(array) if array.ndim == 0 else array
+
+
+def _unit_step(space: range) -> bool:
+    return space.step == 1 or range_length(space) == 1
+
+
+@encode.register(range)
+def _range_encode(x: Any, space: range) -> Any:
+    if _unit_step(space):
+        return _native(x, np.int64)
+    return _native((np.asarray(x, dtype=np.int64) - space.start) // space.step, np.int64)
+
+
+@decode.register(range)
+def _range_decode(y: Any, space: range) -> Any:
+    if _unit_step(space):
+        return _python(y)
+    return _python(space.start + space.step * np.asarray(y, dtype=np.int64))
+
+
+@encode.register(Categorical)
+@decode.register(Categorical)
+def _categorical(x: Any, space: Categorical) -> Any:
+    if space.scalar:
+        return _native(x, space.dtype)
+    return np.asarray(x, dtype=space.dtype)
+
+
+@encode.register(FiniteSet)
+def _finite_encode(x: Any, space: FiniteSet) -> np.int64:
+    return np.int64(index(x, space))
+
+
+@decode.register(FiniteSet)
+def _finite_decode(y: Any, space: FiniteSet) -> Any:
+    return element(int(y), space)
+
+
+def _entry_rule(space: ArraySpace) -> str:
+    base = space.space
+    if isinstance(base, range) and _unit_step(base):
+        return "range"
+    if base == BOOL:
+        return "binary"
+    return "positions"
+
+
+@encode.register(ArraySpace)
+def _array_encode(x: Any, space: ArraySpace) -> np.ndarray:
+    rule = _entry_rule(space)
+    if rule == "range":
+        return np.asarray(x, dtype=np.int64)
+    if rule == "binary":
+        return np.asarray(x).astype(np.int8)
+    entries = np.asarray(x, dtype=object)
+    codes = [int(encode(v, space.space)) for v in entries.flat]
+    return np.array(codes, dtype=np.int64).reshape(entries.shape)
+
+
+@decode.register(ArraySpace)
+def _array_decode(y: Any, space: ArraySpace) -> np.ndarray:
+    rule = _entry_rule(space)
+    if rule == "range":
+        return np.asarray(y, dtype=np.int64)
+    if rule == "binary":
+        return np.asarray(y).astype(bool)
+    codes = np.asarray(y)
+    values = [decode(c, space.space) for c in codes.flat]
+    if not values:
+        return np.asarray(values).reshape(codes.shape)
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    natural = np.array(values)
+    return (natural if natural.shape == (len(values),) else out).reshape(codes.shape)
+
+
+@encode.register(TupleProduct)
+def _tuple_encode(x: Any, space: TupleProduct) -> tuple[Any, ...]:
+    return tuple(encode(v, s) for v, s in zip(x, space._spaces))
+
+
+@decode.register(TupleProduct)
+def _tuple_decode(y: Any, space: TupleProduct) -> tuple[Any, ...]:
+    return tuple(decode(v, s) for v, s in zip(y, space._spaces))
+
+
+@encode.register(DictProduct)
+def _dict_encode(x: Any, space: DictProduct) -> dict[Any, Any]:
+    return {k: encode(x[k], s) for k, s in space._spaces.items()}
+
+
+@decode.register(DictProduct)
+def _dict_decode(y: Any, space: DictProduct) -> dict[Any, Any]:
+    return {k: decode(y[k], s) for k, s in space._spaces.items()}
+
+
+@encode.register(OneOf)
+def _oneof_encode(x: Any, space: OneOf) -> tuple[np.int64, Any]:
+    i = int(x[0])
+    return np.int64(i), encode(x[1], space._spaces[i])
+
+
+@decode.register(OneOf)
+def _oneof_decode(y: Any, space: OneOf) -> tuple[int, Any]:
+    i = int(y[0])
+    return i, decode(y[1], space._spaces[i])
+
+
+@encode.register(Text)
+@decode.register(Text)
+def _text(x: Any, space: Text) -> str:
+    return str(x)
+
+
+def _encoded_space(space: Any) -> Any:
+    """The spacealg space of the encoded values (whose stacked form Gymnasium uses)."""
+    return from_gymnasium(to_gymnasium(space))
+
+
+def _encode_stack(x: Any, space: Any) -> Any:
+    return stack_items([encode(m, space) for m in unstack(x, space)], _encoded_space(space))
+
+
+def _decode_stack(y: Any, space: Any) -> Any:
+    return stack_items([decode(m, space) for m in unstack(y, _encoded_space(space))], space)
+
+
+@encode.register(Sequence)
+def _sequence_encode(x: Any, space: Sequence) -> Any:
+    if space.stack:
+        return _encode_stack(x, space._space)
+    return tuple(encode(m, space._space) for m in x)
+
+
+@decode.register(Sequence)
+def _sequence_decode(y: Any, space: Sequence) -> Any:
+    if space.stack:
+        return _decode_stack(y, space._space)
+    return tuple(decode(m, space._space) for m in y)
+
+
+def _graph(x: Any, space: Graph, convert: Any) -> GraphInstance:
+    nodes = convert(x.nodes, space._node)
+    if x.edges is None or space._edge is None:
+        return GraphInstance(nodes, None, None)
+    return GraphInstance(nodes, convert(x.edges, space._edge), x.edge_links)
+
+
+@encode.register(Graph)
+def _graph_encode(x: Any, space: Graph) -> GraphInstance:
+    return _graph(x, space, _encode_stack)
+
+
+@decode.register(Graph)
+def _graph_decode(y: Any, space: Graph) -> GraphInstance:
+    return _graph(y, space, _decode_stack)
+
+
+# -- clamp on Gymnasium instances: the nearest member, in Gymnasium's value types ---------------
+
+
+@clamp.register(gs.Space)
+def _clamp_gymnasium(x: Any, space: gs.Space) -> Any:
+    return native.clamp_native(x, space, spacealg_space(space), encode)
