@@ -54,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.adapters.gym import to_gym
 from spacealg.adapters.gymnasium import to_gymnasium
 from spacealg.core.generic import as_space, generic
 from spacealg.core.protocol import (
@@ -404,3 +405,9 @@ def _to_gymnasium(space: DataclassSpace) -> Any:
     """A ``gymnasium.spaces.Dict`` of the fields (in declaration order); its members are
     the dicts of field values, and ``from_gymnasium`` of it is the plain DictProduct."""
     return to_gymnasium(space.fields)
+
+
+@to_gym.register(DataclassSpace)
+def _to_gym(space: DataclassSpace) -> Any:
+    """The legacy ``gym.spaces.Dict`` of the fields (TypeError without gym)."""
+    return to_gym(space.fields)

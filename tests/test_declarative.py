@@ -317,3 +317,9 @@ def test_to_gymnasium_gives_a_dict_of_the_fields() -> None:
     assert sa.to_gymnasium(sa.space(Move)).contains(
         {"direction": sa.index(x.direction, ("left", "right")), "steps": np.int64(x.steps)}
     )
+
+
+def test_to_gym_gives_a_dict_of_the_fields() -> None:
+    gym_spaces = pytest.importorskip("gym.spaces")
+    g = sa.to_gym(sa.space(Move))
+    assert isinstance(g, gym_spaces.Dict) and list(g.spaces) == ["direction", "steps"]
