@@ -199,9 +199,10 @@ def _already_gymnasium(space: gs.Space) -> gs.Space:
 
 def box_to_native(space: Box, box_class: type) -> Any:
     """A Gymnasium/Gym Box with exactly the bounds, boundedness and dtype of ``space``."""
-    native = box_class(
-        low=np.array(space.low), high=np.array(space.high), shape=space.shape, dtype=space.dtype
-    )
+    low, high = np.array(space.low), np.array(space.high)
+    if space.dtype.kind == "f":  # -0.0 -> 0.0: Gymnasium cannot sample Box(0.0, -0.0)
+        low, high = low + low.dtype.type(0), high + high.dtype.type(0)
+    native = box_class(low=low, high=high, shape=space.shape, dtype=space.dtype)
     if space.integral and not space._all_bounded:
         native.bounded_below = np.array(space.bounded_below)
         native.bounded_above = np.array(space.bounded_above)
@@ -250,7 +251,7 @@ def interval_box_bounds(space: Interval, function: str) -> tuple[float, float]:
             f"{function}: {space!r} has no equivalent (a Box is closed; an open finite end "
             "cannot be represented)"
         )
-    return float(space.low), float(space.high)
+    return float(space.low) + 0.0, float(space.high) + 0.0  # no -0.0: Box(0.0, -0.0) cannot sample
 
 
 @to_gymnasium.register(Interval)
@@ -438,6 +439,11 @@ def _sample_graph(space: gs.Graph, size: Any = None, *, rng: RngLike = None) -> 
 
 
 @eltype.register(gs.Box)
+def _eltype_box(space: gs.Box) -> type:
+    scalar = space.shape == () and space.dtype.kind in "biu"
+    return space.dtype.type if scalar else np.ndarray  # type: ignore[no-any-return]
+
+
 @eltype.register(gs.MultiDiscrete)
 @eltype.register(gs.MultiBinary)
 def _eltype_array(space: gs.Space) -> type:

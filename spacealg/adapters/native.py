@@ -107,15 +107,30 @@ def _leading(array: np.ndarray, shape: tuple[int, ...], space: Any) -> tuple[int
     return array.shape[: array.ndim - k]
 
 
+def _scalars(array: np.ndarray, space: Any) -> bool:
+    """Whether the elements of the batch are numpy scalars (a 0-d space), which
+    MultiDiscrete/MultiBinary ``contains`` reject (they want arrays)."""
+    return tuple(space.shape) == () and array.ndim > 0
+
+
 def _all_entries(inside: np.ndarray, leading: tuple[int, ...]) -> np.ndarray:
     return inside.reshape((*leading, -1)).all(axis=-1)
 
 
 def isin_box(batch: Any, space: Any) -> np.ndarray:
-    """Box: castable dtype, trailing shape, within bounds (as ``Box.contains``)."""
+    """Box: castable dtype, trailing shape, within bounds (as ``Box.contains``).
+
+    The elements of a batch of a 0-d Box are numpy scalars, which ``Box.contains`` first
+    casts to the Box's dtype; arrays must have a dtype that casts safely.
+    """
     array = batch if isinstance(batch, np.ndarray) else np.asarray(batch)
     leading = _leading(array, space.shape, space)
-    if array.dtype.kind not in "biuf" or not np.can_cast(array.dtype, space.dtype):
+    if array.dtype.kind not in "biuf":
+        return np.zeros(leading, dtype=bool)
+    if space.shape == () and array.ndim:
+        with np.errstate(all="ignore"):
+            array = array.astype(space.dtype)
+    elif not np.can_cast(array.dtype, space.dtype):
         return np.zeros(leading, dtype=bool)
     return _all_entries((array >= space.low) & (array <= space.high), leading)
 
@@ -134,7 +149,7 @@ def isin_multidiscrete(batch: Any, space: Any) -> np.ndarray:
     """MultiDiscrete: integer arrays of a castable dtype within each entry's range."""
     array = batch if isinstance(batch, np.ndarray) else np.asarray(batch)
     leading = _leading(array, space.shape, space)
-    if array.dtype.kind not in "iu" or not np.can_cast(array.dtype, space.dtype):
+    if array.dtype.kind not in "iu" or not np.can_cast(array.dtype, space.dtype) or _scalars(array, space):
         return np.zeros(leading, dtype=bool)
     start = getattr(space, "start", 0)
     inside = (array >= start) & (array <= start + (space.nvec - 1))
@@ -147,6 +162,8 @@ def isin_multibinary(batch: Any, space: Any) -> np.ndarray:
     leading = _leading(array, space.shape, space)
     if array.dtype.kind == "O":
         return _binary_items(array, leading, space)
+    if _scalars(array, space):
+        return np.zeros(leading, dtype=bool)
     with np.errstate(invalid="ignore"):
         inside = (array == 0) | (array == 1)
     return _all_entries(np.asarray(inside, dtype=bool), leading)
@@ -162,9 +179,13 @@ def _binary_items(array: np.ndarray, leading: tuple[int, ...], space: Any) -> np
 # -- sampling with Gymnasium's distributions, in the space's own value types ---------------
 
 
-def sample_box(spacealg_box: Any, size: Any, rng: RngLike) -> np.ndarray:
-    """A Box sample (spacealg's Box draws with Gymnasium's rule, in the Box's dtype)."""
-    return sample(spacealg_box, size, rng=rng)  # type: ignore[no-any-return]
+def sample_box(spacealg_box: Any, size: Any, rng: RngLike) -> Any:
+    """A Box sample (spacealg's Box draws with Gymnasium's rule, in the Box's dtype); like
+    ``Box.sample``, a single draw of a 0-d integer or bool Box is a numpy scalar."""
+    drawn = sample(spacealg_box, size, rng=rng)
+    if size is None and spacealg_box.shape == () and spacealg_box.dtype.kind in "biu":
+        return drawn[()]
+    return drawn
 
 
 def sample_discrete(space: Any, size: Any, rng: RngLike) -> Any:
