@@ -40,7 +40,8 @@ Laws (checked in tests/test_declarative.py): ``isinstance(sample(S), S.cls)``;
 ``contains(x, S) == isinstance(x, S.cls) and contains(fields_of(x), S.fields)``; style,
 cardinality, bounds, ``index``/``element`` are those of the named product ``S.fields``
 (a :class:`DictProduct`), with instances in place of dicts; ``to_gymnasium(S)`` is the
-``gymnasium.spaces.Dict`` of the fields (whose members are dicts, not instances). A batch (``sample(S, n)``)
+``gymnasium.spaces.Dict`` of the fields (whose members are dicts, not instances;
+``spacealg.encode``/``decode`` map an instance to its dict and back). A batch (``sample(S, n)``)
 is one instance whose fields hold the component batches (a struct of arrays, built
 without calling ``__init__``); ``isin`` also takes an object array of instances.
 """
@@ -54,6 +55,7 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.adapters.encoding import decode, encode
 from spacealg.adapters.gym import to_gym
 from spacealg.adapters.gymnasium import to_gymnasium
 from spacealg.core.generic import as_space, generic
@@ -411,3 +413,15 @@ def _to_gymnasium(space: DataclassSpace) -> Any:
 def _to_gym(space: DataclassSpace) -> Any:
     """The legacy ``gym.spaces.Dict`` of the fields (TypeError without gym)."""
     return to_gym(space.fields)
+
+
+@encode.register(DataclassSpace)
+def _encode(x: Any, space: DataclassSpace) -> dict[str, Any]:
+    """The member of ``to_gymnasium(space)`` for the instance ``x``: the dict of encoded fields."""
+    return encode(fields_of(x, space), space.fields)  # type: ignore[no-any-return]
+
+
+@decode.register(DataclassSpace)
+def _decode(y: Any, space: DataclassSpace) -> Any:
+    """The instance for a member ``y`` of ``to_gymnasium(space)`` (inverse of ``encode``)."""
+    return space.cls(**decode(y, space.fields))
