@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import spacealg as sa
 from spacealg import serialize
 from spacealg.serialize import DocumentError, from_json, to_json
-from spacealg.strategies import spaces
+from spacealg.strategies import gymnasium_spaces, spaces
 
 
 def round_trip(space: Any) -> Any:
@@ -357,6 +357,25 @@ GYMNASIUM_SPACES = [
     gs.Graph(gs.Box(0, 1, (3,)), gs.Discrete(4)),
     gs.Dict({"t": gs.Text(3), "s": gs.Sequence(gs.Tuple([gs.Discrete(2), gs.Text(2)]))}),
 ]
+
+
+@given(gymnasium_spaces())
+def test_gymnasium_spaces_survive_the_json_round_trip(g: gs.Space) -> None:
+    back = round_trip(g)
+    assert back == sa.from_gymnasium(g) and repr(back) == repr(sa.from_gymnasium(g))
+    assert sa.to_gymnasium(back) == g
+
+
+def test_gym_spaces_survive_the_json_round_trip() -> None:
+    gym_spaces = pytest.importorskip("gym.spaces")
+    from spacealg.strategies import gym_spaces as gym_strategy
+
+    @given(gym_strategy())
+    def law(g: Any) -> None:
+        assert sa.to_gym(round_trip(g)) == g
+
+    law()
+    assert sa.to_gym(round_trip(gym_spaces.MultiDiscrete([2, 3]))) == gym_spaces.MultiDiscrete([2, 3])
 
 
 @pytest.mark.parametrize("g", GYMNASIUM_SPACES, ids=repr)
