@@ -1,5 +1,18 @@
-"""Hypothesis strategies for spaces and their members (needs the ``hypothesis`` extra)."""
+"""Hypothesis strategies for spaces and their members (needs the ``hypothesis`` extra).
 
+``members(space)``: the elements of any space, shrinking toward simple ones;
+``spaces()``/``finite_spaces()``: random spacealg spaces; ``gymnasium_spaces()``/
+``gym_spaces()``: random Gymnasium and Gym spaces. Importing ``spacealg`` itself does not
+import Hypothesis; importing this package does.
+"""
+
+from spacealg.strategies.members import members
 from spacealg.strategies.spaces import finite_spaces, spaces
 
-__all__ = ["finite_spaces", "spaces"]
+try:
+    from spacealg.strategies.gymnasium import gym_spaces, gymnasium_spaces
+except ModuleNotFoundError as error:  # being written (issue 3): export it once it exists
+    if error.name != "spacealg.strategies.gymnasium":
+        raise
+
+__all__ = ["finite_spaces", "gym_spaces", "gymnasium_spaces", "members", "spaces"]

@@ -56,10 +56,14 @@ from spacealg.core.protocol import sample
 from spacealg.core.space import Space
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
+from spacealg.spaces.categorical import Categorical
 from spacealg.spaces.finite import FiniteSet, range_length
+from spacealg.spaces.graph import Graph, GraphInstance
 from spacealg.spaces.interval import Interval
 from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct
+from spacealg.spaces.sequence import Sequence, stack_items
+from spacealg.spaces.text import Text
 
 __all__ = ["members"]
 
@@ -204,6 +208,14 @@ def _array(space: ArraySpace) -> Strategy[np.ndarray]:
     return hnp.arrays(object, space.dims, elements=members(space.space)).map(convert)
 
 
+@members.register(Categorical)
+def _categorical(space: Categorical) -> Strategy[Any]:
+    if space.scalar:
+        kind = space.dtype.type
+        return members(range(int(space.low), int(space.high) + 1)).map(kind)
+    return members(Box(space.low, space.high, shape=space.shape, dtype=space.dtype))
+
+
 @members.register(TupleProduct)
 def _tuple(space: TupleProduct) -> Strategy[tuple[Any, ...]]:
     return st.tuples(*(members(s) for s in space._spaces))
@@ -217,6 +229,48 @@ def _dict(space: DictProduct) -> Strategy[dict[Any, Any]]:
 @members.register(OneOf)
 def _oneof(space: OneOf) -> Strategy[tuple[int, Any]]:
     return st.one_of(*(st.tuples(st.just(i), members(s)) for i, s in enumerate(space._spaces)))
+
+
+MAX_SEQUENCE_LENGTH = 8
+"""The longest sequence, text beyond ``min_length`` aside, and the most nodes and edges drawn."""
+
+
+@members.register(Text)
+def _text_space(space: Text) -> Strategy[str]:
+    if not space.charset:
+        return st.just("") if space.min_length == 0 else st.nothing()
+    longest = min(space.max_length, space.min_length + MAX_SEQUENCE_LENGTH)
+    characters = st.sampled_from(space.charset)  # shrinks toward the first character
+    return st.lists(characters, min_size=space.min_length, max_size=longest).map("".join)
+
+
+@members.register(Sequence)
+def _sequence(space: Sequence) -> Strategy[Any]:
+    items = st.lists(members(space._space), max_size=MAX_SEQUENCE_LENGTH)
+    if space.stack:
+        return items.map(lambda values: stack_items(values, space._space))
+    return items.map(tuple)
+
+
+@members.register(Graph)
+def _graph(space: Graph) -> Strategy[GraphInstance]:
+    node_space, edge_space = space._node, space._edge
+
+    @st.composite
+    def graphs(draw: Any) -> GraphInstance:
+        nodes = draw(st.lists(members(node_space), min_size=1, max_size=MAX_SEQUENCE_LENGTH))
+        stacked_nodes = stack_items(nodes, node_space)
+        if edge_space is None:
+            return GraphInstance(stacked_nodes, None, None)
+        n = len(nodes)
+        pairs = st.tuples(st.integers(0, n - 1), st.integers(0, n - 1))
+        links = draw(st.lists(pairs, max_size=MAX_SEQUENCE_LENGTH))
+        if not links:
+            return GraphInstance(stacked_nodes, None, None)
+        edges = [draw(members(edge_space)) for _ in links]
+        return GraphInstance(stacked_nodes, stack_items(edges, edge_space), np.asarray(links, dtype=np.int64))
+
+    return graphs()
 
 
 # -- Gymnasium and Gym spaces -------------------------------------------------------------
@@ -250,9 +304,6 @@ def _foreign_oneof(g: Any) -> Strategy[tuple[int, Any]]:
     return st.one_of(*(st.tuples(st.just(i), members(s)) for i, s in enumerate(g.spaces)))
 
 
-MAX_SEQUENCE_LENGTH = 8
-
-
 def _foreign_sequence(g: Any) -> Strategy[Any]:
     items = st.lists(members(g.feature_space), max_size=MAX_SEQUENCE_LENGTH)
     if not getattr(g, "stack", False):
@@ -260,7 +311,8 @@ def _foreign_sequence(g: Any) -> Strategy[Any]:
     from gymnasium.vector.utils import concatenate, create_empty_array
 
     def stack(values: list[Any]) -> Any:
-        return concatenate(g.feature_space, values, create_empty_array(g.feature_space, len(values)))
+        empty = create_empty_array(g.feature_space, len(values))
+        return concatenate(g.feature_space, values, empty) if values else empty
 
     return items.map(stack)
 

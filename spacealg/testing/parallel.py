@@ -38,10 +38,9 @@ from spacealg.testing.single import (
     check_info,
     check_observation,
     check_reward,
-    close,
-    compare,
     probe,
     run_check,
+    run_example,
 )
 
 __all__ = ["check_parallel_env"]
@@ -51,7 +50,7 @@ def _names(agents: Any) -> str:
     return ", ".join(repr(a) for a in sorted(agents, key=repr))
 
 
-class _ParallelEpisode:
+class ParallelEpisode:
     """One run of a parallel environment from a seed through ``n`` joint actions."""
 
     def __init__(self, env: Any, seed: int, n: int, draw: Callable[[list[Any]], dict[Any, Any]]) -> None:
@@ -252,22 +251,7 @@ def check_parallel_env(
                 taken.append(snapshot(joint))
                 return joint
 
-            instance = source.make()
-            try:
-                first = _ParallelEpisode(instance, seed, n, draw)
-                trace = first.run()
-                stats["steps"] += first.steps
-                stats["episodes"] += first.episodes
-                if determinism:
-                    replay = iter(taken)
-                    second = _ParallelEpisode(instance, seed, n, lambda live: snapshot(next(replay)))
-                    compare(trace, second.run())
-            except PropertyError as violation:
-                violation.seed = seed
-                violation.actions = taken[: violation.step] if violation.step is not None else []
-                raise
-            finally:
-                close(instance, source)
+            run_example(source, ParallelEpisode, seed, n, draw, taken, determinism=determinism, stats=stats)
 
         return body
 

@@ -125,7 +125,7 @@ def after_done(step: int) -> str:
     return f"at the reset after the episode ended at step {step}"
 
 
-class _Episode:
+class Episode:
     """One run of the environment from a seed through a sequence of actions."""
 
     def __init__(self, env: Any, seed: int, n: int, next_action: Callable[[], Any]) -> None:
@@ -219,7 +219,7 @@ def _declared(env: Any) -> tuple[Any, Any]:
     return obs_space, actions
 
 
-def _fail(
+def fail(
     violation: PropertyError, source: EnvSource, reproducible: bool, examples: int, parallel: bool
 ) -> EnvCheckError:
     return EnvCheckError(
@@ -269,10 +269,10 @@ def run_check(
     try:
         body = make_body(source, stats)
     except PropertyError as violation:
-        raise _fail(violation, source, True, 0, parallel) from None
+        raise fail(violation, source, True, 0, parallel) from None
     outcome = search(body, max_examples=max_examples, random_seed=random_seed)
     if outcome.violation is not None:
-        raise _fail(outcome.violation, source, outcome.reproducible, outcome.examples, parallel) from None
+        raise fail(outcome.violation, source, outcome.reproducible, outcome.examples, parallel) from None
     return EnvCheckReport(
         source.name,
         outcome.examples,
@@ -281,6 +281,39 @@ def run_check(
         time.perf_counter() - started,
         properties,
     )
+
+
+def run_example(
+    source: EnvSource,
+    episode: Callable[..., Any],
+    seed: int,
+    n: int,
+    draw: Callable[..., Any],
+    taken: list[Any],
+    *,
+    determinism: bool,
+    stats: dict[str, int] | None = None,
+) -> None:
+    """One example: run ``n`` steps from ``seed`` on a fresh environment, drawing actions
+    with ``draw`` (which records them in ``taken``), then replay ``taken`` and compare.
+    A PropertyError leaves with the seed and the actions up to the failure."""
+    instance = source.make()
+    try:
+        first = episode(instance, seed, n, draw)
+        trace = first.run()
+        if stats is not None:
+            stats["steps"] += first.steps
+            stats["episodes"] += first.episodes
+        if determinism:
+            replayed = iter(list(taken))
+            second = episode(instance, seed, n, lambda *_: snapshot(next(replayed)))
+            compare(trace, second.run())
+    except PropertyError as violation:
+        violation.seed = seed
+        violation.actions = taken[: violation.step] if violation.step is not None else []
+        raise
+    finally:
+        close(instance, source)
 
 
 def check_env(
@@ -316,22 +349,7 @@ def check_env(
                 taken.append(snapshot(action))
                 return action
 
-            instance = source.make()
-            try:
-                first = _Episode(instance, seed, n, draw)
-                trace = first.run()
-                stats["steps"] += first.steps
-                stats["episodes"] += first.episodes
-                if determinism:
-                    replay = iter(taken)
-                    second = _Episode(instance, seed, n, lambda: snapshot(next(replay)))
-                    compare(trace, second.run())
-            except PropertyError as violation:
-                violation.seed = seed
-                violation.actions = taken[: violation.step] if violation.step is not None else []
-                raise
-            finally:
-                close(instance, source)
+            run_example(source, Episode, seed, n, draw, taken, determinism=determinism, stats=stats)
 
         return body
 

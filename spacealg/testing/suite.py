@@ -12,14 +12,16 @@ the checkers' defaults.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from spacealg.testing.parallel import check_parallel_env
+from spacealg.testing.driver import snapshot
+from spacealg.testing.errors import PropertyError
+from spacealg.testing.parallel import ParallelEpisode, check_parallel_env
 from spacealg.testing.resolve import is_parallel_env, resolve
-from spacealg.testing.single import EnvCheckReport, check_env
+from spacealg.testing.single import EnvCheckReport, Episode, check_env, fail, probe, run_example
 
-__all__ = ["check", "env_test"]
+__all__ = ["check", "env_test", "replay"]
 
 
 def check(env: Any, **options: Any) -> EnvCheckReport:
@@ -31,6 +33,28 @@ def check(env: Any, **options: Any) -> EnvCheckReport:
     if source.owned:
         instance.close()
     return (check_parallel_env if parallel else check_env)(source, **options)
+
+
+def replay(env: Any, seed: int, actions: Sequence[Any], *, determinism: bool = True) -> None:
+    """Run the checks on one seed and action sequence (an :class:`EnvCheckError`'s
+    ``seed`` and ``actions``, say, after a fix): raises the EnvCheckError of the first
+    property that breaks, returns None if none does. For a parallel environment each
+    action is the dict of the live agents' actions."""
+    source = resolve(env)
+    parallel = probe(source, is_parallel_env)
+    pending = iter(actions)
+    taken: list[Any] = []
+
+    def draw(*_: Any) -> Any:
+        action = next(pending)
+        taken.append(snapshot(action))
+        return action
+
+    episode = ParallelEpisode if parallel else Episode
+    try:
+        run_example(source, episode, seed, len(actions), draw, taken, determinism=determinism)
+    except PropertyError as violation:
+        raise fail(violation, source, True, 1, parallel) from None
 
 
 def env_test(env: Any, **options: Any) -> Callable[[], None]:

@@ -246,8 +246,9 @@ class GridWorld(gym.Env):
 
 
 class OffByOneGridWorld(GridWorld):
-    """Bug: columns are clipped to SIZE instead of SIZE - 1, so walking right along the
-    bottom row gives observation 16, outside Discrete(16) (a specific action sequence)."""
+    """Bug: moves are clipped to SIZE instead of SIZE - 1, so walking off the bottom edge
+    (four moves down) gives an observation of 16 or more, outside Discrete(16); walking off
+    the right edge wraps silently into the next row (a specific action sequence)."""
 
     def _clip(self, value: int) -> int:
         return min(max(value, 0), self.SIZE)

@@ -1,0 +1,228 @@
+"""check_env / check_parallel_env on the corpus: every bug caught with its property named
+and a shortest reproduction; no false alarm on sound environments or on Gymnasium's own
+classic-control and toy-text environments."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+from envcorpus import BUGGY, SOUND
+from envcorpus import gym_envs as g
+from envcorpus import parallel_envs as p
+
+from spacealg.testing import (
+    PARALLEL_PROPERTIES,
+    PROPERTIES,
+    EnvCheckError,
+    check,
+    check_env,
+    check_parallel_env,
+    env_test,
+    replay,
+)
+
+pytest_plugins = ["pytester"]
+
+
+def _caught(factory, **options) -> EnvCheckError:
+    with pytest.raises(EnvCheckError) as caught:
+        check(factory, **options)
+    return caught.value
+
+
+@pytest.fixture(scope="module")
+def caught() -> dict[str, EnvCheckError]:
+    """The error check() raises on each buggy environment (computed once)."""
+    return {case.name: _caught(case.factory) for case in BUGGY}
+
+
+@pytest.mark.parametrize("case", BUGGY, ids=lambda c: c.name)
+def test_every_bug_is_caught_with_its_property_named(case, caught):
+    error = caught[case.name]
+    assert isinstance(error, AssertionError)
+    assert error.property == case.expected
+    message = str(error)
+    assert f"property {case.expected!r}" in message
+    assert f"seed={error.seed}" in message and "actions:" in message
+
+
+@pytest.mark.parametrize("case", BUGGY, ids=lambda c: c.name)
+def test_the_reported_seed_and_actions_reproduce_and_are_shortest(case, caught):
+    error = caught[case.name]
+    if error.property.endswith("determinism"):
+        pytest.skip("a non-deterministic environment need not fail on every replay")
+    with pytest.raises(EnvCheckError) as again:
+        replay(case.factory, error.seed, error.actions)
+    assert again.value.property == error.property
+    if error.actions:  # the failure happens at the last action: no prefix reproduces it
+        replay(case.factory, error.seed, error.actions[:-1])
+
+
+def test_bugs_behind_action_sequences_shrink_to_the_minimal_length(caught):
+    # the cart needs four actions to pass the wall from a start in [0, 2): v = 1, 2, 3 then
+    # at least a coast (x <= 2 + 6 after three steps)
+    assert len(caught["LeakyCorridor"].actions) == 4
+    assert [int(a) for a in caught["LeakyCorridor"].actions[:3]] == [2, 2, 2]
+    # four moves down leave the grid; the minimal sequence is exactly that
+    assert [int(a) for a in caught["OffByOneGridWorld"].actions] == [1, 1, 1, 1]
+    # four picks overflow the inventory
+    assert [int(a[0]) for a in caught["OverfullWarehouse"].actions] == [1, 1, 1, 1]
+    # a crash at the action bound: one action, at a bound
+    (action,) = caught["LogBarrierCorridor"].actions
+    assert abs(float(action[0])) == 1.0 and action.dtype == np.float32
+    # both cars sprint once
+    assert caught["MarshalRace"].actions == [{"car_0": 2, "car_1": 2}]
+
+
+def test_bugs_at_reset_report_no_actions(caught):
+    for name in ("Float64ResetCorridor", "GlobalRngResetCorridor", "WideStartCorridor", "UnseededRace"):
+        error = caught[name]
+        assert error.actions == [] and error.step is None and "at reset" in str(error)
+
+
+def test_a_seed_dependent_bug_reports_a_failing_seed(caught):
+    error = caught["WideStartCorridor"]
+    env = g.WideStartCorridor()
+    obs, _ = env.reset(seed=error.seed)
+    assert obs not in env.observation_space
+
+
+def test_the_reproduction_snippet_replays_the_failure(caught):
+    error = caught["LeakyCorridor"]
+    snippet = error.reproduction()
+    assert "from envcorpus.gym_envs import LeakyCorridor" in snippet
+    assert f"SEED = {error.seed}" in snippet
+    namespace: dict = {}
+    exec(compile(snippet, "<reproduction>", "exec"), namespace)
+    last_observation = namespace["trace"][-1][0]
+    assert last_observation not in namespace["env"].observation_space
+
+
+@pytest.mark.parametrize("case", BUGGY, ids=lambda c: c.name)
+def test_every_reproduction_snippet_compiles(case, caught):
+    compile(caught[case.name].reproduction(), "<reproduction>", "exec")
+
+
+def test_old_api_reproduction_fails_the_same_way(caught):
+    namespace: dict = {}
+    with pytest.raises(ValueError, match="not enough values to unpack"):
+        exec(compile(caught["OldApiCorridor"].reproduction(), "<reproduction>", "exec"), namespace)
+
+
+@pytest.mark.parametrize("case", SOUND, ids=lambda c: c.name)
+def test_sound_environments_pass(case):
+    report = check(case.factory)
+    assert report.examples >= 100 and report.steps > 0 and report.episodes > 0
+    assert set(report.properties) == set(PARALLEL_PROPERTIES if case.api == "parallel" else PROPERTIES)
+
+
+def _latest(name: str) -> str:
+    versions = [env_id for env_id in gymnasium.registry if env_id.split("-v")[0] == name]
+    return max(versions, key=lambda env_id: int(env_id.rsplit("-v", 1)[1]))
+
+
+BUILTIN = [
+    "CartPole",
+    "MountainCar",
+    "MountainCarContinuous",
+    "Pendulum",
+    "Acrobot",
+    "FrozenLake",
+    "FrozenLake8x8",
+    "Taxi",
+    "CliffWalking",
+    "Blackjack",
+]
+
+
+@pytest.mark.parametrize("name", BUILTIN)
+def test_no_false_alarm_on_gymnasium_classic_control_and_toy_text(name):
+    report = check_env(_latest(name), max_examples=50)
+    assert report.steps > 0
+
+
+def test_instances_factories_ids_and_module_paths_are_accepted():
+    assert check_env(g.Corridor(), max_examples=10).examples >= 10
+    assert check_env(lambda: g.GridWorld(), max_examples=10).examples >= 10
+    assert check_env("CartPole-v1", max_examples=10).env_name == "CartPole-v1"
+    assert check("envcorpus.parallel_envs:Race", max_examples=10).env_name == "envcorpus.parallel_envs:Race"
+    with pytest.raises(EnvCheckError) as caught:
+        check_env("envcorpus.gym_envs:OldApiCorridor", max_examples=10)
+    assert "from envcorpus.gym_envs import OldApiCorridor" in caught.value.reproduction()
+
+
+def test_an_instance_made_by_gymnasium_make_reproduces_through_make():
+    with pytest.raises(EnvCheckError) as caught:
+        gymnasium.register("envcorpus/Overshoot-v0", entry_point=g.LeakyCorridor)
+        check_env(gymnasium.make("envcorpus/Overshoot-v0"))
+    assert "gymnasium.make('envcorpus/Overshoot-v0')" in caught.value.reproduction()
+
+
+def test_determinism_can_be_switched_off():
+    check_env(g.GlobalRngResetCorridor, determinism=False, max_examples=20)
+    check_parallel_env(p.UnseededRace, determinism=False, max_examples=20)
+    assert _caught(g.GlobalRngResetCorridor, max_examples=20).property == "reset-determinism"
+
+
+def test_an_undrawable_action_space_is_reported_as_declared_spaces():
+    class NoActions(g.Corridor):
+        def __init__(self):
+            super().__init__()
+            self.action_space = None
+
+    error = _caught(NoActions)
+    assert error.property == "declared-spaces" and error.seed is None
+
+
+def test_a_fixed_search_seed_gives_the_same_report_every_time():
+    first, second = _caught(g.SpeedRewardCorridor), _caught(g.SpeedRewardCorridor)
+    assert (first.seed, repr(first.actions)) == (second.seed, repr(second.actions))
+
+
+def test_a_sound_env_passes_with_long_episodes_too():
+    report = check_env(g.Corridor, max_examples=20, max_steps=400)
+    assert report.episodes > 20
+
+
+# -- the pytest plugin and env_test ---------------------------------------------------------
+
+
+def test_env_test_makes_a_one_line_pytest_test(pytester):
+    pytester.syspathinsert(str(pytester.path.parent))
+    pytester.makepyfile(
+        test_envs="""
+        from spacealg.testing import env_test
+        from envcorpus.gym_envs import Corridor, LeakyCorridor
+
+        test_corridor = env_test(Corridor)
+        test_leaky = env_test("envcorpus.gym_envs:LeakyCorridor")
+        """
+    )
+    import envcorpus
+
+    pytester.syspathinsert(str(__import__("pathlib").Path(envcorpus.__file__).parents[1]))
+    result = pytester.runpytest_inprocess("--spacealg-examples", "30", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*property 'observation-in-space' failed*", "*spacealg reproduction*"])
+
+
+def test_the_spacealg_check_fixture_uses_the_command_line_options(pytester):
+    import envcorpus
+
+    pytester.syspathinsert(str(__import__("pathlib").Path(envcorpus.__file__).parents[1]))
+    pytester.makepyfile(
+        test_fixture="""
+        from envcorpus.gym_envs import Corridor
+
+        def test_corridor(spacealg_check):
+            report = spacealg_check(Corridor)
+            assert report.examples < 40
+        """
+    )
+    result = pytester.runpytest_inprocess("--spacealg-examples", "15", "--spacealg-max-steps", "20")
+    result.assert_outcomes(passed=1)
+
+
+def test_env_test_is_named_after_what_it_checks():
+    assert env_test("CartPole-v1").__name__ == "test_env[CartPole-v1]"
