@@ -200,8 +200,8 @@ def _already_gymnasium(space: gs.Space) -> gs.Space:
 def box_to_native(space: Box, box_class: type) -> Any:
     """A Gymnasium/Gym Box with exactly the bounds, boundedness and dtype of ``space``."""
     low, high = np.array(space.low), np.array(space.high)
-    if space.dtype.kind == "f":  # -0.0 -> 0.0: Gymnasium cannot sample Box(0.0, -0.0)
-        low, high = low + low.dtype.type(0), high + high.dtype.type(0)
+    if space.dtype.kind == "f":  # Gymnasium cannot sample uniform(0.0, -0.0): use 0.0
+        high[(high == 0) & np.signbit(high) & ~np.signbit(low)] = 0
     native = box_class(low=low, high=high, shape=space.shape, dtype=space.dtype)
     if space.integral and not space._all_bounded:
         native.bounded_below = np.array(space.bounded_below)

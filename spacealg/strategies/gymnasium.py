@@ -80,8 +80,8 @@ def _box_arguments(draw: Any, dtypes: Sequence[Any] = _BOX_DTYPES) -> tuple[Any,
     else:
         elements = st.floats(-1e3, 1e3, allow_nan=False, width=16 if dtype.itemsize == 2 else 32)
     infinite_ok = dtype.kind == "f" or dtype.kind == "i"
-    if draw(st.booleans()):  # scalar bounds
-        low, high = sorted((draw(elements), draw(elements)))
+    if draw(st.booleans()):  # scalar bounds (no -0.0: Gymnasium cannot sample Box(0.0, -0.0))
+        low, high = sorted((draw(elements) + 0, draw(elements) + 0))
         if infinite_ok and draw(st.integers(0, 3)) == 0:
             low = -np.inf
         if infinite_ok and draw(st.integers(0, 3)) == 0:
@@ -89,8 +89,8 @@ def _box_arguments(draw: Any, dtypes: Sequence[Any] = _BOX_DTYPES) -> tuple[Any,
         return low, high, shape, dtype
     a, b = _values(draw, elements, shape), _values(draw, elements, shape)
     kind = np.float64 if dtype.kind == "f" else np.int64
-    low = np.asarray(np.minimum(a, b), dtype=kind)
-    high = np.asarray(np.maximum(a, b), dtype=kind)
+    low = np.asarray(np.minimum(a, b), dtype=kind) + 0  # + 0: no -0.0
+    high = np.asarray(np.maximum(a, b), dtype=kind) + 0
     # Gymnasium cannot build an int64 Box from float arrays holding +inf (it overflows)
     if infinite_ok and dtype != np.int64 and draw(st.booleans()):
         low = np.where(_values(draw, st.booleans(), shape).astype(bool), -np.inf, low)
@@ -260,7 +260,9 @@ def gym_spaces(
         "Text": _text_arguments().map(lambda a: _text(gs, (a[0], a[1], _ordered(a[2])))),
     }
     leaf = st.one_of(*[leaves[c] for c in classes if c in leaves])
-    features = st.one_of(*[leaves[c] for c in ("Box", "Discrete") if c in classes] or [st.nothing()])
+    # Gym's Graph samples Discrete features from 0, whatever their start
+    graph_leaves = {**leaves, "Discrete": st.integers(1, 12).map(gs.Discrete)}
+    features = st.one_of(*[graph_leaves[c] for c in ("Box", "Discrete") if c in classes] or [st.nothing()])
     composites = {
         "Tuple": lambda c: st.lists(c, max_size=max_width).map(gs.Tuple),
         "Dict": lambda c: _dict_space(gs, c, max_width).filter(lambda d: len(d.spaces) > 0),
