@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 
 import spacealg as sa
 from spacealg.core.space import Space
-from spacealg.strategies import members, spaces
+from spacealg.strategies import gym_spaces, gymnasium_spaces, members, spaces
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*precision lowered.*", "ignore:.*Casting input x.*")
 
 # -- members always yields members --------------------------------------------------------
 
@@ -130,6 +132,20 @@ def test_members_of_gymnasium_spaces_satisfy_gymnasium_contains(data):
     x = data.draw(members(space), label="x")
     assert space.contains(x)
     assert sa.contains(x, space)
+
+
+@given(st.data())
+def test_members_of_generated_gymnasium_spaces_satisfy_gymnasium_contains(data):
+    space = data.draw(gymnasium_spaces(), label="space")
+    x = data.draw(members(space), label="x")
+    assert space.contains(x)
+
+
+@given(st.data())
+def test_members_of_generated_gym_spaces_satisfy_gym_contains(data):
+    space = data.draw(gym_spaces(), label="space")
+    x = data.draw(members(space), label="x")
+    assert space.contains(x)
 
 
 def test_members_of_a_gymnasium_box_have_its_dtype():

@@ -6,13 +6,8 @@
 import Hypothesis; importing this package does.
 """
 
+from spacealg.strategies.gymnasium import gym_spaces, gymnasium_spaces
 from spacealg.strategies.members import members
 from spacealg.strategies.spaces import finite_spaces, spaces
-
-try:
-    from spacealg.strategies.gymnasium import gym_spaces, gymnasium_spaces
-except ModuleNotFoundError as error:  # being written (issue 3): export it once it exists
-    if error.name != "spacealg.strategies.gymnasium":
-        raise
 
 __all__ = ["finite_spaces", "gym_spaces", "gymnasium_spaces", "members", "spaces"]
