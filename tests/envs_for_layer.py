@@ -170,7 +170,7 @@ class Walkers(PufferEnv):
         # Walkers that fall off restart at a random position.
         restart = self.rng.uniform(-1, 1, self.num_agents).astype(np.float32)
         self.observations[:, 0] = np.where(self.terminals, restart, position)
-        self.observations[:, 1] = np.where(self.terminals, 0, self.observations[:, 1] + 0.01)
+        self.observations[:, 1] = np.where(self.terminals, 0, np.minimum(self.observations[:, 1] + 0.01, 1))
         infos = [{"fell": int(self.terminals.sum())}] if self.terminals.any() else []
         return self.observations, self.rewards, self.terminals, self.truncations, infos
 

@@ -1,0 +1,422 @@
+"""Emulation environments: Gymnasium and PettingZoo environments as PufferLib-style envs.
+
+:class:`GymnasiumPufferEnv` and :class:`PettingZooPufferEnv` present any environment through
+flat spaces and preallocated buffers (:mod:`spacealg.env.buffers`):
+
+- observations: a structured observation (Dict, Tuple, Discrete, ...) is *emulated*: written,
+  field by field, into a structured view of its row of the ``observations`` buffer, which is
+  a flat Box (``emulate_observation_space``). A Box observation is copied in as is. Nothing
+  is allocated per step; ``nativize`` (or the observation codec) turns a row back.
+- actions: an action of the emulated action space (``emulate_action_space``; MultiDiscrete
+  for Dict/Tuple of discrete spaces) is *nativized* to the wrapped environment's own action
+  before each step. Discrete, MultiDiscrete and Box actions pass through (reshaped from the
+  buffer's row shape when needed).
+
+Seeding follows Gymnasium: ``reset(seed=s)`` reseeds, ``reset()`` continues. The constructor's
+``seed`` (default 0, as in PufferLib) seeds the first reset that is given none; pass
+``seed=None`` for an unseeded first reset. ``seed(s)`` sets the seed of the next reset.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from spacealg.emulation.codec import codec_for
+from spacealg.emulation.spaces import emulate_action_space, emulate_observation_space
+from spacealg.env.buffers import set_buffers
+from spacealg.env.errors import APIUsageError, InvalidAgentError
+from spacealg.env.kinds import space_kind
+from spacealg.env.namespace import Namespace
+
+__all__ = ["GymnasiumPufferEnv", "PettingZooPufferEnv", "make_object"]
+
+
+def make_object(
+    object_instance: Any = None,
+    object_creator: Callable[..., Any] | None = None,
+    creator_args: Sequence[Any] | None = (),
+    creator_kwargs: Mapping[str, Any] | None = None,
+) -> Any:
+    """``object_instance`` itself, or ``object_creator(*creator_args, **creator_kwargs)``.
+
+    Exactly one of the two must be given (ValueError otherwise). A callable instance (a class,
+    a function) is a TypeError (pass it as ``object_creator``), as is a creator that is not
+    callable.
+    """
+    if (object_instance is None) == (object_creator is None):
+        raise ValueError("make_object: give exactly one of object_instance and object_creator")
+    if object_instance is not None:
+        if callable(object_instance):
+            raise TypeError(
+                f"object_instance must be an instance, not {object_instance!r}; "
+                "pass a class or a function as object_creator"
+            )
+        return object_instance
+    if not callable(object_creator):
+        raise TypeError(f"object_creator must be callable, got {object_creator!r}")
+    return object_creator(*(creator_args or ()), **(creator_kwargs or {}))
+
+
+def _check_space(value: Any, space: Any, what: str) -> None:
+    """The one-time sanity check of a wrapped environment's first observation/action."""
+    try:
+        ok = space.contains(value)
+    except Exception as error:  # a foreign space's contains may raise on odd input
+        raise APIUsageError(f"checking the {what} {value!r} against {space!r} raised {error!r}") from error
+    if not ok:
+        raise APIUsageError(f"the {what} {value!r} is not in the space {space!r}")
+
+
+def _action_converter(native: Any) -> Callable[[Any], Any]:
+    """The function that turns an action of the emulated action space into a native one.
+
+    Dict/Tuple actions are nativized by the action :class:`Codec` (which casts an int32 or
+    float row first); a Discrete action given as an array becomes its Python int; an array
+    action of another shape (a buffer row) is reshaped to the space's shape.
+    """
+    kind = space_kind(native)
+    if kind is None:
+        return codec_for(native, "action").nativize
+    if kind == "Discrete":
+        def discrete_action(action: Any) -> Any:
+            return action.item() if type(action) is np.ndarray else action
+
+        return discrete_action
+    shape = tuple(native.shape)
+
+    def array_action(action: Any) -> Any:
+        if type(action) is np.ndarray and action.shape != shape:
+            return action.reshape(shape)
+        return action
+
+    return array_action
+
+
+def _observation_writer(native: Any, row: np.ndarray) -> Callable[[Any], Any]:
+    """``write(ob)``: copy a Box observation into ``row``, or emulate any other into it."""
+    if space_kind(native) == "Box":
+        return functools.partial(row.__setitem__, Ellipsis)
+    return functools.partial(codec_for(native, "observation").emulate_into, row)
+
+
+def _row_writer(native: Any, rows: np.ndarray) -> Callable[[int, Any], Any]:
+    """``write(i, ob)``: the same for row ``i`` of a 2-D buffer (one view cache for all rows)."""
+    if space_kind(native) == "Box":
+        return rows.__setitem__
+    return functools.partial(codec_for(native, "observation").emulate_row, rows)
+
+
+def _struct_view(observations: np.ndarray, struct_dtype: np.dtype) -> np.ndarray | None:
+    """The observations buffer seen as one struct per agent (PufferLib's ``obs_struct``)."""
+    try:
+        return observations.view(struct_dtype).reshape(observations.shape[0])
+    except (TypeError, ValueError):  # a non-contiguous user buffer
+        return None
+
+
+class _Seeds:
+    """Gymnasium's seeding rule plus a pending seed (the constructor's, or ``seed()``'s)."""
+
+    def __init__(self, seed: int | None) -> None:
+        self.pending = seed
+
+    def take(self, seed: int | None) -> int | None:
+        if seed is None:
+            seed, self.pending = self.pending, None
+        else:
+            self.pending = None
+        return seed
+
+
+def _reset(env: Any, seed: int | None, options: dict[str, Any] | None) -> Any:
+    if options is None:
+        return env.reset(seed=seed)
+    return env.reset(seed=seed, options=options)
+
+
+class GymnasiumPufferEnv(gymnasium.Env):
+    """A Gymnasium environment seen through flat spaces and one agent's buffers.
+
+    Laws: ``observation_space``/``action_space`` are ``emulate_observation_space`` /
+    ``emulate_action_space`` of the wrapped spaces (``single_*`` are the same, and
+    ``num_agents == 1``); ``reset`` and ``step`` return ``observations[0]`` — the same array
+    every time — holding the wrapped observation emulated, so
+    ``nativize(obs, env.env.observation_space, env.obs_dtype)`` equals the wrapped
+    environment's observation; reward, terminal and truncation are the wrapped ones, also
+    written to ``rewards[0]``, ``terminals[0]``, ``truncations[0]``.
+    """
+
+    def __init__(
+        self,
+        env: Any = None,
+        env_creator: Callable[..., Any] | None = None,
+        env_args: Sequence[Any] | None = (),
+        env_kwargs: Mapping[str, Any] | None = None,
+        buf: Any = None,
+        seed: int | None = 0,
+    ) -> None:
+        self.env = make_object(env, env_creator, env_args, env_kwargs)
+        native_obs, native_atn = self.env.observation_space, self.env.action_space
+        self.observation_space, self.obs_dtype = emulate_observation_space(native_obs)
+        self.action_space, self.atn_dtype = emulate_action_space(native_atn)
+        self.single_observation_space = self.observation_space
+        self.single_action_space = self.action_space
+        self.num_agents = 1
+        self.is_obs_emulated = space_kind(native_obs) != "Box"
+        self.is_atn_emulated = space_kind(native_atn) is None
+        self.emulated = Namespace(
+            observation_dtype=self.observation_space.dtype,
+            emulated_observation_dtype=self.obs_dtype,
+        )
+        self.render_modes = ["human", "rgb_array"]
+        self.metadata = getattr(self.env, "metadata", {})
+        set_buffers(self, buf)
+        self.obs = self.observations[0]
+        self.obs_struct = (
+            _struct_view(self.observations, self.obs_dtype) if self.is_obs_emulated else self.observations
+        )
+        self._write = _observation_writer(native_obs, self.obs)
+        self._to_native = _action_converter(native_atn)
+        self._seeds = _Seeds(seed)
+        self.initialized = False
+        self.done = True
+        self.is_observation_checked = False
+        self.is_action_checked = False
+
+    @property
+    def render_mode(self) -> Any:  # type: ignore[override]
+        return getattr(self.env, "render_mode", None)
+
+    def seed(self, seed: int | None) -> None:
+        """Seed the next reset (Gymnasium seeds through reset; this is PufferLib's spelling)."""
+        self._seeds.pending = seed
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict]:
+        """Reset the wrapped environment (Gymnasium's seeding) and return ``(obs, info)``."""
+        ob, info = _reset(self.env, self._seeds.take(seed), options)
+        if not self.is_observation_checked:
+            _check_space(ob, self.env.observation_space, "observation")
+            self.is_observation_checked = True
+        self._write(ob)
+        self.rewards[0] = 0
+        self.terminals[0] = False
+        self.truncations[0] = False
+        self.masks[0] = True
+        self.initialized = True
+        self.done = False
+        return self.obs, info
+
+    def step(self, action: Any) -> tuple[np.ndarray, Any, bool, bool, dict]:
+        """Nativize ``action``, step the wrapped environment, emulate its observation."""
+        if self.done:
+            raise APIUsageError(
+                "step() called after the episode ended; call reset()"
+                if self.initialized
+                else "step() called before reset()"
+            )
+        action = self._to_native(action)
+        if not self.is_action_checked:
+            _check_space(action, self.env.action_space, "action")
+            self.is_action_checked = True
+        ob, reward, terminated, truncated, info = self.env.step(action)
+        self._write(ob)
+        self.rewards[0] = reward
+        self.terminals[0] = terminated
+        self.truncations[0] = truncated
+        self.masks[0] = True
+        self.done = terminated or truncated
+        return self.obs, reward, terminated, truncated, info
+
+    def render(self) -> Any:
+        return self.env.render()
+
+    def close(self) -> Any:
+        return self.env.close()
+
+
+def _shared_space(env: Any, method: str, agents: Sequence[Any]) -> Any:
+    """The one space every agent has under ``env.<method>(agent)``; APIUsageError otherwise."""
+    get = getattr(env, method)
+    first = get(agents[0])
+    for agent in agents[1:]:
+        other = get(agent)
+        if other is not first and other != first:
+            raise APIUsageError(
+                f"PettingZooPufferEnv needs one {method} shared by all agents; "
+                f"{agents[0]!r} has {first!r} but {agent!r} has {other!r}"
+            )
+    return first
+
+
+class PettingZooPufferEnv:
+    """A PettingZoo parallel environment seen through flat spaces and per-agent buffer rows.
+
+    Row ``i`` of every buffer belongs to ``possible_agents[i]``. Laws: after ``reset`` and
+    every ``step``, an agent present in the wrapped step's observations has its emulated
+    observation in its row and ``masks[i]`` True; an absent agent has a zero row and
+    ``masks[i]`` False; rewards, terminals and truncations are the wrapped step's, padded
+    with 0, True and False for agents missing from its dicts, in the buffers and in the
+    returned dicts alike. The returned observations are ``{agent: observations[i]}`` (the
+    same arrays every time). Dict actions are keyed by agent; an array action has one row
+    per possible agent. Actions of agents that are no longer live are dropped.
+    """
+
+    def __init__(
+        self,
+        env: Any = None,
+        env_creator: Callable[..., Any] | None = None,
+        env_args: Sequence[Any] | None = (),
+        env_kwargs: Mapping[str, Any] | None = None,
+        buf: Any = None,
+        seed: int | None = 0,
+    ) -> None:
+        self.env = make_object(env, env_creator, env_args, env_kwargs)
+        agents = list(self.env.possible_agents)
+        if not agents:
+            raise APIUsageError("PettingZooPufferEnv needs an environment with at least one possible agent")
+        self.env_single_observation_space = _shared_space(self.env, "observation_space", agents)
+        self.env_single_action_space = _shared_space(self.env, "action_space", agents)
+        self.single_observation_space, self.obs_dtype = emulate_observation_space(
+            self.env_single_observation_space
+        )
+        self.single_action_space, self.atn_dtype = emulate_action_space(self.env_single_action_space)
+        self.is_obs_emulated = space_kind(self.env_single_observation_space) != "Box"
+        self.is_atn_emulated = space_kind(self.env_single_action_space) is None
+        self.emulated = Namespace(
+            observation_dtype=self.single_observation_space.dtype,
+            emulated_observation_dtype=self.obs_dtype,
+        )
+        self.num_agents = len(agents)
+        self.metadata = getattr(self.env, "metadata", {})
+        set_buffers(self, buf)
+        self._agents = agents
+        self._index = {agent: i for i, agent in enumerate(agents)}
+        self.dict_obs = {agent: self.observations[i] for i, agent in enumerate(agents)}
+        self.obs_struct = (
+            _struct_view(self.observations, self.obs_dtype) if self.is_obs_emulated else self.observations
+        )
+        self._write_row = _row_writer(self.env_single_observation_space, self.observations)
+        self._to_native = _action_converter(self.env_single_action_space)
+        self._seeds = _Seeds(seed)
+        self.initialized = False
+        self.all_done = True
+        self.is_observation_checked = False
+        self.is_action_checked = False
+
+    @property
+    def render_mode(self) -> Any:
+        return getattr(self.env, "render_mode", None)
+
+    @property
+    def agents(self) -> list[Any]:
+        """The wrapped environment's live agents."""
+        return self.env.agents
+
+    @property
+    def possible_agents(self) -> list[Any]:
+        return self.env.possible_agents
+
+    @property
+    def done(self) -> bool:
+        """Whether every agent is done (or no agent is left)."""
+        return self.all_done or len(self.env.agents) == 0
+
+    def observation_space(self, agent: Any) -> Any:
+        """The emulated observation space of ``agent`` (InvalidAgentError for an unknown one)."""
+        if agent not in self._index:
+            raise InvalidAgentError(agent, self.possible_agents)
+        return self.single_observation_space
+
+    def action_space(self, agent: Any) -> Any:
+        """The emulated action space of ``agent`` (InvalidAgentError for an unknown one)."""
+        if agent not in self._index:
+            raise InvalidAgentError(agent, self.possible_agents)
+        return self.single_action_space
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+        """Reset the wrapped environment; return ``({agent: row}, infos)``."""
+        obs, infos = _reset(self.env, self._seeds.take(seed), options)
+        if not self.is_observation_checked:
+            for agent, ob in obs.items():
+                _check_space(ob, self.env_single_observation_space, f"observation of {agent!r}")
+            self.is_observation_checked = True
+        self.observations[:] = 0
+        self.masks[:] = False
+        for agent, ob in obs.items():
+            i = self._agent_row(agent)
+            self._write_row(i, ob)
+            self.masks[i] = True
+        self.rewards[:] = 0
+        self.terminals[:] = False
+        self.truncations[:] = False
+        self.initialized = True
+        self.all_done = False
+        return self.dict_obs, infos
+
+    def _agent_row(self, agent: Any) -> int:
+        try:
+            return self._index[agent]
+        except KeyError:
+            raise InvalidAgentError(agent, self.possible_agents) from None
+
+    def _native_actions(self, actions: Any) -> dict[Any, Any]:
+        if isinstance(actions, np.ndarray):
+            if len(actions) != self.num_agents:
+                raise APIUsageError(
+                    f"actions has length {len(actions)} but the environment has "
+                    f"{self.num_agents} agents (one row per possible agent)"
+                )
+            actions = dict(zip(self._agents, actions))
+        live = set(self.env.agents)
+        native = {}
+        for agent, action in actions.items():
+            if agent not in self._index:
+                raise InvalidAgentError(agent, self.possible_agents)
+            if agent in live:
+                native[agent] = self._to_native(action)
+        if not self.is_action_checked and native:
+            for agent, action in native.items():
+                _check_space(action, self.env_single_action_space, f"action of {agent!r}")
+            self.is_action_checked = True
+        return native
+
+    def step(self, actions: Any) -> tuple[dict, dict, dict, dict, dict]:
+        """Step the live agents with their (nativized) actions; write and pad every row."""
+        if self.done:
+            raise APIUsageError(
+                "step() called after every agent is done; call reset()"
+                if self.initialized
+                else "step() called before reset()"
+            )
+        obs, rewards, terminations, truncations, infos = self.env.step(self._native_actions(actions))
+        if not obs.keys() <= self._index.keys():
+            unknown = next(a for a in obs if a not in self._index)
+            raise InvalidAgentError(unknown, self.possible_agents)
+        for i, agent in enumerate(self._agents):
+            if agent in obs:
+                self._write_row(i, obs[agent])
+                self.masks[i] = True
+            else:
+                self.observations[i] = 0
+                self.masks[i] = False
+            self.rewards[i] = rewards.get(agent, 0)
+            self.terminals[i] = terminations.get(agent, True)
+            self.truncations[i] = truncations.get(agent, False)
+        self.all_done = all(terminations[a] or truncations.get(a, False) for a in terminations)
+        padded_rewards = {a: rewards.get(a, 0) for a in self._agents}
+        padded_terminals = {a: terminations.get(a, True) for a in self._agents}
+        padded_truncations = {a: truncations.get(a, False) for a in self._agents}
+        return self.dict_obs, padded_rewards, padded_terminals, padded_truncations, infos
+
+    def render(self) -> Any:
+        return self.env.render()
+
+    def close(self) -> Any:
+        return self.env.close()
