@@ -1,0 +1,77 @@
+"""``spacealg check ENV_ID``: a readable report, exit 0 on success, 1 on a broken property,
+2 when the environment cannot be made; options for examples and episode length."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from spacealg.cli import main
+
+TESTS = Path(__file__).parent
+
+
+def test_check_passes_on_cartpole_with_exit_status_0(capsys):
+    assert main(["check", "CartPole-v1"]) == 0
+    out = capsys.readouterr().out
+    assert "spacealg check CartPole-v1" in out and "action space" in out and "Discrete(2)" in out
+    assert "passed: 12 properties held over" in out
+    assert "ok  observation-in-space" in out and "ok  step-determinism" in out
+
+
+def test_check_fails_with_exit_status_1_and_a_reproduction(capsys):
+    assert main(["check", "envcorpus.gym_envs:LeakyCorridor"]) == 1
+    out = capsys.readouterr().out
+    assert "FAILED: observation-in-space at step 4" in out
+    assert "seed: 0" in out and "actions: [np.int64(2), np.int64(2), np.int64(2)" in out
+    assert "Reproduce with:" in out and "from envcorpus.gym_envs import LeakyCorridor" in out
+
+
+def test_check_handles_pettingzoo_parallel_envs(capsys):
+    assert main(["check", "envcorpus.parallel_envs:Race", "-n", "20"]) == 0
+    assert "action space of 'car_0'" in capsys.readouterr().out
+    assert main(["check", "envcorpus.parallel_envs:MarshalRace"]) == 1
+    assert "FAILED: agents-possible at step 1" in capsys.readouterr().out
+
+
+def test_examples_and_episode_length_options(capsys):
+    assert main(["check", "CartPole-v1", "--examples", "7", "--max-steps", "3"]) == 0
+    out = capsys.readouterr().out
+    steps = int(out.split("examples (")[1].split(" steps")[0].replace(",", ""))
+    examples = int(out.split("held over ")[1].split(" examples")[0])
+    assert examples < 20 and steps <= 3 * examples
+
+
+def test_determinism_option(capsys):
+    assert main(["check", "envcorpus.gym_envs:GlobalRngResetCorridor", "-n", "10"]) == 1
+    assert "FAILED: reset-determinism at reset" in capsys.readouterr().out
+    assert main(["check", "envcorpus.gym_envs:GlobalRngResetCorridor", "-n", "10", "--no-determinism"]) == 0
+    assert "reset-determinism" not in capsys.readouterr().out
+
+
+def test_unknown_environment_exits_2(capsys):
+    assert main(["check", "NoSuchEnv-v0"]) == 2
+    assert "cannot make 'NoSuchEnv-v0'" in capsys.readouterr().out
+    assert main(["check", "CartPole-v1", "--examples", "0"]) == 2
+
+
+def test_the_installed_command_runs_from_the_working_directory():
+    env = {**os.environ, "PYTHONPATH": ""}
+    script = Path(sys.executable).parent / "spacealg"  # the console script, not python -m
+    launcher = [str(script)] if script.exists() else [sys.executable, "-m", "spacealg"]
+    command = [*launcher, "check", "envcorpus.gym_envs:IntTruncatedCorridor", "-n", "10"]
+    done = subprocess.run(command, cwd=TESTS, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert "FAILED: truncated-bool at step 1" in done.stdout
+
+
+@pytest.mark.parametrize("flag", ["--help"])
+def test_help_lists_the_options(flag, capsys):
+    with pytest.raises(SystemExit):
+        main(["check", flag])
+    out = capsys.readouterr().out
+    assert "--examples" in out and "--max-steps" in out and "--no-determinism" in out
