@@ -259,3 +259,22 @@ def test_gymnasium_env_subclass_may_be_a_puffer_env() -> None:
             super().__init__()
 
     assert Both().observation_space.shape == (2, 3)
+
+
+@given(st.dictionaries(st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True), st.integers(), max_size=5))
+def test_namespace_items_are_attributes(fields: dict[str, int]) -> None:
+    import copy
+    import pickle
+
+    from spacealg.env.namespace import Namespace
+
+    ns = Namespace(**fields)
+    assert dict(ns) == fields and len(ns) == len(fields)
+    for key in fields:
+        assert ns[key] == getattr(ns, key)
+    with pytest.raises(AttributeError):
+        _ = ns.missing_field_
+    with pytest.raises(AttributeError, match="read-only"):
+        ns.x = 1
+    assert dict(pickle.loads(pickle.dumps(ns))) == fields and dict(copy.deepcopy(ns)) == fields
+    assert repr(ns).startswith("Namespace(")

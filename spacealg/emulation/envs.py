@@ -28,7 +28,7 @@ import numpy as np
 
 from spacealg.emulation.codec import codec_for
 from spacealg.emulation.spaces import emulate_action_space, emulate_observation_space
-from spacealg.env.buffers import set_buffers
+from spacealg.env.buffers import HasBuffers, set_buffers
 from spacealg.env.errors import APIUsageError, InvalidAgentError
 from spacealg.env.kinds import space_kind
 from spacealg.env.namespace import Namespace
@@ -139,7 +139,7 @@ def _reset(env: Any, seed: int | None, options: dict[str, Any] | None) -> Any:
     return env.reset(seed=seed, options=options)
 
 
-class GymnasiumPufferEnv(gymnasium.Env):
+class GymnasiumPufferEnv(gymnasium.Env, HasBuffers):
     """A Gymnasium environment seen through flat spaces and one agent's buffers.
 
     Laws: ``observation_space``/``action_space`` are ``emulate_observation_space`` /
@@ -148,7 +148,8 @@ class GymnasiumPufferEnv(gymnasium.Env):
     every time — holding the wrapped observation emulated, so
     ``nativize(obs, env.env.observation_space, env.obs_dtype)`` equals the wrapped
     environment's observation; reward, terminal and truncation are the wrapped ones, also
-    written to ``rewards[0]``, ``terminals[0]``, ``truncations[0]``.
+    written to ``rewards[0]``, ``terminals[0]``, ``truncations[0]`` (``masks[0]`` is set True
+    by ``reset``: a single agent is always live).
     """
 
     def __init__(
@@ -221,7 +222,8 @@ class GymnasiumPufferEnv(gymnasium.Env):
                 if self.initialized
                 else "step() called before reset()"
             )
-        action = self._to_native(action)
+        if self.is_atn_emulated or type(action) is np.ndarray:
+            action = self._to_native(action)
         if not self.is_action_checked:
             _check_space(action, self.env.action_space, "action")
             self.is_action_checked = True
@@ -230,7 +232,6 @@ class GymnasiumPufferEnv(gymnasium.Env):
         self.rewards[0] = reward
         self.terminals[0] = terminated
         self.truncations[0] = truncated
-        self.masks[0] = True
         self.done = terminated or truncated
         return self.obs, reward, terminated, truncated, info
 
@@ -255,7 +256,7 @@ def _shared_space(env: Any, method: str, agents: Sequence[Any]) -> Any:
     return first
 
 
-class PettingZooPufferEnv:
+class PettingZooPufferEnv(HasBuffers):
     """A PettingZoo parallel environment seen through flat spaces and per-agent buffer rows.
 
     Row ``i`` of every buffer belongs to ``possible_agents[i]``. Laws: after ``reset`` and

@@ -31,11 +31,22 @@ import numpy as np
 from spacealg.env.errors import APIUsageError
 from spacealg.env.kinds import space_kind
 
-__all__ = ["BUFFER_NAMES", "action_dtype", "buffer_layout", "make_buffers", "set_buffers"]
+__all__ = ["BUFFER_NAMES", "HasBuffers", "action_dtype", "buffer_layout", "make_buffers", "set_buffers"]
 
 BUFFER_NAMES = ("observations", "rewards", "terminals", "truncations", "masks", "actions")
 
 _INT32 = np.iinfo(np.int32)
+
+
+class HasBuffers:
+    """The six buffer attributes that :func:`set_buffers` gives an environment (for typing)."""
+
+    observations: np.ndarray
+    rewards: np.ndarray
+    terminals: np.ndarray
+    truncations: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
 
 
 def _values_fit_int32(space: Any) -> bool:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.env.buffers import set_buffers
+from spacealg.env.buffers import HasBuffers, set_buffers
 from spacealg.env.errors import APIUsageError
 from spacealg.env.kinds import space_kind
 from spacealg.ops.joint import joint_space
@@ -67,7 +67,7 @@ def _check_declaration(env: Any) -> None:
         )
 
 
-class PufferEnv:
+class PufferEnv(HasBuffers):
     """A native vectorised environment of ``num_agents`` agents writing into shared buffers.
 
     Laws: after ``__init__``, ``observation_space == joint_space(single_observation_space,
