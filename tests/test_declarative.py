@@ -7,6 +7,7 @@ import math
 import pickle
 from typing import Annotated, Any, Literal
 
+import gymnasium.spaces as gs
 import numpy as np
 import pytest
 from hypothesis import given
@@ -73,6 +74,18 @@ def test_literal_forms() -> None:
     assert sa.space(Literal["x", "y"]) == sa.FiniteSet("x", "y")
     assert sa.space(Annotated[float, sa.Interval(0, 1)]) == sa.Interval(0, 1)
     assert sa.space(Annotated[int, "a note for another library", range(4)]) == range(4)
+
+
+def test_gymnasium_spaces_are_converted_anywhere() -> None:
+    g = gs.Dict({"a": gs.Discrete(3), "b": gs.Box(0, 1, (2,))})
+    assert sa.space(g) == sa.from_gymnasium(g)
+    assert sa.space({"obs": g, "flag": bool}) == sa.DictProduct(obs=sa.from_gymnasium(g), flag=sa.BOOL)
+
+    @sa.spaceclass
+    class WithGym:
+        move: Annotated[int, gs.Discrete(4, start=1)]
+
+    assert sa.space(WithGym)["move"] == range(1, 5)
 
 
 def test_nested_dicts_and_types_keep_their_shape() -> None:
@@ -317,8 +330,6 @@ def test_infinite_cardinality() -> None:
 
 
 def test_to_gymnasium_gives_a_dict_of_the_fields() -> None:
-    import gymnasium.spaces as gs
-
     g = sa.to_gymnasium(sa.space(Observation))
     assert isinstance(g, gs.Dict) and list(g.spaces) == ["position", "colour", "speed", "lights"]
     assert g == sa.to_gymnasium(sa.space(Observation).fields)
