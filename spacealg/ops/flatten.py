@@ -62,6 +62,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import gymnasium
 import numpy as np
 
 from spacealg.core.generic import as_space, coerce, generic
@@ -71,9 +72,12 @@ from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
 from spacealg.spaces.finite import BOOL, FiniteSet, range_length
+from spacealg.spaces.graph import Graph, GraphInstance
 from spacealg.spaces.interval import Interval
 from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct
+from spacealg.spaces.sequence import Sequence, stacked
+from spacealg.spaces.text import Text
 
 __all__ = [
     "FlatCodec",
@@ -106,6 +110,9 @@ def flatten_space(space: Any) -> list[Any]:
     Gymnasium spaces give Gymnasium leaves (``Tuple``/``Dict`` recurse). These are the
     fields of :func:`spacealg.emulation.dtype_from_space`, in order.
     """
+    if _is_foreign_space(space) and type(space).__name__ in ("Tuple", "Dict"):  # legacy Gym
+        parts = space.spaces.values() if isinstance(space.spaces, Mapping) else space.spaces
+        return [leaf for part in parts for leaf in flatten_space(part)]
     converted = as_space(space) if _convertible(space) else space
     if converted is space:
         return [space]
@@ -122,9 +129,19 @@ def _dict_leaves(space: DictProduct) -> list[Any]:
     return [leaf for part in space.spaces.values() for leaf in flatten_space(part)]
 
 
+@flatten_space.register(gymnasium.spaces.Tuple)
+def _gymnasium_tuple_leaves(space: gymnasium.spaces.Tuple) -> list[Any]:
+    return [leaf for part in space.spaces for leaf in flatten_space(part)]
+
+
+@flatten_space.register(gymnasium.spaces.Dict)
+def _gymnasium_dict_leaves(space: gymnasium.spaces.Dict) -> list[Any]:
+    return [leaf for part in space.spaces.values() for leaf in flatten_space(part)]
+
+
 def _convertible(space: Any) -> bool:
-    """Plain objects that stand for products (dicts of spaces); spacealg spaces are leaves."""
-    return isinstance(space, Mapping)
+    """Plain dicts of spaces stand for products; other spaces (Gymnasium ones too) are leaves."""
+    return isinstance(space, Mapping) and not _is_foreign_space(space)
 
 
 # =====================================================================================
@@ -182,7 +199,7 @@ class FlatCodec:
         if vs.ndim < 1 or vs.shape[-1] != self.dim:
             raise ValueError(f"unflatten_batch: expected an array (*batch, {self.dim}), got shape {vs.shape}")
         shape = vs.shape[:-1]
-        return self.read_batch(vs.reshape(-1, self.dim), shape)
+        return self.read_batch(vs.reshape(math.prod(shape), self.dim), shape)
 
     def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> Any:
         """The batch of shape ``shape`` from the rows of the 2-D ``vs`` (first ``dim`` columns)."""
@@ -198,6 +215,10 @@ class FlatCodec:
         return box.low, box.high
 
     # -- code generation hooks (products inline their leaves) -------------------------
+    def onehot_ranges(self, start: int) -> list[tuple[int, int]]:
+        """The ranges of a flat vector (this space at ``start``) that ``fill`` leaves at zero."""
+        return [(start, start + self.dim)] if self.onehot else []
+
     def emit_fill(self, gen: _Generator, value: str, start: int) -> None:
         name = gen.bind(self.fill)
         gen.line(f"{name}(out[{start}:{start + self.dim}], {value})")
@@ -348,6 +369,7 @@ class OneHotCodec(FlatCodec):
         self.flat_nvec = flat_nvec
         self.uniform = bool(self.size and (flat_nvec == flat_nvec[0]).all())
         self.scalar_start = self.dtype.type(self.start.reshape(-1)[0]) if self.shape == () else None
+        self._delta = self.offsets - self.flat_start  # position - delta = value
 
     def _positions(self, x: Any) -> np.ndarray:
         k = np.asarray(x).reshape(-1).astype(np.int64) - self.flat_start
@@ -362,10 +384,7 @@ class OneHotCodec(FlatCodec):
         v = np.asarray(v)
         if self.shape == ():
             return self.scalar_start + self.dtype.type(_first_nonzero(v[: self.dim], repr(self)))
-        found = v[: self.dim].nonzero()[0]
-        if len(found) != self.size:
-            raise ValueError(f"unflatten: {v} is not a concatenation of {self.size} one-hot vectors")
-        return np.asarray(found - self.offsets, dtype=self.dtype).reshape(self.shape) + self.start
+        return self._read_entries(v[: self.dim])
 
     def batch_shape(self, xs: Any) -> tuple[int, ...]:
         shape = np.shape(xs)
@@ -399,21 +418,41 @@ class OneHotCodec(FlatCodec):
     def box(self) -> Box:
         return Box(0, 1, shape=(self.dim,), dtype=self.dtype)
 
+    _UNROLL = 16  # MultiDiscretes up to this many entries get one inlined line per entry
+
     def emit_fill(self, gen: _Generator, value: str, start: int) -> None:
-        if self.shape != ():
+        if self.shape != () and self.size > self._UNROLL:
             return super().emit_fill(gen, value, start)
-        low, n = int(self.flat_start[0]), self.dim
-        gen.line(f"_k = {value} - {low}" if low else f"_k = {value}")
-        message = gen.bind(f"flatten: a Discrete value must lie in {low}..{low + n - 1}, got ")
-        gen.line(f"if not 0 <= _k < {n}: raise ValueError({message} + repr({value}))")
-        gen.line(f"out[{start} + _k] = 1" if start else "out[_k] = 1")
+        if self.shape == ():
+            entries = [value]
+        else:
+            gen.line(f"_m = asarray({value}).ravel().tolist()")
+            entries = [f"_m[{j}]" for j in range(self.size)]
+        for entry, low, n, offset in zip(entries, self.flat_start, self.flat_nvec, self.offsets):
+            low, n, at = int(low), int(n), start + int(offset)
+            gen.line(f"_k = {entry} - {low}" if low else f"_k = {entry}")
+            message = gen.bind(f"flatten: a Discrete value must lie in {low}..{low + n - 1}, got ")
+            gen.line(f"if not 0 <= _k < {n}: raise ValueError({message} + repr(_k + {low}))")
+            gen.line(f"out[{at} + _k] = 1" if at else "out[_k] = 1")
+        return None
 
     def emit_read(self, gen: _Generator, start: int) -> str:
+        segment = f"v[{start}:{start + self.dim}]"
         if self.shape != ():
-            return super().emit_read(gen, start)
+            reader = gen.bind(self._read_entries)
+            return f"{reader}({segment})"
         first = gen.bind(_first_nonzero)
         kind = gen.bind(self.dtype.type)
-        return f"{gen.bind(self.scalar_start)} + {kind}({first}(v[{start}:{start + self.dim}], 'Discrete'))"
+        return f"{gen.bind(self.scalar_start)} + {kind}({first}({segment}, 'Discrete'))"
+
+    def _read_entries(self, segment: np.ndarray) -> np.ndarray:
+        found = segment.nonzero()[0]
+        if found.size != self.size:
+            raise ValueError(f"unflatten: {segment} is not a concatenation of {self.size} one-hot vectors")
+        return (found - self._delta).reshape(self.shape).astype(self.dtype, copy=False)
+
+    def onehot_ranges(self, start: int) -> list[tuple[int, int]]:
+        return [(start, start + self.dim)]
 
 
 # -- finite sets of labels (and ranges with steps): one-hot of index -------------------
@@ -527,13 +566,21 @@ class ProductCodec(FlatCodec):
             self._compile()
 
     def _compile(self) -> None:
-        zeros = "zeros" if self.onehot else "empty"
         gen = _Generator()
         gen.namespace["_dtype"] = self.dtype
         self.emit_fill(gen, "x", 0)
         self.fill = gen.compile("def fill(out, x):")  # type: ignore[method-assign]
         body = list(gen.lines)
-        gen.lines = [gen.indent + f"out = {zeros}({self.dim}, _dtype)", *body]
+        ranges = self.onehot_ranges(0)
+        zeroed = sum(b - a for a, b in ranges)
+        if not ranges:
+            allocate = [f"out = empty({self.dim}, _dtype)"]
+        elif self.dim >= 512 and len(ranges) <= 8 and zeroed * 4 < self.dim:
+            # a large vector of mostly raveled values: zero only the one-hot segments
+            allocate = [f"out = empty({self.dim}, _dtype)"] + [f"out[{a}:{b}] = 0" for a, b in ranges]
+        else:
+            allocate = [f"out = zeros({self.dim}, _dtype)"]
+        gen.lines = [gen.indent + line for line in allocate] + body
         self.flatten = gen.compile("def flatten(x):", "return out")  # type: ignore[method-assign]
         reader = _Generator()
         reader.namespace["_dtype"] = self.dtype
@@ -552,6 +599,16 @@ class ProductCodec(FlatCodec):
             raise ValueError("unflatten: an empty product has no flat dtype (as in Gymnasium)")
         parts = [p.unflatten(v[k]) for k, p in zip(self.keys, self.parts)]
         return dict(zip(self.keys, parts)) if self.named else tuple(parts)
+
+    def onehot_ranges(self, start: int) -> list[tuple[int, int]]:
+        ranges: list[tuple[int, int]] = []
+        for part, offset in zip(self.parts, self.starts):
+            for a, b in part.onehot_ranges(start + offset):
+                if ranges and ranges[-1][1] == a:
+                    ranges[-1] = (ranges[-1][0], b)
+                else:
+                    ranges.append((a, b))
+        return ranges
 
     def emit_fill(self, gen: _Generator, value: str, start: int) -> None:
         for key, part, offset in zip(self.keys, self.parts, self.starts):
@@ -610,6 +667,10 @@ class OneOfCodec(FlatCodec):
         if (dtype.kind == "b" and last > 1) or (dtype.kind in "iu" and last > np.iinfo(dtype).max):
             dtype = np.result_type(dtype, np.min_scalar_type(last))
         self.dtype = dtype
+        sized = [p for p in parts if p.dim]
+        self._lows = np.array([np.min(p.bounds()[0]) for p in sized]) if sized else np.zeros(1)
+        self._highs = np.array([np.max(p.bounds()[1]) for p in sized]) if sized else np.zeros(1)
+        self._padding = np.min(self._lows)
 
     def flatten(self, x: Any) -> np.ndarray:
         self._require_flattenable("flatten")
@@ -618,7 +679,8 @@ class OneOfCodec(FlatCodec):
         out = np.empty(self.dim, self.dtype)
         out[0] = i
         out[1 : 1 + flat.size] = flat
-        out[1 + flat.size :] = flat[0] if flat.size < self.dim - 1 else 0
+        if flat.size < self.dim - 1:  # Gymnasium pads with the first entry (fails when there is none)
+            out[1 + flat.size :] = flat[0] if flat.size else self._padding
         return out
 
     def fill(self, out: np.ndarray, x: Any) -> None:
@@ -645,11 +707,122 @@ class OneOfCodec(FlatCodec):
 
     def box(self) -> Box:
         self._require_flattenable("flattened_box")
-        lows = np.array([np.min(p.bounds()[0]) for p in self.parts])
-        highs = np.array([np.max(p.bounds()[1]) for p in self.parts])
-        low = np.concatenate([[0], np.full(self.dim - 1, np.min(lows))])
-        high = np.concatenate([[len(self.parts) - 1], np.full(self.dim - 1, np.max(highs))])
+        low = np.concatenate([[0], np.full(self.dim - 1, np.min(self._lows))])
+        high = np.concatenate([[len(self.parts) - 1], np.full(self.dim - 1, np.max(self._highs))])
         return Box(low, high, shape=(self.dim,), dtype=self.dtype)
+
+
+# -- Text: character indices, padded ------------------------------------------------------
+
+
+class TextCodec(FlatCodec):
+    """``max_length`` int32 character indices (charset order), padded with ``len(charset)``."""
+
+    dtype = np.dtype(np.int32)
+
+    def __init__(self, space: Text) -> None:
+        self.charset = space.charset
+        self.dim = space.max_length
+        self.pad = len(space.charset)
+        self.positions = {c: i for i, c in enumerate(space.charset)}
+
+    def _codes(self, x: str) -> list[int]:
+        try:
+            return [self.positions[c] for c in x]
+        except (KeyError, TypeError):
+            raise ValueError(f"flatten: {x!r} is not a string over {self.charset!r}") from None
+
+    def fill(self, out: np.ndarray, x: Any) -> None:
+        codes = self._codes(x)
+        if len(codes) > self.dim:
+            raise ValueError(f"flatten: {x!r} is longer than max_length={self.dim}")
+        out[: len(codes)] = codes
+        out[len(codes) : self.dim] = self.pad
+
+    def unflatten(self, v: Any) -> str:
+        return "".join(self.charset[int(c)] for c in np.asarray(v[: self.dim]) if c < self.pad)
+
+    def batch_shape(self, xs: Any) -> tuple[int, ...]:
+        return (len(xs),) if isinstance(xs, (tuple, list)) else np.shape(xs)
+
+    def fill_batch(self, out: np.ndarray, xs: Any, n: int) -> None:
+        for row, x in zip(out, np.asarray(xs, dtype=object).reshape(n)):
+            self.fill(row, str(x))
+
+    def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+        return np.array([self.unflatten(row) for row in vs], dtype=str).reshape(shape)
+
+    def box(self) -> Box:
+        return Box(0, self.pad, shape=(self.dim,), dtype=np.int32)
+
+
+# -- Sequence and Graph: flattened parts, not one vector --------------------------------------
+
+
+def _flatten_stacked(codec: FlatCodec, x: Any) -> Any:
+    """The stacked form of members, flattened: a ``(length, dim)`` array (a tuple of the
+    members' flattenings when they do not flatten to arrays), as Gymnasium's Sequence/Graph."""
+    if codec.flattenable:
+        return codec.flatten_batch(x)
+    return tuple(codec.flatten(item) for item in x)
+
+
+def _unflatten_stacked(codec: FlatCodec, v: Any) -> Any:
+    if codec.flattenable:
+        v = np.asarray(v)
+        length = v.size // codec.dim if codec.dim else len(v)
+        return stacked(codec.unflatten_batch(v.reshape(length, codec.dim)))
+    return tuple(codec.unflatten(item) for item in v)
+
+
+class SequenceCodec(FlatCodec):
+    """A tuple of flattened members, or (``stack``) the ``(length, flatdim)`` array."""
+
+    flattenable = False
+    dim = 0
+    dtype = None  # type: ignore[assignment]
+
+    def __init__(self, space: Sequence, feature: FlatCodec) -> None:
+        self.space = space
+        self.feature = feature
+
+    def flatten(self, x: Any) -> Any:
+        if self.space.stack:
+            return _flatten_stacked(self.feature, x)
+        return tuple(self.feature.flatten(item) for item in x)
+
+    def unflatten(self, v: Any) -> Any:
+        if self.space.stack:
+            return _unflatten_stacked(self.feature, v)
+        return tuple(self.feature.unflatten(item) for item in v)
+
+    def box(self) -> Sequence:
+        return Sequence(self.feature.box(), stack=self.space.stack)
+
+
+class GraphCodec(FlatCodec):
+    """``GraphInstance`` of the flattened node (and edge) features; links unchanged."""
+
+    flattenable = False
+    dim = 0
+    dtype = None  # type: ignore[assignment]
+
+    def __init__(self, node: FlatCodec, edge: FlatCodec | None) -> None:
+        self.node = node
+        self.edge = edge
+
+    def flatten(self, x: Any) -> GraphInstance:
+        edges = None if x.edges is None or self.edge is None else _flatten_stacked(self.edge, x.edges)
+        return GraphInstance(_flatten_stacked(self.node, x.nodes), edges, x.edge_links)
+
+    def unflatten(self, v: Any) -> GraphInstance:
+        edges = None
+        if v.edges is not None and self.edge is not None:
+            edges = _unflatten_stacked(self.edge, v.edges)
+        return GraphInstance(_unflatten_stacked(self.node, v.nodes), edges, v.edge_links)
+
+    def box(self) -> Graph:
+        return Graph(self.node.box(), None if self.edge is None else self.edge.box())
 
 
 def _object_array(xs: Any) -> np.ndarray:
@@ -657,7 +830,8 @@ def _object_array(xs: Any) -> np.ndarray:
         return xs
     items = list(xs)
     array = np.empty(len(items), dtype=object)
-    array[:] = items
+    for i, item in enumerate(items):
+        array[i] = item
     return array
 
 
@@ -683,9 +857,15 @@ def _box_codec(space: Box) -> FlatCodec:
 
 @flat_codec.register(range)
 def _range_codec(space: range) -> FlatCodec:
-    if space.step == 1:
+    if _consecutive(space):
         return OneHotCodec(range_length(space), space.start)
     return IndexCodec(space)
+
+
+def _consecutive(r: Any) -> bool:
+    """A non-empty range of consecutive integers (Gymnasium's Discrete(n, start)); a range of
+    one integer counts whatever its step, as in the Gymnasium adapter."""
+    return isinstance(r, range) and (r.step == 1 or range_length(r) == 1) and range_length(r) > 0
 
 
 @flat_codec.register(Categorical)
@@ -706,7 +886,7 @@ def _interval_codec(space: Interval) -> FlatCodec:
 @flat_codec.register(ArraySpace)
 def _array_codec(space: ArraySpace) -> FlatCodec:
     base = space.space
-    if isinstance(base, range) and base.step == 1:
+    if _consecutive(base):
         return OneHotCodec(np.full(space.dims, range_length(base)), base.start)
     if base == BOOL:
         return RavelCodec(space.dims, np.int8, 0, 1)
@@ -727,6 +907,21 @@ def _tuple_codec(space: TupleProduct) -> FlatCodec:
 def _dict_codec(space: DictProduct) -> FlatCodec:
     parts = space.spaces
     return ProductCodec(tuple(parts), tuple(_codec(p) for p in parts.values()), named=True)
+
+
+@flat_codec.register(Text)
+def _text_codec(space: Text) -> FlatCodec:
+    return TextCodec(space)
+
+
+@flat_codec.register(Sequence)
+def _sequence_codec(space: Sequence) -> FlatCodec:
+    return SequenceCodec(space, _codec(space._space))
+
+
+@flat_codec.register(Graph)
+def _graph_codec(space: Graph) -> FlatCodec:
+    return GraphCodec(_codec(space._node), None if space._edge is None else _codec(space._edge))
 
 
 @flat_codec.register(OneOf)

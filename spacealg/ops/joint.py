@@ -19,8 +19,9 @@ The rule table, one registration per kind (Gymnasium's classes in brackets):
 space ``s``                         ``joint_space(s, n)``                   ``batch_space`` of the image
 ==================================  ======================================  ==============================
 ``range``, ``FiniteSet``,           ``ArraySpace(s, n)``                    Discrete → MultiDiscrete
-``Interval``, scalar ``Categorical``  (a Box for closed intervals,          (closed Interval: Box (n,))
-                                    a Categorical for Categoricals)
+scalar ``Categorical``              (a Categorical for Categoricals)
+``Interval`` (closed or infinite    ``Box(low, high, (n,), float64)``       Box ``()`` → Box ``(n,)``
+ends; open finite ends: ArraySpace)
 ``BOOL`` (``bool``)                 ``ArraySpace(range(2), n)``             Discrete(2) → MultiDiscrete
 ``ArraySpace(range(a, b), *d)``     ``Box(a, b - 1, (n, *d), int64)``       MultiDiscrete → Box
 ``ArraySpace(bool, *d)``            ``Box(0, 1, (n, *d), int8)``            MultiBinary → Box int8
@@ -42,6 +43,7 @@ of labels. ``n`` not a positive int raises ValueError naming ``n``.
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any
 
@@ -83,9 +85,20 @@ def joint_space(space: Any, n: int) -> Any:
 
 
 @joint_space.register(range)
-@joint_space.register(Interval)
 def _power(space: Any, n: int) -> Any:
     return ArraySpace(space, _check_n(n))
+
+
+@joint_space.register(Interval)
+def _interval_joint(space: Interval, n: int) -> Any:
+    n = _check_n(n)
+    open_finite_end = (not space.closed_left and math.isfinite(space.low)) or (
+        not space.closed_right and math.isfinite(space.high)
+    )
+    if open_finite_end:  # no Box holds it (nor a Gymnasium space)
+        return ArraySpace(space, n)
+    # closed, or open only at infinite ends: its Gymnasium image is Box((), float64)
+    return Box(float(space.low), float(space.high), shape=(n,), dtype=np.float64)
 
 
 @joint_space.register(FiniteSet)
@@ -110,8 +123,9 @@ def _array_joint(space: ArraySpace, n: int) -> Any:
     n = _check_n(n)
     base = space.space
     shape = (n, *space.dims)
-    if isinstance(base, range) and base.step == 1 and range_length(base) > 0:
-        return Box(base.start, base.stop - 1, shape=shape, dtype=np.int64)
+    if isinstance(base, range) and (base.step == 1 or range_length(base) == 1) and range_length(base) > 0:
+        last = base.start + (range_length(base) - 1) * base.step
+        return Box(base.start, last, shape=shape, dtype=np.int64)
     if base == BOOL:
         return Box(0, 1, shape=shape, dtype=np.int8)
     return ArraySpace(space, n)

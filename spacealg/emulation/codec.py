@@ -1,0 +1,533 @@
+"""Codecs: a space's emulation compiled once, so each copy costs about what the copy costs.
+
+>>> import numpy as np
+>>> from spacealg import Box, DictProduct, FiniteSet
+>>> from spacealg.emulation import Codec
+>>> space = DictProduct(pos=Box(-1.0, 1.0, shape=(2,)), dir=range(4), mood=FiniteSet("ok", "bad"))
+>>> codec = Codec(space)                      # role="observation" (or "action")
+>>> row = codec.new_buffer()                  # (width,) of codec.flat_dtype, here bytes
+>>> _ = codec.emulate_into(row, {"pos": np.array([0.5, -0.5], np.float32), "dir": 3, "mood": "bad"})
+>>> codec.nativize(row)["mood"], codec.nativize(row)["dir"]
+('bad', 3)
+
+A :class:`Codec` holds the :class:`~spacealg.emulation.spaces.Layout` of a space in one
+role and code generated for it: straight-line assignments with every field's offset,
+dtype and shape inlined.
+
+=====================================  ======================================================
+method                                 does
+=====================================  ======================================================
+``emulate_into(out, x)``               writes member ``x`` into the row ``out``; returns ``out``
+``emulate(x)``                         a new row holding ``x``
+``nativize(row, copy=False)``          the member stored in ``row`` (arrays are views of
+                                       ``row`` unless ``copy``; PufferLib's behaviour)
+``emulate_row(buf, i, x)``             writes ``x`` into row ``i`` of a 2-D buffer
+``nativize_row(buf, i, copy=False)``   the member in row ``i``
+``emulate_batch(buf, xs)``             writes a batch (spacealg's batch form: arrays
+                                       ``(n, ...)``, tuples/dicts of component batches)
+``nativize_batch(buf, copy=False)``    the batch stored in an ``(n, width)`` buffer
+``new_buffer(n=None)``                 zeros of the emulated space's shape (``(n, ...)``)
+=====================================  ======================================================
+
+A row is a 1-D array of ``flat_dtype`` and ``width`` entries (for a space kept as is, an
+array of its own shape), or an array of ``struct_dtype``, or the same bytes in any other
+contiguous form. ``emulate_into`` and ``emulate_row`` keep the field views of the arrays
+they saw last (by identity), so passing the same row or buffer again costs only the
+assignments. ``nativize`` also accepts an action array of another numeric dtype (an int32
+or float tensor's array) when the layout has one dtype: it is cast first.
+
+Laws (tests/test_emulation.py): ``nativize(emulate(x)) == x``; the emulated row lies in
+``emulated_space``; ``emulate_batch``/``nativize_batch`` equal the loop of single rows.
+PufferLib's free functions :func:`emulate` and :func:`nativize` are here too, with its
+signatures, built on the same machinery.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from spacealg.emulation.spaces import Layout, Leaf, layout_of
+
+__all__ = ["Codec", "codec_for", "emulate", "nativize"]
+
+_VIEW_CACHE_LIMIT = 64
+
+
+def _items_array(items: tuple[Any, ...]) -> np.ndarray:
+    array = np.empty(len(items), dtype=object)
+    array[:] = list(items)
+    if items and all(isinstance(i, str) for i in items):
+        return np.asarray(items)
+    if items and all(isinstance(i, (int, float, np.number)) and not isinstance(i, bool) for i in items):
+        return np.asarray(items)
+    return array
+
+
+def _byte_offsets(dtype: np.dtype, names_paths: list[tuple[str, ...]]) -> list[int]:
+    offsets = []
+    for names in names_paths:
+        offset, current = 0, dtype
+        for name in names:
+            field_dtype, field_offset = current.fields[name][:2]
+            offset += field_offset
+            current = field_dtype
+        offsets.append(offset)
+    return offsets
+
+
+class _Field:
+    """Where and how one leaf is stored: byte offset, storage dtype, entry count, decoding."""
+
+    def __init__(
+        self, keys: tuple[Any, ...], leaf: Leaf, dtype: np.dtype, offset: int, flat: np.dtype
+    ) -> None:
+        self.keys = keys
+        self.leaf = leaf
+        self.dtype = np.dtype(dtype)
+        self.shape = leaf.shape
+        self.size = leaf.size
+        self.offset = offset
+        self.nbytes = self.dtype.itemsize * self.size
+        self.uniform = self.dtype == flat
+        self.start = offset // flat.itemsize  # entry offset when uniform
+        self.items = leaf.items
+        self.item_array = _items_array(leaf.items) if leaf.items else None
+        self.lookup = leaf.lookup
+        self.scalar = leaf.shape == ()
+        # how stored values become the leaf's values
+        self.rounds = leaf.discrete and self.dtype.kind == "f"
+        self.value_dtype = leaf.dtype
+
+    # -- label encoding ----------------------------------------------------------------
+    def encode_label(self, x: Any) -> int:
+        try:
+            return self.lookup[x.item() if isinstance(x, (np.generic, np.ndarray)) else x]
+        except (KeyError, TypeError, ValueError):
+            leaf = self.leaf
+            raise ValueError(f"emulate: {x!r} is not a member of {leaf.path} = {leaf.space!r}") from None
+
+    def encode_labels(self, xs: Any) -> np.ndarray:
+        entries = np.asarray(xs, dtype=object)
+        codes = [self.encode_label(e) for e in entries.reshape(-1)]
+        return np.asarray(codes, dtype=np.int64).reshape(entries.shape)
+
+    # -- decoding from stored values ------------------------------------------------------
+    def decode_int(self, value: Any) -> int:
+        if self.rounds:
+            value = min(max(round(float(value)), int(self.leaf.low)), int(self.leaf.high))
+        return int(value)
+
+    def decode_array(self, array: np.ndarray) -> np.ndarray:
+        if self.rounds:
+            low, high = self.leaf.low.astype(np.float64), self.leaf.high.astype(np.float64)
+            array = np.clip(np.rint(array), low, high)
+        return array.astype(self.value_dtype)
+
+    def decode_labels(self, array: np.ndarray) -> np.ndarray:
+        if self.rounds:
+            array = np.clip(np.rint(array), 0, len(self.items) - 1)
+        return self.item_array[array.astype(np.intp)]  # type: ignore[index]
+
+    # -- views ------------------------------------------------------------------------
+    def view(self, flat: np.ndarray) -> np.ndarray:
+        """This field's view in a 1-D row (``uniform``: entries; else bytes)."""
+        if self.uniform:
+            part = flat[self.start : self.start + self.size]
+        else:
+            part = flat[self.offset : self.offset + self.nbytes].view(self.dtype)
+        return part.reshape(self.shape)
+
+    def batch_view(self, rows: np.ndarray) -> np.ndarray:
+        """This field's ``(n, *shape)`` view in a 2-D buffer of rows."""
+        if self.uniform:
+            part = rows[:, self.start : self.start + self.size]
+        else:
+            part = rows[:, self.offset : self.offset + self.nbytes].view(self.dtype)
+        return part.reshape((rows.shape[0], *self.shape))
+
+
+class _Gen:
+    def __init__(self) -> None:
+        self.namespace: dict[str, Any] = {"int": int, "float": float, "np": np}
+        self.lines: list[str] = []
+
+    def bind(self, value: Any) -> str:
+        name = f"_c{len(self.namespace)}"
+        self.namespace[name] = value
+        return name
+
+    def key(self, key: Any) -> str:
+        return repr(key) if type(key) in (int, str) else self.bind(key)
+
+    def compile(self, header: str, lines: list[str]) -> Callable[..., Any]:
+        source = "\n".join([header, *("    " + line for line in lines or ["pass"])])
+        exec(compile(source, "<spacealg.emulation generated>", "exec"), self.namespace)
+        return self.namespace[header.split()[1].split("(")[0]]  # type: ignore[no-any-return]
+
+
+class Codec:
+    """The compiled emulation of ``space`` in ``role`` ("observation" or "action").
+
+    Attributes: ``layout``, ``struct_dtype``, ``flat_dtype``, ``width``,
+    ``emulated_space`` (a Gymnasium space) — see the module's table for the methods.
+    """
+
+    def __init__(self, space: Any, role: str = "observation") -> None:
+        self.space = space
+        self.role = role
+        self.layout: Layout = layout_of(space, role)
+        self.struct_dtype = self.layout.struct_dtype
+        self.flat_dtype = self.layout.flat_dtype
+        self.width = self.layout.width
+        self.emulated_space = self.layout.emulated_space
+        self.uniform = all(d == self.flat_dtype for d in self.layout.field_dtypes)
+        names = [names for _, names, _ in self.layout.leaves]
+        offsets = [0] if self.layout.native else _byte_offsets(self.struct_dtype, names)
+        self.fields = [
+            _Field(keys, leaf, dtype, offset, self.flat_dtype)
+            for (keys, _, leaf), dtype, offset in zip(self.layout.leaves, self.layout.field_dtypes, offsets)
+        ]
+        self._views: dict[int, tuple[np.ndarray, tuple[np.ndarray, ...]]] = {}
+        self._batch_views: dict[int, tuple[np.ndarray, tuple[np.ndarray, ...]]] = {}
+        self._compile()
+
+    def __repr__(self) -> str:
+        return f"Codec({self.space!r}, role={self.role!r})"
+
+    # -- code generation ----------------------------------------------------------------
+    def _value(self, gen: _Gen, keys: tuple[Any, ...]) -> str:
+        return "x" + "".join(f"[{gen.key(k)}]" for k in keys)
+
+    def _write_line(self, gen: _Gen, k: int, field: _Field, target: str) -> str:
+        value = self._value(gen, field.keys)
+        member = field.leaf.member
+        if member == "label":
+            value = f"{gen.bind(field.encode_label)}({value})"
+        elif member == "labels":
+            value = f"{gen.bind(field.encode_labels)}({value})"
+        return f"v[{k}][{target}] = {value}"
+
+    def _read_expr(self, gen: _Gen, field: _Field, stored: str, scalar_item: str | None, copy: bool) -> str:
+        member = field.leaf.member
+        if member in ("int", "label"):
+            if scalar_item and not field.rounds:
+                number = scalar_item
+            else:
+                number = f"{gen.bind(field.decode_int)}({scalar_item or stored})"
+            return f"{gen.bind(field.items)}[{number}]" if member == "label" else number
+        if member == "float":
+            return scalar_item if scalar_item else f"float({stored})"
+        if member == "labels":
+            return f"{gen.bind(field.decode_labels)}({stored})"
+        if field.rounds or field.dtype != field.value_dtype:
+            return f"{gen.bind(field.decode_array)}({stored})"
+        return f"{stored}.copy()" if copy else stored
+
+    def _structure(self, gen: _Gen, exprs: list[str]) -> str:
+        """The member's nesting around the leaf expressions (tuples and dicts)."""
+        tree = self.layout.tree
+        position = iter(exprs)
+
+        def build(node: Any) -> str:
+            if isinstance(node, Leaf):
+                return next(position)
+            parts = [build(part) for part in node.parts]
+            if node.named:
+                return "{" + ", ".join(f"{gen.key(k)}: {p}" for k, p in zip(node.keys, parts)) + "}"
+            return "(" + "".join(f"{p}, " for p in parts) + ")"
+
+        return build(tree)
+
+    def _flat_read(self, gen: _Gen, field: _Field, k: int) -> tuple[str, str | None]:
+        """(expression of the stored value in the 1-D row ``a``, fast Python-scalar form)."""
+        if self.layout.native:
+            part, item = "a", "a.item(0)"
+        elif field.uniform:
+            part, item = f"a[{field.start}:{field.start + field.size}]", f"a.item({field.start})"
+        else:
+            part = f"a[{field.offset}:{field.offset + field.nbytes}].view({gen.bind(field.dtype)})"
+            item = f"{part}.item(0)"
+        if field.scalar:
+            return f"{part}.reshape(())", item  # a 0-d view (a Box of shape ()) or a Python number
+        return (part if len(field.shape) == 1 else f"{part}.reshape({field.shape!r})"), None
+
+    def _compile(self) -> None:
+        gen = _Gen()
+        gen.namespace.update(_views=self._views, _bind=self._bind, _batch_views=self._batch_views,
+                             _bind_batch=self._bind_batch, _id=id)
+        targets = ["()" if f.scalar else "..." for f in self.fields]
+        writes = [self._write_line(gen, k, f, t) for k, (f, t) in enumerate(zip(self.fields, targets))]
+        self.emulate_into = gen.compile("def emulate_into(out, x):", [  # type: ignore[method-assign]
+            "e = _views.get(_id(out))",
+            "v = e[1] if e is not None and e[0] is out else _bind(out)",
+            *writes,
+            "return out",
+        ])
+        row_writes = [self._write_line(gen, k, f, "i") for k, f in enumerate(self.fields)]
+        self.emulate_row = gen.compile("def emulate_row(out, i, x):", [  # type: ignore[method-assign]
+            "e = _batch_views.get(_id(out))",
+            "v = e[1] if e is not None and e[0] is out else _bind_batch(out)",
+            *row_writes,
+            "return out",
+        ])
+        for copy in (False, True):
+            exprs = []
+            for k, f in enumerate(self.fields):
+                stored, item = self._flat_read(gen, f, k)
+                exprs.append(self._read_expr(gen, f, stored, item, copy))
+            reader = gen.compile(f"def read_{int(copy)}(a):", [f"return {self._structure(gen, exprs)}"])
+            setattr(self, f"_read_{int(copy)}", reader)
+
+    # -- rows ---------------------------------------------------------------------------
+    def _flat(self, out: Any, writing: bool) -> np.ndarray:
+        """``out`` as a 1-D array of ``flat_dtype`` and ``width`` entries (a view when writing)."""
+        a = out if isinstance(out, np.ndarray) else np.asarray(out)
+        if a.dtype != self.flat_dtype:
+            as_bytes = a.nbytes == self.struct_dtype.itemsize and a.dtype.kind in "uV"
+            if a.dtype.fields is not None or as_bytes:
+                a = np.ascontiguousarray(a) if not writing else a
+                if not a.flags.c_contiguous:
+                    raise ValueError("emulation: a structured row must be contiguous")
+                a = a.reshape(-1).view(np.uint8).view(self.flat_dtype)
+            elif not writing and self.uniform and a.size == self.width and a.dtype.kind in "biuf":
+                a = a.astype(self.flat_dtype)
+            else:
+                raise ValueError(
+                    f"emulation: expected a row of {self.width} {self.flat_dtype} entries "
+                    f"(or the bytes of {self.struct_dtype}), got {a.dtype} of shape {a.shape}"
+                )
+        if a.ndim != 1:
+            if writing and not a.flags.c_contiguous:
+                raise ValueError("emulation: a row to write into must be contiguous")
+            a = a.reshape(-1)
+        if a.size != self.width:
+            raise ValueError(f"emulation: expected a row of {self.width} entries, got {a.size}")
+        return a
+
+    def _bind(self, out: Any) -> tuple[np.ndarray, ...]:
+        flat = self._flat(out, writing=True)
+        views = tuple(f.view(flat) for f in self.fields)
+        if isinstance(out, np.ndarray):
+            if len(self._views) >= _VIEW_CACHE_LIMIT:
+                self._views.clear()
+            self._views[id(out)] = (out, views)
+        return views
+
+    def _rows(self, buf: Any, writing: bool) -> np.ndarray:
+        a = buf if isinstance(buf, np.ndarray) else np.asarray(buf)
+        if a.ndim == 0:
+            raise ValueError("emulation: expected a 2-D buffer of rows")
+        n = a.shape[0]
+        if a.dtype != self.flat_dtype and not writing and self.uniform and a.dtype.kind in "biuf":
+            a = a.astype(self.flat_dtype)
+        if a.dtype != self.flat_dtype:
+            if a.dtype.fields is None and a.dtype.kind != "u":
+                raise ValueError(f"emulation: expected a buffer of {self.flat_dtype} rows, got {a.dtype}")
+            a = np.ascontiguousarray(a) if not writing else a
+            a = a.reshape(n, -1).view(np.uint8).view(self.flat_dtype)
+        rows = a.reshape(n, -1)
+        if rows.shape[1] != self.width:
+            raise ValueError(f"emulation: expected rows of {self.width} entries, got shape {a.shape}")
+        if writing and rows.size and not np.shares_memory(rows, a):  # pragma: no cover - reshape copied
+            raise ValueError("emulation: the buffer must be contiguous along its rows")
+        return rows
+
+    def _bind_batch(self, buf: Any) -> tuple[np.ndarray, ...]:
+        rows = self._rows(buf, writing=True)
+        views = tuple(f.batch_view(rows) for f in self.fields)
+        if isinstance(buf, np.ndarray):
+            if len(self._batch_views) >= _VIEW_CACHE_LIMIT:
+                self._batch_views.clear()
+            self._batch_views[id(buf)] = (buf, views)
+        return views
+
+    def emulate_into(self, out: Any, x: Any) -> Any:  # replaced by generated code
+        raise NotImplementedError
+
+    def emulate_row(self, out: Any, i: int, x: Any) -> Any:  # replaced by generated code
+        raise NotImplementedError
+
+    def emulate(self, x: Any) -> np.ndarray:
+        """A new row holding ``x``."""
+        out = np.zeros(self.emulated_space.shape if self.layout.native else self.width, self.flat_dtype)
+        views = tuple(f.view(out.reshape(-1)) for f in self.fields)
+        self._views[id(out)] = (out, views)
+        try:
+            return self.emulate_into(out, x)  # type: ignore[no-any-return]
+        finally:
+            self._views.pop(id(out), None)
+
+    def nativize(self, row: Any, copy: bool = False) -> Any:
+        """The member stored in ``row`` (see the module docstring)."""
+        flat = self._flat(row, writing=False)
+        return (self._read_1 if copy else self._read_0)(flat)  # type: ignore[attr-defined]
+
+    def nativize_row(self, buf: Any, i: int, copy: bool = False) -> Any:
+        """The member stored in row ``i`` of a 2-D buffer."""
+        return self.nativize(self._rows(buf, writing=False)[i], copy=copy)
+
+    def new_buffer(self, n: int | None = None) -> np.ndarray:
+        """Zeros for one row (``n=None``) or ``n`` rows, of the emulated space's shape."""
+        shape = tuple(self.emulated_space.shape) if self.layout.native else (self.width,)
+        return np.zeros(shape if n is None else (n, *shape), self.flat_dtype)
+
+    # -- batches ---------------------------------------------------------------------------
+    def emulate_batch(self, buf: Any, xs: Any) -> Any:
+        """Writes the batch ``xs`` (spacealg's batch form) into the rows of ``buf``; returns it."""
+        e = self._batch_views.get(id(buf))
+        views = e[1] if e is not None and e[0] is buf else self._bind_batch(buf)
+        for field, view in zip(self.fields, views):
+            value: Any = xs
+            for key in field.keys:
+                value = value[key]
+            if field.leaf.member in ("label", "labels"):
+                value = field.encode_labels(value)
+            view[...] = np.asarray(value).reshape(view.shape)
+        return buf
+
+    def nativize_batch(self, buf: Any, copy: bool = False) -> Any:
+        """The batch stored in the rows of ``buf``: arrays ``(n, ...)`` in tuples/dicts."""
+        rows = self._rows(buf, writing=False)
+        values = []
+        for field in self.fields:
+            stored = field.batch_view(rows)
+            member = field.leaf.member
+            if member in ("label", "labels"):
+                values.append(field.decode_labels(stored))
+            elif field.rounds or field.dtype != field.value_dtype:
+                values.append(field.decode_array(stored))
+            else:
+                values.append(stored.copy() if copy else stored)
+        position = iter(values)
+
+        def build(node: Any) -> Any:
+            if isinstance(node, Leaf):
+                return next(position)
+            parts = [build(part) for part in node.parts]
+            return dict(zip(node.keys, parts)) if node.named else tuple(parts)
+
+        return build(self.layout.tree)
+
+
+# =====================================================================================
+# PufferLib's free functions
+# =====================================================================================
+
+_CODECS: dict[tuple[int, str], tuple[Any, Codec]] = {}
+
+
+def codec_for(space: Any, role: str = "observation") -> Codec:
+    """The cached :class:`Codec` of ``space`` in ``role`` (by the space's identity)."""
+    key = (id(space), role)
+    entry = _CODECS.get(key)
+    if entry is not None and entry[0] is space:
+        return entry[1]
+    codec = Codec(space, role)
+    if not isinstance(space, dict):
+        if len(_CODECS) > 4096:
+            _CODECS.clear()
+        _CODECS[key] = (space, codec)
+    return codec
+
+
+def nativize(arr: Any, space: Any, struct_dtype: Any) -> Any:
+    """The member of ``space`` stored in ``arr`` under ``struct_dtype`` (PufferLib's signature).
+
+    ``struct_dtype`` is the one returned by ``emulate_observation_space`` or
+    ``emulate_action_space`` for ``space`` (which layout is meant). Arrays in the result
+    are views of ``arr`` (as in PufferLib); Discrete values are Python ints.
+    """
+    dtype = np.dtype(struct_dtype)
+    for role in ("observation", "action"):
+        try:
+            codec = codec_for(space, role)
+        except ValueError:
+            continue
+        if codec.struct_dtype == dtype:
+            return codec.nativize(arr)
+    raise ValueError(
+        f"nativize: {dtype} is neither the observation nor the action layout of {space!r}"
+    )
+
+
+class _StructWriter:
+    """Writes samples into structured arrays of one dtype (PufferLib's ``emulate``), fast.
+
+    The field tree comes from the dtype alone: levels named ``f0, f1, ...`` are read from
+    the sample by position (Tuples), others by field name (Dicts). Views are kept per
+    array, by identity. A sample of another shape (a dict for a tuple level, non-str keys)
+    makes the generated code raise, and :func:`emulate` falls back to the recursive walk.
+    """
+
+    def __init__(self, dtype: np.dtype) -> None:
+        self.paths: list[tuple[Any, ...]] = []
+        self.names: list[tuple[str, ...]] = []
+        self._collect(dtype, (), ())
+        self._views: dict[int, tuple[Any, tuple[np.ndarray, ...]]] = {}
+        gen = _Gen()
+        gen.namespace.update(_views=self._views, _bind=self._bind, _id=id)
+        lines = [
+            "e = _views.get(_id(struct))",
+            "v = e[1] if e is not None and e[0] is struct else _bind(struct)",
+        ]
+        for k, path in enumerate(self.paths):
+            lines.append(f"v[{k}][...] = x" + "".join(f"[{key!r}]" for key in path))
+        self.write = gen.compile("def write(struct, x):", lines)
+
+    def _collect(self, dtype: np.dtype, path: tuple[Any, ...], names: tuple[str, ...]) -> None:
+        if dtype.names is None:
+            self.paths.append(path)
+            self.names.append(names)
+            return
+        positional = dtype.names == tuple(f"f{i}" for i in range(len(dtype.names)))
+        for i, name in enumerate(dtype.names):
+            self._collect(dtype.fields[name][0], (*path, i if positional else name), (*names, name))
+
+    def _bind(self, struct: np.ndarray) -> tuple[np.ndarray, ...]:
+        views = []
+        for names in self.names:
+            view: Any = struct
+            for name in names:
+                view = view[name]
+            views.append(view)
+        if len(self._views) >= _VIEW_CACHE_LIMIT:
+            self._views.clear()
+        self._views[id(struct)] = (struct, tuple(views))
+        return tuple(views)
+
+
+_WRITERS: dict[np.dtype, _StructWriter] = {}
+
+
+def _emulate_slow(struct: Any, sample: Any) -> None:
+    if struct.dtype.names is None:
+        struct[...] = sample
+    elif isinstance(sample, Mapping):
+        for key, value in sample.items():
+            _emulate_slow(struct[key if isinstance(key, str) else str(key)], value)
+    else:
+        for i, value in enumerate(sample):
+            _emulate_slow(struct[f"f{i}"], value)
+
+
+def emulate(struct: Any, sample: Any) -> None:
+    """Writes ``sample`` into the structured array ``struct`` (PufferLib's signature).
+
+    Dict samples go to the fields named by their keys, tuples (and lists) to ``f0, f1, ...``,
+    anything else into the array itself; values are written raw (cast to the field's
+    dtype). Spaces whose leaves need an encoding (labels) go through :class:`Codec`.
+    """
+    dtype = struct.dtype
+    if dtype.names is None or not isinstance(struct, np.ndarray):
+        _emulate_slow(struct, sample)
+        return
+    writer = _WRITERS.get(dtype)
+    if writer is None:
+        writer = _WRITERS[dtype] = _StructWriter(dtype)
+    try:
+        writer.write(struct, sample)
+    except (KeyError, TypeError, IndexError):
+        _emulate_slow(struct, sample)

@@ -1,0 +1,467 @@
+"""Emulation layouts: where each leaf of a space lives in PufferLib's flat buffers.
+
+PufferLib stores an observation of any nested space in one flat array whose bytes are a
+*structured* numpy dtype: one field per leaf, Tuples as fields ``f0, f1, ...``, Dicts as
+fields named by their keys (in order), ``align=True``. spacealg keeps that layout
+(``dtype_from_space`` equals PufferLib's on every space PufferLib handles) and fixes its
+failures. The rule table, one registration of :func:`emulation_layout` per kind:
+
+==================================  ================  ==========  ===========================
+space (its Gymnasium image)         field             discrete    ``nativize`` gives
+==================================  ================  ==========  ===========================
+``Box``                             its dtype, shape  if integer  the array (a view)
+``range(a, b)`` (Discrete)          int64 ``()``      yes         a Python int
+``Categorical`` (Discrete/MD)       its dtype, shape  yes         a Python int / an array
+``ArraySpace(range(a, b), *d)``     int64 ``d``       yes         the array (MultiDiscrete)
+``ArraySpace(bool, *d)``            int8 ``d``        yes         an int8 0/1 array (MultiBinary)
+``FiniteSet``, stepped ``range``    int64 ``()``      yes         the label (stored: its index)
+``ArraySpace(labels, *d)``          int64 ``d``       yes         an array of labels (indices)
+``Interval``                        float64 ``()``    no          a Python float
+``ArraySpace(open interval, *d)``   float64 ``d``     no          the array
+``TupleProduct``/``DictProduct``    a nested struct   —           a tuple / dict
+``OneOf``, ``Text``, ``Sequence``,  ValueError naming the leaf's path (no fixed-size layout;
+``Graph``                           flatten them with :mod:`spacealg.ops` instead)
+==================================  ================================================================
+
+Observations (:func:`emulate_observation_space`): a top-level Box is kept as is;
+otherwise the flat Box has the leaves' common dtype (entries bounded by the leaves' own
+bounds, concatenated) or, when dtypes differ, ``uint8`` bytes bounded by 0..255. Its
+width is ``itemsize // flat_dtype.itemsize``, never zero for a non-empty space (a
+top-level Discrete is a Box of shape ``(1,)``, not PufferLib's zero-width one), and every
+field keeps its leaf's own dtype, so no int64 leaf meets an int32 field.
+
+Actions (:func:`emulate_action_space`): a space whose Gymnasium image is a Discrete,
+MultiDiscrete or Box is kept as is (PufferLib). Otherwise every entry of every leaf
+becomes one entry of a flat action vector, and the struct has one field per leaf, all of
+one dtype so that the action array *is* the struct's bytes:
+
+* all leaves discrete: ``MultiDiscrete(nvec, start)`` with one entry per discrete value
+  (a MultiBinary leaf gives ``n`` entries of 2 choices, a MultiDiscrete leaf one entry per
+  component: PufferLib's mis-sizing and AttributeErrors are gone), int64 fields;
+* some leaf continuous (a float Box or an Interval inside a Dict/Tuple): a float ``Box``
+  whose discrete entries hold their (raw) values; its dtype is the promotion of the
+  continuous leaves' dtypes, widened until every discrete value is exact. ``nativize``
+  rounds discrete entries to the nearest value and clips them into range.
+
+Values are raw (a Discrete with ``start=5`` stores 5..; ``MultiDiscrete.start`` says so),
+except labels, stored as their index. Laws (tests/test_emulation.py): the emulated row
+of a member lies in the emulated space; ``nativize(emulate(x)) == x``.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from spacealg.core.generic import as_space, generic
+from spacealg.spaces.array import ArraySpace
+from spacealg.spaces.box import Box
+from spacealg.spaces.categorical import Categorical
+from spacealg.spaces.finite import BOOL, FiniteSet, range_length
+from spacealg.spaces.interval import Interval
+from spacealg.spaces.oneof import OneOf
+from spacealg.spaces.product import DictProduct, TupleProduct
+
+__all__ = [
+    "Layout",
+    "Leaf",
+    "Struct",
+    "dtype_from_space",
+    "emulate_action_space",
+    "emulate_observation_space",
+    "emulation_layout",
+    "layout_of",
+]
+
+_INT64 = np.dtype(np.int64)
+_UINT8 = np.dtype(np.uint8)
+
+
+@dataclass(frozen=True, eq=False)
+class Leaf:
+    """One field: the leaf space, its storage dtype and shape, and how values map.
+
+    ``low``/``high`` bound the stored values (arrays of ``shape``, float64 or int64);
+    ``member`` says what ``nativize`` builds: ``"int"`` (a Python int), ``"float"``, ``"array"``,
+    ``"label"`` (``items[index]``) or ``"labels"`` (an array of items).
+    """
+
+    space: Any
+    path: str
+    dtype: np.dtype
+    shape: tuple[int, ...]
+    low: np.ndarray
+    high: np.ndarray
+    discrete: bool
+    member: str
+    items: tuple[Any, ...] = ()
+    lookup: dict[Any, int] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+
+@dataclass(frozen=True, eq=False)
+class Struct:
+    """A Tuple/Dict: the member's ``keys``, the struct's field ``names`` and the ``parts``."""
+
+    keys: tuple[Any, ...]
+    names: tuple[str, ...]
+    parts: tuple[Any, ...]
+    named: bool
+
+
+def _bounds(shape: tuple[int, ...], low: Any, high: Any, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
+    low_array = np.array(np.broadcast_to(np.asarray(low, dtype=dtype), shape))
+    high_array = np.array(np.broadcast_to(np.asarray(high, dtype=dtype), shape))
+    return low_array, high_array
+
+
+def _leaf(space: Any, path: str, dtype: Any, shape: tuple[int, ...], low: Any, high: Any,
+          discrete: bool, member: str, items: tuple[Any, ...] = ()) -> Leaf:
+    dtype = np.dtype(dtype)
+    lo, hi = _bounds(shape, low, high, object if discrete else np.float64)
+    lookup = {_hashable(item): i for i, item in enumerate(items)}
+    return Leaf(space, path, dtype, shape, lo, hi, discrete, member, items, lookup)
+
+
+def _hashable(x: Any) -> Any:
+    if isinstance(x, np.generic) or (isinstance(x, np.ndarray) and x.shape == ()):
+        return x.item()
+    return x
+
+
+# =====================================================================================
+# the rule table
+# =====================================================================================
+
+
+@generic(0)
+def emulation_layout(space: Any, path: str = "space") -> Leaf | Struct:
+    """The layout of ``space`` (a :class:`Leaf` or a :class:`Struct`); see the module's table.
+
+    Raises ValueError naming ``path`` (e.g. ``space['inventory'][2]``) for a part with no
+    fixed-size layout (OneOf, Text, Sequence, Graph, unknown kinds).
+    """
+    try:
+        converted = as_space(space)
+    except TypeError:
+        converted = space
+    if converted is not space:
+        return emulation_layout(converted, path)  # type: ignore[no-any-return]
+    raise ValueError(
+        f"emulation: {path} = {space!r} has no fixed-size structured layout (variable-size "
+        "spaces such as Sequence, Graph and Text, and OneOf, cannot be emulated); flatten it "
+        "with spacealg.ops.flatten or change the space"
+    )
+
+
+@emulation_layout.register(Box)
+def _box_layout(space: Box, path: str = "space") -> Leaf:
+    return _leaf(space, path, space.dtype, space.shape, space.low, space.high, space.integral, "array")
+
+
+@emulation_layout.register(range)
+def _range_layout(space: range, path: str = "space") -> Leaf:
+    n = range_length(space)
+    if n == 0:
+        raise ValueError(f"emulation: {path} = {space!r} is empty")
+    if space.step == 1 or n == 1:  # consecutive integers (the Gymnasium adapter's Discrete)
+        return _leaf(space, path, np.int64, (), space.start, space.start + n - 1, True, "int")
+    return _leaf(space, path, np.int64, (), 0, n - 1, True, "label", tuple(space))
+
+
+@emulation_layout.register(Categorical)
+def _categorical_layout(space: Categorical, path: str = "space") -> Leaf:
+    member = "int" if space.scalar else "array"
+    return _leaf(space, path, space.dtype, space.shape, space.low, space.high, True, member)
+
+
+@emulation_layout.register(FiniteSet)
+def _finite_layout(space: FiniteSet, path: str = "space") -> Leaf:
+    if not space.items:
+        raise ValueError(f"emulation: {path} = {space!r} is empty")
+    return _leaf(space, path, np.int64, (), 0, len(space.items) - 1, True, "label", space.items)
+
+
+@emulation_layout.register(Interval)
+def _interval_layout(space: Interval, path: str = "space") -> Leaf:
+    return _leaf(space, path, np.float64, (), float(space.low), float(space.high), False, "float")
+
+
+@emulation_layout.register(ArraySpace)
+def _array_layout(space: ArraySpace, path: str = "space") -> Leaf:
+    base, dims = space.space, space.dims
+    n = range_length(base) if isinstance(base, range) else 0
+    if isinstance(base, range) and (base.step == 1 or n == 1) and n > 0:
+        return _leaf(space, path, np.int64, dims, base.start, base.start + n - 1, True, "array")
+    if base == BOOL:
+        return _leaf(space, path, np.int8, dims, 0, 1, True, "array")
+    if isinstance(base, Interval):
+        return _leaf(space, path, np.float64, dims, float(base.low), float(base.high), False, "array")
+    if isinstance(base, (range, FiniteSet)) and len(_items(base)):
+        items = _items(base)
+        return _leaf(space, path, np.int64, dims, 0, len(items) - 1, True, "labels", items)
+    raise ValueError(f"emulation: {path} = {space!r} has no structured layout (arrays over {base!r})")
+
+
+def _items(base: Any) -> tuple[Any, ...]:
+    return base.items if isinstance(base, FiniteSet) else tuple(base)
+
+
+@emulation_layout.register(TupleProduct)
+def _tuple_layout(space: TupleProduct, path: str = "space") -> Struct:
+    n = len(space.spaces)
+    parts = tuple(emulation_layout(space[i], f"{path}[{i}]") for i in range(n))
+    return Struct(tuple(range(n)), tuple(f"f{i}" for i in range(n)), parts, named=False)
+
+
+@emulation_layout.register(DictProduct)
+def _dict_layout(space: DictProduct, path: str = "space") -> Struct:
+    items = list(space.spaces.items())
+    names = tuple(k if isinstance(k, str) else str(k) for k, _ in items)
+    if len(set(names)) != len(names):
+        raise ValueError(f"emulation: {path} has keys whose field names collide: {[k for k, _ in items]!r}")
+    parts = tuple(emulation_layout(s, f"{path}[{k!r}]") for k, s in items)
+    return Struct(tuple(k for k, _ in items), names, parts, named=True)
+
+
+@emulation_layout.register(OneOf)
+def _oneof_layout(space: OneOf, path: str = "space") -> Leaf:
+    raise ValueError(
+        f"emulation: {path} = {space!r} is a OneOf, whose members have no common layout; "
+        "flatten it with spacealg.ops.flatten (Gymnasium's [index, *value] encoding) instead"
+    )
+
+
+# =====================================================================================
+# layouts in the two roles
+# =====================================================================================
+
+
+def _walk(tree: Leaf | Struct, keys: tuple[Any, ...] = (), names: tuple[str, ...] = ()) -> list[Any]:
+    if isinstance(tree, Leaf):
+        return [(keys, names, tree)]
+    found = []
+    for key, name, part in zip(tree.keys, tree.names, tree.parts):
+        found += _walk(part, (*keys, key), (*names, name))
+    return found
+
+
+def _struct_dtype(tree: Leaf | Struct, field_dtype: Any) -> np.dtype:
+    if isinstance(tree, Leaf):
+        dtype = field_dtype(tree)
+        return np.dtype((dtype, tree.shape), align=True) if tree.shape else np.dtype(dtype)
+    fields = [(name, _struct_dtype(part, field_dtype)) for name, part in zip(tree.names, tree.parts)]
+    return np.dtype(fields, align=True)
+
+
+_EXACT_INTEGERS = {np.dtype(np.float16): 2**11, np.dtype(np.float32): 2**24, np.dtype(np.float64): 2**53}
+_WIDER = {np.dtype(np.float16): np.dtype(np.float32), np.dtype(np.float32): np.dtype(np.float64)}
+
+
+class Layout:
+    """The structured layout of ``space`` in one ``role`` ("observation" or "action").
+
+    Attributes: ``tree`` (Leaf/Struct), ``leaves`` (``(keys, names, Leaf)`` depth first),
+    ``field_dtypes`` (the storage dtype of each leaf's field), ``struct_dtype``,
+    ``flat_dtype``, ``width`` (entries of ``flat_dtype`` per member), ``emulated_space`` (a
+    Gymnasium space) and ``native`` (the space is kept as is: a row holds a member's entries).
+    """
+
+    def __init__(self, space: Any, role: str = "observation") -> None:
+        if role not in ("observation", "action"):
+            raise ValueError(f"Layout: role must be 'observation' or 'action', got {role!r}")
+        self.space = space
+        self.role = role
+        self.tree = emulation_layout(space)
+        self.leaves = _walk(self.tree)
+        if not self.leaves:
+            raise ValueError(f"emulation: {space!r} has no leaves; there is nothing to emulate")
+        self.native = False
+        if role == "observation":
+            self._observation()
+        else:
+            self._action()
+        if not hasattr(self, "width"):
+            itemsize = self.struct_dtype.itemsize
+            if itemsize % self.flat_dtype.itemsize:  # pragma: no cover - align=True guarantees it
+                raise AssertionError(f"layout of {space!r}: itemsize {itemsize} is not a multiple")
+            self.width = itemsize // self.flat_dtype.itemsize
+
+    def _set_fields(self, field_dtype: Any) -> None:
+        self.field_dtypes = tuple(field_dtype(leaf) for _, _, leaf in self.leaves)
+        self.struct_dtype = _struct_dtype(self.tree, field_dtype)
+
+    # -- observations ------------------------------------------------------------------
+    def _observation(self) -> None:
+        leaves = [leaf for _, _, leaf in self.leaves]
+        self._set_fields(lambda leaf: leaf.dtype)
+        uniform = len({leaf.dtype for leaf in leaves}) == 1
+        self.flat_dtype = leaves[0].dtype if uniform else _UINT8
+        if _is_native_box(self.space):
+            self.native = True
+            self.emulated_space = self.space
+        elif isinstance(self.space, Box):
+            from spacealg.adapters.gymnasium import to_gymnasium
+
+            self.native = True
+            self.emulated_space = to_gymnasium(self.space)
+        elif uniform:
+            low, high = _concatenated_bounds(leaves, self.flat_dtype)
+            self.emulated_space = _gym_box(low, high, low.size, self.flat_dtype)
+        else:
+            self.emulated_space = _gym_box(0, 255, self.struct_dtype.itemsize, _UINT8)
+
+    # -- actions ---------------------------------------------------------------------------
+    def _action(self) -> None:
+        leaves = [leaf for _, _, leaf in self.leaves]
+        native = self._native_action()
+        if native is not None:
+            self.native = True
+            self.emulated_space = native
+            self.flat_dtype = np.dtype(native.dtype)
+            self.field_dtypes = (self.flat_dtype,)
+            self.struct_dtype = self.flat_dtype  # PufferLib returns the space's dtype here
+            self.width = math.prod(native.shape)
+            return
+        continuous = [leaf for leaf in leaves if not leaf.discrete]
+        if continuous:
+            self.flat_dtype = _float_for(continuous, leaves)
+            low, high = _concatenated_bounds(leaves, self.flat_dtype)
+            self.emulated_space = _gym_box(low, high, low.size, self.flat_dtype)
+        else:
+            self.flat_dtype = _INT64
+            for leaf in leaves:
+                if not leaf.size:
+                    continue
+                if np.min(leaf.low) < _INT64_MIN or np.max(leaf.high - leaf.low) >= _INT64_MAX:
+                    raise ValueError(
+                        f"emulation: {leaf.path} = {leaf.space!r} is too wide for MultiDiscrete "
+                        "entries (its range does not fit int64)"
+                    )
+            low, high = _concatenated_bounds(leaves, _INT64)
+            self.emulated_space = gymnasium.spaces.MultiDiscrete(high - low + 1, start=low)
+        self._set_fields(lambda leaf: self.flat_dtype)
+
+    def _native_action(self) -> Any:
+        """The space itself where PufferLib keeps it: a Discrete, MultiDiscrete or Box image."""
+        if _is_native(self.space, ("Discrete", "MultiDiscrete", "Box")):
+            return self.space
+        if not isinstance(self.tree, Leaf) or self.tree.member == "float":
+            return None
+        from spacealg.adapters.gymnasium import to_gymnasium
+
+        try:
+            image = to_gymnasium(self.space)
+        except TypeError:
+            return None
+        kinds = (gymnasium.spaces.Discrete, gymnasium.spaces.MultiDiscrete, gymnasium.spaces.Box)
+        return image if isinstance(image, kinds) else None
+
+
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
+
+
+def _float_for(continuous: list[Leaf], leaves: list[Leaf]) -> np.dtype:
+    """The continuous leaves' promoted float dtype, widened until every discrete value is exact."""
+    dtype = np.result_type(*[leaf.dtype for leaf in continuous])
+    for leaf in leaves:
+        if leaf.discrete and leaf.size:
+            largest = max(abs(int(np.min(leaf.low))), abs(int(np.max(leaf.high))))
+            while largest > _EXACT_INTEGERS[dtype]:
+                if dtype not in _WIDER:
+                    raise ValueError(
+                        f"emulation: {leaf.path} = {leaf.space!r} has integers too large to hold "
+                        "exactly in a float action Box"
+                    )
+                dtype = _WIDER[dtype]
+    return dtype
+
+
+def _concatenated_bounds(leaves: list[Leaf], dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    def flat(bound: np.ndarray, leaf: Leaf) -> np.ndarray:
+        return np.asarray(bound, dtype=object if leaf.discrete else np.float64).reshape(-1)
+
+    low = np.concatenate([flat(leaf.low, leaf) for leaf in leaves])
+    high = np.concatenate([flat(leaf.high, leaf) for leaf in leaves])
+    if dtype.kind in "iub":
+        return low.astype(dtype), high.astype(dtype)
+    return low.astype(np.float64).astype(dtype), high.astype(np.float64).astype(dtype)
+
+
+def _gym_box(low: Any, high: Any, width: int, dtype: np.dtype) -> gymnasium.spaces.Box:
+    return gymnasium.spaces.Box(low=low, high=high, shape=(width,), dtype=dtype)
+
+
+def _is_native(space: Any, names: tuple[str, ...]) -> bool:
+    """Whether ``space`` is a Gymnasium (or Gym) space of one of the classes ``names``."""
+    if isinstance(space, gymnasium.spaces.Space):
+        return type(space).__name__ in names and isinstance(
+            space, tuple(getattr(gymnasium.spaces, n) for n in names)
+        )
+    gym = sys.modules.get("gym")
+    if gym is not None and isinstance(space, gym.spaces.Space):
+        return isinstance(space, tuple(getattr(gym.spaces, n) for n in names))
+    return False
+
+
+def _is_native_box(space: Any) -> bool:
+    return _is_native(space, ("Box",))
+
+
+# =====================================================================================
+# PufferLib's functions
+# =====================================================================================
+
+_LAYOUTS: dict[tuple[int, str], tuple[Any, Layout]] = {}
+
+
+def layout_of(space: Any, role: str = "observation") -> Layout:
+    """The :class:`Layout` of ``space`` in ``role``, cached by the space's identity."""
+    key = (id(space), role)
+    entry = _LAYOUTS.get(key)
+    if entry is not None and entry[0] is space:
+        return entry[1]
+    layout = Layout(space, role)
+    if not isinstance(space, dict):
+        if len(_LAYOUTS) > 4096:
+            _LAYOUTS.clear()
+        _LAYOUTS[key] = (space, layout)
+    return layout
+
+
+def dtype_from_space(space: Any) -> np.dtype:
+    """The structured dtype of ``space``'s observations (PufferLib's, ``align=True``).
+
+    Laws: Tuples give fields ``f0, f1, ...``, Dicts their keys in order, leaves
+    ``(dtype, shape)`` with the dtype of the table in :mod:`spacealg.emulation.spaces`;
+    a leaf space gives its own ``(dtype, shape)``.
+    """
+    return layout_of(space, "observation").struct_dtype
+
+
+def emulate_observation_space(space: Any) -> tuple[gymnasium.spaces.Box, np.dtype]:
+    """``(flat Box, struct dtype)`` for ``space``'s observations (PufferLib's signature).
+
+    A Box is returned as is. Law: the emulated row of every member lies in the Box.
+    """
+    layout = layout_of(space, "observation")
+    return layout.emulated_space, layout.struct_dtype
+
+
+def emulate_action_space(space: Any) -> tuple[Any, np.dtype]:
+    """``(emulated action space, struct dtype)`` for ``space``'s actions (PufferLib's signature).
+
+    Discrete, MultiDiscrete and Box images are returned as is with their dtype; others
+    become a MultiDiscrete (all leaves discrete) or a float Box (some leaf continuous).
+    Raises ValueError naming the leaf's path for leaves with no layout.
+    """
+    layout = layout_of(space, "action")
+    return layout.emulated_space, layout.struct_dtype

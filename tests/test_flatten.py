@@ -1,0 +1,344 @@
+"""Laws of spacealg.ops.flatten: Gymnasium's one-hot flattening, value for value and dtype for
+dtype, the round trip, the flattened Box, the batched forms, and PufferLib's leaf list."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium.spaces as gs
+import numpy as np
+import pytest
+from gymnasium.spaces import GraphInstance
+from gymnasium.spaces import utils as gym_utils
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+import spacealg as sa
+from spacealg.adapters.encoding import encode
+from spacealg.adapters.gymnasium import to_gymnasium
+from spacealg.ops import (
+    flat_codec,
+    flatdim,
+    flatten,
+    flatten_batch,
+    flatten_space,
+    flattened_box,
+    unflatten,
+    unflatten_batch,
+)
+from spacealg.strategies.gymnasium import gymnasium_spaces
+from spacealg.strategies.spaces import spaces
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def identical(a: Any, b: Any) -> bool:
+    """Equal in value, type and (for arrays and numpy scalars) dtype, recursively."""
+    if isinstance(a, GraphInstance) or isinstance(b, GraphInstance):
+        return (
+            type(a) is type(b)
+            and identical(a.nodes, b.nodes)
+            and identical(a.edges, b.edges)
+            and identical(a.edge_links, b.edge_links)
+        )
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (
+            isinstance(a, np.ndarray)
+            and isinstance(b, np.ndarray)
+            and a.dtype == b.dtype
+            and a.shape == b.shape
+            and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+        )
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return type(a) is type(b) and len(a) == len(b) and all(identical(x, y) for x, y in zip(a, b))
+    if isinstance(a, Mapping) or isinstance(b, Mapping):
+        return isinstance(a, Mapping) and isinstance(b, Mapping) and list(a) == list(b) and all(
+            identical(a[k], b[k]) for k in a
+        )
+    if isinstance(a, np.generic) or isinstance(b, np.generic):
+        return type(a) is type(b) and bool(a == b)
+    return type(a) is type(b) and bool(a == b)
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal in value (arrays by shape and value, whatever their dtype)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a), np.asarray(b)
+        if a.dtype.kind == "O" or b.dtype.kind == "O":
+            return a.shape == b.shape and all(same(x, y) for x, y in zip(a.ravel(), b.ravel()))
+        nan = a.dtype.kind in "fc" and b.dtype.kind in "fc"
+        return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=nan))
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    return bool(a == b) or (a != a and b != b)
+
+
+def member_at(batch: Any, i: int) -> Any:
+    """Member ``i`` of a spacealg batch (tuples/dicts of component batches, arrays)."""
+    if isinstance(batch, tuple):
+        return tuple(member_at(b, i) for b in batch)
+    if isinstance(batch, Mapping):
+        return {k: member_at(b, i) for k, b in batch.items()}
+    item = batch[i]
+    if isinstance(item, np.str_):
+        return str(item)
+    return item
+
+
+def gym_reference(function: Any, *args: Any) -> Any:
+    """Gymnasium's result, or the exception it raises."""
+    try:
+        return function(*args)
+    except Exception as error:  # Gymnasium fails on some corners (empty Tuples, ...)
+        return error
+
+
+seeds = st.integers(0, 2**32 - 1)
+
+
+# -- equality with gymnasium.spaces.utils ------------------------------------------------------
+
+
+@given(gymnasium_spaces(max_depth=2), seeds)
+def test_flatten_equals_gymnasium(space: gs.Space, seed: int) -> None:
+    space.seed(seed)
+    x = space.sample()
+    expected = gym_reference(gym_utils.flatten, space, x)
+    assume(not isinstance(expected, Exception))  # Gymnasium's own failures (zero-size corners)
+    assert identical(flatten(x, space), expected)
+
+
+@given(gymnasium_spaces(max_depth=2), seeds)
+def test_unflatten_equals_gymnasium(space: gs.Space, seed: int) -> None:
+    space.seed(seed)
+    x = space.sample()
+    flat = gym_reference(gym_utils.flatten, space, x)
+    assume(not isinstance(flat, Exception))
+    expected = gym_reference(gym_utils.unflatten, space, flat)
+    assume(not isinstance(expected, Exception))
+    assert identical(unflatten(flat, space), expected)
+
+
+@given(gymnasium_spaces(max_depth=2))
+def test_flatdim_and_flattened_box_equal_gymnasium(space: gs.Space) -> None:
+    expected_dim = gym_reference(gym_utils.flatdim, space)
+    if isinstance(expected_dim, ValueError):  # a Sequence or Graph inside
+        with pytest.raises(ValueError):
+            flatdim(space)
+    elif not isinstance(expected_dim, Exception):
+        assert flatdim(space) == expected_dim
+    expected_box = gym_reference(gym_utils.flatten_space, space)
+    assume(not isinstance(expected_box, Exception))  # Gymnasium's own failures (zero-size corners)
+    box = flattened_box(space)
+    assert box == expected_box
+    if isinstance(expected_box, gs.Box):
+        assert box.dtype == expected_box.dtype
+        assert np.array_equal(box.low, expected_box.low) and np.array_equal(box.high, expected_box.high)
+
+
+@given(gymnasium_spaces(max_depth=2, classes=("Box", "Discrete", "MultiDiscrete", "MultiBinary", "Text",
+                                                "Tuple", "Dict", "OneOf")), seeds)
+def test_flatten_batch_equals_loop_of_gymnasium_flatten(space: gs.Space, seed: int) -> None:
+    batch = sa.sample(space, 3, rng=seed)
+    members = [member_at(batch, i) for i in range(3)]
+    expected = [gym_reference(gym_utils.flatten, space, x) for x in members]
+    assume(not any(isinstance(e, Exception) for e in expected))
+    flat = flatten_batch(batch, space)
+    assert flat.shape == (3, flatdim(space))
+    for row, e in zip(flat, expected):
+        assert identical(row, e)
+
+
+# -- laws on spacealg spaces ---------------------------------------------------------------
+
+
+@given(spaces(), seeds)
+def test_unflatten_flatten_is_identity(space: Any, seed: int) -> None:
+    x = sa.sample(space, rng=seed)
+    flat = flatten(x, space)
+    assert flat.shape == (flatdim(space),)
+    assert same(unflatten(flat, space), x)
+    assert sa.contains(unflatten(flat, space), space)
+
+
+@given(spaces(), seeds)
+def test_flatten_lies_in_flattened_box(space: Any, seed: int) -> None:
+    box = flattened_box(space)
+    flat = flatten(sa.sample(space, rng=seed), space)
+    assert flat.dtype == box.dtype
+    assert flat in box
+
+
+@given(spaces(), seeds, st.integers(0, 4))
+def test_flatten_batch_equals_loop_of_flatten(space: Any, seed: int, n: int) -> None:
+    batch = sa.sample(space, n, rng=seed)
+    flat = flatten_batch(batch, space)
+    assert flat.shape == (n, flatdim(space))
+    for i in range(n):
+        assert identical(flat[i], flatten(member_at(batch, i), space))
+
+
+@given(spaces(), seeds)
+def test_unflatten_batch_equals_loop_of_unflatten(space: Any, seed: int) -> None:
+    batch = sa.sample(space, 3, rng=seed)
+    flat = flatten_batch(batch, space)
+    back = unflatten_batch(flat, space)
+    assert same(back, batch) or all(same(member_at(back, i), member_at(batch, i)) for i in range(3))
+    for i in range(3):
+        assert same(member_at(back, i), unflatten(flat[i], space))
+    assert sa.isin(back, space).all()
+
+
+@given(spaces(leaves=("interval", "finite", "range", "box", "array")), seeds)
+def test_flatten_of_spacealg_space_is_gymnasium_flatten_of_its_image(space: Any, seed: int) -> None:
+    try:
+        image = to_gymnasium(space)
+    except TypeError:  # open intervals have no Gymnasium image
+        assume(False)
+    x = sa.sample(space, rng=seed)
+    expected = gym_reference(gym_utils.flatten, image, encode(x, space))
+    expected_box = gym_reference(gym_utils.flatten_space, image)
+    assume(not isinstance(expected, Exception) and not isinstance(expected_box, Exception))
+    flat = flatten(x, space)
+    assert flat.dtype == expected.dtype and np.array_equal(flat, expected)
+    assert same(encode(unflatten(flat, space), space), gym_utils.unflatten(image, expected))
+    assert to_gymnasium(flattened_box(space)) == expected_box
+
+
+# -- special cases, one by one -------------------------------------------------------------
+
+
+def test_discrete_with_start_and_dtype() -> None:
+    g = gs.Discrete(5, start=-2, dtype=np.int32)
+    flat = flatten(np.int32(1), g)
+    assert identical(flat, np.array([0, 0, 0, 1, 0], np.int32))
+    value = unflatten(flat, g)
+    assert type(value) is np.int32 and value == 1
+
+
+def test_text_flattens_to_padded_character_indices() -> None:
+    g = gs.Text(5, min_length=0, charset="cab")
+    flat = flatten("ab", g)
+    assert identical(flat, gym_utils.flatten(g, "ab"))
+    assert identical(flat, np.array([1, 2, 3, 3, 3], np.int32))
+    assert unflatten(flat, g) == "ab"
+    assert flattened_box(g) == gs.Box(0, 3, (5,), np.int32)
+
+
+def test_oneof_widens_its_dtype_to_hold_the_index() -> None:
+    g = gs.OneOf([gs.Box(0, 1, (2,), np.bool_)] * 3)
+    x = (2, np.array([True, False]))
+    assert identical(flatten(x, g), gym_utils.flatten(g, x))
+    assert flatten(x, g).dtype == np.uint8
+    assert identical(unflatten(flatten(x, g), g), gym_utils.unflatten(g, gym_utils.flatten(g, x)))
+
+
+def test_oneof_pads_with_the_first_entry() -> None:
+    g = gs.OneOf([gs.Discrete(2), gs.Box(-1.0, 1.0, (4,), np.float32)])
+    assert identical(flatten((0, 1), g), np.array([0, 0, 1, 0, 0], np.float64))  # int64 + float32
+    assert identical(flatten((0, 1), g), gym_utils.flatten(g, (0, 1)))
+
+
+def test_sequence_and_graph_flatten_to_parts() -> None:
+    seq = gs.Sequence(gs.Discrete(3), stack=True)
+    x = np.array([2, 0], dtype=np.int64)
+    assert identical(flatten(x, seq), gym_utils.flatten(seq, x))
+    assert identical(unflatten(flatten(x, seq), seq), x)
+    graph = gs.Graph(gs.Box(0.0, 1.0, (2,), np.float32), gs.Discrete(3))
+    graph.seed(1)
+    g = graph.sample()
+    assert identical(flatten(g, graph), gym_utils.flatten(graph, g))
+    expected = gym_utils.unflatten(graph, gym_utils.flatten(graph, g))
+    assert identical(unflatten(flatten(g, graph), graph), expected)
+    assert flattened_box(graph) == gym_utils.flatten_space(graph)
+    with pytest.raises(ValueError, match="Sequence or Graph"):
+        flatdim(gs.Tuple([seq]))
+    with pytest.raises(ValueError):
+        flatten_batch((x,), gs.Tuple([seq]))
+
+
+def test_unflatten_rejects_a_vector_that_is_not_one_hot() -> None:
+    with pytest.raises(ValueError, match="one-hot"):
+        unflatten(np.zeros(4), range(4))
+    with pytest.raises(ValueError, match="one-hot"):
+        unflatten(np.zeros(6), sa.ArraySpace(range(3), 2))
+    with pytest.raises(ValueError, match="one-hot"):
+        unflatten_batch(np.zeros((2, 4)), range(4))
+
+
+def test_flatten_rejects_values_outside_a_discrete_range() -> None:
+    space = sa.DictProduct(a=range(2, 5), b=sa.ArraySpace(range(3), 2))
+    with pytest.raises(ValueError, match=r"2\.\.4"):
+        flatten({"a": 5, "b": np.array([0, 1])}, space)
+    with pytest.raises(ValueError, match=r"0\.\.2"):
+        flatten({"a": 2, "b": np.array([0, 3])}, space)
+    with pytest.raises(ValueError):
+        flatten("z", sa.FiniteSet("x", "y"))
+
+
+def test_labels_flatten_by_index_and_come_back() -> None:
+    space = sa.TupleProduct(sa.FiniteSet("up", "down"), sa.ArraySpace(sa.FiniteSet("r", "g", "b"), 2))
+    x = ("down", np.array(["b", "r"]))
+    flat = flatten(x, space)
+    assert identical(flat, np.array([0, 1, 0, 0, 1, 1, 0, 0], np.int64))
+    assert same(unflatten(flat, space), x)
+
+
+def test_interval_flattens_to_one_float() -> None:
+    assert identical(flatten(0.25, sa.Interval(0, 1)), np.array([0.25]))
+    assert unflatten(np.array([0.25]), sa.Interval(0, 1)) == 0.25
+    assert flattened_box(sa.Interval(0, 1)) == sa.Box(0.0, 1.0, shape=(1,), dtype=np.float64)
+
+
+def test_codec_is_compiled_once_per_space() -> None:
+    space = sa.DictProduct(a=range(3))
+    assert flat_codec(space) is not flat_codec(space)  # the rule builds a new codec ...
+    flatten({"a": 1}, space)
+    from spacealg.ops.flatten import _codec
+
+    assert _codec(space) is _codec(space)  # ... and the functions reuse a cached one
+
+
+def test_empty_product_has_no_flat_dtype() -> None:
+    with pytest.raises(ValueError, match="empty product"):
+        flatten((), sa.TupleProduct())
+
+
+# -- PufferLib's flatten_space: the leaf list ------------------------------------------------
+
+
+def test_flatten_space_lists_leaves_depth_first() -> None:
+    image = gs.Box(0, 255, (4, 4, 3), np.uint8)
+    g = gs.Dict({"obs": gs.Dict({"image": image, "hp": gs.Discrete(5)}), "mask": gs.MultiBinary(3),
+                 "pair": gs.Tuple((gs.Discrete(2), gs.Discrete(3)))})
+    leaves = flatten_space(g)
+    assert leaves == [gs.Discrete(2), gs.Discrete(3), gs.MultiBinary(3), gs.Discrete(5), image] or leaves == [
+        image, gs.Discrete(5), gs.MultiBinary(3), gs.Discrete(2), gs.Discrete(3)
+    ] or leaves == [gs.MultiBinary(3), gs.Discrete(5), image, gs.Discrete(2), gs.Discrete(3)]
+    assert leaves == [leaf for part in g.spaces.values() for leaf in flatten_space(part)]
+    assert all(isinstance(leaf, gs.Space) for leaf in leaves)
+
+
+def test_flatten_space_on_spacealg_and_plain_objects() -> None:
+    s = sa.DictProduct(a=sa.TupleProduct(range(2), sa.Box(0, 1, (2,))), b=sa.FiniteSet("x"))
+    assert flatten_space(s) == [range(2), sa.Box(0, 1, (2,)), sa.FiniteSet("x")]
+    assert flatten_space({"a": range(2), "b": sa.TupleProduct(range(3))}) == [range(2), range(3)]
+    assert flatten_space(range(4)) == [range(4)]
+    assert flatten_space(("a", "b")) == [("a", "b")]  # a tuple is a finite set, not a product
+
+
+@given(gymnasium_spaces(max_depth=3))
+def test_flatten_space_leaf_count_matches_recursion(space: gs.Space) -> None:
+    def count(s: gs.Space) -> int:
+        if isinstance(s, gs.Tuple):
+            return sum(count(p) for p in s.spaces)
+        if isinstance(s, gs.Dict):
+            return sum(count(p) for p in s.spaces.values())
+        return 1
+
+    leaves = flatten_space(space)
+    assert len(leaves) == count(space)
+    assert not any(isinstance(leaf, (gs.Tuple, gs.Dict)) for leaf in leaves)
