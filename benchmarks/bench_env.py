@@ -117,8 +117,11 @@ def episode_actions(make: Callable[[], Any], seeds: list[int], rng: np.random.Ge
         env.reset(seed=seed)
         actions, done = [], False
         while not done:
-            action = env.action_space.sample() if not isinstance(env.action_space, spaces.Discrete) \
-                else int(rng.integers(env.action_space.n))
+            space = env.action_space
+            if isinstance(space, spaces.Discrete):
+                action: Any = int(rng.integers(space.n))
+            else:  # Python ints, as the wrappers' nativized actions are
+                action = {k: int(rng.integers(s.n)) for k, s in space.spaces.items()}
             actions.append(action)
             *_, term, trunc, _ = env.step(action)
             done = term or trunc
@@ -170,8 +173,8 @@ def bench(name: str, make: Callable[[], Any], n_episodes: int, rounds: int) -> N
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--episodes", type=int, default=24)
-    parser.add_argument("--rounds", type=int, default=40)
+    parser.add_argument("--episodes", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=150)
     args = parser.parse_args()
     print(f"gymnasium {gymnasium.__version__}, numpy {np.__version__}, "
           + (f"pufferlib {pufferlib.__version__}" if puffer else f"no pufferlib ({puffer_error})"))

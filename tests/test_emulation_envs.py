@@ -389,3 +389,21 @@ def test_pettingzoo_seeding() -> None:
     assert np.array_equal(obs["agent_1"], raw.reset(seed=5)[0]["agent_1"])
     obs, _ = env.reset(seed=9, options={"ignored": True})
     assert np.array_equal(obs["agent_1"], raw.reset(seed=9)[0]["agent_1"])
+
+
+def test_a_subclass_step_override_is_kept_and_super_step_works() -> None:
+    class Counting(GymnasiumPufferEnv):
+        calls = 0
+
+        def step(self, action: Any) -> tuple:
+            Counting.calls += 1
+            return super().step(action)
+
+    env = Counting(gymnasium.make("CartPole-v1"))
+    env.reset(seed=0)
+    raw = gymnasium.make("CartPole-v1")
+    raw.reset(seed=0)
+    for a in [0, 1, 1, 0]:
+        obs, *_ = env.step(a)
+        assert np.array_equal(obs, raw.step(a)[0])
+    assert Counting.calls == 4
