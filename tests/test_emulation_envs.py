@@ -407,3 +407,45 @@ def test_a_subclass_step_override_is_kept_and_super_step_works() -> None:
         obs, *_ = env.step(a)
         assert np.array_equal(obs, raw.step(a)[0])
     assert Counting.calls == 4
+
+
+def _pufferlib2_buffers(n_rows: int, env: Any) -> SimpleNamespace:
+    """Buffers for ``n_rows`` agents laid out as PufferLib 2.0's vectorisation allocates them."""
+    space = env.single_observation_space
+    return SimpleNamespace(
+        observations=np.zeros((n_rows, *space.shape), space.dtype),
+        rewards=np.zeros(n_rows, np.float32),
+        terminals=np.zeros(n_rows, bool),
+        truncations=np.zeros(n_rows, bool),
+        masks=np.ones(n_rows, bool),
+    )
+
+
+def test_buffers_injected_after_construction_like_pufferlib_2() -> None:
+    env = GymnasiumPufferEnv(NestedDictEnv())
+    shared = _pufferlib2_buffers(3, env)
+    actions = env.actions
+    env.buf = SimpleNamespace(**{k: v[1:2] for k, v in vars(shared).items()})  # what Serial assigns
+    assert env.actions is actions and np.shares_memory(env.observations, shared.observations)
+    obs, _ = env.reset(seed=2)
+    assert np.shares_memory(obs, shared.observations[1])
+    raw = NestedDictEnv()
+    assert same(nativize(shared.observations[1], raw.observation_space, env.obs_dtype), raw.reset(seed=2)[0])
+    env.step(np.array([0, 3]))
+    assert shared.rewards[1] == np.float32(-0.0) and not shared.observations[0].any()
+    assert same(nativize(shared.observations[1], raw.observation_space, env.obs_dtype),
+                raw.step({"boost": 0, "move": 3})[0])
+    assert env.buf.observations is env.observations and env.buf["actions"] is actions
+    env.buf = None  # PufferLib 2.0's own constructor does this: no change
+    assert env.actions is actions
+
+
+def test_pettingzoo_buffers_injected_after_construction() -> None:
+    env = PettingZooPufferEnv(DyingAgentsEnv(dict_obs=True))
+    shared = _pufferlib2_buffers(6, env)
+    env.buf = {k: v[2:6] for k, v in vars(shared).items()}
+    obs, _ = env.reset(seed=0)
+    assert all(np.shares_memory(obs[a], shared.observations[2:6]) for a in obs)
+    assert not shared.observations[:2].any() and shared.observations[2:].any()
+    with pytest.raises(APIUsageError, match="shape"):
+        env.buf = {"rewards": np.zeros(3, np.float32)}

@@ -28,7 +28,7 @@ import numpy as np
 
 from spacealg.emulation.codec import codec_for
 from spacealg.emulation.spaces import emulate_action_space, emulate_observation_space
-from spacealg.env.buffers import HasBuffers, set_buffers
+from spacealg.env.buffers import BUFFER_NAMES, HasBuffers, set_buffers
 from spacealg.env.errors import APIUsageError, InvalidAgentError
 from spacealg.env.kinds import space_kind
 from spacealg.env.namespace import Namespace
@@ -139,7 +139,32 @@ def _reset(env: Any, seed: int | None, options: dict[str, Any] | None) -> Any:
     return env.reset(seed=seed, options=options)
 
 
-class GymnasiumPufferEnv(gymnasium.Env, HasBuffers):
+class _InjectableBuffers(HasBuffers):
+    """The ``buf`` attribute: PufferLib 2.0's vectorisation assigns ``env.buf`` after construction.
+
+    Law: after ``env.buf = b``, each buffer ``b`` names (a mapping or an object with the
+    attributes; PufferLib 2.0 gives all but ``actions``) is exactly ``b``'s array, the others
+    are kept, and the environment writes into them from then on. Reading ``env.buf`` gives a
+    :class:`Namespace` of the six buffers.
+    """
+
+    @property
+    def buf(self) -> Namespace:
+        return Namespace(**{name: getattr(self, name) for name in BUFFER_NAMES})
+
+    @buf.setter
+    def buf(self, buf: Any) -> None:
+        if buf is None:
+            return
+        get = buf.get if isinstance(buf, Mapping) else functools.partial(getattr, buf)
+        set_buffers(self, {name: get(name, getattr(self, name)) for name in BUFFER_NAMES})
+        self._bind_buffers()
+
+    def _bind_buffers(self) -> None:  # pragma: no cover - both subclasses define it
+        raise NotImplementedError
+
+
+class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
     """A Gymnasium environment seen through flat spaces and one agent's buffers.
 
     Laws: ``observation_space``/``action_space`` are ``emulate_observation_space`` /
@@ -176,18 +201,22 @@ class GymnasiumPufferEnv(gymnasium.Env, HasBuffers):
         )
         self.render_modes = ["human", "rgb_array"]
         self.metadata = getattr(self.env, "metadata", {})
-        set_buffers(self, buf)
-        self.obs = self.observations[0]
-        self.obs_struct = (
-            _struct_view(self.observations, self.obs_dtype) if self.is_obs_emulated else self.observations
-        )
-        self._write = _observation_writer(native_obs, self.obs)
         self._to_native = _action_converter(native_atn)
         self._seeds = _Seeds(seed)
         self.initialized = False
         self.done = True
         self.is_observation_checked = False
         self.is_action_checked = False
+        set_buffers(self, buf)
+        self._bind_buffers()
+
+    def _bind_buffers(self) -> None:
+        """Derive the row view, the writer and the bound step from the current buffers."""
+        self.obs = self.observations[0]
+        self.obs_struct = (
+            _struct_view(self.observations, self.obs_dtype) if self.is_obs_emulated else self.observations
+        )
+        self._write = _observation_writer(self.env.observation_space, self.obs)
         self._bound_step = self._bind_step()
         if type(self).step is GymnasiumPufferEnv.step:
             self.step = self._bound_step  # type: ignore[method-assign, assignment]
@@ -284,7 +313,7 @@ def _shared_space(env: Any, method: str, agents: Sequence[Any]) -> Any:
     return first
 
 
-class PettingZooPufferEnv(HasBuffers):
+class PettingZooPufferEnv(_InjectableBuffers):
     """A PettingZoo parallel environment seen through flat spaces and per-agent buffer rows.
 
     Row ``i`` of every buffer belongs to ``possible_agents[i]``. Laws: after ``reset`` and
@@ -324,20 +353,24 @@ class PettingZooPufferEnv(HasBuffers):
         )
         self.num_agents = len(agents)
         self.metadata = getattr(self.env, "metadata", {})
-        set_buffers(self, buf)
         self._agents = agents
         self._index = {agent: i for i, agent in enumerate(agents)}
-        self.dict_obs = {agent: self.observations[i] for i, agent in enumerate(agents)}
-        self.obs_struct = (
-            _struct_view(self.observations, self.obs_dtype) if self.is_obs_emulated else self.observations
-        )
-        self._write_row = _row_writer(self.env_single_observation_space, self.observations)
         self._to_native = _action_converter(self.env_single_action_space)
         self._seeds = _Seeds(seed)
         self.initialized = False
         self.all_done = True
         self.is_observation_checked = False
         self.is_action_checked = False
+        set_buffers(self, buf)
+        self._bind_buffers()
+
+    def _bind_buffers(self) -> None:
+        """Derive the per-agent row views and the writer from the current buffers."""
+        self.dict_obs = {agent: self.observations[i] for i, agent in enumerate(self._agents)}
+        self.obs_struct = (
+            _struct_view(self.observations, self.obs_dtype) if self.is_obs_emulated else self.observations
+        )
+        self._write_row = _row_writer(self.env_single_observation_space, self.observations)
 
     @property
     def render_mode(self) -> Any:
