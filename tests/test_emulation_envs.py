@@ -421,20 +421,28 @@ def _pufferlib2_buffers(n_rows: int, env: Any) -> SimpleNamespace:
     )
 
 
-def test_buffers_injected_after_construction_like_pufferlib_2() -> None:
-    env = GymnasiumPufferEnv(NestedDictEnv())
+@given(st.integers(0, 2), st.integers(0, 2**31 - 1), st.lists(st.integers(0, 3), min_size=1, max_size=9))
+def test_injectable_buffers_are_written_after_assignment(row: int, seed: int, moves: list[int]) -> None:
+    env = GymnasiumPufferEnv(NestedDictEnv(max_steps=100))
     shared = _pufferlib2_buffers(3, env)
     actions = env.actions
-    env.buf = SimpleNamespace(**{k: v[1:2] for k, v in vars(shared).items()})  # what Serial assigns
-    assert env.actions is actions and np.shares_memory(env.observations, shared.observations)
-    obs, _ = env.reset(seed=2)
-    assert np.shares_memory(obs, shared.observations[1])
-    raw = NestedDictEnv()
-    assert same(nativize(shared.observations[1], raw.observation_space, env.obs_dtype), raw.reset(seed=2)[0])
-    env.step(np.array([0, 3]))
-    assert shared.rewards[1] == np.float32(-0.0) and not shared.observations[0].any()
-    assert same(nativize(shared.observations[1], raw.observation_space, env.obs_dtype),
-                raw.step({"boost": 0, "move": 3})[0])
+    env.buf = SimpleNamespace(**{k: v[row : row + 1] for k, v in vars(shared).items()})  # as Serial does
+    assert env.actions is actions
+    assert all(np.shares_memory(getattr(env, k), v) for k, v in vars(shared).items())
+    raw = NestedDictEnv(max_steps=100)
+    obs, _ = env.reset(seed=seed)
+    assert np.shares_memory(obs, shared.observations[row])
+    stored = shared.observations[row]
+    assert same(nativize(stored, raw.observation_space, env.obs_dtype), raw.reset(seed=seed)[0])
+    others = [i for i in range(3) if i != row]
+    for move in moves:
+        _, _, term, *_ = env.step(np.array([1, move]))
+        raw_obs, raw_reward, *_ = raw.step({"boost": 1, "move": move})
+        assert same(nativize(shared.observations[row], raw.observation_space, env.obs_dtype), raw_obs)
+        assert shared.rewards[row] == np.float32(raw_reward) and shared.terminals[row] == term
+        assert not shared.observations[others].any() and not shared.rewards[others].any()
+        if term:
+            break
     assert env.buf.observations is env.observations and env.buf["actions"] is actions
     env.buf = None  # PufferLib 2.0's own constructor does this: no change
     assert env.actions is actions
