@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["as_real_array", "batch_shape", "REAL_KINDS"]
+__all__ = ["as_real_array", "batch_shape", "all_trailing", "REAL_KINDS"]
 
 REAL_KINDS = frozenset("biuf")
 
@@ -66,3 +66,8 @@ def normalize_size(size: int | tuple[int, ...] | None) -> tuple[int, ...]:
         if not isinstance(d, (int, np.integer)) or isinstance(d, bool) or d < 0:
             raise ValueError(f"size: expected non-negative ints, got {size!r}")
     return tuple(int(d) for d in dims)
+
+
+def all_trailing(inside: np.ndarray, k: int) -> np.ndarray:
+    """Reduce a per-entry membership array over its last ``k`` axes (the element's)."""
+    return inside.all(axis=tuple(range(inside.ndim - k, inside.ndim))) if k else inside

@@ -60,7 +60,7 @@ from spacealg.core.protocol import (
 from spacealg.core.rng import RngLike
 from spacealg.core.space import Space
 from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style, UnknownSpaceStyle
-from spacealg.spaces._batch import batch_shape, normalize_size
+from spacealg.spaces._batch import all_trailing, batch_shape, normalize_size
 from spacealg.spaces.box import Box
 from spacealg.spaces.interval import Interval
 
@@ -196,9 +196,8 @@ def _isin(batch: Any, space: ArraySpace) -> np.ndarray:
     a = _as_array(batch)
     if a is None:
         raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}")
-    leading = batch_shape(a, space.dims, repr(space))
-    inside = np.asarray(isin(a, space.space))
-    return inside.reshape(leading + (-1,)).all(axis=-1)
+    batch_shape(a, space.dims, repr(space))
+    return all_trailing(np.asarray(isin(a, space.space)), len(space.dims))
 
 
 @eltype.register(ArraySpace)

@@ -55,7 +55,7 @@ from spacealg.core.protocol import (
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
 from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style
-from spacealg.spaces._batch import as_real_array, batch_shape, normalize_size
+from spacealg.spaces._batch import all_trailing, as_real_array, batch_shape, normalize_size
 
 __all__ = ["Box"]
 
@@ -85,7 +85,7 @@ def _shape_arg(shape: Any) -> tuple[int, ...]:
 
 
 def _bound_arg(name: str, value: Any) -> np.ndarray:
-    if isinstance(value, bool) or isinstance(value, (str, bytes)):
+    if isinstance(value, (str, bytes)):
         raise TypeError(f"Box: {name} must be a real number or array, got {value!r}")
     try:
         array = np.asarray(value)
@@ -187,8 +187,9 @@ class Box(Space):
         if self.integral and not self._all_bounded:
             low = np.where(self.bounded_below, self.low, -np.inf)
             high = np.where(self.bounded_above, self.high, np.inf)
-        uniform = low.size and (low.flat[0] == low).all() and (high.flat[0] == high).all()
-        if uniform:
+        if low.size == 0:
+            return (0, 0), {"shape": self.shape, "dtype": self.dtype}
+        if (low.flat[0] == low).all() and (high.flat[0] == high).all():
             low, high = low.flat[0].item(), high.flat[0].item()
             return (low, high), {"shape": self.shape, "dtype": self.dtype}
         return (np.asarray(low), np.asarray(high)), {"dtype": self.dtype}
@@ -223,9 +224,7 @@ def _isin(batch: Any, space: Box) -> np.ndarray:
         raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}")
     batch_shape(a, space.shape, repr(space))
     inside = _inside(space, a)
-    if space.shape:
-        inside = inside.reshape(inside.shape[: a.ndim - len(space.shape)] + (-1,)).all(axis=-1)
-    return inside
+    return all_trailing(inside, len(space.shape))
 
 
 def _draw_real(space: Box, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
@@ -316,8 +315,8 @@ def _cardinality(space: Box) -> int | float:
         return math.inf
     if space.is_point:
         return 1
-    widths = space.high.astype(object) - space.low.astype(object) + 1
-    return math.prod(widths.flat)
+    widths = space.high.reshape(-1).astype(object) - space.low.reshape(-1).astype(object) + 1
+    return math.prod(widths)
 
 
 def _require_finite(space: Box, what: str) -> None:

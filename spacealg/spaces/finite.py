@@ -353,10 +353,15 @@ def _range_clamp(x: Any, space: range) -> Any:
     array = as_real_array(x)
     if array is None or np.any(np.isnan(array)):
         raise TypeError(f"clamp: x must be a real number or array without NaN, got {x!r}")
+    last = first + step * (n - 1)
     if array.ndim == 0 and not isinstance(x, np.ndarray):
-        k = min(max(round((float(array) - first) / step), 0), n - 1)
-        return first + step * k
-    k = np.clip(np.rint((array - first) / step), 0, n - 1).astype(np.int64)
+        value = float(array)
+        if value <= first:
+            return first
+        if value >= last:
+            return last
+        return first + step * round((value - first) / step)
+    k = np.rint((np.clip(array, first, last) - first) / step).astype(np.int64)
     return first + step * k
 
 

@@ -1,0 +1,76 @@
+"""Helpers shared by the core law tests: equality of members, and values near a space."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+
+import spacealg as sa
+from spacealg.strategies.spaces import boxes, finite_sets, intervals, ranges
+
+
+def same(a: Any, b: Any) -> bool:
+    """Structural equality of members and batches (arrays by value and shape)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape:
+            return False
+        if a.dtype.kind == "O" or b.dtype.kind == "O":
+            return all(same(x, y) for x, y in zip(a.ravel(), b.ravel()))
+        return bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    return bool(a == b) or (a != a and b != b)
+
+
+def numeric_finite_sets() -> st.SearchStrategy[sa.FiniteSet]:
+    return finite_sets().filter(lambda s: s._numeric)
+
+
+def clampable_leaves() -> st.SearchStrategy[Any]:
+    """Spaces whose clamp is defined for every real input of the right shape."""
+    numeric_arrays = st.builds(
+        lambda base, dims: sa.ArraySpace(base, *dims),
+        st.one_of(ranges(), numeric_finite_sets(), st.just(bool), intervals().filter(lambda i: i.closed != "both")),
+        st.lists(st.integers(1, 3), min_size=1, max_size=2),
+    )
+    return st.one_of(intervals(), ranges(), numeric_finite_sets(), st.just(sa.BOOL), boxes(), numeric_arrays)
+
+
+def clampable_spaces() -> st.SearchStrategy[Any]:
+    leaf = clampable_leaves()
+    return st.recursive(
+        leaf,
+        lambda children: st.one_of(
+            st.lists(children, min_size=1, max_size=3).map(lambda p: sa.TupleProduct(*p)),
+            st.dictionaries(st.sampled_from("abcd"), children, min_size=1, max_size=3).map(sa.DictProduct),
+        ),
+        max_leaves=6,
+    )
+
+
+_reals = st.one_of(
+    st.floats(-1e4, 1e4, allow_nan=False),
+    st.integers(-1000, 1000),
+    st.sampled_from([np.inf, -np.inf]),
+)
+
+
+@st.composite
+def outsiders(draw: Any, space: Any) -> Any:
+    """A value of the element's structure, with arbitrary real entries (often outside)."""
+    if isinstance(space, sa.TupleProduct):
+        return tuple(draw(outsiders(s)) for s in space.spaces)
+    if isinstance(space, sa.DictProduct):
+        return {k: draw(outsiders(s)) for k, s in space.spaces.items()}
+    shape = sa.elsize(space)
+    if shape == ():
+        return draw(_reals)
+    size = int(np.prod(shape))
+    entries = draw(st.lists(st.floats(-1e4, 1e4, allow_nan=False), min_size=size, max_size=size))
+    return np.array(entries, dtype=np.float64).reshape(shape)

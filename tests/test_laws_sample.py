@@ -1,0 +1,160 @@
+"""Laws of sample and isin: samples are members, batches are stacked members, seeds determine."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from helpers import same
+from hypothesis import given
+from hypothesis import strategies as st
+
+import spacealg as sa
+from spacealg.strategies import spaces
+
+sizes = st.one_of(st.integers(0, 4), st.tuples(st.integers(1, 3), st.integers(0, 2)))
+
+
+@given(spaces(), st.integers(0, 2**32))
+def test_sample_is_member(space, seed):
+    assert sa.contains(sa.sample(space, rng=seed), space)
+
+
+@given(spaces(), sizes, st.integers(0, 2**32))
+def test_batched_sample_isin_all_true(space, size, seed):
+    batch = sa.sample(space, size, rng=seed)
+    inside = sa.isin(batch, space)
+    shape = (size,) if isinstance(size, int) else size
+    assert inside.shape == shape
+    assert inside.all()
+
+
+@given(spaces(), sizes, st.integers(0, 2**32))
+def test_isin_agrees_with_contains_elementwise(space, size, seed):
+    batch = sa.sample(space, size, rng=seed)
+    inside = sa.isin(batch, space)
+    shape = (size,) if isinstance(size, int) else size
+    for position in np.ndindex(shape):
+        assert inside[position] == sa.contains(_item(batch, position), space)
+
+
+def _item(batch, position):
+    if isinstance(batch, tuple):
+        return tuple(_item(b, position) for b in batch)
+    if isinstance(batch, dict):
+        return {k: _item(b, position) for k, b in batch.items()}
+    return batch[position]
+
+
+@given(spaces(), st.integers(0, 2**32), st.one_of(st.none(), sizes))
+def test_seeded_sampling_is_deterministic(space, seed, size):
+    assert same(sa.sample(space, size, rng=seed), sa.sample(space, size, rng=seed))
+
+
+@given(spaces(), st.integers(0, 2**32))
+def test_generator_rng_advances(space, seed):
+    generator = np.random.default_rng(seed)
+    first = sa.sample(space, 5, rng=generator)
+    replay = np.random.default_rng(seed)
+    assert same(first, sa.sample(space, 5, rng=replay))
+
+
+@given(spaces(), st.integers(0, 2**32))
+def test_sample_is_instance_of_eltype(space, seed):
+    t = sa.eltype(space)
+    origin = getattr(t, "__origin__", None) or t
+    assert isinstance(sa.sample(space, rng=seed), origin)
+
+
+@given(spaces(), st.integers(0, 2**32))
+def test_elsize_is_shape_of_array_members(space, seed):
+    _check_elsize(sa.sample(space, rng=seed), sa.as_space(space))
+
+
+def _check_elsize(x, space):
+    if isinstance(space, sa.OneOf):  # members are tagged pairs: no elsize of their own
+        with pytest.raises(TypeError):
+            sa.elsize(space)
+        _check_elsize(x[1], space.spaces[x[0]])
+    elif isinstance(space, sa.TupleProduct):
+        for xi, si in zip(x, space.spaces):
+            _check_elsize(xi, si)
+    elif isinstance(space, sa.DictProduct):
+        for k, si in space.spaces.items():
+            _check_elsize(x[k], si)
+    else:
+        assert np.shape(x) == sa.elsize(space)
+
+
+def test_sampling_an_empty_space_is_a_value_error():
+    for empty in (sa.FiniteSet(), range(0)):
+        with pytest.raises(ValueError, match="empty"):
+            sa.sample(empty)
+
+
+@pytest.mark.parametrize("size", [-1, (2, -3), 1.5, "3"])
+def test_invalid_size_is_rejected(size):
+    with pytest.raises((ValueError, TypeError), match="size"):
+        sa.sample(sa.Interval(0, 1), size)
+
+
+@pytest.mark.parametrize("rng", [-1, 1.5, "seed", object()])
+def test_invalid_rng_is_rejected(rng):
+    with pytest.raises((ValueError, TypeError), match="rng"):
+        sa.sample(sa.Interval(0, 1), rng=rng)
+
+
+# -- distributions (the documented sampling rules) ------------------------------------
+
+N = 40_000
+
+
+def test_bounded_interval_is_uniform():
+    x = sa.sample(sa.Interval(2, 6), N, rng=1)
+    assert abs(x.mean() - 4) < 0.05
+    assert abs(x.var() - 16 / 12) < 0.05
+    counts = np.histogram(x, bins=8, range=(2, 6))[0]
+    assert counts.min() > 0.9 * N / 8
+
+
+def test_unbounded_interval_is_standard_normal():
+    x = sa.sample(sa.REALS, N, rng=2)
+    assert abs(x.mean()) < 0.03 and abs(x.std() - 1) < 0.03
+
+
+def test_half_bounded_intervals_are_shifted_exponentials():
+    below = sa.sample(sa.Interval(3, math.inf), N, rng=3)
+    assert below.min() > 3 and abs((below - 3).mean() - 1) < 0.03
+    above = sa.sample(sa.Interval(-math.inf, -1, closed="left"), N, rng=4)
+    assert above.max() < -1 and abs((-1 - above).mean() - 1) < 0.03
+
+
+@pytest.mark.parametrize("space", [sa.FiniteSet("a", "b", "c", "d"), range(-3, 9, 3), sa.BOOL])
+def test_finite_sets_are_uniform(space):
+    draws = sa.sample(space, N, rng=5)
+    values, counts = np.unique(draws, return_counts=True)
+    assert len(values) == sa.cardinality(space)
+    assert counts.min() > 0.9 * N / len(values)
+
+
+def test_integer_box_is_uniform_over_its_integers():
+    box = sa.Box(0, 4, shape=(2,), dtype=np.int16)
+    draws = sa.sample(box, N, rng=6)
+    assert draws.dtype == np.int16
+    counts = np.bincount(draws.ravel(), minlength=5)
+    assert counts.min() > 0.9 * 2 * N / 5
+
+
+def test_box_follows_gymnasiums_rule_per_entry():
+    box = sa.Box(np.array([0.0, 0.0, -np.inf, -np.inf]), np.array([1.0, np.inf, 0.0, np.inf]), dtype=np.float64)
+    draws = sa.sample(box, N, rng=7)
+    assert abs(draws[:, 0].mean() - 0.5) < 0.01
+    assert abs(draws[:, 1].mean() - 1) < 0.03 and draws[:, 1].min() >= 0
+    assert abs(draws[:, 2].mean() + 1) < 0.03 and draws[:, 2].max() <= 0
+    assert abs(draws[:, 3].mean()) < 0.03 and abs(draws[:, 3].std() - 1) < 0.03
+
+
+def test_open_ends_are_never_drawn():
+    tiny = sa.Interval(0, 5e-324, closed="right")  # (0, 5e-324]: a single float
+    assert set(sa.sample(tiny, 100, rng=8).tolist()) == {5e-324}
