@@ -90,17 +90,22 @@ def generic(*positions: int) -> Callable[[Callable[..., Any]], GenericFunction]:
 def as_space(obj: Any) -> Any:
     """The spacealg space that ``obj`` stands for.
 
-    Laws: ``as_space(s) is s`` for a spacealg space; ``as_space`` is idempotent;
-    ``contains(x, obj) == contains(x, as_space(obj))`` for every registered plain object.
-    Registered for tuples, lists, sets, frozensets (finite sets of their items), ``range``,
-    dicts (named products), the types ``bool``, ``float``, ``int`` and numpy scalar types,
-    and Gymnasium/Gym spaces. Raises TypeError for anything else.
+    Laws: ``as_space(s) is s`` for a spacealg space and for any object whose type has a
+    ``contains`` implementation of its own (a user's registered space); ``as_space`` is
+    idempotent; ``contains(x, obj) == contains(x, as_space(obj))`` for every registered
+    plain object. Registered for tuples, lists, sets, frozensets (finite sets of their
+    items), ``range``, dicts (named products), the types ``bool``, ``float`` and numpy
+    scalar types, and Gymnasium/Gym spaces. Raises TypeError for anything else.
     """
+    from spacealg.core.protocol import contains
+
+    if contains.implementation_for(type(obj)) is not contains.implementation_for(object):
+        return obj
     raise TypeError(
         f"{obj!r} (of type {type(obj).__qualname__}) is not a space: spacealg knows "
         "tuples, lists, sets, ranges, dicts of spaces, bool/float/numpy scalar types, "
         "spacealg spaces and Gymnasium/Gym spaces; register others with "
-        "spacealg.as_space.register(YourType)"
+        "spacealg.contains.register(YourType) (and the rest of the protocol)"
     )
 
 
