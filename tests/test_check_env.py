@@ -138,7 +138,7 @@ BUILTIN = [
 
 @pytest.mark.parametrize("name", BUILTIN)
 def test_no_false_alarm_on_gymnasium_classic_control_and_toy_text(name):
-    report = check_env(_latest(name), max_examples=50)
+    report = check_env(_latest(name), max_examples=30)
     assert report.steps > 0
 
 

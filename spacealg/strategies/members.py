@@ -26,6 +26,11 @@ space                          members drawn, and what they shrink toward
 ``ArraySpace``                 arrays of members of the base; entrywise as the base
 ``TupleProduct``/``DictProduct``  tuples/dicts of the components' members
 ``OneOf``                      ``(i, x)``; toward the first branch
+``Categorical``                its integers in its dtype; toward zero or the start
+``Text``                       strings of the charset; toward the shortest, made of
+                               the first character
+``Sequence``                   tuples (stacked if ``stack``) of up to 8 members; toward ``()``
+``Graph``                      1 to 8 nodes, up to 8 edges; toward one node, no edges
 Gymnasium / Gym spaces         members of the adapted space (:func:`as_space`) cast to
                                the Gymnasium dtypes, so ``g.contains(x)`` holds;
                                composites recurse on their Gymnasium subspaces
@@ -283,6 +288,13 @@ def _cast_array(g: Any) -> Strategy[np.ndarray]:
     return members(as_space(g)).map(lambda x: np.asarray(x, dtype=dtype).reshape(g.shape))
 
 
+def _foreign_box(g: Any) -> Strategy[np.ndarray]:
+    # clipped into the Box's stored bounds: legacy Gym stores an unbounded integer end as
+    # the dtype's limit minus 2, and its contains() compares with that
+    low, high = np.asarray(g.low), np.asarray(g.high)
+    return _cast_array(g).map(lambda x: np.clip(x, low, high).astype(x.dtype, copy=False))
+
+
 def _cast_scalar(g: Any) -> Strategy[Any]:
     kind = np.dtype(g.dtype).type
     return members(as_space(g)).map(kind)
@@ -350,7 +362,7 @@ def _graph_instance_class(g: Any) -> type:
 
 
 _FOREIGN_RULES: dict[str, Callable[[Any], Strategy[Any]]] = {
-    "Box": _cast_array,
+    "Box": _foreign_box,
     "MultiDiscrete": _cast_array,
     "MultiBinary": _cast_array,
     "Discrete": _cast_scalar,
