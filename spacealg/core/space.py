@@ -159,6 +159,13 @@ def _rebuild(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 _TYPE_NAMES = {bool: "bool", int: "int", float: "float", str: "str", complex: "complex"}
 
 
+def _scalars(array: np.ndarray) -> Any:
+    """Nested lists of the array's numpy scalars (``tolist`` would widen float32 to float)."""
+    if array.ndim == 0:
+        return array[()]
+    return [_scalars(row) for row in array]
+
+
 def format_value(value: Any) -> str:
     """A repr of a constructor argument that evaluates back in ``spacealg``'s namespace
     with numpy as ``np`` (numbers with infinities, arrays, dtypes, types, nested tuples)."""
@@ -171,14 +178,17 @@ def format_value(value: Any) -> str:
     if isinstance(value, np.dtype):
         return f"np.{value.type.__name__}"
     if isinstance(value, np.ndarray):
-        items = format_value(value.tolist())
+        items = format_value(_scalars(value))
         return f"np.array({items}, dtype=np.{value.dtype.type.__name__})"
     if isinstance(value, (float, np.floating)) and not isinstance(value, bool):
         if math.isinf(value):
             return "-np.inf" if value < 0 else "np.inf"
         if math.isnan(value):
             return "np.nan"
-        return repr(float(value))
+        # numpy floats print their shortest round-tripping digits at their own precision
+        return str(value) if isinstance(value, np.floating) else repr(float(value))
+    if isinstance(value, np.generic):
+        return repr(value.item())
     if isinstance(value, (list, tuple)):
         inner = ", ".join(format_value(v) for v in value)
         if isinstance(value, list):

@@ -190,7 +190,7 @@ class Box(Space):
         if low.size == 0:
             return (0, 0), {"shape": self.shape, "dtype": self.dtype}
         if (low.flat[0] == low).all() and (high.flat[0] == high).all():
-            low, high = low.flat[0].item(), high.flat[0].item()
+            low, high = low.flat[0], high.flat[0]
             return (low, high), {"shape": self.shape, "dtype": self.dtype}
         return (np.asarray(low), np.asarray(high)), {"dtype": self.dtype}
 
