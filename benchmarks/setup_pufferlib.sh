@@ -2,11 +2,14 @@
 # Create benchmarks/.puffer-venv: PufferLib 2.0.2 (cp311 wheel) beside spacealg, for
 # benchmarks/bench_ops.py's side-by-side emulate/nativize timings. Optional (not run in CI).
 #
-# PufferLib 2.0.2 pins numpy 1.x, gymnasium<=0.29.1 and gym<=0.23, so it gets its own
-# virtual environment. Only the packages its emulation layer imports are installed
-# (pufferlib itself with --no-deps: its full requirement list pulls in opencv, pettingzoo,
-# shimmy, ...). spacealg is installed from this repository, also with --no-deps, because
-# its own requirement gymnasium>=1.0 would replace 0.29.1.
+# PufferLib 2.0.2's cp311 wheel is a Cython build against numpy 1.x, so it gets its own
+# virtual environment with numpy<2. pufferlib itself is installed with --no-deps (its full
+# requirement list pins opencv, pettingzoo, shimmy, ...): its emulation layer needs only
+# numpy, gym and gymnasium. Its metadata also pins gymnasium<=0.29.1 and gym<=0.23, but
+# spacealg cannot import under those (it needs gymnasium>=1.0 for OneOf, Discrete dtypes and
+# MultiDiscrete starts, and its Gym adapters target gym 0.26), while PufferLib's emulation runs
+# unchanged on gymnasium 1.x and gym 0.26: so both live in one interpreter, as the benchmark
+# needs, with gymnasium>=1.0 and gym==0.26.2. spacealg is installed from this repository.
 #
 # Usage: bash benchmarks/setup_pufferlib.sh [python3.11]
 #        benchmarks/.puffer-venv/bin/python benchmarks/bench_ops.py
@@ -25,14 +28,14 @@ fi
 "$python" -m venv "$venv"
 pip="$venv/bin/python -m pip"
 $pip install --quiet --upgrade pip
-$pip install --quiet "numpy<2" "gymnasium==0.29.1" "gym==0.23.1" psutil "multipledispatch>=0.6"
+$pip install --quiet "numpy<2" "gymnasium>=1.0" "gym==0.26.2" psutil "multipledispatch>=0.6"
 $pip install --quiet --no-deps --only-binary=:all: "pufferlib==2.0.2"
 $pip install --quiet --no-deps -e "$repo"
 
 "$venv/bin/python" - <<'EOF'
 import warnings
 warnings.filterwarnings("ignore")
-import numpy, gymnasium, pufferlib, pufferlib.emulation, spacealg
+import numpy, gymnasium, pufferlib, pufferlib.emulation, spacealg, spacealg.emulation
 print("puffer venv ready: pufferlib", pufferlib.__version__, "numpy", numpy.__version__,
-      "gymnasium", gymnasium.__version__)
+      "gymnasium", gymnasium.__version__, "spacealg", spacealg.__version__)
 EOF

@@ -71,7 +71,8 @@ def _byte_offsets(dtype: np.dtype, names_paths: list[tuple[str, ...]]) -> list[i
     for names in names_paths:
         offset, current = 0, dtype
         for name in names:
-            field_dtype, field_offset = current.fields[name][:2]
+            fields: Any = current.fields
+            field_dtype, field_offset = fields[name][:2]
             offset += field_offset
             current = field_dtype
         offsets.append(offset)
@@ -440,6 +441,9 @@ def nativize(arr: Any, space: Any, struct_dtype: Any) -> Any:
     ``emulate_action_space`` for ``space`` (which layout is meant). Arrays in the result
     are views of ``arr`` (as in PufferLib); Discrete values are Python ints.
     """
+    entry = _NATIVIZERS.get((id(space), id(struct_dtype)))
+    if entry is not None and entry[0] is space and entry[1] is struct_dtype:
+        return entry[2].nativize(arr)
     dtype = np.dtype(struct_dtype)
     for role in ("observation", "action"):
         try:
@@ -447,10 +451,17 @@ def nativize(arr: Any, space: Any, struct_dtype: Any) -> Any:
         except ValueError:
             continue
         if codec.struct_dtype == dtype:
+            if not isinstance(space, dict):
+                if len(_NATIVIZERS) >= 4096:
+                    _NATIVIZERS.clear()
+                _NATIVIZERS[(id(space), id(struct_dtype))] = (space, struct_dtype, codec)
             return codec.nativize(arr)
     raise ValueError(
         f"nativize: {dtype} is neither the observation nor the action layout of {space!r}"
     )
+
+
+_NATIVIZERS: dict[tuple[int, int], tuple[Any, Any, Codec]] = {}
 
 
 class _StructWriter:
@@ -477,7 +488,7 @@ class _StructWriter:
             lines.append(f"v[{k}][...] = x" + "".join(f"[{key!r}]" for key in path))
         self.write = gen.compile("def write(struct, x):", lines)
 
-    def _collect(self, dtype: np.dtype, path: tuple[Any, ...], names: tuple[str, ...]) -> None:
+    def _collect(self, dtype: Any, path: tuple[Any, ...], names: tuple[str, ...]) -> None:
         if dtype.names is None:
             self.paths.append(path)
             self.names.append(names)
@@ -520,14 +531,23 @@ def emulate(struct: Any, sample: Any) -> None:
     anything else into the array itself; values are written raw (cast to the field's
     dtype). Spaces whose leaves need an encoding (labels) go through :class:`Codec`.
     """
-    dtype = struct.dtype
-    if dtype.names is None or not isinstance(struct, np.ndarray):
-        _emulate_slow(struct, sample)
-        return
-    writer = _WRITERS.get(dtype)
-    if writer is None:
-        writer = _WRITERS[dtype] = _StructWriter(dtype)
+    entry = _BOUND.get(id(struct))
+    if entry is not None and entry[0] is struct:
+        writer = entry[1]
+    else:
+        dtype = struct.dtype
+        if dtype.names is None or not isinstance(struct, np.ndarray):
+            _emulate_slow(struct, sample)
+            return
+        found = _WRITERS.get(dtype)
+        writer = found if found is not None else _WRITERS.setdefault(dtype, _StructWriter(dtype))
+        if len(_BOUND) >= _VIEW_CACHE_LIMIT:
+            _BOUND.clear()
+        _BOUND[id(struct)] = (struct, writer)
     try:
         writer.write(struct, sample)
     except (KeyError, TypeError, IndexError):
         _emulate_slow(struct, sample)
+
+
+_BOUND: dict[int, tuple[np.ndarray, _StructWriter]] = {}

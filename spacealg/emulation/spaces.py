@@ -371,7 +371,7 @@ _INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max
 
 def _float_for(continuous: list[Leaf], leaves: list[Leaf]) -> np.dtype:
     """The continuous leaves' promoted float dtype, widened until every discrete value is exact."""
-    dtype = np.result_type(*[leaf.dtype for leaf in continuous])
+    dtype: Any = np.result_type(*[leaf.dtype for leaf in continuous])
     for leaf in leaves:
         if leaf.discrete and leaf.size:
             largest = max(abs(int(np.min(leaf.low))), abs(int(np.max(leaf.high))))

@@ -160,7 +160,7 @@ class FlatCodec:
     """
 
     dim: int
-    dtype: np.dtype
+    dtype: Any  # a numpy dtype; None for spaces that do not flatten to one array
     flattenable: bool = True
     onehot: bool = False  # whether fill relies on a zeroed output
 
@@ -324,10 +324,13 @@ class RavelCodec(FlatCodec):
         stop = start + self.dim
         if self.scalar:
             gen.line(f"out[{start}] = {value}")
-        elif gen.namespace["_dtype"] == self.dtype:
-            gen.line(f"out[{start}:{stop}] = ravel({value})")
-        else:
-            gen.line(f"out[{start}:{stop}] = asarray({value}, {gen.bind(self.dtype)}).reshape(-1)")
+        elif gen.namespace["_dtype"] == self.dtype:  # one cast, straight into the output
+            gen.line(f"out[{start}:{stop}] = {value}" if len(self.shape) == 1 else
+                     f"out[{start}:{stop}] = ravel({value})")
+        else:  # first into the Box's own dtype (as Gymnasium), then promoted
+            cast = f"asarray({value}, {gen.bind(self.dtype)})"
+            gen.line(f"out[{start}:{stop}] = {cast}" if len(self.shape) == 1 else
+                     f"out[{start}:{stop}] = {cast}.reshape(-1)")
 
     def emit_read(self, gen: _Generator, start: int) -> str:
         if self.scalar:
@@ -428,8 +431,8 @@ class OneHotCodec(FlatCodec):
         else:
             gen.line(f"_m = asarray({value}).ravel().tolist()")
             entries = [f"_m[{j}]" for j in range(self.size)]
-        for entry, low, n, offset in zip(entries, self.flat_start, self.flat_nvec, self.offsets):
-            low, n, at = int(low), int(n), start + int(offset)
+        for entry, first, count, offset in zip(entries, self.flat_start, self.flat_nvec, self.offsets):
+            low, n, at = int(first), int(count), start + int(offset)
             gen.line(f"_k = {entry} - {low}" if low else f"_k = {entry}")
             message = gen.bind(f"flatten: a Discrete value must lie in {low}..{low + n - 1}, got ")
             gen.line(f"if not 0 <= _k < {n}: raise ValueError({message} + repr(_k + {low}))")
@@ -571,7 +574,12 @@ class ProductCodec(FlatCodec):
         self.emit_fill(gen, "x", 0)
         self.fill = gen.compile("def fill(out, x):")  # type: ignore[method-assign]
         body = list(gen.lines)
-        ranges = self.onehot_ranges(0)
+        ranges: list[tuple[int, int]] = []
+        for a, b in self.onehot_ranges(0):  # one write for one-hot segments close together
+            if ranges and a - ranges[-1][1] <= 64:
+                ranges[-1] = (ranges[-1][0], b)
+            else:
+                ranges.append((a, b))
         zeroed = sum(b - a for a, b in ranges)
         if not ranges:
             allocate = [f"out = empty({self.dim}, _dtype)"]
