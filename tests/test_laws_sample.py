@@ -158,3 +158,9 @@ def test_box_follows_gymnasiums_rule_per_entry():
 def test_open_ends_are_never_drawn():
     tiny = sa.Interval(0, 5e-324, closed="right")  # (0, 5e-324]: a single float
     assert set(sa.sample(tiny, 100, rng=8).tolist()) == {5e-324}
+
+
+def test_points_with_signed_zero_ends_sample():
+    assert sa.sample(sa.Interval(0.0, -0.0)) == 0.0
+    box = sa.Box(np.array([0.0, 1.0]), np.array([-0.0, 2.0]))
+    assert sa.isin(sa.sample(box, 10, rng=0), box).all()

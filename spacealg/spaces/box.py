@@ -176,6 +176,8 @@ class Box(Space):
             integral=integral,
             is_point=bool((low_cast == high_cast).all()),
             _all_bounded=bool(bounded_below.all() and bounded_above.all()),
+            # numpy's uniform rejects high = -0.0 over low = 0.0: sample such points as low
+            _sampling_high=np.where(low_cast == high_cast, low_cast, high_cast),
         )
 
     def _key(self) -> tuple[Any, ...]:
@@ -228,7 +230,7 @@ def _isin(batch: Any, space: Box) -> np.ndarray:
 
 
 def _draw_real(space: Box, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-    low, high = space.low, space.high
+    low, high = space.low, space._sampling_high
     if space.integral:
         high = high.astype(np.float64) + 1.0
     if space._all_bounded:

@@ -133,6 +133,8 @@ def _contains(x: Any, space: Interval) -> bool:
 
 def _draw(space: Interval, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
     low, high = space.low, space.high
+    if space.is_point:  # also Interval(0.0, -0.0), which numpy's uniform rejects
+        return np.full(shape, float(low))
     if math.isinf(low) and math.isinf(high):
         return rng.standard_normal(shape)
     if math.isinf(high):
