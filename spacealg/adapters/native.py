@@ -114,7 +114,7 @@ def _scalars(array: np.ndarray, space: Any) -> bool:
 
 
 def _all_entries(inside: np.ndarray, leading: tuple[int, ...]) -> np.ndarray:
-    return inside.reshape((*leading, -1)).all(axis=-1)
+    return inside.reshape((*leading, -1)).all(axis=-1)  # type: ignore[return-value]
 
 
 def isin_box(batch: Any, space: Any) -> np.ndarray:

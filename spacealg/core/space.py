@@ -38,6 +38,7 @@ class Space:
     """Base class for spacealg's spaces: immutable value objects with set operators."""
 
     __slots__ = ("_hash",)
+    _hash: int
     _fields: tuple[str, ...] = ()
 
     # -- immutability --------------------------------------------------------------

@@ -70,4 +70,4 @@ def normalize_size(size: int | tuple[int, ...] | None) -> tuple[int, ...]:
 
 def all_trailing(inside: np.ndarray, k: int) -> np.ndarray:
     """Reduce a per-entry membership array over its last ``k`` axes (the element's)."""
-    return inside.all(axis=tuple(range(inside.ndim - k, inside.ndim))) if k else inside
+    return inside.all(axis=tuple(range(inside.ndim - k, inside.ndim))) if k else inside  # type: ignore[return-value]

@@ -130,6 +130,8 @@ class ArraySpace(Space):
     _fields = ("base", "dims")
     base: Any
     dims: tuple[int, ...]
+    space: Any
+    size: int
 
     def __new__(cls, base: Any, *dims: Any) -> Any:
         checked = _dims_arg(dims)
@@ -277,7 +279,7 @@ def _index(x: Any, space: ArraySpace) -> int:
 @element.register(ArraySpace)
 def _element(i: Any, space: ArraySpace) -> np.ndarray:
     total = _cardinality(space)
-    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < total:
+    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < total:  # type: ignore[operator]
         raise ValueError(f"element: i must be an int in range({total}), got {i!r}")
     n = cardinality(space.space)
     digits = []

@@ -98,7 +98,9 @@ def _bound_arg(name: str, value: Any) -> np.ndarray:
     return array
 
 
-def _integer_bounds(name: str, values: np.ndarray, bounded: np.ndarray, limit: int, dtype: np.dtype) -> np.ndarray:
+def _integer_bounds(
+    name: str, values: np.ndarray, bounded: np.ndarray, limit: int | float, dtype: np.dtype
+) -> np.ndarray:
     """Integer bounds: infinite entries become the dtype's limit; finite ones must fit."""
     finite = values[bounded]
     low_limit, high_limit = _dtype_limits(dtype)
@@ -116,6 +118,12 @@ class Box(Space):
     high: np.ndarray
     shape: tuple[int, ...]
     dtype: np.dtype
+    bounded_below: np.ndarray
+    bounded_above: np.ndarray
+    integral: bool
+    is_point: bool
+    _all_bounded: bool
+    _sampling_high: np.ndarray
 
     def __init__(
         self,
@@ -352,7 +360,7 @@ def _index(x: Any, space: Box) -> int:
 def _element(i: Any, space: Box) -> np.ndarray:
     _require_finite(space, "element")
     n = _cardinality(space)
-    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < n:
+    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < n:  # type: ignore[operator]
         raise ValueError(f"element: i must be an int in range({n}), got {i!r}")
     if space.is_point:
         return space.low.copy()

@@ -115,6 +115,9 @@ class Categorical(Space):
     dtype: np.dtype
     shape: tuple[int, ...]
     scalar: bool
+    low: np.ndarray
+    high: np.ndarray
+    _size: int
 
     def __new__(cls, nvec: Any, start: Any = 0, dtype: Any = np.int64) -> Any:
         checked = _dtype_arg(dtype)
@@ -211,7 +214,7 @@ def _isin(batch: Any, space: Categorical) -> np.ndarray:
             return np.zeros(batch.shape[: batch.ndim - len(space.shape)], dtype=bool)
         raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}")
     leading = batch_shape(a, space.shape, repr(space))
-    return _inside(space, a).reshape((*leading, -1)).all(axis=-1)
+    return _inside(space, a).reshape((*leading, -1)).all(axis=-1)  # type: ignore[return-value]
 
 
 @sample.register(Categorical)
@@ -309,7 +312,7 @@ def _index(x: Any, space: Categorical) -> int:
 @element.register(Categorical)
 def _element(i: Any, space: Categorical) -> Any:
     total = _cardinality(space)
-    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < total:
+    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < total:  # type: ignore[operator]
         raise ValueError(f"element: i must be an int in range({total}), got {i!r}")
     i = int(i)
     digits = []

@@ -72,6 +72,10 @@ class FiniteSet(Space):
 
     _fields = ("items",)
     items: tuple[Hashable, ...]
+    _positions: dict[Any, int]
+    _numeric: bool
+    _sorted: Any  # a sorted float64 array for numeric sets, else None
+    _array: np.ndarray
 
     def __init__(self, *items: Hashable) -> None:
         unique: dict[Any, Any] = {}
@@ -237,7 +241,7 @@ def _index(x: Any, space: FiniteSet) -> int:
 
 
 def _check_position(i: Any, n: int) -> int:
-    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < n:
+    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < n:  # type: ignore[operator]
         raise ValueError(f"element: i must be an int in range({n}), got {i!r}")
     return int(i)
 

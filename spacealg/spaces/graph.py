@@ -66,6 +66,8 @@ class Graph(Space):
 
     node_space: Any
     edge_space: Any
+    _node: Any
+    _edge: Any
 
     def __init__(self, node_space: Any, edge_space: Any = None) -> None:
         node_shown, node = _shown(node_space)

@@ -71,6 +71,10 @@ class Interval(Space):
     low: int | float
     high: int | float
     closed: str
+    closed_left: bool
+    closed_right: bool
+    inner_low: float
+    inner_high: float
 
     def __init__(self, low: float, high: float, closed: str = "both") -> None:
         low, high = _real_end("low", low), _real_end("high", high)
@@ -116,6 +120,7 @@ REALS = Interval(-math.inf, math.inf, closed="neither")
 
 @contains.register(Interval)
 def _contains(x: Any, space: Interval) -> bool:
+    value: Any
     if isinstance(x, (float, int)) and not isinstance(x, bool):
         value = x
     elif isinstance(x, (np.floating, np.integer)):

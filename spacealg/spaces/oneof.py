@@ -59,7 +59,7 @@ def _tag(x: Any, n: int) -> int | None:
     i = x[0]
     if isinstance(i, bool) or not isinstance(i, (numbers.Integral, np.integer)):
         return None
-    return int(i) if 0 <= i < n else None
+    return int(i) if 0 <= i < n else None  # type: ignore[operator]
 
 
 @contains.register(OneOf)
@@ -147,7 +147,7 @@ def _index(x: Any, space: OneOf) -> int:
 @element.register(OneOf)
 def _element(i: Any, space: OneOf) -> tuple[int, Any]:
     total = _cardinality(space)
-    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < total:
+    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < total:  # type: ignore[operator]
         raise ValueError(f"element: i must be an int in range({total}), got {i!r}")
     for tag, s in enumerate(space._spaces):
         n = cardinality(s)

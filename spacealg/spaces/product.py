@@ -69,6 +69,7 @@ class SpaceTuple(Space):
     """Base of the spaces built from a tuple of component spaces (products, OneOf)."""
 
     spaces: tuple[Any, ...]
+    _spaces: tuple[Any, ...]
 
     def __init__(self, *spaces: Any) -> None:
         pairs = [_component(s) for s in spaces]
@@ -95,6 +96,9 @@ class DictProduct(Space):
     ``DictProduct([("b", t), ("a", s)])`` (pairs keep any order). Equality, like that of
     dicts, ignores key order; iteration, sampling and conversions keep it.
     """
+
+    _shown: dict[Any, Any]
+    _spaces: dict[Any, Any]
 
     def __init__(self, spaces: Mapping[Any, Any] | Iterable[tuple[Any, Any]] | None = None, /, **named: Any) -> None:
         if spaces is not None and named:
@@ -143,7 +147,9 @@ def _real_line(space: Any) -> bool:
 
 
 def _merge(run: list[Any]) -> Box:
-    lows, highs, dtypes = [], [], []
+    lows: list[Any] = []
+    highs: list[Any] = []
+    dtypes: list[Any] = []
     for factor in run:
         if isinstance(factor, Interval):
             lows.append([float(factor.low)])
@@ -316,7 +322,7 @@ def _mixed_radix_index(parts: Iterable[tuple[Any, Any]]) -> int:
 
 def _mixed_radix_element(i: Any, spaces: list[Any]) -> list[Any]:
     total = _product_count(cardinality(s) for s in spaces)
-    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < total:
+    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < total:  # type: ignore[operator]
         raise ValueError(f"element: i must be an int in range({total}), got {i!r}")
     i = int(i)
     values = []

@@ -212,6 +212,7 @@ class Sequence(Space):
 
     space: Any
     stack: bool
+    _space: Any
 
     def __init__(self, space: Any, stack: bool = False) -> None:
         if not isinstance(stack, (bool, np.bool_)):

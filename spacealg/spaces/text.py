@@ -85,6 +85,9 @@ class Text(Space):
     max_length: int
     min_length: int
     charset: str
+    _chars: frozenset[str]
+    _array: np.ndarray
+    _positions: dict[str, int]
 
     def __init__(self, max_length: int, *, min_length: int = 1, charset: Any = ALPHANUMERIC) -> None:
         high, low = _length("max_length", max_length), _length("min_length", min_length)
@@ -212,7 +215,7 @@ def _index(x: Any, space: Text) -> int:
 @element.register(Text)
 def _element(i: Any, space: Text) -> str:
     total = _cardinality(space)
-    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < total:
+    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < total:  # type: ignore[operator]
         raise ValueError(f"element: i must be an int in range({total}), got {i!r}")
     i = int(i)
     for n, count in _block_sizes(space):

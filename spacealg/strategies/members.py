@@ -83,7 +83,7 @@ def members(space: Any) -> Strategy[Any]:
     change but that ``sample`` accepts gets seeds mapped through ``sample``.
     """
     if _foreign_family(space) is not None:
-        _register_foreign(_foreign_family(space))
+        _register_foreign(_foreign_family(space))  # type: ignore[arg-type]
         return members(space)
     try:
         return coerce(members, (space,), {})  # type: ignore[no-any-return]
@@ -138,7 +138,7 @@ def _scalar_strategy(dtype: np.dtype, low: Any, high: Any) -> Strategy[Any]:
         max_value=float(high) if np.isfinite(high) else None,
         allow_nan=False,
         allow_infinity=False,
-        width=min(64, dtype.itemsize * 8),
+        width=min(64, dtype.itemsize * 8),  # type: ignore[arg-type]
     )
 
 
@@ -324,7 +324,7 @@ def _foreign_sequence(g: Any) -> Strategy[Any]:
 
     def stack(values: list[Any]) -> Any:
         empty = create_empty_array(g.feature_space, len(values))
-        return concatenate(g.feature_space, values, empty) if values else empty
+        return concatenate(g.feature_space, values, empty) if values else empty  # type: ignore[arg-type]
 
     return items.map(stack)
 

@@ -95,7 +95,7 @@ def boxes(draw: Any, shapes: st.SearchStrategy[tuple[int, ...]] = _shapes) -> Bo
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
         lo, hi = max(int(info.min), -100), min(int(info.max), 100)
-        values = st.integers(lo, hi)
+        values: st.SearchStrategy[Any] = st.integers(lo, hi)
     else:
         values = st.floats(-100, 100, allow_nan=False, width=16 if dtype.itemsize == 2 else 32)
     a = np.array(draw(st.lists(values, min_size=size, max_size=size)), dtype=np.float64).reshape(shape)

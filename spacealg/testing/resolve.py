@@ -38,10 +38,10 @@ def _factory_source(factory: Callable[[], Any], name: str | None = None) -> EnvS
     label = name or getattr(factory, "__qualname__", repr(factory))
     if where is None:
         construction = f"env = {label}()  # the factory given to the checker"
-        return EnvSource(factory, label, construction)
+        return EnvSource(factory, label, construction)  # type: ignore[arg-type]
     module, qualname = where
     head = qualname.split(".")[0]
-    return EnvSource(factory, label, f"env = {qualname}()", (f"from {module} import {head}",))
+    return EnvSource(factory, label, f"env = {qualname}()", (f"from {module} import {head}",))  # type: ignore[arg-type]
 
 
 def _from_string(env_id: str) -> EnvSource:
