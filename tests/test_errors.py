@@ -108,3 +108,17 @@ def test_malformed_batches_raise_value_errors():
 def test_dispatched_arguments_must_be_positional():
     with pytest.raises(TypeError, match="positionally"):
         sa.sample(space=range(3))
+
+
+def test_a_dataclass_type_is_the_space_it_declares():
+    from dataclasses import dataclass
+    from typing import Annotated
+
+    @dataclass
+    class Reading:
+        level: Annotated[float, sa.Interval(0, 1)]
+        gear: Annotated[int, range(3)]
+
+    x = sa.sample(Reading, rng=0)
+    assert isinstance(x, Reading) and sa.contains(x, Reading)
+    assert sa.cardinality(Reading) == math.inf

@@ -20,6 +20,7 @@ nearest item (ties to the lower); labels have neither. Batches are arrays of ite
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 from collections.abc import Hashable, Iterator
@@ -515,6 +516,10 @@ def _identity(obj: Any) -> Any:
 
 
 def _type_as_space(obj: type) -> Any:
+    if dataclasses.is_dataclass(obj):  # a dataclass declares the product of its fields
+        from spacealg.declarative import space
+
+        return space(obj)
     if obj is bool or obj is np.bool_:
         return BOOL
     if obj is float or (isinstance(obj, type) and issubclass(obj, np.floating)):
@@ -523,8 +528,8 @@ def _type_as_space(obj: type) -> Any:
         info = np.iinfo(obj)
         return range(int(info.min), int(info.max) + 1)
     raise TypeError(
-        f"the type {obj.__qualname__} is not a space: spacealg knows bool, float and numpy "
-        "bool/integer/floating types"
+        f"the type {obj.__qualname__} is not a space: spacealg knows bool, float, numpy "
+        "bool/integer/floating types and dataclasses whose fields are annotated with spaces"
     )
 
 
