@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Annotated
 
 import numpy as np
 import pytest
@@ -110,15 +112,13 @@ def test_dispatched_arguments_must_be_positional():
         sa.sample(space=range(3))
 
 
+@dataclass
+class Reading:
+    level: Annotated[float, sa.Interval(0, 1)]
+    gear: Annotated[int, range(3)]
+
+
 def test_a_dataclass_type_is_the_space_it_declares():
-    from dataclasses import dataclass
-    from typing import Annotated
-
-    @dataclass
-    class Reading:
-        level: Annotated[float, sa.Interval(0, 1)]
-        gear: Annotated[int, range(3)]
-
     x = sa.sample(Reading, rng=0)
     assert isinstance(x, Reading) and sa.contains(x, Reading)
     assert sa.cardinality(Reading) == math.inf
