@@ -91,12 +91,18 @@ def main() -> None:
     x, img = batch[0], image.sample(rng=0)
     print()
     print(f"{'single calls':<52} {'gymnasium':>13} {'spacealg':>13} {'cost ratio':>10}")
-    single_row("contains(x, Box(16))  vs  gym_box.contains(x)", lambda: gym_box.contains(x), lambda: sa.contains(x, box))
+    single_row(
+        "contains(x, Box(16))  vs  gym_box.contains(x)", lambda: gym_box.contains(x), lambda: sa.contains(x, box)
+    )
     single_row("x in box  vs  x in gym_box", lambda: x in gym_box, lambda: x in box)
     single_row("sample(Box(16))  vs  gym_box.sample()", gym_box.sample, lambda: sa.sample(box))
     single_row("contains(img, Box(84,84,3) uint8)", lambda: gym_image.contains(img), lambda: sa.contains(img, image))
     single_row("sample(Box(84,84,3) uint8)", gym_image.sample, lambda: sa.sample(image))
-    single_row("contains(x, gymnasium Box(16)) through spacealg", lambda: gym_box.contains(x), lambda: sa.contains(x, gym_box))
+    single_row(
+        "contains(x, gymnasium Box(16)) through spacealg",
+        lambda: gym_box.contains(x),
+        lambda: sa.contains(x, gym_box),
+    )
     single_row("sample(gymnasium Box(16)) through spacealg", gym_box.sample, lambda: sa.sample(gym_box))
 
 

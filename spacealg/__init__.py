@@ -50,8 +50,9 @@ from spacealg.spaces.text import Text
 __version__ = "0.1.0"
 
 __all__ = [
-    "ArraySpace",
     "BOOL",
+    "REALS",
+    "ArraySpace",
     "Box",
     "Categorical",
     "ContinuousSpaceStyle",
@@ -64,7 +65,6 @@ __all__ = [
     "HybridSpaceStyle",
     "Interval",
     "OneOf",
-    "REALS",
     "Sequence",
     "Space",
     "SpaceStyle",

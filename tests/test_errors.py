@@ -94,7 +94,7 @@ def test_unknown_objects_are_not_spaces():
         sa.sample(Thing())
     with pytest.raises(TypeError, match="not a space"):
         sa.contains(1, Thing())
-    with pytest.raises(TypeError, match="int is not a space|type int is not a space"):
+    with pytest.raises(TypeError, match=r"int is not a space"):
         sa.sample(int)
 
 

@@ -11,7 +11,7 @@ import argparse
 import importlib
 from collections.abc import Sequence
 
-__all__ = ["main", "SUBCOMMANDS"]
+__all__ = ["SUBCOMMANDS", "main"]
 
 SUBCOMMANDS = ("describe", "check")
 

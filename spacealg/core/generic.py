@@ -20,7 +20,7 @@ from typing import Any
 
 from multipledispatch import Dispatcher
 
-__all__ = ["GenericFunction", "generic", "as_space"]
+__all__ = ["GenericFunction", "as_space", "generic"]
 
 
 class GenericFunction(Dispatcher):

@@ -23,22 +23,22 @@ from spacealg.core.rng import RngLike
 from spacealg.core.styles import Style
 
 __all__ = [
-    "as_space",
-    "contains",
-    "sample",
-    "isin",
-    "eltype",
-    "elsize",
     "SpaceStyle",
+    "as_space",
     "bounds",
+    "cardinality",
     "clamp",
     "clamp_",
-    "cardinality",
-    "elements",
-    "index",
+    "contains",
     "element",
-    "issubspace",
+    "elements",
+    "elsize",
+    "eltype",
+    "index",
     "intersect",
+    "isin",
+    "issubspace",
+    "sample",
 ]
 
 
@@ -95,7 +95,7 @@ def elsize(space: Any) -> Any:
 
 
 @generic(0)
-def SpaceStyle(space: Any) -> Style:  # noqa: N802 - the trait's name, as in Julia
+def SpaceStyle(space: Any) -> Style:
     """The trait: Finite, Continuous, Hybrid or Unknown, with shapes.
 
     Laws: the style follows the set (an integer Box is finite); products combine their

@@ -27,10 +27,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 __all__ = [
-    "Style",
-    "FiniteSpaceStyle",
     "ContinuousSpaceStyle",
+    "FiniteSpaceStyle",
     "HybridSpaceStyle",
+    "Style",
     "UnknownSpaceStyle",
     "combine_styles",
 ]

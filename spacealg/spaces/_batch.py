@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["as_real_array", "batch_shape", "all_trailing", "REAL_KINDS"]
+__all__ = ["REAL_KINDS", "all_trailing", "as_real_array", "batch_shape"]
 
 REAL_KINDS = frozenset("biuf")
 

@@ -118,7 +118,7 @@ def _range_array(space: range, dims: tuple[int, ...], base: Any) -> Any:
 
 @array_of.register(Box)
 def _box_array(space: Box, dims: tuple[int, ...], base: Any) -> Box:
-    args, kwargs = space._constructor_args()
+    args, _ = space._constructor_args()
     shape = dims + space.shape
     low, high = (np.broadcast_to(np.asarray(a), shape) for a in args)
     return Box(low, high, shape=shape, dtype=space.dtype)

@@ -52,7 +52,7 @@ from spacealg.core.styles import FiniteSpaceStyle, Style
 from spacealg.spaces._batch import as_real_array, normalize_size
 from spacealg.spaces.interval import REALS, Interval
 
-__all__ = ["FiniteSet", "BOOL", "range_length"]
+__all__ = ["BOOL", "FiniteSet", "range_length"]
 
 
 def _is_real(item: Any) -> bool:

@@ -48,7 +48,7 @@ from spacealg.core.space import Space
 from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style
 from spacealg.spaces._batch import as_real_array, normalize_size
 
-__all__ = ["Interval", "CLOSED_OPTIONS"]
+__all__ = ["CLOSED_OPTIONS", "Interval"]
 
 CLOSED_OPTIONS = ("both", "left", "right", "neither")
 
@@ -86,7 +86,7 @@ class Interval(Space):
         closed_right = closed in ("both", "right")
         if low == high and not (closed_left and closed_right):
             raise ValueError(f"Interval: ({low}, {high}) with closed={closed!r} is empty")
-        if math.isinf(low) and low > 0 or math.isinf(high) and high < 0:
+        if (math.isinf(low) and low > 0) or (math.isinf(high) and high < 0):
             raise ValueError("Interval: low must not be +inf and high must not be -inf")
         self._set(
             low=low,
@@ -121,9 +121,7 @@ REALS = Interval(-math.inf, math.inf, closed="neither")
 @contains.register(Interval)
 def _contains(x: Any, space: Interval) -> bool:
     value: Any
-    if isinstance(x, (float, int)) and not isinstance(x, bool):
-        value = x
-    elif isinstance(x, (np.floating, np.integer)):
+    if (isinstance(x, (float, int)) and not isinstance(x, bool)) or isinstance(x, (np.floating, np.integer)):
         value = x
     elif isinstance(x, np.ndarray) and x.shape == () and x.dtype.kind in "iuf":
         value = x[()]

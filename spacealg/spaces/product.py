@@ -56,7 +56,7 @@ from spacealg.spaces.array import array_of
 from spacealg.spaces.box import Box
 from spacealg.spaces.interval import Interval
 
-__all__ = ["SpaceTuple", "TupleProduct", "DictProduct", "product"]
+__all__ = ["DictProduct", "SpaceTuple", "TupleProduct", "product"]
 
 
 def _component(space: Any) -> tuple[Any, Any]:

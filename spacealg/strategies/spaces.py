@@ -26,7 +26,7 @@ from spacealg.spaces.interval import CLOSED_OPTIONS, Interval
 from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct, product
 
-__all__ = ["spaces", "finite_spaces", "LEAF_KINDS", "COMPOSITE_KINDS"]
+__all__ = ["COMPOSITE_KINDS", "LEAF_KINDS", "finite_spaces", "spaces"]
 
 LEAF_KINDS = ("interval", "finite", "range", "type", "box", "array")
 COMPOSITE_KINDS = ("tuple", "dict", "oneof", "product")
@@ -102,8 +102,9 @@ def boxes(draw: Any, shapes: st.SearchStrategy[tuple[int, ...]] = _shapes) -> Bo
     b = np.array(draw(st.lists(values, min_size=size, max_size=size)), dtype=np.float64).reshape(shape)
     low, high = np.minimum(a, b), np.maximum(a, b)
     if dtype.kind in "fi" and draw(st.booleans()):
-        low = np.where(np.array(draw(st.lists(st.booleans(), min_size=size, max_size=size))).reshape(shape), -np.inf, low)
-        high = np.where(np.array(draw(st.lists(st.booleans(), min_size=size, max_size=size))).reshape(shape), np.inf, high)
+        masks = st.lists(st.booleans(), min_size=size, max_size=size)
+        low = np.where(np.array(draw(masks), dtype=bool).reshape(shape), -np.inf, low)
+        high = np.where(np.array(draw(masks), dtype=bool).reshape(shape), np.inf, high)
     return Box(low, high, shape=shape, dtype=dtype)
 
 
@@ -174,7 +175,9 @@ def finite_spaces(max_cardinality: int = 64, max_depth: int = 2) -> st.SearchStr
         st.lists(st.integers(1, 2), min_size=1, max_size=2),
     )
     small_boxes = boxes(_nonempty_shapes).filter(lambda b: b.integral)
-    candidates = spaces(leaves=("finite", "range"), composites=("tuple", "dict", "oneof", "product"), max_depth=max_depth)
+    candidates = spaces(
+        leaves=("finite", "range"), composites=("tuple", "dict", "oneof", "product"), max_depth=max_depth
+    )
     return st.one_of(candidates, small_arrays, small_boxes).filter(
         lambda s: cardinality(s) <= max_cardinality
     )
