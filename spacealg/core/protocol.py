@@ -13,6 +13,7 @@ Graph, Text) is an object array of elements.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterator
 from typing import Any
 
@@ -27,6 +28,7 @@ __all__ = [
     "as_space",
     "bounds",
     "cardinality",
+    "check_position",
     "clamp",
     "clamp_",
     "contains",
@@ -175,6 +177,16 @@ def element(i: int, space: Any) -> Any:
     (naming ``i``) outside that range.
     """
     return coerce(element, (i, space), {})
+
+
+def check_position(i: Any, n: int | float) -> int:
+    """``i`` as an int if it is a valid argument of :func:`element` for ``n`` elements.
+
+    Raises ValueError naming ``i`` otherwise (bools and non-integers included).
+    """
+    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < n:  # type: ignore[operator]
+        raise ValueError(f"element: i must be an int in range({n}), got {i!r}")
+    return int(i)
 
 
 @generic(0, 1)

@@ -44,6 +44,7 @@ from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
     cardinality,
+    check_position,
     clamp,
     clamp_,
     contains,
@@ -279,11 +280,9 @@ def _index(x: Any, space: ArraySpace) -> int:
 @element.register(ArraySpace)
 def _element(i: Any, space: ArraySpace) -> np.ndarray:
     total = _cardinality(space)
-    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < total:  # type: ignore[operator]
-        raise ValueError(f"element: i must be an int in range({total}), got {i!r}")
+    i = check_position(i, total)
     n = cardinality(space.space)
     digits = []
-    i = int(i)
     for _ in range(space.size):
         i, digit = divmod(i, n)
         digits.append(element(digit, space.space))

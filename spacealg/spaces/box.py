@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import numbers
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -39,6 +38,7 @@ from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
     cardinality,
+    check_position,
     clamp,
     clamp_,
     contains,
@@ -360,11 +360,9 @@ def _index(x: Any, space: Box) -> int:
 def _element(i: Any, space: Box) -> np.ndarray:
     _require_finite(space, "element")
     n = _cardinality(space)
-    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < n:  # type: ignore[operator]
-        raise ValueError(f"element: i must be an int in range({n}), got {i!r}")
+    i = check_position(i, n)
     if space.is_point:
         return space.low.copy()
-    i = int(i)
     digits = []
     for lo, hi in zip(space.low.ravel()[::-1], space.high.ravel()[::-1]):
         width = int(hi) - int(lo) + 1

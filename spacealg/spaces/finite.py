@@ -33,6 +33,7 @@ from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
     cardinality,
+    check_position,
     clamp,
     clamp_,
     contains,
@@ -241,15 +242,9 @@ def _index(x: Any, space: FiniteSet) -> int:
     return space._positions[_scalar(x)]  # type: ignore[no-any-return]
 
 
-def _check_position(i: Any, n: int) -> int:
-    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < n:  # type: ignore[operator]
-        raise ValueError(f"element: i must be an int in range({n}), got {i!r}")
-    return int(i)
-
-
 @element.register(FiniteSet)
 def _element(i: Any, space: FiniteSet) -> Any:
-    return space.items[_check_position(i, len(space.items))]
+    return space.items[check_position(i, len(space.items))]
 
 
 # -- range: Python's own finite set of integers, O(1) everywhere ---------------------
@@ -398,7 +393,7 @@ def _range_index(x: Any, space: range) -> int:
 
 @element.register(range)
 def _range_element(i: Any, space: range) -> int:
-    return space.start + space.step * _check_position(i, range_length(space))
+    return space.start + space.step * check_position(i, range_length(space))
 
 
 # -- inclusion and intersection --------------------------------------------------------

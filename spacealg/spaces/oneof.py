@@ -25,6 +25,7 @@ from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
     cardinality,
+    check_position,
     clamp,
     contains,
     element,
@@ -147,8 +148,7 @@ def _index(x: Any, space: OneOf) -> int:
 @element.register(OneOf)
 def _element(i: Any, space: OneOf) -> tuple[int, Any]:
     total = _cardinality(space)
-    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < total:  # type: ignore[operator]
-        raise ValueError(f"element: i must be an int in range({total}), got {i!r}")
+    i = check_position(i, total)
     for tag, s in enumerate(space._spaces):
         n = cardinality(s)
         if i < n:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import numbers
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -36,6 +35,7 @@ from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
     cardinality,
+    check_position,
     clamp,
     clamp_,
     contains,
@@ -322,9 +322,7 @@ def _mixed_radix_index(parts: Iterable[tuple[Any, Any]]) -> int:
 
 def _mixed_radix_element(i: Any, spaces: list[Any]) -> list[Any]:
     total = _product_count(cardinality(s) for s in spaces)
-    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < total:  # type: ignore[operator]
-        raise ValueError(f"element: i must be an int in range({total}), got {i!r}")
-    i = int(i)
+    i = check_position(i, total)
     values = []
     for s in reversed(spaces):
         i, digit = divmod(i, cardinality(s))
