@@ -301,6 +301,12 @@ def test_multibinary_of_a_one_element_list_comes_back_as_an_int() -> None:
     assert back == gs.MultiBinary(3) and back.shape == g.shape
 
 
+def test_int64_box_with_infinite_ends_round_trips() -> None:
+    for g in (gs.Box(-np.inf, 5, shape=(2,), dtype=np.int64), gs.Box(0, np.inf, shape=(), dtype=np.int64)):
+        assert_identical(sa.to_gymnasium(sa.from_gymnasium(g)), g)
+        assert all(g.contains(sa.sample(g, rng=i)) for i in range(5))
+
+
 def test_zero_dimensional_multidiscrete_round_trips() -> None:
     for dtype in (np.int64, np.int32):
         g = gs.MultiDiscrete(np.array(3), dtype=dtype, start=np.array(2))

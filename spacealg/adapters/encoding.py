@@ -37,6 +37,7 @@ rule for your own space with ``@spacealg.encode.register(MySpace)`` (and ``decod
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import gymnasium.spaces as gs
@@ -193,10 +194,11 @@ def _array_decode(y: Any, space: ArraySpace) -> np.ndarray:
     values = [decode(c, space.space) for c in codes.flat]
     if not values:
         return np.asarray(values).reshape(codes.shape)
+    if all(isinstance(v, str) for v in values) or all(isinstance(v, numbers.Real) for v in values):
+        return np.array(values).reshape(codes.shape)  # as FiniteSet batches its items
     out = np.empty(len(values), dtype=object)
     out[:] = values
-    natural = np.array(values)
-    return (natural if natural.shape == (len(values),) else out).reshape(codes.shape)
+    return out.reshape(codes.shape)
 
 
 @encode.register(TupleProduct)

@@ -302,6 +302,10 @@ def _register() -> None:
         return native.sample_items(draw, size, rng)
 
     @eltype.register(gs.Box)
+    def _eltype_box(space: Any) -> type:
+        scalar = space.shape == () and space.dtype.kind in "biu"  # Box.sample gives a numpy scalar
+        return space.dtype.type if scalar else np.ndarray  # type: ignore[no-any-return]
+
     @eltype.register(gs.MultiDiscrete)
     @eltype.register(gs.MultiBinary)
     def _eltype_array(space: Any) -> type:

@@ -11,8 +11,8 @@
 Elements: a tuple of members (a list is accepted too) when ``stack=False``; with
 ``stack=True`` the *stacked* form of ``length`` members, Gymnasium's: the space's batch of
 shape ``(length,)`` (an array for array and scalar spaces, a tuple/dict of stacked
-components for products) where spaces that do not stack (Text, OneOf, Sequence, Graph,
-finite sets of labels) give a tuple of their members.
+components for products) where spaces whose batches are 1-d string or object arrays (Text,
+OneOf, Sequence, Graph, finite sets of labels) give a tuple of their members.
 
 Sampling is Gymnasium's: a length from the geometric distribution ``P(n) = 0.75**(n-1) / 4``
 (``n >= 1``), then independent members. A batch of sequences is an object array.
@@ -90,19 +90,22 @@ def _form(space: Any) -> str:
         return "tuple"
     if isinstance(probe, Mapping):
         return "dict"
-    if isinstance(probe, np.ndarray) and probe.dtype.kind not in "OU":
+    if isinstance(probe, np.ndarray) and not _items_array(probe):
         return "array"
     return "items"
 
 
+def _items_array(batch: np.ndarray) -> bool:
+    """Whether a batch array holds scalar strings or objects (which stack as a tuple)."""
+    return batch.dtype.kind in "OU" and batch.ndim == 1
+
+
 def stacked(batch: Any) -> Any:
-    """A batch in the stacked form: string and object arrays become tuples of members."""
+    """A batch in the stacked form: 1-d string and object arrays become tuples of members."""
     if isinstance(batch, np.ndarray):
-        if batch.dtype.kind == "U":
-            return tuple(str(s) for s in batch)
-        if batch.dtype.kind == "O":
-            return tuple(batch)
-        return batch
+        if not _items_array(batch):
+            return batch
+        return tuple(str(s) for s in batch) if batch.dtype.kind == "U" else tuple(batch)
     if isinstance(batch, tuple):
         return tuple(stacked(b) for b in batch)
     if isinstance(batch, Mapping):
@@ -177,7 +180,12 @@ def clamp_stacked(x: Any, space: Any) -> Any:
     form = batch_form(space)
     if form == "items":
         return tuple(clamp(item, space) for item in x)
-    return stacked(clamp(x, space))
+    if form == "array":
+        return clamp(x, space)
+    parts = _components(space)
+    if form == "tuple":
+        return tuple(clamp_stacked(b, s) for b, s in zip(x, parts))
+    return {k: clamp_stacked(x[k], s) for k, s in parts.items()}
 
 
 def object_batch(draw: Any, size: Any, rng: RngLike) -> Any:

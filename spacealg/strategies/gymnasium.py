@@ -79,7 +79,9 @@ def _box_arguments(draw: Any, dtypes: Sequence[Any] = _BOX_DTYPES) -> tuple[Any,
         elements: st.SearchStrategy[Any] = st.integers(max(int(info.min), -1000), min(int(info.max), 1000))
     else:
         elements = st.floats(-1e3, 1e3, allow_nan=False, width=16 if dtype.itemsize == 2 else 32)
-    infinite_ok = dtype.kind == "f" or dtype.kind == "i"
+    # no infinities for int64: batch_space (Graph, stacked Sequence) turns them into the
+    # dtype's limits, which Gymnasium then cannot sample (it overflows)
+    infinite_ok = dtype.kind == "f" or (dtype.kind == "i" and dtype != np.int64)
     if draw(st.booleans()):  # scalar bounds (no -0.0: Gymnasium cannot sample Box(0.0, -0.0))
         low, high = sorted((draw(elements) + 0, draw(elements) + 0))
         if infinite_ok and draw(st.integers(0, 3)) == 0:
@@ -91,8 +93,7 @@ def _box_arguments(draw: Any, dtypes: Sequence[Any] = _BOX_DTYPES) -> tuple[Any,
     kind = np.float64 if dtype.kind == "f" else np.int64
     low = np.asarray(np.minimum(a, b), dtype=kind) + 0  # + 0: no -0.0
     high = np.asarray(np.maximum(a, b), dtype=kind) + 0
-    # Gymnasium cannot build an int64 Box from float arrays holding +inf (it overflows)
-    if infinite_ok and dtype != np.int64 and draw(st.booleans()):
+    if infinite_ok and draw(st.booleans()):
         low = np.where(_values(draw, st.booleans(), shape).astype(bool), -np.inf, low)
         high = np.where(_values(draw, st.booleans(), shape).astype(bool), np.inf, high)
     return _bound(low, dtype), _bound(high, dtype), shape, dtype
@@ -182,6 +183,12 @@ def _dict_space(draw: Any, module: Any, children: st.SearchStrategy[Any], max_wi
     return module.Dict(**dict(pairs))
 
 
+def _stackable(gs: Any, children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """Spaces Gymnasium can stack (Graph features, stacked Sequences): no empty Tuple/Dict,
+    whose stacks Gymnasium cannot iterate."""
+    return children.filter(lambda s: not (isinstance(s, (gs.Tuple, gs.Dict)) and len(s.spaces) == 0))
+
+
 def _nested(
     leaf: st.SearchStrategy[Any],
     composites: dict[str, Callable[[st.SearchStrategy[Any]], st.SearchStrategy[Any]]],
@@ -226,8 +233,10 @@ def gymnasium_spaces(
     composites = {
         "Tuple": lambda c: parts(c).map(gs.Tuple),
         "Dict": lambda c: _dict_space(gs, c, max_width),
-        "Sequence": lambda c: st.builds(lambda s, stack: gs.Sequence(s, stack=stack), c, st.booleans()),
-        "Graph": lambda c: st.builds(gs.Graph, c, st.one_of(st.none(), c)),
+        "Sequence": lambda c: st.one_of(
+            c.map(gs.Sequence), _stackable(gs, c).map(lambda s: gs.Sequence(s, stack=True))
+        ),
+        "Graph": lambda c: st.builds(gs.Graph, _stackable(gs, c), st.one_of(st.none(), _stackable(gs, c))),
         "OneOf": lambda c: parts(c, min_size=1).map(gs.OneOf),
     }
     chosen = {k: v for k, v in composites.items() if k in classes}
