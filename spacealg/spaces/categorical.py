@@ -49,6 +49,7 @@ from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
     cardinality,
+    check_position,
     clamp,
     clamp_,
     contains,
@@ -311,10 +312,7 @@ def _index(x: Any, space: Categorical) -> int:
 
 @element.register(Categorical)
 def _element(i: Any, space: Categorical) -> Any:
-    total = _cardinality(space)
-    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < total:  # type: ignore[operator]
-        raise ValueError(f"element: i must be an int in range({total}), got {i!r}")
-    i = int(i)
+    i = check_position(i, _cardinality(space))
     digits = []
     for lo, width in zip(reversed(list(space.low.flat)), reversed(_widths(space))):
         i, digit = divmod(i, width)

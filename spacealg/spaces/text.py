@@ -33,6 +33,7 @@ from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
     cardinality,
+    check_position,
     clamp,
     clamp_,
     contains,
@@ -214,10 +215,7 @@ def _index(x: Any, space: Text) -> int:
 
 @element.register(Text)
 def _element(i: Any, space: Text) -> str:
-    total = _cardinality(space)
-    if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < total:  # type: ignore[operator]
-        raise ValueError(f"element: i must be an int in range({total}), got {i!r}")
-    i = int(i)
+    i = check_position(i, _cardinality(space))
     for n, count in _block_sizes(space):
         if i < count:
             digits = []
