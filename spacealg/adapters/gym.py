@@ -256,7 +256,8 @@ def _register() -> None:
 
     @sample.register(gs.Discrete)
     def _sample_discrete(space: Any, size: Any = None, *, rng: RngLike = None) -> Any:
-        return native.sample_discrete(space, size, rng)
+        drawn = native.sample_discrete(space, size, rng)
+        return int(drawn) if size is None else drawn  # Gym's Discrete samples Python ints
 
     @sample.register(gs.MultiDiscrete)
     def _sample_multidiscrete(space: Any, size: Any = None, *, rng: RngLike = None) -> Any:
@@ -313,7 +314,7 @@ def _register() -> None:
 
     @eltype.register(gs.Discrete)
     def _eltype_discrete(space: Any) -> type:
-        return np.int64
+        return int
 
     @eltype.register(gs.Text)
     def _eltype_text(space: Any) -> type:

@@ -191,9 +191,9 @@ def sample_box(spacealg_box: Any, size: Any, rng: RngLike) -> Any:
 def sample_discrete(space: Any, size: Any, rng: RngLike) -> Any:
     """``start + uniform(n)``, a numpy scalar (or array) of the space's dtype."""
     generator = as_generator(rng)
-    dtype = np.dtype(space.dtype)
-    drawn = generator.integers(int(space.n), size=None if size is None else normalize_size(size), dtype=dtype)
-    return dtype.type(space.start) + drawn
+    if size is None:
+        return space.start + generator.integers(space.n, dtype=space.dtype)
+    return space.start + generator.integers(space.n, size=normalize_size(size), dtype=space.dtype)
 
 
 def sample_multidiscrete(space: Any, size: Any, rng: RngLike) -> np.ndarray:
