@@ -121,9 +121,10 @@ REALS = Interval(-math.inf, math.inf, closed="neither")
 @contains.register(Interval)
 def _contains(x: Any, space: Interval) -> bool:
     value: Any
-    if (isinstance(x, (float, int)) and not isinstance(x, bool)) or isinstance(x, (np.floating, np.integer)):
+    # members by value, as everywhere in spacealg: bools are the numbers 0 and 1
+    if isinstance(x, (float, int, np.floating, np.integer, np.bool_)):
         value = x
-    elif isinstance(x, np.ndarray) and x.shape == () and x.dtype.kind in "iuf":
+    elif isinstance(x, np.ndarray) and x.shape == () and x.dtype.kind in "biuf":
         value = x[()]
     else:
         return False
