@@ -319,7 +319,7 @@ def test_pettingzoo_lockstep_with_dying_agents(dict_obs: bool, array_actions: bo
 
 
 @given(st.integers(0, 2**31 - 1), st.booleans())
-def test_pettingzoo_puffer_env_rows_hold_present_agents_and_pad_absent_ones(seed: int, dict_obs: bool) -> None:  # noqa: E501
+def test_pettingzoo_puffer_env_rows_hold_present_agents_and_pad_absent_ones(seed: int, dict_obs: bool) -> None:
     _pz_lockstep(dict_obs, seed=seed, array_actions=True)
 
 
