@@ -143,3 +143,14 @@ def test_cardinality_of_product_matches_factors(factors):
     counts = [sa.cardinality(f) for f in factors]
     assume(not (0 in counts and math.inf in counts))
     assert sa.cardinality(sa.product(*factors)) == math.prod(counts)
+
+
+@given(ranges().filter(lambda r: r.step == 1), st.integers(1, 3))
+def test_set_equality_across_representations_is_mutual_inclusion(r, n):
+    first, last = sa.bounds(r)
+    array = sa.ArraySpace(r, n)
+    box = sa.Box(first, last, shape=(n,), dtype=np.int64)
+    assert array <= box <= array
+    assert array != box  # different canonical forms: == compares representations
+    wider = sa.Box(first, last + 1, shape=(n,), dtype=np.int64)
+    assert array <= wider and not wider <= array
