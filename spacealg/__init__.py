@@ -35,6 +35,7 @@ from spacealg.core.styles import (
     combine_styles,
 )
 from spacealg.declarative import DataclassSpace, space, spaceclass
+from spacealg.ops import flatdim, flatten, flatten_space, joint_space, unflatten
 from spacealg.serialize import from_json, to_json
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
@@ -85,6 +86,9 @@ __all__ = [
     "elsize",
     "eltype",
     "encode",
+    "flatdim",
+    "flatten",
+    "flatten_space",
     "from_gym",
     "from_gymnasium",
     "from_json",
@@ -92,6 +96,7 @@ __all__ = [
     "intersect",
     "isin",
     "issubspace",
+    "joint_space",
     "product",
     "sample",
     "seed",
@@ -100,4 +105,5 @@ __all__ = [
     "to_gym",
     "to_gymnasium",
     "to_json",
+    "unflatten",
 ]
