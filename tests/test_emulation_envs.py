@@ -457,3 +457,100 @@ def test_pettingzoo_buffers_injected_after_construction() -> None:
     assert not shared.observations[:2].any() and shared.observations[2:].any()
     with pytest.raises(APIUsageError, match="shape"):
         env.buf = {"rewards": np.zeros(3, np.float32)}
+
+
+# ---------------------------------------------------------------- wrong-size actions, allocation
+
+
+def test_action_arrays_of_the_wrong_size_raise_api_usage_error() -> None:
+    cases = [
+        (gymnasium.make("CartPole-v1"), [np.array([1, 0]), np.array([], np.int32)], np.array([1], np.int32)),
+        (gymnasium.make("Pendulum-v1"), [np.array([1.0, 0.0], np.float32)], np.array([[0.5]], np.float32)),
+        (NestedDictEnv(), [np.array([1, 2, 3]), np.array([1])], np.array([[1, 0]])),
+    ]
+    for raw, wrong, right in cases:
+        env = GymnasiumPufferEnv(raw)
+        env.reset(seed=0)
+        for action in wrong:
+            with pytest.raises(APIUsageError, match=f"has {action.size} entries"):
+                env.step(action)
+        env.step(right)  # a buffer row of the right size (any shape) is fine
+    env = PettingZooPufferEnv(DyingAgentsEnv())
+    env.reset(seed=0)
+    with pytest.raises(APIUsageError, match="no length"):
+        env.step(np.array(1, np.int32))
+    with pytest.raises(APIUsageError, match="has 2 entries"):
+        env.step({"agent_0": np.array([1, 1])})
+
+
+class _ConstantImageEnv(gymnasium.Env):
+    """Returns one preallocated 64 KiB observation every step: it allocates nothing itself."""
+
+    def __init__(self, nested: bool) -> None:
+        image = spaces.Box(0, 255, (128, 128, 4), np.uint8)
+        if nested:
+            self.observation_space = spaces.Dict(image=image, aux=spaces.Dict(k=spaces.Discrete(3)))
+            self.ob: Any = {"image": np.zeros((128, 128, 4), np.uint8), "aux": {"k": 1}}
+            self.action_space = spaces.Dict(a=spaces.Discrete(3))
+        else:
+            self.observation_space, self.action_space = image, spaces.Discrete(3)
+            self.ob = np.zeros((128, 128, 4), np.uint8)
+        self.result = (self.ob, 0.0, False, False, {})
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict]:
+        return self.ob, {}
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        return self.result
+
+
+def _peak_bytes(step: Any, steps: int = 50) -> int:
+    import tracemalloc
+
+    step()  # warm the caches
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        for _ in range(steps):
+            step()
+        return tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("nested", [False, True])
+def test_step_writes_into_the_buffers_without_allocating_observations(nested: bool) -> None:
+    env = GymnasiumPufferEnv(_ConstantImageEnv(nested))
+    obs, _ = env.reset(seed=0)
+    action = env.actions[0] if nested else 1
+    assert _peak_bytes(lambda: env.step(action)) < env.observations.nbytes // 16
+    assert env.step(action)[0] is obs and np.shares_memory(obs, env.observations)
+
+
+def test_pettingzoo_step_writes_into_the_buffers_without_allocating_observations() -> None:
+    class Constant:
+        def __init__(self) -> None:
+            self.possible_agents = self.agents = ["a", "b", "c"]
+            self.metadata: dict = {}
+            self.space = spaces.Dict(image=spaces.Box(0, 255, (128, 128, 4), np.uint8), k=spaces.Discrete(3))
+            ob = {"image": np.ones((128, 128, 4), np.uint8), "k": 2}
+            self.result = ({"a": ob, "b": ob}, {"a": 1.0, "b": 0.0}, {"a": False, "b": False},
+                           {"a": False, "b": False}, {})
+
+        def observation_space(self, agent: str) -> spaces.Space:
+            return self.space
+
+        def action_space(self, agent: str) -> spaces.Space:
+            return spaces.Discrete(3)
+
+        def reset(self, seed: int | None = None, options: Any = None) -> tuple[dict, dict]:
+            return self.result[0], {}
+
+        def step(self, actions: Any) -> tuple:
+            return self.result
+
+    env = PettingZooPufferEnv(Constant())
+    env.reset(seed=0)
+    assert _peak_bytes(lambda: env.step(env.actions)) < env.observations[0].nbytes // 8
+    assert env.masks.tolist() == [True, True, False] and not env.observations[2].any()
+    assert env.terminals.tolist() == [False, False, True]

@@ -81,20 +81,46 @@ def _action_converter(native: Any) -> Callable[[Any], Any]:
     """
     kind = space_kind(native)
     if kind is None:
-        return codec_for(native, "action").nativize
+        nativize = codec_for(native, "action").nativize
+        width = codec_for(native, "action").width
+
+        def structured_action(action: Any) -> Any:
+            try:
+                return nativize(action)
+            except ValueError as error:
+                if np.size(action) != width:
+                    raise _wrong_size(action, width, native) from error
+                raise
+
+        return structured_action
     if kind == "Discrete":
         def discrete_action(action: Any) -> Any:
-            return action.item() if type(action) is np.ndarray else action
+            if type(action) is not np.ndarray:
+                return action
+            try:
+                return action.item()
+            except ValueError:  # not one entry
+                raise _wrong_size(action, 1, native) from None
 
         return discrete_action
     shape = tuple(native.shape)
+    size = int(np.prod(shape))
 
     def array_action(action: Any) -> Any:
         if type(action) is np.ndarray and action.shape != shape:
+            if action.size != size:
+                raise _wrong_size(action, size, native)
             return action.reshape(shape)
         return action
 
     return array_action
+
+
+def _wrong_size(action: Any, size: int, space: Any) -> APIUsageError:
+    return APIUsageError(
+        f"the action array has {np.size(action)} entries (shape {np.shape(action)}) but the action "
+        f"space {space!r} takes {size}"
+    )
 
 
 def _observation_writer(native: Any, row: np.ndarray) -> Callable[[Any], Any]:
@@ -430,9 +456,10 @@ class PettingZooPufferEnv(_InjectableBuffers):
 
     def _native_actions(self, actions: Any) -> dict[Any, Any]:
         if isinstance(actions, np.ndarray):
-            if len(actions) != self.num_agents:
+            if actions.ndim == 0 or len(actions) != self.num_agents:
+                length = f"length {len(actions)}" if actions.ndim else "no length (a 0-d array)"
                 raise APIUsageError(
-                    f"actions has length {len(actions)} but the environment has "
+                    f"actions has {length} but the environment has "
                     f"{self.num_agents} agents (one row per possible agent)"
                 )
             actions = dict(zip(self._agents, actions))
