@@ -332,6 +332,14 @@ def test_mean_over_agents_replaces_infos_by_their_mean(seed: int) -> None:
         assert wrapped[4] == {"nested/action": pytest.approx(np.mean(actions))}  # "name" is skipped
 
 
+def test_mean_over_agents_averages_arrays_entrywise_and_unrolls_nested_infos() -> None:
+    infos = {"a": {"x": np.array([1.0, 2.0]), "n": {"y": 1}, "s": "hi", "f": True},
+             "b": {"x": np.array([3.0, 4.0]), "n": {"y": 3}, "s": "yo", "f": False}}
+    means = mean_over_agents(infos)
+    assert set(means) == {"x", "n/y", "f"}  # the strings are skipped
+    assert np.array_equal(means["x"], [2.0, 3.0]) and means["n/y"] == 2.0 and means["f"] == 0.5
+
+
 @given(
     st.dictionaries(
         st.sampled_from(["a0", "a1", "a2"]),
