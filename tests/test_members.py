@@ -141,6 +141,42 @@ def test_members_of_generated_gymnasium_spaces_satisfy_gymnasium_contains(data):
     assert space.contains(x)
 
 
+# Regression: Gymnasium's Graph takes any node and edge space and reads the nodes/edges as
+# its batch_space form (a tuple of members for Sequence, Text, OneOf; tuples of stacks for
+# Tuple). members() stacked them as np.asarray(values, dtype=space.dtype), right only for
+# Box and Discrete features: empty sequences failed to reshape, (0,) became array([0]).
+GRAPHS_OF_ANY_FEATURES = [
+    pytest.param(gs.Graph(gs.Sequence(gs.Discrete(1)), None), lambda x: True, id="sequence-nodes-simplest"),
+    pytest.param(
+        gs.Graph(gs.Sequence(gs.Discrete(1)), None),
+        lambda x: len(x.nodes) >= 2 and any(len(n) for n in x.nodes),
+        id="sequence-nodes",
+    ),
+    pytest.param(
+        gs.Graph(gs.Sequence(gs.Discrete(2), stack=True), None),
+        lambda x: any(len(n) for n in x.nodes),
+        id="stacked-sequence-nodes",
+    ),
+    pytest.param(
+        gs.Graph(gs.Text(3), gs.Tuple((gs.Discrete(2), gs.Box(0.0, 1.0, shape=(2,))))),
+        lambda x: x.edges is not None and len(x.edge_links) >= 2,
+        id="text-nodes-tuple-edges",
+    ),
+    pytest.param(
+        gs.Graph(gs.OneOf([gs.Discrete(2), gs.Text(2)]), gs.Dict({"a": gs.Discrete(3)})),
+        lambda x: x.edges is not None and len(x.edge_links) >= 2,
+        id="oneof-nodes-dict-edges",
+    ),
+]
+
+
+@pytest.mark.parametrize(("space", "condition"), GRAPHS_OF_ANY_FEATURES)
+def test_members_of_gymnasium_graphs_stack_any_features_as_gymnasium_does(space, condition):
+    x = find(members(space), condition)
+    assert space.contains(x)
+    assert sa.contains(x, space)
+
+
 @given(st.data())
 def test_members_of_generated_gym_spaces_satisfy_gym_contains(data):
     space = data.draw(gym_spaces(), label="space")

@@ -320,16 +320,22 @@ def _foreign_sequence(g: Any) -> Strategy[Any]:
     items = st.lists(members(g.feature_space), max_size=MAX_SEQUENCE_LENGTH)
     if not getattr(g, "stack", False):
         return items.map(tuple)
-    from gymnasium.vector.utils import concatenate, create_empty_array
-
-    def stack(values: list[Any]) -> Any:
-        empty = create_empty_array(g.feature_space, len(values))
-        return concatenate(g.feature_space, values, empty) if values else empty  # type: ignore[arg-type]
-
-    return items.map(stack)
+    return items.map(lambda values: _foreign_stack(g.feature_space, values))
 
 
-def _stacked(space: Any, values: list[Any]) -> np.ndarray:
+def _foreign_stack(space: Any, values: list[Any]) -> Any:
+    """Members of a foreign ``space`` in the stacked form its family checks against.
+
+    Gymnasium: its own ``concatenate`` into ``batch_space(space, n)``, which its stacked
+    Sequence and its Graph (any node and edge space) iterate over: an array for Box and
+    Discrete, a tuple of members for Text, Sequence, OneOf, Graph, tuples of stacks for
+    Tuple... Gym 0.26: a plain array, as its Graph allows Box and Discrete features only.
+    """
+    if type(space).__module__.partition(".")[0] == "gymnasium":
+        from gymnasium.vector.utils import concatenate, create_empty_array
+
+        empty = create_empty_array(space, len(values))
+        return concatenate(space, values, empty) if values else empty  # type: ignore[arg-type]
     shape = tuple(getattr(space, "shape", None) or ())
     return np.asarray(values, dtype=space.dtype).reshape((len(values), *shape))
 
@@ -341,15 +347,15 @@ def _foreign_graph(g: Any) -> Strategy[Any]:
     def graphs(draw: Any) -> Any:
         nodes = draw(st.lists(members(g.node_space), min_size=1, max_size=MAX_SEQUENCE_LENGTH))
         if g.edge_space is None:
-            return graph_instance(nodes=_stacked(g.node_space, nodes), edges=None, edge_links=None)
+            return graph_instance(nodes=_foreign_stack(g.node_space, nodes), edges=None, edge_links=None)
         n = len(nodes)
         links = draw(
             st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=MAX_SEQUENCE_LENGTH)
         )
         edges = [draw(members(g.edge_space)) for _ in links]
         return graph_instance(
-            nodes=_stacked(g.node_space, nodes),
-            edges=_stacked(g.edge_space, edges),
+            nodes=_foreign_stack(g.node_space, nodes),
+            edges=_foreign_stack(g.edge_space, edges),
             edge_links=np.asarray(links, dtype=np.int64).reshape((len(links), 2)),
         )
 
