@@ -357,11 +357,21 @@ def test_isin_agrees_with_contains(g: Any, seed: int) -> None:
     assert sa.isin(batch, g).all()
     variants = [batch]
     if isinstance(batch, np.ndarray) and batch.dtype.kind != "U":
-        variants += [batch.astype(np.float64), batch.astype(np.int8), batch.astype(np.uint64)]
+        variants += [batch.astype(np.float64), batch.astype(np.int8), batch.astype(np.uint64), batch.astype(bool)]
         variants += [batch.astype(np.int64) + 300, -batch.astype(np.int64) - 1]
     for variant in variants:
         expected = [safe(g, variant[i]) for i in range(5)]
         assert sa.isin(variant, g).tolist() == expected
+
+
+def test_isin_takes_bool_multidiscrete_batches_as_gymnasium_does() -> None:
+    # regression: bool casts safely to MultiDiscrete's integer dtypes, so MultiDiscrete.contains
+    # accepts bool arrays in range; the vectorised isin rejected every bool batch
+    g = gs.MultiDiscrete([2, 3], dtype=np.int32)
+    batch = np.array([[True, False], [False, True]])
+    assert g.contains(batch[0]) and g.contains(batch[1])
+    assert sa.isin(batch, g).tolist() == [True, True]
+    assert sa.isin(batch, gs.MultiDiscrete([2, 3], start=[2, 0])).tolist() == [False, False]
 
 
 @given(gymnasium_spaces(), st.integers(0, 2**32 - 1))

@@ -146,10 +146,11 @@ def isin_discrete(batch: Any, space: Any) -> np.ndarray:
 
 
 def isin_multidiscrete(batch: Any, space: Any) -> np.ndarray:
-    """MultiDiscrete: integer arrays of a castable dtype within each entry's range."""
+    """MultiDiscrete: arrays of a dtype that casts safely (bool included, as for
+    ``MultiDiscrete.contains``) with entries within each entry's range."""
     array = batch if isinstance(batch, np.ndarray) else np.asarray(batch)
     leading = _leading(array, space.shape, space)
-    if array.dtype.kind not in "iu" or not np.can_cast(array.dtype, space.dtype) or _scalars(array, space):
+    if array.dtype.kind not in "biu" or not np.can_cast(array.dtype, space.dtype) or _scalars(array, space):
         return np.zeros(leading, dtype=bool)
     start = getattr(space, "start", 0)
     inside = (array >= start) & (array <= start + (space.nvec - 1))
