@@ -99,6 +99,39 @@ def test_protocol_on_gym_spaces(g: Any, seed: int) -> None:
     assert sa.cardinality(g) == sa.cardinality(sa.from_gym(g))
 
 
+def _safe(g: Any, x: Any) -> bool:
+    try:
+        return bool(g.contains(x))
+    except Exception:
+        return False
+
+
+@given(gym_spaces(classes=("Box", "Discrete", "MultiDiscrete", "MultiBinary")), st.integers(0, 1000))
+def test_isin_agrees_with_gym_contains(g: Any, seed: int) -> None:
+    batch = np.asarray(sa.sample(g, 4, rng=seed))
+    variants = [batch, batch.astype(bool), batch.astype(np.float64) + 0.5, batch.astype(np.int64) - 300]
+    variants += [batch.astype(np.int8), batch.astype(np.uint64), batch.astype(np.float32)]
+    for variant in variants:
+        expected = [_safe(g, variant[i]) for i in range(4)]
+        assert sa.isin(variant, g).tolist() == expected
+        assert [sa.contains(variant[i], g) for i in range(4)] == expected
+
+
+def test_isin_follows_gym_not_gymnasium_where_they_differ() -> None:
+    # regressions: Gym's MultiDiscrete.contains has no dtype check (floats in range are
+    # members), and its Discrete.contains takes Python bools (ints) but not np.bool_, so a
+    # bool batch is tested entry by entry as numpy scalars, not as Python bools
+    g = gym.MultiDiscrete([3, 3])
+    floats = np.array([[0.5, 2.0], [0.0, 3.0]])
+    assert g.contains(floats[0]) and not g.contains(floats[1])
+    assert sa.isin(floats, g).tolist() == [True, False]
+    d = gym.Discrete(2)
+    flags = np.array([False, True])
+    assert not d.contains(flags[0]) and d.contains(True)
+    assert sa.isin(flags, d).tolist() == [False, False]
+    assert sa.isin(np.array([0, 1, 2], dtype=np.uint8), d).tolist() == [True, True, False]
+
+
 @given(gym_spaces())
 def test_gym_to_gymnasium_through_spacealg(g: Any) -> None:
     twin = sa.to_gymnasium(sa.from_gym(g))

@@ -235,8 +235,32 @@ def _register() -> None:
 
     isin.register(gs.Space)(native.isin_items)
     isin.register(gs.Box)(native.isin_box)
-    isin.register(gs.MultiDiscrete)(native.isin_multidiscrete)
     isin.register(gs.MultiBinary)(native.isin_multibinary)
+
+    @isin.register(gs.Discrete)
+    def _isin_discrete(batch: Any, space: Any) -> np.ndarray:
+        # Gym's Discrete.contains takes ints and 0-d integer arrays of any integer dtype
+        if not isinstance(batch, np.ndarray) or batch.dtype.kind not in "biuf":
+            return native.isin_items(np.asarray(batch, dtype=object), space)
+        if batch.dtype.kind not in "iu":
+            return np.zeros(batch.shape, dtype=bool)
+        start = int(space.start)
+        return (batch >= start) & (batch <= start + int(space.n) - 1)  # type: ignore[no-any-return]
+
+    @isin.register(gs.MultiDiscrete)
+    def _isin_multidiscrete(batch: Any, space: Any) -> np.ndarray:
+        # Gym's MultiDiscrete.contains checks 0 <= x < nvec on any non-object array (no
+        # dtype check: float entries in range are members), unlike Gymnasium's
+        array = batch if isinstance(batch, np.ndarray) else np.asarray(batch)
+        k = space.nvec.ndim
+        if array.ndim < k or array.shape[array.ndim - k :] != tuple(space.shape):
+            raise ValueError(f"isin: batch of shape {array.shape} is not a batch of {space}")
+        leading = array.shape[: array.ndim - k]
+        if array.dtype.kind not in "biuf" or k == 0:
+            return np.zeros(leading, dtype=bool)
+        with np.errstate(invalid="ignore"):
+            inside = (array >= 0) & (array < space.nvec)
+        return inside.reshape((*leading, -1)).all(axis=-1)  # type: ignore[no-any-return]
 
     @isin.register(gs.Tuple)
     def _isin_tuple(batch: Any, space: Any) -> np.ndarray:

@@ -84,8 +84,17 @@ def items_array(batch: Any) -> np.ndarray:
 
 
 def isin_items(batch: Any, space: Any) -> np.ndarray:
-    """Element-by-element membership of a batch (an array or sequence of elements)."""
+    """Element-by-element membership of a batch (an array or sequence of elements).
+
+    Entries of a numeric array are tested as the numpy scalars indexing gives (not as the
+    Python scalars ``np.frompyfunc`` would pass: ``Discrete.contains`` takes ``True``, an
+    ``int``, but not ``np.True_``)."""
     array = items_array(batch)
+    if array.dtype.kind != "O":
+        result = np.zeros(array.shape, dtype=bool)
+        for position in np.ndindex(array.shape):
+            result[position] = safe_contains(space, array[position])
+        return result
     member = np.frompyfunc(lambda x: safe_contains(space, x), 1, 1)
     return np.asarray(member(array), dtype=bool).reshape(array.shape)
 
