@@ -269,6 +269,7 @@ def simplest(space):
         (sa.Interval(-5, -2), -2.0),
         (sa.Interval(-1, 1, closed="neither"), 0.0),
         (sa.REALS, 0.0),
+        (sa.Interval(0, -0.0), 0.0),  # regression: Hypothesis rejects max_value=-0.0 below min_value=0.0
         (sa.FiniteSet("up", "down", "left"), "up"),
         (range(-10, 10, 3), -1),
         (range(5, 50), 5),
@@ -301,6 +302,7 @@ def test_members_shrink_to_a_bound_zero_or_the_first_item(space, expected):
         (sa.Box(2, 9, shape=(2, 2), dtype=np.uint8), [[2, 2], [2, 2]]),
         (sa.Box(np.array([1.0, -5.0, -np.inf]), np.array([3.0, 5.0, -2.0])), [1.0, 0.0, -2.0]),
         (sa.Box(np.array([1, -5]), np.array([3, -2]), dtype=np.int64), [1, -2]),
+        (sa.Box(0.0, -0.0, shape=(2,), dtype=np.float16), [0.0, 0.0]),  # regression, as Interval(0, -0.0)
         (sa.ArraySpace(sa.FiniteSet("b", "a"), 2), ["b", "b"]),
         (sa.ArraySpace(bool, 3), [False, False, False]),
         (gs.MultiDiscrete([3, 3], start=[1, -1]), [1, 0]),

@@ -103,7 +103,7 @@ def _interval(space: Interval) -> Strategy[float]:
         return st.nothing()
     return st.floats(
         min_value=low if math.isfinite(low) else None,
-        max_value=high if math.isfinite(high) else None,
+        max_value=high + 0.0 if math.isfinite(high) else None,  # + 0.0: Hypothesis wants 0.0 <= max, not -0.0
         allow_nan=False,
         allow_infinity=False,
     )
@@ -135,7 +135,7 @@ def _scalar_strategy(dtype: np.dtype, low: Any, high: Any) -> Strategy[Any]:
         return st.integers(int(low), int(high))
     return st.floats(
         min_value=float(low) if np.isfinite(low) else None,
-        max_value=float(high) if np.isfinite(high) else None,
+        max_value=float(high) + 0.0 if np.isfinite(high) else None,  # -0.0 -> 0.0 (as for Interval)
         allow_nan=False,
         allow_infinity=False,
         width=min(64, dtype.itemsize * 8),  # type: ignore[arg-type]
