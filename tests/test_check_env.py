@@ -159,6 +159,30 @@ def test_an_instance_made_by_gymnasium_make_reproduces_through_make():
     assert "gymnasium.make('envcorpus/Overshoot-v0')" in caught.value.reproduction()
 
 
+class Undeclared:
+    """A parallel environment with possible_agents hidden (PettingZoo makes it optional)."""
+
+    def __init__(self, inner):
+        self._inner = inner
+
+    def __getattr__(self, name):
+        if name == "possible_agents":
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+
+def test_possible_agents_is_optional_as_in_pettingzoo():
+    # regression: without possible_agents the checker reported 'declared-spaces' (and check()
+    # took the env for a Gymnasium one) on PettingZoo's own spawning-agents example env
+    from pettingzoo.test.example_envs import generated_agents_parallel_v0
+
+    report = check(generated_agents_parallel_v0.parallel_env, max_examples=15, max_steps=40)
+    assert "agents-possible" not in report.properties and "agents-life-cycle" in report.properties
+    assert check(lambda: Undeclared(p.Race()), max_examples=10).steps > 0
+    for buggy in (p.ZombieRace, p.GhostRace):
+        assert _caught(lambda buggy=buggy: Undeclared(buggy()), max_examples=30).property == "agents-life-cycle"
+
+
 def test_determinism_can_be_switched_off():
     check_env(g.GlobalRngResetCorridor, determinism=False, max_examples=20)
     check_parallel_env(p.UnseededRace, determinism=False, max_examples=20)

@@ -38,6 +38,15 @@ def test_check_handles_pettingzoo_parallel_envs(capsys):
     assert "FAILED: agents-possible at step 1" in capsys.readouterr().out
 
 
+def test_check_handles_parallel_envs_without_possible_agents(capsys):
+    # PettingZoo's spawning-agents example declares no possible_agents: the report lists the
+    # spaces of the agents present at reset
+    env_id = "pettingzoo.test.example_envs.generated_agents_parallel_v0:parallel_env"
+    assert main(["check", env_id, "-n", "10", "--max-steps", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "action space of" in out and "ok  agents-life-cycle" in out and "agents-possible" not in out
+
+
 def test_examples_and_episode_length_options(capsys):
     assert main(["check", "CartPole-v1", "--examples", "7", "--max-steps", "3"]) == 0
     out = capsys.readouterr().out

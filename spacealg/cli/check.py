@@ -71,9 +71,13 @@ def _spaces(source: Any) -> list[tuple[str, str]]:
     env = source.make()
     try:
         if is_parallel_env(env):
+            agents = getattr(env, "possible_agents", None)
+            if agents is None:  # spawned agents (possible_agents is optional): those at reset
+                env.reset(seed=0)
+                agents = env.agents
             return [
                 (f"{kind} space of {agent!r}", repr(getattr(env, f"{kind}_space")(agent)))
-                for agent in env.possible_agents
+                for agent in agents
                 for kind in ("observation", "action")
             ]
         return [("observation space", repr(env.observation_space)), ("action space", repr(env.action_space))]

@@ -14,7 +14,11 @@ single-agent check. On top, the agents' life cycle
   agents that did not terminate or get truncated, plus newly spawned ones; an agent that
   finished is never returned again in the episode (``agents-life-cycle``).
 
-The episode is reset when ``env.agents`` becomes empty. PettingZoo is not imported.
+``possible_agents`` is optional, as in PettingZoo (environments that spawn agents with new
+names may lack it): without it ``agents-possible`` is not checked, rewards, terminations
+and truncations may hold only live agents, and each new agent's action space is read when
+it first appears. The episode is reset when ``env.agents`` becomes empty. PettingZoo is
+not imported.
 """
 
 from __future__ import annotations
@@ -53,15 +57,18 @@ def _names(agents: Any) -> str:
 class ParallelEpisode:
     """One run of a parallel environment from a seed through ``n`` joint actions."""
 
-    def __init__(self, env: Any, seed: int, n: int, draw: Callable[[list[Any]], dict[Any, Any]]) -> None:
+    def __init__(self, env: Any, seed: int, n: int, draw: Callable[[list[Any], Any], dict[Any, Any]]) -> None:
         self.env, self.seed, self.n, self.draw = env, seed, n, draw
-        self.possible = set(env.possible_agents)
+        possible = getattr(env, "possible_agents", None)
+        self.possible = None if possible is None else set(possible)  # None: not declared
         self.trace: list[Any] = []
         self.finished: dict[Any, int] = {}
         self.steps = 0
         self.episodes = 1
 
     def _check_possible(self, agents: Any, what: str, step: int | None, where: str = "") -> None:
+        if self.possible is None:
+            return
         strangers = [a for a in agents if a not in self.possible]
         if strangers:
             raise PropertyError(
@@ -106,7 +113,7 @@ class ParallelEpisode:
 
     def step(self, k: int) -> bool:
         live = list(self.env.agents)
-        actions = self.draw(live)
+        actions = self.draw(live, self.env)
         try:
             result = self.env.step(actions)
         except Exception as error:
@@ -171,7 +178,7 @@ class ParallelEpisode:
         expected = set(live) | (set(after) - set(live))
         names = ("observations", "rewards", "terminations", "truncations", "infos")
         for name, returned in zip(names, result):
-            ghosts = [a for a in returned if a in self.possible and a not in expected]
+            ghosts = [a for a in returned if self._is_agent(a, name) and a not in expected]
             if ghosts:
                 past = [a for a in ghosts if a in self.finished]
                 reason = (
@@ -189,6 +196,13 @@ class ParallelEpisode:
                     f"step {k} returned no {name} for the live agent(s) {_names(missing)}",
                     k,
                 )
+
+    def _is_agent(self, key: Any, returned: str) -> bool:
+        """Whether a key of a returned dict names an agent (observations and infos may hold
+        other keys; without possible_agents, any key of the other dicts is an agent)."""
+        if self.possible is not None:
+            return key in self.possible
+        return returned in ("rewards", "terminations", "truncations") or key in self.finished
 
     def run(self) -> list[Any]:
         self.reset(None)
@@ -216,9 +230,11 @@ def check_parallel_env(
         strategies: dict[Any, Any] = {}
         spaces: dict[Any, Any] = {}
 
-        def strategy(agent: Any) -> Any:
+        def strategy(agent: Any, env: Any = None) -> Any:
             if agent not in strategies:
                 try:
+                    if agent not in spaces:  # an agent not in possible_agents (or none declared)
+                        spaces[agent] = env.action_space(agent)
                     strategies[agent] = members(spaces[agent])
                     strategies[agent].validate()
                 except Exception as error:
@@ -230,11 +246,15 @@ def check_parallel_env(
 
         def declared(env: Any) -> None:
             try:
-                spaces.update({agent: env.action_space(agent) for agent in env.possible_agents})
+                declared_agents = getattr(env, "possible_agents", None)
+                if declared_agents is None:  # agents are spawned: read their spaces as they come
+                    env.reset(seed=0)
+                    declared_agents = list(env.agents)
+                spaces.update({agent: env.action_space(agent) for agent in declared_agents})
             except Exception as error:
                 raise PropertyError(
                     "declared-spaces",
-                    f"cannot read possible_agents and action_space(agent): {describe_exception(error)}",
+                    f"cannot read the agents and action_space(agent): {describe_exception(error)}",
                 ) from error
             for agent in spaces:
                 strategy(agent)
@@ -246,8 +266,8 @@ def check_parallel_env(
             n = data.draw(st.integers(0, max_steps), label="steps")
             taken: list[Any] = []
 
-            def draw(live: list[Any]) -> dict[Any, Any]:
-                joint = {agent: data.draw(strategy(agent)) for agent in live}
+            def draw(live: list[Any], env: Any) -> dict[Any, Any]:
+                joint = {agent: data.draw(strategy(agent, env)) for agent in live}
                 taken.append(snapshot(joint))
                 return joint
 
@@ -255,7 +275,12 @@ def check_parallel_env(
 
         return body
 
-    checked = tuple(p for p in PARALLEL_PROPERTIES if determinism or not p.endswith("determinism"))
+    declares = probe(source, lambda env: getattr(env, "possible_agents", None) is not None)
+    checked = tuple(
+        p
+        for p in PARALLEL_PROPERTIES
+        if (determinism or not p.endswith("determinism")) and (declares or p != "agents-possible")
+    )
     return run_check(
         source,
         make_body,

@@ -64,8 +64,9 @@ def _from_string(env_id: str) -> EnvSource:
 
 
 def is_parallel_env(env: Any) -> bool:
-    """Whether ``env`` follows PettingZoo's parallel API (per-agent space methods)."""
-    return hasattr(env, "possible_agents") and callable(getattr(env, "action_space", None))
+    """Whether ``env`` follows PettingZoo's parallel API: per-agent space methods (a
+    Gymnasium env's spaces are not callable); ``possible_agents`` is optional there."""
+    return callable(getattr(env, "action_space", None)) and callable(getattr(env, "observation_space", None))
 
 
 def resolve(env: Any) -> EnvSource:
