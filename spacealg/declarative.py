@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
+import weakref
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -161,12 +162,33 @@ def _declare_annotated(obj: Any, path: str) -> Any:
 
 # -- dataclass spaces ---------------------------------------------------------------------------
 
-_DECLARED: dict[str, type] = {}
+_DECLARED: dict[str, list[weakref.ref[type]]] = {}
 
 
-def declared_dataclass(name: str) -> type | None:
-    """The dataclass declared as a space under ``module.QualName`` in this process, if any."""
-    return _DECLARED.get(name)
+def _register(cls: type) -> None:
+    """Remember ``cls`` under ``module.QualName`` (weakly; the latest declaration last)."""
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    live = [ref for ref in _DECLARED.get(name, []) if ref() is not None and ref() is not cls]
+    _DECLARED[name] = [*live, weakref.ref(cls)]
+
+
+def declared_dataclass(name: str, fields: Mapping[str, Any] | None = None) -> type | None:
+    """The dataclass declared as a space under ``module.QualName`` in this process, if any.
+
+    Several live classes may share a name (a class redefined in a notebook, classes made by
+    ``dataclasses.make_dataclass``); given ``fields``, the latest one whose annotations
+    declare exactly those field spaces is preferred, otherwise the latest one.
+    """
+    classes = [cls for ref in reversed(_DECLARED.get(name, [])) if (cls := ref()) is not None]
+    if fields is not None and len(classes) > 1:
+        wanted = DictProduct(dict(fields))
+        for cls in classes:
+            try:
+                if DictProduct(_declared_spaces(cls)) == wanted:
+                    return cls
+            except (TypeError, ValueError):
+                continue
+    return classes[0] if classes else None
 
 
 def _init_fields(cls: type) -> list[dataclasses.Field[Any]]:
@@ -208,7 +230,7 @@ class DataclassSpace(Space):
                 )
             spaces = {n: _component(spaces[n], f"{cls.__qualname__}.{n}") for n in names}
         self._set(cls=cls, fields=DictProduct(spaces))
-        _DECLARED[f"{cls.__module__}.{cls.__qualname__}"] = cls
+        _register(cls)
 
     def _key(self) -> tuple[Any, ...]:
         return (self.cls, self.fields)

@@ -696,11 +696,12 @@ def _encode_dataclass(space: DataclassSpace) -> dict[str, Any]:
 @decoder("dataclass")
 def _decode_dataclass(node: Node) -> DataclassSpace:
     name = node.string("class")
-    cls = declared_dataclass(name)
+    fields = dict(node.named_spaces("fields"))
+    cls = declared_dataclass(name, fields)
     if cls is None:
         raise node.error(
             "class",
             f"the dataclass {name!r} is not declared in this process: import its module and "
             "decorate it with @spacealg.spaceclass (or call spacealg.space(cls)) before from_json",
         )
-    return DataclassSpace(cls, dict(node.named_spaces("fields")))
+    return DataclassSpace(cls, fields)

@@ -194,6 +194,24 @@ def test_dataclass_spaces_round_trip() -> None:
     assert to_json(Scene) == to_json(sa.space(Scene))
 
 
+def test_dataclasses_sharing_a_name_round_trip_to_their_own_class() -> None:
+    """Regression: the registry kept only the latest class per ``module.QualName``, so a
+    space of an earlier class of that name (a class redefined in a notebook, classes made by
+    ``make_dataclass``) came back as the later class with explicit fields, unequal."""
+    import dataclasses
+    from typing import Annotated
+
+    first = dataclasses.make_dataclass("Twin", [("a", Annotated[object, range(2)])])
+    second = dataclasses.make_dataclass("Twin", [("a", Annotated[object, range(3)])])
+    s1, s2 = sa.space(first), sa.space(second)
+    assert round_trip(s1).cls is first and round_trip(s1) == s1
+    assert round_trip(s2).cls is second and round_trip(s2) == s2
+    sa.DataclassSpace(first)  # declaring the first again makes it the latest
+    assert round_trip(s2).cls is second
+    override = sa.DataclassSpace(first, {"a": range(5)})  # fields no class declares: the latest
+    assert round_trip(override) == override
+
+
 def test_gymnasium_style_leaves_are_encoded_through_as_space() -> None:
     """Plain objects are converted with as_space; the decoded space equals the conversion."""
     for obj in [("a", "b"), ["x", 1], {3, 1, 2}, {"a": (1, 2)}]:
