@@ -206,3 +206,16 @@ def test_gym_integer_box_limits_survive() -> None:
     twin = sa.to_gymnasium(sa.from_gym(g))
     assert twin.low.tolist() == [-128, 0] and twin.high.tolist() == [5, 127]
     assert twin.bounded_below.tolist() == [False, True]
+
+
+def test_gym_integer_box_with_an_infinite_end_follows_the_flags() -> None:
+    # Gym's bug (documented in spacealg.adapters.gym; gym_spaces avoids it): the stored end
+    # is the limit moved in by 2 and contains() compares with it, while sample() goes past it
+    # and wraps around; from_gym reads the flags, as Gymnasium 1.x does
+    g = gym.Box(-np.inf, -123, shape=(), dtype=np.int8)
+    assert g.low == -126 and not g.bounded_below
+    s = sa.from_gym(g)
+    assert sa.contains(np.array(-128, dtype=np.int8), s) and not g.contains(np.array(-128, dtype=np.int8))
+    assert sa.to_gymnasium(s).contains(np.array(-128, dtype=np.int8))
+    g.seed(0)
+    assert any(not g.contains(g.sample()) for _ in range(2000))  # Gym's own samples leave it

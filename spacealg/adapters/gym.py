@@ -7,6 +7,13 @@ spacealg space needing one of those raises a TypeError naming it. Law:
 ``to_gym(from_gym(g)) == g`` for every Gym space, and Gym ↔ Gymnasium through spacealg:
 ``to_gymnasium(from_gym(g))`` is the Gymnasium twin of ``g``.
 
+One Gym bug bends the membership law: Gym stores an infinite end of an integer Box as the
+dtype's limit moved in by 2 and compares with it in ``contains``, while ``bounded_below``/
+``bounded_above`` say the end is infinite (and ``sample`` goes past it, wrapping around at
+the dtype's limit). ``from_gym`` follows the flags, as Gymnasium 1.x does: the entry ranges
+up to the dtype's limit, so the two or so values beyond Gym's stored end are members of
+``from_gym(g)`` that ``g.contains`` rejects.
+
 The registrations (and those of the protocol on Gym instances: ``as_space``, ``contains``,
 ``isin``, ``sample``, ``eltype``) exist only when ``import gym`` succeeds; Gym's import-time
 deprecation notice is silenced (spacealg imports it on your behalf). Without Gym,
