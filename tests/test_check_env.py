@@ -231,6 +231,24 @@ def test_env_test_makes_a_one_line_pytest_test(pytester):
     result.stdout.fnmatch_lines(["*property 'observation-in-space' failed*", "*spacealg reproduction*"])
 
 
+def test_the_one_liner_works_in_a_fresh_pytest_process(pytester, monkeypatch):
+    # a separate interpreter: the plugin comes from the installed pytest11 entry point alone
+    import envcorpus
+
+    monkeypatch.setenv("PYTHONPATH", str(__import__("pathlib").Path(envcorpus.__file__).parents[1]))
+    pytester.makepyfile(
+        test_fresh="""
+        from spacealg.testing import env_test
+
+        test_corridor = env_test("envcorpus.gym_envs:Corridor")
+        test_leaky = env_test("envcorpus.gym_envs:LeakyCorridor")
+        """
+    )
+    result = pytester.runpytest_subprocess("--spacealg-examples", "30", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*spacealg reproduction*", "*from envcorpus.gym_envs import LeakyCorridor*"])
+
+
 def test_the_spacealg_check_fixture_uses_the_command_line_options(pytester):
     import envcorpus
 
