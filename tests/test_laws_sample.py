@@ -164,3 +164,14 @@ def test_points_with_signed_zero_ends_sample():
     assert sa.sample(sa.Interval(0.0, -0.0)) == 0.0
     box = sa.Box(np.array([0.0, 1.0]), np.array([-0.0, 2.0]))
     assert sa.isin(sa.sample(box, 10, rng=0), box).all()
+
+
+@given(spaces(flavour="any"), st.integers(0, 2**32))
+def test_samples_of_any_flavour_are_members(space, seed):
+    assert sa.contains(sa.sample(space, rng=seed), space)
+    assert sa.isin(sa.sample(space, 3, rng=seed), space).all()
+
+
+def test_unknown_flavour_is_a_value_error():
+    with pytest.raises(ValueError, match="flavour"):
+        spaces(flavour="torch")

@@ -292,7 +292,8 @@ def _range_sample(space: range, size: Any = None, *, rng: RngLike = None) -> Any
     offsets = generator.integers(0, n - 1, endpoint=True, size=normalize_size(size), dtype=np.uint64)
     last = first + step * (n - 1)
     # modular uint64 arithmetic is exact whenever the result fits the output dtype
-    wrapped = offsets * np.uint64(step) + np.uint64(first % 2**64)
+    with np.errstate(over="ignore"):  # the wrap-around is the point
+        wrapped = offsets * np.uint64(step) + np.uint64(first % 2**64)
     if first >= -(2**63) and last < 2**63:
         return wrapped.view(np.int64)
     if first >= 0 and last < 2**64:

@@ -26,7 +26,7 @@ from spacealg.spaces.interval import CLOSED_OPTIONS, Interval
 from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct, product
 
-__all__ = ["COMPOSITE_KINDS", "LEAF_KINDS", "finite_spaces", "spaces"]
+__all__ = ["COMPOSITE_KINDS", "FLAVOURS", "LEAF_KINDS", "finite_spaces", "spaces"]
 
 LEAF_KINDS = ("interval", "finite", "range", "type", "box", "array")
 COMPOSITE_KINDS = ("tuple", "dict", "oneof", "product")
@@ -133,18 +133,37 @@ def _leaf(kind: str) -> st.SearchStrategy[Any]:
     }[kind]
 
 
+FLAVOURS = ("spacealg", "gymnasium", "gym", "any")
+
+
 def spaces(
     *,
+    flavour: str = "spacealg",
     leaves: Sequence[str] = LEAF_KINDS,
     composites: Sequence[str] = COMPOSITE_KINDS,
     max_depth: int = 2,
     max_width: int = 3,
 ) -> st.SearchStrategy[Any]:
-    """Random spacealg spaces built from ``leaves`` and ``composites`` up to ``max_depth``.
+    """Random spaces built from ``leaves`` and ``composites`` up to ``max_depth``.
 
-    Types (``bool``, ``float``) are plain objects, not spacealg instances: they are drawn
-    as leaves only where the caller accepts plain spaces (``leaves`` includes ``"type"``).
+    ``flavour``: ``"spacealg"`` (spacealg's own spaces and plain objects), ``"gymnasium"``
+    or ``"gym"`` (random Gymnasium / legacy Gym spaces of every class, nested up to
+    ``max_depth``: :func:`spacealg.strategies.gymnasium.gymnasium_spaces`), or ``"any"``
+    (spacealg or Gymnasium). Types (``bool``, ``float``) are plain objects, not spacealg
+    instances: they are drawn as leaves only where ``leaves`` includes ``"type"``.
     """
+    if flavour not in FLAVOURS:
+        raise ValueError(f"spaces: flavour must be one of {FLAVOURS}, got {flavour!r}")
+    if flavour in ("gymnasium", "gym", "any"):
+        from spacealg.strategies.gymnasium import gym_spaces, gymnasium_spaces
+
+        foreign = gym_spaces if flavour == "gym" else gymnasium_spaces
+        drawn = foreign(max_depth=max_depth, max_width=max_width)
+        if flavour != "any":
+            return drawn
+        return st.one_of(
+            spaces(leaves=leaves, composites=composites, max_depth=max_depth, max_width=max_width), drawn
+        )
     unknown = set(leaves) - set(LEAF_KINDS) | set(composites) - set(COMPOSITE_KINDS)
     if unknown:
         raise ValueError(f"spaces: unknown kinds {sorted(unknown)}")
