@@ -175,3 +175,17 @@ def test_samples_of_any_flavour_are_members(space, seed):
 def test_unknown_flavour_is_a_value_error():
     with pytest.raises(ValueError, match="flavour"):
         spaces(flavour="torch")
+
+
+@given(
+    st.lists(st.integers(0, 3), min_size=0, max_size=2).map(tuple),
+    st.lists(st.sampled_from([1, 2, 8, 16, 24, 3]), min_size=1, max_size=2).map(tuple),
+    st.integers(0, 2**32),
+)
+def test_all_trailing_equals_numpys_all(lead, element, seed):
+    from spacealg.spaces._batch import all_trailing
+
+    inside = np.random.default_rng(seed).random(lead + element) < 0.97
+    axes = tuple(range(len(lead), len(lead) + len(element)))
+    assert np.array_equal(all_trailing(inside, len(element)), inside.all(axis=axes))
+    assert np.array_equal(all_trailing(inside[..., ::-1], len(element)), inside[..., ::-1].all(axis=axes))

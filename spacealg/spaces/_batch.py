@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -68,6 +69,27 @@ def normalize_size(size: int | tuple[int, ...] | None) -> tuple[int, ...]:
     return tuple(int(d) for d in dims)
 
 
+_ALL_ONES = np.uint64(0x0101010101010101)
+
+
 def all_trailing(inside: np.ndarray, k: int) -> np.ndarray:
-    """Reduce a per-entry membership array over its last ``k`` axes (the element's)."""
-    return inside.all(axis=tuple(range(inside.ndim - k, inside.ndim))) if k else inside  # type: ignore[return-value]
+    """Reduce a per-entry membership array over its last ``k`` axes (the element's).
+
+    Law: equal to ``inside.all(axis=last k axes)``. Short rows (the common case: a batch of
+    small vectors) are reduced eight entries at a time, reading each row's bools as
+    uint64 words, which avoids numpy's slow per-row reduction overhead.
+    """
+    if not k:
+        return inside
+    lead = inside.shape[: inside.ndim - k]
+    width = math.prod(inside.shape[inside.ndim - k :])
+    if width == 0 or not inside.size:
+        return np.ones(lead, dtype=bool) if width == 0 else np.zeros(lead, dtype=bool)
+    rows = np.ascontiguousarray(inside).reshape((*lead, width))
+    if width % 8 or width > 512:
+        return np.asarray(rows.all(axis=-1))
+    words = rows.view(np.uint64)
+    result = words[..., 0] == _ALL_ONES
+    for j in range(1, width // 8):
+        result &= words[..., j] == _ALL_ONES
+    return result  # type: ignore[no-any-return]
