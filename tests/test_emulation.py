@@ -222,6 +222,30 @@ def test_emulate_into_reuses_views_of_the_same_row() -> None:
     assert same(codec.nativize(row), (1, np.array([0.75, 0.0])))
 
 
+def test_emulate_into_alternating_rows_and_shared_sub_members() -> None:
+    """The last-row cache never writes one row's values into another; nested keys read once."""
+    space = gs.Dict({"e": gs.Dict({"c": gs.Box(0.0, 1.0, (2, 3), np.float32), "n": gs.Discrete(4)}),
+                     "t": gs.Box(0, 9, (2,), np.int16)})
+    codec = Codec(space)
+    space.seed(1)
+    xs = [space.sample() for _ in range(4)]
+    rows = [codec.new_buffer(), codec.new_buffer()]
+    for i, x in enumerate(xs):  # rows alternate: every call after the first misses the cache
+        codec.emulate_into(rows[i % 2], x)
+        assert same(codec.nativize(rows[i % 2], copy=True), x)
+    assert same(codec.nativize(rows[0]), xs[2]) and same(codec.nativize(rows[1]), xs[3])
+    raw = bytearray(codec.width * codec.flat_dtype.itemsize)  # not an ndarray: written, never cached
+    codec.emulate_into(raw, xs[0])
+    assert same(codec.nativize(np.frombuffer(bytes(raw), codec.flat_dtype)), xs[0])
+    buf = codec.new_buffer(2)
+    codec.emulate_row(buf, 1, xs[1])
+    codec.emulate_row(codec.new_buffer(2), 0, xs[2])
+    codec.emulate_row(buf, 0, xs[3])
+    assert same(codec.nativize_row(buf, 0), xs[3]) and same(codec.nativize_row(buf, 1), xs[1])
+    with pytest.raises((TypeError, ValueError)):
+        codec.emulate_into(None, xs[0])
+
+
 def test_rows_can_be_struct_arrays_or_bytes() -> None:
     space = gs.Dict({"a": gs.Discrete(3), "b": gs.Box(0.0, 1.0, (2,), np.float32)})
     codec = Codec(space)

@@ -199,17 +199,56 @@ class Codec:
         return f"Codec({self.space!r}, role={self.role!r})"
 
     # -- code generation ----------------------------------------------------------------
-    def _value(self, gen: _Gen, keys: tuple[Any, ...]) -> str:
-        return "x" + "".join(f"[{gen.key(k)}]" for k in keys)
+    def _write_lines(self, gen: _Gen, target: str) -> list[str]:
+        """``v<k>[target] = <leaf k of x>``, with sub-members used twice or more read once."""
+        counts: dict[tuple[Any, ...], int] = {}
+        for field in self.fields:
+            for n in range(1, len(field.keys)):
+                counts[field.keys[:n]] = counts.get(field.keys[:n], 0) + 1
+        temps: dict[tuple[Any, ...], str] = {}
+        lines = []
+        for k, field in enumerate(self.fields):
+            value = "x"
+            for n, key in enumerate(field.keys, 1):
+                value += f"[{gen.key(key)}]"
+                prefix = field.keys[:n]
+                if n < len(field.keys) and counts[prefix] > 1:
+                    if prefix not in temps:
+                        temps[prefix] = f"p{len(temps)}"
+                        lines.append(f"{temps[prefix]} = {value}")
+                    value = temps[prefix]
+            member = field.leaf.member
+            if member == "label":
+                value = f"{gen.bind(field.encode_label)}({value})"
+            elif member == "labels":
+                value = f"{gen.bind(field.encode_labels)}({value})"
+            lines.append(f"v{k}[{target}] = {value}")
+        return lines
 
-    def _write_line(self, gen: _Gen, k: int, field: _Field, target: str) -> str:
-        value = self._value(gen, field.keys)
-        member = field.leaf.member
-        if member == "label":
-            value = f"{gen.bind(field.encode_label)}({value})"
-        elif member == "labels":
-            value = f"{gen.bind(field.encode_labels)}({value})"
-        return f"v[{k}][{target}] = {value}"
+    def _writer(self, gen: _Gen, header: str, buffer: str, cache: str, bind: str, target: str) -> Any:
+        """A writer keeping the field views of the buffer it saw last in a closure cell.
+
+        The cell holds one tuple ``(buffer, *views)`` (replaced whole, so a concurrent call
+        never pairs one buffer with another's views); other buffers go through ``cache``.
+        """
+        views = [f"v{k}" for k in range(len(self.fields))]
+        unpack = ", ".join(views) + ("," if len(views) == 1 else "")
+        lines = [
+            f"_last = (_NOTHING,{' None,' * len(views)})",
+            header,
+            "    nonlocal _last",
+            f"    _o, {unpack} = _last",
+            f"    if _o is not {buffer}:",
+            f"        e = {cache}.get(_id({buffer}))",
+            f"        v = e[1] if e is not None and e[0] is {buffer} else {bind}({buffer})",
+            f"        if isinstance({buffer}, _ndarray):",
+            f"            _last = ({buffer}, *v)",
+            *([f"        {unpack} = v"] if views else []),
+            *("    " + line for line in self._write_lines(gen, target)),
+            f"    return {buffer}",
+            f"return {header.split()[1].split('(')[0]}",
+        ]
+        return gen.compile("def _make():", lines)()
 
     def _read_expr(self, gen: _Gen, field: _Field, stored: str, scalar_item: str | None, copy: bool) -> str:
         member = field.leaf.member
@@ -258,22 +297,11 @@ class Codec:
     def _compile(self) -> None:
         gen = _Gen()
         gen.namespace.update(_views=self._views, _bind=self._bind, _batch_views=self._batch_views,
-                             _bind_batch=self._bind_batch, _id=id)
-        targets = ["()" if f.scalar else "..." for f in self.fields]
-        writes = [self._write_line(gen, k, f, t) for k, (f, t) in enumerate(zip(self.fields, targets))]
-        self.emulate_into = gen.compile("def emulate_into(out, x):", [  # type: ignore[method-assign]
-            "e = _views.get(_id(out))",
-            "v = e[1] if e is not None and e[0] is out else _bind(out)",
-            *writes,
-            "return out",
-        ])
-        row_writes = [self._write_line(gen, k, f, "i") for k, f in enumerate(self.fields)]
-        self.emulate_row = gen.compile("def emulate_row(out, i, x):", [  # type: ignore[method-assign]
-            "e = _batch_views.get(_id(out))",
-            "v = e[1] if e is not None and e[0] is out else _bind_batch(out)",
-            *row_writes,
-            "return out",
-        ])
+                             _bind_batch=self._bind_batch, _id=id, _NOTHING=object(), _ndarray=np.ndarray)
+        self.emulate_into = self._writer(  # type: ignore[method-assign]
+            gen, "def emulate_into(out, x):", "out", "_views", "_bind", "()")
+        self.emulate_row = self._writer(  # type: ignore[method-assign]
+            gen, "def emulate_row(out, i, x):", "out", "_batch_views", "_bind_batch", "i")
         for copy in (False, True):
             exprs = []
             for k, f in enumerate(self.fields):
