@@ -150,6 +150,59 @@ class _Field:
         return part.reshape((rows.shape[0], *self.shape))
 
 
+def _write_lines(gen: _Gen, paths: list[tuple[Any, ...]], encoders: list[str | None], target: str) -> list[str]:
+    """``v<k>[target] = <x at paths[k]>``, through ``encoders[k]`` if any; a sub-member on
+    two or more paths is read once, into a local, just before its first use (so ``x`` is
+    read in the same order as leaf by leaf)."""
+    counts: dict[tuple[Any, ...], int] = {}
+    for path in paths:
+        for n in range(1, len(path)):
+            counts[path[:n]] = counts.get(path[:n], 0) + 1
+    temps: dict[tuple[Any, ...], str] = {}
+    lines = []
+    for k, (path, encoder) in enumerate(zip(paths, encoders)):
+        value = "x"
+        for n, key in enumerate(path, 1):
+            value += f"[{gen.key(key)}]"
+            if n < len(path) and counts[path[:n]] > 1:
+                if path[:n] not in temps:
+                    temps[path[:n]] = f"p{len(temps)}"
+                    lines.append(f"{temps[path[:n]]} = {value}")
+                value = temps[path[:n]]
+        lines.append(f"v{k}[{target}] = {encoder}({value})" if encoder else f"v{k}[{target}] = {value}")
+    return lines
+
+
+def _cached_views_function(gen: _Gen, header: str, buffer: str, count: int, miss: list[str],
+                           body: list[str]) -> Any:
+    """Compiles ``header`` (a function of ``buffer``) that keeps the ``count`` views of the
+    buffer it saw last in a closure cell; on a miss, ``miss`` leaves the views in ``v``.
+
+    The cell holds one tuple ``(buffer, *views)`` replaced whole, so a concurrent call never
+    pairs one buffer with another's views; only ndarrays are kept (by identity).
+    """
+    views = [f"v{k}" for k in range(count)]
+    unpack = ", ".join(views) + ("," if count == 1 else "")
+    lines = [
+        f"_last = (_NOTHING,{' None,' * count})",
+        header,
+        "    nonlocal _last",
+        f"    _o, {unpack} = _last",
+        f"    if _o is not {buffer}:",
+        *("        " + line for line in miss),
+        f"        if isinstance({buffer}, _ndarray):",
+        f"            _last = ({buffer}, *v)",
+        *([f"        {unpack} = v"] if views else []),
+        *("    " + line for line in body),
+        f"return {header.split()[1].split('(')[0]}",
+    ]
+    gen.namespace.update(_NOTHING=_NOTHING, _ndarray=np.ndarray)
+    return gen.compile("def _make():", lines)()
+
+
+_NOTHING = object()
+
+
 class _Gen:
     def __init__(self) -> None:
         self.namespace: dict[str, Any] = {"int": int, "float": float, "np": np}
@@ -200,55 +253,19 @@ class Codec:
 
     # -- code generation ----------------------------------------------------------------
     def _write_lines(self, gen: _Gen, target: str) -> list[str]:
-        """``v<k>[target] = <leaf k of x>``, with sub-members used twice or more read once."""
-        counts: dict[tuple[Any, ...], int] = {}
+        """``v<k>[target] = <leaf k of x>`` (labels encoded), sub-members read once."""
+        encoders = []
         for field in self.fields:
-            for n in range(1, len(field.keys)):
-                counts[field.keys[:n]] = counts.get(field.keys[:n], 0) + 1
-        temps: dict[tuple[Any, ...], str] = {}
-        lines = []
-        for k, field in enumerate(self.fields):
-            value = "x"
-            for n, key in enumerate(field.keys, 1):
-                value += f"[{gen.key(key)}]"
-                prefix = field.keys[:n]
-                if n < len(field.keys) and counts[prefix] > 1:
-                    if prefix not in temps:
-                        temps[prefix] = f"p{len(temps)}"
-                        lines.append(f"{temps[prefix]} = {value}")
-                    value = temps[prefix]
             member = field.leaf.member
-            if member == "label":
-                value = f"{gen.bind(field.encode_label)}({value})"
-            elif member == "labels":
-                value = f"{gen.bind(field.encode_labels)}({value})"
-            lines.append(f"v{k}[{target}] = {value}")
-        return lines
+            encoders.append(gen.bind(field.encode_label) if member == "label"
+                            else gen.bind(field.encode_labels) if member == "labels" else None)
+        return _write_lines(gen, [f.keys for f in self.fields], encoders, target)
 
-    def _writer(self, gen: _Gen, header: str, buffer: str, cache: str, bind: str, target: str) -> Any:
-        """A writer keeping the field views of the buffer it saw last in a closure cell.
-
-        The cell holds one tuple ``(buffer, *views)`` (replaced whole, so a concurrent call
-        never pairs one buffer with another's views); other buffers go through ``cache``.
-        """
-        views = [f"v{k}" for k in range(len(self.fields))]
-        unpack = ", ".join(views) + ("," if len(views) == 1 else "")
-        lines = [
-            f"_last = (_NOTHING,{' None,' * len(views)})",
-            header,
-            "    nonlocal _last",
-            f"    _o, {unpack} = _last",
-            f"    if _o is not {buffer}:",
-            f"        e = {cache}.get(_id({buffer}))",
-            f"        v = e[1] if e is not None and e[0] is {buffer} else {bind}({buffer})",
-            f"        if isinstance({buffer}, _ndarray):",
-            f"            _last = ({buffer}, *v)",
-            *([f"        {unpack} = v"] if views else []),
-            *("    " + line for line in self._write_lines(gen, target)),
-            f"    return {buffer}",
-            f"return {header.split()[1].split('(')[0]}",
-        ]
-        return gen.compile("def _make():", lines)()
+    def _writer(self, gen: _Gen, header: str, cache: str, bind: str, target: str) -> Any:
+        """A writer into rows ``out`` (the views of the last one kept; others through ``cache``)."""
+        miss = [f"e = {cache}.get(_id(out))", f"v = e[1] if e is not None and e[0] is out else {bind}(out)"]
+        body = [*self._write_lines(gen, target), "return out"]
+        return _cached_views_function(gen, header, "out", len(self.fields), miss, body)
 
     def _read_expr(self, gen: _Gen, field: _Field, stored: str, scalar_item: str | None, copy: bool) -> str:
         member = field.leaf.member
@@ -297,11 +314,11 @@ class Codec:
     def _compile(self) -> None:
         gen = _Gen()
         gen.namespace.update(_views=self._views, _bind=self._bind, _batch_views=self._batch_views,
-                             _bind_batch=self._bind_batch, _id=id, _NOTHING=object(), _ndarray=np.ndarray)
+                             _bind_batch=self._bind_batch, _id=id)
         self.emulate_into = self._writer(  # type: ignore[method-assign]
-            gen, "def emulate_into(out, x):", "out", "_views", "_bind", "()")
+            gen, "def emulate_into(out, x):", "_views", "_bind", "()")
         self.emulate_row = self._writer(  # type: ignore[method-assign]
-            gen, "def emulate_row(out, i, x):", "out", "_batch_views", "_bind_batch", "i")
+            gen, "def emulate_row(out, i, x):", "_batch_views", "_bind_batch", "i")
         for copy in (False, True):
             exprs = []
             for k, f in enumerate(self.fields):
@@ -508,13 +525,9 @@ class _StructWriter:
         self._views: dict[int, tuple[Any, tuple[np.ndarray, ...]]] = {}
         gen = _Gen()
         gen.namespace.update(_views=self._views, _bind=self._bind, _id=id)
-        lines = [
-            "e = _views.get(_id(struct))",
-            "v = e[1] if e is not None and e[0] is struct else _bind(struct)",
-        ]
-        for k, path in enumerate(self.paths):
-            lines.append(f"v[{k}][...] = x" + "".join(f"[{key!r}]" for key in path))
-        self.write = gen.compile("def write(struct, x):", lines)
+        miss = ["e = _views.get(_id(struct))", "v = e[1] if e is not None and e[0] is struct else _bind(struct)"]
+        body = _write_lines(gen, self.paths, [None] * len(self.paths), "...")
+        self.write = _cached_views_function(gen, "def write(struct, x):", "struct", len(self.paths), miss, body)
 
     def _collect(self, dtype: Any, path: tuple[Any, ...], names: tuple[str, ...]) -> None:
         if dtype.names is None:
@@ -559,23 +572,31 @@ def emulate(struct: Any, sample: Any) -> None:
     anything else into the array itself; values are written raw (cast to the field's
     dtype). Spaces whose leaves need an encoding (labels) go through :class:`Codec`.
     """
-    entry = _BOUND.get(id(struct))
-    if entry is not None and entry[0] is struct:
-        writer = entry[1]
+    global _LAST_BOUND
+    last = _LAST_BOUND
+    if last[0] is struct:
+        write = last[1]
     else:
-        dtype = struct.dtype
-        if dtype.names is None or not isinstance(struct, np.ndarray):
-            _emulate_slow(struct, sample)
-            return
-        found = _WRITERS.get(dtype)
-        writer = found if found is not None else _WRITERS.setdefault(dtype, _StructWriter(dtype))
-        if len(_BOUND) >= _VIEW_CACHE_LIMIT:
-            _BOUND.clear()
-        _BOUND[id(struct)] = (struct, writer)
+        entry = _BOUND.get(id(struct))
+        if entry is not None and entry[0] is struct:
+            writer = entry[1]
+        else:
+            dtype = struct.dtype
+            if dtype.names is None or not isinstance(struct, np.ndarray):
+                _emulate_slow(struct, sample)
+                return
+            found = _WRITERS.get(dtype)
+            writer = found if found is not None else _WRITERS.setdefault(dtype, _StructWriter(dtype))
+            if len(_BOUND) >= _VIEW_CACHE_LIMIT:
+                _BOUND.clear()
+            _BOUND[id(struct)] = (struct, writer)
+        write = writer.write
+        _LAST_BOUND = (struct, write)  # one tuple, replaced whole (thread-safe pairing)
     try:
-        writer.write(struct, sample)
+        write(struct, sample)
     except (KeyError, TypeError, IndexError):
         _emulate_slow(struct, sample)
 
 
+_LAST_BOUND: tuple[Any, Any] = (_NOTHING, None)
 _BOUND: dict[int, tuple[np.ndarray, _StructWriter]] = {}
