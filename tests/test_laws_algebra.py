@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import spacealg as sa
 from spacealg.strategies import spaces
-from spacealg.strategies.spaces import boxes, finite_sets, intervals, ranges
+from spacealg.strategies.spaces import arrays, boxes, finite_sets, intervals, ranges
 
 F, C, H, U = sa.FiniteSpaceStyle, sa.ContinuousSpaceStyle, sa.HybridSpaceStyle, sa.UnknownSpaceStyle
 
@@ -55,8 +55,18 @@ def test_issubspace_is_reflexive(a):
     assert sa.issubspace(a, a)
 
 
+@st.composite
+def _box_and_array(draw):
+    array = draw(arrays())
+    low, high = sorted((draw(st.integers(-5, 5)), draw(st.integers(-5, 5))))
+    dtype = draw(st.sampled_from([np.int64, np.float64]))
+    box = sa.Box(low, high, shape=array.dims, dtype=dtype)
+    return (box, array) if draw(st.booleans()) else (array, box)
+
+
 def _pairs():
     return st.one_of(
+        _box_and_array(),
         st.tuples(intervals(), intervals()),
         st.tuples(ranges(), ranges()),
         st.tuples(ranges(), intervals()),
@@ -106,6 +116,8 @@ def test_intersections_with_closed_forms():
 def test_intersection_without_closed_form_is_a_type_error():
     with pytest.raises(TypeError, match="intersect"):
         sa.intersect(sa.OneOf(range(2)), sa.Interval(0, 1))
+    with pytest.raises(TypeError, match="per-entry bounds"):
+        sa.intersect(sa.Box(np.array([0, 1]), np.array([2, 3]), dtype=np.int64), sa.ArraySpace(range(3), 2))
 
 
 def test_operators():

@@ -329,3 +329,33 @@ def _array_intersect(a: ArraySpace, b: ArraySpace) -> Any:
     if cardinality(common) == 0 and a.size:
         return FiniteSet()
     return ArraySpace(common, *a.dims)
+
+
+def _uniform_entry_space(box: Box) -> Any:
+    """The one set every entry of ``box`` ranges over, or None when the bounds vary by entry."""
+    low, high = box.low.reshape(-1), box.high.reshape(-1)
+    if low.size == 0 or (low != low[0]).any() or (high != high[0]).any():
+        return None
+    if box.integral:
+        return range(int(low[0]), int(high[0]) + 1)
+    return Interval(float(low[0]), float(high[0]))
+
+
+@intersect.register(Box, ArraySpace)
+def _box_array_intersect(a: Box, b: ArraySpace) -> Any:
+    from spacealg.spaces.finite import FiniteSet
+
+    if a.shape != b.dims:
+        return FiniteSet()
+    entries = _uniform_entry_space(a)
+    if entries is None:
+        raise TypeError(f"intersect: {a!r} has per-entry bounds; its intersection with {b!r} has no closed form")
+    common = intersect(entries, b.space)
+    if cardinality(common) == 0 and b.size:
+        return FiniteSet()
+    return ArraySpace(common, *b.dims)
+
+
+@intersect.register(ArraySpace, Box)
+def _array_box_intersect(a: ArraySpace, b: Box) -> Any:
+    return _box_array_intersect(b, a)
