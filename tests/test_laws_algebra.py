@@ -166,3 +166,12 @@ def test_set_equality_across_representations_is_mutual_inclusion(r, n):
     assert array != box  # different canonical forms: == compares representations
     wider = sa.Box(first, last + 1, shape=(n,), dtype=np.int64)
     assert array <= wider and not wider <= array
+
+
+def test_integer_box_intersections_are_exact():
+    unbounded = sa.Box(0, np.inf, shape=(), dtype=np.float32) & sa.Box(0, np.inf, shape=(), dtype=np.int64)
+    assert unbounded == sa.Box(0, np.iinfo(np.int64).max, shape=(), dtype=np.int64)
+    assert sa.Box(0.5, 3.5, shape=(2,)) & sa.Box(-5, 5, shape=(2,), dtype=np.int8) == sa.Box(
+        1, 3, shape=(2,), dtype=np.int8
+    )
+    assert sa.Box(0.5, 0.7, shape=(2,)) & sa.Box(-5, 5, shape=(2,), dtype=np.int8) == sa.FiniteSet()

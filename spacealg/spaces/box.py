@@ -382,6 +382,11 @@ def _box_subset(a: Box, b: Box) -> bool:
     return bool((a.low >= b.low).all() and (a.high <= b.high).all())
 
 
+def _integer_side(bound: np.ndarray, integral: bool, rounding: Any) -> np.ndarray:
+    """A box bound as an object array of exact ints (or infinities), rounded inwards."""
+    return bound.astype(object) if integral else rounding(bound.astype(np.float64)).astype(object)
+
+
 @intersect.register(Box, Box)
 def _box_intersect(a: Box, b: Box) -> Any:
     from spacealg.spaces.finite import FiniteSet
@@ -392,10 +397,14 @@ def _box_intersect(a: Box, b: Box) -> Any:
         dtype = np.result_type(*[s.dtype for s in (a, b) if s.integral])
     else:
         dtype = np.result_type(a.dtype, b.dtype)
-    low = np.maximum(a.low.astype(np.float64), b.low.astype(np.float64))
-    high = np.minimum(a.high.astype(np.float64), b.high.astype(np.float64))
-    if np.dtype(dtype).kind != "f":
-        low, high = np.ceil(low), np.floor(high)
+    if np.dtype(dtype).kind == "f":
+        low = np.maximum(a.low.astype(dtype), b.low.astype(dtype))
+        high = np.minimum(a.high.astype(dtype), b.high.astype(dtype))
+    else:  # exact integers: float bounds round inwards, integer bounds stay exact
+        low = np.asarray(np.maximum(*(_integer_side(s.low, s.integral, np.ceil) for s in (a, b))))
+        high = np.asarray(np.minimum(*(_integer_side(s.high, s.integral, np.floor) for s in (a, b))))
     if (low > high).any():
         return FiniteSet()
+    if np.dtype(dtype).kind != "f":
+        low, high = np.array(low.tolist(), dtype=dtype), np.array(high.tolist(), dtype=dtype)
     return Box(low, high, shape=a.shape, dtype=dtype)
