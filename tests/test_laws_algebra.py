@@ -175,3 +175,8 @@ def test_integer_box_intersections_are_exact():
         1, 3, shape=(2,), dtype=np.int8
     )
     assert sa.Box(0.5, 0.7, shape=(2,)) & sa.Box(-5, 5, shape=(2,), dtype=np.int8) == sa.FiniteSet()
+
+
+def test_unbounded_bases_are_not_inside_integer_boxes():
+    half_line = sa.ArraySpace(sa.Interval(0, np.inf, closed="left"), 1)
+    assert not half_line <= sa.Box(0, 5, shape=(1,), dtype=np.int64)

@@ -91,3 +91,10 @@ def test_huge_ranges_have_exact_cardinality():
     assert sa.contains(2**63 - 1, np.int64) and not sa.contains(2**63, np.int64)
     x = sa.sample(np.uint64, 1000, rng=0)
     assert x.dtype == np.uint64 and sa.isin(x, np.uint64).all()
+
+
+def test_cardinality_of_infinite_and_huge_parts_is_infinite():
+    huge = sa.Box(0, np.inf, shape=(3,), dtype=np.int64)  # (2**63)**3 elements
+    assert sa.cardinality(sa.TupleProduct(sa.Interval(0, 1), huge)) == math.inf
+    assert sa.cardinality(sa.OneOf(sa.Interval(0, 1), huge)) == math.inf
+    assert sa.cardinality(sa.TupleProduct(huge, sa.FiniteSet())) == 0

@@ -189,3 +189,9 @@ def test_all_trailing_equals_numpys_all(lead, element, seed):
     axes = tuple(range(len(lead), len(lead) + len(element)))
     assert np.array_equal(all_trailing(inside, len(element)), inside.all(axis=axes))
     assert np.array_equal(all_trailing(inside[..., ::-1], len(element)), inside[..., ::-1].all(axis=axes))
+
+
+def test_zero_dimensional_integer_boxes_sample_arrays():
+    for box in (sa.Box(0, np.inf, shape=(), dtype=np.int8), sa.Box(0, 5, shape=(), dtype=np.int8)):
+        x = sa.sample(box, rng=0)
+        assert isinstance(x, np.ndarray) and x.shape == () and x in box

@@ -61,3 +61,9 @@ def test_dict_product_equality_ignores_key_order_but_keeps_it():
 def test_finite_set_equality_ignores_order():
     assert sa.FiniteSet(1, 2, 3) == sa.FiniteSet(3, 2, 1)
     assert sa.FiniteSet("a", "a", "b").items == ("a", "b")
+
+
+def test_signed_zero_bounds_are_the_same_box():
+    a, b = sa.Box(-0.0, 0.0, shape=(2,)), sa.Box(0.0, 0.0, shape=(2,))
+    assert a == b and hash(a) == hash(b)
+    assert pickle.loads(pickle.dumps(sa.Box(np.array([-0.0, 0.0]), np.array([0.0, 0.0])))) == b

@@ -304,6 +304,8 @@ def _array_box_subset(a: ArraySpace, b: Box) -> bool:
         low, high = bounds(a.space)
     except TypeError:
         return False
+    if not (np.isfinite(low) and np.isfinite(high)) and b.integral:
+        return False  # an integer box is bounded; a base unbounded on a side is not inside it
     if b.integral and not issubspace(a.space, range(int(np.floor(low)), int(np.floor(high)) + 1)):
         return False
     return bool((np.asarray(low) >= b.low).all() and (np.asarray(high) <= b.high).all())

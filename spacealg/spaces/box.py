@@ -189,7 +189,8 @@ class Box(Space):
         )
 
     def _key(self) -> tuple[Any, ...]:
-        return (self.shape, self.dtype.str, self.low.tobytes(), self.high.tobytes())
+        # + 0 turns -0.0 into 0.0: the same set, so the same key
+        return (self.shape, self.dtype.str, (self.low + 0).tobytes(), (self.high + 0).tobytes())
 
     def _constructor_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
         low: Any = self.low
@@ -264,7 +265,7 @@ def _sample(space: Box, size: Any = None, *, rng: RngLike = None) -> np.ndarray:
     drawn = _draw_real(space, shape, generator)
     if space.integral:
         drawn = np.clip(np.floor(drawn), space.low, space.high)
-    return drawn.astype(space.dtype, copy=False)
+    return np.asarray(drawn, dtype=space.dtype)  # ufuncs give numpy scalars for 0-d arrays
 
 
 @eltype.register(Box)
@@ -406,5 +407,5 @@ def _box_intersect(a: Box, b: Box) -> Any:
     if (low > high).any():
         return FiniteSet()
     if np.dtype(dtype).kind != "f":
-        low, high = np.array(low.tolist(), dtype=dtype), np.array(high.tolist(), dtype=dtype)
+        low, high = low.astype(dtype), high.astype(dtype)
     return Box(low, high, shape=a.shape, dtype=dtype)

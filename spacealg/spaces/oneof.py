@@ -15,6 +15,7 @@ Style: Finite if every branch is finite; Unknown if any branch is; Hybrid otherw
 from __future__ import annotations
 
 import itertools
+import math
 import numbers
 from collections.abc import Iterator
 from typing import Any
@@ -127,7 +128,8 @@ def _clamp(x: Any, space: OneOf) -> Any:
 
 @cardinality.register(OneOf)
 def _cardinality(space: OneOf) -> int | float:
-    return sum((cardinality(s) for s in space._spaces), 0)
+    counts = [cardinality(s) for s in space._spaces]
+    return math.inf if math.inf in counts else sum(counts)  # inf + a huge int overflows
 
 
 @elements.register(OneOf)

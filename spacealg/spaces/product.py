@@ -300,6 +300,8 @@ def _product_count(counts: Iterable[int | float]) -> int | float:
     counts = list(counts)
     if any(c == 0 for c in counts):
         return 0
+    if any(c == math.inf for c in counts):  # before math.prod: inf * a huge int overflows
+        return math.inf
     return math.prod(counts)
 
 
