@@ -111,6 +111,17 @@ def _integer_bounds(
     return cast
 
 
+def _float_bounds(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integer bounds as the float64 values nearest inside them (for comparing float arrays).
+
+    ``float64(2**63 - 1)`` is ``2**63``; comparing a float with it would admit ``2.0**63``.
+    """
+    low_f, high_f = low.astype(np.float64), high.astype(np.float64)
+    low_f = np.where(low_f.astype(object) < low.astype(object), np.nextafter(low_f, np.inf), low_f)
+    high_f = np.where(high_f.astype(object) > high.astype(object), np.nextafter(high_f, -np.inf), high_f)
+    return low_f, high_f
+
+
 class Box(Space):
     """The box ``low <= x <= high`` of arrays of ``shape`` and ``dtype``."""
 
@@ -124,6 +135,8 @@ class Box(Space):
     is_point: bool
     _all_bounded: bool
     _sampling_high: np.ndarray
+    _float_low: np.ndarray
+    _float_high: np.ndarray
 
     def __init__(
         self,
@@ -174,6 +187,7 @@ class Box(Space):
         for array in (low_cast, high_cast, bounded_below, bounded_above):
             array.flags.writeable = False
         integral = dtype.kind in "biu"
+        float_low, float_high = _float_bounds(low_cast, high_cast) if integral else (low_cast, high_cast)
         self._set(
             low=low_cast,
             high=high_cast,
@@ -186,6 +200,8 @@ class Box(Space):
             _all_bounded=bool(bounded_below.all() and bounded_above.all()),
             # numpy's uniform rejects high = -0.0 over low = 0.0: sample such points as low
             _sampling_high=np.where(low_cast == high_cast, low_cast, high_cast),
+            _float_low=float_low,
+            _float_high=float_high,
         )
 
     def _key(self) -> tuple[Any, ...]:
@@ -212,9 +228,11 @@ class Box(Space):
 
 
 def _inside(space: Box, a: np.ndarray) -> np.ndarray:
-    inside = (a >= space.low) & (a <= space.high)
     if space.integral and a.dtype.kind == "f":
+        inside = (a >= space._float_low) & (a <= space._float_high)
         inside &= np.floor(a) == a
+        return inside  # type: ignore[no-any-return]
+    inside = (a >= space.low) & (a <= space.high)
     return inside  # type: ignore[no-any-return]
 
 
@@ -294,9 +312,14 @@ def _clamp_values(a: np.ndarray, space: Box) -> np.ndarray:
     k = len(space.shape)
     if a.ndim < k or a.shape[a.ndim - k :] != space.shape:
         raise ValueError(f"clamp: x of shape {a.shape} is not an element or batch of {space!r}")
+    if space.integral and a.dtype.kind == "f":
+        # clip in floats that cast exactly, then put the true ends back (2.0**63 > int64 max)
+        rounded = np.rint(a)
+        clipped = np.clip(rounded, space._float_low, space._float_high).astype(space.dtype)
+        clipped = np.where(rounded > space._float_high, space.high, clipped)
+        return np.where(rounded < space._float_low, space.low, clipped)  # type: ignore[no-any-return]
     if space.integral:
-        rounded = np.rint(a) if a.dtype.kind == "f" else a
-        return np.clip(rounded, space.low, space.high).astype(space.dtype)
+        return np.clip(a, space.low, space.high).astype(space.dtype)
     return np.clip(a, space.low, space.high)  # type: ignore[no-any-return]
 
 

@@ -88,15 +88,21 @@ class Interval(Space):
             raise ValueError(f"Interval: ({low}, {high}) with closed={closed!r} is empty")
         if (math.isinf(low) and low > 0) or (math.isinf(high) and high < 0):
             raise ValueError("Interval: low must not be +inf and high must not be -inf")
+        # the nearest members to the ends (the ends themselves when closed)
+        inner_low = float(low) if closed_left else float(np.nextafter(low, np.inf))
+        inner_high = float(high) if closed_right else float(np.nextafter(high, -np.inf))
+        if inner_low > inner_high:  # e.g. (0, 5e-324): elements are floats, and none lies inside
+            raise ValueError(
+                f"Interval: ({low}, {high}) with closed={closed!r} contains no floating-point number"
+            )
         self._set(
             low=low,
             high=high,
             closed=closed,
             closed_left=closed_left,
             closed_right=closed_right,
-            # the nearest members to the ends (the ends themselves when closed)
-            inner_low=float(low) if closed_left else float(np.nextafter(low, np.inf)),
-            inner_high=float(high) if closed_right else float(np.nextafter(high, -np.inf)),
+            inner_low=inner_low,
+            inner_high=inner_high,
         )
 
     @property
@@ -195,6 +201,24 @@ def _check_not_nan(x: Any) -> None:
         raise ValueError("clamp: x contains NaN, which has no nearest member")
 
 
+def _clip_bounds(space: Interval, dtype: np.dtype) -> tuple[Any, Any]:
+    """The nearest members to the ends that ``dtype`` (float64 unless floating) can hold.
+
+    An open end's nearest float64 rounds onto the end itself in float32/float16, so the
+    bounds are stepped inwards in the array's own precision.
+    """
+    kind = dtype.type if dtype.kind == "f" else np.float64
+    with np.errstate(over="ignore"):
+        low, high = kind(space.inner_low), kind(space.inner_high)
+    if not contains(low, space):
+        low = np.nextafter(low, kind(np.inf))
+    if not contains(high, space):
+        high = np.nextafter(high, kind(-np.inf))
+    if low > high:
+        raise ValueError(f"clamp: no {np.dtype(kind)} number lies in {space!r}")
+    return low, high
+
+
 @clamp.register(Interval)
 def _clamp(x: Any, space: Interval) -> Any:
     if contains(x, space):
@@ -203,7 +227,7 @@ def _clamp(x: Any, space: Interval) -> Any:
     if array is None:
         raise TypeError(f"clamp: x must be a real number or array, got {type(x).__qualname__}")
     _check_not_nan(array)
-    clipped = np.clip(array, space.inner_low, space.inner_high)
+    clipped = np.clip(array, *_clip_bounds(space, array.dtype))
     if array.ndim == 0 and not isinstance(x, np.ndarray):
         return float(clipped)
     return clipped
@@ -214,7 +238,7 @@ def _clamp_inplace(x: Any, space: Interval) -> Any:
     if not isinstance(x, np.ndarray) or not x.flags.writeable or x.dtype.kind != "f":
         raise TypeError("clamp_: x must be a writable floating-point numpy array")
     _check_not_nan(x)
-    np.clip(x, space.inner_low, space.inner_high, out=x)
+    np.clip(x, *_clip_bounds(space, x.dtype), out=x)
     return x
 
 
