@@ -25,6 +25,7 @@ from spacealg.strategies import spaces
         (lambda: sa.Interval(1, 1, closed="left"), ValueError, "empty"),
         (lambda: sa.Interval("a", 1), TypeError, "low must be a real number"),
         (lambda: sa.Interval(math.inf, math.inf), ValueError, "low must not be \\+inf"),
+        (lambda: sa.Interval(10**400, 10**401), ValueError, "low is an int beyond the float range"),
         (lambda: sa.Box(1, 0, shape=(2,)), ValueError, "low must not exceed high"),
         (lambda: sa.Box(np.nan, 1, shape=(2,)), ValueError, "low must not contain NaN"),
         (lambda: sa.Box(np.zeros(2), np.ones(3)), ValueError, "low.shape .* high.shape"),

@@ -9,7 +9,7 @@ True
 >>> bounds(Interval(1, 5))                    # integer ends stay integers
 (1, 5)
 
-Elements are Python floats (any real number is accepted by ``contains``); batches are
+Elements are Python floats (``contains`` accepts ints, floats, bools and numpy real scalars or 0-d arrays); batches are
 float64 arrays. The type ``float`` (and numpy's float types) used as a space is
 ``Interval(-inf, inf, closed="neither")``, the finite reals.
 
@@ -57,6 +57,8 @@ def _real_end(name: str, value: Any) -> int | float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"Interval: {name} must be a real number, got {value!r}")
     if isinstance(value, numbers.Integral):
+        if abs(int(value)) > 2**1023:
+            raise ValueError(f"Interval: {name} is an int beyond the float range")
         return int(value)
     value = float(value)
     if math.isnan(value):
