@@ -13,19 +13,29 @@ from spacealg.strategies.spaces import boxes, finite_sets, intervals, ranges
 
 
 def same(a: Any, b: Any) -> bool:
-    """Structural equality of members and batches (arrays by value and shape)."""
+    """Equal in value: arrays by shape and value (whatever their dtype, NaN equal to NaN),
+    tuples/lists item by item, mappings key by key in order."""
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         a, b = np.asarray(a), np.asarray(b)
-        if a.shape != b.shape:
-            return False
         if a.dtype.kind == "O" or b.dtype.kind == "O":
-            return all(same(x, y) for x, y in zip(a.ravel(), b.ravel()))
-        return bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+            return a.shape == b.shape and all(same(x, y) for x, y in zip(a.ravel(), b.ravel()))
+        nan = a.dtype.kind in "fc" and b.dtype.kind in "fc"
+        return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=nan))
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
     if isinstance(a, Mapping) and isinstance(b, Mapping):
         return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
     return bool(a == b) or (a != a and b != b)
+
+
+def member_at(batch: Any, i: int) -> Any:
+    """Member ``i`` of a spacealg batch (tuples/dicts of component batches, arrays)."""
+    if isinstance(batch, tuple):
+        return tuple(member_at(b, i) for b in batch)
+    if isinstance(batch, Mapping):
+        return {k: member_at(b, i) for k, b in batch.items()}
+    item = batch[i]
+    return str(item) if isinstance(item, np.str_) else item
 
 
 def numeric_finite_sets() -> st.SearchStrategy[sa.FiniteSet]:

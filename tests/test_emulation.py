@@ -4,12 +4,12 @@ equal to loops, and none of PufferLib's failures."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import gymnasium.spaces as gs
 import numpy as np
 import pytest
+from helpers import member_at, same
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -30,30 +30,6 @@ seeds = st.integers(0, 2**32 - 1)
 
 
 # -- helpers ---------------------------------------------------------------------------------
-
-
-def same(a: Any, b: Any) -> bool:
-    """Equal in value (arrays by shape and value, whatever their dtype)."""
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        a, b = np.asarray(a), np.asarray(b)
-        if a.dtype.kind == "O" or b.dtype.kind == "O":
-            return a.shape == b.shape and all(same(x, y) for x, y in zip(a.ravel(), b.ravel()))
-        nan = a.dtype.kind in "fc" and b.dtype.kind in "fc"
-        return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=nan))
-    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
-    return bool(a == b) or (a != a and b != b)
-
-
-def member_at(batch: Any, i: int) -> Any:
-    if isinstance(batch, tuple):
-        return tuple(member_at(b, i) for b in batch)
-    if isinstance(batch, Mapping):
-        return {k: member_at(b, i) for k, b in batch.items()}
-    item = batch[i]
-    return str(item) if isinstance(item, np.str_) else item
 
 
 def pufferlib_dtype(space: gs.Space) -> np.dtype:
