@@ -44,3 +44,17 @@ def test_a_user_space_composes_with_the_algebra():
     x = sa.sample(p, rng=1)
     assert sa.contains(x, p)
     assert sa.SpaceStyle(p) == sa.HybridSpaceStyle((2,), (1,))
+
+
+class Anything:
+    """A space that registers membership only."""
+
+
+@sa.contains.register(Anything)
+def _(x, space):
+    return True
+
+
+def test_a_space_without_a_style_of_its_own_is_unknown():
+    assert sa.SpaceStyle(Anything()) == sa.UnknownSpaceStyle()
+    assert sa.SpaceStyle(sa.TupleProduct(Anything(), range(2))) == sa.UnknownSpaceStyle()

@@ -180,3 +180,29 @@ def test_integer_box_intersections_are_exact():
 def test_unbounded_bases_are_not_inside_integer_boxes():
     half_line = sa.ArraySpace(sa.Interval(0, np.inf, closed="left"), 1)
     assert not half_line <= sa.Box(0, 5, shape=(1,), dtype=np.int64)
+
+
+@given(spaces())
+def test_as_space_is_idempotent_and_keeps_membership(obj):
+    space = sa.as_space(obj)
+    assert sa.as_space(space) is space
+    for seed in range(3):
+        x = sa.sample(obj, rng=seed)
+        assert sa.contains(x, obj) == sa.contains(x, space)
+
+
+@given(st.tuples(intervals(), intervals(), intervals()))
+def test_issubspace_is_transitive(triple):
+    a, b, c = triple
+    if sa.issubspace(a, b) and sa.issubspace(b, c):
+        assert sa.issubspace(a, c)
+
+
+@given(_pairs())
+def test_intersection_is_commutative_as_a_set(pair):
+    a, b = pair
+    ab, ba = sa.intersect(a, b), sa.intersect(b, a)
+    empty = [sa.cardinality(s) == 0 for s in (ab, ba)]
+    assert empty[0] == empty[1]
+    if not empty[0]:
+        assert sa.issubspace(ab, ba) and sa.issubspace(ba, ab)

@@ -21,7 +21,7 @@ import numpy as np
 
 from spacealg.core.generic import as_space, coerce, generic
 from spacealg.core.rng import RngLike
-from spacealg.core.styles import Style
+from spacealg.core.styles import Style, UnknownSpaceStyle
 
 __all__ = [
     "SpaceStyle",
@@ -102,9 +102,13 @@ def SpaceStyle(space: Any) -> Style:
 
     Laws: the style follows the set (an integer Box is finite); products combine their
     components' styles by :func:`spacealg.core.styles.combine_styles`;
-    ``cardinality(s) < inf`` iff the style is Finite.
+    ``cardinality(s) < inf`` iff the style is Finite. A space that registers no style of
+    its own (Sequence, Graph, a user's type) is ``UnknownSpaceStyle()``, as in Julia.
     """
-    return coerce(SpaceStyle, (space,), {})
+    converted = as_space(space)  # TypeError for an object that is not a space
+    if converted is space:
+        return UnknownSpaceStyle()
+    return SpaceStyle(converted)
 
 
 @generic(0)

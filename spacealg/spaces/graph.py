@@ -31,7 +31,6 @@ from gymnasium.spaces import GraphInstance
 
 from spacealg.core.generic import as_space
 from spacealg.core.protocol import (
-    SpaceStyle,
     bounds,
     cardinality,
     clamp,
@@ -47,7 +46,6 @@ from spacealg.core.protocol import (
 )
 from spacealg.core.rng import RngLike
 from spacealg.core.space import Space
-from spacealg.core.styles import Style, UnknownSpaceStyle
 from spacealg.spaces.sequence import clamp_stacked, isin_objects, object_batch, stacked, stacked_length
 
 __all__ = ["NUM_NODES", "Graph", "GraphInstance"]
@@ -140,11 +138,6 @@ def _eltype(space: Graph) -> type:
 @elsize.register(Graph)
 def _elsize(space: Graph) -> Any:
     raise TypeError(f"elsize: members of {space!r} are graphs of any size, not arrays")
-
-
-@SpaceStyle.register(Graph)
-def _style(space: Graph) -> Style:
-    return UnknownSpaceStyle()
 
 
 @bounds.register(Graph)

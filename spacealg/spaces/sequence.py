@@ -29,7 +29,6 @@ import numpy as np
 
 from spacealg.core.generic import as_space
 from spacealg.core.protocol import (
-    SpaceStyle,
     bounds,
     cardinality,
     clamp,
@@ -45,7 +44,6 @@ from spacealg.core.protocol import (
 )
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
-from spacealg.core.styles import Style, UnknownSpaceStyle
 from spacealg.spaces._batch import normalize_size
 
 __all__ = [
@@ -268,11 +266,6 @@ def _eltype(space: Sequence) -> type:
 @elsize.register(Sequence)
 def _elsize(space: Sequence) -> Any:
     raise TypeError(f"elsize: members of {space!r} are sequences of any length, not arrays")
-
-
-@SpaceStyle.register(Sequence)
-def _style(space: Sequence) -> Style:
-    return UnknownSpaceStyle()
 
 
 @bounds.register(Sequence)
