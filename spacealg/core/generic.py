@@ -20,7 +20,31 @@ from typing import Any
 
 from multipledispatch import Dispatcher
 
-__all__ = ["GenericFunction", "as_space", "generic"]
+__all__ = ["ADAPTER_MODULES", "GenericFunction", "as_space", "generic", "load_adapters_for"]
+
+#: The top-level package of a foreign space type -> the spacealg module whose import
+#: registers the adapters for it. Adapters for optional packages are registered lazily:
+#: the first time an object of such a package reaches ``as_space``, its adapter module is
+#: imported (which registers its rules) and the call is dispatched again, so
+#: ``import spacealg`` imports none of the optional packages.
+ADAPTER_MODULES: dict[str, str] = {}
+
+
+def load_adapters_for(obj: Any) -> bool:
+    """Import the adapter module registered for ``obj``'s package, once.
+
+    Returns True when a module was imported by this call (so dispatch should be retried),
+    False when there is none or it was already imported.
+    """
+    import importlib
+    import sys
+
+    root = type(obj).__module__.partition(".")[0]
+    module = ADAPTER_MODULES.get(root)
+    if module is None or module in sys.modules:
+        return False
+    importlib.import_module(module)
+    return True
 
 
 class GenericFunction(Dispatcher):
@@ -101,6 +125,8 @@ def as_space(obj: Any) -> Any:
 
     if contains.implementation_for(type(obj)) is not contains.implementation_for(object):
         return obj
+    if load_adapters_for(obj):
+        return as_space(obj)
     raise TypeError(
         f"{obj!r} (of type {type(obj).__qualname__}) is not a space: spacealg knows "
         "tuples, lists, sets, ranges, dicts of spaces, bool/float/numpy scalar types, "
