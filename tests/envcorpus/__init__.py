@@ -43,8 +43,8 @@ CORPUS: tuple[Case, ...] = (
     _case(g.Warehouse, "gymnasium", None, "-"),
     _case(g.LeakyCorridor, "gymnasium", "observation-in-space", "action sequence"),
     _case(g.Float64ResetCorridor, "gymnasium", "observation-in-space", "first reset"),
-    _case(g.GlobalRngResetCorridor, "gymnasium", "reset-determinism", "any reset"),
-    _case(g.SlipperyCorridor, "gymnasium", "step-determinism", "random steps"),
+    _case(g.GlobalRngResetCorridor, "gymnasium", "global-rng", "any reset"),
+    _case(g.SlipperyCorridor, "gymnasium", "global-rng", "random steps"),
     _case(g.SpeedRewardCorridor, "gymnasium", "reward-finite-real", "specific action (coast at rest)"),
     _case(g.IntTruncatedCorridor, "gymnasium", "truncated-bool", "first step"),
     _case(g.ListInfoCorridor, "gymnasium", "info-dict", "action sequence (episode end)"),
@@ -63,7 +63,7 @@ CORPUS: tuple[Case, ...] = (
     _case(p.MarshalRace, "parallel", "agents-possible", "specific joint action"),
     _case(p.OvershootRace, "parallel", "observation-in-space", "action sequence"),
     _case(p.IdleRewardRace, "parallel", "reward-finite-real", "specific action"),
-    _case(p.UnseededRace, "parallel", "reset-determinism", "any reset"),
+    _case(p.UnseededRace, "parallel", "global-rng", "any reset"),
 )
 
 BUGGY = tuple(c for c in CORPUS if c.expected is not None)
