@@ -187,8 +187,8 @@ def check_envs_match(
     clock = Budget(budget)
 
     def body(data: Any) -> None:
-        seed = data.draw(SEEDS, label="seed")
         n = data.draw(st.integers(0, max_steps), label="steps")
+        seed = data.draw(SEEDS, label="seed")
         clock.admit(seed, n)
         taken: list[Any] = []
         env_a, env_b = sa.make(), sb.make()

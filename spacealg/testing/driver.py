@@ -13,9 +13,8 @@ Laws of the search:
   source checkout but not from an installed wheel, caching them in ``.hypothesis/``) are
   switched off while a check runs, and no example database is used unless one is given;
   so by default a check leaves no ``.hypothesis/`` folder in the working directory;
-- a :class:`Budget` bounds the wall-clock time: once spent, new examples are rejected at
-  once (Hypothesis then stops generating), and while shrinking only the failing example's
-  own seed and length still run, so the failure found so far is reported, replayed;
+- a :class:`Budget` bounds the wall-clock time: once spent, the next example stops the
+  search; a failure being shrunk is reported as shrunk so far (it failed when it ran);
 - a ``database`` (a directory or any Hypothesis ``ExampleDatabase``) stores failures under
   a key per environment and checker, so a failure found anywhere replays first elsewhere.
 """
@@ -35,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
@@ -48,6 +47,7 @@ __all__ = [
     "DEFAULT_BUDGET",
     "SEEDS",
     "Budget",
+    "Focus",
     "KeyedDatabase",
     "Outcome",
     "describe_exception",
@@ -67,7 +67,9 @@ CLI_BUDGET = 30.0
 """The default time budget of ``spacealg check``, per environment, in seconds."""
 
 SEEDS = st.integers(0, 2**32 - 1)
-"""Reset seeds: any 32-bit seed, shrinking toward 0."""
+"""Reset seeds: any 32-bit seed, shrinking toward 0. Bodies draw the episode length first
+and the seed second, so that Hypothesis, which shrinks earlier choices first, reports the
+shortest action sequence (then the smallest seed for it)."""
 
 
 @dataclass
@@ -81,12 +83,18 @@ class Outcome:
     out_of_time: bool = False
 
 
+class OutOfTime(BaseException):
+    """Raised by :meth:`Budget.admit` once the budget is spent: a BaseException, so that
+    Hypothesis stops at once instead of taking it for a failure."""
+
+
 @dataclass
 class Budget:
     """Wall-clock seconds for a search (None: unbounded). ``admit(seed, n)`` is called by an
-    episode body once it has drawn its seed and length: after the budget is spent it rejects
-    the example, except the seed and length of the failure being shrunk, so that the final
-    replay of the shrunk failure still runs. Shrinking gets a budget of its own, as long."""
+    episode body once it has drawn its seed and length: after the budget is spent it stops
+    the search; while shrinking, it stops the shrinker, and only the failure shrunk so far
+    (its seed and length) still runs, for Hypothesis' final replay. Shrinking gets a budget
+    of its own, as long as the search's."""
 
     seconds: float | None = None
     started: float = field(default_factory=time.perf_counter)
@@ -103,9 +111,9 @@ class Budget:
         return now - self.started > self.seconds
 
     def admit(self, seed: int, n: int) -> None:
-        if self.spent() and (seed, n) != self.failing:
+        if self.spent() and (seed, n) != self.failing:  # the final replay of a failure still runs
             self.rejected += 1
-            reject()
+            raise OutOfTime
 
     def failed(self, violation: PropertyError) -> None:
         self.failing = (violation.seed, violation.n)
@@ -116,11 +124,30 @@ class Budget:
 def draw_length(data: Any, max_steps: int, limit: int | None) -> int:
     """An episode length: up to ``max_steps`` mostly; one example in eight, when the
     environment declares an episode limit (``max_episode_steps``, ``max_cycles``) beyond
-    ``max_steps``, up to just past it, so that time limits and the reset after a truncation
-    are reached. Shrinks toward short episodes."""
-    if limit is not None and limit >= max_steps and data.draw(st.integers(0, 7), label="long") == 7:
-        return int(data.draw(st.integers(max_steps, limit + 2), label="steps"))
+    ``max_steps``, the limit itself or just past it, so that time limits and the reset after
+    a truncation are reached. Shrinks toward short episodes."""
+    if limit is not None and limit > max_steps and data.draw(st.integers(0, 7), label="long") == 7:
+        return limit + int(data.draw(st.integers(0, 2), label="past"))
     return int(data.draw(st.integers(0, max_steps), label="steps"))
+
+
+@dataclass
+class Focus:
+    """What an episode body searches for: by default any violation, with lengths from
+    :func:`draw_length`; when refining a found violation, only the same property in episodes
+    of at most ``shorter`` steps (Hypothesis shrinks within one seed's neighbourhood; a second
+    search over all seeds finds shorter sequences that shrinking cannot reach)."""
+
+    shorter: int | None = None
+    only: str | None = None
+
+    def length(self, data: Any, max_steps: int, limit: int | None) -> int:
+        if self.shorter is None:
+            return draw_length(data, max_steps, limit)
+        return int(data.draw(st.integers(0, self.shorter), label="steps"))
+
+    def ignores(self, violation: PropertyError) -> bool:
+        return self.only is not None and violation.property != self.only
 
 
 class KeyedDatabase(ExampleDatabase):
@@ -216,6 +243,8 @@ def search(
         Phase.explicit, Phase.generate, Phase.shrink
     )
     test = given(st.data())(episode)
+    if random_seed is not None:  # before settings: @seed alone would switch the database off
+        test = hypothesis_seed(random_seed)(test)
     test = settings(
         max_examples=max_examples,
         deadline=None,
@@ -227,11 +256,11 @@ def search(
         phases=phases,
         suppress_health_check=list(HealthCheck),
     )(test)
-    if random_seed is not None:
-        test = hypothesis_seed(random_seed)(test)
     try:
         with no_local_constants(), global_rng(None):
             test()
+    except OutOfTime:
+        return Outcome(seen[0] if seen else None, True, count[0] - 1, True)
     except PropertyError as violation:
         return Outcome(violation, True, count[0] - budget.rejected, budget.rejected > 0)
     except Flaky:

@@ -100,6 +100,16 @@ def check_mask(mask: Any, space: Any, must_act: bool, step: int | None, who: str
     return factors
 
 
+_INDICES: dict[int, Any] = {}
+
+
+def _indices(count: int) -> Any:
+    """``integers(0, count - 1)``, built once per count (strategies are costly to build)."""
+    if count not in _INDICES:
+        _INDICES[count] = st.integers(0, count - 1)
+    return _INDICES[count]
+
+
 class MaskedAction:
     """Draw an action for a space from a checked mask (legal by default; with
     ``illegal`` a drawn flag may pick one outside it)."""
@@ -117,7 +127,7 @@ class MaskedAction:
         picks = []
         for f in factors:
             legal = np.flatnonzero(f)
-            picks.append(int(legal[data.draw(st.integers(0, len(legal) - 1))]))
+            picks.append(int(legal[data.draw(_indices(len(legal)))]))
         dtype = self.space.dtype
         if self.kind == "discrete":
             return dtype.type(int(self.space.start) + picks[0]), True

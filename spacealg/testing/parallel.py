@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.strategies.members import members
-from spacealg.testing.driver import DEFAULT_BUDGET, SEEDS, Budget, describe_exception, draw_length, snapshot
+from spacealg.testing.driver import DEFAULT_BUDGET, SEEDS, Budget, Focus, describe_exception, snapshot
 from spacealg.testing.errors import OPTIONAL_PROPERTIES, PARALLEL_PROPERTIES, PropertyError, literal
 from spacealg.testing.masks import MaskedAction, check_mask, find_mask, is_rejection
 from spacealg.testing.resolve import EnvSource, resolve
@@ -301,7 +301,7 @@ def check_parallel_env(
     source = resolve(env)
     _check_options(max_examples=max_examples, max_steps=max_steps, budget=budget)
 
-    def make_body(source: EnvSource, stats: dict[str, int], clock: Budget) -> Callable[[Any], None]:
+    def make_body(source: EnvSource, stats: dict[str, int], clock: Budget, focus: Focus) -> Callable[[Any], None]:
         strategies: dict[Any, Any] = {}
         spaces: dict[Any, Any] = {}
 
@@ -339,8 +339,8 @@ def check_parallel_env(
         limit = probe(source, declared)
 
         def body(data: Any) -> None:
+            n = focus.length(data, max_steps, limit)
             seed = data.draw(SEEDS, label="seed")
-            n = draw_length(data, max_steps, limit)
             clock.admit(seed, n)
             taken: list[Any] = []
             tails: dict[Any, Any] = {}
@@ -364,17 +364,21 @@ def check_parallel_env(
             def episode(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> ParallelEpisode:
                 return ParallelEpisode(env, seed, n, next_action, masks=masks)
 
-            run_example(
-                source,
-                episode,
-                seed,
-                n,
-                draw,
-                taken,
-                determinism=determinism,
-                stats=stats,
-                what="(observations, rewards, terminations, truncations, agents, infos)",
-            )
+            try:
+                run_example(
+                    source,
+                    episode,
+                    seed,
+                    n,
+                    draw,
+                    taken,
+                    determinism=determinism,
+                    stats=stats,
+                    what="(observations, rewards, terminations, truncations, agents, infos)",
+                )
+            except PropertyError as violation:
+                if not focus.ignores(violation):
+                    raise
 
         return body
 

@@ -70,9 +70,10 @@ def _from_string(env_id: str) -> EnvSource:
 
 
 def is_aec_env(env: Any) -> bool:
-    """Whether ``env`` follows PettingZoo's AEC API: ``agent_iter`` and ``agent_selection``
-    (checked before the parallel API: AEC environments have per-agent space methods too)."""
-    return callable(getattr(env, "agent_iter", None)) and hasattr(env, "agent_selection")
+    """Whether ``env`` follows PettingZoo's AEC API: ``agent_iter`` and ``last`` methods
+    (``agent_selection`` exists only after reset); checked before the parallel API, since AEC
+    environments have per-agent space methods too."""
+    return callable(getattr(env, "agent_iter", None)) and callable(getattr(env, "last", None))
 
 
 def is_parallel_env(env: Any) -> bool:

@@ -33,8 +33,9 @@ from spacealg.testing.driver import (
     DEFAULT_BUDGET,
     SEEDS,
     Budget,
+    Focus,
+    Outcome,
     describe_exception,
-    draw_length,
     first_difference,
     global_rng,
     same,
@@ -355,7 +356,7 @@ def probe(source: EnvSource, read: Callable[[Any], Any]) -> Any:
 
 def run_check(
     source: EnvSource,
-    make_body: Callable[[EnvSource, dict[str, int], Budget], Callable[[Any], None]],
+    make_body: Callable[[EnvSource, dict[str, int], Budget, Focus], Callable[[Any], None]],
     *,
     max_examples: int,
     random_seed: int | None,
@@ -366,27 +367,38 @@ def run_check(
     probes: Callable[[EnvSource], list[str]] | None = None,
 ) -> EnvCheckReport:
     """Run the one-off probes, then search for a violation; raise it as an EnvCheckError,
-    or report (with the warnings of the probes, also issued as EnvCheckWarning)."""
+    or report (with the warnings of the probes, also issued as EnvCheckWarning). A violation
+    found with ``k`` actions is refined: further searches look for the same property with
+    fewer actions, over all seeds, until none is found (within the budget)."""
     stats = {"steps": 0, "episodes": 0}
     started = time.perf_counter()
     warned: list[str] = []
     try:
         clock = Budget(budget)
-        body = make_body(source, stats, clock)
+        body = make_body(source, stats, clock, Focus())
         if probes is not None:
             warned = probes(source)
     except PropertyError as violation:
         raise fail(violation, source, True, 0, kind) from None
+    name = f"{kind}:{source.name}"
     outcome = search(
-        body,
-        max_examples=max_examples,
-        random_seed=random_seed,
-        budget=clock,
-        database=database,
-        name=f"{kind}:{source.name}",
+        body, max_examples=max_examples, random_seed=random_seed, budget=clock, database=database, name=name
     )
     if outcome.violation is not None:
-        raise fail(outcome.violation, source, outcome.reproducible, outcome.examples, kind) from None
+        best = outcome
+        while best.reproducible and best.violation is not None and best.violation.actions and not clock.spent():
+            found = best.violation
+            focus = Focus(len(found.actions) - 1, found.property)
+            shorter = search(
+                make_body(source, stats, Budget(budget), focus),
+                max_examples=max_examples,
+                random_seed=random_seed,
+                name=name,
+            )
+            if shorter.violation is None or not shorter.reproducible:
+                break
+            best = Outcome(shorter.violation, True, best.examples + shorter.examples)
+        raise fail(best.violation, source, best.reproducible, best.examples, kind) from None  # type: ignore[arg-type]
     from spacealg.testing.lints import warn_all
 
     warn_all(source.name, warned)
@@ -522,12 +534,12 @@ def check_env(
     source = resolve(env)
     _check_options(max_examples=max_examples, max_steps=max_steps, budget=budget)
 
-    def make_body(source: EnvSource, stats: dict[str, int], clock: Budget) -> Callable[[Any], None]:
+    def make_body(source: EnvSource, stats: dict[str, int], clock: Budget, focus: Focus) -> Callable[[Any], None]:
         space, actions, limit = probe(source, _declared)
 
         def body(data: Any) -> None:
+            n = focus.length(data, max_steps, limit)
             seed = data.draw(SEEDS, label="seed")
-            n = draw_length(data, max_steps, limit)
             clock.admit(seed, n)
             taken: list[Any] = []
             tail = action_fallback(space, data.draw(SEEDS, label="tail")) if n > max_steps else None
@@ -545,7 +557,11 @@ def check_env(
             def episode(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> Episode:
                 return Episode(env, seed, n, next_action, masks=masks, illegal=illegal_actions)
 
-            run_example(source, episode, seed, n, draw, taken, determinism=determinism, stats=stats)
+            try:
+                run_example(source, episode, seed, n, draw, taken, determinism=determinism, stats=stats)
+            except PropertyError as violation:
+                if not focus.ignores(violation):
+                    raise
 
         return body
 

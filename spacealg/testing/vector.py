@@ -401,7 +401,7 @@ def check_vector_env(
         factories = _single_factories(vec, single, vec.num_envs)
         return run_check(
             source,
-            lambda source, stats, clock: _body(
+            lambda source, stats, clock, focus: _body(
                 vec, factories, other, fresh, stats, clock, max_steps=max_steps, determinism=determinism
             ),
             max_examples=max_examples,
@@ -460,8 +460,8 @@ def _body(
     other_env = other.make() if other is not None else None
 
     def body(data: Any) -> None:
-        seed = data.draw(SEEDS, label="seed")
         n = data.draw(st.integers(0, max_steps), label="steps")
+        seed = data.draw(SEEDS, label="seed")
         clock.admit(seed, n)
         taken: list[Any] = []
 
@@ -484,7 +484,15 @@ def _body(
             return episode
 
         try:
-            first = run(draw, True)
+            try:
+                first = run(draw, True)
+            except PropertyError as violation:
+                if violation.property == "rows-match-sub-envs" and fresh is not None and mode != "disabled":
+                    # a leak between rows is the more precise diagnosis: look for one first
+                    for j in range(n_envs):
+                        changed = [data.draw(actions) for _ in taken]
+                        _isolation(fresh, seed, taken, j, changed)
+                raise
             stats["steps"] += first.steps * n_envs
             stats["episodes"] += first.episodes
             if determinism:
