@@ -139,7 +139,14 @@ def _on_ray(targets: Sequence[str], options: dict[str, Any], address: str, bar: 
     except ImportError as error:  # pragma: no cover - depends on the extra
         raise ImportError("--ray-address needs Ray: pip install 'spacealg[ray]'") from error
     if not ray.is_initialized():
-        ray.init(address=None if address == "local" else address, ignore_reinit_error=True, log_to_driver=False)
+        # workers import module:factory targets as this process does: from its sys.path
+        paths = [p for p in [os.getcwd(), *sys.path] if p and os.path.isdir(p)]
+        ray.init(
+            address=None if address == "local" else address,
+            ignore_reinit_error=True,
+            log_to_driver=False,
+            runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(dict.fromkeys(paths))}},
+        )
     remote = ray.remote(check_one)
     pending = {remote.remote(t, options): t for t in targets}
     done: dict[str, Outcome] = {}

@@ -93,7 +93,7 @@ def _match_episode() -> list[str]:
         "    return trace",
         "",
         "for a, b in zip(episode(env_a), episode(env_b)):  # they differ at the end",
-        "    print(a, b, sep='\n', end='\n\n')",
+        "    print(a, b, sep='\\n', end='\\n\\n')",
     ]
 
 
@@ -102,7 +102,7 @@ PROBES = {
         "firsts = [make().reset(seed=seed)[0] for seed in range(16)]  # all the same",
         "env = make()",
         "env.reset(seed=0)",
-        "print(firsts[0], [env.reset()[0] for _ in range(8)], sep='\n')  # these differ",
+        "print(firsts[0], [env.reset()[0] for _ in range(8)], sep='\\n')  # these differ",
     ],
     "reset-stream": [
         "env = make()",
