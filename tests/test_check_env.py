@@ -19,7 +19,6 @@ from spacealg.testing import (
     env_test,
     replay,
 )
-
 from spacealg.testing.tables import properties_of
 
 pytest_plugins = ["pytester"]
@@ -128,7 +127,8 @@ def test_sound_environments_pass(case):
         assert basics <= set(report.properties)
         assert ("illegal-action" in report.properties) == bool(case.options.get("illegal_actions"))
     if case.api == "gymnasium":
-        assert {"global-rng", "reset-seed", "reset-stream", "observation-aliasing", "render-modes"} <= set(report.properties)
+        hygiene = {"global-rng", "reset-seed", "reset-stream", "observation-aliasing", "render-modes"}
+        assert hygiene <= set(report.properties)
     assert any("not normalised" in w for w in report.warnings) == case.warns
 
 

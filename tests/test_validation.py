@@ -161,7 +161,8 @@ def test_a_determinism_failure_reports_the_whole_history_and_replays():
         replay(Bipedal, error.seed, error.actions)
     assert again.value.property == "step-determinism"
     namespace: dict = {"__name__": "snippet"}
-    exec(compile(error.reproduction().replace("env = Bipedal()", ""), "<snippet>", "exec"), {**namespace, "Bipedal": Bipedal, "env": Bipedal()})
+    snippet = error.reproduction().replace("env = Bipedal()", "")
+    exec(compile(snippet, "<snippet>", "exec"), {**namespace, "Bipedal": Bipedal, "env": Bipedal()})
 
 
 def test_the_snippet_of_a_module_factory_target_is_valid_python_and_replays():
@@ -317,8 +318,8 @@ def test_globs_expand_over_the_registry():
 
 
 def test_the_command_line_checks_several_envs_with_a_summary(capsys):
-    status = main(["check", "envcorpus.gym_envs:Corridor", "envcorpus.gym_envs:IntTruncatedCorridor",
-                   "-n", "8", "-j", "2", "--no-progress"])
+    targets = ["envcorpus.gym_envs:Corridor", "envcorpus.gym_envs:IntTruncatedCorridor"]
+    status = main(["check", *targets, "-n", "8", "-j", "2", "--no-progress"])
     out = capsys.readouterr().out
     assert status == 1 and "environment" in out and "1 passed, 1 failed of 2" in out
     assert "truncated-bool" in out
@@ -351,7 +352,8 @@ def test_a_registered_id_is_checked_as_a_vector_env_sync_against_async():
 def test_the_command_line_checks_a_vector_env_and_a_match(capsys):
     assert main(["check", "CartPole-v1", "--vector", "-n", "4", "--max-steps", "20"]) == 0
     assert "ok  autoreset" in capsys.readouterr().out
-    assert main(["check", "envcorpus.gym_envs:Corridor", "--match", "envcorpus.checks_envs:SpeedCapPortedCorridor"]) == 1
+    port = "envcorpus.checks_envs:SpeedCapPortedCorridor"
+    assert main(["check", "envcorpus.gym_envs:Corridor", "--match", port]) == 1
     assert "FAILED: observations-match" in capsys.readouterr().out
 
 

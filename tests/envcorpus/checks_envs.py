@@ -74,7 +74,7 @@ class WallCrashGridWorld(MaskedGridWorld):
     WALLS = (0, 1, 2, 3)
 
     def _illegal(self, action: Any) -> None:
-        self.WALLS[int(action) + self.SIZE]  # noqa: B018 - the bug: an IndexError
+        self.WALLS[int(action) + self.SIZE]
 
 
 class MaskLiesGridWorld(MaskedGridWorld):

@@ -13,12 +13,12 @@ from envcorpus.gym_envs import Corridor
 ROWS = 3
 
 
-def CorridorVector() -> SyncVectorEnv:  # noqa: N802 - named like the other corpus factories
+def CorridorVector() -> SyncVectorEnv:
     """Three corridors, next-step autoreset. Sound."""
     return SyncVectorEnv([Corridor] * ROWS)
 
 
-def SameStepCorridorVector() -> SyncVectorEnv:  # noqa: N802
+def SameStepCorridorVector() -> SyncVectorEnv:
     """Three corridors, same-step autoreset. Sound."""
     return SyncVectorEnv([Corridor] * ROWS, autoreset_mode=AutoresetMode.SAME_STEP)
 
