@@ -118,8 +118,9 @@ def test_old_api_reproduction_fails_the_same_way(caught):
 
 @pytest.mark.parametrize("case", SOUND, ids=lambda c: c.name)
 def test_sound_environments_pass(case):
-    report = run_case(case)
-    assert report.examples >= (30 if case.api == "vector" else 100) and report.steps > 0 and report.episodes > 0
+    # 40 examples keep the suite short; benchmarks/compare_checkers.py runs the defaults
+    report = run_case(case, max_examples=40 if case.api != "vector" else 10)
+    assert report.examples >= (10 if case.api == "vector" else 40) and report.steps > 0 and report.episodes > 0
     table = properties_of(case.api)
     assert set(report.properties) <= set(table)
     basics = {"observation-in-space", "no-exception", "reset-after-done", "step-determinism"}

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.testing.driver import describe_exception, first_difference, snapshot
+from spacealg.testing.driver import Budget, describe_exception, first_difference, snapshot
 from spacealg.testing.errors import PropertyError
 from spacealg.testing.lints import space_lints
 from spacealg.testing.masks import find_mask, is_rejection
@@ -75,11 +75,16 @@ def _episode(env: Any, seed: int | None, actions: list[Any]) -> list[Any]:
     return trace
 
 
-def rng_probes(source: EnvSource, actions: list[Any], episode: Callable[..., list[Any]] = _episode) -> None:
-    """``reset-seed`` and ``reset-stream`` (see the module docstring)."""
+def rng_probes(
+    source: EnvSource, actions: list[Any], episode: Callable[..., list[Any]] = _episode, clock: Budget | None = None
+) -> None:
+    """``reset-seed`` and ``reset-stream`` (see the module docstring); skipped when the time
+    budget runs out."""
     make = _fresh(source)
     seeded = []
     for seed in range(SEEDS):
+        if clock is not None and clock.spent():
+            return
         env = make()
         try:
             seeded.append(episode(env, seed, actions))
@@ -97,7 +102,8 @@ def rng_probes(source: EnvSource, actions: list[Any], episode: Callable[..., lis
         raise PropertyError(
             "reset-seed",
             f"reset(seed=s) for the {SEEDS} seeds 0..{SEEDS - 1} (each on a fresh environment) gave the same "
-            f"episode, but successive reset() calls give different ones: reset ignores its seed",
+            "episode, but successive reset() calls of one environment give different ones: reset ignores its "
+            "seed, or does not reset all of the environment's state",
         )
     if not seeds_alike and resets_alike:
         same_as_seed = first_difference(unseeded[0], seeded[0]) is None
@@ -226,7 +232,7 @@ def lifecycle_probes(
             warned.append(f"step after close raised {type(error).__name__}: {error} (not a clear error)")
 
 
-def single_probes(source: EnvSource) -> list[str]:
+def single_probes(source: EnvSource, clock: Budget | None = None) -> list[str]:
     """The probes of a Gymnasium environment; returns the warnings."""
     from spacealg.testing.single import action_fallback
 
@@ -256,13 +262,14 @@ def single_probes(source: EnvSource) -> list[str]:
             act(env)
 
     try:
-        rng_probes(source, actions)
+        rng_probes(source, actions, clock=clock)
     except PropertyError:
         raise
     except Exception:
         pass
-    lifecycle_probes(source, warned, lambda env: env.reset(seed=0), act)
-    check_render(source, warned, start_and_act)
+    if clock is None or not clock.spent():
+        lifecycle_probes(source, warned, lambda env: env.reset(seed=0), act)
+        check_render(source, warned, start_and_act)
     return warned
 
 
@@ -274,7 +281,7 @@ def _agents(env: Any) -> list[Any]:
     return list(agents)
 
 
-def parallel_probes(source: EnvSource) -> list[str]:
+def parallel_probes(source: EnvSource, clock: Budget | None = None) -> list[str]:
     """The probes of a PettingZoo parallel environment; returns the warnings."""
     from spacealg.testing.single import action_fallback
 
@@ -319,17 +326,18 @@ def parallel_probes(source: EnvSource) -> list[str]:
             act(env)
 
     try:
-        rng_probes(source, actions, episode)
+        rng_probes(source, actions, episode, clock)
     except PropertyError:
         raise
     except Exception:
         pass
-    lifecycle_probes(source, warned, lambda env: env.reset(seed=0), act)
-    check_render(source, warned, start_and_act)
+    if clock is None or not clock.spent():
+        lifecycle_probes(source, warned, lambda env: env.reset(seed=0), act)
+        check_render(source, warned, start_and_act)
     return warned
 
 
-def aec_probes(source: EnvSource) -> list[str]:
+def aec_probes(source: EnvSource, clock: Budget | None = None) -> list[str]:
     """The probes of a PettingZoo AEC environment (an episode: the first observation of the
     selected agent and the infos); returns the warnings."""
     warned: list[str] = []
@@ -358,11 +366,12 @@ def aec_probes(source: EnvSource) -> list[str]:
         env.step(None)
 
     try:
-        rng_probes(source, [], episode)
+        rng_probes(source, [], episode, clock)
     except PropertyError:
         raise
     except Exception:
         pass
-    lifecycle_probes(source, warned, lambda env: env.reset(seed=0), lambda env: env.last())
-    check_render(source, warned, lambda env: env.reset(seed=0))
+    if clock is None or not clock.spent():
+        lifecycle_probes(source, warned, lambda env: env.reset(seed=0), lambda env: env.last())
+        check_render(source, warned, lambda env: env.reset(seed=0))
     return warned

@@ -364,7 +364,7 @@ def run_check(
     properties: tuple[str, ...],
     budget: float | None = DEFAULT_BUDGET,
     database: Any = None,
-    probes: Callable[[EnvSource], list[str]] | None = None,
+    probes: Callable[[EnvSource, Budget], list[str]] | None = None,
 ) -> EnvCheckReport:
     """Run the one-off probes, then search for a violation; raise it as an EnvCheckError,
     or report (with the warnings of the probes, also issued as EnvCheckWarning). A violation
@@ -377,7 +377,7 @@ def run_check(
         clock = Budget(budget)
         body = make_body(source, stats, clock, Focus())
         if probes is not None:
-            warned = probes(source)
+            warned = probes(source, clock)
     except PropertyError as violation:
         raise fail(violation, source, True, 0, kind) from None
     name = f"{kind}:{source.name}"
