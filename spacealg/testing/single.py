@@ -395,7 +395,11 @@ def run_check(
                 random_seed=random_seed,
                 name=name,
             )
-            if shorter.violation is None or not shorter.reproducible:
+            if (
+                shorter.violation is None
+                or not shorter.reproducible
+                or len(shorter.violation.actions) >= len(found.actions)
+            ):
                 break
             best = Outcome(shorter.violation, True, best.examples + shorter.examples)
         raise fail(best.violation, source, best.reproducible, best.examples, kind) from None  # type: ignore[arg-type]

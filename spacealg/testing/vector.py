@@ -40,13 +40,14 @@ from typing import Any
 import numpy as np
 
 from spacealg.strategies.members import members
-from spacealg.testing.driver import DEFAULT_BUDGET, SEEDS, Budget, describe_exception, same, snapshot
+from spacealg.testing.driver import DEFAULT_BUDGET, SEEDS, Budget, Focus, describe_exception, same, snapshot
 from spacealg.testing.errors import PROPERTIES, PropertyError, literal
 from spacealg.testing.resolve import EnvSource
 from spacealg.testing.single import (
     EnvCheckReport,
     _check_options,
     _short,
+    action_fallback,
     is_member,
     run_check,
 )
@@ -402,7 +403,7 @@ def check_vector_env(
         return run_check(
             source,
             lambda source, stats, clock, focus: _body(
-                vec, factories, other, fresh, stats, clock, max_steps=max_steps, determinism=determinism
+                vec, factories, other, fresh, stats, clock, focus, max_steps=max_steps, determinism=determinism
             ),
             max_examples=max_examples,
             random_seed=random_seed,
@@ -430,6 +431,7 @@ def _body(
     fresh: Callable[[], Any] | None,
     stats: dict[str, int],
     clock: Budget,
+    focus: Focus,
     *,
     max_steps: int,
     determinism: bool,
@@ -460,10 +462,21 @@ def _body(
     other_env = other.make() if other is not None else None
 
     def body(data: Any) -> None:
-        n = data.draw(st.integers(0, max_steps), label="steps")
+        n = focus.length(data, max_steps, None)
         seed = data.draw(SEEDS, label="seed")
         clock.admit(seed, n)
         taken: list[Any] = []
+
+        def other_than(action: Any) -> Any:
+            """An action different from ``action`` where the space has one: drawn, or (when
+            the draw equals it, as shrunk draws do) sampled from a fixed generator."""
+            candidate = data.draw(actions)
+            sampler = action_fallback(vec.single_action_space, 0)
+            for _ in range(16):
+                if not same(candidate, action):
+                    return candidate
+                candidate = sampler(None)
+            return action
 
         def draw(count: int) -> list[Any]:
             rows = [data.draw(actions) for _ in range(count)]
@@ -490,8 +503,7 @@ def _body(
                 if violation.property == "rows-match-sub-envs" and fresh is not None and mode != "disabled":
                     # a leak between rows is the more precise diagnosis: look for one first
                     for j in range(n_envs):
-                        changed = [data.draw(actions) for _ in taken]
-                        _isolation(fresh, seed, taken, j, changed)
+                        _isolation(fresh, seed, taken, j, [other_than(row[j]) for row in taken])
                 raise
             stats["steps"] += first.steps * n_envs
             stats["episodes"] += first.episodes
@@ -501,9 +513,10 @@ def _body(
                 compare_traces(first.trace, second.trace, "(observations, rewards, terminations, truncations)")
             if taken and fresh is not None and mode != "disabled":
                 j = data.draw(st.integers(0, n_envs - 1), label="row")
-                changed = [data.draw(actions) for _ in taken[:5]]
-                _isolation(fresh, seed, taken[:5], j, changed)
+                _isolation(fresh, seed, taken[:5], j, [other_than(row[j]) for row in taken[:5]])
         except PropertyError as violation:
+            if focus.ignores(violation):
+                return
             violation.seed, violation.n = seed, n
             whole = violation.property.endswith("determinism")
             violation.actions = list(taken) if whole else taken[: violation.step or 0]
