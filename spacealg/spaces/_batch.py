@@ -65,6 +65,16 @@ def exact_ints_fit(a: np.ndarray) -> bool:
     return bool(a.max() <= 2**53 and (a.dtype.kind == "u" or a.min() >= -(2**53)))
 
 
+def has_nan(label: Any) -> bool:
+    """Whether a label is NaN or a tuple holding one (a label that is not equal to itself)."""
+    if isinstance(label, tuple):
+        return any(has_nan(v) for v in label)
+    try:
+        return bool(label != label)
+    except Exception:
+        return False
+
+
 def batch_shape(batch: np.ndarray, element_shape: tuple[int, ...], what: str) -> tuple[int, ...]:
     """The leading batch shape of ``batch`` whose trailing shape must be ``element_shape``.
 

@@ -67,7 +67,7 @@ from spacealg.core.space import Space
 from spacealg.core.styles import FiniteSpaceStyle, Style
 from spacealg.spaces._batch import as_real_array, batch_shape, normalize_size
 from spacealg.spaces.array import ArraySpace, array_of
-from spacealg.spaces.box import Box
+from spacealg.spaces.box import Box, _float_bounds
 
 __all__ = ["Categorical"]
 
@@ -191,10 +191,16 @@ class Categorical(Space):
 
 
 def _inside(space: Categorical, a: np.ndarray) -> np.ndarray:
-    inside = (a >= space.low) & (a <= space.high)
+    """Per-entry membership by exact value (floats against the float64 values nearest inside
+    the integer ends, which float64 cannot always hold)."""
     if a.dtype.kind == "f":
+        low, high = _float_bounds(space.low, space.high)
+        inside = (a >= low) & (a <= high)
         inside &= np.floor(a) == a
-    return inside  # type: ignore[no-any-return]
+        return inside  # type: ignore[no-any-return]
+    if a.dtype.kind == "b":
+        a = a.view(np.uint8)
+    return (a >= space.low) & (a <= space.high)  # type: ignore[no-any-return]
 
 
 @contains.register(Categorical)

@@ -52,6 +52,7 @@ from spacealg.core.protocol import (
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space, format_value
 from spacealg.core.styles import Style, combine_styles
+from spacealg.spaces._batch import has_nan
 from spacealg.spaces.array import array_of
 from spacealg.spaces.box import Box
 from spacealg.spaces.interval import Interval
@@ -107,6 +108,9 @@ class DictProduct(Space):
             spaces.items() if isinstance(spaces, Mapping) else spaces
         )
         keys = [k for k, _ in items]
+        for k in keys:
+            if has_nan(k):
+                raise ValueError(f"DictProduct: the key {k!r} is (or holds) NaN, which no lookup finds")
         if len(set(keys)) != len(keys):
             raise ValueError(f"DictProduct: duplicate keys in {keys!r}")
         pairs = {k: _component(s) for k, s in items}
