@@ -27,7 +27,6 @@ uniformly among their integers.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -56,6 +55,7 @@ from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
 from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style
 from spacealg.spaces._batch import all_trailing, as_real_array, batch_shape, exact_ints_fit, normalize_size
+from spacealg.spaces._counting import count_product, lazy_product, power
 
 __all__ = ["Box"]
 
@@ -101,10 +101,7 @@ def _bound_arg(name: str, value: Any) -> np.ndarray:
 def _check_float_range(name: str, values: np.ndarray, dtype: np.dtype) -> None:
     """Finite float bounds must be values of ``dtype`` (Gymnasium's rule): beyond its range
     they would become infinite (yet be marked bounded) or silently round (65505 in float16)."""
-    if values.dtype.kind == "f":
-        finite = values[np.isfinite(values)]
-    else:
-        finite = values.reshape(-1)
+    finite = values[np.isfinite(values)] if values.dtype.kind == "f" else values.reshape(-1)
     if not finite.size:
         return
     info = np.finfo(dtype)
@@ -371,7 +368,8 @@ def _sample(space: Box, size: Any = None, *, rng: RngLike = None) -> np.ndarray:
     shape = normalize_size(size) + space.shape
     if space.integral and space._all_bounded:
         kind = np.int64 if space.dtype.kind == "b" else space.dtype
-        low, high = (space._low_scalar, space._high_scalar) if space._low_scalar is not None else (space.low, space.high)
+        uniform = space._low_scalar is not None
+        low, high = (space._low_scalar, space._high_scalar) if uniform else (space.low, space.high)
         drawn = generator.integers(low, high, size=shape, endpoint=True, dtype=kind)
         return drawn.astype(space.dtype, copy=False)
     drawn = _draw_real(space, shape, generator)
@@ -445,8 +443,10 @@ def _cardinality(space: Box) -> int | float:
         return math.inf
     if space.is_point:
         return 1
+    if space._low_scalar is not None:  # uniform bounds: one exact power, whatever the shape
+        return power(int(space._high_scalar) - int(space._low_scalar) + 1, math.prod(space.shape))
     widths = space.high.reshape(-1).astype(object) - space.low.reshape(-1).astype(object) + 1
-    return math.prod(widths)
+    return count_product(widths.tolist())
 
 
 def _require_finite(space: Box, what: str) -> None:
@@ -459,8 +459,12 @@ def _elements(space: Box) -> Iterator[np.ndarray]:
     _require_finite(space, "elements")
     if space.is_point:
         return iter((space.low.copy(),))
-    axes = [range(int(lo), int(hi) + 1) for lo, hi in zip(space.low.flat, space.high.flat)]
-    return (np.array(t, dtype=space.dtype).reshape(space.shape) for t in itertools.product(*axes))
+    low, high = space.low.reshape(-1), space.high.reshape(-1)
+
+    def axis(i: int) -> range:
+        return range(int(low[i]), int(high[i]) + 1)
+
+    return (np.array(t, dtype=space.dtype).reshape(space.shape) for t in lazy_product(axis, low.size))
 
 
 @index.register(Box)

@@ -37,7 +37,6 @@ labels: the Gymnasium adapters map it to ``Discrete``/``MultiDiscrete`` and flat
 
 from __future__ import annotations
 
-import itertools
 import math
 import numbers
 from collections.abc import Iterator
@@ -66,6 +65,7 @@ from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
 from spacealg.core.styles import FiniteSpaceStyle, Style
 from spacealg.spaces._batch import as_real_array, batch_shape, normalize_size
+from spacealg.spaces._counting import count_product, lazy_product
 from spacealg.spaces.array import ArraySpace, array_of
 from spacealg.spaces.box import Box, _float_bounds
 
@@ -127,7 +127,8 @@ class Categorical(Space):
         counts, starts = _integers("nvec", nvec), _integers("start", start)
         if _is_scalar_arg(nvec) and starts.ndim == 0:
             n, s = int(counts[()]), int(starts[()])
-            if n > 0:
+            info = np.iinfo(np.int64)
+            if n > 0 and info.min <= s and s + n - 1 <= info.max:  # else __init__ says why not
                 return range(s, s + n)
         elif not _is_scalar_arg(nvec) and (starts.ndim == 0 or starts.shape == counts.shape):
             shape = counts.shape
@@ -291,7 +292,7 @@ def _widths(space: Categorical) -> list[int]:
 
 @cardinality.register(Categorical)
 def _cardinality(space: Categorical) -> int:
-    return math.prod(_widths(space))
+    return count_product(_widths(space))
 
 
 def _build(space: Categorical, values: Any) -> Any:
@@ -303,7 +304,7 @@ def _build(space: Categorical, values: Any) -> Any:
 @elements.register(Categorical)
 def _elements(space: Categorical) -> Iterator[Any]:
     axes = [range(int(lo), int(h) + 1) for lo, h in zip(space.low.flat, space.high.flat)]
-    return (_build(space, combo) for combo in itertools.product(*axes))
+    return (_build(space, combo) for combo in lazy_product(axes.__getitem__, len(axes)))
 
 
 @index.register(Categorical)

@@ -22,8 +22,6 @@ A batch of a product is the tuple (dict) of its components' batches.
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -50,9 +48,10 @@ from spacealg.core.protocol import (
     sample,
 )
 from spacealg.core.rng import RngLike, as_generator
-from spacealg.core.space import Space, format_value
+from spacealg.core.space import Space, format_value, nested_depth
 from spacealg.core.styles import Style, combine_styles
 from spacealg.spaces._batch import has_nan
+from spacealg.spaces._counting import count_product, lazy_product
 from spacealg.spaces.array import array_of
 from spacealg.spaces.box import Box
 from spacealg.spaces.interval import Interval
@@ -74,7 +73,8 @@ class SpaceTuple(Space):
 
     def __init__(self, *spaces: Any) -> None:
         pairs = [_component(s) for s in spaces]
-        self._set(spaces=tuple(p[0] for p in pairs), _spaces=tuple(p[1] for p in pairs))
+        depth = nested_depth(type(self).__name__, (p[1] for p in pairs))
+        self._set(spaces=tuple(p[0] for p in pairs), _spaces=tuple(p[1] for p in pairs), _depth=depth)
 
     def _key(self) -> tuple[Any, ...]:
         return self._spaces
@@ -115,6 +115,7 @@ class DictProduct(Space):
             raise ValueError(f"DictProduct: duplicate keys in {keys!r}")
         pairs = {k: _component(s) for k, s in items}
         self._set(
+            _depth=nested_depth("DictProduct", (p[1] for p in pairs.values())),
             _shown={k: p[0] for k, p in pairs.items()},
             _spaces={k: p[1] for k, p in pairs.items()},
         )
@@ -300,13 +301,7 @@ def _clamp_inplace(x: Any, space: TupleProduct) -> Any:
     return x
 
 
-def _product_count(counts: Iterable[int | float]) -> int | float:
-    counts = list(counts)
-    if any(c == 0 for c in counts):
-        return 0
-    if any(c == math.inf for c in counts):  # before math.prod: inf * a huge int overflows
-        return math.inf
-    return math.prod(counts)
+_product_count = count_product
 
 
 @cardinality.register(TupleProduct)
@@ -316,7 +311,8 @@ def _cardinality(space: TupleProduct) -> int | float:
 
 @elements.register(TupleProduct)
 def _elements(space: TupleProduct) -> Iterator[tuple[Any, ...]]:
-    return itertools.product(*(list(elements(s)) for s in space._spaces))
+    spaces = space._spaces
+    return lazy_product(lambda i: elements(spaces[i]), len(spaces))
 
 
 def _mixed_radix_index(parts: Iterable[tuple[Any, Any]]) -> int:
@@ -455,7 +451,8 @@ def _dict_cardinality(space: DictProduct) -> int | float:
 @elements.register(DictProduct)
 def _dict_elements(space: DictProduct) -> Iterator[dict[Any, Any]]:
     keys = list(space._spaces)
-    combos = itertools.product(*(list(elements(s)) for s in space._spaces.values()))
+    spaces = list(space._spaces.values())
+    combos = lazy_product(lambda i: elements(spaces[i]), len(spaces))
     return (dict(zip(keys, combo)) for combo in combos)
 
 
