@@ -33,7 +33,7 @@ from spacealg.env.errors import APIUsageError, InvalidAgentError
 from spacealg.env.kinds import space_kind
 from spacealg.env.namespace import Namespace
 
-__all__ = ["GymnasiumPufferEnv", "PettingZooPufferEnv", "make_object"]
+__all__ = ["GymnasiumPufferEnv", "PettingZooPufferEnv", "check_space", "make_object", "pad_agent_data"]
 
 
 def make_object(
@@ -60,6 +60,19 @@ def make_object(
     if not callable(object_creator):
         raise TypeError(f"object_creator must be callable, got {object_creator!r}")
     return object_creator(*(creator_args or ()), **(creator_kwargs or {}))
+
+
+def check_space(data: Any, space: Any) -> bool:
+    """PufferLib's ``check_space``: True if ``data`` is in ``space``; APIUsageError (naming
+    both) if it is not, or if the space's ``contains`` raised."""
+    _check_space(data, space, "data")
+    return True
+
+
+def pad_agent_data(data: Mapping[Any, Any], agents: Sequence[Any], pad_value: Any) -> dict[Any, Any]:
+    """PufferLib's ``pad_agent_data``: ``{agent: data[agent]}`` for every agent, ``pad_value``
+    for the agents missing from ``data`` (in the order of ``agents``)."""
+    return {agent: data[agent] if agent in data else pad_value for agent in agents}
 
 
 def _check_space(value: Any, space: Any, what: str) -> None:
@@ -360,7 +373,10 @@ class PettingZooPufferEnv(_InjectableBuffers):
         env_kwargs: Mapping[str, Any] | None = None,
         buf: Any = None,
         seed: int | None = 0,
+        *,
+        to_puffer: bool = False,
     ) -> None:
+        self.to_puffer = to_puffer  # PufferLib 2.0's flag, kept for parity (it reads it nowhere)
         self.env = make_object(env, env_creator, env_args, env_kwargs)
         agents = list(self.env.possible_agents)
         if not agents:
