@@ -223,7 +223,7 @@ def _require_nonempty(space: Any, n: int, function: str) -> None:
 def _range_to(space: range) -> gs.Discrete:
     n = range_length(space)
     _require_nonempty(space, n, "to_gymnasium")
-    if not (-(2**63) <= min(space[0], space[-1]) and max(space[0], space[-1]) < 2**63):
+    if not (min(space[0], space[-1]) >= -(2**63) and max(space[0], space[-1]) < 2**63):
         raise TypeError(f"to_gymnasium: {space!r} does not fit Gymnasium's int64 Discrete")
     if space.step == 1 or n == 1:
         return gs.Discrete(n, start=space.start)

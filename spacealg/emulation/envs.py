@@ -72,7 +72,7 @@ def check_space(data: Any, space: Any) -> bool:
 def pad_agent_data(data: Mapping[Any, Any], agents: Sequence[Any], pad_value: Any) -> dict[Any, Any]:
     """PufferLib's ``pad_agent_data``: ``{agent: data[agent]}`` for every agent, ``pad_value``
     for the agents missing from ``data`` (in the order of ``agents``)."""
-    return {agent: data[agent] if agent in data else pad_value for agent in agents}
+    return {agent: data.get(agent, pad_value) for agent in agents}
 
 
 def _check_space(value: Any, space: Any, what: str) -> None:

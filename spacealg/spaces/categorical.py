@@ -291,7 +291,7 @@ def _widths(space: Categorical) -> list[int]:
 
 
 @cardinality.register(Categorical)
-def _cardinality(space: Categorical) -> int:
+def _cardinality(space: Categorical) -> int | float:
     return count_product(_widths(space))
 
 
