@@ -26,7 +26,8 @@ array         ``base`` (a node), ``dims``
 tuple         ``spaces``: a list of nodes
 oneof         ``spaces``: a list of nodes
 dict          ``spaces``: an object of nodes (string keys, in order) or a list of
-              ``[key, node]`` pairs (any label keys)
+              ``[key, node]`` pairs (any label keys); ``sort_keys`` (a boolean,
+              Gymnasium's flag, written only when false)
 text          ``max_length``, ``min_length``, ``charset`` (a string, order kept)
 sequence      ``space`` (a node), ``stack`` (a boolean)
 graph         ``node_space``, ``edge_space`` (nodes; ``edge_space`` may be null)
@@ -605,12 +606,15 @@ def _encode_named(spaces: Mapping[Any, Any]) -> Any:
 
 @encode_space.register(DictProduct)
 def _encode_dict(space: DictProduct) -> dict[str, Any]:
-    return {"kind": "dict", "spaces": _encode_named(space._constructor_args()[0][0])}
+    node = {"kind": "dict", "spaces": _encode_named(space._constructor_args()[0][0])}
+    if not space.sort_keys:
+        node["sort_keys"] = False
+    return node
 
 
 @decoder("dict")
 def _decode_dict(node: Node) -> DictProduct:
-    return DictProduct(node.named_spaces("spaces"))
+    return DictProduct(node.named_spaces("spaces"), sort_keys=node.boolean("sort_keys", True))
 
 
 # variable-size spaces ----------------------------------------------------------------------------

@@ -170,7 +170,8 @@ def _tuple_from(space: gs.Tuple) -> TupleProduct:
 
 @from_gymnasium.register(gs.Dict)
 def _dict_from(space: gs.Dict) -> DictProduct:
-    return DictProduct([(k, from_gymnasium(s)) for k, s in space.spaces.items()])
+    pairs = [(k, from_gymnasium(s)) for k, s in space.spaces.items()]
+    return DictProduct(pairs, sort_keys=getattr(space, "sort_keys", True))
 
 
 @from_gymnasium.register(gs.Sequence)
@@ -309,7 +310,8 @@ def _tuple_to(space: TupleProduct) -> gs.Tuple:
 
 @to_gymnasium.register(DictProduct)
 def _dict_to(space: DictProduct) -> gs.Dict:
-    return gs.Dict([(k, to_gymnasium(s)) for k, s in space._spaces.items()])
+    pairs = [(k, to_gymnasium(s)) for k, s in space._spaces.items()]
+    return gs.Dict(pairs) if space.sort_keys else gs.Dict(pairs, sort_keys=False)
 
 
 @to_gymnasium.register(Sequence)

@@ -96,12 +96,28 @@ class DictProduct(Space):
     ``DictProduct({"a": s, "b": t})``, ``DictProduct(a=s, b=t)`` or
     ``DictProduct([("b", t), ("a", s)])`` (pairs keep any order). Equality, like that of
     dicts, ignores key order; iteration, sampling and conversions keep it.
+
+    ``sort_keys`` is Gymnasium's flag (``Dict(..., sort_keys=False)``): a DictProduct never
+    sorts its keys, but the flag travels through ``to_gymnasium``/``from_gymnasium``, JSON,
+    ``repr`` and ``joint_space``, so that Gymnasium's ``batch_space`` of the converted space
+    keeps (False) or sorts (True) the keys as the original would. Equality ignores it, as
+    Gymnasium's does.
     """
 
     _shown: dict[Any, Any]
     _spaces: dict[Any, Any]
+    sort_keys: bool
 
-    def __init__(self, spaces: Mapping[Any, Any] | Iterable[tuple[Any, Any]] | None = None, /, **named: Any) -> None:
+    def __init__(
+        self,
+        spaces: Mapping[Any, Any] | Iterable[tuple[Any, Any]] | None = None,
+        /,
+        *,
+        sort_keys: bool = True,
+        **named: Any,
+    ) -> None:
+        if not isinstance(sort_keys, (bool, np.bool_)):
+            raise TypeError(f"DictProduct: sort_keys must be a bool, got {sort_keys!r}")
         if spaces is not None and named:
             raise TypeError("DictProduct: give the spaces either as one mapping/pairs or as keywords")
         items = list(named.items()) if spaces is None else list(
@@ -115,6 +131,7 @@ class DictProduct(Space):
             raise ValueError(f"DictProduct: duplicate keys in {keys!r}")
         pairs = {k: _component(s) for k, s in items}
         self._set(
+            sort_keys=bool(sort_keys),
             _depth=nested_depth("DictProduct", (p[1] for p in pairs.values())),
             _shown={k: p[0] for k, p in pairs.items()},
             _spaces={k: p[1] for k, p in pairs.items()},
@@ -135,10 +152,11 @@ class DictProduct(Space):
         return (frozenset(self._spaces.items()),)
 
     def _constructor_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        return (dict(self._shown),), {}
+        return (dict(self._shown),), ({} if self.sort_keys else {"sort_keys": False})
 
     def __repr__(self) -> str:
-        return f"DictProduct({format_value(self._shown)})"
+        flag = "" if self.sort_keys else ", sort_keys=False"
+        return f"DictProduct({format_value(self._shown)}{flag})"
 
 
 # -- product() -------------------------------------------------------------------------
@@ -483,14 +501,14 @@ def _dict_intersect(a: DictProduct, b: DictProduct) -> Any:
     if set(a._spaces) != set(b._spaces):
         return FiniteSet()
     parts = {k: intersect(s, b._spaces[k]) for k, s in a._spaces.items()}
-    return FiniteSet() if any(_empty(p) for p in parts.values()) else DictProduct(parts)
+    return FiniteSet() if any(_empty(p) for p in parts.values()) else DictProduct(parts, sort_keys=a.sort_keys)
 
 
 @array_of.register(DictProduct)
 def _dict_array(space: DictProduct, dims: tuple[int, ...], base: Any) -> DictProduct:
     from spacealg.spaces.array import ArraySpace
 
-    return DictProduct({k: ArraySpace(s, *dims) for k, s in space._shown.items()})
+    return DictProduct({k: ArraySpace(s, *dims) for k, s in space._shown.items()}, sort_keys=space.sort_keys)
 
 
 @as_space.register(dict)
