@@ -27,6 +27,7 @@ import gymnasium
 import numpy as np
 
 from spacealg.emulation.codec import codec_for
+from spacealg.emulation.guard import observation_guard, reward_guard
 from spacealg.emulation.spaces import emulate_action_space, emulate_observation_space
 from spacealg.env.buffers import BUFFER_NAMES, HasBuffers, set_buffers
 from spacealg.env.errors import APIUsageError, InvalidAgentError
@@ -73,6 +74,12 @@ def pad_agent_data(data: Mapping[Any, Any], agents: Sequence[Any], pad_value: An
     """PufferLib's ``pad_agent_data``: ``{agent: data[agent]}`` for every agent, ``pad_value``
     for the agents missing from ``data`` (in the order of ``agents``)."""
     return {agent: data.get(agent, pad_value) for agent in agents}
+
+
+def _env_name(env: Any) -> str:
+    """The environment's registered id, or its class name."""
+    spec = getattr(env, "spec", None)
+    return str(getattr(spec, "id", None) or type(getattr(env, "unwrapped", env)).__name__)
 
 
 def _check_space(value: Any, space: Any, what: str) -> None:
@@ -241,6 +248,9 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
         self.render_modes = ["human", "rgb_array"]
         self.metadata = getattr(self.env, "metadata", {})
         self._to_native = _action_converter(native_atn)
+        owner = f"GymnasiumPufferEnv({_env_name(self.env)})"
+        self._check_observation = observation_guard(native_obs, owner)
+        self._check_reward = reward_guard(owner)
         self._seeds = _Seeds(seed)
         self.initialized = False
         self.done = True
@@ -273,9 +283,8 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
     ) -> tuple[np.ndarray, dict]:
         """Reset the wrapped environment (Gymnasium's seeding) and return ``(obs, info)``."""
         ob, info = _reset(self.env, self._seeds.take(seed), options)
-        if not self.is_observation_checked:
-            _check_space(ob, self.env.observation_space, "observation")
-            self.is_observation_checked = True
+        self._check_observation(ob)  # every observation, before the buffer is touched
+        self.is_observation_checked = True
         self._write(ob)
         self.rewards[0] = 0
         self.terminals[0] = False
@@ -308,6 +317,7 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
         """
         wrapper, env_step = self, self.env.step
         write, to_native, convert_all = self._write, self._to_native, self.is_atn_emulated
+        check_observation, check_reward = self._check_observation, self._check_reward
         row, rewards, terminals, truncations = self.obs, self.rewards, self.terminals, self.truncations
         copy_box, ndarray = not self.is_obs_emulated, np.ndarray
 
@@ -319,6 +329,8 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
             if not wrapper.is_action_checked:
                 wrapper._check_action(action)
             ob, reward, terminated, truncated, info = env_step(action)
+            check_observation(ob)  # refused before any write: no half-written row
+            check_reward(reward)
             if copy_box:
                 row[...] = ob
             else:

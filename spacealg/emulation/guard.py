@@ -1,0 +1,217 @@
+"""Guards for what a wrapped environment hands back: an observation outside its declared
+space, or a reward that is no number, is refused before anything is written.
+
+``observation_guard(space, owner)`` compiles, once per space, a function ``check(x)`` that
+returns None for a member of ``space`` and raises :class:`~spacealg.env.APIUsageError`
+naming the environment (``owner``), the field (``["pos"][1]``) and the value otherwise.
+The rule is spacealg's membership by value (the right shape, values within the bounds,
+integers where the space holds integers, whatever the storage dtype), decided by
+:func:`spacealg.contains` on the converted space; the common case (an ndarray of the
+field's exact shape and dtype, a Python or numpy int for a Discrete) takes a fast path that
+compares only the bounds the dtype does not already imply (none for a uint8 image in
+[0, 255]; two entries for CartPole). Because the whole observation is checked before the
+buffer is touched, a failed step leaves no half-written row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium.spaces as gs
+import numpy as np
+
+from spacealg.adapters.gymnasium import from_gymnasium
+from spacealg.core.protocol import contains
+from spacealg.env.errors import APIUsageError
+
+__all__ = ["observation_guard", "reward_guard"]
+
+Check = Callable[[Any], None]
+
+_SMALL = 32  # up to this many entries, bounds are compared as Python numbers (no ufunc overhead)
+
+
+def _describe(value: Any) -> str:
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<{type(value).__qualname__}>"
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _refuse(owner: str, path: str, value: Any, space: Any) -> APIUsageError:
+    return APIUsageError(
+        f"{owner}: the observation{path} = {_describe(value)} (a {type(value).__qualname__}) "
+        f"is not in its declared space {space!r}"
+    )
+
+
+def _by_value(space: Any, owner: str, path: str) -> Check:
+    """The general rule: spacealg's membership by value in the converted space."""
+    try:
+        converted = from_gymnasium(space)
+    except TypeError:
+        converted = space
+
+    def check(x: Any) -> None:
+        if not contains(x, converted):
+            raise _refuse(owner, path, x, space)
+
+    return check
+
+
+def _box(space: gs.Box, owner: str, path: str) -> Check:
+    shape, dtype = space.shape, space.dtype
+    slow = _by_value(space, owner, path)
+    if dtype.kind == "f":
+        need_low, need_high = np.isfinite(space.low), np.isfinite(space.high)
+    elif dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        need_low, need_high = space.low > info.min, space.high < info.max
+    else:  # bool: every value is in [0, 1]
+        need_low = need_high = np.zeros(shape, dtype=bool)
+    needed = need_low | need_high
+    nan_free = dtype.kind == "f"
+    if not needed.any() and not nan_free:
+        def check(x: Any) -> None:
+            if type(x) is not np.ndarray or x.shape != shape or x.dtype != dtype:
+                slow(x)
+
+        return check
+    if needed.size <= _SMALL and _uniform_finite(space):
+        lo, hi = float(space.low.flat[0]), float(space.high.flat[0])
+        flat_1d = len(shape) == 1
+
+        def check(x: Any) -> None:
+            if type(x) is not np.ndarray or x.shape != shape or x.dtype != dtype:
+                slow(x)
+                return
+            values = x.tolist() if flat_1d else x.ravel().tolist()
+            if values:
+                total = sum(values)  # NaN anywhere makes the sum NaN
+                if not (lo <= min(values) and max(values) <= hi) or total != total:
+                    slow(x)  # raises, naming the value
+
+        return check
+    if needed.size <= _SMALL:
+        flat = [
+            (i, float(lo) if nl else None, float(hi) if nh else None)
+            for i, (lo, hi, nl, nh) in enumerate(
+                zip(space.low.flat, space.high.flat, need_low.flat, need_high.flat)
+            )
+            if nl or nh or nan_free
+        ]
+
+        def check(x: Any) -> None:
+            if type(x) is not np.ndarray or x.shape != shape or x.dtype != dtype:
+                slow(x)
+                return
+            values = x.ravel().tolist()
+            for i, lo, hi in flat:
+                v = values[i]
+                if v != v or (lo is not None and v < lo) or (hi is not None and v > hi):
+                    slow(x)  # raises, naming the value
+                    return
+
+        return check
+    low, high = space.low, space.high
+
+    def check(x: Any) -> None:
+        if type(x) is not np.ndarray or x.shape != shape or x.dtype != dtype:
+            slow(x)
+            return
+        if not ((x >= low) & (x <= high)).all():  # NaN compares False: refused
+            slow(x)
+
+    return check
+
+
+def _uniform_finite(space: gs.Box) -> bool:
+    """Whether every entry has the same two finite bounds."""
+    low, high = space.low, space.high
+    return bool(
+        low.size
+        and np.isfinite(low.flat[0])
+        and np.isfinite(high.flat[0])
+        and (low == low.flat[0]).all()
+        and (high == high.flat[0]).all()
+    )
+
+
+def _discrete(space: gs.Discrete, owner: str, path: str) -> Check:
+    start, stop = int(space.start), int(space.start) + int(space.n)
+    slow = _by_value(space, owner, path)
+    fast_types = (int, np.int64, np.int32)
+
+    def check(x: Any) -> None:
+        if type(x) in fast_types and start <= x < stop:
+            return
+        slow(x)
+
+    return check
+
+
+def _tuple(space: gs.Tuple, owner: str, path: str) -> Check:
+    parts = [observation_guard(s, owner, f"{path}[{i}]") for i, s in enumerate(space.spaces)]
+    n = len(parts)
+
+    def check(x: Any) -> None:
+        if not isinstance(x, (tuple, list)) or len(x) != n:
+            raise _refuse(owner, path, x, space)
+        for part, value in zip(parts, x):
+            part(value)
+
+    return check
+
+
+def _dict(space: gs.Dict, owner: str, path: str) -> Check:
+    parts = [(k, observation_guard(s, owner, f"{path}[{k!r}]")) for k, s in space.spaces.items()]
+    n = len(parts)
+
+    def check(x: Any) -> None:
+        if not isinstance(x, dict) or len(x) != n:  # n keys, each of them found: the same keys
+            raise _refuse(owner, path, x, space)
+        try:
+            for k, part in parts:
+                part(x[k])
+        except KeyError:
+            raise _refuse(owner, path, x, space) from None
+
+    return check
+
+
+_RULES: dict[type, Callable[[Any, str, str], Check]] = {
+    gs.Box: _box,
+    gs.Discrete: _discrete,
+    gs.Tuple: _tuple,
+    gs.Dict: _dict,
+}
+
+
+def observation_guard(space: Any, owner: str, path: str = "") -> Check:
+    """The compiled membership check of ``space`` (see the module docstring)."""
+    rule = _RULES.get(type(space))
+    if rule is None:
+        return _by_value(space, owner, path)
+    return rule(space, owner, path)
+
+
+_REWARD_TYPES = (float, int, np.float32, np.float64, np.int64, np.int32)
+
+
+def reward_guard(owner: str) -> Check:
+    """``check(reward)``: a real number (Python or numpy, not a bool or a string), or APIUsageError."""
+
+    def check(reward: Any) -> None:
+        if type(reward) in _REWARD_TYPES:
+            return
+        if isinstance(reward, (np.integer, np.floating)) or (
+            isinstance(reward, np.ndarray) and reward.shape in ((), (1,)) and reward.dtype.kind in "iuf"
+        ):
+            return
+        raise APIUsageError(
+            f"{owner}: the reward {_describe(reward)} (a {type(reward).__qualname__}) is not a number"
+        )
+
+    return check
