@@ -67,23 +67,23 @@ def _box(space: gs.Box, owner: str, path: str) -> Check:
     if dtype.kind == "f":
         need_low, need_high = np.isfinite(space.low), np.isfinite(space.high)
     elif dtype.kind in "iu":
-        info = np.iinfo(dtype)
+        info = np.iinfo(dtype)  # type: ignore[type-var]
         need_low, need_high = space.low > info.min, space.high < info.max
     else:  # bool: every value is in [0, 1]
         need_low = need_high = np.zeros(shape, dtype=bool)
     needed = need_low | need_high
     nan_free = dtype.kind == "f"
     if not needed.any() and not nan_free:
-        def check(x: Any) -> None:
+        def check_types(x: Any) -> None:
             if type(x) is not np.ndarray or x.shape != shape or x.dtype != dtype:
                 slow(x)
 
-        return check
+        return check_types
     if needed.size <= _SMALL and _uniform_finite(space):
         lo, hi = float(space.low.flat[0]), float(space.high.flat[0])
         flat_1d = len(shape) == 1
 
-        def check(x: Any) -> None:
+        def check_uniform(x: Any) -> None:
             if type(x) is not np.ndarray or x.shape != shape or x.dtype != dtype:
                 slow(x)
                 return
@@ -93,7 +93,7 @@ def _box(space: gs.Box, owner: str, path: str) -> Check:
                 if not (lo <= min(values) and max(values) <= hi) or total != total:
                     slow(x)  # raises, naming the value
 
-        return check
+        return check_uniform
     if needed.size <= _SMALL:
         flat = [
             (i, float(lo) if nl else None, float(hi) if nh else None)
@@ -103,7 +103,7 @@ def _box(space: gs.Box, owner: str, path: str) -> Check:
             if nl or nh or nan_free
         ]
 
-        def check(x: Any) -> None:
+        def check_entries(x: Any) -> None:
             if type(x) is not np.ndarray or x.shape != shape or x.dtype != dtype:
                 slow(x)
                 return
@@ -114,17 +114,17 @@ def _box(space: gs.Box, owner: str, path: str) -> Check:
                     slow(x)  # raises, naming the value
                     return
 
-        return check
+        return check_entries
     low, high = space.low, space.high
 
-    def check(x: Any) -> None:
+    def check_arrays(x: Any) -> None:
         if type(x) is not np.ndarray or x.shape != shape or x.dtype != dtype:
             slow(x)
             return
         if not ((x >= low) & (x <= high)).all():  # NaN compares False: refused
             slow(x)
 
-    return check
+    return check_arrays
 
 
 def _uniform_finite(space: gs.Box) -> bool:
