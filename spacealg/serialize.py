@@ -44,7 +44,15 @@ Laws: ``from_json(to_json(s)) == s`` for every spacealg space ``s``, with the sa
 and ``repr`` (for plain objects: ``== as_space(s)``); for a Gymnasium space ``g``,
 ``to_gymnasium(from_json(to_json(g))) == g``; ``from_json`` never evaluates code or
 imports modules (dataclasses are found among those already declared as spaces); a
-malformed document raises ValueError naming the path of the offending field.
+malformed document raises :class:`DocumentError` (a ValueError) naming the path of the
+offending field, whatever is wrong with it (bad JSON, 5,000-digit ints, a dtype string
+numpy cannot parse, numbers beyond the float range, nesting deeper than
+:data:`spacealg.core.space.MAX_DEPTH`, a shape whose element cannot be allocated).
+
+Resources: reading a document allocates at most a small multiple of its own size. Bounds
+written as one number stay one number (a ``Box`` keeps uniform bounds as read-only
+broadcast views), so ``{"kind": "box", "shape": [1000000000], "low": 0, "high": 1}`` costs
+bytes, not gigabytes; bounds written out in full are as large as the document.
 
 Extending: register an encoder for a new class with ``@encode_space.register(MyClass)``
 (returning a node with a new ``kind``) and its inverse with ``@decoder("my-kind")``.

@@ -15,9 +15,15 @@ defaults to ``(1,)`` for two scalars; ``dtype`` is any bool, integer or floating
 (default float32). Integer boxes take ``-inf``/``inf`` as the dtype's limits (signed
 only) and are *finite* spaces, enumerable and indexable in C order.
 
+Bounds: finite float bounds must be values of the dtype (beyond ``finfo`` a ValueError
+naming ``low``/``high``, as Gymnasium); unsigned and bool boxes take no infinite bound; a
+shape whose single element cannot be allocated is a ValueError naming ``shape``. Uniform
+bounds are kept as one number (``low``/``high`` are read-only broadcast views: a Box costs
+no memory until it is sampled), and every exposed array is read-only.
+
 Membership (spacealg's dtype policy): an array of the right shape whose values lie
 within the bounds, whatever its numeric dtype; an integer box also requires integral
-values. Gymnasium's ``Box.contains`` is stricter about storage dtype; ``contains`` on a
+values. Values are compared exactly (never rounded to the box's or the array's dtype). Gymnasium's ``Box.contains`` is stricter about storage dtype; ``contains`` on a
 Gymnasium space keeps Gymnasium's answer.
 
 Sampling follows Gymnasium's rule per entry: uniform when bounded on both sides, normal
