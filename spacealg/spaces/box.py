@@ -23,7 +23,8 @@ no memory until it is sampled), and every exposed array is read-only.
 
 Membership (spacealg's dtype policy): an array of the right shape whose values lie
 within the bounds, whatever its numeric dtype; an integer box also requires integral
-values. Values are compared exactly (never rounded to the box's or the array's dtype). Gymnasium's ``Box.contains`` is stricter about storage dtype; ``contains`` on a
+values. Values are compared exactly (never rounded to the box's or the array's dtype).
+Gymnasium's ``Box.contains`` is stricter about storage dtype; ``contains`` on a
 Gymnasium space keeps Gymnasium's answer.
 
 Sampling follows Gymnasium's rule per entry: uniform when bounded on both sides, normal
