@@ -203,3 +203,20 @@ def test_every_exposed_array_is_read_only(space):
         if isinstance(value, np.ndarray) and value.size:
             with pytest.raises(ValueError):
                 value.reshape(-1)[0] = 0
+
+
+@given(spaces(flavour="gymnasium", max_depth=2), st.data())
+def test_the_observation_guard_accepts_exactly_the_members(space, data):
+    from spacealg.emulation.guard import observation_guard
+    from spacealg.env import APIUsageError
+
+    guard = observation_guard(space, "env")
+    converted = sa.from_gymnasium(space)
+    member = space.sample()
+    for x in (member, data.draw(_values)):
+        try:
+            guard(x)
+            accepted = True
+        except APIUsageError:
+            accepted = False
+        assert accepted == sa.contains(x, converted)

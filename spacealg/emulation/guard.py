@@ -153,7 +153,7 @@ def _discrete(space: gs.Discrete, owner: str, path: str) -> Check:
 
 
 def _tuple(space: gs.Tuple, owner: str, path: str) -> Check:
-    parts = [observation_guard(s, owner, f"{path}[{i}]") for i, s in enumerate(space.spaces)]
+    parts = [_checker(s, owner, f"{path}[{i}]") for i, s in enumerate(space.spaces)]
     n = len(parts)
 
     def check(x: Any) -> None:
@@ -166,7 +166,7 @@ def _tuple(space: gs.Tuple, owner: str, path: str) -> Check:
 
 
 def _dict(space: gs.Dict, owner: str, path: str) -> Check:
-    parts = [(k, observation_guard(s, owner, f"{path}[{k!r}]")) for k, s in space.spaces.items()]
+    parts = [(k, _checker(s, owner, f"{path}[{k!r}]")) for k, s in space.spaces.items()]
     n = len(parts)
 
     def check(x: Any) -> None:
@@ -189,12 +189,115 @@ _RULES: dict[type, Callable[[Any, str, str], Check]] = {
 }
 
 
-def observation_guard(space: Any, owner: str, path: str = "") -> Check:
-    """The compiled membership check of ``space`` (see the module docstring)."""
+def _checker(space: Any, owner: str, path: str = "") -> Check:
+    """The membership check of ``space`` node by node (precise errors; the slow path)."""
     rule = _RULES.get(type(space))
     if rule is None:
         return _by_value(space, owner, path)
     return rule(space, owner, path)
+
+
+_UNROLL = 16  # leaves up to this many entries are compared entry by entry in generated code
+
+
+class _Source:
+    """Straight-line Python for the common case of one observation space."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.names: dict[str, Any] = {"ndarray": np.ndarray, "INTS": (int, np.int64, np.int32)}
+
+    def constant(self, value: Any) -> str:
+        name = f"c{len(self.names)}"
+        self.names[name] = value
+        return name
+
+    def emit(self, line: str) -> None:
+        self.lines.append("        " + line)
+
+    def node(self, space: Any, expression: str) -> bool:
+        """Emit the checks of ``expression`` against ``space``; False if it has no fast form."""
+        if isinstance(space, gs.Dict) and all(isinstance(k, str) for k in space.spaces):
+            value = f"v{len(self.lines)}"
+            self.emit(f"{value} = {expression}")
+            self.emit(f"if type({value}) is not dict or len({value}) != {len(space.spaces)}: return full(ob)")
+            return all(self.node(s, f"{value}[{k!r}]") for k, s in space.spaces.items())
+        if isinstance(space, gs.Tuple):
+            value = f"v{len(self.lines)}"
+            self.emit(f"{value} = {expression}")
+            self.emit(f"if type({value}) is not tuple or len({value}) != {len(space.spaces)}: return full(ob)")
+            return all(self.node(s, f"{value}[{i}]") for i, s in enumerate(space.spaces))
+        if isinstance(space, gs.Discrete):
+            value = f"v{len(self.lines)}"
+            start, stop = int(space.start), int(space.start) + int(space.n)
+            self.emit(f"{value} = {expression}")
+            self.emit(f"if type({value}) not in INTS or not {start} <= {value} < {stop}: return full(ob)")
+            return True
+        if isinstance(space, gs.Box):
+            return self.box(space, expression)
+        return False
+
+    def box(self, space: gs.Box, expression: str) -> bool:
+        value = f"v{len(self.lines)}"
+        shape, dtype = self.constant(space.shape), self.constant(space.dtype)
+        self.emit(f"{value} = {expression}")
+        self.emit(
+            f"if type({value}) is not ndarray or {value}.shape != {shape} or {value}.dtype != {dtype}: "
+            "return full(ob)"
+        )
+        kind = space.dtype.kind
+        if kind == "b":
+            return True
+        if kind in "iu":
+            info = np.iinfo(space.dtype)  # type: ignore[type-var]
+            need_low, need_high = space.low > info.min, space.high < info.max
+        else:
+            need_low, need_high = np.isfinite(space.low), np.isfinite(space.high)
+        if kind != "f" and not (need_low.any() or need_high.any()):
+            return True  # the dtype implies the bounds (a uint8 image in [0, 255])
+        size = int(space.low.size)
+        if size > _UNROLL:
+            low, high = self.constant(space.low), self.constant(space.high)
+            self.emit(f"if not (({value} >= {low}) & ({value} <= {high})).all(): return full(ob)")
+            return True
+        if size == 0:
+            return True
+        entries = [f"{value}e{i}" for i in range(size)]
+        flat = f"{value}.tolist()" if len(space.shape) == 1 else f"{value}.ravel().tolist()"
+        self.emit(f"{', '.join(entries)}{',' if size == 1 else ''} = {flat}")
+        tests = []
+        for entry, lo, hi, nl, nh in zip(
+            entries, space.low.flat, space.high.flat, need_low.flat, need_high.flat
+        ):
+            lo_text, hi_text = repr(float(lo) if kind == "f" else int(lo)), repr(float(hi) if kind == "f" else int(hi))
+            if nl and nh:
+                tests.append(f"{lo_text} <= {entry} <= {hi_text}")
+            elif nl:
+                tests.append(f"{lo_text} <= {entry}")
+            elif nh:
+                tests.append(f"{entry} <= {hi_text}")
+            elif kind == "f":
+                tests.append(f"{entry} == {entry}")  # NaN is in no Box
+        if tests:
+            self.emit(f"if not ({' and '.join(tests)}): return full(ob)")
+        return True
+
+
+def observation_guard(space: Any, owner: str, path: str = "") -> Check:
+    """The compiled membership check of ``space`` (see the module docstring).
+
+    The common case runs straight-line generated code (the space's structure, shapes,
+    dtypes and bounds inlined); anything it does not accept at once goes to the node-by-node
+    check, which decides by value and raises naming the field.
+    """
+    full = _checker(space, owner, path)
+    source = _Source()
+    if not source.node(space, "ob"):
+        return full
+    code = "def check(ob):\n    try:\n" + "\n".join(source.lines) + "\n    except Exception:\n        return full(ob)\n"
+    namespace = {**source.names, "full": full}
+    exec(compile(code, f"<observation guard of {space!r}>", "exec"), namespace)
+    return namespace["check"]  # type: ignore[no-any-return]
 
 
 _REWARD_TYPES = (float, int, np.float32, np.float64, np.int64, np.int32)
