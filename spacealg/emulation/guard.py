@@ -240,12 +240,17 @@ class _Source:
     def box(self, space: gs.Box, expression: str) -> bool:
         value = f"v{len(self.lines)}"
         shape, dtype = self.constant(space.shape), self.constant(space.dtype)
-        self.emit(f"{value} = {expression}")
-        self.emit(
-            f"if type({value}) is not ndarray or {value}.shape != {shape} or {value}.dtype != {dtype}: "
-            "return full(ob)"
-        )
         kind = space.dtype.kind
+        self.emit(f"{value} = {expression}")
+        if kind == "f" and len(space.shape) == 1 and 0 < space.shape[0] <= _UNROLL:
+            # a float vector: unpacking checks the length, the comparisons check the values
+            # (any real dtype is a member by value; other entries make them raise: slow path)
+            self.emit(f"if type({value}) is not ndarray or {value}.ndim != 1: return full(ob)")
+        else:
+            self.emit(
+                f"if type({value}) is not ndarray or {value}.shape != {shape} or {value}.dtype != {dtype}: "
+                "return full(ob)"
+            )
         if kind == "b":
             return True
         if kind in "iu":
