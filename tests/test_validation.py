@@ -408,3 +408,14 @@ def test_the_reproduction_of_a_probe_failure_replays():
 def test_resolve_keeps_a_module_path_for_closures():
     source = resolve("envcorpus.factories:parallel_env")
     assert source.construction == "env = envcorpus.factories.parallel_env()"
+
+
+def test_jax_observations_compare_by_value():
+    # regression: phys2d/CartPole-v1 (a JAX env) was reported non-deterministic because
+    # JAX arrays were compared as Python objects
+    jnp = pytest.importorskip("jax.numpy")
+    from spacealg.testing.driver import same
+
+    assert same(jnp.array([1.0, 2.0]), jnp.array([1.0, 2.0]))
+    assert not same(jnp.array([1.0, 2.0]), jnp.array([1.0, 3.0]))
+    assert close_enough(jnp.array([1.0]), jnp.array([1.0 + 1e-7]), atol=1e-6)

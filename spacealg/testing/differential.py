@@ -31,7 +31,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from spacealg.strategies.members import members
-from spacealg.testing.driver import DEFAULT_BUDGET, SEEDS, Budget, describe_exception, search, snapshot
+from spacealg.testing.driver import DEFAULT_BUDGET, SEEDS, Budget, _as_numpy, describe_exception, search, snapshot
 from spacealg.testing.errors import EnvCheckError, PropertyError, literal
 from spacealg.testing.masks import MaskedAction, check_mask, find_mask
 from spacealg.testing.resolve import EnvSource, resolve
@@ -61,6 +61,7 @@ def close_enough(a: Any, b: Any, atol: float = 0.0, rtol: float = 0.0) -> bool:
     """Structural equality with a tolerance on floating-point arrays and numbers: shapes,
     dtypes, types, keys and lengths exactly; NaN equal to NaN. Never raises."""
     try:
+        a, b = _as_numpy(a), _as_numpy(b)
         if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
             if (
                 not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray))

@@ -315,8 +315,10 @@ def snapshot(value: Any) -> Any:
 
 def same(a: Any, b: Any) -> bool:
     """Structural equality of observations and rewards: arrays by dtype, shape and value
-    (NaN equal to NaN), containers item by item. Never raises."""
+    (NaN equal to NaN), containers item by item; other array types (JAX, torch) as the
+    numpy arrays they convert to. Never raises."""
     try:
+        a, b = _as_numpy(a), _as_numpy(b)
         if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
             if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
                 return False
@@ -336,6 +338,16 @@ def same(a: Any, b: Any) -> bool:
         return bool(type(a) is type(b) and a == b)
     except Exception:
         return False
+
+
+def _as_numpy(value: Any) -> Any:
+    """A JAX or torch array (anything with ``__array__`` and a shape, not numpy's) as numpy."""
+    if not isinstance(value, (np.ndarray, np.generic)) and hasattr(value, "__array__") and hasattr(value, "shape"):
+        try:
+            return np.asarray(value)
+        except Exception:
+            return value
+    return value
 
 
 def first_difference(first: list[Any], second: list[Any]) -> int | None:
