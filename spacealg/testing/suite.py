@@ -101,7 +101,10 @@ def replay(
     taken: list[Any] = []
 
     def draw(*_: Any) -> Any:
-        action = next(pending)
+        try:
+            action = next(pending)
+        except StopIteration:  # the failure, if any, was due before this action
+            raise _ExhaustedError from None
         taken.append(snapshot(action))
         return action
 
@@ -122,9 +125,28 @@ def replay(
             return Episode(env, seed, n, next_action, masks=masks)
 
     try:
-        run_example(source, episode, seed, len(actions), draw, taken, determinism=determinism)
+        # one step more than the actions: a failure found before the next action is drawn
+        # (a mask published by the last step) is reached too
+        run_example(source, episode, seed, len(actions) + 1, draw, taken, determinism=False)
+        if determinism:
+            run_example(source, episode, seed, len(actions), _replaying(actions), [*actions], determinism=True)
+    except _ExhaustedError:
+        if determinism:
+            try:
+                run_example(source, episode, seed, len(actions), _replaying(actions), [*actions], determinism=True)
+            except PropertyError as violation:
+                raise fail(violation, source, True, 1, kind) from None
     except PropertyError as violation:
         raise fail(violation, source, True, 1, kind) from None
+
+
+class _ExhaustedError(Exception):
+    """The replayed actions ran out (no failure before the next action)."""
+
+
+def _replaying(actions: Sequence[Any]) -> Callable[..., Any]:
+    pending = iter(list(actions))
+    return lambda *_: snapshot(next(pending))
 
 
 def _replay_probes(source: EnvSource, kind: str) -> None:
