@@ -59,11 +59,8 @@ import gymnasium
 import numpy as np
 
 from spacealg.core.generic import as_space, generic
-from spacealg.spaces.array import ArraySpace
+from spacealg.core.leaf import LeafModel, leaf
 from spacealg.spaces.box import Box
-from spacealg.spaces.categorical import Categorical
-from spacealg.spaces.finite import BOOL, FiniteSet, range_length
-from spacealg.spaces.interval import Interval
 from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct
 
@@ -155,64 +152,16 @@ def emulation_layout(space: Any, path: str = "space") -> Leaf | Struct:
         converted = space
     if converted is not space:
         return emulation_layout(converted, path)  # type: ignore[no-any-return]
+    model = leaf(space)
+    if model is not None and model.items != ():
+        return leaf_layout(space, model, path)
+    if model is not None:
+        raise ValueError(f"emulation: {path} = {space!r} is empty")
     raise ValueError(
         f"emulation: {path} = {space!r} has no fixed-size structured layout (variable-size "
         "spaces such as Sequence, Graph and Text, and OneOf, cannot be emulated); flatten it "
         "with spacealg.ops.flatten or change the space"
     )
-
-
-@emulation_layout.register(Box)
-def _box_layout(space: Box, path: str = "space") -> Leaf:
-    return _leaf(space, path, space.dtype, space.shape, space.low, space.high, space.integral, "array")
-
-
-@emulation_layout.register(range)
-def _range_layout(space: range, path: str = "space") -> Leaf:
-    n = range_length(space)
-    if n == 0:
-        raise ValueError(f"emulation: {path} = {space!r} is empty")
-    if space.step == 1 or n == 1:  # consecutive integers (the Gymnasium adapter's Discrete)
-        return _leaf(space, path, np.int64, (), space.start, space.start + n - 1, True, "int")
-    return _leaf(space, path, np.int64, (), 0, n - 1, True, "label", tuple(space))
-
-
-@emulation_layout.register(Categorical)
-def _categorical_layout(space: Categorical, path: str = "space") -> Leaf:
-    member = "int" if space.scalar else "array"
-    return _leaf(space, path, space.dtype, space.shape, space.low, space.high, True, member)
-
-
-@emulation_layout.register(FiniteSet)
-def _finite_layout(space: FiniteSet, path: str = "space") -> Leaf:
-    if not space.items:
-        raise ValueError(f"emulation: {path} = {space!r} is empty")
-    return _leaf(space, path, np.int64, (), 0, len(space.items) - 1, True, "label", space.items)
-
-
-@emulation_layout.register(Interval)
-def _interval_layout(space: Interval, path: str = "space") -> Leaf:
-    return _leaf(space, path, np.float64, (), float(space.low), float(space.high), False, "float")
-
-
-@emulation_layout.register(ArraySpace)
-def _array_layout(space: ArraySpace, path: str = "space") -> Leaf:
-    base, dims = space.space, space.dims
-    n = range_length(base) if isinstance(base, range) else 0
-    if isinstance(base, range) and (base.step == 1 or n == 1) and n > 0:
-        return _leaf(space, path, np.int64, dims, base.start, base.start + n - 1, True, "array")
-    if base == BOOL:
-        return _leaf(space, path, np.int8, dims, 0, 1, True, "array")
-    if isinstance(base, Interval):
-        return _leaf(space, path, np.float64, dims, float(base.low), float(base.high), False, "array")
-    if isinstance(base, (range, FiniteSet)) and len(_items(base)):
-        items = _items(base)
-        return _leaf(space, path, np.int64, dims, 0, len(items) - 1, True, "labels", items)
-    raise ValueError(f"emulation: {path} = {space!r} has no structured layout (arrays over {base!r})")
-
-
-def _items(base: Any) -> tuple[Any, ...]:
-    return base.items if isinstance(base, FiniteSet) else tuple(base)
 
 
 @emulation_layout.register(TupleProduct)
@@ -238,6 +187,19 @@ def _oneof_layout(space: OneOf, path: str = "space") -> Leaf:
         f"emulation: {path} = {space!r} is a OneOf, whose members have no common layout; "
         "flatten it with spacealg.ops.flatten (Gymnasium's [index, *value] encoding) instead"
     )
+
+
+def leaf_layout(space: Any, model: LeafModel, path: str) -> Leaf:
+    """The field of a leaf (:mod:`spacealg.core.leaf`): its stored dtype, shape and bounds;
+    ``nativize`` builds labels from positions, scalars as Python numbers, else arrays."""
+    if model.items is not None:
+        member = "label" if model.scalar else "labels"
+    elif model.scalar:
+        member = "int" if model.integral else "float"
+    else:
+        member = "array"
+    return _leaf(space, path, model.dtype, model.shape, model.low, model.high, model.integral, member,
+                 model.items or ())
 
 
 # =====================================================================================
