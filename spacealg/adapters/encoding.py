@@ -38,6 +38,7 @@ rule for your own space with ``@spacealg.encode.register(MySpace)`` (and ``decod
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium.spaces as gs
@@ -159,7 +160,13 @@ def _finite_encode(x: Any, space: FiniteSet) -> np.int64:
 
 @decode.register(FiniteSet)
 def _finite_decode(y: Any, space: FiniteSet) -> Any:
-    return element(int(y), space)
+    try:
+        i = int(y)
+    except (TypeError, ValueError):
+        i = -1
+    if not 0 <= i < len(space.items) or i != y:
+        raise ValueError(f"decode: y={y!r} is not a position 0..{len(space.items) - 1} of space={space!r}")
+    return element(i, space)
 
 
 def _entry_rule(space: ArraySpace) -> str:
@@ -201,35 +208,66 @@ def _array_decode(y: Any, space: ArraySpace) -> np.ndarray:
     return out.reshape(codes.shape)
 
 
+def _parts(x: Any, space: Any, function: str) -> Any:
+    """``x`` checked to have exactly the parts of the product ``space`` (never a silent
+    partial result): ValueError naming the argument and the space otherwise."""
+    argument = "x" if function == "encode" else "y"
+    if isinstance(space, DictProduct):
+        if not isinstance(x, Mapping) or set(x.keys()) != set(space._spaces):
+            raise ValueError(f"{function}: {argument}={x!r} must be a dict with keys {list(space._spaces)!r} "
+                             f"for space={space!r}")
+    elif isinstance(x, (str, bytes, Mapping)) or not hasattr(x, "__len__") or len(x) != len(space._spaces):
+        raise ValueError(f"{function}: {argument}={x!r} must be a tuple of {len(space._spaces)} parts "
+                         f"for space={space!r}")
+    return x
+
+
 @encode.register(TupleProduct)
 def _tuple_encode(x: Any, space: TupleProduct) -> tuple[Any, ...]:
-    return tuple(encode(v, s) for v, s in zip(x, space._spaces))
+    return tuple(encode(v, s) for v, s in zip(_parts(x, space, "encode"), space._spaces))
 
 
 @decode.register(TupleProduct)
 def _tuple_decode(y: Any, space: TupleProduct) -> tuple[Any, ...]:
-    return tuple(decode(v, s) for v, s in zip(y, space._spaces))
+    return tuple(decode(v, s) for v, s in zip(_parts(y, space, "decode"), space._spaces))
 
 
 @encode.register(DictProduct)
 def _dict_encode(x: Any, space: DictProduct) -> dict[Any, Any]:
+    _parts(x, space, "encode")
     return {k: encode(x[k], s) for k, s in space._spaces.items()}
 
 
 @decode.register(DictProduct)
 def _dict_decode(y: Any, space: DictProduct) -> dict[Any, Any]:
+    _parts(y, space, "decode")
     return {k: decode(y[k], s) for k, s in space._spaces.items()}
+
+
+def _branch(x: Any, space: OneOf, function: str) -> int:
+    """The branch index of a OneOf value ``(i, value)``, checked."""
+    argument = "x" if function == "encode" else "y"
+    try:
+        i, _ = x
+        i = int(i)
+    except (TypeError, ValueError):
+        raise ValueError(f"{function}: {argument}={x!r} must be a pair (branch index, value) for "
+                         f"space={space!r}") from None
+    if not 0 <= i < len(space._spaces):
+        raise ValueError(f"{function}: {argument}={x!r} names branch {i} of space={space!r}, which has "
+                         f"{len(space._spaces)}")
+    return i
 
 
 @encode.register(OneOf)
 def _oneof_encode(x: Any, space: OneOf) -> tuple[np.int64, Any]:
-    i = int(x[0])
+    i = _branch(x, space, "encode")
     return np.int64(i), encode(x[1], space._spaces[i])
 
 
 @decode.register(OneOf)
 def _oneof_decode(y: Any, space: OneOf) -> tuple[int, Any]:
-    i = int(y[0])
+    i = _branch(y, space, "decode")
     return i, decode(y[1], space._spaces[i])
 
 
