@@ -51,15 +51,18 @@ of a member lies in the emulated space; ``nativize(emulate(x)) == x``.
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 import gymnasium
 import numpy as np
 
+from spacealg.adapters.native import native_kind
+from spacealg.core.cache import IdentityCache
 from spacealg.core.generic import as_space, generic
-from spacealg.core.leaf import LeafModel, leaf
+from spacealg.core.leaf import LeafModel
+from spacealg.core.leaf import leaf as leaf_model
+from spacealg.ops.leaves import flatten_space
 from spacealg.spaces.box import Box
 from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct
@@ -72,6 +75,7 @@ __all__ = [
     "emulate_action_space",
     "emulate_observation_space",
     "emulation_layout",
+    "flatten_space",
     "layout_of",
 ]
 
@@ -152,7 +156,7 @@ def emulation_layout(space: Any, path: str = "space") -> Leaf | Struct:
         converted = space
     if converted is not space:
         return emulation_layout(converted, path)  # type: ignore[no-any-return]
-    model = leaf(space)
+    model = leaf_model(space)
     if model is not None and model.items != ():
         return leaf_layout(space, model, path)
     if model is not None:
@@ -267,7 +271,7 @@ class Layout:
         self._set_fields(lambda leaf: leaf.dtype)
         uniform = len({leaf.dtype for leaf in leaves}) == 1
         self.flat_dtype = leaves[0].dtype if uniform else _UINT8
-        if _is_native_box(self.space):
+        if _is_native(self.space, ("Box",)):
             self.native = True
             self.emulated_space = self.space
         elif isinstance(self.space, Box):
@@ -364,39 +368,24 @@ def _gym_box(low: Any, high: Any, width: int, dtype: np.dtype) -> gymnasium.spac
 
 def _is_native(space: Any, names: tuple[str, ...]) -> bool:
     """Whether ``space`` is a Gymnasium (or Gym) space of one of the classes ``names``."""
-    if isinstance(space, gymnasium.spaces.Space):
-        return type(space).__name__ in names and isinstance(
-            space, tuple(getattr(gymnasium.spaces, n) for n in names)
-        )
-    gym = sys.modules.get("gym")
-    if gym is not None and isinstance(space, gym.spaces.Space):
-        return isinstance(space, tuple(getattr(gym.spaces, n) for n in names))
-    return False
-
-
-def _is_native_box(space: Any) -> bool:
-    return _is_native(space, ("Box",))
+    kind = native_kind(space)
+    return kind is not None and kind[1] in names
 
 
 # =====================================================================================
 # PufferLib's functions
 # =====================================================================================
 
-_LAYOUTS: dict[tuple[int, str], tuple[Any, Layout]] = {}
+_LAYOUTS = {role: IdentityCache[Layout](f"{role} layouts") for role in ("observation", "action")}
 
 
 def layout_of(space: Any, role: str = "observation") -> Layout:
-    """The :class:`Layout` of ``space`` in ``role``, cached by the space's identity."""
-    key = (id(space), role)
-    entry = _LAYOUTS.get(key)
-    if entry is not None and entry[0] is space:
-        return entry[1]
-    layout = Layout(space, role)
-    if not isinstance(space, dict):
-        if len(_LAYOUTS) > 4096:
-            _LAYOUTS.clear()
-        _LAYOUTS[key] = (space, layout)
-    return layout
+    """The :class:`Layout` of ``space`` in ``role``, kept under :mod:`spacealg.core.cache`'s rule."""
+    cache = _LAYOUTS.get(role)
+    if cache is None:
+        return Layout(space, role)  # raises the ValueError naming role
+    layout = cache.get(space)
+    return layout if layout is not None else cache.put(space, Layout(space, role))
 
 
 def dtype_from_space(space: Any) -> np.dtype:

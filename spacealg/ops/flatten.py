@@ -59,15 +59,14 @@ Gymnasium spaces every function equals ``gymnasium.spaces.utils``'s, dtype inclu
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from typing import Any
 
-import gymnasium
 import numpy as np
 
+from spacealg.adapters.native import native_kind
 from spacealg.core.cache import IdentityCache
 from spacealg.core.codegen import Generator
-from spacealg.core.generic import as_space, coerce, generic
+from spacealg.core.generic import coerce, generic
 from spacealg.core.leaf import LeafModel, leaf
 from spacealg.core.space import Space
 from spacealg.spaces.box import Box
@@ -83,7 +82,6 @@ __all__ = [
     "flatdim",
     "flatten",
     "flatten_batch",
-    "flatten_space",
     "flattened_box",
     "unflatten",
     "unflatten_batch",
@@ -92,54 +90,6 @@ __all__ = [
 _INT64 = np.dtype(np.int64)
 _INT8 = np.dtype(np.int8)
 _FLOAT64 = np.dtype(np.float64)
-
-
-# =====================================================================================
-# flatten_space: PufferLib's leaf list
-# =====================================================================================
-
-
-@generic(0)
-def flatten_space(space: Any) -> list[Any]:
-    """The leaf spaces of nested products, depth first, in key order (PufferLib's meaning).
-
-    Laws: a space that is not a TupleProduct/DictProduct is its own only leaf;
-    ``flatten_space(TupleProduct(a, b)) == flatten_space(a) + flatten_space(b)``;
-    Gymnasium spaces give Gymnasium leaves (``Tuple``/``Dict`` recurse). These are the
-    fields of :func:`spacealg.emulation.dtype_from_space`, in order.
-    """
-    if _is_foreign_space(space) and type(space).__name__ in ("Tuple", "Dict"):  # legacy Gym
-        parts = space.spaces.values() if isinstance(space.spaces, Mapping) else space.spaces
-        return [leaf for part in parts for leaf in flatten_space(part)]
-    converted = as_space(space) if _convertible(space) else space
-    if converted is space:
-        return [space]
-    return flatten_space(converted)  # type: ignore[no-any-return]
-
-
-@flatten_space.register(TupleProduct)
-def _tuple_leaves(space: TupleProduct) -> list[Any]:
-    return [leaf for i in range(len(space.spaces)) for leaf in flatten_space(space[i])]
-
-
-@flatten_space.register(DictProduct)
-def _dict_leaves(space: DictProduct) -> list[Any]:
-    return [leaf for part in space.spaces.values() for leaf in flatten_space(part)]
-
-
-@flatten_space.register(gymnasium.spaces.Tuple)
-def _gymnasium_tuple_leaves(space: gymnasium.spaces.Tuple) -> list[Any]:
-    return [leaf for part in space.spaces for leaf in flatten_space(part)]
-
-
-@flatten_space.register(gymnasium.spaces.Dict)
-def _gymnasium_dict_leaves(space: gymnasium.spaces.Dict) -> list[Any]:
-    return [leaf for part in space.spaces.values() for leaf in flatten_space(part)]
-
-
-def _convertible(space: Any) -> bool:
-    """Plain dicts of spaces stand for products; other spaces (Gymnasium ones too) are leaves."""
-    return isinstance(space, Mapping) and not _is_foreign_space(space)
 
 
 # =====================================================================================
@@ -886,8 +836,7 @@ def _codec(space: Any) -> FlatCodec:
 
 
 def _is_foreign_space(space: Any) -> bool:
-    module = type(space).__module__
-    return module.startswith("gymnasium.") or module.startswith("gym.")
+    return native_kind(space) is not None
 
 
 def flatdim(space: Any) -> int:

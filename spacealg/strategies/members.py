@@ -57,6 +57,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from spacealg.adapters.native import native_kind
 from spacealg.core.generic import as_space, coerce, generic
 from spacealg.core.protocol import sample
 from spacealg.core.space import Space
@@ -332,7 +333,7 @@ def _foreign_stack(space: Any, values: list[Any]) -> Any:
     Discrete, a tuple of members for Text, Sequence, OneOf, Graph, tuples of stacks for
     Tuple... Gym 0.26: a plain array, as its Graph allows Box and Discrete features only.
     """
-    if type(space).__module__.partition(".")[0] == "gymnasium":
+    if isinstance(space, gymnasium.spaces.Space):
         from gymnasium.vector.utils import concatenate, create_empty_array
 
         empty = create_empty_array(space, len(values))
@@ -382,15 +383,11 @@ _FOREIGN_RULES: dict[str, Callable[[Any], Strategy[Any]]] = {
 }
 
 def _foreign_rule(space: Any) -> Callable[[Any], Strategy[Any]] | None:
-    """The rule for a Gym space (by its class's name in ``gym.spaces``), else None.
-
-    Gymnasium's classes are registered at import; Gym's are looked up here, by the first
-    class of its MRO that ``gym.spaces`` defines, so that importing this module does not
-    import Gym and nothing is registered at call time."""
-    for cls in type(space).__mro__:
-        if cls.__module__.partition(".")[0] == "gym" and cls.__name__ in _FOREIGN_RULES:
-            return _FOREIGN_RULES[cls.__name__]
-    return None
+    """The rule for a Gym space (Gymnasium's classes are registered at import; Gym's are
+    found by class name, so that importing this module does not import Gym and nothing is
+    registered at call time), else None."""
+    kind = native_kind(space)
+    return _FOREIGN_RULES.get(kind[1]) if kind is not None and kind[0] == "gym" else None
 
 
 for _name, _rule in _FOREIGN_RULES.items():
