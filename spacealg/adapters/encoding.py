@@ -48,11 +48,12 @@ from gymnasium.spaces import GraphInstance
 from spacealg.adapters import native
 from spacealg.adapters.gymnasium import from_gymnasium, spacealg_space, to_gymnasium
 from spacealg.core.generic import as_space, generic
+from spacealg.core.leaf import consecutive, leaf
 from spacealg.core.protocol import clamp, element, index
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
-from spacealg.spaces.finite import BOOL, FiniteSet, range_length
+from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.graph import Graph
 from spacealg.spaces.interval import Interval
 from spacealg.spaces.oneof import OneOf
@@ -127,20 +128,16 @@ def _interval_decode(y: Any, space: Interval) -> Any:
     return float(array) if array.ndim == 0 else array
 
 
-def _unit_step(space: range) -> bool:
-    return space.step == 1 or range_length(space) == 1
-
-
 @encode.register(range)
 def _range_encode(x: Any, space: range) -> Any:
-    if _unit_step(space):
+    if consecutive(space):  # consecutive integers are their own values (core.leaf)
         return _native(x, np.int64)
     return _native((np.asarray(x, dtype=np.int64) - space.start) // space.step, np.int64)
 
 
 @decode.register(range)
 def _range_decode(y: Any, space: range) -> Any:
-    if _unit_step(space):
+    if consecutive(space):  # consecutive integers are their own values (core.leaf)
         return _python(y)
     return _python(space.start + space.step * np.asarray(y, dtype=np.int64))
 
@@ -170,11 +167,9 @@ def _finite_decode(y: Any, space: FiniteSet) -> Any:
 
 
 def _entry_rule(space: ArraySpace) -> str:
-    base = space.space
-    if isinstance(base, range) and _unit_step(base):
-        return "range"
-    if base == BOOL:
-        return "binary"
+    model = leaf(space)
+    if model is not None and model.items is None and model.image in ("MultiBinary", "MultiDiscrete"):
+        return "binary" if model.image == "MultiBinary" else "range"
     return "positions"
 
 
