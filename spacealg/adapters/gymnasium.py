@@ -56,7 +56,6 @@ Registering ``from_gymnasium`` is enough for every generic function to accept ``
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -342,14 +341,17 @@ TO_RULES: dict[type, Callable[[Any, Family], Any]] = {
 def register_family(family: Family) -> None:
     """Registers the two tables for ``family``: ``from`` for each class it has, ``to`` for
     each spacealg kind (OneOf only where the family has one)."""
+    def bound(rule: Callable[[Any, Family], Any]) -> Callable[[Any], Any]:
+        return lambda space: rule(space, family)
+
     for name, rule in FROM_RULES.items():
         cls = getattr(family.spaces, name, None)
         if cls is not None:
-            family.from_.register(cls)(functools.partial(rule, f=family))
+            family.from_.register(cls)(bound(rule))
     family.to.register(family.spaces.Space)(lambda space: space)  # already one of the family's
     for kind, rule in TO_RULES.items():
         if kind is not OneOf or hasattr(family.spaces, "OneOf"):
-            family.to.register(kind)(functools.partial(rule, f=family))
+            family.to.register(kind)(bound(rule))
 
 
 GYMNASIUM = Family("gymnasium", gs, from_gymnasium, to_gymnasium)
