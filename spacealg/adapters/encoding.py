@@ -46,7 +46,7 @@ import numpy as np
 from gymnasium.spaces import GraphInstance
 
 from spacealg.adapters import native
-from spacealg.adapters.gymnasium import from_gymnasium, spacealg_space, to_gymnasium
+from spacealg.adapters.gymnasium import from_gymnasium, to_gymnasium
 from spacealg.core.generic import as_space, generic
 from spacealg.core.leaf import consecutive, leaf
 from spacealg.core.protocol import clamp, element, index
@@ -320,5 +320,5 @@ def _graph_decode(y: Any, space: Graph) -> GraphInstance:
 
 
 @clamp.register(gs.Space)
-def _clamp_gymnasium(x: Any, space: gs.Space) -> Any:
-    return native.clamp_native(x, space, spacealg_space(space), encode)
+def _clamp_native(x: Any, space: Any) -> Any:  # Gymnasium's and (gym_rules) Gym's
+    return native.clamp_native(x, space, as_space(space), encode)

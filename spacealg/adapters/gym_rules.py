@@ -17,7 +17,6 @@ import gymnasium.spaces
 import numpy as np
 
 from spacealg.adapters import native
-from spacealg.adapters.encoding import encode
 from spacealg.adapters.gym import from_gym, import_gym, to_gym
 from spacealg.adapters.gymnasium import FROM_RULES, Family, register_family
 from spacealg.core.generic import as_space
@@ -68,18 +67,6 @@ def _isin_multidiscrete(batch: Any, space: Any) -> np.ndarray:
     return inside.reshape((*leading, -1)).all(axis=-1)  # type: ignore[no-any-return]
 
 
-def _isin_tuple(batch: Any, space: Any) -> np.ndarray:
-    if isinstance(batch, np.ndarray) and batch.dtype.kind == "O":
-        return native.isin_items(batch, space)
-    return native.all_of([isin(b, s) for b, s in zip(batch, space.spaces, strict=True)], space)
-
-
-def _isin_dict(batch: Any, space: Any) -> np.ndarray:
-    if isinstance(batch, np.ndarray) and batch.dtype.kind == "O":
-        return native.isin_items(batch, space)
-    return native.all_of([isin(batch[k], s) for k, s in space.spaces.items()], space)
-
-
 def _sample_box(space: Any, size: Any = None, *, rng: RngLike = None) -> Any:
     return native.sample_box(spacealg_space(space), size, rng)
 
@@ -114,17 +101,10 @@ def _sample_graph(space: Any, size: Any = None, *, rng: RngLike = None) -> Any:
     return native.sample_items(draw, size, rng)
 
 
-def _clamp(x: Any, space: Any) -> Any:
-    return native.clamp_native(x, space, spacealg_space(space), encode)
-
-
 DIFFERENCES: dict[tuple[Any, str], Callable[..., Any]] = {
     (as_space, "Space"): spacealg_space,
-    (clamp, "Space"): _clamp,
     (isin, "Discrete"): _isin_discrete,
     (isin, "MultiDiscrete"): _isin_multidiscrete,
-    (isin, "Tuple"): _isin_tuple,
-    (isin, "Dict"): _isin_dict,
     (sample, "Box"): _sample_box,
     (sample, "Discrete"): _sample_discrete,
     (sample, "Text"): _sample_text,

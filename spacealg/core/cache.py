@@ -16,7 +16,9 @@ Gymnasium conversions, buffer views, generated writers):
 
 * **Keyed by identity.** A key that takes weak references (spacealg and Gymnasium spaces,
   numpy arrays) is held weakly: its entry is dropped when the key is collected, so a
-  cache never keeps a space alive. Other keys (``range``, tuples) are held in the entry,
+  cache never keeps a space alive (unless the value itself references its key, as an
+  emulation ``Codec`` does its space: such entries live until the bounds below evict them).
+  Other keys (``range``, tuples) are held in the entry,
   and a hit checks ``entry_key is key``. A ``by_value=True`` cache keys by ``==``/``hash``
   instead (numpy dtypes), holding its keys.
 * **Bounded.** At most ``max_entries`` entries and ``max_bytes`` bytes, as :func:`footprint`
@@ -33,7 +35,7 @@ Laws: ``get_or_compute(k, f) == f(k)``; ``len(cache) <= max_entries``;
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 import numpy as np
@@ -113,9 +115,6 @@ class IdentityCache(Generic[V]):
 
     def __len__(self) -> int:
         return len(self._data)
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(list(self._data))
 
     def put(self, key: Any, value: V) -> V:
         """Keeps ``value`` for ``key`` (unless the key is a mutable container or the value

@@ -40,6 +40,7 @@ when members are Python/numpy scalars rather than arrays; ``image`` is the class
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,7 +48,7 @@ import numpy as np
 
 from spacealg.core.generic import as_space, generic
 
-__all__ = ["LeafModel", "consecutive", "leaf"]
+__all__ = ["LeafModel", "consecutive", "labels", "leaf", "plain"]
 
 INT64 = np.dtype(np.int64)
 
@@ -77,6 +78,22 @@ class LeafModel:
         """Whether the leaf is a finite set of integers (Discrete, MultiDiscrete, MultiBinary)."""
         return self.image in ("Discrete", "MultiDiscrete", "MultiBinary")
 
+    @functools.cached_property
+    def lookup(self) -> dict[Any, int]:
+        """Label -> position (numpy scalars keyed by their Python value); empty without labels."""
+        return {plain(item): i for i, item in enumerate(self.items or ())}
+
+    @functools.cached_property
+    def item_array(self) -> np.ndarray:
+        """The labels as an array (of their numbers or strings when all are; else objects)."""
+        items = self.items or ()
+        if items and (all(isinstance(i, str) for i in items) or all(
+                isinstance(i, (int, float, np.integer, np.floating)) and not isinstance(i, bool) for i in items)):
+            return np.asarray(items)
+        array = np.empty(len(items), dtype=object)
+        array[:] = list(items)
+        return array
+
     @property
     def stacks(self) -> bool:
         """Whether members stack into one numeric array (labels do not: their positions do)."""
@@ -90,6 +107,13 @@ class LeafModel:
         flags = ", scalar" if self.scalar else ""
         return (f"LeafModel(image={self.image!r}, dtype={self.dtype}, shape={self.shape}, "
                 f"low={show(self.low)}, high={show(self.high)}{flags})")
+
+
+def plain(x: Any) -> Any:
+    """A numpy scalar (or 0-d array) as its Python value, for label lookups; else ``x``."""
+    if isinstance(x, np.generic) or (isinstance(x, np.ndarray) and x.shape == ()):
+        return x.item()
+    return x
 
 
 def consecutive(r: Any) -> bool:

@@ -55,16 +55,6 @@ from spacealg.emulation.spaces import Layout, Leaf, layout_of
 
 __all__ = ["Codec", "codec_for", "emulate", "nativize"]
 
-def _items_array(items: tuple[Any, ...]) -> np.ndarray:
-    array = np.empty(len(items), dtype=object)
-    array[:] = list(items)
-    if items and all(isinstance(i, str) for i in items):
-        return np.asarray(items)
-    if items and all(isinstance(i, (int, float, np.number)) and not isinstance(i, bool) for i in items):
-        return np.asarray(items)
-    return array
-
-
 def _byte_offsets(dtype: np.dtype, names_paths: list[tuple[str, ...]]) -> list[int]:
     offsets = []
     for names in names_paths:
@@ -94,7 +84,7 @@ class _Field:
         self.uniform = self.dtype == flat
         self.start = offset // flat.itemsize  # entry offset when uniform
         self.items = leaf.items
-        self.item_array = _items_array(leaf.items) if leaf.items else None
+        self.item_array = leaf.item_array if leaf.items else None
         self.lookup = leaf.lookup
         self.scalar = leaf.shape == ()
         # how stored values become the leaf's values

@@ -102,6 +102,7 @@ class Leaf:
     member: str
     items: tuple[Any, ...] = ()
     lookup: dict[Any, int] = field(default_factory=dict)
+    item_array: np.ndarray | None = None
 
     @property
     def size(self) -> int:
@@ -116,26 +117,6 @@ class Struct:
     names: tuple[str, ...]
     parts: tuple[Any, ...]
     named: bool
-
-
-def _bounds(shape: tuple[int, ...], low: Any, high: Any, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
-    low_array = np.array(np.broadcast_to(np.asarray(low, dtype=dtype), shape))
-    high_array = np.array(np.broadcast_to(np.asarray(high, dtype=dtype), shape))
-    return low_array, high_array
-
-
-def _leaf(space: Any, path: str, dtype: Any, shape: tuple[int, ...], low: Any, high: Any,
-          discrete: bool, member: str, items: tuple[Any, ...] = ()) -> Leaf:
-    dtype = np.dtype(dtype)
-    lo, hi = _bounds(shape, low, high, object if discrete else np.float64)
-    lookup = {_hashable(item): i for i, item in enumerate(items)}
-    return Leaf(space, path, dtype, shape, lo, hi, discrete, member, items, lookup)
-
-
-def _hashable(x: Any) -> Any:
-    if isinstance(x, np.generic) or (isinstance(x, np.ndarray) and x.shape == ()):
-        return x.item()
-    return x
 
 
 # =====================================================================================
@@ -202,8 +183,12 @@ def leaf_layout(space: Any, model: LeafModel, path: str) -> Leaf:
         member = "int" if model.integral else "float"
     else:
         member = "array"
-    return _leaf(space, path, model.dtype, model.shape, model.low, model.high, model.integral, member,
-                 model.items or ())
+    bound = object if model.integral else np.float64  # exact integers; floats as float64
+    low = np.array(np.broadcast_to(np.asarray(model.low, dtype=bound), model.shape))
+    high = np.array(np.broadcast_to(np.asarray(model.high, dtype=bound), model.shape))
+    labels = model.items is not None
+    return Leaf(space, path, model.dtype, model.shape, low, high, model.integral, member, model.items or (),
+                model.lookup, model.item_array if labels else None)
 
 
 # =====================================================================================

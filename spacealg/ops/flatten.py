@@ -1,23 +1,18 @@
-"""Flattening: the leaf list (PufferLib) and Gymnasium's one-hot vectors, precompiled.
+"""Flattening: Gymnasium's one-hot vectors, precompiled.
 
 >>> import numpy as np
 >>> from spacealg import Box, DictProduct
->>> from spacealg.ops import flatdim, flatten, unflatten, flattened_box, flatten_space
+>>> from spacealg.ops import flatdim, flatten, unflatten, flattened_box
 >>> s = DictProduct(pos=Box(-1.0, 1.0, shape=(2,)), dir=range(4))
 >>> flatdim(s), flatten({"pos": np.zeros(2, np.float32), "dir": 2}, s)
 (6, array([0., 0., 0., 0., 1., 0.]))
 >>> unflatten(flatten({"pos": np.ones(2), "dir": 3}, s), s)["dir"]
 np.int64(3)
->>> flatten_space(s)                       # PufferLib's meaning: the leaves, depth first
-[Box(-1.0, 1.0, shape=(2,), dtype=np.float32), range(0, 4)]
 
-Two operations share the name "flatten a space" in the ecosystem; spacealg names them apart:
-
-- :func:`flatten_space` is PufferLib's: the list of leaf spaces of nested Tuples/Dicts,
-  depth first, in key order (the fields of :func:`spacealg.emulation.dtype_from_space`).
-- :func:`flattened_box` is Gymnasium's ``gymnasium.spaces.utils.flatten_space``: the Box
-  that :func:`flatten` maps members into (a Sequence/Graph/Tuple/Dict of flattened parts
-  where Gymnasium gives one).
+:func:`flattened_box` is Gymnasium's ``gymnasium.spaces.utils.flatten_space`` (the Box
+that :func:`flatten` maps into); spacealg's ``flatten_space`` is PufferLib's leaf list
+(:mod:`spacealg.ops.leaves`). Note the argument order: the value first, as everywhere in
+spacealg (``flatten(x, space)``); a call with the two swapped is a TypeError saying so.
 
 :func:`flatdim`, :func:`flatten`, :func:`unflatten` and :func:`flattened_box` equal
 ``gymnasium.spaces.utils``'s, value for value and dtype for dtype, on every Gymnasium
@@ -26,7 +21,7 @@ space they are Gymnasium's rules applied to its Gymnasium image. The rule table,
 registration of :func:`flat_codec` per kind of space:
 
 ===============================  =========  ==============================================
-space (its Gymnasium image)      flat dtype flat vector of a member ``x``
+space (its leaf model's image)   flat dtype flat vector of a member ``x``
 ===============================  =========  ==============================================
 ``Box``                          its dtype  ``x`` raveled (C order)
 ``range(a, b)`` (Discrete)       int64      one-hot of ``x - a``, length ``b - a``
@@ -49,6 +44,7 @@ for OneOf) and ``(*batch, flatdim)`` arrays, vectorised per leaf.
 Speed: a space is compiled once into a :class:`FlatCodec` (cached by identity for spacealg
 and Gymnasium spaces) whose ``flatten``/``unflatten`` are generated straight-line code with
 the offsets inlined. Hold ``codec = flat_codec(space)`` to skip even the cache lookup.
+Leaves compile from their leaf model (:func:`leaf_codec`, :mod:`spacealg.core.leaf`).
 
 Laws (tests/test_flatten.py): ``unflatten(flatten(x, s), s) == x``;
 ``flatten(x, s) in flattened_box(s)``; ``flatdim(s) == flatten(x, s).size``;
@@ -67,7 +63,7 @@ from spacealg.adapters.native import native_kind
 from spacealg.core.cache import IdentityCache
 from spacealg.core.codegen import Generator
 from spacealg.core.generic import coerce, generic
-from spacealg.core.leaf import LeafModel, leaf
+from spacealg.core.leaf import LeafModel, leaf, plain
 from spacealg.core.space import Space
 from spacealg.spaces.box import Box
 from spacealg.spaces.graph import Graph, GraphInstance
@@ -381,81 +377,44 @@ class OneHotCodec(FlatCodec):
         return [(start, start + self.dim)]
 
 
-# -- finite sets of labels (and ranges with steps): one-hot of index -------------------
+# -- labels (finite sets, stepped ranges): one-hot of each entry's position -----------------
 
 
-class IndexCodec(FlatCodec):
-    """One-hot of ``index(x, base)`` per entry of ``shape`` (labels as Gymnasium Discretes)."""
+class IndexCodec(OneHotCodec):
+    """One-hot of each entry's position in the leaf's ``items`` (labels as Gymnasium Discretes)."""
 
-    onehot = True
-    dtype = _INT64
+    def __init__(self, model: LeafModel) -> None:
+        super().__init__(np.full(model.shape, len(model.items or ())), 0)
+        self.model = model
 
-    def __init__(self, items: tuple[Any, ...], shape: tuple[int, ...] = ()) -> None:
-        self.shape = shape
-        self.items = items
-        self.n = len(self.items)
-        self.size = math.prod(shape)
-        self.dim = self.n * self.size
-        self.lookup = {_hashable(item): i for i, item in enumerate(self.items)}
-        self.item_array = _item_array(self.items)
-
-    def _index(self, x: Any) -> int:
+    def _position(self, x: Any) -> int:
         try:
-            return self.lookup[_hashable(x)]
+            return self.model.lookup[plain(x)]
         except (KeyError, TypeError):
-            raise ValueError(f"flatten: {x!r} is not one of {self.items!r}") from None
+            raise ValueError(f"flatten: {x!r} is not one of {self.model.items!r}") from None
 
     def fill(self, out: np.ndarray, x: Any) -> None:
         if self.shape == ():
-            out[self._index(x)] = 1
-            return
-        entries = np.asarray(x, dtype=object).reshape(-1)
-        out[np.arange(self.size) * self.n + [self._index(e) for e in entries]] = 1
+            return super().fill(out, self._position(x))
+        return super().fill(out, [self._position(e) for e in np.asarray(x, dtype=object).reshape(-1)])
 
     def unflatten(self, v: Any) -> Any:
-        v = np.asarray(v)
-        if self.shape == ():
-            return self.items[int(_first_nonzero(v[: self.n], repr(self.items)))]
-        hot = v[: self.dim].reshape(self.size, self.n) != 0
-        if not hot.any(axis=1).all():
-            raise ValueError(f"unflatten: {v} is not a concatenation of one-hot vectors")
-        return self.item_array[hot.argmax(axis=1)].reshape(self.shape)
+        position = super().unflatten(v)
+        items = self.model.items or ()
+        return items[int(position)] if self.shape == () else self.model.item_array[position]
 
     def batch_shape(self, xs: Any) -> tuple[int, ...]:
-        shape = np.shape(xs) if not isinstance(xs, str) else ()
-        return shape[: len(shape) - len(self.shape)]
+        return () if isinstance(xs, str) else super().batch_shape(xs)
 
     def fill_batch(self, out: np.ndarray, xs: Any, n: int) -> None:
-        entries = np.asarray(xs, dtype=object).reshape(n, self.size)
-        positions = np.array([[self._index(e) for e in row] for row in entries], dtype=np.int64)
-        out[np.arange(n)[:, None], np.arange(self.size) * self.n + positions.reshape(n, self.size)] = 1
+        entries = np.asarray(xs, dtype=object).reshape(-1)
+        super().fill_batch(out, np.array([self._position(e) for e in entries], np.int64), n)
 
     def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-        hot = vs[:, : self.dim].reshape(vs.shape[0], self.size, self.n) != 0
-        if not hot.any(axis=2).all():
-            raise ValueError("unflatten_batch: a row is not a concatenation of one-hot vectors")
-        return self.item_array[hot.argmax(axis=2)].reshape(shape + self.shape)
+        return self.model.item_array[super().read_batch(vs, shape)]  # type: ignore[no-any-return]
 
-    def box(self) -> Box:
-        return Box(0, 1, shape=(self.dim,), dtype=self.dtype)
-
-
-def _hashable(x: Any) -> Any:
-    if isinstance(x, np.ndarray) and x.shape == ():
-        return x.item()
-    if isinstance(x, np.generic):
-        return x.item()
-    return x
-
-
-def _item_array(items: tuple[Any, ...]) -> np.ndarray:
-    if items and (all(isinstance(i, str) for i in items) or all(
-        isinstance(i, (int, float, np.integer, np.floating)) and not isinstance(i, bool) for i in items
-    )):
-        return np.asarray(items)
-    array = np.empty(len(items), dtype=object)
-    array[:] = list(items)
-    return array
+    emit_fill = FlatCodec.emit_fill
+    emit_read = FlatCodec.emit_read
 
 
 # -- products ----------------------------------------------------------------------------
@@ -779,7 +738,7 @@ def leaf_codec(model: LeafModel) -> FlatCodec:
     """The codec of a leaf (:mod:`spacealg.core.leaf`): one-hot for Discrete/MultiDiscrete
     images (of positions for labels), raveled values for Box, MultiBinary and intervals."""
     if model.items is not None:
-        return IndexCodec(model.items, model.shape)
+        return IndexCodec(model)
     if model.image in ("Discrete", "MultiDiscrete"):
         low = np.asarray(model.low, dtype=object)
         nvec = np.broadcast_to(np.asarray(model.high, dtype=object) - low + 1, model.shape)
