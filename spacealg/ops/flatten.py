@@ -107,6 +107,7 @@ class FlatCodec:
     dtype: Any  # a numpy dtype; None for spaces that do not flatten to one array
     flattenable: bool = True
     onehot: bool = False  # whether fill relies on a zeroed output
+    flat_shape: tuple[int, ...] = ()  # (dim,), set when the public functions cache the codec
 
     # -- single members -------------------------------------------------------------
     def flatten(self, x: Any) -> Any:
@@ -784,13 +785,17 @@ def _oneof_codec(space: OneOf) -> FlatCodec:
 # =====================================================================================
 
 _CODECS: IdentityCache[FlatCodec] = IdentityCache("flat codecs")
+_lookup = _CODECS.get
+_ndarray = np.ndarray
 
 
 def _codec(space: Any) -> FlatCodec:
     """The codec of ``space``, kept under :mod:`spacealg.core.cache`'s rule."""
     codec = _CODECS.get(space)
     if codec is None:
-        codec = _CODECS.put(space, flat_codec(space))
+        codec = flat_codec(space)
+        codec.flat_shape = (codec.dim,)
+        _CODECS.put(space, codec)
     return codec
 
 
@@ -843,7 +848,7 @@ def flatten(x: Any, space: Any) -> Any:
     not in the space) raises ValueError naming ``x`` and the space; swapped arguments a
     TypeError that says so.
     """
-    codec = _codec_of(space, "flatten", x, True)
+    codec = _lookup(space) or _codec_of(space, "flatten", x, True)
     try:
         return codec.flatten(x)
     except _BAD_VALUE as error:
@@ -856,12 +861,10 @@ def unflatten(v: Any, space: Any) -> Any:
     Raises ValueError naming ``v`` where it is not a flat vector of ``flatdim(space)``
     entries, or a one-hot segment has no nonzero entry.
     """
-    codec = _codec_of(space, "unflatten", v, True)
-    if codec.flattenable:
-        array = np.asarray(v) if not isinstance(v, np.ndarray) else v
-        if array.shape != (codec.dim,):
-            raise ValueError(f"unflatten: v must be a vector of flatdim={codec.dim} entries for "
-                             f"space={space!r}; got {v!r}")
+    codec = _lookup(space) or _codec_of(space, "unflatten", v, True)
+    if codec.flattenable and (v.shape if type(v) is _ndarray else np.shape(v)) != codec.flat_shape:
+        raise ValueError(f"unflatten: v must be a vector of flatdim={codec.dim} entries for "
+                         f"space={space!r}; got {v!r}")
     try:
         return codec.unflatten(v)
     except _BAD_VALUE as error:
@@ -873,7 +876,7 @@ def flatten_batch(xs: Any, space: Any) -> np.ndarray:
 
     Law: ``flatten_batch(xs, s)[i] == flatten(xs_i, s)`` for every member ``xs_i``.
     """
-    codec = _codec_of(space, "flatten_batch", xs, True)
+    codec = _lookup(space) or _codec_of(space, "flatten_batch", xs, True)
     try:
         return codec.flatten_batch(xs)
     except _BAD_VALUE as error:
@@ -885,7 +888,7 @@ def unflatten_batch(vs: Any, space: Any) -> Any:
 
     Law: ``unflatten_batch(flatten_batch(xs, s), s) == xs``.
     """
-    codec = _codec_of(space, "unflatten_batch", vs, True)
+    codec = _lookup(space) or _codec_of(space, "unflatten_batch", vs, True)
     try:
         return codec.unflatten_batch(vs)
     except _BAD_VALUE as error:
