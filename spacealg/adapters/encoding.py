@@ -98,8 +98,16 @@ def decode(y: Any, space: Any) -> Any:
 
 def _native(x: Any, dtype: Any) -> Any:
     """``x`` in ``dtype``: a numpy scalar for a scalar, an array otherwise."""
-    array = np.asarray(x, dtype=dtype)
+    array = _as(x, dtype)
     return array[()] if array.ndim == 0 else array
+
+
+def _as(x: Any, dtype: Any) -> np.ndarray:
+    """``np.asarray(x, dtype)``, with a ValueError naming ``x`` where it does not fit."""
+    try:
+        return np.asarray(x, dtype=dtype)
+    except OverflowError:
+        raise ValueError(f"encode: x={x!r} does not fit {np.dtype(dtype)}") from None
 
 
 def _python(y: Any) -> Any:
@@ -114,7 +122,7 @@ def _python(y: Any) -> Any:
 @encode.register(Box)
 @decode.register(Box)
 def _box(x: Any, space: Box) -> np.ndarray:
-    return np.asarray(x, dtype=space.dtype)
+    return _as(x, space.dtype)
 
 
 @encode.register(Interval)
@@ -132,7 +140,7 @@ def _interval_decode(y: Any, space: Interval) -> Any:
 def _range_encode(x: Any, space: range) -> Any:
     if consecutive(space):  # consecutive integers are their own values (core.leaf)
         return _native(x, np.int64)
-    return _native((np.asarray(x, dtype=np.int64) - space.start) // space.step, np.int64)
+    return _native((_as(x, np.int64) - space.start) // space.step, np.int64)
 
 
 @decode.register(range)
@@ -147,7 +155,7 @@ def _range_decode(y: Any, space: range) -> Any:
 def _categorical(x: Any, space: Categorical) -> Any:
     if space.scalar:
         return _native(x, space.dtype)
-    return np.asarray(x, dtype=space.dtype)
+    return _as(x, space.dtype)
 
 
 @encode.register(FiniteSet)
@@ -177,7 +185,7 @@ def _entry_rule(space: ArraySpace) -> str:
 def _array_encode(x: Any, space: ArraySpace) -> np.ndarray:
     rule = _entry_rule(space)
     if rule == "range":
-        return np.asarray(x, dtype=np.int64)
+        return _as(x, np.int64)
     if rule == "binary":
         return np.asarray(x).astype(np.int8)
     entries = np.asarray(x, dtype=object)
