@@ -28,7 +28,7 @@ def test_check_fails_with_exit_status_1_and_a_reproduction(capsys):
     out = capsys.readouterr().out
     assert "FAILED: observation-in-space at step 4" in out
     assert "seed: 0" in out and "actions: [np.int64(2), np.int64(2), np.int64(2)" in out
-    assert "Reproduce with:" in out and "from envcorpus.gym_envs import LeakyCorridor" in out
+    assert "Reproduce with:" in out and "env = envcorpus.gym_envs.LeakyCorridor()" in out
 
 
 def test_check_handles_pettingzoo_parallel_envs(capsys):
