@@ -24,6 +24,7 @@ none of the optional packages is imported before an object of theirs is seen.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -42,9 +43,10 @@ __all__ = ["cached", "expressible", "numpy_dtype", "register_native"]
 def cached(space: Any, convert: Callable[[Any], Any]) -> Any:
     """``convert(space)``, once per live instance when the object takes weak references."""
     try:
-        return native.converted(space, convert)
+        weakref.ref(space)
     except TypeError:  # no __weakref__ (dm_env specs have __slots__): convert each time
         return convert(space)
+    return native.converted(space, convert)
 
 
 def numpy_dtype(dtype: Any, space: Any, function: str) -> np.dtype:
@@ -65,7 +67,7 @@ def expressible(space: Any, target: str, convert: Callable[[Any], Any]) -> Any:
         encoded = from_gymnasium(to_gymnasium(space))
     except TypeError as error:
         raise TypeError(f"to_{target}: {space!r} has no {target} equivalent ({error})") from None
-    if type(encoded) is type(space):  # no simpler form: the target has no rule for this kind
+    if type(encoded) is type(space) and encoded == space:  # no simpler form: the target has no rule for it
         raise TypeError(f"to_{target}: {space!r} has no {target} equivalent")
     return convert(encoded)
 
