@@ -16,6 +16,7 @@ from tests.foreign_laws import (
     check_roundtrip,
     check_sample,
     convertible_spaces,
+    from_gymnasium_spaces,
     gymnasium_leaves,
     nested_value,
 )
@@ -63,9 +64,7 @@ SPECS = [
 ]
 native_specs = st.one_of(
     st.sampled_from(SPECS),
-    sa.strategies.gymnasium_spaces(classes=(*gymnasium_leaves, "Dict", "Tuple")).map(
-        lambda g: to_dm_env(sa.from_gymnasium(g))
-    ),
+    from_gymnasium_spaces(to_dm_env, (*gymnasium_leaves, "Dict", "Tuple")),
 )
 
 

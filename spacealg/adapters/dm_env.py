@@ -213,7 +213,7 @@ def _validate(spec: ds.Array, x: Any) -> bool:
     return True
 
 
-def _to_native(value: Any, spec: ds.Array) -> np.ndarray:
+def _to_native(value: Any, spec: ds.Array, size: tuple[int, ...]) -> np.ndarray:
     return np.asarray(value, dtype=spec.dtype)
 
 

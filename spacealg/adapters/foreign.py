@@ -86,15 +86,15 @@ def register_native(
     cls: type,
     convert: Callable[[Any], Any],
     member: Callable[[Any, Any], Any],
-    to_native: Callable[[Any, Any], Any],
+    to_native: Callable[[Any, Any, tuple[int, ...]], Any],
     leading: Callable[[Any, Any], tuple[int, ...]],
     item: Callable[[Any, Any, tuple[int, ...]], Any] | None = None,
 ) -> None:
     """Register the protocol on instances of the foreign class ``cls``.
 
     ``member(spec, x)``: the foreign membership test (truthy, or raising for a non-member);
-    ``to_native(value, spec)``: a value (or batch) of the converted space in the foreign
-    value types; ``leading(batch, spec)``: the batch shape of ``batch``; ``item(batch, spec,
+    ``to_native(value, spec, size)``: a value (or a batch of shape ``size``) of the converted
+    space in the foreign value types; ``leading(batch, spec)``: the batch shape of ``batch``; ``item(batch, spec,
     position)``: the element at ``position`` (default: ``batch[position]``).
     """
     contains_native = _safe(member)
@@ -103,7 +103,7 @@ def register_native(
         return cached(spec, convert)
 
     def sample_native(spec: Any, size: Any = None, *, rng: RngLike = None) -> Any:
-        return to_native(sample(as_spacealg(spec), size, rng=rng), spec)
+        return to_native(sample(as_spacealg(spec), size, rng=rng), spec, normalize_size(size))
 
     def isin_native(batch: Any, spec: Any) -> np.ndarray:
         shape = normalize_size(leading(batch, spec))

@@ -209,4 +209,4 @@ def _item(batch: Any, space: Any, position: tuple[int, ...]) -> Any:
     return batch[position] if position else batch
 
 
-register_native(gx.Space, from_gymnax, _member, to_gymnax_value, _leading, _item)
+register_native(gx.Space, from_gymnax, _member, lambda x, s, size: to_gymnax_value(x, s), _leading, _item)

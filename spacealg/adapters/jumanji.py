@@ -231,4 +231,4 @@ def _item(batch: Any, spec: Any, position: tuple[int, ...]) -> Any:
     return batch[position] if position else batch
 
 
-register_native(js.Spec, from_jumanji, _validate, to_jumanji_value, _leading, _item)
+register_native(js.Spec, from_jumanji, _validate, lambda x, s, size: to_jumanji_value(x, s), _leading, _item)

@@ -125,8 +125,15 @@ def numpy_dtype(dtype: torch.dtype, spec: Any) -> np.dtype:
         raise TypeError(f"from_torchrl: {spec!r} has the dtype {dtype}, which numpy cannot hold") from None
 
 
-def torch_dtype(dtype: np.dtype) -> torch.dtype:
-    """The torch dtype of a numpy dtype."""
+_TORCH_ARITHMETIC = frozenset(np.dtype(t) for t in (bool, np.uint8, np.int8, np.int16, np.int32, np.int64,
+                                                     np.float16, np.float32, np.float64))
+
+
+def torch_dtype(dtype: np.dtype, space: Any) -> torch.dtype:
+    """The torch dtype of a numpy dtype; TypeError naming ``space`` for the unsigned dtypes
+    wider than 8 bits, which torch stores but cannot compare (so TorchRL cannot check them)."""
+    if np.dtype(dtype) not in _TORCH_ARITHMETIC:
+        raise TypeError(f"to_torchrl: {space!r} has no TorchRL equivalent (torch cannot compare {dtype} tensors)")
     return torch.from_numpy(np.empty((0,), dtype=dtype)).dtype
 
 
@@ -211,7 +218,7 @@ def _leaf_device(device: Device) -> dict[str, Any]:
 
 @to_torchrl.register(Box)
 def _box_to(space: Box, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
-    dtype, where = torch_dtype(space.dtype), _leaf_device(device)
+    dtype, where = torch_dtype(space.dtype, space), _leaf_device(device)
     binary = space.integral and len(space.shape) >= 1 and (space.low == 0).all() and (space.high == 1).all()
     if binary:
         return td.Binary(shape=space.shape, dtype=dtype, **where)
@@ -221,14 +228,14 @@ def _box_to(space: Box, device: Device = None, *, batch_shape: Any = (), one_hot
     return td.Bounded(low=low, high=high, shape=space.shape, dtype=dtype, **where)
 
 
-def _integers(shape: tuple[int, ...], dtype: np.dtype, low: np.ndarray, high: np.ndarray, device: Device,
-              one_hot: bool) -> Any:
+def _integers(space: Any, shape: tuple[int, ...], dtype: np.dtype, low: np.ndarray, high: np.ndarray,
+              device: Device, one_hot: bool) -> Any:
     """The spec of the integer arrays of ``shape`` with entries in ``[low, high]``."""
-    where = _leaf_device(device)
+    where, torch_type = _leaf_device(device), torch_dtype(dtype, space)
     low, high = np.broadcast_to(low, shape), np.broadcast_to(high, shape)
     if low.size and not (low == 0).all():
         return td.Bounded(low=torch.as_tensor(np.array(low)), high=torch.as_tensor(np.array(high)), shape=shape,
-                          dtype=torch_dtype(dtype), **where)
+                          dtype=torch_type, **where)
     nvec = np.array(high, dtype=np.int64) + 1
     uniform = nvec.size == 0 or (nvec == nvec.flat[0]).all()
     if one_hot:
@@ -239,20 +246,20 @@ def _integers(shape: tuple[int, ...], dtype: np.dtype, low: np.ndarray, high: np
         raise TypeError(f"to_torchrl: one_hot=True needs one n, or a 1-d nvec; got nvec={nvec.tolist()}")
     if uniform:
         n = int(nvec.flat[0]) if nvec.size else 1
-        return td.Categorical(n, shape=shape, dtype=torch_dtype(dtype), **where)
-    return td.MultiCategorical(torch.as_tensor(nvec), shape=shape, dtype=torch_dtype(dtype), **where)
+        return td.Categorical(n, shape=shape, dtype=torch_type, **where)
+    return td.MultiCategorical(torch.as_tensor(nvec), shape=shape, dtype=torch_type, **where)
 
 
 @to_torchrl.register(Categorical)
 def _categorical_to(space: Categorical, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
-    return _integers(space.shape, space.dtype, space.low, space.high, device, one_hot)
+    return _integers(space, space.shape, space.dtype, space.low, space.high, device, one_hot)
 
 
 @to_torchrl.register(range)
 def _range_to(space: range, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
     n = range_length(space)
     if n and (space.step == 1 or n == 1):
-        return _integers((), np.dtype(np.int64), np.array(space.start), np.array(space.start + n - 1), device, one_hot)
+        return _integers(space, (), np.dtype(np.int64), np.array(space.start), np.array(space.start + n - 1), device, one_hot)
     return expressible(space, "torchrl", lambda s: to_torchrl(s, device, one_hot=one_hot))
 
 
@@ -264,7 +271,7 @@ def _array_to(space: ArraySpace, device: Device = None, *, batch_shape: Any = ()
     n = range_length(base) if isinstance(base, range) else 0
     if n and (base.step == 1 or n == 1):
         low, high = np.full(space.dims, base.start), np.full(space.dims, base.start + n - 1)
-        return _integers(space.dims, np.dtype(np.int64), low, high, device, one_hot)
+        return _integers(space, space.dims, np.dtype(np.int64), low, high, device, one_hot)
     return expressible(space, "torchrl", lambda s: to_torchrl(s, device, one_hot=one_hot))
 
 
@@ -288,10 +295,11 @@ def _tuple_to(space: TupleProduct, device: Device = None, *, batch_shape: Any = 
 
 
 @generic(1)
-def to_torchrl_value(x: Any, spec: Any) -> Any:
+def to_torchrl_value(x: Any, spec: Any, batch_shape: Any = None) -> Any:
     """The TorchRL value of ``spec`` standing for the member ``x`` of ``from_torchrl(spec)``
-    (a member or a batch of members): a tensor of the spec's dtype on its device, one-hot
-    vectors for ``OneHot``/``MultiOneHot``, a ``TensorDict`` for ``Composite``.
+    (or a batch of members, of shape ``batch_shape``, read from the entries when None): a
+    tensor of the spec's dtype on its device, one-hot vectors for ``OneHot``/``MultiOneHot``,
+    a ``TensorDict`` for ``Composite`` (from a dict, or a tuple for the tuple encoding).
 
     Law: ``from_torchrl_value(to_torchrl_value(x, spec), spec) == x``.
     """
@@ -317,7 +325,7 @@ def _hot(vectors: torch.Tensor) -> np.ndarray:
 
 
 @to_torchrl_value.register(td.OneHot)
-def _onehot_value(x: Any, spec: td.OneHot) -> torch.Tensor:
+def _onehot_value(x: Any, spec: td.OneHot, batch_shape: Any = None) -> torch.Tensor:
     positions = torch.as_tensor(np.asarray(x, dtype=np.int64))
     return torch.nn.functional.one_hot(positions, int(spec.space.n)).to(dtype=spec.dtype, device=spec.device)
 
@@ -328,7 +336,7 @@ def _onehot_decode(value: Any, spec: td.OneHot) -> Any:
 
 
 @to_torchrl_value.register(td.MultiOneHot)
-def _multionehot_value(x: Any, spec: td.MultiOneHot) -> torch.Tensor:
+def _multionehot_value(x: Any, spec: td.MultiOneHot, batch_shape: Any = None) -> torch.Tensor:
     positions = torch.as_tensor(np.asarray(x, dtype=np.int64))
     parts = [torch.nn.functional.one_hot(positions[..., i], n) for i, n in enumerate(_blocks(spec))]
     return torch.cat(parts, dim=-1).to(dtype=spec.dtype, device=spec.device)
@@ -341,11 +349,14 @@ def _multionehot_decode(value: Any, spec: td.MultiOneHot) -> Any:
 
 
 @to_torchrl_value.register(td.Composite)
-def _composite_value(x: Any, spec: td.Composite) -> TensorDict:
-    entries = {k: to_torchrl_value(x[k], s) for k, s in spec.items()}
-    first = next(iter(entries), None)
-    leading = _leading_dims(entries[first], spec[first]) if first is not None else []
-    return TensorDict(entries, batch_size=[*leading, *_shape(spec)], device=spec.device)
+def _composite_value(x: Any, spec: td.Composite, batch_shape: Any = None) -> TensorDict:
+    if isinstance(x, (tuple, list)):  # the tuple encoding: keys "0", "1", ...
+        x = {str(i): v for i, v in enumerate(x)}
+    entries = {k: to_torchrl_value(x[k], s, batch_shape) for k, s in spec.items()}
+    if batch_shape is None:
+        first = next(iter(entries), None)
+        batch_shape = _leading_dims(entries[first], spec[first]) if first is not None else []
+    return TensorDict(entries, batch_size=[*batch_shape, *_shape(spec)], device=spec.device)
 
 
 @from_torchrl_value.register(td.Composite)
