@@ -114,7 +114,7 @@ def _already_gymnax(space: gx.Space) -> gx.Space:
 def _integer_box(space: Any, shape: tuple[int, ...], dtype: np.dtype, low: Any, high: Any) -> gx.Space:
     narrow = jax_dtype(dtype)
     low, high = fit_bounds(np.broadcast_to(low, shape), np.broadcast_to(high, shape), narrow, space, "gymnax")
-    if shape == () and int(low) == 0 and narrow.kind == "i":
+    if shape == () and int(low) == 0 and narrow in (np.dtype(np.int32), np.dtype(np.int64)):
         return gx.Discrete(int(high) + 1, dtype=narrow)
     return gx.Box(jnp.asarray(low), jnp.asarray(high), shape, dtype=narrow.type)
 

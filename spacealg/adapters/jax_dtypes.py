@@ -31,5 +31,8 @@ def fit_bounds(low: np.ndarray, high: np.ndarray, dtype: np.dtype, space: Any, t
             fits = bool((np.isinf(low.astype(dtype)) <= np.isinf(low)).all()
                         and (np.isinf(high.astype(dtype)) <= np.isinf(high)).all())
     if not fits:
-        raise TypeError(f"to_{target}: {space!r} does not fit JAX's {dtype} (enable jax_enable_x64 for 64-bit dtypes)")
+        raise TypeError(
+            f"to_{target}: {space!r} has no {target} equivalent: it does not fit JAX's {dtype} "
+            "(enable jax_enable_x64 for 64-bit dtypes)"
+        )
     return low.astype(dtype), high.astype(dtype)

@@ -17,9 +17,9 @@ Jumanji                                         spacealg (``from_jumanji``)
 ==============================================  =========================================
 
 ``to_jumanji(space, name="")`` runs the table backwards: a ``Box`` with no finite bound is an
-``Array``, another ``Box`` a ``BoundedArray``; a ``Categorical`` from 0 a ``DiscreteArray``
+``Array``, another ``Box`` (a bool one too, as Jumanji's action masks) a ``BoundedArray``; a ``Categorical`` from 0 a ``DiscreteArray``
 (0-d) or ``MultiDiscreteArray``, one with ``start != 0`` a ``BoundedArray`` (the set is
-kept); ``ArraySpace(bool, *dims)`` an ``Array`` of bool; a ``DictProduct`` a ``Spec`` whose
+kept); ``ArraySpace(bool, *dims)`` a ``BoundedArray`` of bool; a ``DictProduct`` a ``Spec`` whose
 constructor is a named tuple of its keys (which must be identifiers) and whose entries are
 named by their keys; a ``TupleProduct`` the same with keys ``item0``, ``item1``, ... (an
 encoding); anything else goes through Gymnasium's encoding (``spacealg.encode``) or raises a
@@ -27,7 +27,8 @@ TypeError naming the space. JAX's dtype rule applies (:mod:`spacealg.adapters.ja
 
 Laws: ``to_jumanji(from_jumanji(spec), spec.name) == spec`` (Jumanji's ``==``: class
 family, shape, dtype, bounds, leaf names; a nested ``Spec`` compares its entries) when leaf
-names are their keys, as in Jumanji's environments; ``contains(x, spec)`` is
+names are their keys, as in Jumanji's environments, except that an ``Array`` of bool comes back
+as the ``BoundedArray(False, True)`` of the same set; ``contains(x, spec)`` is
 ``spec.validate`` (False where it raises), strict about shape and dtype;
 ``sample(spec, ...)`` returns JAX arrays, and ``constructor(**fields)`` for a nested
 ``Spec`` (for a batch, one such object holding the batches).
@@ -115,7 +116,7 @@ def _already_jumanji(space: js.Spec, name: str = "") -> js.Spec:
 @to_jumanji.register(Box)
 def _box_to(space: Box, name: str = "") -> js.Array:
     dtype = jax_dtype(space.dtype)
-    if is_unbounded(space):
+    if is_unbounded(space) and dtype.kind != "b":  # bool: a BoundedArray, as Jumanji's action masks
         if dtype != space.dtype:  # the whole range of a 64-bit dtype does not fit 32 bits
             fit_bounds(np.array(space.low), np.array(space.high), dtype, space, "jumanji")
         return js.Array(space.shape, dtype, name)
@@ -157,7 +158,7 @@ def _range_to(space: range, name: str = "") -> Any:
 def _array_to(space: ArraySpace, name: str = "") -> Any:
     base = space.space
     if base == BOOL:
-        return js.Array(space.dims, bool, name)
+        return js.BoundedArray(space.dims, bool, False, True, name)
     n = range_length(base) if isinstance(base, range) else 0
     if n and (base.step == 1 or n == 1):
         return _integers(space, space.dims, np.dtype(np.int64), base.start, base.start + n - 1, name)
@@ -206,6 +207,8 @@ def to_jumanji_value(x: Any, spec: Any) -> Any:
 @to_jumanji_value.register(js.Spec)
 def _nested_value(x: Any, spec: js.Spec) -> Any:
     if not isinstance(spec, js.Array):
+        if isinstance(x, (tuple, list)):  # the tuple encoding: keys item0, item1, ...
+            x = {f"item{i}": v for i, v in enumerate(x)}
         return spec._constructor(**{k: to_jumanji_value(x[k], s) for k, s in spec._specs.items()})
     return jnp.asarray(x, dtype=spec.dtype)
 
