@@ -69,7 +69,8 @@ SPECS = [
     td.MultiCategorical(torch.tensor([[2, 3], [4, 5]])),
     td.MultiOneHot([2, 3]),
     td.Binary(shape=(3,)),
-    td.Binary(shape=(2, 2), dtype=torch.bool),
+    td.Binary(shape=(2, 2), dtype=torch.int64),
+    td.Categorical(2, shape=(1,), dtype=torch.bool),
     td.Composite(a=td.Categorical(3), b=td.Composite(c=td.Bounded(0.0, 1.0, shape=(2,)))),
     td.Composite(z=td.Bounded(0.0, 1.0, shape=(4, 2)), a=td.Binary(shape=(4, 3)), shape=(4,)),
 ]

@@ -11,7 +11,8 @@ TorchRL                                        spacealg (``from_torchrl``)
                                                dtypes too: TorchRL's ``BoundedDiscrete``)
 ``Unbounded(shape, dtype)``                    ``Box`` of every array of that shape and dtype
 ``Categorical(n, shape, dtype)``               ``Categorical(n, dtype=dtype)`` (0-d) or
-                                               ``Categorical(full(shape, n), dtype=dtype)``
+                                               ``Categorical(full(shape, n), dtype=dtype)``;
+                                               with dtype bool (done flags): ``Box`` of bool
 ``MultiCategorical(nvec, shape, dtype)``       ``Categorical(nvec, dtype=dtype)``
 ``Binary(n, shape, dtype)``                    ``Box(0, 1, shape, dtype)``
 ``OneHot(n, shape=(*b, n))``                   encoding: ``Categorical`` of the hot positions,
@@ -29,14 +30,15 @@ TorchRL                                        spacealg (``from_torchrl``)
 =============================================  ==========================================
 spacealg                                       TorchRL (``to_torchrl``)
 =============================================  ==========================================
-``Box`` of integers or bool, entries 0..1      ``Binary(shape, dtype)`` (ndim >= 1)
+``Box`` of bool                                ``Categorical(2, shape, dtype=bool)`` (done flags)
+``Box`` of integers, entries 0..1              ``Binary(shape, dtype)`` (ndim >= 1)
 ``Box`` with no finite bound                   ``Unbounded(shape, dtype)``
 other ``Box``                                  ``Bounded(low, high, shape, dtype)``
 ``Categorical`` from 0, one ``n``              ``Categorical(n, shape, dtype)``
 ``Categorical`` from 0, per-entry ``nvec``     ``MultiCategorical(nvec, shape, dtype)``
 ``Categorical`` with ``start != 0``            ``Bounded(start, start + nvec - 1, dtype)``
                                                (TorchRL has no ``start``: the set is kept)
-``ArraySpace(bool, *dims)``                    ``Binary(shape=dims, dtype=bool)``
+``ArraySpace(bool, *dims)``                    ``Categorical(2, shape=dims, dtype=bool)``
 ``DictProduct``                                ``Composite`` (same key order)
 ``TupleProduct``                               encoding: ``Composite`` with keys ``"0"``, ``"1"``, ...
 anything else                                  Gymnasium's encoding (``spacealg.encode``)
@@ -45,7 +47,7 @@ anything else                                  Gymnasium's encoding (``spacealg.
 Laws: ``to_torchrl(from_torchrl(spec), spec.device, batch_shape=spec.shape) == spec`` (TorchRL's
 ``==``: class, shape, bounds, dtype, device) for every spec with a rule, except where the
 set has two TorchRL names and the table picks one: ``Bounded(0, 1)`` of integers comes back
-as ``Binary``, an ``Unbounded`` bool spec as ``Binary``, ``OneHot``/``MultiOneHot`` as
+as ``Binary``, bool ``Binary``/``Bounded``/``Unbounded`` specs as ``Categorical(2, dtype=bool)``, ``OneHot``/``MultiOneHot`` as
 ``Categorical``/``MultiCategorical`` unless ``one_hot=True`` (then a ``Categorical`` of
 positions goes to ``OneHot``, a per-entry one to ``MultiOneHot``). ``contains(x, spec)`` is
 ``spec.is_in(x)`` for a tensor of exactly the spec's shape (``is_in`` itself also accepts
@@ -164,6 +166,8 @@ def _categorical_from(spec: td.Categorical) -> Any:
     dtype = numpy_dtype(spec.dtype, spec)
     n = int(spec.space.n)
     shape = _shape(spec)
+    if dtype.kind == "b":  # TorchRL's done flags: Categorical(2, dtype=bool)
+        return Box(False, n > 1, shape=shape, dtype=dtype)
     return Categorical(n, dtype=dtype) if shape == () else Categorical(np.full(shape, n), dtype=dtype)
 
 
@@ -219,8 +223,10 @@ def _leaf_device(device: Device) -> dict[str, Any]:
 @to_torchrl.register(Box)
 def _box_to(space: Box, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
     dtype, where = torch_dtype(space.dtype, space), _leaf_device(device)
-    binary = space.integral and len(space.shape) >= 1 and (space.low == 0).all() and (space.high == 1).all()
-    if binary:
+    flags = space.integral and (space.low == 0).all() and (space.high == 1).all()
+    if flags and space.dtype.kind == "b":  # as TorchRL's done specs
+        return td.Categorical(2, shape=space.shape, dtype=torch.bool, **where)
+    if flags and len(space.shape) >= 1:
         return td.Binary(shape=space.shape, dtype=dtype, **where)
     if is_unbounded(space):
         return td.Unbounded(shape=space.shape, dtype=dtype, **where)
@@ -267,7 +273,7 @@ def _range_to(space: range, device: Device = None, *, batch_shape: Any = (), one
 def _array_to(space: ArraySpace, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
     base = space.space
     if base == BOOL:
-        return td.Binary(shape=space.dims, dtype=torch.bool, **_leaf_device(device))
+        return td.Categorical(2, shape=space.dims, dtype=torch.bool, **_leaf_device(device))
     n = range_length(base) if isinstance(base, range) else 0
     if n and (base.step == 1 or n == 1):
         low, high = np.full(space.dims, base.start), np.full(space.dims, base.start + n - 1)

@@ -334,6 +334,11 @@ def check_env(
     raises :class:`EnvCheckError` naming the broken property, the seed and the shortest
     action sequence found.
     """
+    from spacealg.testing.foreign import foreign_checker  # dm_env and TorchRL instances (issue 15)
+
+    checker = foreign_checker(env)
+    if checker is not None:
+        return checker(env, max_examples=max_examples, max_steps=max_steps, random_seed=random_seed)
     source = resolve(env)
 
     def make_body(source: EnvSource, stats: dict[str, int]) -> Callable[[Any], None]:

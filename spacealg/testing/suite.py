@@ -29,6 +29,11 @@ def check(env: Any, **options: Any) -> EnvCheckReport:
     methods and ``possible_agents``), :func:`check_env` otherwise; ``options`` as theirs."""
     source = resolve(env)
     instance = source.make()
+    from spacealg.testing.foreign import foreign_checker  # dm_env and TorchRL (issue 15)
+
+    foreign = foreign_checker(instance)
+    if foreign is not None:
+        return foreign(source, **options)
     parallel = is_parallel_env(instance)
     if source.owned:
         instance.close()
