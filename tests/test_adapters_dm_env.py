@@ -27,7 +27,8 @@ from spacealg.adapters.dm_env import from_dm_env, to_dm_env  # noqa: E402
 
 def _valid(spec, value) -> bool:
     if isinstance(spec, dict):
-        return isinstance(value, dict) and value.keys() == spec.keys() and all(_valid(s, value[k]) for k, s in spec.items())
+        same_keys = isinstance(value, dict) and value.keys() == spec.keys()
+        return same_keys and all(_valid(s, value[k]) for k, s in spec.items())
     if isinstance(spec, (tuple, list)):
         return len(value) == len(spec) and all(_valid(s, v) for s, v in zip(spec, value))
     try:
@@ -72,7 +73,8 @@ def test_importing_spacealg_imports_no_optional_package():
     import subprocess
     import sys
 
-    code = "import spacealg, sys; print(sorted(m for m in ('dm_env','torch','torchrl','jax','gymnax','jumanji') if m in sys.modules))"
+    optional = "('dm_env', 'torch', 'torchrl', 'jax', 'gymnax', 'jumanji')"
+    code = f"import spacealg, sys; print(sorted(m for m in {optional} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

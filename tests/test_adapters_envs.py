@@ -75,7 +75,7 @@ def test_torchrl_environments():
     assert "reward-in-spec" in report.properties
     env = make_torchrl_cartpole()
     env.reward_spec = Unbounded(shape=(2,))
-    with pytest.raises(EnvCheckError, match="declared-specs|reward-in-spec"):
+    with pytest.raises(EnvCheckError, match=r"declared-specs|reward-in-spec"):
         check_env(env, max_examples=2, max_steps=2)
     assert "done spec" in _describe("tests.dm_env_envs:make_torchrl_cartpole")
 

@@ -17,9 +17,10 @@ Jumanji                                         spacealg (``from_jumanji``)
 ==============================================  =========================================
 
 ``to_jumanji(space, name="")`` runs the table backwards: a ``Box`` with no finite bound is an
-``Array``, another ``Box`` (a bool one too, as Jumanji's action masks) a ``BoundedArray``; a ``Categorical`` from 0 a ``DiscreteArray``
-(0-d) or ``MultiDiscreteArray``, one with ``start != 0`` a ``BoundedArray`` (the set is
-kept); ``ArraySpace(bool, *dims)`` a ``BoundedArray`` of bool; a ``DictProduct`` a ``Spec`` whose
+``Array``, another ``Box`` (a bool one too, as Jumanji's action masks) a ``BoundedArray``;
+a ``Categorical`` from 0 a ``DiscreteArray`` (0-d) or ``MultiDiscreteArray``, one with
+``start != 0`` a ``BoundedArray`` (the set is kept);
+``ArraySpace(bool, *dims)`` a ``BoundedArray`` of bool; a ``DictProduct`` a ``Spec`` whose
 constructor is a named tuple of its keys (which must be identifiers) and whose entries are
 named by their keys; a ``TupleProduct`` the same with keys ``item0``, ``item1``, ... (an
 encoding); anything else goes through Gymnasium's encoding (``spacealg.encode``) or raises a

@@ -47,7 +47,8 @@ anything else                                  Gymnasium's encoding (``spacealg.
 Laws: ``to_torchrl(from_torchrl(spec), spec.device, batch_shape=spec.shape) == spec`` (TorchRL's
 ``==``: class, shape, bounds, dtype, device) for every spec with a rule, except where the
 set has two TorchRL names and the table picks one: ``Bounded(0, 1)`` of integers comes back
-as ``Binary``, bool ``Binary``/``Bounded``/``Unbounded`` specs as ``Categorical(2, dtype=bool)``, ``OneHot``/``MultiOneHot`` as
+as ``Binary``, bool ``Binary``/``Bounded``/``Unbounded`` specs as ``Categorical(2, dtype=bool)``,
+``OneHot``/``MultiOneHot`` as
 ``Categorical``/``MultiCategorical`` unless ``one_hot=True`` (then a ``Categorical`` of
 positions goes to ``OneHot``, a per-entry one to ``MultiOneHot``). ``contains(x, spec)`` is
 ``spec.is_in(x)`` for a tensor of exactly the spec's shape (``is_in`` itself also accepts
@@ -265,7 +266,8 @@ def _categorical_to(space: Categorical, device: Device = None, *, batch_shape: A
 def _range_to(space: range, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
     n = range_length(space)
     if n and (space.step == 1 or n == 1):
-        return _integers(space, (), np.dtype(np.int64), np.array(space.start), np.array(space.start + n - 1), device, one_hot)
+        low, high = np.array(space.start), np.array(space.start + n - 1)
+        return _integers(space, (), np.dtype(np.int64), low, high, device, one_hot)
     return expressible(space, "torchrl", lambda s: to_torchrl(s, device, one_hot=one_hot))
 
 

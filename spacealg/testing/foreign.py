@@ -106,9 +106,9 @@ def _search(
             violation.seed, violation.actions = seed, taken
             raise
         except Exception as error:
-            violation = PropertyError("no-exception", f"{type(error).__name__}: {error}", len(taken) or None)
-            violation.seed, violation.actions = seed, taken
-            raise violation from error
+            crash = PropertyError("no-exception", f"{type(error).__name__}: {error}", len(taken) or None)
+            crash.seed, crash.actions = seed, taken
+            raise crash from error
 
     if random_seed is not None:
         run = hypothesis_seed(random_seed)(run)
@@ -170,7 +170,9 @@ def _dm_env_episode(env: Any, seed: int, steps: int, taken: list[Any]) -> int:
             try:
                 observe(env.reset(), None)
             except PropertyError as violation:
-                raise PropertyError("reset-after-done", violation.detail, k, "at the reset after the episode ended")
+                raise PropertyError(
+                    "reset-after-done", violation.detail, k, "at the reset after the episode ended"
+                ) from None
     return steps
 
 
@@ -183,7 +185,9 @@ def _native(spec: Any, value: Any) -> Any:
     return np.asarray(value, dtype=spec.dtype)
 
 
-def check_dm_env(env: Any, *, max_examples: int = 20, max_steps: int = 50, random_seed: int | None = 0) -> EnvCheckReport:
+def check_dm_env(
+    env: Any, *, max_examples: int = 20, max_steps: int = 50, random_seed: int | None = 0
+) -> EnvCheckReport:
     """Check a dm_env environment (an instance, a zero-argument factory or ``"module:factory"``)
     on Hypothesis-drawn episodes: time step types, observation, reward and discount specs
     (see :data:`DM_ENV_PROPERTIES`). Raises EnvCheckError naming the broken property."""
@@ -242,7 +246,9 @@ def _torchrl_episode(env: Any, seed: int, steps: int, taken: list[Any]) -> int:
                 td = env.reset()
                 observe(td, k)
             except PropertyError as violation:
-                raise PropertyError("reset-after-done", violation.detail, k, "at the reset after the episode ended")
+                raise PropertyError(
+                    "reset-after-done", violation.detail, k, "at the reset after the episode ended"
+                ) from None
         else:
             td = following.clone()
     return steps
