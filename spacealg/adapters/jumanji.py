@@ -21,8 +21,8 @@ Jumanji                                         spacealg (``from_jumanji``)
 a ``Categorical`` from 0 a ``DiscreteArray`` (0-d) or ``MultiDiscreteArray``, one with
 ``start != 0`` a ``BoundedArray`` (the set is kept);
 ``ArraySpace(bool, *dims)`` a ``BoundedArray`` of bool; a ``DictProduct`` a ``Spec`` whose
-constructor is a named tuple of its keys (which must be identifiers) and whose entries are
-named by their keys; a ``TupleProduct`` the same with keys ``item0``, ``item1``, ... (an
+constructor is ``types.SimpleNamespace`` (values are namespaces with the keys as attributes;
+keys must be strings) and whose entries are named by their keys; a ``TupleProduct`` the same with keys ``item0``, ``item1``, ... (an
 encoding); anything else goes through Gymnasium's encoding (``spacealg.encode``) or raises a
 TypeError naming the space. JAX's dtype rule applies (:mod:`spacealg.adapters.jax_dtypes`).
 
@@ -37,8 +37,7 @@ as the ``BoundedArray(False, True)`` of the same set; ``contains(x, spec)`` is
 
 from __future__ import annotations
 
-import collections
-import functools
+import types
 from typing import Any
 
 import jax.numpy as jnp
@@ -166,18 +165,11 @@ def _array_to(space: ArraySpace, name: str = "") -> Any:
     return expressible(space, "jumanji", lambda s: to_jumanji(s, name))
 
 
-@functools.cache
-def record(name: str, keys: tuple[str, ...]) -> type:
-    """The named tuple class standing for a dict with ``keys`` (one class per key tuple)."""
-    return collections.namedtuple(name or "Record", keys)  # type: ignore[misc]
-
-
-def _nested(space: Any, entries: dict[str, Any], name: str) -> js.Spec:
-    keys = tuple(entries)
-    if not all(isinstance(k, str) and k.isidentifier() and not k.startswith("_") for k in keys):
-        raise TypeError(f"to_jumanji: the keys of {space!r} must be identifiers (Jumanji passes them as keywords)")
+def _nested(space: Any, entries: dict[Any, Any], name: str) -> js.Spec:
+    if not all(isinstance(k, str) for k in entries):
+        raise TypeError(f"to_jumanji: {space!r} has no jumanji equivalent (Jumanji's entry names are strings)")
     specs = {k: to_jumanji(s, k) for k, s in entries.items()}
-    return js.Spec(record(name if name.isidentifier() else "", keys), name, **specs)
+    return js.Spec(types.SimpleNamespace, name, **specs)
 
 
 @to_jumanji.register(DictProduct)
