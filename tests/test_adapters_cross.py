@@ -14,8 +14,8 @@ from tests.foreign_laws import gymnasium_leaves
 
 pytest.importorskip("dm_env")
 pytest.importorskip("torchrl")
-from spacealg.adapters.dm_env import from_dm_env, to_dm_env  # noqa: E402
-from spacealg.adapters.torchrl import from_torchrl, to_torchrl  # noqa: E402
+from spacealg.adapters.dm_env import from_dm_env, to_dm_env
+from spacealg.adapters.torchrl import from_torchrl, to_torchrl
 
 gymnasium_spaces = sa.strategies.gymnasium_spaces(classes=(*gymnasium_leaves, "Dict")).filter(
     lambda g: bool(sa.flatten_space(g))

@@ -22,9 +22,10 @@ a ``Categorical`` from 0 a ``DiscreteArray`` (0-d) or ``MultiDiscreteArray``, on
 ``start != 0`` a ``BoundedArray`` (the set is kept);
 ``ArraySpace(bool, *dims)`` a ``BoundedArray`` of bool; a ``DictProduct`` a ``Spec`` whose
 constructor is ``types.SimpleNamespace`` (values are namespaces with the keys as attributes;
-keys must be strings) and whose entries are named by their keys; a ``TupleProduct`` the same with keys ``item0``, ``item1``, ... (an
-encoding); anything else goes through Gymnasium's encoding (``spacealg.encode``) or raises a
-TypeError naming the space. JAX's dtype rule applies (:mod:`spacealg.adapters.jax_dtypes`).
+keys must be strings) and whose entries are named by their keys; a ``TupleProduct`` the same
+with keys ``item0``, ``item1``, ... (an encoding); anything else goes through Gymnasium's
+encoding (``spacealg.encode``) or raises a TypeError naming the space. JAX's dtype rule
+applies (:mod:`spacealg.adapters.jax_dtypes`).
 
 Laws: ``to_jumanji(from_jumanji(spec), spec.name) == spec`` (Jumanji's ``==``: class
 family, shape, dtype, bounds, leaf names; a nested ``Spec`` compares its entries) when leaf
