@@ -85,3 +85,14 @@ def test_gymnax_and_jumanji_environments_are_described():
     pytest.importorskip("jumanji")
     assert "Categorical(2, dtype=np.int32)" in _describe("tests.dm_env_envs:make_gymnax_cartpole")
     assert "HybridSpaceStyle" in _describe("tests.dm_env_envs:make_jumanji_snake")
+
+
+def test_the_reproduction_replays_through_dm_env(capsys):
+    with pytest.raises(EnvCheckError) as caught:
+        check_env(Catch(bad_discount=True), max_examples=5, max_steps=3)
+    snippet = caught.value.reproduction()
+    assert "step = env.step(" in snippet and "ACTIONS = [" in snippet
+    built = "\n".join("env = Catch(bad_discount=True)" if line.startswith("env = ") else line
+                      for line in snippet.splitlines())  # the instance was built with an argument
+    exec(compile(built, "<snippet>", "exec"), {})
+    assert "discount=2.0" in capsys.readouterr().out

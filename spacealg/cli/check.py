@@ -66,10 +66,14 @@ def _options(arguments: argparse.Namespace) -> dict[str, Any]:
 
 
 def _spaces(source: Any) -> list[tuple[str, str]]:
+    from spacealg.adapters.envs import foreign_spaces  # dm_env, TorchRL, ... (issue 15)
     from spacealg.testing.resolve import is_parallel_env
 
     env = source.make()
     try:
+        named = foreign_spaces(env)
+        if named is not None:
+            return [(name, repr(spec)) for name, spec in named]
         if is_parallel_env(env):
             agents = getattr(env, "possible_agents", None)
             if agents is None:  # spawned agents (possible_agents is optional): those at reset
@@ -82,8 +86,9 @@ def _spaces(source: Any) -> list[tuple[str, str]]:
             ]
         return [("observation space", repr(env.observation_space)), ("action space", repr(env.action_space))]
     finally:
-        if source.owned:
-            env.close()
+        close = getattr(env, "close", None)
+        if source.owned and callable(close):
+            close()
 
 
 def run(arguments: argparse.Namespace) -> int:

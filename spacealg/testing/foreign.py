@@ -24,7 +24,14 @@ from spacealg.testing.errors import EnvCheckError, PropertyError
 from spacealg.testing.resolve import EnvSource, resolve
 from spacealg.testing.single import EnvCheckReport
 
-__all__ = ["DM_ENV_PROPERTIES", "TORCHRL_PROPERTIES", "check_dm_env", "check_torchrl_env", "foreign_checker"]
+__all__ = [
+    "DM_ENV_PROPERTIES",
+    "TORCHRL_PROPERTIES",
+    "ForeignEnvCheckError",
+    "check_dm_env",
+    "check_torchrl_env",
+    "foreign_checker",
+]
 
 DM_ENV_PROPERTIES: dict[str, str] = {
     "declared-specs": "observation_spec, action_spec, reward_spec and discount_spec are dm_env specs",
@@ -71,6 +78,47 @@ def _require(condition: bool, prop: str, detail: str, step: int | None) -> None:
         raise PropertyError(prop, detail, step)
 
 
+# -- failures and their reproduction ----------------------------------------------------------
+
+_REPLAYS = {
+    "dm_env": [
+        "step = env.reset()",
+        "for action in ACTIONS:",
+        "    step = env.step(np.asarray(action, dtype=env.action_spec().dtype))",
+        "    print(step)",
+        "    if step.last():",
+        "        step = env.reset()",
+    ],
+    "torchrl": [
+        "import torch",
+        "env.set_seed(SEED)",
+        "td = env.reset()",
+        "for action in ACTIONS:",
+        "    td.set('action', torch.tensor(action, dtype=env.action_spec.dtype))",
+        "    td = env.step(td)",
+        "    print(td['next'])",
+        "    td = env.reset() if td['next', 'done'].any() else td['next'].clone()",
+    ],
+}
+
+
+class ForeignEnvCheckError(EnvCheckError):
+    """An :class:`EnvCheckError` of a dm_env or TorchRL environment, whose reproduction
+    replays the actions through that API."""
+
+    api: str = "dm_env"
+
+    def reproduction(self) -> str:
+        """A self-contained snippet that replays the failing actions."""
+        from spacealg.testing.errors import literal
+
+        lines = [f"# spacealg: property {self.property!r} failed {self._location()}", f"# law: {self.statement}",
+                 "import numpy as np", *self.imports, "", self.construction, f"SEED = {self.seed}",
+                 f"ACTIONS = {literal(self.actions)}", *_REPLAYS[self.api]]
+        lines += [f"# found: {line}" for line in self.detail.splitlines()]
+        return "\n".join(lines) + "\n"
+
+
 # -- the search (Hypothesis) ----------------------------------------------------------------
 
 
@@ -78,6 +126,7 @@ def _search(
     source: EnvSource,
     episode: Callable[[Any, int, int, list[Any]], int],
     table: dict[str, str],
+    api: str,
     *,
     max_examples: int,
     max_steps: int,
@@ -115,11 +164,13 @@ def _search(
     try:
         run()
     except PropertyError as violation:
-        raise EnvCheckError(
+        error = ForeignEnvCheckError(
             violation.property, violation.detail, violation.seed, violation.actions, violation.step,
             env_name=source.name, construction=source.construction, imports=source.imports,
             examples=stats["examples"], statement=table.get(violation.property, ""),
-        ) from None
+        )
+        error.api = api
+        raise error from None
     finally:
         close = getattr(env, "close", None)
         if source.owned and callable(close):
@@ -165,7 +216,7 @@ def _dm_env_episode(env: Any, seed: int, steps: int, taken: list[Any]) -> int:
     observe(env.reset(), None)
     for k in range(1, steps + 1):
         action = _native(specs["action"], sample(action_space, rng=rng))
-        taken.append(action)
+        taken.append(np.asarray(action).tolist())
         if observe(env.step(action), k):
             try:
                 observe(env.reset(), None)
@@ -186,12 +237,15 @@ def _native(spec: Any, value: Any) -> Any:
 
 
 def check_dm_env(
-    env: Any, *, max_examples: int = 20, max_steps: int = 50, random_seed: int | None = 0
+    env: Any, *, max_examples: int = 20, max_steps: int = 50, random_seed: int | None = 0, **options: Any
 ) -> EnvCheckReport:
     """Check a dm_env environment (an instance, a zero-argument factory or ``"module:factory"``)
     on Hypothesis-drawn episodes: time step types, observation, reward and discount specs
-    (see :data:`DM_ENV_PROPERTIES`). Raises EnvCheckError naming the broken property."""
-    return _search(resolve(env), _dm_env_episode, DM_ENV_PROPERTIES, max_examples=max_examples,
+    (see :data:`DM_ENV_PROPERTIES`). Raises EnvCheckError naming the broken property.
+
+    ``options``: the other options of :func:`check_env` are accepted and have no effect here
+    (dm_env's ``reset`` takes no seed, so there is no determinism to check)."""
+    return _search(resolve(env), _dm_env_episode, DM_ENV_PROPERTIES, "dm_env", max_examples=max_examples,
                    max_steps=max_steps, random_seed=random_seed)
 
 
@@ -266,11 +320,13 @@ def torch_seed(generator: Any) -> int:
 
 
 def check_torchrl_env(env: Any, *, max_examples: int = 10, max_steps: int = 30,
-                      random_seed: int | None = 0) -> EnvCheckReport:
+                      random_seed: int | None = 0, **options: Any) -> EnvCheckReport:
     """Check a TorchRL environment (an instance, a zero-argument factory or
     ``"module:factory"``) on Hypothesis-drawn episodes: reward and done spec shapes, and
-    every observation, reward and done flag against its spec (see :data:`TORCHRL_PROPERTIES`)."""
-    return _search(resolve(env), _torchrl_episode, TORCHRL_PROPERTIES, max_examples=max_examples,
+    every observation, reward and done flag against its spec (see :data:`TORCHRL_PROPERTIES`).
+
+    ``options``: the other options of :func:`check_env` are accepted and have no effect here."""
+    return _search(resolve(env), _torchrl_episode, TORCHRL_PROPERTIES, "torchrl", max_examples=max_examples,
                    max_steps=max_steps, random_seed=random_seed)
 
 
