@@ -47,7 +47,8 @@ anything else                                  Gymnasium's encoding (``spacealg.
 Laws: ``to_torchrl(from_torchrl(spec), spec.device, batch_shape=spec.shape) == spec`` (TorchRL's
 ``==``: class, shape, bounds, dtype, device) for every spec with a rule, except where the
 set has two TorchRL names and the table picks one: ``Bounded(0, 1)`` of integers comes back
-as ``Binary``, bool ``Binary``/``Bounded``/``Unbounded`` specs as ``Categorical(2, dtype=bool)``,
+as ``Binary``, a ``Bounded`` spec spanning its dtype's whole range as ``Unbounded``,
+bool ``Binary``/``Bounded``/``Unbounded`` specs as ``Categorical(2, dtype=bool)``,
 ``OneHot``/``MultiOneHot`` as
 ``Categorical``/``MultiCategorical`` unless ``one_hot=True`` (then a ``Categorical`` of
 positions goes to ``OneHot``, a per-entry one to ``MultiOneHot``). ``contains(x, spec)`` is
