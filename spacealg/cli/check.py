@@ -157,8 +157,12 @@ def _options(arguments: argparse.Namespace) -> dict[str, Any]:
 
 
 def _spaces(env: Any) -> list[tuple[str, str]]:
+    from spacealg.adapters.envs import foreign_spaces  # dm_env, TorchRL, ... (issue 15)
     from spacealg.testing.resolve import env_kind
 
+    named = foreign_spaces(env)
+    if named is not None:
+        return [(name, repr(spec)) for name, spec in named]
     kind = env_kind(env)
     if kind in ("aec", "parallel"):
         agents = getattr(env, "possible_agents", None)

@@ -535,6 +535,11 @@ def check_env(
     :class:`EnvCheckError` naming the broken property, the seed and the shortest action
     sequence found.
     """
+    from spacealg.testing.foreign import foreign_checker  # dm_env and TorchRL instances (issue 15)
+
+    checker = foreign_checker(env)
+    if checker is not None:
+        return checker(env, max_examples=max_examples, max_steps=max_steps, random_seed=random_seed)
     source = resolve(env)
     _check_options(max_examples=max_examples, max_steps=max_steps, budget=budget)
 

@@ -27,7 +27,7 @@ def _foreign(instance: Any) -> Callable[..., Any] | None:
     """The checker of :mod:`spacealg.testing.foreign` (dm_env, TorchRL) for ``instance``,
     where that module is present and recognises it."""
     try:
-        from spacealg.testing import foreign  # type: ignore[attr-defined]
+        from spacealg.testing import foreign
     except ImportError:
         return None
     pick = getattr(foreign, "checker_for", None)
