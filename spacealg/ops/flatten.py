@@ -65,6 +65,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from spacealg.backends.arrays import backend_name
 from spacealg.core.generic import as_space, coerce, generic
 from spacealg.core.protocol import element, index
 from spacealg.core.space import Space
@@ -993,15 +994,24 @@ def flatten_batch(xs: Any, space: Any) -> np.ndarray:
     """A batch of members flattened at once: an array ``(*batch, flatdim(space))``.
 
     Law: ``flatten_batch(xs, s)[i] == flatten(xs_i, s)`` for every member ``xs_i``.
+    A torch/JAX batch gives a torch/JAX array (:mod:`spacealg.backends.flatten`).
     """
+    if backend_name(xs) is not None:  # torch/JAX: spacealg.backends
+        from spacealg.backends.flatten import flatten_batch_on
+
+        return flatten_batch_on(backend_name(xs), xs, space)  # type: ignore[arg-type]
     return _codec(space).flatten_batch(xs)
 
 
 def unflatten_batch(vs: Any, space: Any) -> Any:
     """The batch whose flattenings are the rows of ``vs`` (``(*batch, flatdim)``).
 
-    Law: ``unflatten_batch(flatten_batch(xs, s), s) == xs``.
+    Law: ``unflatten_batch(flatten_batch(xs, s), s) == xs``; torch/JAX rows give torch/JAX batches.
     """
+    if backend_name(vs) is not None:  # torch/JAX: spacealg.backends
+        from spacealg.backends.flatten import unflatten_batch_on
+
+        return unflatten_batch_on(backend_name(vs), vs, space)  # type: ignore[arg-type]
     return _codec(space).unflatten_batch(vs)
 
 
