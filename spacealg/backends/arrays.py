@@ -136,8 +136,11 @@ class TorchBackend(Backend):
             np.dtype(np.float64): torch.float64,
         }
         self._to_numpy = {v: k for k, v in self._to_native.items()}
-        self._promoted = {np.dtype(np.uint16): np.dtype(np.int32), np.dtype(np.uint32): np.dtype(np.int64),
-                          np.dtype(np.uint64): np.dtype(np.int64)}
+        self._promoted: dict[np.dtype, np.dtype] = {
+            np.dtype(np.uint16): np.dtype(np.int32),
+            np.dtype(np.uint32): np.dtype(np.int64),
+            np.dtype(np.uint64): np.dtype(np.int64),
+        }
         for native, numpy_dtype in ((getattr(torch, "uint16", None), np.uint16),
                                     (getattr(torch, "uint32", None), np.uint32),
                                     (getattr(torch, "uint64", None), np.uint64),
@@ -207,9 +210,10 @@ class JaxBackend(Backend):
 
     def constant(self, array: Any, dtype: Any, device: Any) -> Any:
         value = np.asarray(array).astype(dtype)
-        if device is None:
-            return self.module.asarray(value)
-        return self._jax.device_put(value, device)
+        with self._jax.ensure_compile_time_eval():  # a concrete array even while tracing (cached)
+            if device is None:
+                return self.module.asarray(value)
+            return self._jax.device_put(value, device)
 
     def device(self, x: Any) -> Any:
         if self.is_traced(x):

@@ -25,14 +25,14 @@ import numpy as np
 
 from spacealg.backends.isin import _first, batch_lead, inner_float_bounds
 from spacealg.backends.kernel import Kernel
-from spacealg.backends.leaves import ArrayLeaf, cached_tree, map_tree
+from spacealg.backends.leaves import ArrayLeaf, map_tree, tree_for
 
-__all__ = ["clamp_on", "clamp_inplace_on"]
+__all__ = ["clamp_inplace_on", "clamp_on"]
 
 
 def clamp_on(name: str, x: Any, space: Any) -> Any:
     """The nearest member of ``space`` to every row of the torch/JAX batch ``x``."""
-    tree = cached_tree(space)
+    tree = tree_for(space, name, "clamp")
     k = Kernel.for_array(name, _first(x))
     return map_tree(lambda leaf, b: _clamp_leaf(k, leaf, b), tree, x, what="clamp")
 
@@ -41,14 +41,14 @@ def clamp_inplace_on(name: str, x: Any, space: Any) -> Any:
     """:func:`clamp_on` written into the torch tensor(s) ``x``; returns ``x``."""
     if name != "torch":
         raise TypeError("clamp_: JAX arrays are immutable; use clamp (it returns the clamped batch)")
-    tree = cached_tree(space)
+    tree = tree_for(space, name, "clamp_")
     k = Kernel.for_array(name, _first(x))
 
     def write(leaf: ArrayLeaf, b: Any) -> None:
         if leaf.kind == "real" and k.kind(b) != "f":
             raise TypeError(f"clamp_: x of dtype {b.dtype} cannot hold the clamp of {leaf.space!r}")
-        if k.kind(b) not in "if":
-            raise TypeError(f"clamp_: x must be a numeric tensor, got {b.dtype}")
+        if k.kind(b) not in "bif":
+            raise TypeError(f"clamp_: x must be a real tensor, got {b.dtype}")
         b.copy_(_clamp_leaf(k, leaf, b))
 
     map_tree(write, tree, x, what="clamp_")
@@ -103,11 +103,12 @@ def _clamp_int(k: Kernel, leaf: ArrayLeaf, b: Any, kind: str) -> Any:
 
 def _clamp_set(k: Kernel, leaf: ArrayLeaf, b: Any, kind: str) -> Any:
     xp = k.xp
-    assert leaf.values is not None
-    result = np.result_type(leaf.values.dtype, k.numpy_dtype(b))
+    values = leaf.values
+    assert values is not None
+    result = np.result_type(values.dtype, k.numpy_dtype(b))
     out = k.backend.dtype(result, leaf.low, leaf.high, leaf.space)
     work = k.widest_float()
-    ordered = k.const(leaf, "sorted", lambda: np.sort(leaf.values.astype(np.float64)), work)
+    ordered = k.const(leaf, "sorted", lambda: np.sort(values.astype(np.float64)), work)
     x = xp.astype(b, work)
     n = int(ordered.shape[0])
     if n == 1:

@@ -217,7 +217,8 @@ def _encode(k: Kernel, field: Any, value: Any, n: int, stored: Any) -> Any:
 def emulate_batch_on(name: str, codec: Any, buf: Any, xs: Any) -> Any:
     """The codec's ``emulate_batch`` into a torch buffer (JAX arrays are immutable: TypeError)."""
     if name != "torch":
-        raise TypeError("emulate_batch: JAX arrays are immutable; use emulate_tensor(xs, space), which returns the rows")
+        raise TypeError("emulate_batch: JAX arrays are immutable; use emulate_tensor(xs, space), "
+                        "which returns the rows")
     k = Kernel.for_array(name, buf)
     rows = _rows(k, codec, buf)
     if rows.data_ptr() != buf.data_ptr() or rows.dtype != buf.dtype:

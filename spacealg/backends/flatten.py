@@ -22,7 +22,7 @@ import numpy as np
 
 from spacealg.backends.isin import _first, batch_lead
 from spacealg.backends.kernel import Kernel
-from spacealg.backends.leaves import ArrayLeaf, cached_tree, map_tree, tree_values
+from spacealg.backends.leaves import ArrayLeaf, map_tree, tree_for, tree_values
 
 __all__ = ["flatten_batch_on", "unflatten_batch_on"]
 
@@ -47,7 +47,7 @@ def flat_dtype(tree: Any) -> np.dtype:
 
 def flatten_batch_on(name: str, xs: Any, space: Any) -> Any:
     """The ``(*batch, flatdim)`` array of a torch/JAX batch ``xs`` of ``space``."""
-    tree = cached_tree(space)
+    tree = tree_for(space, name, "flatten_batch")
     k = Kernel.for_array(name, _first(xs))
     out_dtype = k.backend.dtype(flat_dtype(tree), None, None, space)
     leads: list[tuple[int, ...]] = []
@@ -99,7 +99,7 @@ def _index_of(k: Kernel, leaf: ArrayLeaf, rows: Any) -> tuple[Any, Any]:
 
 def unflatten_batch_on(name: str, vs: Any, space: Any) -> Any:
     """The batch of ``space`` whose flattenings are the rows of the torch/JAX array ``vs``."""
-    tree = cached_tree(space)
+    tree = tree_for(space, name, "unflatten_batch")
     k = Kernel.for_array(name, vs)
     dim = sum(_width(leaf) for leaf in tree_values(tree))
     if len(vs.shape) < 1 or vs.shape[-1] != dim:

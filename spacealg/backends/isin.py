@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.backends.kernel import Kernel
-from spacealg.backends.leaves import ArrayLeaf, cached_tree, map_tree, tree_values
+from spacealg.backends.leaves import ArrayLeaf, map_tree, tree_for, tree_values
 from spacealg.spaces.interval import Interval, _clip_bounds
 
 __all__ = ["batch_lead", "inner_float_bounds", "isin_on"]
@@ -35,7 +35,7 @@ __all__ = ["batch_lead", "inner_float_bounds", "isin_on"]
 
 def isin_on(name: str, batch: Any, space: Any) -> Any:
     """The membership of every row of a torch/JAX ``batch`` of ``space``."""
-    tree = cached_tree(space)
+    tree = tree_for(space, name, "isin")
     first = _first(batch)
     k = Kernel.for_array(name, first)
     parts = tree_values(map_tree(lambda leaf, b: _isin_leaf(k, leaf, b), tree, batch, what="isin"))
@@ -135,7 +135,8 @@ def _int_bounds(k: Kernel, leaf: ArrayLeaf, b: Any) -> tuple[Any, Any]:
     if _uniform(lo) and _uniform(hi) and lo.size:
         return int(lo.reshape(-1)[0]), int(hi.reshape(-1)[0])
     native = b.dtype
-    return k.const(leaf, ("lo", np_dtype.str), lambda: lo, native), k.const(leaf, ("hi", np_dtype.str), lambda: hi, native)
+    tag = np_dtype.str
+    return k.const(leaf, ("lo", tag), lambda: lo, native), k.const(leaf, ("hi", tag), lambda: hi, native)
 
 
 def _set_inside(k: Kernel, leaf: ArrayLeaf, b: Any, kind: str) -> Any:

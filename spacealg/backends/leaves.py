@@ -41,7 +41,12 @@ from spacealg.spaces.finite import BOOL, FiniteSet, range_length
 from spacealg.spaces.interval import Interval
 from spacealg.spaces.product import DictProduct, TupleProduct
 
-__all__ = ["ArrayLeaf", "array_leaf", "cached_tree", "map_tree", "space_tree", "tree_values"]
+__all__ = ["ArrayLeaf", "ObjectBatchError", "array_leaf", "cached_tree", "map_tree", "space_tree", "tree_for",
+           "tree_values"]
+
+
+class ObjectBatchError(TypeError):
+    """A space whose batches are object arrays met a torch/JAX operation."""
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -83,8 +88,9 @@ class ArrayLeaf:
         return _uniform(self.low) and _uniform(self.high)
 
     def widths(self) -> np.ndarray:
-        """Number of values per entry (``int``: ``high - low + 1``, as Python ints)."""
-        return np.asarray(np.asarray(self.high, dtype=object) - np.asarray(self.low, dtype=object) + 1, dtype=object)
+        """Number of values per entry (``int``: ``(high - low) // step + 1``, as Python ints)."""
+        span = np.asarray(self.high, dtype=object) - np.asarray(self.low, dtype=object)
+        return np.asarray(span // self.step + 1, dtype=object)
 
     def over(self, dims: tuple[int, ...], space: Any, flat: str | None = None,
              flat_dtype: Any = None) -> ArrayLeaf:
@@ -118,7 +124,7 @@ def array_leaf(space: Any) -> ArrayLeaf:
     converted = as_space(space)
     if converted is not space:
         return array_leaf(converted)  # type: ignore[no-any-return]
-    raise TypeError(
+    raise ObjectBatchError(
         f"{type(space).__qualname__} batches are object arrays (not numbers), so they have no "
         f"torch or JAX form: {space!r}"
     )
@@ -151,7 +157,7 @@ def _range_leaf(space: range) -> ArrayLeaf:
     if first < -(2**63) or last >= 2**63:
         raise TypeError(f"{space!r} has integers beyond int64, which torch and JAX cannot hold")
     low, high = np.asarray(first, np.int64), np.asarray(last, np.int64)
-    onehot = "onehot" if step == 1 or n == 1 else "index"
+    onehot = "onehot" if space.step == 1 or n == 1 else "index"  # as Gymnasium: ascending Discretes
     return ArrayLeaf(space, "int", (), np.dtype(np.int64), low, high, _all(()), _all(()), onehot,
                      np.dtype(np.int64), step=step if n > 1 else 1, base=space)
 
@@ -166,7 +172,7 @@ def _categorical_leaf(space: Categorical) -> ArrayLeaf:
 def _finite_leaf(space: FiniteSet) -> ArrayLeaf:
     values = space._array
     if not space._numeric or values.dtype.kind not in "biuf":
-        raise TypeError(
+        raise ObjectBatchError(
             f"FiniteSet of labels: its batches are object/str arrays, which torch and JAX cannot "
             f"hold: {space!r} (use its index, spacealg.index, as an integer encoding)"
         )
@@ -218,6 +224,15 @@ def cached_tree(space: Any) -> Any:
             _TREES.clear()
         _TREES[id(space)] = (space, tree)
     return tree
+
+
+def tree_for(space: Any, name: str, what: str) -> Any:
+    """:func:`cached_tree` for operation ``what`` on backend ``name``; the TypeError for a kind
+    with object batches names the kind, the operation and the backend."""
+    try:
+        return cached_tree(space)
+    except ObjectBatchError as error:
+        raise TypeError(f"{what} on {name}: {error}") from None
 
 
 def map_tree(function: Callable[..., Any], tree: Any, *batches: Any, what: str = "batch") -> Any:

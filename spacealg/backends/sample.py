@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.backends.kernel import Kernel
-from spacealg.backends.leaves import ArrayLeaf, cached_tree, map_tree
+from spacealg.backends.leaves import ArrayLeaf, map_tree, tree_for
 from spacealg.backends.rng import JaxRng, TorchRng, rng_adapter
 from spacealg.spaces._batch import normalize_size
 
@@ -43,7 +43,7 @@ def sample_on(name: str, space: Any, size: Any, rng: Any) -> Any:
     """The batch of ``size`` drawn from ``space`` with the torch generator or JAX key ``rng``."""
     adapter = rng_adapter(rng, name)
     shape = normalize_size(size)
-    tree = cached_tree(space)
+    tree = tree_for(space, name, "sample")
     kernel = Kernel(adapter.backend, adapter.device)
     return map_tree(lambda leaf: _sample_leaf(kernel, adapter, leaf, shape), tree)
 
