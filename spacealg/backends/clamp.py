@@ -56,7 +56,10 @@ def clamp_inplace_on(name: str, x: Any, space: Any) -> Any:
 
 
 def _check_nan(k: Kernel, b: Any) -> None:
-    if k.any_true(k.xp.isnan(b)):
+    """ValueError if ``b`` holds NaN. One sum first (a NaN entry makes it NaN; a vectorised
+    pass, much cheaper than ``isnan(b).any()``), the exact test only when the sum is NaN."""
+    xp = k.xp
+    if k.any_true(xp.isnan(xp.sum(b))) and k.any_true(xp.isnan(b)):
         raise ValueError("clamp: x contains NaN, which has no nearest member")
 
 

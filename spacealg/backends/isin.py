@@ -65,10 +65,33 @@ def batch_lead(k: Kernel, leaf: ArrayLeaf, b: Any, what: str) -> tuple[int, ...]
     return shape[: len(shape) - n]
 
 
+_ALL_ONES = 0x0101010101010101
+
+
 def _all_trailing(k: Kernel, inside: Any, lead: tuple[int, ...], n: int) -> Any:
+    """``inside`` reduced over the element's ``n`` trailing axes (every entry inside).
+
+    On torch, rows of 8 to 64 bools are read as int64 words, eight entries per compare, and
+    rows of fewer than 8 are and-ed entry by entry:
+    torch's per-row reduction is several times slower for short rows (as NumPy's, which
+    spacealg's NumPy path avoids the same way).
+    """
     if not n:
         return inside
-    return k.xp.all(k.xp.reshape(inside, (*lead, math.prod(inside.shape[len(lead):]))), axis=-1)
+    width = math.prod(inside.shape[len(lead):])
+    rows = k.xp.reshape(inside, (*lead, width))
+    if k.name == "torch" and width and width % 8 == 0 and width <= 64 and rows.is_contiguous():
+        words = rows.view(k.backend.module.uint8).view(k.backend.module.int64)
+        result = words[..., 0] == _ALL_ONES
+        for j in range(1, width // 8):
+            result &= words[..., j] == _ALL_ONES
+        return result
+    if k.name == "torch" and 0 < width < 8:  # a few entries: one & per entry
+        result = rows[..., 0]
+        for j in range(1, width):
+            result = result & rows[..., j]
+        return result
+    return k.xp.all(rows, axis=-1)
 
 
 def _isin_leaf(k: Kernel, leaf: ArrayLeaf, b: Any) -> Any:
@@ -174,12 +197,19 @@ def inner_float_bounds(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> tuple[Any, Any
             high = _round_inward(leaf.high, np_dtype, up=False)
         leaf.cache[key] = (low, high)
     low, high = leaf.cache[key]
-    if _uniform(low) and _uniform(high):
-        if not low.size:
-            return 0.0, 0.0
-        return float(low.reshape(-1)[0]), float(high.reshape(-1)[0])
+    scalars = leaf.cache.get((key, "scalars"), False)
+    if scalars is False:
+        scalars = leaf.cache[(key, "scalars")] = _scalars(low, high)
+    if scalars is not None:
+        return scalars  # type: ignore[no-any-return]
     return k.const(leaf, ("inner_lo", np_dtype.str), lambda: low, dtype), k.const(
         leaf, ("inner_hi", np_dtype.str), lambda: high, dtype)
+
+
+def _scalars(low: np.ndarray, high: np.ndarray) -> tuple[float, float] | None:
+    if not (_uniform(low) and _uniform(high)):
+        return None
+    return (float(low.reshape(-1)[0]), float(high.reshape(-1)[0])) if low.size else (0.0, 0.0)
 
 
 def _exact(v: Any) -> Fraction | None:

@@ -27,6 +27,7 @@ Gymnasium and Gym spaces reach these rules through :func:`~spacealg.core.generic
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -82,7 +83,7 @@ class ArrayLeaf:
     def size(self) -> int:
         return math.prod(self.shape)
 
-    @property
+    @functools.cached_property
     def uniform_bounds(self) -> bool:
         """Whether every entry has the same bounds (scalars then suffice)."""
         return _uniform(self.low) and _uniform(self.high)
