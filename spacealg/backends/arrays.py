@@ -1,8 +1,8 @@
 """The array backends: which one a batch or generator belongs to, and its dtype policy.
 
 A :class:`Backend` is everything spacealg needs of an array library besides random
-numbers (see :mod:`spacealg.backends.rng`): its array-API namespace (through
-``array-api-compat``), the native dtype for a NumPy dtype, constants on a device, and the
+numbers (see :mod:`spacealg.backends.rng`) and element-wise work (the array-API namespace
+of :mod:`spacealg.backends.kernel`): the native dtype for a NumPy dtype, constants on a device, and the
 way back to NumPy. torch and JAX are imported only when a tensor or a JAX array reaches
 spacealg (the type's top-level package names the backend).
 
@@ -69,12 +69,6 @@ class Backend:
 
     name: str
     module: Any
-
-    def namespace(self, x: Any) -> Any:
-        """The array-API namespace of ``x`` (array-api-compat)."""
-        import array_api_compat
-
-        return array_api_compat.array_namespace(x)
 
     def dtype(self, dtype: np.dtype, low: Any = None, high: Any = None, what: Any = None) -> Any:
         """The native dtype holding values of NumPy ``dtype`` within ``low..high``."""
@@ -189,9 +183,6 @@ class JaxBackend(Backend):
     @property
     def x64(self) -> bool:
         return bool(self._jax.config.read("jax_enable_x64"))
-
-    def namespace(self, x: Any) -> Any:
-        return self.module
 
     def dtype(self, dtype: np.dtype, low: Any = None, high: Any = None, what: Any = None) -> Any:
         dtype = np.dtype(dtype)

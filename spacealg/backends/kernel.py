@@ -27,7 +27,7 @@ class Kernel:
         self.backend = backend
         self.device = device
         self.name = backend.name
-        self.xp = backend.namespace(like) if like is not None else _namespace(backend)
+        self.xp = _namespace(backend)
         self.traced = backend.is_traced(like) if like is not None else False
 
     @classmethod
@@ -89,9 +89,17 @@ class Kernel:
         return bool(self.xp.any(flags))
 
 
-def _namespace(backend: Backend) -> Any:
-    if backend.name == "jax":
-        return backend.module
-    import array_api_compat.torch
+_NAMESPACES: dict[str, Any] = {}
 
-    return array_api_compat.torch
+
+def _namespace(backend: Backend) -> Any:
+    """The backend's array-API namespace (array-api-compat's for torch; ``jax.numpy`` is one)."""
+    try:
+        return _NAMESPACES[backend.name]
+    except KeyError:
+        if backend.name == "jax":
+            namespace = backend.module
+        else:
+            import array_api_compat.torch as namespace
+        _NAMESPACES[backend.name] = namespace
+        return namespace
