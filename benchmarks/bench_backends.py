@@ -212,7 +212,7 @@ def plot(results: dict[int, dict[str, dict[str, float]]], path: str, device: str
                 ax.plot(sizes, ys, marker="o", label=name)
         ax.set(xscale="log", yscale="log", title=f"{op} ({device})", xlabel="N")
     axes[0].set_ylabel("ms per call")
-    axes[-1].legend(fontsize=7)
+    axes[0].legend(fontsize=7)
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     print(f"\nwrote {path}")

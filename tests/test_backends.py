@@ -47,6 +47,13 @@ def rng(name: str, seed: int) -> Any:
     return torch.Generator().manual_seed(seed) if name == "torch" else jax.random.key(seed)
 
 
+def draw(name: str, space: Any, n: int, seed: int) -> Any:
+    """``sample(space, n)`` on a backend (JAX: under jit, one compilation instead of one per op)."""
+    if name == "torch":
+        return sa.sample(space, n, rng=rng(name, seed))
+    return jax.jit(lambda key: sa.sample(space, n, rng=key))(rng(name, seed))
+
+
 def to_backend(name: str, batch: Any) -> Any:
     """A NumPy batch as a torch/JAX batch (structure kept)."""
     if isinstance(batch, tuple):
@@ -222,9 +229,9 @@ def test_jax_functions_trace_under_jit_and_vmap() -> None:
     space = sa.TupleProduct(SPACE, MIXED)  # one space, one compilation per function
     key = jax.random.key(7)
     sample = jax.jit(lambda k: sa.sample(space, 6, rng=k))
-    eager = sa.sample(space, 6, rng=key)
+    eager = sample(key)
     jitted = sample(key)
-    assert same(canon(jitted), canon(eager))
+    assert same(canon(jitted), canon(eager))  # the same key, the same batch
     assert bool(jax.jit(lambda b: sa.isin(b, space))(jitted).all())
     assert same(canon(jax.jit(lambda b: sa.clamp(b, space))(jitted)), canon(eager))
     flat = jax.jit(lambda b: flatten_batch(b, space))(jitted)
@@ -232,8 +239,9 @@ def test_jax_functions_trace_under_jit_and_vmap() -> None:
     assert same(canon(jax.jit(lambda v: unflatten_batch(v, space))(flat)), canon(eager))
     keys = jax.random.split(key, 3)
     one = jax.vmap(lambda k: sa.sample(space, None, rng=k))(keys)
+    single = jax.jit(lambda k: sa.sample(space, None, rng=k))
     for i in range(3):
-        assert same(member_at(canon(one), i), canon(sa.sample(space, None, rng=keys[i])))
+        assert same(member_at(canon(one), i), canon(single(keys[i])))
     assert bool(jax.vmap(lambda x: sa.isin(x, space))(one).all())
 
 
@@ -317,9 +325,9 @@ def test_gymnasium_spaces_work_directly(name: str) -> None:
 
     g = gs.Dict(pos=gs.Box(-1, 1, (3,)), d=gs.Discrete(4, start=2), md=gs.MultiDiscrete([3, 4]),
                 mb=gs.MultiBinary(5), t=gs.Tuple((gs.Discrete(2), gs.Box(0, 5, (2,), np.int32))))
-    batch = sa.sample(g, 9, rng=rng(name, 1))
+    batch = draw(name, g, 9, 1)
     assert bool(to_numpy(sa.isin(batch, g)).all())
-    host = to_numpy(batch)
+    host = canon(batch)
     assert all(g.contains(_as_gym(member_at(host, i), g)) for i in range(9))
     assert np.array_equal(to_numpy(flatten_batch(batch, g)), flatten_batch(host, g))
 
@@ -349,16 +357,16 @@ def test_distributions_are_those_of_numpy_sampling(name: str) -> None:
     n = 20_000
     limit = 1.63 / math.sqrt(n)  # Kolmogorov-Smirnov at the 1% level
     box = sa.Box(np.array([-1.0, 2.0, -np.inf, -np.inf]), np.array([3.0, np.inf, 4.0, np.inf]))
-    drawn = to_numpy(sa.sample(box, n, rng=rng(name, 11))).astype(np.float64)
+    drawn = to_numpy(draw(name, box, n, 11)).astype(np.float64)
     assert _ks((drawn[:, 0] + 1) / 4, lambda x: np.clip(x, 0, 1)) < limit  # uniform on [-1, 3]
     assert _ks(drawn[:, 1] - 2, lambda x: 1 - np.exp(-x)) < limit  # 2 + Exp(1)
     assert _ks(4 - drawn[:, 2], lambda x: 1 - np.exp(-x)) < limit  # 4 - Exp(1)
     erf = np.vectorize(math.erf)
     assert _ks(drawn[:, 3], lambda x: 0.5 * (1 + erf(x / math.sqrt(2)))) < limit  # N(0, 1)
-    counts = np.bincount(to_numpy(sa.sample(range(2, 8), n, rng=rng(name, 12))) - 2, minlength=6)
+    counts = np.bincount(to_numpy(draw(name, range(2, 8), n, 12)) - 2, minlength=6)
     expected = n / 6
     assert ((counts - expected) ** 2 / expected).sum() < 20.5  # chi-square, 5 dof, 0.1%
-    md = to_numpy(sa.sample(sa.Categorical([3, 5]), n, rng=rng(name, 13)))
+    md = to_numpy(draw(name, sa.Categorical([3, 5]), n, 13))
     for column, k in ((0, 3), (1, 5)):
         counts = np.bincount(md[:, column], minlength=k)
         assert ((counts - n / k) ** 2 / (n / k)).sum() < 20.5

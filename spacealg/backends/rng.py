@@ -112,11 +112,12 @@ def rng_adapter(rng: Any, name: str) -> TorchRng | JaxRng:
     backend = backend_named("jax")
     jax = backend._jax  # type: ignore[attr-defined]
     dtype = getattr(rng, "dtype", None)
-    typed = dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key)
-    raw = dtype == np.uint32 and getattr(rng, "shape", None) is not None and rng.shape[-1:] == (2,)
+    shape = tuple(getattr(rng, "shape", (None,)))
+    typed = dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key) and shape == ()
+    raw = dtype == np.uint32 and shape == (2,)
     if not (typed or raw):
         raise TypeError(
-            "rng: a JAX array used as rng must be a PRNG key (jax.random.key(seed) or "
-            f"jax.random.PRNGKey(seed)), got dtype {dtype} and shape {getattr(rng, 'shape', None)}"
+            "rng: a JAX array used as rng must be one PRNG key (jax.random.key(seed) or "
+            f"jax.random.PRNGKey(seed); vmap over a batch of keys), got dtype {dtype} and shape {shape}"
         )
     return JaxRng(rng)
