@@ -200,8 +200,7 @@ def _array_leaf(space: ArraySpace) -> ArrayLeaf:
 def space_tree(space: Any) -> Any:
     """``space`` as a tree: a tuple (TupleProduct), a dict (DictProduct) or an ArrayLeaf.
 
-    Cached on the leaf level by :func:`array_leaf`'s callers; raises TypeError (naming the
-    kind) for a space with object batches anywhere inside.
+    Raises TypeError (naming the kind) for a space with object batches anywhere inside.
     """
     space = as_space(space) if not isinstance(space, (TupleProduct, DictProduct)) else space
     if isinstance(space, TupleProduct):

@@ -24,6 +24,7 @@ from spacealg.backends.arrays import Backend, backend_named
 __all__ = ["JaxRng", "TorchRng", "rng_adapter"]
 
 _WIDE = 2**62  # torch: offsets for per-entry widths come from [0, 2**62) mod w (bias < 2**-60)
+_WIDTHS: dict[Any, Any] = {}  # per-entry widths on a device (no host-to-device copy per call)
 
 
 class TorchRng:
@@ -58,7 +59,12 @@ class TorchRng:
             return self.torch.randint(0, n, shape, generator=self.generator, device=self.device)
         _check_width(int(flat.max()), _WIDE, "torch")
         drawn = self.torch.randint(0, _WIDE, shape, generator=self.generator, device=self.device)
-        w = self.torch.as_tensor(widths.astype(np.int64), device=self.device)
+        key = (widths.astype(np.int64).tobytes(), widths.shape, str(self.device))
+        w = _WIDTHS.get(key)
+        if w is None:
+            if len(_WIDTHS) > 256:
+                _WIDTHS.clear()
+            w = _WIDTHS[key] = self.torch.as_tensor(widths.astype(np.int64), device=self.device)
         return self.torch.remainder(drawn, w)
 
 

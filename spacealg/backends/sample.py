@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.backends.isin import inner_float_bounds
 from spacealg.backends.kernel import Kernel
 from spacealg.backends.leaves import ArrayLeaf, map_tree, tree_for
 from spacealg.backends.rng import JaxRng, TorchRng, rng_adapter
@@ -69,11 +70,11 @@ def _sample_leaf(k: Kernel, rng: TorchRng | JaxRng, leaf: ArrayLeaf, size: tuple
     if leaf.kind == "int":  # an integer Box unbounded on some side: NumPy's real rule, floored
         work = k.widest_float()
         drawn = k.xp.floor(_draw_real(k, rng, leaf, full, work, integral=True))
-        low, high = _inner_bounds(k, leaf, work)
+        low, high = inner_float_bounds(k, leaf, work)
         return k.xp.astype(k.xp.clip(drawn, low, high), dtype)
     drawn = _draw_real(k, rng, leaf, full, dtype, integral=False)
     if _needs_clip(leaf):
-        low, high = _inner_bounds(k, leaf, dtype)
+        low, high = inner_float_bounds(k, leaf, dtype)
         drawn = k.xp.clip(drawn, low, high)
     return drawn
 
@@ -131,9 +132,3 @@ def _needs_clip(leaf: ArrayLeaf) -> bool:
         leaf.cache[key] = leaf.open_low or leaf.open_high or not exact or leaf.dtype.itemsize < 4
     return leaf.cache[key]  # type: ignore[no-any-return]
 
-
-def _inner_bounds(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> tuple[Any, Any]:
-    """The nearest members to the ends that the native float ``dtype`` can hold."""
-    from spacealg.backends.isin import inner_float_bounds
-
-    return inner_float_bounds(k, leaf, dtype)
