@@ -31,7 +31,6 @@ the entries through the base's batched ``isin``/``sample``/``clamp``.
 
 from __future__ import annotations
 
-import itertools
 import math
 import numbers
 from collections.abc import Iterator
@@ -59,9 +58,10 @@ from spacealg.core.protocol import (
     sample,
 )
 from spacealg.core.rng import RngLike
-from spacealg.core.space import Space
+from spacealg.core.space import Space, nested_depth
 from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style, UnknownSpaceStyle
 from spacealg.spaces._batch import all_trailing, batch_shape, normalize_size
+from spacealg.spaces._counting import lazy_product, power
 from spacealg.spaces.box import Box
 from spacealg.spaces.interval import Interval
 
@@ -146,6 +146,7 @@ class ArraySpace(Space):
             return
         space = as_space(base)
         self._set(
+            _depth=nested_depth("ArraySpace", (space,)),
             base=base if isinstance(base, type) else space,
             dims=_dims_arg(dims),
             space=space,
@@ -246,10 +247,7 @@ def _clamp_inplace(x: Any, space: ArraySpace) -> Any:
 
 @cardinality.register(ArraySpace)
 def _cardinality(space: ArraySpace) -> int | float:
-    n = cardinality(space.space)
-    if space.size == 0:
-        return 1
-    return n**space.size
+    return power(cardinality(space.space), space.size)
 
 
 def _entry_dtype(space: ArraySpace) -> np.dtype:
@@ -258,11 +256,10 @@ def _entry_dtype(space: ArraySpace) -> np.dtype:
 
 @elements.register(ArraySpace)
 def _elements(space: ArraySpace) -> Iterator[np.ndarray]:
-    items = list(elements(space.space))
     dtype = _entry_dtype(space)
     return (
         np.array(combo, dtype=dtype).reshape(space.dims)
-        for combo in itertools.product(items, repeat=space.size)
+        for combo in lazy_product(lambda _: elements(space.space), space.size)
     )
 
 
@@ -361,3 +358,24 @@ def _box_array_intersect(a: Box, b: ArraySpace) -> Any:
 @intersect.register(ArraySpace, Box)
 def _array_box_intersect(a: ArraySpace, b: Box) -> Any:
     return _box_array_intersect(b, a)
+
+
+# -- the leaf model (spacealg.core.leaf): the base's model, per entry -------------------------
+
+from spacealg.core import leaf as _leaf_model  # noqa: E402
+
+
+@_leaf_model.leaf.register(ArraySpace)
+def _array_leaf(space: ArraySpace) -> _leaf_model.LeafModel | None:
+    from spacealg.spaces.finite import BOOL
+
+    if space.space == BOOL:
+        return _leaf_model.LeafModel("MultiBinary", np.dtype(np.int8), space.dims, 0, 1)
+    base = _leaf_model.leaf(space.space)
+    if base is None or not base.scalar:
+        return None
+    if base.items is not None:
+        return _leaf_model.labels(base.items, space.dims) if base.items else None
+    if base.image == "Discrete":
+        return _leaf_model.LeafModel("MultiDiscrete", base.dtype, space.dims, base.low, base.high)
+    return _leaf_model.LeafModel(base.image, base.dtype, space.dims, base.low, base.high, integral=base.integral)
