@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.core.generic import NotASpaceError, as_space, coerce, generic
+from spacealg.backends.arrays import backend_name
+from spacealg.core.generic import GenericFunction, NotASpaceError, as_space, coerce, generic
 from spacealg.core.rng import RngLike
 from spacealg.core.styles import Style, UnknownSpaceStyle
 
@@ -42,6 +43,40 @@ __all__ = [
     "issubspace",
     "sample",
 ]
+
+
+class _Routed(GenericFunction):
+    """A generic function whose calls on torch/JAX data go to :mod:`spacealg.backends`.
+
+    The one hook of the array backends: ``sample`` looks at the type of its ``rng``, the
+    batch operations at the type of their batch (a tensor, a JAX array or tracer, or a
+    tuple/dict of them). NumPy and Python arguments pay one dictionary lookup.
+    """
+
+    def __init__(self, declaration: Any, positions: tuple[int, ...], by_rng: bool, guard: Any = None) -> None:
+        super().__init__(declaration, positions, guard)
+        self.by_rng = by_rng
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        probe = kwargs.get("rng") if self.by_rng else (args[0] if args else None)
+        if probe is not None:
+            name = backend_name(probe)
+            if name is not None:
+                from spacealg.backends import route
+
+                return route(self.name, name, args, kwargs)
+        return GenericFunction.__call__(self, *args, **kwargs)
+
+
+def _routed(position: int, by_rng: bool = False, guard: Any = None) -> Any:
+    """:func:`generic` for a protocol function that the array backends serve too."""
+
+    def declare(declaration: Any) -> _Routed:
+        function = _Routed(declaration, (position,), by_rng, guard)
+        function.add((object,), declaration)
+        return function
+
+    return declare
 
 
 def _not_a_member(error: Exception, args: tuple[Any, ...]) -> bool:
@@ -70,7 +105,7 @@ def contains(x: Any, space: Any) -> bool:
     return coerce(contains, (x, space), {})
 
 
-@generic(0)
+@_routed(0, by_rng=True)
 def sample(space: Any, size: int | tuple[int, ...] | None = None, *, rng: RngLike = None) -> Any:
     """A random element (``size=None``) or a stacked batch of shape ``size``.
 
@@ -82,7 +117,7 @@ def sample(space: Any, size: int | tuple[int, ...] | None = None, *, rng: RngLik
     return coerce(sample, (space, size), {"rng": rng})
 
 
-@generic(1, guard=_not_a_batch)
+@_routed(1, guard=_not_a_batch)
 def isin(batch: Any, space: Any) -> np.ndarray:
     """Vectorised membership: a bool array of the batch's shape (cf. ``numpy.isin``).
 
@@ -141,7 +176,7 @@ def bounds(space: Any) -> tuple[Any, Any]:
     return coerce(bounds, (space,), {})
 
 
-@generic(1)
+@_routed(1)
 def clamp(x: Any, space: Any) -> Any:
     """The member of ``space`` nearest to ``x``; works elementwise on batches.
 
@@ -152,7 +187,7 @@ def clamp(x: Any, space: Any) -> Any:
     return coerce(clamp, (x, space), {})
 
 
-@generic(1)
+@_routed(1)
 def clamp_(x: Any, space: Any) -> Any:
     """In-place :func:`clamp` of a mutable array ``x`` (Julia's ``clamp!``); returns ``x``.
 
