@@ -166,11 +166,8 @@ class GymnasiumVectorView(VectorEnv):
     def _env_step(self, actions: Any) -> dict[str, Any]:
         if self.kind == "native":
             return self._native_infos(self.env.step(actions)[-1])
-        if self.kind == "gymnasium":
-            info = self.env.step(actions[0])[-1]
-        else:
-            info = self.env.step(np.asarray(actions))[-1]
-        return self._row_infos(info)
+        rows = actions[0] if self.kind == "gymnasium" else np.asarray(actions)
+        return self._row_infos(self.env.step(rows)[-1])
 
     def _native_infos(self, logs: Any) -> dict[str, Any]:
         self.logs = list(logs) if logs else []
