@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import gymnasium
@@ -68,3 +69,9 @@ def test_vector_env_actors_rejects_bad_arguments() -> None:
         vector_env_actors(_walkers, 0)
     with pytest.raises(TypeError, match="make_vector_env"):
         vector_env_actors(_walkers(), 1)
+
+
+def test_the_ray_example_of_docs_vector_md_runs(local_ray) -> None:
+    text = (ROOT / "docs" / "vector.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL) if "ray.init" in b]
+    exec(compile(block, "docs/vector.md Ray example", "exec"), {"__name__": "docs_example"})
