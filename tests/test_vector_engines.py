@@ -149,3 +149,32 @@ def test_info_rows_inverts_gymnasiums_add_info() -> None:
         infos = vec._add_info(infos, info, i)
     assert info_rows(infos, 3) == per_env
     assert info_rows(infos, 3) == gymnasium.wrappers.vector.DictInfoToList(vec)._convert_info_to_list(infos)
+
+
+def test_same_step_engines_need_a_copy_of_the_emulated_row_for_final_obs() -> None:
+    """GymnasiumPufferEnv returns the same buffer row every step, so a SAME_STEP engine's
+    final_obs (kept by reference, then reset into) is the reset row; docs/vector.md's copying
+    wrapper gives the true final observation. NEXT_STEP (the default) needs nothing."""
+
+    def emulated() -> GymnasiumPufferEnv:
+        return GymnasiumPufferEnv(gymnasium.make("CartPole-v1"))
+
+    def copying() -> gymnasium.Env:
+        env = emulated()
+        return gymnasium.wrappers.TransformObservation(env, np.copy, env.observation_space)
+
+    mode = AutoresetMode.SAME_STEP
+    raw = SyncVectorEnv([lambda: gymnasium.make("CartPole-v1")], autoreset_mode=mode)
+    aliased = SyncVectorEnv([emulated], autoreset_mode=mode)
+    fixed = SyncVectorEnv([copying], autoreset_mode=mode)
+    for envs in (raw, aliased, fixed):
+        envs.reset(seed=0)
+    for _ in range(200):
+        want, bad, good = (envs.step(np.array([1])) for envs in (raw, aliased, fixed))
+        assert np.array_equal(good[0], want[0]) and np.array_equal(bad[0], want[0])
+        if want[2][0]:
+            assert np.array_equal(good[4]["final_obs"][0], want[4]["final_obs"][0])
+            assert np.array_equal(bad[4]["final_obs"][0], bad[0][0])  # the reset row, not the final one
+            assert not np.array_equal(bad[4]["final_obs"][0], want[4]["final_obs"][0])
+            return
+    pytest.fail("CartPole never terminated")

@@ -95,7 +95,7 @@ def _lockstep(view: GymnasiumVectorView, reference: SyncVectorEnv, steps: int, s
         want = reference.step(actions)
         assert np.array_equal(got[0], want[0])
         for a, b in zip(got[1:4], want[1:4]):
-            assert np.array_equal(a, b.astype(a.dtype))
+            assert np.array_equal(a, b) and a.dtype == b.dtype
         if compare_infos:
             assert data_equivalence(got[4], want[4]), (got[4], want[4])
         ends += int(np.sum(want[2] | want[3]))
@@ -243,7 +243,8 @@ def test_emulated_view_nativizes_to_sync_vector_env_of_the_raw_env(space, mode, 
         got, want = view.step(np.array([t % 2])), reference.step(np.array([t % 2]))
         assert view.observation_space.contains(got[0])
         assert data_equivalence(codec.nativize_batch(got[0]), want[0])
-        assert np.array_equal(got[1], want[1]) and np.array_equal(got[2], want[2])
+        assert np.array_equal(got[1], want[1]) and got[1].dtype == want[1].dtype
+        assert np.array_equal(got[2], want[2])
         if mode == AutoresetMode.SAME_STEP and "final_obs" in want[4]:
             final = got[4]["final_obs"][0]
             assert np.array_equal(final, codec.emulate(want[4]["final_obs"][0]))  # the final rows, emulated

@@ -96,7 +96,7 @@ class SampledEnv(gymnasium.Env):
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
         self.t += 1
-        return self.observation_space.sample(), float(action), self.t >= self.length, False, {"t": self.t}
+        return self.observation_space.sample(), 0.1 * float(action), self.t >= self.length, False, {"t": self.t}
 
 
 class DictEnv(gymnasium.Env):

@@ -19,7 +19,9 @@ Copies. With ``copy=False`` (the default) ``reset`` and ``step`` return the envi
 ``observations`` buffer itself — no copy — which the next ``reset``/``step`` overwrites, as
 Gymnasium's ``SyncVectorEnv(copy=False)`` does with its own array. With ``copy=True`` they
 return a fresh copy. Rewards, terminations and truncations are always fresh arrays (``num_envs``
-values each, as Gymnasium's engines return), because the autoreset below rewrites those buffers.
+values each, as Gymnasium's engines return), because the autoreset below rewrites those buffers;
+rewards are float64, and for an emulated environment the exact rewards its ``step`` returned
+(the float32 buffer would round them).
 Under ``AutoresetMode.SAME_STEP`` the ``final_obs`` of an ended episode is a copy of its rows
 (the reset overwrites them).
 
@@ -163,11 +165,21 @@ class GymnasiumVectorView(VectorEnv):
         _, info = self.env.reset(seed=seed) if options is None else self.env.reset(seed=seed, options=options)
         return self._row_infos(info)
 
-    def _env_step(self, actions: Any) -> dict[str, Any]:
+    def _env_step(self, actions: Any) -> tuple[np.ndarray, dict[str, Any]]:
+        """Step the environment; ``(rewards as float64, vector infos)``.
+
+        The rewards are the ones the environment returned (an emulated environment's exact
+        Python/NumPy rewards, not their float32 copies in the buffer), as Gymnasium's engines
+        return them; a native environment's are its float32 buffer's.
+        """
         if self.kind == "native":
-            return self._native_infos(self.env.step(actions)[-1])
-        rows = actions[0] if self.kind == "gymnasium" else np.asarray(actions)
-        return self._row_infos(self.env.step(rows)[-1])
+            result = self.env.step(actions)
+            return np.array(self.env.rewards, np.float64), self._native_infos(result[-1])
+        if self.kind == "gymnasium":
+            result = self.env.step(actions[0])
+            return np.array([result[1]], np.float64), self._row_infos(result[-1])
+        result = self.env.step(np.asarray(actions))
+        return np.array([result[1][a] for a in self._agents or ()], np.float64), self._row_infos(result[-1])
 
     def _native_infos(self, logs: Any) -> dict[str, Any]:
         self.logs = list(logs) if logs else []
@@ -229,11 +241,11 @@ class GymnasiumVectorView(VectorEnv):
             infos = self._env_reset(None, None)
             self._reset_pending = False
             n = self.num_envs
-            return self._observations(), np.zeros(n, np.float32), np.zeros(n, bool), np.zeros(n, bool), infos
+            return self._observations(), np.zeros(n), np.zeros(n, bool), np.zeros(n, bool), infos
         if self.autoreset_mode == AutoresetMode.DISABLED and self._ended():
             raise APIUsageError("step() after the environment ended with autoreset_mode DISABLED; call reset()")
-        infos = self._env_step(actions)
-        rewards, terminations, truncations = env.rewards.copy(), env.terminals.copy(), env.truncations.copy()
+        rewards, infos = self._env_step(actions)
+        terminations, truncations = env.terminals.copy(), env.truncations.copy()
         if self._ended():
             if self.autoreset_mode == AutoresetMode.NEXT_STEP:
                 self._reset_pending = True
