@@ -25,7 +25,7 @@ class Walker(gymnasium.Env):
     metadata = {"render_modes": []}  # noqa: RUF012
 
     def __init__(self) -> None:
-        self.observation_space = spaces.Box(-1.0, 1.0, (2,), np.float32)
+        self.observation_space = spaces.Box(-1.5, 1.5, (2,), np.float32)  # a fallen walker ends just past 1
         self.action_space = spaces.Discrete(3)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict]:
@@ -44,7 +44,7 @@ class SeededWalkers(PufferEnv):
     """``num_agents`` :class:`Walker` s in one native PufferEnv (walker ``i`` seeded ``seed + i``)."""
 
     def __init__(self, num_agents: int = 4, buf: Any = None) -> None:
-        self.single_observation_space = spaces.Box(-1.0, 1.0, (2,), np.float32)
+        self.single_observation_space = spaces.Box(-1.5, 1.5, (2,), np.float32)  # a fallen walker ends just past 1
         self.single_action_space = spaces.Discrete(3)
         self.num_agents = num_agents
         super().__init__(buf)
