@@ -261,7 +261,7 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
 
     def _bind_buffers(self) -> None:
         """Derive the row view, the writer and the bound step from the current buffers."""
-        self.obs = self.observations[0]
+        self.obs = self.observations[0, ...]  # a view, also for 0-d observations
         self.obs_struct = (
             _struct_view(self.observations, self.obs_dtype) if self.is_obs_emulated else self.observations
         )

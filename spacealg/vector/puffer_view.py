@@ -1,0 +1,132 @@
+"""Any Gymnasium ``VectorEnv`` as a PufferLib-style buffer environment.
+
+:class:`VectorPufferEnv` is a native :class:`spacealg.env.PufferEnv` whose agent ``i`` is
+sub-environment ``i`` of a Gymnasium vector environment (``SyncVectorEnv``,
+``AsyncVectorEnv`` with or without shared memory, or any other ``VectorEnv``)::
+
+    vec = gymnasium.vector.AsyncVectorEnv([make_env] * 4, shared_memory=True)
+    env = VectorPufferEnv(vec)
+    obs, infos = env.reset(seed=0)            # env.observations: (4, width), emulated rows
+    obs, rewards, terminals, truncations, infos = env.step(actions)
+
+so a PufferLib-style trainer (``async_reset``/``send``/``recv``, the six buffers,
+``single_*`` spaces, ``emulated``) consumes it. Structured observations (Dict, Tuple,
+Discrete, ...) are emulated through the codec of the single observation space
+(:func:`spacealg.emulation.codec_for`): the vector environment's batch is written, field by
+field, into the ``observations`` buffer, one row per sub-environment, with no per-step
+allocation; ``spacealg.emulation.nativize`` or the codec's ``nativize_batch`` turns rows
+back. Actions are rows of the emulated action space (MultiDiscrete for Dict/Tuple of
+discrete spaces), nativized to the vector environment's batched action with the codec's
+``nativize_batch``.
+
+Laws: ``num_agents == vector_env.num_envs``; ``single_observation_space ==
+emulate_observation_space(vector_env.single_observation_space)`` (likewise for actions);
+after ``reset``/``step``, ``codec.nativize_batch(observations)`` equals the vector
+environment's observation batch, and ``rewards``/``terminals``/``truncations`` equal its own;
+infos are PufferLib's list, one dict per sub-environment (:func:`spacealg.vector.infos.info_rows`).
+Resetting is the vector environment's: its ``metadata["autoreset_mode"]`` applies
+(``SAME_STEP`` gives PufferLib's native semantics, where the step that ends an episode already
+returns the next one's first observation; under ``NEXT_STEP`` the step after an end is a
+reset whose actions are ignored, as in PufferLib's ``Serial``). ``masks`` stay True.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from spacealg.emulation.codec import codec_for
+from spacealg.emulation.spaces import emulate_action_space, emulate_observation_space
+from spacealg.env.kinds import space_kind
+from spacealg.env.namespace import Namespace
+from spacealg.env.puffer_env import PufferEnv
+from spacealg.vector.infos import info_rows
+
+__all__ = ["VectorPufferEnv"]
+
+
+def _is_vector_env(env: Any) -> bool:
+    return all(hasattr(env, name) for name in ("num_envs", "single_observation_space", "single_action_space",
+                                                "reset", "step"))
+
+
+class VectorPufferEnv(PufferEnv):
+    """A Gymnasium ``VectorEnv`` as a native PufferEnv of ``num_envs`` agents (see the module)."""
+
+    def __init__(self, vector_env: Any, buf: Any = None) -> None:
+        if not _is_vector_env(vector_env):
+            raise TypeError(
+                "vector_env must be a Gymnasium VectorEnv (num_envs, single_observation_space, "
+                f"single_action_space, reset, step), got {type(vector_env).__qualname__}"
+            )
+        self.vector_env = vector_env
+        native_obs = vector_env.single_observation_space
+        native_atn = vector_env.single_action_space
+        self.single_observation_space, self.obs_dtype = emulate_observation_space(native_obs)
+        self.single_action_space, self.atn_dtype = emulate_action_space(native_atn)
+        self.num_agents = int(vector_env.num_envs)
+        self.is_obs_emulated = space_kind(native_obs) != "Box"
+        self.is_atn_emulated = space_kind(native_atn) is None
+        self.metadata = dict(getattr(vector_env, "metadata", {}) or {})
+        self.render_mode = getattr(vector_env, "render_mode", None)
+        super().__init__(buf)
+        self._obs_codec = codec_for(native_obs, "observation") if self.is_obs_emulated else None
+        self._atn_codec = codec_for(native_atn, "action") if self.is_atn_emulated else None
+        self.infos: list[Any] = []
+
+    @property
+    def emulated(self) -> Any:  # type: ignore[override]
+        """PufferLib's description of the emulation (what its trainers nativize with)."""
+        return Namespace(
+            observation_dtype=self.single_observation_space.dtype,
+            emulated_observation_dtype=self.obs_dtype,
+        )
+
+    @property
+    def obs_struct(self) -> np.ndarray:
+        """The observations buffer seen as one struct per agent (PufferLib's ``obs_struct``)."""
+        if not self.is_obs_emulated:
+            return self.observations
+        return self.observations.view(self.obs_dtype).reshape(self.num_agents)
+
+    def _write(self, observations: Any) -> None:
+        if self._obs_codec is None:
+            self.observations[...] = observations
+        else:
+            self._obs_codec.emulate_batch(self.observations, observations)
+
+    def reset(
+        self, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, list[dict[str, Any]]]:
+        """Reset the vector environment (Gymnasium's seeding: sub-environment ``i`` gets ``seed + i``)."""
+        if options is None:
+            observations, infos = self.vector_env.reset(seed=seed)
+        else:
+            observations, infos = self.vector_env.reset(seed=seed, options=options)
+        self._write(observations)
+        self.rewards[:] = 0
+        self.terminals[:] = False
+        self.truncations[:] = False
+        self.masks[:] = True
+        return self.observations, info_rows(infos, self.num_agents)
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        """Nativize the action rows, step the vector environment, emulate its observations."""
+        self.actions[...] = np.reshape(actions, self.actions.shape)
+        if self._atn_codec is not None:
+            native = self._atn_codec.nativize_batch(self.actions, copy=True)
+        else:
+            native = self.actions.reshape((self.num_agents, *self.vector_env.single_action_space.shape))
+        observations, rewards, terminations, truncations, infos = self.vector_env.step(native)
+        self._write(observations)
+        self.rewards[:] = rewards
+        self.terminals[:] = terminations
+        self.truncations[:] = truncations
+        return self.observations, self.rewards, self.terminals, self.truncations, info_rows(infos, self.num_agents)
+
+    def render(self) -> Any:
+        return self.vector_env.render()
+
+    def close(self) -> None:
+        self.vector_env.close()

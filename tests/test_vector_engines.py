@@ -1,0 +1,180 @@
+"""Gymnasium's engines around spacealg's envs, and Gymnasium vector envs as PufferLib-style envs."""
+
+from __future__ import annotations
+
+import copy
+
+import gymnasium
+import numpy as np
+import pytest
+from envs_for_layer import NestedDictEnv
+from gymnasium.utils.env_checker import data_equivalence
+from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from vector_envs import SampledEnv
+
+from spacealg.emulation import GymnasiumPufferEnv, codec_for, emulate_action_space, emulate_observation_space
+from spacealg.strategies import gymnasium_spaces
+from spacealg.vector import GymnasiumVectorView, VectorPufferEnv, info_rows
+
+
+def _emulated_nested() -> GymnasiumPufferEnv:
+    return GymnasiumPufferEnv(NestedDictEnv(max_steps=6))
+
+
+def _emulated_cartpole() -> GymnasiumPufferEnv:
+    return GymnasiumPufferEnv(gymnasium.make("CartPole-v1"))
+
+
+# ------------------------------------------------ point 3: AsyncVectorEnv == SyncVectorEnv
+
+
+@pytest.mark.parametrize("make", [_emulated_nested, _emulated_cartpole])
+def test_async_vector_env_with_shared_memory_equals_sync_step_for_step(make) -> None:
+    sync = SyncVectorEnv([make, make])
+    asynchronous = AsyncVectorEnv([make, make], shared_memory=True)
+    try:
+        assert asynchronous.single_observation_space == sync.single_observation_space
+        obs_a, info_a = asynchronous.reset(seed=11)
+        obs_s, info_s = sync.reset(seed=11)
+        assert np.array_equal(obs_a, obs_s) and data_equivalence(info_a, info_s)
+        sync.action_space.seed(11)
+        ends = 0
+        for _ in range(40):
+            actions = sync.action_space.sample()
+            got, want = asynchronous.step(actions), sync.step(actions)
+            assert np.array_equal(got[0], want[0])
+            for a, b in zip(got[1:4], want[1:4]):
+                assert np.array_equal(a, b)
+            assert data_equivalence(got[4], want[4])
+            ends += int(np.sum(want[2] | want[3]))
+        assert ends > 0  # autoresets happened in the workers too
+    finally:
+        asynchronous.close()
+        sync.close()
+
+
+# ------------------------------------------------------ point 2: VectorPufferEnv
+
+
+@settings(max_examples=15, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    space=gymnasium_spaces(max_depth=2, classes=("Box", "Discrete", "MultiDiscrete", "MultiBinary", "Tuple", "Dict")),
+    seed=st.integers(0, 2**16),
+)
+def test_vector_puffer_env_emulates_the_vector_envs_batches(space, seed) -> None:
+    try:
+        emulated_space, _ = emulate_observation_space(space)
+    except (ValueError, TypeError):
+        assume(False)
+    make = [lambda: SampledEnv(copy.deepcopy(space))] * 3
+    env = VectorPufferEnv(SyncVectorEnv(make))
+    reference = SyncVectorEnv(make)
+    codec = codec_for(space, "observation")
+    assert env.num_agents == 3
+    assert env.single_observation_space == emulated_space
+    assert env.single_action_space == emulate_action_space(reference.single_action_space)[0]
+    obs, infos = env.reset(seed=seed)
+    ref_obs, ref_infos = reference.reset(seed=seed)
+    assert obs is env.observations
+    assert data_equivalence(codec.nativize_batch(obs), ref_obs)
+    assert infos == info_rows(ref_infos, 3)
+    for t in range(5):
+        actions = np.array([t % 2, 1, 0])
+        got, want = env.step(actions), reference.step(actions)
+        assert env.observation_space.contains(got[0])
+        assert data_equivalence(codec.nativize_batch(got[0]), want[0])
+        for a, b in zip(got[1:4], want[1:4]):
+            assert np.array_equal(a, b.astype(a.dtype))
+        assert data_equivalence(got[4], info_rows(want[4], 3))
+
+
+def test_vector_puffer_env_nativizes_dict_actions_and_runs_async_workers() -> None:
+    make = [lambda: NestedDictEnv(max_steps=5)] * 2
+    vec = AsyncVectorEnv(make, shared_memory=True, autoreset_mode=AutoresetMode.SAME_STEP)
+    reference = SyncVectorEnv(make, autoreset_mode=AutoresetMode.SAME_STEP)
+    env = VectorPufferEnv(vec)
+    try:
+        assert env.single_action_space == gymnasium.spaces.MultiDiscrete([2, 4])  # sorted keys: boost, move
+        assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+        env.async_reset(seed=0)
+        obs, rewards, terminals, truncations, infos, agent_ids, masks = env.recv()
+        ref_obs, _ = reference.reset(seed=0)
+        assert obs.shape == (2, env.single_observation_space.shape[0]) and masks.all()
+        assert list(agent_ids) == [0, 1]
+        codec = codec_for(vec.single_observation_space, "observation")
+        assert data_equivalence(codec.nativize_batch(obs), ref_obs)
+        ends = 0
+        for t in range(12):
+            actions = np.array([[1, t % 4], [0, 3]])
+            env.send(actions)
+            obs, rewards, terminals, truncations, infos, *_ = env.recv()
+            want = reference.step({"boost": actions[:, 0], "move": actions[:, 1]})
+            assert data_equivalence(codec.nativize_batch(obs), want[0])
+            assert np.array_equal(rewards, want[1].astype(np.float32))
+            assert np.array_equal(terminals, want[2]) and np.array_equal(truncations, want[3])
+            assert data_equivalence(infos, info_rows(want[4], 2))
+            ends += int(np.sum(terminals | truncations))
+        assert ends >= 2
+        assert env.emulated.emulated_observation_dtype == env.obs_dtype
+        assert env.obs_struct.shape == (2,)
+    finally:
+        env.close()
+
+
+def test_vector_puffer_env_round_trips_through_the_gymnasium_view() -> None:
+    """VectorPufferEnv(SyncVectorEnv(...)) seen again as a VectorEnv gives the same batches."""
+    make = [lambda: gymnasium.make("CartPole-v1")] * 3
+    view = GymnasiumVectorView(VectorPufferEnv(SyncVectorEnv(make, autoreset_mode=AutoresetMode.SAME_STEP)))
+    reference = SyncVectorEnv(make, autoreset_mode=AutoresetMode.SAME_STEP)
+    assert view.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    assert np.array_equal(view.reset(seed=2)[0], reference.reset(seed=2)[0])
+    reference.action_space.seed(2)
+    for _ in range(30):
+        actions = reference.action_space.sample()
+        assert np.array_equal(view.step(actions)[0], reference.step(actions)[0])
+
+
+def test_vector_puffer_env_rejects_what_is_not_a_vector_env() -> None:
+    with pytest.raises(TypeError, match="vector_env must be a Gymnasium VectorEnv"):
+        VectorPufferEnv(gymnasium.make("CartPole-v1"))
+
+
+def test_info_rows_inverts_gymnasiums_add_info() -> None:
+    vec = SyncVectorEnv([lambda: gymnasium.make("CartPole-v1")] * 3)
+    per_env = [{"a": 1, "nested": {"b": 2.0}}, {}, {"a": 3}]
+    infos: dict = {}
+    for i, info in enumerate(per_env):
+        infos = vec._add_info(infos, info, i)
+    assert info_rows(infos, 3) == per_env
+    assert info_rows(infos, 3) == gymnasium.wrappers.vector.DictInfoToList(vec)._convert_info_to_list(infos)
+
+
+def test_same_step_engines_need_a_copy_of_the_emulated_row_for_final_obs() -> None:
+    """GymnasiumPufferEnv returns the same buffer row every step, so a SAME_STEP engine's
+    final_obs (kept by reference, then reset into) is the reset row; docs/vector.md's copying
+    wrapper gives the true final observation. NEXT_STEP (the default) needs nothing."""
+
+    def emulated() -> GymnasiumPufferEnv:
+        return GymnasiumPufferEnv(gymnasium.make("CartPole-v1"))
+
+    def copying() -> gymnasium.Env:
+        env = emulated()
+        return gymnasium.wrappers.TransformObservation(env, np.copy, env.observation_space)
+
+    mode = AutoresetMode.SAME_STEP
+    raw = SyncVectorEnv([lambda: gymnasium.make("CartPole-v1")], autoreset_mode=mode)
+    aliased = SyncVectorEnv([emulated], autoreset_mode=mode)
+    fixed = SyncVectorEnv([copying], autoreset_mode=mode)
+    for envs in (raw, aliased, fixed):
+        envs.reset(seed=0)
+    for _ in range(200):
+        want, bad, good = (envs.step(np.array([1])) for envs in (raw, aliased, fixed))
+        assert np.array_equal(good[0], want[0]) and np.array_equal(bad[0], want[0])
+        if want[2][0]:
+            assert np.array_equal(good[4]["final_obs"][0], want[4]["final_obs"][0])
+            assert np.array_equal(bad[4]["final_obs"][0], bad[0][0])  # the reset row, not the final one
+            assert not np.array_equal(bad[4]["final_obs"][0], want[4]["final_obs"][0])
+            return
+    pytest.fail("CartPole never terminated")

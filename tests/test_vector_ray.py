@@ -1,0 +1,77 @@
+"""The Ray path: actors each holding a vector environment, on a local Ray instance."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from vector_envs import SeededWalkers, Walker
+
+from spacealg.emulation import GymnasiumPufferEnv
+from spacealg.vector import GymnasiumVectorView
+
+ray = pytest.importorskip("ray")
+
+pytestmark = pytest.mark.ray
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _walkers() -> GymnasiumVectorView:
+    return GymnasiumVectorView(SeededWalkers(3))
+
+
+def _emulated_cartpoles() -> SyncVectorEnv:
+    return SyncVectorEnv([lambda: GymnasiumPufferEnv(gymnasium.make("CartPole-v1"))] * 2)
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    # Workers import this checkout's spacealg and the tests' environments (by reference).
+    paths = [str(ROOT), str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")]
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False,
+             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in paths if p)}})
+    yield
+    ray.shutdown()
+
+
+def test_actors_holding_vector_envs_equal_one_vector_env_of_all(local_ray) -> None:
+    from spacealg.vector.ray_actors import reset_all, step_all, vector_env_actors
+
+    actors = vector_env_actors(_walkers, 2, num_cpus=0.5)
+    reference = SyncVectorEnv([Walker] * 6, autoreset_mode=AutoresetMode.SAME_STEP)
+    results = reset_all(actors, seed=5)
+    assert np.array_equal(np.concatenate([obs for obs, _ in results]), reference.reset(seed=5)[0])
+    reference.action_space.seed(5)
+    for _ in range(20):
+        actions = reference.action_space.sample()
+        got = step_all(actors, actions, sizes=[3, 3])
+        want = reference.step(actions)
+        for k in range(4):
+            assert np.array_equal(np.concatenate([r[k] for r in got]), want[k].astype(got[0][k].dtype))
+    emulated = vector_env_actors(_emulated_cartpoles, 1, num_cpus=0.5)
+    (obs, _), = reset_all(emulated, seed=0)
+    assert obs.shape == (2, 4)
+    with pytest.raises(ValueError, match="rows"):
+        step_all(actors, np.zeros(5, np.int64))
+    ray.get([a.close.remote() for a in actors + emulated])
+
+
+def test_vector_env_actors_rejects_bad_arguments() -> None:
+    from spacealg.vector.ray_actors import vector_env_actors
+
+    with pytest.raises(ValueError, match="num_actors"):
+        vector_env_actors(_walkers, 0)
+    with pytest.raises(TypeError, match="make_vector_env"):
+        vector_env_actors(_walkers(), 1)
+
+
+def test_the_ray_example_of_docs_vector_md_runs(local_ray) -> None:
+    text = (ROOT / "docs" / "vector.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL) if "ray.init" in b]
+    exec(compile(block, "docs/vector.md Ray example", "exec"), {"__name__": "docs_example"})
