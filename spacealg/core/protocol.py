@@ -61,11 +61,18 @@ class _Routed(GenericFunction):
         probe = kwargs.get("rng") if self.by_rng else (args[0] if args else None)
         if probe is not None:
             name = backend_name(probe)
-            if name is not None:
+            # an implementation marked ``serves_arrays`` (a foreign adapter whose own test
+            # takes its ecosystem's arrays, e.g. TorchRL's ``is_in``) keeps the call
+            if name is not None and not getattr(self._for_space(args), "serves_arrays", False):
                 from spacealg.backends import route
 
                 return route(self.name, name, args, kwargs)
         return GenericFunction.__call__(self, *args, **kwargs)
+
+
+    def _for_space(self, args: tuple[Any, ...]) -> Any:
+        position = self.positions[0]
+        return self.implementation_for(type(args[position])) if len(args) > position else None
 
 
 def _routed(position: int, by_rng: bool = False, guard: Any = None) -> Any:
