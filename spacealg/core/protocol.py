@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.core.generic import as_space, coerce, generic
+from spacealg.core.generic import GenericFunction, as_space, coerce, generic
 from spacealg.core.rng import RngLike
 from spacealg.core.styles import Style, UnknownSpaceStyle
 
@@ -55,16 +55,70 @@ def contains(x: Any, space: Any) -> bool:
     return coerce(contains, (x, space), {})
 
 
-@generic(0)
-def sample(space: Any, size: int | tuple[int, ...] | None = None, *, rng: RngLike = None) -> Any:
+def sample(
+    space: Any,
+    size: int | tuple[int, ...] | None = None,
+    *,
+    rng: RngLike = None,
+    mask: Any = None,
+    probability: Any = None,
+) -> Any:
     """A random element (``size=None``) or a stacked batch of shape ``size``.
 
     Laws: ``contains(sample(s), s)``; ``isin(sample(s, n), s).all()``; the same int
     ``rng`` gives the same result. Uniform on bounded and finite sets; on unbounded reals
     standard normal, on half-bounded reals a shifted exponential (Gymnasium's rule).
-    Raises ValueError for an empty space.
+    Raises ValueError for an empty space. ``rng=None`` draws from the space's own
+    generator where it has one (a Gymnasium/Gym space's ``np_random``, so ``g.seed(0)``
+    makes ``sample(g)`` reproducible), else from spacealg's shared generator.
+
+    ``mask=`` / ``probability=`` (see :mod:`spacealg.spaces.masked`): on a finite spacealg
+    space, ``sample(s, size, mask=m) == sample(Masked(s, m), size)`` in law (every draw in
+    ``Masked(s, m)``, uniform over it), and ``probability`` weights the draws; a mask with
+    leading batch dimensions ``size`` gives one draw per row. On a Gymnasium space they
+    are Gymnasium's own arguments, with its meaning and its errors for malformed masks.
     """
     return coerce(sample, (space, size), {"rng": rng})
+
+
+class _Sample(GenericFunction):
+    """``sample``'s dispatcher: ``mask=``/``probability=`` go to
+    :func:`spacealg.spaces.masked.sample_masked` (dispatched on the space in turn), and
+    ``rng=None`` becomes the space's own generator where its class has ``np_random``."""
+
+    def __call__(  # type: ignore[override]
+        self,
+        space: Any,
+        size: Any = None,
+        *,
+        rng: RngLike = None,
+        mask: Any = None,
+        probability: Any = None,
+    ) -> Any:
+        if rng is None and _has_own_generator(type(space)):
+            rng = space.np_random
+        if mask is None and probability is None:
+            return GenericFunction.__call__(self, space, size, rng=rng)
+        from spacealg.spaces.masked import sample_masked
+
+        return sample_masked(space, size, mask, probability, rng=rng)
+
+
+_OWN_GENERATOR: dict[type, bool] = {}
+
+
+def _has_own_generator(cls: type) -> bool:
+    """Whether instances of ``cls`` carry their own ``np_random`` (Gymnasium and Gym spaces)."""
+    try:
+        return _OWN_GENERATOR[cls]
+    except KeyError:
+        found = isinstance(getattr(cls, "np_random", None), property)
+        _OWN_GENERATOR[cls] = found
+        return found
+
+
+sample = _Sample(sample, (0,))
+sample.add((object,), sample.__wrapped__)  # type: ignore[attr-defined]
 
 
 @generic(1)
