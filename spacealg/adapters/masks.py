@@ -264,20 +264,26 @@ def _sequence_length(length: Any, what: str, generator: np.random.Generator) -> 
 @sample_masked.register(gs.Sequence)
 def _sequence(space: gs.Sequence, size: Any, mask: Any, probability: Any, *, rng: RngLike = None) -> Any:
     value, what = _only_one(mask, probability)
-    try:
-        length, feature = value[0], value[1]
-    except TypeError:
-        raise MaskTypeError(f"{what}: expected a tuple (length, feature {what}), got {type(value).__qualname__}") from None
-    except (IndexError, KeyError):
-        raise MaskIndexError(f"{what}: expected a tuple of two parts (length, feature {what})") from None
+    length = _part(value, 0, what)
 
     def draw(generator: np.random.Generator) -> Any:
         n = _sequence_length(length, what, generator)
+        # the feature's mask is read only when a feature is drawn (as Gymnasium does)
+        keyword = _keyword(what, _part(value, 1, what)) if n else {}
         if space.stack:
-            return stacked(sample(space.feature_space, (n,), rng=generator, **_keyword(what, feature)))
-        return tuple(sample(space.feature_space, rng=generator, **_keyword(what, feature)) for _ in range(n))
+            return stacked(sample(space.feature_space, (n,), rng=generator, **keyword))
+        return tuple(sample(space.feature_space, rng=generator, **keyword) for _ in range(n))
 
     return native.sample_items(draw, size, as_generator(rng))
+
+
+def _part(value: Any, i: int, what: str) -> Any:
+    try:
+        return value[i]
+    except (TypeError, KeyError):
+        raise MaskTypeError(f"{what}: expected a tuple (length, feature {what}), got {type(value).__qualname__}") from None
+    except IndexError:
+        raise MaskIndexError(f"{what}: expected a tuple of two parts (length, feature {what})") from None
 
 
 @sample_masked.register(gs.Graph)

@@ -114,14 +114,15 @@ class Factors:
     ``sizes``: the number of values of each factor, in C order. ``digits(batch)``: an int
     array ``(*batch_shape, k)`` (meaningful where the batch's entries are members, in range
     elsewhere after clipping). ``values(digits)``: the batch (the base's batch form) of the
-    members with these digits. ``parts``: for a structured (per-factor / per-component)
-    mask, the list of ``(part_mask, part_factors)`` in factor order, or None for a leaf.
+    members with these digits. ``children``: the shape of a structured mask, None for a
+    leaf: a tuple (nested like an array's shape, for per-entry masks) or a dict of the
+    parts' Factors, in factor order.
     """
 
     sizes: tuple[int, ...]
     digits: Callable[[Any], np.ndarray]
     values: Callable[[np.ndarray], Any]
-    parts: Callable[[Any, str], list[tuple[Any, Factors]]] | None = None
+    children: Any = None
 
 
 @generic(0)
@@ -225,22 +226,16 @@ def _array_factors(entries: list[Factors], shape: tuple[int, ...], digits: Calla
         d = np.asarray(d)
         return values(d.reshape((*d.shape[:-1], *shape)))
 
-    def parts(mask: Any, path: str) -> list[tuple[Any, Factors]]:
-        return list(zip(_nested_parts(mask, shape, path), entries))
-
-    return Factors(tuple(f.sizes[0] for f in entries), batch_digits, batch_values, parts)
+    children = _nested(entries, shape) if shape else None
+    return Factors(tuple(f.sizes[0] for f in entries), batch_digits, batch_values, children)
 
 
-def _nested_parts(mask: Any, shape: tuple[int, ...], path: str) -> list[Any]:
+def _nested(entries: list[Any], shape: tuple[int, ...]) -> Any:
+    """``entries`` (C order) as tuples nested like ``shape``."""
     if not shape:
-        return [mask]
-    if not isinstance(mask, tuple):
-        raise MaskTypeError(
-            f"mask{path}: expected a joint array or a tuple of {shape[0]} per-entry masks, got {type(mask).__qualname__}"
-        )
-    if len(mask) != shape[0]:
-        raise MaskError(f"mask{path}: expected a tuple of {shape[0]} per-entry masks, got {len(mask)}")
-    return [p for i, m in enumerate(mask) for p in _nested_parts(m, shape[1:], f"{path}[{i}]")]
+        return entries[0]
+    step = math.prod(shape[1:])
+    return tuple(_nested(entries[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0]))
 
 
 @factors.register(ArraySpace)
@@ -325,17 +320,7 @@ def _tuple_factors(space: TupleProduct) -> Factors:
     def values(d: np.ndarray) -> Any:
         return tuple(c.values(d[..., cuts[i] : cuts[i + 1]]) for i, c in enumerate(components))
 
-    def parts(mask: Any, path: str) -> list[tuple[Any, Factors]]:
-        if not isinstance(mask, tuple):
-            raise MaskTypeError(
-                f"mask{path}: expected a joint array or a tuple of {len(components)} component masks, "
-                f"got {type(mask).__qualname__}"
-            )
-        if len(mask) != len(components):
-            raise MaskError(f"mask{path}: expected {len(components)} component masks, got {len(mask)}")
-        return list(zip(mask, components))
-
-    return Factors(tuple(s for c in components for s in c.sizes), digits, values, parts)
+    return Factors(tuple(s for c in components for s in c.sizes), digits, values, tuple(components))
 
 
 @factors.register(DictProduct)
@@ -352,17 +337,7 @@ def _dict_factors(space: DictProduct) -> Factors:
     def values(d: np.ndarray) -> Any:
         return {k: c.values(d[..., cuts[i] : cuts[i + 1]]) for i, (k, c) in enumerate(zip(keys, components))}
 
-    def parts(mask: Any, path: str) -> list[tuple[Any, Factors]]:
-        if not isinstance(mask, Mapping):
-            raise MaskTypeError(
-                f"mask{path}: expected a joint array or a dict of component masks with keys {keys}, "
-                f"got {type(mask).__qualname__}"
-            )
-        if set(mask) != set(keys):
-            raise MaskError(f"mask{path}: expected the keys {keys}, got {list(mask)}")
-        return [(mask[k], c) for k, c in zip(keys, components)]
-
-    return Factors(tuple(s for c in components for s in c.sizes), digits, values, parts)
+    return Factors(tuple(s for c in components for s in c.sizes), digits, values, dict(zip(keys, components)))
 
 
 # -- parsing masks into blocks ---------------------------------------------------------------
@@ -404,30 +379,62 @@ def _check_values(array: np.ndarray, what: str, path: str) -> np.ndarray:
     return weights
 
 
-def parse_blocks(value: Any, f: Factors, what: str = "mask", path: str = "") -> list[Block]:
-    """The blocks of a mask (``what="mask"``) or of weights (``"probability"``) over ``f``."""
-    k = len(f.sizes)
+def _count(node: Any) -> int:
+    """The number of factors under a Factors or a structure (tuple/dict) of them."""
+    if isinstance(node, Factors):
+        return len(node.sizes)
+    return sum(_count(c) for c in (node.values() if isinstance(node, Mapping) else node))
+
+
+def parse_blocks(value: Any, node: Any, what: str = "mask", path: str = "") -> list[Block]:
+    """The blocks of a mask (``what="mask"``) or of weights (``"probability"``) over ``node``
+    (a :class:`Factors`, or a tuple/dict structure of them)."""
     if value is None:
-        return [(1, None)] * k
+        return [(1, None)] * _count(node)
+    if not isinstance(node, Factors):
+        return _parse_parts(value, node, what, path)
+    k = len(node.sizes)
     array = _as_array(value)
     if array is not None:
-        if array.ndim >= k and array.shape[array.ndim - k :] == f.sizes:
+        if array.ndim >= k and array.shape[array.ndim - k :] == node.sizes:
             return [(k, _check_values(array, what, path))]
-        if f.parts is None or not isinstance(value, np.ndarray):
-            raise MaskError(
-                f"{what}{path}: expected an array whose last dimensions are {f.sizes} "
-                f"(after any batch dimensions), got shape {array.shape}"
-            )
+        tail = " (per-factor masks are a tuple)" if node.children is not None else ""
         raise MaskError(
-            f"{what}{path}: a joint array has the factors' sizes {f.sizes} as its last dimensions, "
-            f"got shape {array.shape} (per-factor masks are a tuple)"
+            f"{what}{path}: expected an array whose last dimensions are {node.sizes} "
+            f"(after any batch dimensions), got shape {array.shape}{tail}"
         )
-    if f.parts is None:
-        raise MaskTypeError(f"{what}{path}: expected an array of shape {f.sizes}, got {type(value).__qualname__}")
+    if node.children is None or not isinstance(value, (tuple, Mapping)):
+        raise MaskTypeError(f"{what}{path}: expected {_expected(node)}, got {type(value).__qualname__}")
+    return _parse_parts(value, node.children, what, path)
+
+
+def _expected(node: Factors) -> str:
+    joint = f"an array of shape {node.sizes}"
+    if isinstance(node.children, Mapping):
+        return f"{joint} or a dict with the keys {list(node.children)}"
+    if isinstance(node.children, tuple):
+        return f"{joint} or a tuple of {len(node.children)} masks"
+    return joint
+
+
+def _parse_parts(value: Any, structure: Any, what: str, path: str) -> list[Block]:
     blocks: list[Block] = []
-    for i, (part, part_factors) in enumerate(f.parts(value, path)):
-        key = f"[{i}]" if not isinstance(value, Mapping) else f"[{list(value)[i]!r}]"
-        blocks.extend(parse_blocks(part, part_factors, what, path + key))
+    if isinstance(structure, Mapping):
+        if not isinstance(value, Mapping):
+            raise MaskTypeError(
+                f"{what}{path}: expected a dict with the keys {list(structure)}, got {type(value).__qualname__}"
+            )
+        if set(value) != set(structure):
+            raise MaskError(f"{what}{path}: expected the keys {list(structure)}, got {list(value)}")
+        for key, child in structure.items():
+            blocks.extend(parse_blocks(value[key], child, what, f"{path}[{key!r}]"))
+        return blocks
+    if not isinstance(value, tuple):
+        raise MaskTypeError(f"{what}{path}: expected a tuple of {len(structure)} masks, got {type(value).__qualname__}")
+    if len(value) != len(structure):
+        raise MaskError(f"{what}{path}: expected a tuple of {len(structure)} masks, got {len(value)}")
+    for i, (part, child) in enumerate(zip(value, structure)):
+        blocks.extend(parse_blocks(part, child, what, f"{path}[{i}]"))
     return blocks
 
 
