@@ -29,13 +29,13 @@ def _outcome(draw_it):
         warnings.simplefilter("ignore")
         try:
             return draw_it(), None
-        except Exception as error:  # noqa: BLE001 - the class is what is compared
+        except Exception as error:
             return None, error
 
 
 def _agree(g, what, mask, seed):
     g.seed(seed)
-    reference, expected = _outcome(lambda: g.sample(**{what: mask}))
+    _reference, expected = _outcome(lambda: g.sample(**{what: mask}))
     ours, error = _outcome(lambda: sa.sample(g, rng=seed, **{what: mask}))
     if expected is not None and "need at least one array" in str(expected):
         expected = None  # Gymnasium's bug: a masked stacked Sequence of length 0 (docs/masks.md)
@@ -80,10 +80,12 @@ def test_batched_gymnasium_masks_draw_one_legal_row_each(data, n, seed):
     rows = [data.draw(gymnasium_masks(g, "mask")) for _ in range(n)]
     stack = (lambda *a: np.stack(a)) if not isinstance(rows[0], tuple) else None
     if stack is None:
+
         def stack_tree(*trees):
             if isinstance(trees[0], tuple):
                 return tuple(stack_tree(*parts) for parts in zip(*trees))
             return np.stack(trees)
+
         batch = stack_tree(*rows)
     else:
         batch = stack(*rows)
@@ -141,8 +143,14 @@ def test_unsupported_mask_names_no_private_function():
 
 
 def test_sample_follows_the_spaces_own_seed():
-    for g in (gs.Discrete(7), gs.Box(-1, 1, (3,)), gs.MultiDiscrete([3, 4]), gs.Text(6),
-              gs.Tuple((gs.Discrete(3), gs.MultiBinary(2))), gs.Dict(a=gs.Discrete(4))):
+    for g in (
+        gs.Discrete(7),
+        gs.Box(-1, 1, (3,)),
+        gs.MultiDiscrete([3, 4]),
+        gs.Text(6),
+        gs.Tuple((gs.Discrete(3), gs.MultiBinary(2))),
+        gs.Dict(a=gs.Discrete(4)),
+    ):
         g.seed(123)
         first = [sa.sample(g) for _ in range(3)] + [sa.sample(g, 4)]
         g.seed(123)

@@ -63,7 +63,9 @@ def _only_one(mask: Any, probability: Any) -> tuple[Any, str]:
     return (mask, "mask") if mask is not None else (probability, "probability")
 
 
-def _array(value: Any, what: str, dtype: type, trailing: tuple[int, ...], shape: tuple[int, ...], path: str = "") -> np.ndarray:
+def _array(
+    value: Any, what: str, dtype: type, trailing: tuple[int, ...], shape: tuple[int, ...], path: str = ""
+) -> np.ndarray:
     """A Gymnasium mask array: an ndarray of ``dtype`` and shape ``trailing`` (or ``shape + trailing``)."""
     if not isinstance(value, np.ndarray):
         raise MaskTypeError(f"{what}{path}: expected a numpy array, got {type(value).__qualname__}")
@@ -185,9 +187,7 @@ def _text_draw(space: gs.Text, value: Any, what: str, generator: np.random.Gener
     if not weights.any():
         if space.min_length == 0:
             return ""
-        raise MaskError(
-            f"sample: the charset {what} allows no character but {space} needs at least {space.min_length}"
-        )
+        raise MaskError(f"sample: the charset {what} allows no character but {space} needs at least {space.min_length}")
     picks = choose(weights, (int(length),), generator)
     return "".join(space.character_list[i] for i in picks)
 
@@ -221,7 +221,9 @@ def _tuple(space: gs.Tuple, size: Any, mask: Any, probability: Any, *, rng: RngL
 def _dict(space: gs.Dict, size: Any, mask: Any, probability: Any, *, rng: RngLike = None) -> Any:
     value, what = _only_one(mask, probability)
     if not isinstance(value, dict):
-        raise MaskTypeError(f"{what}: expected a dict with the keys {list(space.spaces)}, got {type(value).__qualname__}")
+        raise MaskTypeError(
+            f"{what}: expected a dict with the keys {list(space.spaces)}, got {type(value).__qualname__}"
+        )
     if value.keys() != space.spaces.keys():
         raise MaskError(f"{what}: expected the keys {list(space.spaces)}, got {list(value)}")
     generator = as_generator(rng)
@@ -235,7 +237,9 @@ def _oneof(space: gs.OneOf, size: Any, mask: Any, probability: Any, *, rng: RngL
     def draw(generator: np.random.Generator) -> tuple[Any, Any]:
         i = generator.integers(0, len(space.spaces), dtype=np.int64)
         if not isinstance(value, tuple):
-            raise MaskTypeError(f"{what}: expected a tuple of {len(space.spaces)} masks, got {type(value).__qualname__}")
+            raise MaskTypeError(
+                f"{what}: expected a tuple of {len(space.spaces)} masks, got {type(value).__qualname__}"
+            )
         if len(value) != len(space.spaces):
             raise MaskError(f"{what}: expected {len(space.spaces)} masks, got {len(value)}")
         return i, sample(space.spaces[int(i)], rng=generator, **_keyword(what, value[int(i)]))
@@ -253,12 +257,14 @@ def _sequence_length(length: Any, what: str, generator: np.random.Generator) -> 
     if isinstance(length, np.ndarray):
         if length.ndim != 1:
             raise MaskError(f"{what}[0]: the lengths to choose from must be a 1-d array, got shape {length.shape}")
-        if not (0 <= length).all():
+        if not (length >= 0).all():
             raise MaskError(f"{what}[0]: the lengths to choose from must be non-negative")
         if not np.issubdtype(length.dtype, np.integer):
             raise MaskError(f"{what}[0]: the lengths to choose from must be integers, got dtype {length.dtype}")
         return int(generator.choice(length))
-    raise MaskTypeError(f"{what}[0]: the length must be None, an integer or an integer array, got {type(length).__qualname__}")
+    raise MaskTypeError(
+        f"{what}[0]: the length must be None, an integer or an integer array, got {type(length).__qualname__}"
+    )
 
 
 @sample_masked.register(gs.Sequence)
@@ -281,7 +287,9 @@ def _part(value: Any, i: int, what: str) -> Any:
     try:
         return value[i]
     except (TypeError, KeyError):
-        raise MaskTypeError(f"{what}: expected a tuple (length, feature {what}), got {type(value).__qualname__}") from None
+        raise MaskTypeError(
+            f"{what}: expected a tuple (length, feature {what}), got {type(value).__qualname__}"
+        ) from None
     except IndexError:
         raise MaskIndexError(f"{what}: expected a tuple of two parts (length, feature {what})") from None
 

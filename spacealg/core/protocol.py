@@ -55,7 +55,7 @@ def contains(x: Any, space: Any) -> bool:
     return coerce(contains, (x, space), {})
 
 
-def sample(
+def _sample(
     space: Any,
     size: int | tuple[int, ...] | None = None,
     *,
@@ -117,8 +117,9 @@ def _has_own_generator(cls: type) -> bool:
         return found
 
 
-sample = _Sample(sample, (0,))
-sample.add((object,), sample.__wrapped__)  # type: ignore[attr-defined]
+_sample.__name__ = _sample.__qualname__ = "sample"
+sample = _Sample(_sample, (0,))
+sample.add((object,), _sample)
 
 
 @generic(1)

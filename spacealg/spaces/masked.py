@@ -210,8 +210,12 @@ def _hashable(x: Any) -> Any:
     return x.item() if isinstance(x, np.generic) else x
 
 
-def _array_factors(entries: list[Factors], shape: tuple[int, ...], digits: Callable[[np.ndarray], np.ndarray],
-                   values: Callable[[np.ndarray], Any]) -> Factors:
+def _array_factors(
+    entries: list[Factors],
+    shape: tuple[int, ...],
+    digits: Callable[[np.ndarray], np.ndarray],
+    values: Callable[[np.ndarray], Any],
+) -> Factors:
     """Factors of an array space: one leaf per entry, C order; per-factor masks are tuples
     nested like ``shape`` (Gymnasium's MultiDiscrete form)."""
     k = len(entries)
@@ -256,7 +260,7 @@ def _arrayspace_factors(space: ArraySpace) -> Factors:
 
 
 def _low_high_factors(space: Any, low: np.ndarray, high: np.ndarray, dtype: np.dtype, scalar: bool) -> Factors:
-    widths = (high.astype(object) - low.astype(object) + 1).reshape(-1) if low.size else np.zeros(0, dtype=object)
+    widths = np.asarray(high.astype(object) - low.astype(object) + 1).reshape(-1)
     entries = [Factors((int(w),), _no_digits, _no_values) for w in widths]
     shape = low.shape
     if scalar:
@@ -522,7 +526,9 @@ def combine(a: list[Block], b: list[Block], sizes: tuple[int, ...]) -> list[Bloc
 # -- drawing: the vectorised chooser -------------------------------------------------------------
 
 
-def choose(weights: np.ndarray, shape: tuple[int, ...], generator: np.random.Generator, what: str = "sample") -> np.ndarray:
+def choose(
+    weights: np.ndarray, shape: tuple[int, ...], generator: np.random.Generator, what: str = "sample"
+) -> np.ndarray:
     """Indices along the last axis of ``weights``, drawn with probability proportional to the
     weights (bools: uniform over the true entries): an int64 array of ``shape``.
 
@@ -562,7 +568,9 @@ def choose(weights: np.ndarray, shape: tuple[int, ...], generator: np.random.Gen
     return drawn.astype(np.int64).reshape(shape)  # type: ignore[no-any-return]
 
 
-def draw_digits(blocks: list[Block], sizes: tuple[int, ...], shape: tuple[int, ...], generator: np.random.Generator) -> np.ndarray:
+def draw_digits(
+    blocks: list[Block], sizes: tuple[int, ...], shape: tuple[int, ...], generator: np.random.Generator
+) -> np.ndarray:
     """Digits ``(*shape, k)``: each block drawn independently (uniform on its allowed set, or
     by its weights), so the whole is uniform on (weighted over) the product of the blocks."""
     columns: list[np.ndarray] = []
@@ -631,8 +639,8 @@ def _split(array: np.ndarray) -> list[np.ndarray]:
     """A nonempty bool block split at every axis where it is an outer product."""
     w = array.ndim
     for p in range(1, w):
-        left = array.any(axis=tuple(range(p, w)))
-        right = array.any(axis=tuple(range(p)))
+        left = np.asarray(array.any(axis=tuple(range(p, w))))
+        right = np.asarray(array.any(axis=tuple(range(p))))
         if np.array_equal(array, _outer(left, p, right, w - p, True)):
             return _split(left) + _split(right)
     return [array]
@@ -668,10 +676,7 @@ class Masked(Space):
         if _batch_shape(blocks, f.sizes):
             raise MaskError("Masked: the mask has batch dimensions; a Masked space takes one mask")
         if isinstance(base, Masked):
-            if inherited is None:
-                canonical = None
-            else:
-                canonical = _canonical(combine(inherited, blocks, f.sizes), f.sizes)
+            canonical = None if inherited is None else _canonical(combine(inherited, blocks, f.sizes), f.sizes)
         else:
             canonical = _canonical(blocks, f.sizes)
         shown = space if isinstance(space, Space) or not hasattr(space, "np_random") else base
@@ -708,7 +713,7 @@ class Masked(Space):
         sizes = self._factors.sizes
         if self._blocks is None:
             return np.zeros(sizes, dtype=bool)
-        width, array = _merge([(b.ndim, b) for b in self._blocks], sizes)
+        _width, array = _merge([(b.ndim, b) for b in self._blocks], sizes)
         return np.asarray(array, dtype=bool).reshape(sizes)
 
 
@@ -833,7 +838,7 @@ def _clamp(x: Any, space: Masked) -> Any:
 def _cardinality(space: Masked) -> int:
     if space._blocks is None:
         return 0
-    return math.prod(int(len(legal)) for legal in space._legal)
+    return math.prod(len(legal) for legal in space._legal)
 
 
 def _base_position(flats: Any, space: Masked) -> int:
@@ -945,6 +950,7 @@ def _masked_intersect(a: Masked, b: Masked) -> Any:
     return result
 
 
+@intersect.register(FiniteSet, np.ndarray)
 @intersect.register(Space, np.ndarray)
 def _space_and_mask(a: Any, mask: np.ndarray) -> Masked:
     """``space & mask``: the masked space (a joint bool array, or a leaf's mask)."""

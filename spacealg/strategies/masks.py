@@ -36,12 +36,20 @@ def _leaf_bases(draw: Any) -> Any:
         start, step, n = draw(st.integers(-5, 5)), draw(st.sampled_from([1, 1, 2, -1])), draw(st.integers(1, 5))
         return range(start, start + step * n, step)
     if kind == "finite":
-        items = draw(st.lists(st.one_of(st.integers(-9, 9), st.text("abc", min_size=1, max_size=2)),
-                              min_size=1, max_size=4, unique_by=lambda v: (type(v) is str, v)))
+        items = draw(
+            st.lists(
+                st.one_of(st.integers(-9, 9), st.text("abc", min_size=1, max_size=2)),
+                min_size=1,
+                max_size=4,
+                unique_by=lambda v: (type(v) is str, v),
+            )
+        )
         return FiniteSet(*items)
     if kind == "categorical":
         n, start = draw(st.integers(1, 5)), draw(st.integers(-3, 3))
-        return Categorical(n, start=start, dtype=draw(st.sampled_from([np.int64, np.int32, np.uint8])) if start >= 0 else np.int64)
+        return Categorical(
+            n, start=start, dtype=draw(st.sampled_from([np.int64, np.int32, np.uint8])) if start >= 0 else np.int64
+        )
     if kind == "bool":
         return BOOL
     low = draw(st.integers(-3, 3))
@@ -145,6 +153,7 @@ def _gym_form(draw: Any, space: Any, what: str) -> Any:
     if isinstance(space, gs.Discrete):
         return _gym_leaf(draw, (int(space.n),), what)
     if isinstance(space, gs.MultiDiscrete):
+
         def nested(nvec: np.ndarray) -> Any:
             if nvec.ndim == 1:
                 return tuple(_gym_leaf(draw, (int(n),), what) for n in nvec)
@@ -158,18 +167,31 @@ def _gym_form(draw: Any, space: Any, what: str) -> Any:
         return np.array(draw(st.lists(st.sampled_from([0.0, 0.25, 1.0]), min_size=n, max_size=n))).reshape(space.shape)
     if isinstance(space, gs.Text):
         length = draw(st.one_of(st.none(), st.integers(space.min_length, space.max_length)))
-        chars = draw(st.one_of(st.none(), st.just(None).map(lambda _: _gym_leaf(draw, (len(space.character_list),), what))))
+        chars = draw(
+            st.one_of(st.none(), st.just(None).map(lambda _: _gym_leaf(draw, (len(space.character_list),), what)))
+        )
         return (length, chars)
     if isinstance(space, gs.Tuple):
-        return tuple(draw(st.one_of(st.none(), st.just(s).map(lambda c: _gym_form(draw, c, what)))) for s in space.spaces)
+        return tuple(
+            draw(st.one_of(st.none(), st.just(s).map(lambda c: _gym_form(draw, c, what)))) for s in space.spaces
+        )
     if isinstance(space, gs.Dict):
-        return {k: draw(st.one_of(st.none(), st.just(s).map(lambda c: _gym_form(draw, c, what))))
-                for k, s in space.spaces.items()}
+        return {
+            k: draw(st.one_of(st.none(), st.just(s).map(lambda c: _gym_form(draw, c, what))))
+            for k, s in space.spaces.items()
+        }
     if isinstance(space, gs.OneOf):
-        return tuple(draw(st.one_of(st.none(), st.just(s).map(lambda c: _gym_form(draw, c, what)))) for s in space.spaces)
+        return tuple(
+            draw(st.one_of(st.none(), st.just(s).map(lambda c: _gym_form(draw, c, what)))) for s in space.spaces
+        )
     if isinstance(space, gs.Sequence):
-        length = draw(st.one_of(st.none(), st.integers(0, 3), st.lists(st.integers(0, 3), min_size=1, max_size=3).map(np.array)))
-        return (length, draw(st.one_of(st.none(), st.just(space.feature_space).map(lambda c: _gym_form(draw, c, what)))))
+        length = draw(
+            st.one_of(st.none(), st.integers(0, 3), st.lists(st.integers(0, 3), min_size=1, max_size=3).map(np.array))
+        )
+        return (
+            length,
+            draw(st.one_of(st.none(), st.just(space.feature_space).map(lambda c: _gym_form(draw, c, what)))),
+        )
     if isinstance(space, gs.Graph):
         return (None, None)
     return None  # Box: no mask
@@ -196,7 +218,7 @@ def _malform(draw: Any, mask: Any) -> Any:
         if how == "list":
             return list(mask)
         i = draw(st.integers(0, len(mask) - 1))
-        return mask[:i] + (_malform(draw, mask[i]),) + mask[i + 1 :]
+        return (*mask[:i], _malform(draw, mask[i]), *mask[i + 1 :])
     if isinstance(mask, dict) and mask:
         if draw(st.booleans()):
             return {**mask, "zz-extra": None}
