@@ -309,3 +309,22 @@ def test_masked_space_as_a_subspace_and_superspace():
     assert sa.issubspace(legal, range(1, 3))
     assert sa.issubspace(legal, (1, 2, 9))
     assert math.isclose(sa.cardinality(legal), 2)
+
+
+def test_docs_masks_examples_run():
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "masks.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+    assert len(blocks) >= 5
+    for number, block in enumerate(blocks):
+        if "pettingzoo" in block and not _importable("pettingzoo", "pygame"):  # classic games import pygame
+            continue
+        exec(compile(block, f"docs/masks.md example {number}", "exec"), {"__name__": "docs_example"})
+
+
+def _importable(*names):
+    import importlib.util
+
+    return all(importlib.util.find_spec(name) is not None for name in names)
