@@ -149,7 +149,12 @@ class Space:
         return iter(protocol.elements(self))
 
     def sample(
-        self, size: int | tuple[int, ...] | None = None, *, rng: RngLike = None, mask: Any = None, probability: Any = None
+        self,
+        size: int | tuple[int, ...] | None = None,
+        *,
+        rng: RngLike = None,
+        mask: Any = None,
+        probability: Any = None,
     ) -> Any:
         """``spacealg.sample(self, size, rng=rng, mask=mask, probability=probability)``."""
         return protocol.sample(self, size, rng=rng, mask=mask, probability=probability)

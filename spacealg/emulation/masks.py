@@ -60,7 +60,9 @@ def _factors(space: Any) -> Factors:
     if nvec is None and not hasattr(emulated, "n"):
         raise TypeError(f"action masks: {space!r} emulates to {emulated}, not a Discrete/MultiDiscrete action")
     if sizes != f.sizes:
-        raise TypeError(f"action masks: the emulated action {emulated} does not match the factors {f.sizes} of {space!r}")
+        raise TypeError(
+            f"action masks: the emulated action {emulated} does not match the factors {f.sizes} of {space!r}"
+        )
     return f
 
 
@@ -100,7 +102,9 @@ def _batch(blocks: list[tuple[int, Any]]) -> tuple[int, ...]:
     return shapes.pop() if shapes else ()
 
 
-def _marginals(array: np.ndarray, sizes: tuple[int, ...], batch: tuple[int, ...], marginal: bool, first: int) -> list[np.ndarray]:
+def _marginals(
+    array: np.ndarray, sizes: tuple[int, ...], batch: tuple[int, ...], marginal: bool, first: int
+) -> list[np.ndarray]:
     array = np.broadcast_to(array, (*batch, *sizes))
     lead = len(batch)
     width = len(sizes)
@@ -145,4 +149,3 @@ def _shape_like(node: Any, segments: Any) -> Any:
     if isinstance(node, dict):
         return {k: _shape_like(c, segments) for k, c in node.items()}
     return tuple(_shape_like(c, segments) for c in node)
-
