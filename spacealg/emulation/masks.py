@@ -55,9 +55,11 @@ def _factors(space: Any) -> Factors:
     """The factors of ``space``, checked against its emulated action's entries."""
     emulated, _ = emulate_action_space(space)
     f = factors(as_space(space))
-    nvec = getattr(emulated, "nvec", None)
-    sizes = (int(emulated.n),) if nvec is None and hasattr(emulated, "n") else tuple(int(n) for n in np.ravel(nvec))
-    if nvec is None and not hasattr(emulated, "n"):
+    if hasattr(emulated, "nvec"):
+        sizes = tuple(int(n) for n in np.ravel(emulated.nvec))
+    elif hasattr(emulated, "n"):
+        sizes = (int(emulated.n),)
+    else:
         raise TypeError(f"action masks: {space!r} emulates to {emulated}, not a Discrete/MultiDiscrete action")
     if sizes != f.sizes:
         raise TypeError(
