@@ -22,14 +22,20 @@ from spacealg.strategies.masks import mask_bases, masked_spaces, masks, probabil
 small = settings(max_examples=25)
 
 
-def joint_of(space, mask):
-    """The joint mask, computed independently: membership of every digit tuple's element."""
-    sizes = factors(space).sizes
-    joint = np.zeros(sizes, dtype=bool)
-    legal = Masked(space, mask)
-    for i, x in enumerate(sa.elements(space)):
-        joint[np.unravel_index(i, sizes)] = sa.contains(x, legal)
-    return joint
+def positions(batch, space):
+    """The base indices of a batch's members, vectorised through the space's digits."""
+    f = factors(space)
+    digits = f.digits(batch)
+    return np.ravel_multi_index(tuple(np.moveaxis(digits, -1, 0)), f.sizes) if f.sizes else np.zeros(len(digits), int)
+
+
+def ranks(batch, legal):
+    """The positions of a batch of members of a masked space among its elements."""
+    legal_positions = np.array([sa.index(x, legal.root) for x in sa.elements(legal)])
+    found = positions(batch, legal.root)
+    at = np.searchsorted(legal_positions, found)
+    assert (legal_positions[np.minimum(at, len(legal_positions) - 1)] == found).all()
+    return at
 
 
 def allowed(space, mask):
@@ -53,13 +59,14 @@ def allowed(space, mask):
 
 
 @given(st.data())
+@settings(max_examples=30)
 def test_cardinality_elements_and_membership_follow_the_mask(data):
     space = data.draw(mask_bases())
     mask = data.draw(masks(space))
     legal = Masked(space, mask)
     expected = allowed(space, mask)
     listed = list(sa.elements(legal))
-    assert sa.cardinality(legal) == len(expected) == len(listed) == int(joint_of(space, mask).sum())
+    assert sa.cardinality(legal) == len(expected) == len(listed) == int(legal.joint().sum())
     assert all(same(a, b) for a, b in zip(listed, expected))
     for i, x in enumerate(listed):
         assert sa.contains(x, legal) and sa.contains(x, space)
@@ -156,7 +163,7 @@ def test_sampling_is_uniform_over_the_legal_set():
     legal = Masked(space, mask)
     n = 20_000
     drawn = sa.sample(legal, n, rng=1234)
-    counts = np.bincount([sa.index(member_at(drawn, i), legal) for i in range(n)], minlength=5)
+    counts = np.bincount(ranks(drawn, legal), minlength=5)
     expected = n / 5
     chi2 = float(((counts - expected) ** 2 / expected).sum())
     assert chi2 < 18.47  # the 0.999 quantile of chi-square with 4 degrees of freedom
@@ -328,3 +335,49 @@ def _importable(*names):
     import importlib.util
 
     return all(importlib.util.find_spec(name) is not None for name in names)
+
+
+def _chi_square_ok(counts, expected, p=1e-5):
+    """Whether counts fit the expected frequencies (chi-square test at level p)."""
+    from math import erfc, sqrt
+
+    keep = expected > 0
+    assert counts[~keep].sum() == 0  # nothing drawn where nothing is expected
+    k = int(keep.sum())
+    if k < 2:
+        return True
+    chi2 = float((((counts - expected) ** 2)[keep] / expected[keep]).sum())
+    # Wilson-Hilferty: chi-square(k - 1) as a normal
+    df = k - 1
+    z = ((chi2 / df) ** (1 / 3) - (1 - 2 / (9 * df))) / sqrt(2 / (9 * df))
+    return 0.5 * erfc(z / sqrt(2)) > p
+
+
+@given(masked_spaces(nonempty=True).filter(lambda m: 2 <= sa.cardinality(m) <= 24), st.integers(0, 2**16))
+@settings(max_examples=12)
+def test_sampling_is_uniform_over_generated_legal_sets(legal, seed):
+    n = 300 * sa.cardinality(legal)
+    drawn = sa.sample(legal, n, rng=seed)
+    counts = np.bincount(ranks(drawn, legal), minlength=sa.cardinality(legal)).astype(float)
+    assert _chi_square_ok(counts, np.full(len(counts), n / len(counts)))
+
+
+@given(st.data(), st.integers(0, 2**16))
+@settings(max_examples=12)
+def test_sampling_follows_generated_probabilities(data, seed):
+    from spacealg.spaces.masked import coarsen, parse_blocks
+
+    space = data.draw(mask_bases().filter(lambda s: 2 <= sa.cardinality(s) <= 24))
+    weights = data.draw(probabilities(space))
+    f = factors(space)
+    blocks = parse_blocks(weights, f, "probability")
+    joint = coarsen(blocks, [len(f.sizes)], f.sizes)[0][1]
+    joint = np.ones(f.sizes) if joint is None else np.asarray(joint, dtype=float)
+    if not joint.sum():
+        with pytest.raises(ValueError):
+            sa.sample(space, probability=weights, rng=seed)
+        return
+    n = 300 * sa.cardinality(space)
+    drawn = sa.sample(space, n, probability=weights, rng=seed)
+    counts = np.bincount(positions(drawn, space), minlength=joint.size)
+    assert _chi_square_ok(counts.astype(float), joint.reshape(-1) / joint.sum() * n)

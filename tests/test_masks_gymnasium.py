@@ -9,7 +9,7 @@ import gymnasium
 import gymnasium.spaces as gs
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import spacealg as sa
@@ -51,24 +51,28 @@ def _agree(g, what, mask, seed):
 
 
 @given(st.data(), st.integers(0, 2**16))
+@settings(max_examples=30)
 def test_well_formed_masks_agree_with_gymnasium(data, seed):
     g = data.draw(gymnasium_spaces(max_depth=2, classes=CLASSES))
     _agree(g, "mask", data.draw(gymnasium_masks(g, "mask")), seed)
 
 
 @given(st.data(), st.integers(0, 2**16))
+@settings(max_examples=30)
 def test_probabilities_agree_with_gymnasium(data, seed):
     g = data.draw(gymnasium_spaces(max_depth=2, classes=CLASSES))
     _agree(g, "probability", data.draw(gymnasium_masks(g, "probability")), seed)
 
 
 @given(st.data(), st.integers(0, 2**16))
+@settings(max_examples=30)
 def test_malformed_masks_raise_what_gymnasium_raises(data, seed):
     g = data.draw(gymnasium_spaces(max_depth=2, classes=CLASSES))
     _agree(g, "mask", data.draw(gymnasium_masks(g, "mask", malformed=True)), seed)
 
 
 @given(st.data(), st.integers(0, 2**16))
+@settings(max_examples=30)
 def test_malformed_probabilities_raise_what_gymnasium_raises(data, seed):
     g = data.draw(gymnasium_spaces(max_depth=2, classes=CLASSES))
     _agree(g, "probability", data.draw(gymnasium_masks(g, "probability", malformed=True)), seed)
