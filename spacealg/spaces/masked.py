@@ -551,20 +551,21 @@ def choose(
         drawn = np.searchsorted(cumulative, generator.random(shape) * total, side="right")
         return np.minimum(drawn, int(np.flatnonzero(weights)[-1])).astype(np.int64)  # type: ignore[no-any-return]
     rows = weights.reshape((-1, m))
-    cumulative = np.cumsum(rows, axis=-1, dtype=np.int64 if integral else np.float64)
+    counts = np.int32 if m < 2**31 else np.int64
+    cumulative = np.cumsum(rows, axis=-1, dtype=counts if integral else np.float64)
     total = cumulative[:, -1] if m else np.zeros(rows.shape[0], dtype=cumulative.dtype)
     empty = ~(total > 0)
     if empty.any():
         row = np.unravel_index(int(np.argmax(empty)), shape)
         raise MaskError(f"{what}: the mask of row {tuple(int(i) for i in row)} allows no element")
     u = generator.random(rows.shape[0])
-    if integral:
-        threshold = np.minimum((u * total).astype(np.int64), total - 1)
-        drawn = (cumulative <= threshold[:, None]).sum(axis=-1)
-    else:
-        drawn = (cumulative <= (u * total)[:, None]).sum(axis=-1)
+    if integral:  # the (k+1)-th allowed entry, k uniform in range(total)
+        threshold = np.minimum((u * total).astype(counts), total - 1)
+        drawn = np.argmax(cumulative > threshold[:, None], axis=-1)
+    else:  # the first entry whose cumulative weight exceeds u * total (the last positive on round-off)
+        hit = cumulative > (u * total)[:, None]
         last = m - 1 - np.argmax(rows[:, ::-1] > 0, axis=-1)
-        drawn = np.minimum(drawn, last)
+        drawn = np.where(hit[:, -1], np.argmax(hit, axis=-1), last)
     return drawn.astype(np.int64).reshape(shape)  # type: ignore[no-any-return]
 
 
