@@ -87,20 +87,17 @@ class _Sample(GenericFunction):
     ``rng=None`` becomes the space's own generator where its class has ``np_random``."""
 
     def __call__(  # type: ignore[override]
-        self,
-        space: Any,
-        size: Any = None,
-        *,
-        rng: RngLike = None,
-        mask: Any = None,
-        probability: Any = None,
+        self, *args: Any, rng: RngLike = None, mask: Any = None, probability: Any = None, **kwargs: Any
     ) -> Any:
-        if rng is None and _has_own_generator(type(space)):
-            rng = space.np_random
-        if mask is None and probability is None:
-            return GenericFunction.__call__(self, space, size, rng=rng)
+        if rng is None and args and _has_own_generator(type(args[0])):
+            rng = args[0].np_random
+        if (mask is None and probability is None) or not args:  # not args: the positional-space error
+            return GenericFunction.__call__(self, *args, rng=rng, **kwargs)
         from spacealg.spaces.masked import sample_masked
 
+        space, size = args[0], (args[1] if len(args) > 1 else kwargs.pop("size", None))
+        if len(args) > 2 or kwargs:
+            raise TypeError(f"sample() got unexpected arguments {args[2:]} {list(kwargs)}")
         return sample_masked(space, size, mask, probability, rng=rng)
 
 

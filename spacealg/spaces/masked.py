@@ -701,12 +701,13 @@ class Masked(Space):
 
     @property
     def blocks(self) -> list[np.ndarray]:
-        """The canonical blocks: bool arrays over consecutive factors ([] when empty... see
-        :attr:`is_empty`)."""
+        """The canonical blocks: bool arrays over runs of consecutive factors whose product is
+        the allowed set (``[]`` for an empty set: see :attr:`is_empty`)."""
         return list(self._blocks or [])
 
     @property
     def is_empty(self) -> bool:
+        """Whether the mask allows no element."""
         return self._blocks is None
 
     def joint(self) -> np.ndarray:
