@@ -381,3 +381,21 @@ def test_sampling_follows_generated_probabilities(data, seed):
     drawn = sa.sample(space, n, probability=weights, rng=seed)
     counts = np.bincount(positions(drawn, space), minlength=joint.size)
     assert _chi_square_ok(counts.astype(float), joint.reshape(-1) / joint.sum() * n)
+
+
+@given(st.data())
+@small
+def test_members_of_a_masked_space_are_legal(data):
+    from spacealg.strategies import members
+
+    legal = data.draw(masked_spaces(nonempty=True))
+    assert sa.contains(data.draw(members(legal)), legal)
+
+
+def test_members_of_a_masked_space_shrink_toward_the_first_legal_element():
+    from hypothesis import find
+
+    from spacealg.strategies import members
+
+    legal = Masked(sa.Categorical([3, 3]), ~np.eye(3, dtype=bool))
+    assert same(find(members(legal), lambda x: True), np.array([0, 1]))

@@ -1,6 +1,8 @@
 """Hypothesis strategies for masks: finite spaces that masks apply to, masks of every shape
 users write (joint arrays, per-factor tuples, per-component tuples/dicts, ``None`` parts),
-batches of masks, probability weights, and the masked spaces themselves.
+batches of masks, probability weights, the masked spaces themselves, Gymnasium-convention
+masks (well-formed or spoiled), and ``members(Masked(...))``: the legal elements, shrinking
+toward the first legal one.
 
 >>> from hypothesis import given
 >>> from spacealg.strategies.masks import masked_spaces
@@ -17,12 +19,14 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
+from spacealg.core.protocol import cardinality, element
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
 from spacealg.spaces.finite import BOOL, FiniteSet
 from spacealg.spaces.masked import Factors, Masked, factors
 from spacealg.spaces.product import DictProduct, TupleProduct
+from spacealg.strategies.members import members
 
 __all__ = ["gymnasium_masks", "mask_bases", "masked_spaces", "masks", "probabilities"]
 
@@ -233,3 +237,14 @@ def gymnasium_masks(draw: Any, space: Any, what: str = "mask", malformed: bool =
     ``malformed`` spoils one part of it (dtype, shape, values, container or length)."""
     mask = _gym_form(draw, space, what)
     return _malform(draw, mask) if malformed else mask
+
+
+# -- members of a masked space: the legal elements, shrinking toward the first -------------------
+
+
+@members.register(Masked)
+def _masked_members(space: Masked) -> st.SearchStrategy[Any]:
+    n = cardinality(space)
+    if not n:
+        return st.nothing()
+    return st.integers(0, n - 1).map(lambda i: element(i, space))
