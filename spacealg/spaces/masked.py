@@ -157,6 +157,8 @@ def _safe_digits(digits: Callable[[np.ndarray], np.ndarray], batch: Any) -> np.n
 
 def _int_digits(array: np.ndarray, low: Any, step: int = 1) -> np.ndarray:
     """``(array - low) // step`` as int64 for numeric arrays (junk, clipped later, elsewhere)."""
+    if array.dtype.kind == "O":
+        raise TypeError("an object batch is read element by element")  # isin falls back to contains
     if array.dtype.kind not in "biuf":
         return np.zeros(array.shape, dtype=np.int64)
     if array.dtype.kind == "f":
