@@ -98,7 +98,18 @@ class _Sample(GenericFunction):
         space, size = args[0], (args[1] if len(args) > 1 else kwargs.pop("size", None))
         if len(args) > 2 or kwargs:
             raise TypeError(f"sample() got unexpected arguments {args[2:]} {list(kwargs)}")
+        backend = _array_backend(rng)
+        if backend is not None:  # a torch generator or a JAX key: the masked draw on that backend
+            from spacealg.spaces.masked_backends import sample_masked_on
+
+            return sample_masked_on(backend, space, size, mask, probability, rng)
         return sample_masked(space, size, mask, probability, rng=rng)
+
+
+def _array_backend(rng: Any) -> str | None:
+    """``"torch"``/``"jax"`` for a torch generator or a JAX key, else None (no import)."""
+    root = type(rng).__module__.partition(".")[0]
+    return {"torch": "torch", "jax": "jax", "jaxlib": "jax"}.get(root)
 
 
 _OWN_GENERATOR: dict[type, bool] = {}

@@ -45,6 +45,7 @@ from spacealg.spaces.masked import (
     coarsen,
     factors,
     from_native_mask,
+    host_blocks,
     parse_blocks,
 )
 
@@ -81,7 +82,7 @@ def emulate_action_mask(mask: Any, space: Any, *, marginal: bool = False) -> np.
     ``marginal``; TypeError for a space whose actions are not all discrete.
     """
     f = _factors(space)
-    blocks = parse_blocks(from_native_mask(space, mask), f)
+    blocks = host_blocks(parse_blocks(from_native_mask(space, mask), f))
     batch = _batch(blocks)
     segments: list[np.ndarray] = []
     start = 0

@@ -25,6 +25,9 @@ __all__ = [
     "coarsen",
     "combine",
     "draw_digits",
+    "dtype_kind",
+    "host_blocks",
+    "is_foreign_array",
     "merge_run",
     "outer",
     "parse_blocks",
@@ -38,9 +41,18 @@ __all__ = [
 Block = tuple[int, Any]
 
 
-def _as_array(value: Any) -> np.ndarray | None:
-    """A joint mask candidate as an ndarray (ndarrays, lists of numbers, array-likes)."""
-    if isinstance(value, np.ndarray):
+_ARRAY_PACKAGES = frozenset({"torch", "jax", "jaxlib"})
+
+
+def is_foreign_array(value: Any) -> bool:
+    """Whether ``value`` is a torch tensor or a JAX array (kept on its device, not converted)."""
+    return type(value).__module__.partition(".")[0] in _ARRAY_PACKAGES and hasattr(value, "shape")
+
+
+def _as_array(value: Any) -> Any:
+    """A joint mask candidate as an array (ndarrays, torch/JAX arrays as they are, lists of
+    numbers and other array-likes as ndarrays), or None."""
+    if isinstance(value, np.ndarray) or is_foreign_array(value):
         return value
     if isinstance(value, (tuple, Mapping, str, bytes)) or value is None:
         return None
@@ -53,7 +65,23 @@ def _as_array(value: Any) -> np.ndarray | None:
     return None
 
 
-def _check_values(array: np.ndarray, what: str, path: str) -> np.ndarray:
+def dtype_kind(dtype: Any) -> str:
+    """NumPy's kind letter of a NumPy, JAX or torch dtype (``"b"``, ``"i"``, ``"u"``, ``"f"``)."""
+    try:
+        return np.dtype(dtype).kind
+    except TypeError:
+        name = str(dtype).rpartition(".")[2]
+        if name == "bool":
+            return "b"
+        for prefix, kind in (("uint", "u"), ("int", "i"), ("float", "f"), ("bfloat", "f"), ("half", "f")):
+            if name.startswith(prefix):
+                return kind
+        return "O"
+
+
+def _check_values(array: Any, what: str, path: str) -> Any:
+    if not isinstance(array, np.ndarray):
+        return _check_foreign(array, what, path)
     if what == "mask":
         if array.dtype.kind == "b":
             return array
@@ -68,6 +96,45 @@ def _check_values(array: np.ndarray, what: str, path: str) -> np.ndarray:
     if weights.size and (not np.isfinite(weights).all() or (weights < 0).any()):
         raise MaskError(f"probability{path}: weights must be finite and non-negative")
     return weights
+
+
+def _check_foreign(array: Any, what: str, path: str) -> Any:
+    """The checks of :func:`_check_values` on a torch/JAX array, where its values can be read
+    (not under ``jax.jit``, whose abstract arrays have none)."""
+    kind = dtype_kind(array.dtype)
+    if what == "mask" and kind not in "biu":
+        raise MaskTypeError(f"mask{path}: expected bools or 0/1 integers, got dtype {array.dtype}")
+    if what != "mask" and kind not in "biuf":
+        raise MaskTypeError(f"probability{path}: expected real numbers, got dtype {array.dtype}")
+    if kind == "b" and what == "mask":
+        return array
+    try:
+        if what == "mask":
+            bad = bool(((array != 0) & (array != 1)).any())
+        else:
+            bad = bool(((array < 0) | (array != array) | (abs(array) == float("inf"))).any())
+    except Exception:
+        bad = False
+    if bad:
+        raise MaskError(
+            f"mask{path}: entries must be 0 or 1 (or bools)"
+            if what == "mask"
+            else f"probability{path}: weights must be finite and non-negative"
+        )
+    return (array != 0) if what == "mask" else array
+
+
+def host_blocks(blocks: list[Block]) -> list[Block]:
+    """The blocks with torch/JAX arrays copied to NumPy (for the NumPy draws and spaces)."""
+    return [(width, _to_numpy(array)) for width, array in blocks]
+
+
+def _to_numpy(array: Any) -> Any:
+    if array is None or isinstance(array, np.ndarray):
+        return array
+    if hasattr(array, "detach"):  # torch, on any device
+        array = array.detach().cpu()
+    return np.asarray(array)
 
 
 def _count(node: Any) -> int:

@@ -84,6 +84,7 @@ from spacealg.spaces.mask_blocks import (
     coarsen,
     combine,
     draw_digits,
+    host_blocks,
     merge_run,
     outer,
     parse_blocks,
@@ -101,6 +102,7 @@ __all__ = [
     "draw_digits",
     "factors",
     "from_native_mask",
+    "host_blocks",
     "parse_blocks",
     "sample_masked",
 ]
@@ -165,7 +167,7 @@ class Masked(Space):
             inherited = None if base._blocks is None else [(b.ndim, b) for b in base._blocks]
         else:
             root, f, inherited = base, factors(base), None
-        blocks = parse_blocks(mask, f)
+        blocks = host_blocks(parse_blocks(mask, f))
         if blocks_batch_shape(blocks, f.sizes):
             raise MaskError("Masked: the mask has batch dimensions; a Masked space takes one mask")
         if isinstance(base, Masked):
@@ -219,7 +221,7 @@ def _frozen(mask: Any) -> Any:
         return tuple(_frozen(m) for m in mask)
     if isinstance(mask, Mapping):
         return {k: _frozen(v) for k, v in mask.items()}
-    array = np.array(mask, dtype=bool)
+    array = np.array(host_blocks([(1, mask)])[0][1], dtype=bool)
     array.flags.writeable = False
     return array
 
@@ -480,9 +482,9 @@ def sample_masked(space: Any, size: Any, mask: Any, probability: Any, *, rng: Rn
             f"integer Box, ArraySpace of those, products of them) and to Gymnasium spaces; "
             f"{space!r} is not one"
         ) from None
-    blocks = parse_blocks(mask, f, "mask")
+    blocks = host_blocks(parse_blocks(mask, f, "mask"))
     if probability is not None:
-        blocks = combine(blocks, parse_blocks(probability, f, "probability"), f.sizes)
+        blocks = combine(blocks, host_blocks(parse_blocks(probability, f, "probability")), f.sizes)
     return sample_blocks(space, f, blocks, size, as_generator(rng))
 
 
@@ -493,7 +495,7 @@ def _sample_masked_masked(space: Masked, size: Any, mask: Any, probability: Any,
     f = space._factors
     blocks: list[Block] = [(b.ndim, b) for b in space._blocks]
     if mask is not None:
-        blocks = combine(blocks, parse_blocks(mask, f, "mask"), f.sizes)
+        blocks = combine(blocks, host_blocks(parse_blocks(mask, f, "mask")), f.sizes)
     if probability is not None:
-        blocks = combine(blocks, parse_blocks(probability, f, "probability"), f.sizes)
+        blocks = combine(blocks, host_blocks(parse_blocks(probability, f, "probability")), f.sizes)
     return sample_blocks(space.root, f, blocks, size, as_generator(rng))
