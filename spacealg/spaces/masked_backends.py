@@ -12,8 +12,9 @@ one mask per row.
 
 Laws (tests/test_masks_backends.py, where spacealg.backends, torch and JAX are): every draw
 is legal (``isin`` of the masked space after moving the batch to NumPy); the same
-generator state (torch) or key (JAX) gives the same draws. An all-false row raises ValueError on torch and on JAX outside ``jax.jit``;
-under ``jit`` it cannot be detected and draws the row's first entry (documented).
+generator state (torch) or key (JAX) gives the same draws. An all-false row raises
+ValueError on torch and on JAX outside ``jax.jit``; under ``jit`` it cannot be detected
+and draws the row's first entry.
 """
 
 from __future__ import annotations
