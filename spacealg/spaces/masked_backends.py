@@ -33,15 +33,17 @@ try:  # the array backends (spacealg.backends) serve the draws; without them, a 
     from spacealg.backends.kernel import Kernel
     from spacealg.backends.leaves import map_tree, tree_for
     from spacealg.backends.rng import rng_adapter
+
+    _HAVE_BACKENDS = True
 except ImportError:  # pragma: no cover - only before the backends exist
-    backend_name = None
+    _HAVE_BACKENDS = False
 
 __all__ = ["sample_masked_on"]
 
 
 def sample_masked_on(name: str, space: Any, size: Any, mask: Any, probability: Any, rng: Any) -> Any:
     """The masked batch of ``space`` drawn with the torch generator or JAX key ``rng``."""
-    if backend_name is None:
+    if not _HAVE_BACKENDS:
         raise TypeError(f"sample: masks with a {name} rng need spacealg's array backends (spacealg.backends)")
     adapter = rng_adapter(rng, name)
     k = Kernel(adapter.backend, adapter.device, rng)
