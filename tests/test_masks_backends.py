@@ -12,13 +12,10 @@ import spacealg as sa
 from spacealg import Masked
 from spacealg.strategies.masks import mask_bases, masks
 
-pytest.importorskip("spacealg.backends")
+to_numpy = pytest.importorskip("spacealg.backends").to_numpy
 torch = pytest.importorskip("torch")
 jax = pytest.importorskip("jax")
-
-from spacealg.backends import to_numpy  # noqa: E402
-
-from spacealg.spaces.mask_factors import factors  # noqa: E402
+factors = sa.spaces.mask_factors.factors
 
 
 def _numeric(space):
