@@ -50,7 +50,7 @@ def _rng(name, seed):
 
 @pytest.mark.parametrize("name", ["torch", "jax"])
 @given(data=st.data(), n=st.integers(1, 5), seed=st.integers(0, 2**16))
-@settings(max_examples=15)
+@settings(max_examples=8)
 def test_batched_masked_draws_are_legal_on_the_backend(name, data, n, seed):
     space = data.draw(mask_bases().filter(_numeric))
     batch = data.draw(masks(space, batch=(n,), density=0.7))
