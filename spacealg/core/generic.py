@@ -20,7 +20,14 @@ from typing import Any
 
 from multipledispatch import Dispatcher
 
-__all__ = ["ADAPTER_MODULES", "GenericFunction", "as_space", "generic", "load_adapters_for"]
+__all__ = [
+    "ADAPTER_MODULES",
+    "GenericFunction",
+    "NotASpaceError",
+    "as_space",
+    "generic",
+    "load_adapters_for",
+]
 
 #: The top-level package of a foreign space type -> the spacealg module whose import
 #: registers the adapters for it. Adapters for optional packages are registered lazily:
@@ -47,6 +54,13 @@ def load_adapters_for(obj: Any) -> bool:
     return True
 
 
+class NotASpaceError(TypeError):
+    """An argument in a space position is not a space (raised by :func:`as_space`)."""
+
+
+Guard = Callable[[Exception, tuple[Any, ...]], Any]
+
+
 class GenericFunction(Dispatcher):
     """A multipledispatch generic function that dispatches on chosen argument positions.
 
@@ -54,9 +68,12 @@ class GenericFunction(Dispatcher):
     called with all the original arguments.
     """
 
-    def __init__(self, declaration: Callable[..., Any], positions: tuple[int, ...]) -> None:
+    def __init__(
+        self, declaration: Callable[..., Any], positions: tuple[int, ...], guard: Guard | None = None
+    ) -> None:
         super().__init__(declaration.__name__, doc=declaration.__doc__)
         self.positions = positions
+        self.guard = guard
         functools.update_wrapper(self, declaration, updated=())  # type: ignore[arg-type]
         self.__module__ = declaration.__module__
 
@@ -75,7 +92,14 @@ class GenericFunction(Dispatcher):
             if implementation is None:
                 raise TypeError(f"{self.name}: no implementation for {types}") from None
             self._cache[types] = implementation
-        return implementation(*args, **kwargs)
+        if self.guard is None:
+            return implementation(*args, **kwargs)
+        try:
+            return implementation(*args, **kwargs)
+        except NotASpaceError:
+            raise
+        except Exception as error:  # one rule for every implementation, user's included
+            return self.guard(error, args)
 
     def implementation_for(self, *types: type) -> Callable[..., Any]:
         """The function that a call with arguments of these types runs (cached lookup)."""
@@ -93,17 +117,20 @@ class GenericFunction(Dispatcher):
         return self.name
 
 
-def generic(*positions: int) -> Callable[[Callable[..., Any]], GenericFunction]:
+def generic(*positions: int, guard: Guard | None = None) -> Callable[[Callable[..., Any]], GenericFunction]:
     """Declare a generic function dispatching on ``positions`` (default: the first argument).
 
     The decorated function is the declaration: its signature and docstring document the
     generic function, and its body is the fallback for arguments of unregistered types
-    (registered for ``object`` in every dispatch position).
+    (registered for ``object`` in every dispatch position). ``guard(error, args)``, if
+    given, answers for any exception an implementation raises (except
+    :class:`NotASpaceError`): how a function that promises never to raise (``contains``)
+    keeps that promise for every registered type at once.
     """
     positions = positions or (0,)
 
     def declare(declaration: Callable[..., Any]) -> GenericFunction:
-        function = GenericFunction(declaration, positions)
+        function = GenericFunction(declaration, positions, guard)
         function.add(tuple(object for _ in positions), declaration)
         return function
 
@@ -127,7 +154,7 @@ def as_space(obj: Any) -> Any:
         return obj
     if load_adapters_for(obj):
         return as_space(obj)
-    raise TypeError(
+    raise NotASpaceError(
         f"{obj!r} (of type {type(obj).__qualname__}) is not a space: spacealg knows "
         "tuples, lists, sets, ranges, dicts of spaces, bool/float/numpy scalar types, "
         "spacealg spaces and Gymnasium/Gym spaces; register others with "
@@ -149,7 +176,7 @@ def coerce(function: GenericFunction, args: tuple[Any, ...], kwargs: dict[str, A
             converted[p] = space
             changed = True
     if not changed:
-        raise TypeError(
+        raise NotASpaceError(
             f"{function.name}: no implementation for "
             + ", ".join(type(args[p]).__qualname__ for p in function.positions)
             + f"; register one with spacealg.{function.name}.register(...)"
