@@ -51,6 +51,24 @@ from spacealg.spaces.text import Text
 
 __version__ = "0.1.0"
 
+# The adapters of optional ecosystems are imported on first use of their names, so that
+# ``import spacealg`` imports none of dm_env, torch, torchrl, jax, gymnax or Jumanji.
+_OPTIONAL_ADAPTERS = {
+    f"{direction}_{target}": f"spacealg.adapters.{target}"
+    for target in ("dm_env", "torchrl", "gymnax", "jumanji")
+    for direction in ("from", "to")
+}
+
+
+def __getattr__(name: str) -> object:
+    """``spacealg.from_torchrl`` and the other optional adapters, imported on first use."""
+    module = _OPTIONAL_ADAPTERS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'spacealg' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
 __all__ = [
     "BOOL",
     "REALS",

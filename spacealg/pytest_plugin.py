@@ -12,8 +12,9 @@ or use the ``spacealg_check`` fixture inside a test of your own::
         spacealg_check(MyEnv, max_steps=300)
 
 The plugin adds command-line options that apply to every such check (options written in
-the test win over them): ``--spacealg-examples N``, ``--spacealg-max-steps N`` and
-``--spacealg-random`` (a fresh random search instead of the fixed seed 0), and it appends
+the test win over them): ``--spacealg-examples N``, ``--spacealg-max-steps N``,
+``--spacealg-random`` (a fresh random search instead of the fixed seed 0),
+``--spacealg-budget SECONDS`` and ``--spacealg-database DIR``, and it appends
 a "spacealg reproduction" section with a runnable snippet to the report of a test that
 failed with an :class:`~spacealg.testing.EnvCheckError`.
 
@@ -41,6 +42,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--spacealg-random", action="store_true", default=False, help="random env-check searches (not seed 0)"
     )
+    group.addoption("--spacealg-budget", type=float, default=None, metavar="SECONDS", help="time per env check")
+    group.addoption(
+        "--spacealg-database", default=None, metavar="DIR", help="Hypothesis example database for env checks"
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -53,6 +58,12 @@ def pytest_configure(config: pytest.Config) -> None:
         checker_options["max_steps"] = steps
     if config.getoption("--spacealg-random", default=False):
         checker_options["random_seed"] = None
+    budget = config.getoption("--spacealg-budget", default=None)
+    if budget is not None:
+        checker_options["budget"] = budget
+    database = config.getoption("--spacealg-database", default=None)
+    if database is not None:
+        checker_options["database"] = database
 
 
 @pytest.fixture

@@ -1,116 +1,259 @@
-"""``spacealg check ENV_ID``: property-test an environment and print a readable report.
+"""``spacealg check ENV_ID [ENV_ID ...]``: property-test environments and print a report.
 
-ENV_ID is a registered Gymnasium id (``CartPole-v1``) or ``module:factory`` (a Gymnasium
-environment or a PettingZoo parallel one; the module is imported from the working
-directory too, as with ``python -m``). Exit status: 0 when every property held, 1
-when one broke (the report names it, with the seed, the shortest action sequence and a
-reproduction snippet), 2 when the environment cannot be made.
+ENV_ID is a registered Gymnasium id (``CartPole-v1``), a glob over the registry
+(``"CartPole-*"``) or ``module:factory`` (a Gymnasium environment, a PettingZoo AEC or
+parallel one, a Gymnasium vector environment; the module is imported from the working
+directory too, as with ``python -m``). One environment gets a detailed report; several are
+checked in parallel worker processes (or on a Ray cluster with ``--ray-address``) and
+summarised in a table. Exit status: 0 when every property held, 1 when one broke (the
+report names it, with the seed, the shortest action sequence and a reproduction snippet),
+2 when an environment cannot be made (its constructor raised).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import textwrap
 from typing import Any
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_checking_options", "add_parser", "run"]
 
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "check",
-        help="property-test an environment (Gymnasium or PettingZoo parallel) with Hypothesis",
+        help="property-test environments (Gymnasium, PettingZoo AEC or parallel, vector) with Hypothesis",
         description="Drive Hypothesis-generated episodes through an environment and check, at "
         "every step, that observations are in the observation space, rewards are finite reals, "
         "flags are bools, infos are dicts, the API signatures hold, episodes replay "
-        "deterministically and reset works after an episode ends (PettingZoo: the agents' life "
-        "cycle too). ENV_ID: a registered id such as CartPole-v1, or module:factory.",
+        "deterministically, reset works after an episode ends, published action masks are sound "
+        "and the environment's randomness is its own (PettingZoo: the agents' life cycle and the "
+        "AEC protocol too). ENV_ID: a registered id such as CartPole-v1, a glob over the "
+        "registry, or module:factory.",
     )
-    parser.add_argument("env_id", help="a registered Gymnasium id, or module:factory")
-    parser.add_argument(
+    parser.add_argument("env_id", nargs="+", help="registered Gymnasium ids, globs over them, or module:factory")
+    add_checking_options(parser)
+    parser.set_defaults(handler=run)
+
+
+def add_checking_options(parser: argparse.ArgumentParser) -> None:
+    """The options of the search (owned by spacealg.testing; kept together)."""
+    search = parser.add_argument_group("search")
+    search.add_argument(
         "-n", "--examples", type=int, default=None, metavar="N", help="episodes to draw (default 100)"
     )
-    parser.add_argument(
+    search.add_argument(
         "-s",
         "--max-steps",
         type=int,
         default=None,
         metavar="N",
-        help="longest episode to draw, in steps (default 100)",
+        help="longest episode to draw, in steps (default 100; some episodes run to the env's own time limit)",
     )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        default=0,
-        help="seed of the Hypothesis search (default 0: the same run every time)",
+    search.add_argument(
+        "--seed", type=int, default=0, help="seed of the Hypothesis search (default 0: the same run every time)"
     )
-    parser.add_argument("--random", action="store_true", help="a fresh random search (overrides --seed)")
-    parser.add_argument(
-        "--no-determinism", action="store_true", help="do not replay episodes to check determinism"
+    search.add_argument("--random", action="store_true", help="a fresh random search (overrides --seed)")
+    search.add_argument(
+        "--shard",
+        default=None,
+        metavar="I/N",
+        help="run shard I of N independent searches (search seed = --seed + I), e.g. on N machines",
     )
-    parser.set_defaults(handler=run)
+    search.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="time per environment, spent adaptively (default 30; 0: no limit)",
+    )
+    search.add_argument(
+        "--database",
+        default=None,
+        metavar="DIR",
+        help="a Hypothesis example database directory: failures are saved there and replayed first "
+        "(share it between machines); default: none, nothing written",
+    )
+    checks = parser.add_argument_group("checks")
+    checks.add_argument("--no-determinism", action="store_true", help="do not replay episodes to check determinism")
+    checks.add_argument("--no-masks", action="store_true", help="ignore published action masks")
+    checks.add_argument(
+        "--illegal-actions", action="store_true", help="draw some actions outside the published mask too"
+    )
+    checks.add_argument(
+        "--no-hygiene", action="store_true", help="skip the one-off RNG/API probes and declaration lints"
+    )
+    checks.add_argument(
+        "--vector",
+        action="store_true",
+        help="check a registered id as a vector env (gymnasium.make_vec, sync against async)",
+    )
+    checks.add_argument("--num-envs", type=int, default=3, metavar="N", help="sub-envs of --vector (default 3)")
+    checks.add_argument(
+        "--match",
+        default=None,
+        metavar="OTHER",
+        help="differential testing: drive ENV_ID and OTHER with the same seeds and actions",
+    )
+    checks.add_argument("--atol", type=float, default=0.0, help="absolute tolerance of --match (default 0)")
+    checks.add_argument("--rtol", type=float, default=0.0, help="relative tolerance of --match (default 0)")
+    fanout = parser.add_argument_group("several environments")
+    fanout.add_argument("-j", "--jobs", type=int, default=None, metavar="N", help="worker processes (default: CPUs)")
+    fanout.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDRESS",
+        help="run the checks as Ray tasks on this cluster ('auto', 'local', ray://host:port)",
+    )
+    fanout.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+class UsageError(ValueError):
+    """A bad option value (exit status 2)."""
+
+
+def _shard(text: str | None) -> int:
+    if text is None:
+        return 0
+    try:
+        index, count = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise UsageError(f"--shard must be I/N with integers, got {text!r}") from None
+    if not (count >= 1 and 0 <= index < count):
+        raise UsageError(f"--shard I/N needs 0 <= I < N, got {text!r}")
+    return index
 
 
 def _options(arguments: argparse.Namespace) -> dict[str, Any]:
-    options: dict[str, Any] = {
-        "random_seed": None if arguments.random else arguments.seed,
-        "determinism": not arguments.no_determinism,
-    }
-    if arguments.examples is not None:
-        options["max_examples"] = arguments.examples
-    if arguments.max_steps is not None:
-        options["max_steps"] = arguments.max_steps
-    return options
-
-
-def _spaces(source: Any) -> list[tuple[str, str]]:
-    from spacealg.testing.resolve import is_parallel_env
-
-    env = source.make()
-    try:
-        if is_parallel_env(env):
-            agents = getattr(env, "possible_agents", None)
-            if agents is None:  # spawned agents (possible_agents is optional): those at reset
-                env.reset(seed=0)
-                agents = env.agents
-            return [
-                (f"{kind} space of {agent!r}", repr(getattr(env, f"{kind}_space")(agent)))
-                for agent in agents
-                for kind in ("observation", "action")
-            ]
-        return [("observation space", repr(env.observation_space)), ("action space", repr(env.action_space))]
-    finally:
-        if source.owned:
-            env.close()
-
-
-def run(arguments: argparse.Namespace) -> int:
-    import gymnasium
-
-    from spacealg.testing import EnvCheckError, check
-    from spacealg.testing.resolve import resolve
+    from spacealg.testing.driver import CLI_BUDGET
 
     for name in ("examples", "max_steps"):
         value = getattr(arguments, name)
         if value is not None and value < (1 if name == "examples" else 0):
-            print(f"spacealg check: --{name.replace('_', '-')} must be positive, got {value}")
-            return 2
+            raise UsageError(f"--{name.replace('_', '-')} must be positive, got {value}")
+    budget = CLI_BUDGET if arguments.budget is None else arguments.budget
+    if budget < 0:
+        raise UsageError(f"--budget must be >= 0 seconds, got {budget}")
+    options: dict[str, Any] = {
+        "random_seed": None if arguments.random else arguments.seed + _shard(arguments.shard),
+        "budget": budget or None,
+    }
+    if arguments.no_determinism:
+        options["determinism"] = False
+    if arguments.examples is not None:
+        options["max_examples"] = arguments.examples
+    if arguments.max_steps is not None:
+        options["max_steps"] = arguments.max_steps
+    if arguments.database is not None:
+        options["database"] = arguments.database
+    if arguments.match is None and not arguments.vector:
+        options["masks"] = not arguments.no_masks
+        options["illegal_actions"] = arguments.illegal_actions
+        options["hygiene"] = not arguments.no_hygiene
+    return options
+
+
+def _spaces(env: Any) -> list[tuple[str, str]]:
+    from spacealg.adapters.envs import foreign_spaces  # dm_env, TorchRL, ... (issue 15)
+    from spacealg.testing.resolve import env_kind
+
+    named = foreign_spaces(env)
+    if named is not None:
+        return [(name, repr(spec)) for name, spec in named]
+    kind = env_kind(env)
+    if kind in ("aec", "parallel"):
+        agents = getattr(env, "possible_agents", None)
+        if agents is None:  # spawned agents (possible_agents is optional): those at reset
+            env.reset(seed=0)
+            agents = env.agents
+        return [
+            (f"{space} space of {agent!r}", repr(getattr(env, f"{space}_space")(agent)))
+            for agent in agents
+            for space in ("observation", "action")
+        ]
+    if kind == "vector":
+        return [
+            ("single observation space", repr(env.single_observation_space)),
+            ("single action space", repr(env.single_action_space)),
+        ]
+    return [("observation space", repr(env.observation_space)), ("action space", repr(env.action_space))]
+
+
+def run(arguments: argparse.Namespace) -> int:
+    from spacealg.testing.fanout import expand
+
+    try:
+        options = _options(arguments)
+        targets = expand(arguments.env_id)
+        if arguments.jobs is not None and arguments.jobs < 1:
+            raise UsageError(f"--jobs must be >= 1, got {arguments.jobs}")
+    except (UsageError, ValueError) as error:
+        print(f"spacealg check: {error}")
+        return 2
     if os.getcwd() not in sys.path:  # module:factory paths resolve from the working directory
         sys.path.insert(0, os.getcwd())
-    source = resolve(arguments.env_id)
+    if len(targets) > 1 or arguments.ray_address is not None:
+        return _many(targets, options, arguments)
+    return _one(targets[0], options, arguments)
+
+
+def _many(targets: list[str], options: dict[str, Any], arguments: argparse.Namespace) -> int:
+    from spacealg.testing.fanout import check_many, exit_status, summary_table
+
+    print(f"spacealg check: {len(targets)} environment(s)")
+    outcomes = check_many(
+        targets,
+        jobs=arguments.jobs,
+        ray_address=arguments.ray_address,
+        progress=not arguments.no_progress,
+        **options,
+    )
+    print(summary_table(outcomes))
+    for outcome in outcomes:
+        if outcome.status != "passed":
+            print()
+            print(f"{outcome.target}: {outcome.status.upper()}")
+            print(textwrap.indent(outcome.message, "  "))
+            if outcome.reproduction:
+                print("  Reproduce with:")
+                print(textwrap.indent(outcome.reproduction, "    "))
+    return max(exit_status(o) for o in outcomes)
+
+
+def _one(target: str, options: dict[str, Any], arguments: argparse.Namespace) -> int:
+    from spacealg.testing import EnvCheckError
+    from spacealg.testing.resolve import resolve
+
+    source = resolve(target)
     try:
-        spaces = _spaces(source)
-    except (gymnasium.error.Error, ImportError, AttributeError, TypeError) as error:
-        print(f"spacealg check: cannot make {arguments.env_id!r}: {type(error).__name__}: {error}")
+        env = source.make()
+    except Exception as error:  # any exception of the constructor: the environment cannot be made
+        print(f"spacealg check: cannot make {target!r}: {type(error).__name__}: {error}")
         return 2
-    print(f"spacealg check {arguments.env_id}")
+    try:
+        spaces = _spaces(env)
+    except Exception as error:
+        print(f"spacealg check: cannot read the spaces of {target!r}: {type(error).__name__}: {error}")
+        return 2
+    finally:
+        if source.owned:
+            with contextlib.suppress(Exception):
+                env.close()
+    print(f"spacealg check {target}" + (f" against {arguments.match}" if arguments.match else ""))
     width = max(len(name) for name, _ in spaces)
     for name, text in spaces:
         print(f"  {name:<{width}}  {text}")
+    import warnings
+
+    from spacealg.testing.lints import EnvCheckWarning
+
     try:
-        report = check(source, **_options(arguments))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", EnvCheckWarning)  # printed with the report
+            report = _run_check(source, target, options, arguments)
     except EnvCheckError as error:
         print()
         print(f"FAILED: {error.property} {error._location()}")
@@ -120,10 +263,25 @@ def run(arguments: argparse.Namespace) -> int:
         print(textwrap.indent(error.reproduction(), "    "))
         return 1
     print()
+    budget = "; the time budget ended the search" if report.out_of_time else ""
     print(
         f"passed: {len(report.properties)} properties held over {report.examples} examples "
-        f"({report.steps:,} steps, {report.episodes:,} episodes) in {report.seconds:.1f} s"
+        f"({report.steps:,} steps, {report.episodes:,} episodes) in {report.seconds:.1f} s{budget}"
     )
     for prop in report.properties:
         print(f"  ok  {prop}")
+    if report.warnings:
+        print("warnings (not failures):")
+        for remark in report.warnings:
+            print(f"  !   {remark}")
     return 0
+
+
+def _run_check(source: Any, target: str, options: dict[str, Any], arguments: argparse.Namespace) -> Any:
+    from spacealg.testing import check, check_envs_match, check_vector_env
+
+    if arguments.match is not None:
+        return check_envs_match(source, arguments.match, atol=arguments.atol, rtol=arguments.rtol, **options)
+    if arguments.vector:
+        return check_vector_env(target, num_envs=arguments.num_envs, **options)
+    return check(source, **options)

@@ -52,11 +52,18 @@ def run(arguments: argparse.Namespace) -> int:
         for name, space in spaces:
             print(describe(space, title=name))
     finally:
-        env.close()
+        close = getattr(env, "close", None)  # a gymnax (env, params) pair has none
+        if callable(close):
+            close()
     return 0
 
 
 def _spaces_of(env: Any) -> list[tuple[str, Any]]:
+    from spacealg.adapters.envs import foreign_spaces  # dm_env, TorchRL, gymnax, Jumanji (issue 15)
+
+    named = foreign_spaces(env)
+    if named is not None:
+        return named
     if callable(getattr(env, "observation_space", None)):  # PettingZoo: one space per agent
         agents = list(getattr(env, "possible_agents", []))
         return [

@@ -168,6 +168,9 @@ def coerce(function: GenericFunction, args: tuple[Any, ...], kwargs: dict[str, A
     The shared fallback body of every protocol function. Raises TypeError when no
     dispatched argument changes (the object is not a space).
     """
+    for p in function.positions:
+        if load_adapters_for(args[p]):  # the adapter just loaded may register a rule of its own
+            return function(*args, **kwargs)
     converted = list(args)
     changed = False
     for p in function.positions:

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.backends.arrays import backend_name
 from spacealg.core.generic import GenericFunction, NotASpaceError, as_space, coerce, generic
 from spacealg.core.rng import RngLike
 from spacealg.core.styles import Style, UnknownSpaceStyle
@@ -42,6 +43,40 @@ __all__ = [
     "issubspace",
     "sample",
 ]
+
+
+class _Routed(GenericFunction):
+    """A generic function whose calls on torch/JAX data go to :mod:`spacealg.backends`.
+
+    The one hook of the array backends: ``sample`` looks at the type of its ``rng``, the
+    batch operations at the type of their batch (a tensor, a JAX array or tracer, or a
+    tuple/dict of them). NumPy and Python arguments pay one dictionary lookup.
+    """
+
+    def __init__(self, declaration: Any, positions: tuple[int, ...], by_rng: bool, guard: Any = None) -> None:
+        super().__init__(declaration, positions, guard)
+        self.by_rng = by_rng
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        probe = kwargs.get("rng") if self.by_rng else (args[0] if args else None)
+        if probe is not None:
+            name = backend_name(probe)
+            if name is not None:
+                from spacealg.backends import route
+
+                return route(self.name, name, args, kwargs)
+        return GenericFunction.__call__(self, *args, **kwargs)
+
+
+def _routed(position: int, by_rng: bool = False, guard: Any = None) -> Any:
+    """:func:`generic` for a protocol function that the array backends serve too."""
+
+    def declare(declaration: Any) -> _Routed:
+        function = _Routed(declaration, (position,), by_rng, guard)
+        function.add((object,), declaration)
+        return function
+
+    return declare
 
 
 def _not_a_member(error: Exception, args: tuple[Any, ...]) -> bool:
@@ -96,7 +131,7 @@ def _sample(
     return coerce(sample, (space, size), {"rng": rng})
 
 
-class _Sample(GenericFunction):
+class _Sample(_Routed):
     """``sample``'s dispatcher: ``mask=``/``probability=`` go to
     :func:`spacealg.spaces.masked.sample_masked` (dispatched on the space in turn), and
     ``rng=None`` becomes the space's own generator where its class has ``np_random``."""
@@ -107,24 +142,18 @@ class _Sample(GenericFunction):
         if rng is None and args and _has_own_generator(type(args[0])):
             rng = args[0].np_random
         if (mask is None and probability is None) or not args:  # not args: the positional-space error
-            return GenericFunction.__call__(self, *args, rng=rng, **kwargs)
+            return _Routed.__call__(self, *args, rng=rng, **kwargs)
         from spacealg.spaces.masked import sample_masked
 
         space, size = args[0], (args[1] if len(args) > 1 else kwargs.pop("size", None))
         if len(args) > 2 or kwargs:
             raise TypeError(f"sample() got unexpected arguments {args[2:]} {list(kwargs)}")
-        backend = _array_backend(rng)
+        backend = backend_name(rng) if rng is not None else None
         if backend is not None:  # a torch generator or a JAX key: the masked draw on that backend
             from spacealg.spaces.masked_backends import sample_masked_on
 
             return sample_masked_on(backend, space, size, mask, probability, rng)
         return sample_masked(space, size, mask, probability, rng=rng)
-
-
-def _array_backend(rng: Any) -> str | None:
-    """``"torch"``/``"jax"`` for a torch generator or a JAX key, else None (no import)."""
-    root = type(rng).__module__.partition(".")[0]
-    return {"torch": "torch", "jax": "jax", "jaxlib": "jax"}.get(root)
 
 
 _OWN_GENERATOR: dict[type, bool] = {}
@@ -141,11 +170,11 @@ def _has_own_generator(cls: type) -> bool:
 
 
 _sample.__name__ = _sample.__qualname__ = "sample"
-sample = _Sample(_sample, (0,))
+sample = _Sample(_sample, (0,), by_rng=True)
 sample.add((object,), _sample)
 
 
-@generic(1, guard=_not_a_batch)
+@_routed(1, guard=_not_a_batch)
 def isin(batch: Any, space: Any) -> np.ndarray:
     """Vectorised membership: a bool array of the batch's shape (cf. ``numpy.isin``).
 
@@ -204,7 +233,7 @@ def bounds(space: Any) -> tuple[Any, Any]:
     return coerce(bounds, (space,), {})
 
 
-@generic(1)
+@_routed(1)
 def clamp(x: Any, space: Any) -> Any:
     """The member of ``space`` nearest to ``x``; works elementwise on batches.
 
@@ -215,7 +244,7 @@ def clamp(x: Any, space: Any) -> Any:
     return coerce(clamp, (x, space), {})
 
 
-@generic(1)
+@_routed(1)
 def clamp_(x: Any, space: Any) -> Any:
     """In-place :func:`clamp` of a mutable array ``x`` (Julia's ``clamp!``); returns ``x``.
 

@@ -60,6 +60,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.adapters.native import native_kind
+from spacealg.backends.arrays import backend_name
 from spacealg.core.cache import IdentityCache
 from spacealg.core.codegen import Generator
 from spacealg.core.generic import coerce, generic
@@ -875,7 +876,12 @@ def flatten_batch(xs: Any, space: Any) -> np.ndarray:
     """A batch of members flattened at once: an array ``(*batch, flatdim(space))``.
 
     Law: ``flatten_batch(xs, s)[i] == flatten(xs_i, s)`` for every member ``xs_i``.
+    A torch/JAX batch gives a torch/JAX array (:mod:`spacealg.backends.flatten`).
     """
+    if backend_name(xs) is not None:  # torch/JAX: spacealg.backends
+        from spacealg.backends.flatten import flatten_batch_on
+
+        return flatten_batch_on(backend_name(xs), xs, space)  # type: ignore[arg-type]
     codec = _lookup(space) or _codec_of(space, "flatten_batch", xs, True)
     try:
         return codec.flatten_batch(xs)
@@ -886,8 +892,12 @@ def flatten_batch(xs: Any, space: Any) -> np.ndarray:
 def unflatten_batch(vs: Any, space: Any) -> Any:
     """The batch whose flattenings are the rows of ``vs`` (``(*batch, flatdim)``).
 
-    Law: ``unflatten_batch(flatten_batch(xs, s), s) == xs``.
+    Law: ``unflatten_batch(flatten_batch(xs, s), s) == xs``; torch/JAX rows give torch/JAX batches.
     """
+    if backend_name(vs) is not None:  # torch/JAX: spacealg.backends
+        from spacealg.backends.flatten import unflatten_batch_on
+
+        return unflatten_batch_on(backend_name(vs), vs, space)  # type: ignore[arg-type]
     codec = _lookup(space) or _codec_of(space, "unflatten_batch", vs, True)
     try:
         return codec.unflatten_batch(vs)

@@ -1,26 +1,41 @@
 """Property-based validation of environments (needs the ``hypothesis`` extra).
 
-``check_env`` (Gymnasium), ``check_parallel_env`` (PettingZoo parallel API) and ``check``
-(either, by the environment's kind) drive Hypothesis-generated episodes and raise
-:class:`EnvCheckError` — an AssertionError naming the broken property, the seed and the
-shortest action sequence found, with ``.reproduction()`` — or return a report.
+``check_env`` (Gymnasium), ``check_parallel_env`` (PettingZoo parallel API),
+``check_aec_env`` (PettingZoo AEC API), ``check_vector_env`` (Gymnasium vector envs) and
+``check`` (the right one, by the environment's kind) drive Hypothesis-generated episodes and
+raise :class:`EnvCheckError` — an AssertionError naming the broken property, the seed and
+the shortest action sequence found, with ``.reproduction()`` — or return a report.
+``check_envs_match`` drives two implementations of one environment side by side.
 ``replay`` re-runs the checks on one seed and action sequence; ``env_test`` makes a
-pytest test of a check in one line. See docs/validation.md.
+pytest test of a check in one line; ``check_many`` checks several environments in parallel
+worker processes (or on a Ray cluster). See docs/validation.md.
 """
 
-from spacealg.testing.errors import PARALLEL_PROPERTIES, PROPERTIES, EnvCheckError
+from spacealg.testing.aec import check_aec_env
+from spacealg.testing.differential import check_envs_match
+from spacealg.testing.errors import AEC_PROPERTIES, PARALLEL_PROPERTIES, PROPERTIES, EnvCheckError
+from spacealg.testing.fanout import check_many
+from spacealg.testing.lints import EnvCheckWarning
 from spacealg.testing.parallel import check_parallel_env
 from spacealg.testing.single import EnvCheckReport, check_env
 from spacealg.testing.suite import check, env_test, replay
+from spacealg.testing.vector import VECTOR_PROPERTIES, check_vector_env
 
 __all__ = [
+    "AEC_PROPERTIES",
     "PARALLEL_PROPERTIES",
     "PROPERTIES",
+    "VECTOR_PROPERTIES",
     "EnvCheckError",
     "EnvCheckReport",
+    "EnvCheckWarning",
     "check",
+    "check_aec_env",
     "check_env",
+    "check_envs_match",
+    "check_many",
     "check_parallel_env",
+    "check_vector_env",
     "env_test",
     "replay",
 ]

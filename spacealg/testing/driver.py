@@ -3,47 +3,235 @@ property, let Hypothesis shrink it, and compare replayed trajectories.
 
 An episode body is a function of ``hypothesis.strategies.data()`` that raises
 :class:`~spacealg.testing.errors.PropertyError`. :func:`search` runs it under fixed settings
-(quiet, no example database, no deadline) and returns the shrunk violation, or the last
-one seen when the failure did not replay (a non-deterministic environment).
+(quiet, no deadline, by default no example database) and returns the shrunk violation, or
+the last one seen when the failure did not replay (a non-deterministic environment).
+
+Laws of the search:
+
+- the same ``random_seed`` gives the same run wherever spacealg is installed: Hypothesis'
+  "local constants" (literals it collects from modules outside site-packages, so from a
+  source checkout but not from an installed wheel, caching them in ``.hypothesis/``) are
+  switched off while a check runs, and no example database is used unless one is given;
+  so by default a check leaves no ``.hypothesis/`` folder in the working directory;
+- a :class:`Budget` bounds the wall-clock time: once spent, the next example stops the
+  search; a failure being shrunk is reported as shrunk so far (it failed when it ran);
+- a ``database`` (a directory or any Hypothesis ``ExampleDatabase``) stores failures under
+  a key per environment and checker, so a failure found anywhere replays first elsewhere.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import hashlib
 import math
+import os
+import random
+import time
 import traceback
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
-from hypothesis.errors import Flaky
+from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
+from hypothesis.errors import Flaky, Unsatisfiable
 
 from spacealg.testing.errors import PropertyError
 
-__all__ = ["SEEDS", "Outcome", "describe_exception", "first_difference", "same", "search", "snapshot"]
+__all__ = [
+    "CLI_BUDGET",
+    "DEFAULT_BUDGET",
+    "SEEDS",
+    "Budget",
+    "Focus",
+    "KeyedDatabase",
+    "Outcome",
+    "describe_exception",
+    "draw_length",
+    "first_difference",
+    "global_rng",
+    "same",
+    "search",
+    "snapshot",
+]
+
+DEFAULT_BUDGET: float | None = None
+"""Seconds one check may spend by default in Python (None: no limit, so that a seeded run is
+the same on every machine); ``spacealg check`` defaults to :data:`CLI_BUDGET`."""
+
+CLI_BUDGET = 30.0
+"""The default time budget of ``spacealg check``, per environment, in seconds."""
 
 SEEDS = st.integers(0, 2**32 - 1)
-"""Reset seeds: any 32-bit seed, shrinking toward 0."""
+"""Reset seeds: any 32-bit seed, shrinking toward 0. Bodies draw the episode length first
+and the seed second, so that Hypothesis, which shrinks earlier choices first, reports the
+shortest action sequence (then the smallest seed for it)."""
 
 
 @dataclass
 class Outcome:
-    """What a search found: the violation (None if none), whether it replayed, and how many
-    examples (episodes with their replays) ran."""
+    """What a search found: the violation (None if none), whether it replayed, how many
+    examples (episodes with their replays) ran, and whether the time budget ran out."""
 
     violation: PropertyError | None
     reproducible: bool
     examples: int
+    out_of_time: bool = False
 
 
-def search(body: Callable[[Any], None], *, max_examples: int, random_seed: int | None) -> Outcome:
+class OutOfTime(BaseException):
+    """Raised by :meth:`Budget.admit` once the budget is spent: a BaseException, so that
+    Hypothesis stops at once instead of taking it for a failure."""
+
+
+@dataclass
+class Budget:
+    """Wall-clock seconds for a search (None: unbounded). ``admit(seed, n)`` is called by an
+    episode body once it has drawn its seed and length: after the budget is spent it stops
+    the search; while shrinking, it stops the shrinker, and only the failure shrunk so far
+    (its seed and length) still runs, for Hypothesis' final replay. Shrinking gets a budget
+    of its own, as long as the search's."""
+
+    seconds: float | None = None
+    started: float = field(default_factory=time.perf_counter)
+    failing: tuple[int | None, int | None] | None = None
+    failed_at: float | None = None
+    rejected: int = 0
+
+    def spent(self) -> bool:
+        if self.seconds is None:
+            return False
+        now = time.perf_counter()
+        if self.failed_at is not None:
+            return now - self.failed_at > self.seconds
+        return now - self.started > self.seconds
+
+    admitted: int = 0
+
+    def admit(self, seed: int, n: int) -> None:
+        # at least one example runs; the final replay of a failure always runs
+        if self.admitted and self.spent() and (seed, n) != self.failing:
+            self.rejected += 1
+            raise OutOfTime
+        self.admitted += 1
+
+    def failed(self, violation: PropertyError) -> None:
+        self.failing = (violation.seed, violation.n)
+        if self.failed_at is None:
+            self.failed_at = time.perf_counter()
+
+
+def draw_length(data: Any, max_steps: int, limit: int | None) -> int:
+    """An episode length: up to ``max_steps`` mostly; one example in eight, when the
+    environment declares an episode limit (``max_episode_steps``, ``max_cycles``) beyond
+    ``max_steps``, the limit itself or just past it, so that time limits and the reset after
+    a truncation are reached. Shrinks toward short episodes."""
+    if limit is not None and limit > max_steps and data.draw(st.integers(0, 7), label="long") == 7:
+        return limit + int(data.draw(st.integers(0, 2), label="past"))
+    return int(data.draw(st.integers(0, max_steps), label="steps"))
+
+
+@dataclass
+class Focus:
+    """What an episode body searches for: by default any violation, with lengths from
+    :func:`draw_length`; when refining a found violation, only the same property in episodes
+    of at most ``shorter`` steps (Hypothesis shrinks within one seed's neighbourhood; a second
+    search over all seeds finds shorter sequences that shrinking cannot reach)."""
+
+    shorter: int | None = None
+    only: str | None = None
+
+    def length(self, data: Any, max_steps: int, limit: int | None) -> int:
+        if self.shorter is None:
+            return draw_length(data, max_steps, limit)
+        return int(data.draw(st.integers(0, self.shorter), label="steps"))
+
+    def ignores(self, violation: PropertyError) -> bool:
+        return self.only is not None and violation.property != self.only
+
+
+class KeyedDatabase(ExampleDatabase):
+    """A view of a Hypothesis example database whose keys are prefixed by a name (the
+    environment and the checker), so that the checks of different environments, which
+    share one test function, do not replay each other's examples."""
+
+    def __init__(self, inner: ExampleDatabase, name: str) -> None:
+        super().__init__()
+        self.inner = inner
+        self.prefix = hashlib.sha256(name.encode()).digest()[:8]
+
+    def _key(self, key: bytes) -> bytes:
+        return self.prefix + key
+
+    def save(self, key: bytes, value: bytes) -> None:
+        self.inner.save(self._key(key), value)
+
+    def fetch(self, key: bytes) -> Iterable[bytes]:
+        return self.inner.fetch(self._key(key))
+
+    def delete(self, key: bytes, value: bytes) -> None:
+        self.inner.delete(self._key(key), value)
+
+    def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+        self.inner.move(self._key(src), self._key(dest), value)
+
+
+def as_database(database: Any, name: str) -> ExampleDatabase | None:
+    """None (no database), a directory path, or an ``ExampleDatabase``, keyed by ``name``."""
+    if database is None:
+        return None
+    if isinstance(database, (str, os.PathLike)):
+        database = DirectoryBasedExampleDatabase(os.fspath(database))
+    if not isinstance(database, ExampleDatabase):
+        raise TypeError(
+            f"database must be None, a directory or a hypothesis ExampleDatabase, got {type(database).__name__}"
+        )
+    return KeyedDatabase(database, name)
+
+
+@contextlib.contextmanager
+def no_local_constants() -> Iterator[None]:
+    """Switch off Hypothesis' local constants (see the module docstring) for a search: they
+    make a seeded run depend on where the package is installed and write ``.hypothesis/``."""
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - a Hypothesis without the feature
+        yield
+        return
+    getter = getattr(providers, "_get_local_constants", None)
+    cache = getattr(getattr(providers, "CONSTANTS_CACHE", None), "cache", None)
+    if getter is None or not hasattr(providers, "Constants"):  # pragma: no cover
+        yield
+        return
+    empty = providers.Constants()
+    providers._get_local_constants = lambda: empty
+    if cache is not None:
+        cache.clear()
+    try:
+        yield
+    finally:
+        providers._get_local_constants = getter
+        if cache is not None:
+            cache.clear()
+
+
+def search(
+    body: Callable[[Any], None],
+    *,
+    max_examples: int,
+    random_seed: int | None,
+    budget: Budget | None = None,
+    database: Any = None,
+    name: str = "env",
+) -> Outcome:
     """Run ``body`` on up to ``max_examples`` Hypothesis examples; shrink the first failure."""
     seen: list[PropertyError] = []
     count = [0]
+    budget = budget or Budget(None)
 
     def episode(data: Any) -> None:
         count[0] += 1
@@ -51,36 +239,63 @@ def search(body: Callable[[Any], None], *, max_examples: int, random_seed: int |
             body(data)
         except PropertyError as violation:
             seen[:] = [violation]
+            budget.failed(violation)
             raise
 
+    db = as_database(database, name)
+    phases = (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink) if db is not None else (
+        Phase.explicit, Phase.generate, Phase.shrink
+    )
     test = given(st.data())(episode)
+    if random_seed is not None:  # before settings: @seed alone would switch the database off
+        test = hypothesis_seed(random_seed)(test)
     test = settings(
         max_examples=max_examples,
         deadline=None,
-        database=None,
+        database=db,
         derandomize=False,
         report_multiple_bugs=False,
         verbosity=Verbosity.quiet,
         print_blob=False,
-        phases=(Phase.explicit, Phase.generate, Phase.shrink),
+        phases=phases,
         suppress_health_check=list(HealthCheck),
     )(test)
-    if random_seed is not None:
-        test = hypothesis_seed(random_seed)(test)
     try:
-        test()
+        with no_local_constants(), global_rng(None):
+            test()
+    except OutOfTime:
+        return Outcome(seen[0] if seen else None, True, count[0] - 1, True)
     except PropertyError as violation:
-        return Outcome(violation, True, count[0])
+        return Outcome(violation, True, count[0] - budget.rejected, budget.rejected > 0)
     except Flaky:
+        if not seen and budget.rejected:  # a replay rejected for lack of time: nothing failed
+            return Outcome(None, True, count[0] - budget.rejected, True)
         if seen:
-            return Outcome(seen[0], False, count[0])
+            return Outcome(seen[0], False, count[0] - budget.rejected, budget.rejected > 0)
         unexplained = PropertyError(
             "step-determinism",
             "Hypothesis could not replay an episode: the environment returned different "
             "agents or episode ends for the same seed and actions",
         )
-        return Outcome(unexplained, False, count[0])
-    return Outcome(None, True, count[0])
+        return Outcome(unexplained, False, count[0] - budget.rejected, budget.rejected > 0)
+    except Unsatisfiable:  # the budget ran out before a single example completed
+        pass
+    return Outcome(None, True, count[0] - budget.rejected, budget.rejected > 0)
+
+
+@contextlib.contextmanager
+def global_rng(seed: int | None) -> Iterator[None]:
+    """Save the global ``random`` and ``numpy.random`` states, seed both with ``seed``
+    (None: leave them as they are), and restore them afterwards."""
+    saved = random.getstate(), np.random.get_state()
+    if seed is not None:
+        random.seed(seed)
+        np.random.seed(seed)
+    try:
+        yield
+    finally:
+        random.setstate(saved[0])
+        np.random.set_state(saved[1])
 
 
 def describe_exception(error: BaseException) -> str:
@@ -100,8 +315,10 @@ def snapshot(value: Any) -> Any:
 
 def same(a: Any, b: Any) -> bool:
     """Structural equality of observations and rewards: arrays by dtype, shape and value
-    (NaN equal to NaN), containers item by item. Never raises."""
+    (NaN equal to NaN), containers item by item; other array types (JAX, torch) as the
+    numpy arrays they convert to. Never raises."""
     try:
+        a, b = _as_numpy(a), _as_numpy(b)
         if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
             if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
                 return False
@@ -121,6 +338,16 @@ def same(a: Any, b: Any) -> bool:
         return bool(type(a) is type(b) and a == b)
     except Exception:
         return False
+
+
+def _as_numpy(value: Any) -> Any:
+    """A JAX or torch array (anything with ``__array__`` and a shape, not numpy's) as numpy."""
+    if not isinstance(value, (np.ndarray, np.generic)) and hasattr(value, "__array__") and hasattr(value, "shape"):
+        try:
+            return np.asarray(value)
+        except Exception:
+            return value
+    return value
 
 
 def first_difference(first: list[Any], second: list[Any]) -> int | None:

@@ -15,7 +15,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["PARALLEL_PROPERTIES", "PROPERTIES", "EnvCheckError", "PropertyError", "literal"]
+__all__ = [
+    "AEC_PROPERTIES",
+    "OPTIONAL_PROPERTIES",
+    "PARALLEL_PROPERTIES",
+    "PROPERTIES",
+    "EnvCheckError",
+    "PropertyError",
+    "literal",
+]
 
 PROPERTIES: dict[str, str] = {
     "declared-spaces": "the environment declares observation and action spaces that can be drawn from",
@@ -29,14 +37,45 @@ PROPERTIES: dict[str, str] = {
     "info-dict": "info is a dict",
     "reset-after-done": "reset works after an episode has ended",
     "reset-determinism": "the same seed gives the same first observation",
-    "step-determinism": "the same seed and actions give the same trajectory",
+    "step-determinism": "the same seed and actions give the same trajectory (observations, rewards, "
+    "flags and infos)",
+    "global-rng": "the environment's randomness comes from its own generator (self.np_random, seeded "
+    "by reset), not from the global random or numpy.random state",
+    "reset-seed": "reset(seed=s) seeds the environment: where resets are random at all, different "
+    "seeds give different episodes",
+    "reset-stream": "reset() without a seed continues the random stream instead of reseeding",
+    "observation-aliasing": "a returned observation is not a buffer the environment mutates later",
+    "action-mask": "a published action mask has the shape and dtype the action space needs and "
+    "allows at least one action while the agent must act",
+    "illegal-action": "an action outside the mask is rejected with a clear exception or handled like "
+    "any step",
+    "reset-options": "reset(seed=..., options={}) is accepted",
+    "close-twice": "close() can be called twice",
+    "render-modes": "each declared render mode renders what metadata['render_modes'] promises (an "
+    "RGB uint8 image, a string, a list of them, None for human)",
 }
+
+OPTIONAL_PROPERTIES = ("illegal-action",)
+"""Checked only when asked for (``illegal_actions=True``)."""
 
 PARALLEL_PROPERTIES: dict[str, str] = {
     **PROPERTIES,
     "agents-possible": "every agent (in env.agents and in the returned dicts) is one of possible_agents",
     "agents-life-cycle": "each live agent gets a reward, terminated and truncated; an agent that "
     "terminated or was truncated is not returned again and leaves env.agents",
+    "same-space": "observation_space(agent) and action_space(agent) return the same object on every call",
+}
+
+AEC_PROPERTIES: dict[str, str] = {
+    **PARALLEL_PROPERTIES,
+    "reset-signature": "reset returns None (PettingZoo's AEC API)",
+    "step-signature": "step returns None; last() returns (observation, reward, terminated, truncated, info)",
+    "agent-iteration": "agent_selection (and agent_iter) names a live agent; a terminated or truncated agent "
+    "is stepped with None and then leaves env.agents; terminations, truncations, rewards, infos and "
+    "_cumulative_rewards hold exactly the live agents; last() agrees with observe() and "
+    "_cumulative_rewards",
+    "state-in-space": "state() is a member of state_space",
+    "max-cycles": "an environment with max_cycles ends every episode within max_cycles cycles",
 }
 
 
@@ -50,6 +89,7 @@ class PropertyError(Exception):
         self.step = step  # None: at the first reset; k: at (or right after) the k-th step (1-based)
         self.where = where
         self.seed: int | None = None
+        self.n: int | None = None  # the episode length drawn (to recognise the example)
         self.actions: list[Any] = []
 
 
@@ -71,9 +111,13 @@ class EnvCheckError(AssertionError):
     reproducible: bool = True
     examples: int = 0
     statement: str = field(default="", repr=False)
+    kind: str = ""  # "gymnasium", "parallel", "aec", "vector", "match"; "" = by ``parallel``
 
     def __post_init__(self) -> None:
-        table = PARALLEL_PROPERTIES if self.parallel else PROPERTIES
+        self.kind = self.kind or ("parallel" if self.parallel else "gymnasium")
+        from spacealg.testing.tables import properties_of
+
+        table = properties_of(self.kind)
         self.statement = self.statement or table.get(self.property, "")
         super().__init__(self._message())
 

@@ -26,17 +26,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from hypothesis import strategies as st
+import numpy as np
 
 from spacealg.strategies.members import members
-from spacealg.testing.driver import SEEDS, describe_exception, snapshot
-from spacealg.testing.errors import PARALLEL_PROPERTIES, PropertyError, literal
+from spacealg.testing.driver import DEFAULT_BUDGET, SEEDS, Budget, Focus, describe_exception, snapshot
+from spacealg.testing.errors import OPTIONAL_PROPERTIES, PARALLEL_PROPERTIES, PropertyError, literal
+from spacealg.testing.masks import MaskedAction, check_mask, find_mask, is_rejection
 from spacealg.testing.resolve import EnvSource, resolve
 from spacealg.testing.single import (
     DEFAULT_MAX_EXAMPLES,
     DEFAULT_MAX_STEPS,
+    HYGIENE,
     EnvCheckReport,
+    _check_options,
     _short,
+    action_fallback,
     after_done,
     check_flags,
     check_info,
@@ -47,18 +51,53 @@ from spacealg.testing.single import (
     run_example,
 )
 
-__all__ = ["check_parallel_env"]
+__all__ = ["check_parallel_env", "max_cycles", "same_space"]
 
 
 def _names(agents: Any) -> str:
     return ", ".join(repr(a) for a in sorted(agents, key=repr))
 
 
+def same_space(env: Any, kind: str, agent: Any, step: int | None, where: str = "") -> Any:
+    """``env.<kind>_space(agent)``, checked to be the object returned by an earlier call
+    (PettingZoo's envs cache their spaces; a new object per call breaks seeding and
+    identity checks). ``same-space`` otherwise."""
+    method = getattr(env, f"{kind}_space")
+    first, second = method(agent), method(agent)
+    if first is not second:
+        raise PropertyError(
+            "same-space",
+            f"{kind}_space({agent!r}) returned a new object on a second call ({first!r})",
+            step,
+            where,
+        )
+    return first
+
+
+def max_cycles(env: Any) -> int | None:
+    """PettingZoo's ``max_cycles`` of an environment (through wrappers), if it declares one."""
+    for holder in (env, getattr(env, "unwrapped", None), getattr(env, "aec_env", None)):
+        value = getattr(holder, "max_cycles", None)
+        if isinstance(value, (int, np.integer)) and value > 0:
+            return int(value)
+    return None
+
+
 class ParallelEpisode:
     """One run of a parallel environment from a seed through ``n`` joint actions."""
 
-    def __init__(self, env: Any, seed: int, n: int, draw: Callable[[list[Any], Any], dict[Any, Any]]) -> None:
+    def __init__(
+        self,
+        env: Any,
+        seed: int,
+        n: int,
+        draw: Callable[..., dict[Any, Any]],
+        *,
+        masks: bool = True,
+    ) -> None:
         self.env, self.seed, self.n, self.draw = env, seed, n, draw
+        self.masks = masks
+        self.last: tuple[dict[Any, Any], dict[Any, Any]] = ({}, {})
         possible = getattr(env, "possible_agents", None)
         self.possible = None if possible is None else set(possible)  # None: not declared
         self.trace: list[Any] = []
@@ -106,19 +145,45 @@ class ParallelEpisode:
                 )
         for agent in agents:
             who = f"agent {agent!r}: "
-            check_observation(observations[agent], self.env.observation_space(agent), done_at, where, who)
+            space = same_space(self.env, "observation", agent, done_at, where)
+            check_observation(observations[agent], space, done_at, where, who)
             check_info(infos[agent], done_at, where, who)
         self.finished = {}
-        self.trace.append(("reset", snapshot({a: observations[a] for a in agents}), agents))
+        self.last = (observations, infos)
+        self.trace.append(("reset", snapshot({a: observations[a] for a in agents}), agents, snapshot(infos)))
+
+    def _factors(self, live: list[Any], k: int) -> dict[Any, Any]:
+        if not self.masks:
+            return {}
+        observations, infos = self.last
+        factors = {}
+        for agent in live:
+            mask = find_mask(observations.get(agent), infos.get(agent))
+            if mask is not None:
+                space = same_space(self.env, "action", agent, k - 1 or None)
+                checked = check_mask(mask, space, True, k - 1 or None, f"agent {agent!r}: ")
+                if checked is not None:
+                    factors[agent] = checked
+        return factors
 
     def step(self, k: int) -> bool:
         live = list(self.env.agents)
-        actions = self.draw(live, self.env)
+        factors = self._factors(live, k)
+        actions = self.draw(live, self.env, factors)
+        illegal = [
+            a for a, f in factors.items()
+            if a in actions and not MaskedAction(self.env.action_space(a)).is_legal(actions[a], f)
+        ]
         try:
             result = self.env.step(actions)
         except Exception as error:
+            if illegal and is_rejection(error):  # a clear rejection: start a new episode
+                self.trace.append(("rejected", type(error).__name__))
+                self.steps += 1
+                return True
+            prop = "illegal-action" if illegal else "no-exception"
             raise PropertyError(
-                "no-exception", f"step({literal(actions)}) raised {describe_exception(error)}", k
+                prop, f"step({literal(actions)}) raised {describe_exception(error)}", k
             ) from error
         if not (isinstance(result, tuple) and len(result) == 5 and all(isinstance(d, dict) for d in result)):
             raise PropertyError(
@@ -137,7 +202,7 @@ class ParallelEpisode:
         expected = set(live) | (set(after) - set(live))
         for agent in sorted(expected, key=repr):
             who = f"agent {agent!r}: "
-            check_observation(observations[agent], self.env.observation_space(agent), k, "", who)
+            check_observation(observations[agent], same_space(self.env, "observation", agent, k), k, "", who)
             check_reward(rewards[agent], k, who)
             check_flags(terminations[agent], truncations[agent], k, who)
             check_info(infos[agent], k, "", who)
@@ -153,6 +218,7 @@ class ParallelEpisode:
                 detail += f": {_names(lost)} left env.agents without terminating or being truncated"
             raise PropertyError("agents-life-cycle", detail, k)
         self.finished.update(dict.fromkeys(done, k))
+        self.last = (observations, infos)
         self.trace.append(
             (
                 "step",
@@ -161,6 +227,7 @@ class ParallelEpisode:
                 dict(terminations),
                 dict(truncations),
                 after,
+                snapshot(infos),
             )
         )
         self.steps += 1
@@ -220,13 +287,21 @@ def check_parallel_env(
     max_steps: int = DEFAULT_MAX_STEPS,
     determinism: bool = True,
     random_seed: int | None = 0,
+    budget: float | None = DEFAULT_BUDGET,
+    database: Any = None,
+    masks: bool = True,
+    illegal_actions: bool = False,
+    hygiene: bool = True,
 ) -> EnvCheckReport:
     """Check a PettingZoo parallel environment (see the module docstring); the options and
     the outcome are those of :func:`spacealg.testing.check_env`, with per-agent actions
-    (one dict of the live agents' actions per step)."""
+    (one dict of the live agents' actions per step) and per-agent masks
+    (``observations[agent]["action_mask"]`` or ``infos[agent]["action_mask"]``); long
+    episodes reach the environment's ``max_cycles``."""
     source = resolve(env)
+    _check_options(max_examples=max_examples, max_steps=max_steps, budget=budget)
 
-    def make_body(source: EnvSource, stats: dict[str, int]) -> Callable[[Any], None]:
+    def make_body(source: EnvSource, stats: dict[str, int], clock: Budget, focus: Focus) -> Callable[[Any], None]:
         strategies: dict[Any, Any] = {}
         spaces: dict[Any, Any] = {}
 
@@ -244,7 +319,7 @@ def check_parallel_env(
                     ) from error
             return strategies[agent]
 
-        def declared(env: Any) -> None:
+        def declared(env: Any) -> int | None:
             try:
                 declared_agents = getattr(env, "possible_agents", None)
                 if declared_agents is None:  # agents are spawned: read their spaces as they come
@@ -258,20 +333,52 @@ def check_parallel_env(
                 ) from error
             for agent in spaces:
                 strategy(agent)
+            cycles = max_cycles(env)
+            return None if cycles is None else min(cycles, 2000)
 
-        probe(source, declared)
+        limit = probe(source, declared)
 
         def body(data: Any) -> None:
+            n = focus.length(data, max_steps, limit)
             seed = data.draw(SEEDS, label="seed")
-            n = data.draw(st.integers(0, max_steps), label="steps")
+            clock.admit(seed, n)
             taken: list[Any] = []
+            tails: dict[Any, Any] = {}
+            tail_seed = data.draw(SEEDS, label="tail") if n > max_steps else None
 
-            def draw(live: list[Any], env: Any) -> dict[Any, Any]:
-                joint = {agent: data.draw(strategy(agent, env)) for agent in live}
+            def one(agent: Any, env: Any, factors: dict[Any, Any]) -> Any:
+                if tail_seed is not None and len(taken) >= max_steps:
+                    if agent not in tails:
+                        tails[agent] = action_fallback(spaces.get(agent) or env.action_space(agent), tail_seed)
+                    return tails[agent](factors.get(agent))
+                if agent in factors:
+                    space = spaces.get(agent) or env.action_space(agent)
+                    return MaskedAction(space, illegal_actions).draw(data, factors[agent], strategy(agent, env))[0]
+                return data.draw(strategy(agent, env))
+
+            def draw(live: list[Any], env: Any, factors: dict[Any, Any]) -> dict[Any, Any]:
+                joint = {agent: one(agent, env, factors) for agent in live}
                 taken.append(snapshot(joint))
                 return joint
 
-            run_example(source, ParallelEpisode, seed, n, draw, taken, determinism=determinism, stats=stats)
+            def episode(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> ParallelEpisode:
+                return ParallelEpisode(env, seed, n, next_action, masks=masks)
+
+            try:
+                run_example(
+                    source,
+                    episode,
+                    seed,
+                    n,
+                    draw,
+                    taken,
+                    determinism=determinism,
+                    stats=stats,
+                    what="(observations, rewards, terminations, truncations, agents, infos)",
+                )
+            except PropertyError as violation:
+                if not focus.ignores(violation):
+                    raise
 
         return body
 
@@ -279,13 +386,23 @@ def check_parallel_env(
     checked = tuple(
         p
         for p in PARALLEL_PROPERTIES
-        if (determinism or not p.endswith("determinism")) and (declares or p != "agents-possible")
+        if (determinism or not (p.endswith("determinism") or p == "global-rng"))
+        and (declares or p != "agents-possible")
+        and (illegal_actions or p not in OPTIONAL_PROPERTIES)
+        and (masks or p != "action-mask")
+        and (hygiene or p not in HYGIENE)
+        and p != "observation-aliasing"
     )
+    from spacealg.testing.probes import parallel_probes
+
     return run_check(
         source,
         make_body,
         max_examples=max_examples,
         random_seed=random_seed,
-        parallel=True,
+        kind="parallel",
         properties=checked,
+        budget=budget,
+        database=database,
+        probes=parallel_probes if hygiene else None,
     )

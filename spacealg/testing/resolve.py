@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["EnvSource", "is_parallel_env", "resolve"]
+__all__ = ["EnvSource", "env_kind", "is_aec_env", "is_parallel_env", "is_vector_env", "resolve"]
 
 
 @dataclass
@@ -24,6 +24,7 @@ class EnvSource:
     construction: str
     imports: tuple[str, ...] = ()
     owned: bool = True  # whether the checker built it (and so closes it)
+    build: Callable[..., Any] | None = None  # make with keyword arguments (render_mode=...), if known
 
 
 def _importable(obj: Any) -> tuple[str, str] | None:
@@ -35,38 +36,71 @@ def _importable(obj: Any) -> tuple[str, str] | None:
 
 def _factory_source(factory: Callable[[], Any], name: str | None = None) -> EnvSource:
     where = _importable(factory)
-    label = name or getattr(factory, "__qualname__", repr(factory))
+    label = str(name or getattr(factory, "__qualname__", repr(factory)))
     if where is None:
-        construction = f"env = {label}()  # the factory given to the checker"
-        return EnvSource(factory, label, construction)  # type: ignore[arg-type]
+        construction = f"env = ...  # built by {label}, the factory given to the checker"
+        return EnvSource(factory, label, construction, build=factory)
     module, qualname = where
     head = qualname.split(".")[0]
-    return EnvSource(factory, label, f"env = {qualname}()", (f"from {module} import {head}",))  # type: ignore[arg-type]
+    return EnvSource(factory, label, f"env = {qualname}()", (f"from {module} import {head}",), build=factory)
 
 
 def _from_string(env_id: str) -> EnvSource:
+    """``"package.module:attribute"`` (the snippet imports the module and calls the attribute
+    through it, so closures made by helpers such as PettingZoo's ``parallel_wrapper_fn``
+    reproduce too) or a registered Gymnasium id."""
     if ":" in env_id and not env_id.startswith(":"):
         module_name, _, attribute = env_id.partition(":")
         try:
             factory = getattr(importlib.import_module(module_name), attribute)
         except (ImportError, AttributeError):
             factory = None
-        if callable(factory):
-            return _factory_source(factory, env_id)
+        if callable(factory) and module_name.replace(".", "").replace("_", "").isalnum():
+            return EnvSource(
+                factory, env_id, f"env = {module_name}.{attribute}()", (f"import {module_name}",), build=factory
+            )
 
-    def make() -> Any:
+    def make(**kwargs: Any) -> Any:
         import gymnasium
 
-        return gymnasium.make(env_id, disable_env_checker=True)
+        return gymnasium.make(env_id, disable_env_checker=True, **kwargs)
 
     construction = f"env = gymnasium.make({env_id!r}, disable_env_checker=True)"
-    return EnvSource(make, env_id, construction, ("import gymnasium",))
+    return EnvSource(make, env_id, construction, ("import gymnasium",), build=make)
+
+
+def is_aec_env(env: Any) -> bool:
+    """Whether ``env`` follows PettingZoo's AEC API: ``agent_iter`` and ``last`` methods
+    (``agent_selection`` exists only after reset); checked before the parallel API, since AEC
+    environments have per-agent space methods too."""
+    return callable(getattr(env, "agent_iter", None)) and callable(getattr(env, "last", None))
 
 
 def is_parallel_env(env: Any) -> bool:
     """Whether ``env`` follows PettingZoo's parallel API: per-agent space methods (a
-    Gymnasium env's spaces are not callable); ``possible_agents`` is optional there."""
+    Gymnasium env's spaces are not callable); ``possible_agents`` is optional there. AEC
+    environments are not parallel ones."""
+    if is_aec_env(env):
+        return False
     return callable(getattr(env, "action_space", None)) and callable(getattr(env, "observation_space", None))
+
+
+def is_vector_env(env: Any) -> bool:
+    """Whether ``env`` is a Gymnasium vector environment (``num_envs`` and single spaces)."""
+    return hasattr(env, "num_envs") and hasattr(env, "single_action_space") and hasattr(env, "single_observation_space")
+
+
+def env_kind(env: Any) -> str:
+    """"aec", "parallel", "vector" or "gymnasium": which checker an environment needs. The
+    one decision of the dispatch of :func:`spacealg.testing.check`; foreign kinds (dm_env,
+    TorchRL) are recognised by :mod:`spacealg.testing.foreign` when it is present."""
+    if is_aec_env(env):
+        return "aec"
+    if is_parallel_env(env):
+        return "parallel"
+    if is_vector_env(env):
+        return "vector"
+    return "gymnasium"
 
 
 def resolve(env: Any) -> EnvSource:

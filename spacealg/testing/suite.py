@@ -17,44 +17,146 @@ from typing import Any
 
 from spacealg.testing.driver import snapshot
 from spacealg.testing.errors import PropertyError
-from spacealg.testing.parallel import ParallelEpisode, check_parallel_env
-from spacealg.testing.resolve import is_parallel_env, resolve
-from spacealg.testing.single import EnvCheckReport, Episode, check_env, fail, probe, run_example
+from spacealg.testing.resolve import EnvSource, env_kind, resolve
+from spacealg.testing.single import EnvCheckReport, Episode, close, fail, probe, run_example
 
-__all__ = ["check", "env_test", "replay"]
+__all__ = ["check", "checker_for", "env_kind_of", "env_test", "replay"]
+
+
+def _foreign(instance: Any) -> Callable[..., Any] | None:
+    """The checker of :mod:`spacealg.testing.foreign` (dm_env, TorchRL) for ``instance``,
+    where that module is present and recognises it."""
+    try:
+        from spacealg.testing import foreign
+    except ImportError:
+        return None
+    pick = getattr(foreign, "checker_for", None)
+    return pick(instance) if callable(pick) else None
+
+
+def env_kind_of(source: EnvSource) -> str:
+    """The kind of the environment ``source`` builds (see :func:`~spacealg.testing.resolve.env_kind`)."""
+    return str(probe(source, env_kind))
+
+
+def checker_for(env: Any) -> Callable[..., EnvCheckReport]:
+    """The checker :func:`check` uses for ``env``: ``check_aec_env`` (``agent_iter`` and
+    ``agent_selection``), ``check_parallel_env`` (per-agent space methods),
+    ``check_vector_env`` (``num_envs`` and single spaces), a foreign checker (dm_env,
+    TorchRL), else ``check_env``."""
+    source = resolve(env)
+    instance = source.make()
+    try:
+        foreign = _foreign(instance)
+        kind = env_kind(instance)
+    finally:
+        close(instance, source)
+    if foreign is not None:
+        return foreign
+    if kind == "aec":
+        from spacealg.testing.aec import check_aec_env
+
+        return check_aec_env
+    if kind == "parallel":
+        from spacealg.testing.parallel import check_parallel_env
+
+        return check_parallel_env
+    if kind == "vector":
+        from spacealg.testing.vector import check_vector_env
+
+        return check_vector_env
+    from spacealg.testing.single import check_env
+
+    return check_env
 
 
 def check(env: Any, **options: Any) -> EnvCheckReport:
-    """:func:`check_parallel_env` for a PettingZoo parallel environment (per-agent space
-    methods and ``possible_agents``), :func:`check_env` otherwise; ``options`` as theirs."""
+    """Check ``env`` with the checker of its kind (:func:`checker_for`); ``options`` as
+    that checker's."""
     source = resolve(env)
-    instance = source.make()
-    parallel = is_parallel_env(instance)
-    if source.owned:
-        instance.close()
-    return (check_parallel_env if parallel else check_env)(source, **options)
+    return checker_for(source)(source, **options)
 
 
-def replay(env: Any, seed: int, actions: Sequence[Any], *, determinism: bool = True) -> None:
+def replay(
+    env: Any,
+    seed: int | None,
+    actions: Sequence[Any],
+    *,
+    determinism: bool = True,
+    masks: bool = True,
+) -> None:
     """Run the checks on one seed and action sequence (an :class:`EnvCheckError`'s
-    ``seed`` and ``actions``, say, after a fix): raises the EnvCheckError of the first
-    property that breaks, returns None if none does. For a parallel environment each
-    action is the dict of the live agents' actions."""
+    ``seed`` and ``actions``, say, after a fix) on a fresh environment, replaying the whole
+    sequence on the same instance for the determinism checks: raises the EnvCheckError of
+    the first property that breaks, returns None if none does. For a parallel environment
+    each action is the dict of the live agents' actions; for an AEC one, the actions of the
+    agents that had to act, in order. ``seed=None`` (a failure of the one-off probes, which
+    reports no seed) re-runs the probes."""
     source = resolve(env)
-    parallel = probe(source, is_parallel_env)
+    kind = env_kind_of(source)
+    if seed is None:
+        _replay_probes(source, kind)
+        return
     pending = iter(actions)
     taken: list[Any] = []
 
     def draw(*_: Any) -> Any:
-        action = next(pending)
+        try:
+            action = next(pending)
+        except StopIteration:  # the failure, if any, was due before this action
+            raise _ExhaustedError from None
         taken.append(snapshot(action))
         return action
 
-    episode = ParallelEpisode if parallel else Episode
+    episode: Callable[..., Any]
+    if kind == "aec":
+        from spacealg.testing.aec import AECEpisode
+
+        def episode(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> Any:
+            return AECEpisode(env, seed, n, next_action, masks=masks)
+    elif kind == "parallel":
+        from spacealg.testing.parallel import ParallelEpisode
+
+        def episode(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> Any:
+            return ParallelEpisode(env, seed, n, next_action, masks=masks)
+    else:
+
+        def episode(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> Any:
+            return Episode(env, seed, n, next_action, masks=masks)
+
     try:
-        run_example(source, episode, seed, len(actions), draw, taken, determinism=determinism)
+        # one step more than the actions: a failure found before the next action is drawn
+        # (a mask published by the last step) is reached too
+        run_example(source, episode, seed, len(actions) + 1, draw, taken, determinism=False)
+        if determinism:
+            run_example(source, episode, seed, len(actions), _replaying(actions), [*actions], determinism=True)
+    except _ExhaustedError:
+        if determinism:
+            try:
+                run_example(source, episode, seed, len(actions), _replaying(actions), [*actions], determinism=True)
+            except PropertyError as violation:
+                raise fail(violation, source, True, 1, kind) from None
     except PropertyError as violation:
-        raise fail(violation, source, True, 1, parallel) from None
+        raise fail(violation, source, True, 1, kind) from None
+
+
+class _ExhaustedError(Exception):
+    """The replayed actions ran out (no failure before the next action)."""
+
+
+def _replaying(actions: Sequence[Any]) -> Callable[..., Any]:
+    pending = iter(list(actions))
+    return lambda *_: snapshot(next(pending))
+
+
+def _replay_probes(source: EnvSource, kind: str) -> None:
+    from spacealg.testing import probes
+
+    run = {"aec": probes.aec_probes, "parallel": probes.parallel_probes}.get(kind, probes.single_probes)
+    try:
+        run(source)
+    except PropertyError as violation:
+        raise fail(violation, source, True, 1, kind) from None
 
 
 def env_test(env: Any, **options: Any) -> Callable[[], None]:

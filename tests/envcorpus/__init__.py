@@ -2,29 +2,37 @@
 environment checkers (spacealg's, Gymnasium's ``check_env``, PettingZoo's
 ``parallel_api_test``) on the same ground.
 
-``CORPUS`` lists every case: its name, factory, API (``"gymnasium"`` or ``"parallel"``),
-the property its bug breaks (None for a sound environment), and how the bug is reached.
+``CORPUS`` lists every case: its name, factory, API (``"gymnasium"``, ``"parallel"``,
+``"aec"``, ``"vector"``, or ``"match"`` for a port checked against its ``reference`` with
+``check_envs_match``), the property its bug breaks (None for a sound environment), how
+the bug is reached, and the checker options it needs (``illegal_actions=True``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from envcorpus import aec_envs as a
+from envcorpus import checks_envs as c
 from envcorpus import gym_envs as g
 from envcorpus import parallel_envs as p
+from envcorpus import vector_envs as v
 
-__all__ = ["BUGGY", "CORPUS", "SOUND", "Case"]
+__all__ = ["BUGGY", "CORPUS", "SOUND", "Case", "run_case"]
 
 
 @dataclass(frozen=True)
 class Case:
     name: str
     factory: Callable[[], Any]
-    api: str  # "gymnasium" or "parallel"
+    api: str  # "gymnasium", "parallel", "aec", "vector" or "match"
     expected: str | None  # the property the bug breaks; None: a sound environment
     reach: str  # how the bug is reached
+    options: dict[str, Any] = field(default_factory=dict)  # checker options the case needs
+    reference: Callable[[], Any] | None = None  # for "match": the implementation to agree with
+    warns: bool = False  # a sound environment with declaration lints (warnings, not failures)
 
     @property
     def description(self) -> str:
@@ -32,8 +40,11 @@ class Case:
         return " ".join(doc.split("Bug:", 1)[-1].split()) if self.expected else "sound"
 
 
-def _case(factory: Callable[[], Any], api: str, expected: str | None, reach: str) -> Case:
-    return Case(factory.__name__, factory, api, expected, reach)
+def _case(factory: Callable[[], Any], api: str, expected: str | None, reach: str, **extra: Any) -> Case:
+    return Case(factory.__name__, factory, api, expected, reach, **extra)
+
+
+ILLEGAL = {"illegal_actions": True}
 
 
 CORPUS: tuple[Case, ...] = (
@@ -43,8 +54,8 @@ CORPUS: tuple[Case, ...] = (
     _case(g.Warehouse, "gymnasium", None, "-"),
     _case(g.LeakyCorridor, "gymnasium", "observation-in-space", "action sequence"),
     _case(g.Float64ResetCorridor, "gymnasium", "observation-in-space", "first reset"),
-    _case(g.GlobalRngResetCorridor, "gymnasium", "reset-determinism", "any reset"),
-    _case(g.SlipperyCorridor, "gymnasium", "step-determinism", "random steps"),
+    _case(g.GlobalRngResetCorridor, "gymnasium", "global-rng", "any reset"),
+    _case(g.SlipperyCorridor, "gymnasium", "global-rng", "random steps"),
     _case(g.SpeedRewardCorridor, "gymnasium", "reward-finite-real", "specific action (coast at rest)"),
     _case(g.IntTruncatedCorridor, "gymnasium", "truncated-bool", "first step"),
     _case(g.ListInfoCorridor, "gymnasium", "info-dict", "action sequence (episode end)"),
@@ -63,8 +74,59 @@ CORPUS: tuple[Case, ...] = (
     _case(p.MarshalRace, "parallel", "agents-possible", "specific joint action"),
     _case(p.OvershootRace, "parallel", "observation-in-space", "action sequence"),
     _case(p.IdleRewardRace, "parallel", "reward-finite-real", "specific action"),
-    _case(p.UnseededRace, "parallel", "reset-determinism", "any reset"),
+    _case(p.UnseededRace, "parallel", "global-rng", "any reset"),
+    # masks
+    _case(c.MaskedGridWorld, "gymnasium", None, "-"),
+    Case("MaskedGridWorld (illegal actions)", c.MaskedGridWorld, "gymnasium", None, "-", ILLEGAL),
+    _case(c.DeadEndGridWorld, "gymnasium", "action-mask", "action sequence (mask)"),
+    _case(c.WideMaskGridWorld, "gymnasium", "action-mask", "specific seeds (mask)"),
+    _case(c.WallCrashGridWorld, "gymnasium", "illegal-action", "an action outside the mask", options=ILLEGAL),
+    _case(c.MaskLiesGridWorld, "gymnasium", "no-exception", "action sequence (mask)"),
+    # RNG discipline
+    _case(c.ConstructorSeededCorridor, "gymnasium", "reset-seed", "different seeds"),
+    _case(c.ReseedingCorridor, "gymnasium", "reset-stream", "successive resets"),
+    _case(c.BufferCorridor, "gymnasium", "observation-aliasing", "any two steps"),
+    _case(c.CallCounterCorridor, "gymnasium", "step-determinism", "replay (infos)"),
+    # API hygiene
+    _case(c.NoOptionsCorridor, "gymnasium", "reset-options", "reset(options={})"),
+    _case(c.DoubleCloseCorridor, "gymnasium", "close-twice", "close() twice"),
+    _case(c.PaintedCorridor, "gymnasium", None, "-"),
+    _case(c.FloatPaintedCorridor, "gymnasium", "render-modes", "render_mode='rgb_array'"),
+    _case(c.UnnormalisedCorridor, "gymnasium", None, "-", warns=True),
+    # long episodes
+    _case(c.FuelCorridor, "gymnasium", None, "-"),
+    _case(c.EmptyTankCorridor, "gymnasium", "observation-in-space", "the time limit (step 150)"),
+    # AEC
+    _case(a.TakeAway, "aec", None, "-"),
+    Case("TakeAway (illegal actions)", a.TakeAway, "aec", None, "-", ILLEGAL),
+    _case(a.StuckTakeAway, "aec", "action-mask", "action sequence (mask)"),
+    _case(a.LingeringTakeAway, "aec", "agent-iteration", "action sequence (a game ends)"),
+    _case(a.FreshSpaceTakeAway, "aec", "same-space", "any reset"),
+    _case(a.DeepPileTakeAway, "aec", "observation-in-space", "specific seeds"),
+    _case(a.EndlessTakeAway, "aec", "max-cycles", "action sequence (small takes)"),
+    _case(a.CrashingTakeAway, "aec", "illegal-action", "an action outside the mask", options=ILLEGAL),
+    # vector
+    _case(v.CorridorVector, "vector", None, "-"),
+    _case(v.SameStepCorridorVector, "vector", None, "-"),
+    _case(v.SameSeedVector, "vector", "sub-env-seeding", "any seed"),
+    _case(v.MislabelledVector, "vector", "autoreset", "action sequence (an episode ends)"),
+    _case(v.WindyVector, "vector", "row-isolation", "a row's action"),
+    # differential
+    _case(c.PortedCorridor, "match", None, "-", reference=g.Corridor),
+    _case(c.SpeedCapPortedCorridor, "match", "observations-match", "action sequence", reference=g.Corridor),
 )
 
 BUGGY = tuple(c for c in CORPUS if c.expected is not None)
 SOUND = tuple(c for c in CORPUS if c.expected is None)
+
+
+def run_case(case: Case, **options: Any) -> Any:
+    """Check one case with spacealg, as the tests and benchmarks/compare_checkers.py do:
+    ``check`` (``check_envs_match`` against the reference for "match" cases) with the
+    case's options; returns the report or raises EnvCheckError."""
+    from spacealg.testing import check, check_envs_match
+
+    options = {**case.options, **options}
+    if case.api == "match":
+        return check_envs_match(case.reference, case.factory, **options)
+    return check(case.factory, **options)

@@ -1,0 +1,404 @@
+"""TorchRL adapters: ``from_torchrl`` and ``to_torchrl``, one rule per spec class.
+
+Importing this module imports ``torch`` and ``torchrl``; spacealg does so on first sight of
+a TorchRL spec (through :data:`spacealg.core.generic.ADAPTER_MODULES`), after which every
+generic function takes a spec directly.
+
+=============================================  ==========================================
+TorchRL                                        spacealg (``from_torchrl``)
+=============================================  ==========================================
+``Bounded(low, high, shape, dtype)``           ``Box(low, high, shape, dtype)`` (integer
+                                               dtypes too: TorchRL's ``BoundedDiscrete``)
+``Unbounded(shape, dtype)``                    ``Box`` of every array of that shape and dtype
+``Categorical(n, shape, dtype)``               ``Categorical(n, dtype=dtype)`` (0-d) or
+                                               ``Categorical(full(shape, n), dtype=dtype)``;
+                                               with dtype bool (done flags): ``Box`` of bool
+``MultiCategorical(nvec, shape, dtype)``       ``Categorical(nvec, dtype=dtype)``
+``Binary(n, shape, dtype)``                    ``Box(0, 1, shape, dtype)``
+``OneHot(n, shape=(*b, n))``                   encoding: ``Categorical`` of the hot positions,
+                                               shape ``b``, int64
+``MultiOneHot(nvec, shape=(*b, sum(nvec)))``   encoding: ``Categorical(nvec)`` of the hot
+                                               positions of each block, shape ``(*b, len(nvec))``
+``Composite(key=spec, ..., shape=batch)``      ``DictProduct`` (key order kept; the entries'
+                                               shapes include the batch shape)
+``NonTensor``, stacked specs, bfloat16         TypeError (no spacealg set equals them)
+=============================================  ==========================================
+
+``to_torchrl(space, device=None, *, batch_shape=())`` runs the table backwards (every leaf on
+``device``; a ``Composite``'s shape is ``batch_shape``):
+
+=============================================  ==========================================
+spacealg                                       TorchRL (``to_torchrl``)
+=============================================  ==========================================
+``Box`` of bool                                ``Categorical(2, shape, dtype=bool)`` (done flags)
+``Box`` of integers, entries 0..1              ``Binary(shape, dtype)`` (ndim >= 1)
+``Box`` with no finite bound                   ``Unbounded(shape, dtype)``
+other ``Box``                                  ``Bounded(low, high, shape, dtype)``
+``Categorical`` from 0, one ``n``              ``Categorical(n, shape, dtype)``
+``Categorical`` from 0, per-entry ``nvec``     ``MultiCategorical(nvec, shape, dtype)``
+``Categorical`` with ``start != 0``            ``Bounded(start, start + nvec - 1, dtype)``
+                                               (TorchRL has no ``start``: the set is kept)
+``ArraySpace(bool, *dims)``                    ``Categorical(2, shape=dims, dtype=bool)``
+``DictProduct``                                ``Composite`` (same key order)
+``TupleProduct``                               encoding: ``Composite`` with keys ``"0"``, ``"1"``, ...
+anything else                                  Gymnasium's encoding (``spacealg.encode``)
+=============================================  ==========================================
+
+Laws: ``to_torchrl(from_torchrl(spec), spec.device, batch_shape=spec.shape) == spec`` (TorchRL's
+``==``: class, shape, bounds, dtype, device) for every spec with a rule, except where the
+set has two TorchRL names and the table picks one: ``Bounded(0, 1)`` of integers comes back
+as ``Binary``, a ``Bounded`` spec spanning its dtype's whole range as ``Unbounded``,
+bool ``Binary``/``Bounded``/``Unbounded`` specs as ``Categorical(2, dtype=bool)``,
+``OneHot``/``MultiOneHot`` as
+``Categorical``/``MultiCategorical`` unless ``one_hot=True`` (then a ``Categorical`` of
+positions goes to ``OneHot``, a per-entry one to ``MultiOneHot``). ``contains(x, spec)`` is
+``spec.is_in(x)`` for a tensor of exactly the spec's shape (``is_in`` itself also accepts
+batches: use ``isin``); it is strict about dtype and device. ``sample(spec, ...)`` returns
+tensors (a ``TensorDict`` for ``Composite``) of the spec's dtype on its device;
+``to_torchrl_value``/``from_torchrl_value`` map values between the two sides (one-hot
+vectors <-> positions, tensors <-> arrays, TensorDicts <-> dicts).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import torch
+import torchrl.data as td
+from tensordict import TensorDict, TensorDictBase
+
+from spacealg.adapters.dm_env import is_unbounded, unbounded_box
+from spacealg.adapters.foreign import expressible, register_native
+from spacealg.core.generic import as_space, generic
+from spacealg.spaces.array import ArraySpace
+from spacealg.spaces.box import Box
+from spacealg.spaces.categorical import Categorical
+from spacealg.spaces.finite import BOOL, range_length
+from spacealg.spaces.product import DictProduct, TupleProduct
+
+__all__ = ["from_torchrl", "from_torchrl_value", "to_torchrl", "to_torchrl_value"]
+
+Device = Any
+
+
+@generic(0)
+def from_torchrl(spec: Any) -> Any:
+    """The spacealg space equal, as a set, to the TorchRL spec ``spec`` (see the table).
+
+    Laws: ``to_torchrl(from_torchrl(spec), spec.device) == spec``;
+    ``spec.is_in(to_torchrl_value(sample(from_torchrl(spec)), spec))``;
+    ``contains(from_torchrl_value(v, spec), from_torchrl(spec)) == spec.is_in(v)``.
+    Raises TypeError for anything that is not a TorchRL spec, or has no spacealg equal.
+    """
+    if isinstance(spec, td.TensorSpec):
+        cls = type(spec)
+        raise TypeError(
+            f"from_torchrl: no adapter for the spec class {cls.__module__}.{cls.__qualname__}; register "
+            f"one with @spacealg.from_torchrl.register({cls.__qualname__})"
+        )
+    raise TypeError(f"from_torchrl: {spec!r} (of type {type(spec).__qualname__}) is not a TorchRL spec")
+
+
+@generic(0)
+def to_torchrl(space: Any, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
+    """The TorchRL spec equal to ``space``, on ``device`` (TorchRL's default when None).
+
+    ``batch_shape`` is the shape of the ``Composite`` specs; ``one_hot=True`` maps categorical
+    spaces from 0 to ``OneHot``/``MultiOneHot`` (an encoding: values are one-hot vectors).
+    Plain objects are converted with :func:`spacealg.as_space` first; a space with no TorchRL
+    class goes through Gymnasium's documented encoding (``spacealg.encode``). Raises
+    TypeError naming the space where there is none.
+    """
+    converted = as_space(space)
+    if converted is not space:
+        return to_torchrl(converted, device, batch_shape=batch_shape, one_hot=one_hot)
+    return expressible(space, "torchrl", lambda s: to_torchrl(s, device, batch_shape=batch_shape, one_hot=one_hot))
+
+
+# -- dtypes -------------------------------------------------------------------------------
+
+
+def numpy_dtype(dtype: torch.dtype, spec: Any) -> np.dtype:
+    """The numpy dtype of a torch dtype; TypeError naming the spec for those numpy lacks."""
+    try:
+        return torch.empty((0,), dtype=dtype).numpy().dtype
+    except TypeError:
+        raise TypeError(f"from_torchrl: {spec!r} has the dtype {dtype}, which numpy cannot hold") from None
+
+
+_TORCH_ARITHMETIC = frozenset(np.dtype(t) for t in (bool, np.uint8, np.int8, np.int16, np.int32, np.int64,
+                                                     np.float16, np.float32, np.float64))
+
+
+def torch_dtype(dtype: np.dtype, space: Any) -> torch.dtype:
+    """The torch dtype of a numpy dtype; TypeError naming ``space`` for the unsigned dtypes
+    wider than 8 bits, which torch stores but cannot compare (so TorchRL cannot check them)."""
+    if np.dtype(dtype) not in _TORCH_ARITHMETIC:
+        raise TypeError(f"to_torchrl: {space!r} has no TorchRL equivalent (torch cannot compare {dtype} tensors)")
+    return torch.from_numpy(np.empty((0,), dtype=dtype)).dtype
+
+
+def _numpy(tensor: torch.Tensor) -> np.ndarray:
+    return tensor.detach().cpu().numpy()
+
+
+def _shape(spec: Any) -> tuple[int, ...]:
+    return tuple(int(d) for d in spec.shape)
+
+
+# -- from_torchrl: one rule per TorchRL class ----------------------------------------------
+
+
+@from_torchrl.register(td.Bounded)
+def _bounded_from(spec: Any) -> Box:
+    dtype = numpy_dtype(spec.dtype, spec)
+    return Box(_numpy(spec.space.low), _numpy(spec.space.high), shape=_shape(spec), dtype=dtype)
+
+
+@from_torchrl.register(td.Unbounded)
+def _unbounded_from(spec: Any) -> Box:
+    return unbounded_box(_shape(spec), numpy_dtype(spec.dtype, spec))
+
+
+@from_torchrl.register(td.Categorical)
+def _categorical_from(spec: td.Categorical) -> Any:
+    dtype = numpy_dtype(spec.dtype, spec)
+    n = int(spec.space.n)
+    shape = _shape(spec)
+    if dtype.kind == "b":  # TorchRL's done flags: Categorical(2, dtype=bool)
+        return Box(False, n > 1, shape=shape, dtype=dtype)
+    return Categorical(n, dtype=dtype) if shape == () else Categorical(np.full(shape, n), dtype=dtype)
+
+
+@from_torchrl.register(td.MultiCategorical)
+def _multicategorical_from(spec: td.MultiCategorical) -> Any:
+    nvec = np.broadcast_to(_numpy(spec.nvec), _shape(spec))
+    return Categorical(np.array(nvec), dtype=numpy_dtype(spec.dtype, spec))
+
+
+@from_torchrl.register(td.Binary)
+def _binary_from(spec: td.Binary) -> Box:
+    return Box(0, 1, shape=_shape(spec), dtype=numpy_dtype(spec.dtype, spec))
+
+
+@from_torchrl.register(td.OneHot)
+def _onehot_from(spec: td.OneHot) -> Any:
+    n, batch = int(spec.space.n), _shape(spec)[:-1]
+    return Categorical(n) if batch == () else Categorical(np.full(batch, n))
+
+
+def _blocks(spec: td.MultiOneHot) -> list[int]:
+    return [int(box.n) for box in spec.space.boxes]
+
+
+@from_torchrl.register(td.MultiOneHot)
+def _multionehot_from(spec: td.MultiOneHot) -> Any:
+    nvec = _blocks(spec)
+    return Categorical(np.broadcast_to(np.array(nvec), (*_shape(spec)[:-1], len(nvec))).copy())
+
+
+@from_torchrl.register(td.Composite)
+def _composite_from(spec: td.Composite) -> DictProduct:
+    return DictProduct([(k, from_torchrl(v)) for k, v in spec.items()])
+
+
+@from_torchrl.register(td.NonTensor)
+def _nontensor_from(spec: td.NonTensor) -> Any:
+    raise TypeError(f"from_torchrl: {spec!r} holds arbitrary Python objects; no spacealg space equals it")
+
+
+# -- to_torchrl: one rule per spacealg kind ------------------------------------------------
+
+
+@to_torchrl.register(td.TensorSpec)
+def _already_torchrl(space: Any, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
+    return space
+
+
+def _leaf_device(device: Device) -> dict[str, Any]:
+    return {} if device is None else {"device": device}
+
+
+@to_torchrl.register(Box)
+def _box_to(space: Box, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
+    dtype, where = torch_dtype(space.dtype, space), _leaf_device(device)
+    flags = space.integral and (space.low == 0).all() and (space.high == 1).all()
+    if flags and space.dtype.kind == "b":  # as TorchRL's done specs
+        return td.Categorical(2, shape=space.shape, dtype=torch.bool, **where)
+    if flags and len(space.shape) >= 1:
+        return td.Binary(shape=space.shape, dtype=dtype, **where)
+    if is_unbounded(space):
+        return td.Unbounded(shape=space.shape, dtype=dtype, **where)
+    low, high = torch.as_tensor(np.array(space.low)), torch.as_tensor(np.array(space.high))
+    return td.Bounded(low=low, high=high, shape=space.shape, dtype=dtype, **where)
+
+
+def _integers(space: Any, shape: tuple[int, ...], dtype: np.dtype, low: np.ndarray, high: np.ndarray,
+              device: Device, one_hot: bool) -> Any:
+    """The spec of the integer arrays of ``shape`` with entries in ``[low, high]``."""
+    where, torch_type = _leaf_device(device), torch_dtype(dtype, space)
+    low, high = np.broadcast_to(low, shape), np.broadcast_to(high, shape)
+    if low.size and not (low == 0).all():
+        return td.Bounded(low=torch.as_tensor(np.array(low)), high=torch.as_tensor(np.array(high)), shape=shape,
+                          dtype=torch_type, **where)
+    nvec = np.array(high, dtype=np.int64) + 1
+    uniform = nvec.size == 0 or (nvec == nvec.flat[0]).all()
+    if one_hot:
+        if uniform and nvec.size:
+            return td.OneHot(int(nvec.flat[0]), shape=(*shape, int(nvec.flat[0])), **where)
+        if len(shape) == 1:
+            return td.MultiOneHot([int(n) for n in nvec], **where)
+        raise TypeError(f"to_torchrl: one_hot=True needs one n, or a 1-d nvec; got nvec={nvec.tolist()}")
+    if uniform:
+        n = int(nvec.flat[0]) if nvec.size else 1
+        return td.Categorical(n, shape=shape, dtype=torch_type, **where)
+    return td.MultiCategorical(torch.as_tensor(nvec), shape=shape, dtype=torch_type, **where)
+
+
+@to_torchrl.register(Categorical)
+def _categorical_to(space: Categorical, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
+    return _integers(space, space.shape, space.dtype, space.low, space.high, device, one_hot)
+
+
+@to_torchrl.register(range)
+def _range_to(space: range, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
+    n = range_length(space)
+    if n and (space.step == 1 or n == 1):
+        low, high = np.array(space.start), np.array(space.start + n - 1)
+        return _integers(space, (), np.dtype(np.int64), low, high, device, one_hot)
+    return expressible(space, "torchrl", lambda s: to_torchrl(s, device, one_hot=one_hot))
+
+
+@to_torchrl.register(ArraySpace)
+def _array_to(space: ArraySpace, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
+    base = space.space
+    if base == BOOL:
+        return td.Categorical(2, shape=space.dims, dtype=torch.bool, **_leaf_device(device))
+    n = range_length(base) if isinstance(base, range) else 0
+    if n and (base.step == 1 or n == 1):
+        low, high = np.full(space.dims, base.start), np.full(space.dims, base.start + n - 1)
+        return _integers(space, space.dims, np.dtype(np.int64), low, high, device, one_hot)
+    return expressible(space, "torchrl", lambda s: to_torchrl(s, device, one_hot=one_hot))
+
+
+@to_torchrl.register(DictProduct)
+def _dict_to(space: DictProduct, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
+    entries = {str(k): to_torchrl(s, device, batch_shape=batch_shape, one_hot=one_hot)
+               for k, s in space._spaces.items()}
+    if len(entries) != len(space._spaces):
+        raise TypeError(f"to_torchrl: the keys of {space!r} are not distinct as strings")
+    return td.Composite(entries, shape=batch_shape, device=device)
+
+
+@to_torchrl.register(TupleProduct)
+def _tuple_to(space: TupleProduct, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
+    entries = {str(i): to_torchrl(s, device, batch_shape=batch_shape, one_hot=one_hot)
+               for i, s in enumerate(space._spaces)}
+    return td.Composite(entries, shape=batch_shape, device=device)
+
+
+# -- values --------------------------------------------------------------------------------
+
+
+@generic(1)
+def to_torchrl_value(x: Any, spec: Any, batch_shape: Any = None) -> Any:
+    """The TorchRL value of ``spec`` standing for the member ``x`` of ``from_torchrl(spec)``
+    (or a batch of members, of shape ``batch_shape``, read from the entries when None): a
+    tensor of the spec's dtype on its device, one-hot vectors for ``OneHot``/``MultiOneHot``,
+    a ``TensorDict`` for ``Composite`` (from a dict, or a tuple for the tuple encoding).
+
+    Law: ``from_torchrl_value(to_torchrl_value(x, spec), spec) == x``.
+    """
+    return torch.as_tensor(np.asarray(x, dtype=numpy_dtype(spec.dtype, spec)), device=spec.device)
+
+
+@generic(1)
+def from_torchrl_value(value: Any, spec: Any) -> Any:
+    """The spacealg value (NumPy) that the TorchRL value ``value`` of ``spec`` stands for.
+
+    A one-hot vector that is not one-hot decodes to position -1 (a non-member), so
+    ``contains(from_torchrl_value(v, spec), from_torchrl(spec)) == spec.is_in(v)`` for tensors
+    of the spec's shape and dtype.
+    """
+    return _numpy(value) if isinstance(value, torch.Tensor) else np.asarray(value)
+
+
+def _hot(vectors: torch.Tensor) -> np.ndarray:
+    """The hot positions of one-hot vectors (last axis); -1 where a vector is not one-hot."""
+    array = _numpy(vectors)
+    valid = ((array == 0) | (array == 1)).all(axis=-1) & (array.astype(np.int64).sum(axis=-1) == 1)
+    return np.where(valid, array.argmax(axis=-1), -1).astype(np.int64)
+
+
+@to_torchrl_value.register(td.OneHot)
+def _onehot_value(x: Any, spec: td.OneHot, batch_shape: Any = None) -> torch.Tensor:
+    positions = torch.as_tensor(np.asarray(x, dtype=np.int64))
+    return torch.nn.functional.one_hot(positions, int(spec.space.n)).to(dtype=spec.dtype, device=spec.device)
+
+
+@from_torchrl_value.register(td.OneHot)
+def _onehot_decode(value: Any, spec: td.OneHot) -> Any:
+    return _hot(torch.as_tensor(value))
+
+
+@to_torchrl_value.register(td.MultiOneHot)
+def _multionehot_value(x: Any, spec: td.MultiOneHot, batch_shape: Any = None) -> torch.Tensor:
+    positions = torch.as_tensor(np.asarray(x, dtype=np.int64))
+    parts = [torch.nn.functional.one_hot(positions[..., i], n) for i, n in enumerate(_blocks(spec))]
+    return torch.cat(parts, dim=-1).to(dtype=spec.dtype, device=spec.device)
+
+
+@from_torchrl_value.register(td.MultiOneHot)
+def _multionehot_decode(value: Any, spec: td.MultiOneHot) -> Any:
+    tensor, ends = torch.as_tensor(value), np.cumsum([0, *_blocks(spec)])
+    return np.stack([_hot(tensor[..., a:b]) for a, b in itertools.pairwise(ends)], axis=-1)
+
+
+@to_torchrl_value.register(td.Composite)
+def _composite_value(x: Any, spec: td.Composite, batch_shape: Any = None) -> TensorDict:
+    if isinstance(x, (tuple, list)):  # the tuple encoding: keys "0", "1", ...
+        x = {str(i): v for i, v in enumerate(x)}
+    entries = {k: to_torchrl_value(x[k], s, batch_shape) for k, s in spec.items()}
+    if batch_shape is None:
+        first = next(iter(entries), None)
+        batch_shape = _leading_dims(entries[first], spec[first]) if first is not None else []
+    return TensorDict(entries, batch_size=[*batch_shape, *_shape(spec)], device=spec.device)
+
+
+@from_torchrl_value.register(td.Composite)
+def _composite_decode(value: Any, spec: td.Composite) -> dict[str, Any]:
+    return {k: from_torchrl_value(value[k], s) for k, s in spec.items()}
+
+
+def _leading_dims(value: Any, spec: Any) -> list[int]:
+    shape = list(value.batch_size if isinstance(value, TensorDictBase) else value.shape)
+    return shape[: len(shape) - len(spec.shape)]
+
+
+# -- the protocol on TorchRL specs (see spacealg.adapters.foreign) --------------------------
+
+
+def _is_member(spec: Any, x: Any) -> bool:
+    """``spec.is_in(x)`` for one element: a tensor of exactly the spec's shape; for a
+    ``Composite``, a dict or TensorDict with its keys whose entries are members."""
+    if isinstance(spec, td.Composite):
+        if not isinstance(x, (Mapping, TensorDictBase)) or set(x.keys()) != set(spec.keys()):
+            return False
+        if isinstance(x, TensorDictBase) and tuple(x.batch_size) != _shape(spec):
+            return False
+        return all(_is_member(s, x[k]) for k, s in spec.items())
+    return isinstance(x, torch.Tensor) and tuple(x.shape) == _shape(spec) and bool(spec.is_in(x))
+
+
+def _leading(batch: Any, spec: Any) -> tuple[int, ...]:
+    shape = tuple(batch.batch_size if isinstance(batch, TensorDictBase) else batch.shape)
+    k = len(spec.shape)
+    if len(shape) < k or shape[len(shape) - k :] != _shape(spec):
+        raise ValueError(f"isin: a batch of shape {shape} is not a batch of {spec!r}")
+    return shape[: len(shape) - k]
+
+
+register_native(td.TensorSpec, from_torchrl, _is_member, to_torchrl_value, _leading)

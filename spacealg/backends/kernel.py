@@ -1,0 +1,105 @@
+"""The per-call context of a batched operation: backend, array namespace, device, constants.
+
+Element-wise work goes through the array-API namespace (``array-api-compat``), so one
+rule serves torch and JAX; the few things the standard lacks (one-hot scatter, in-place
+copies, reinterpreting bytes) are methods here with one branch per backend. Constants
+that depend only on the space (bounds, item values) are built once per leaf, device and
+dtype and cached on the leaf.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from spacealg.backends.arrays import Backend, backend_named
+from spacealg.backends.leaves import ArrayLeaf
+
+__all__ = ["Kernel"]
+
+
+class Kernel:
+    """``backend`` and ``device`` of one call, with helpers for the operation modules."""
+
+    def __init__(self, backend: Backend, device: Any, like: Any = None) -> None:
+        self.backend = backend
+        self.device = device
+        self.name = backend.name
+        self.xp = _namespace(backend)
+        self.traced = backend.is_traced(like) if like is not None else False
+
+    @classmethod
+    def for_array(cls, name: str, x: Any) -> Kernel:
+        backend = backend_named(name)
+        return cls(backend, backend.device(x), x)
+
+    # -- dtypes ------------------------------------------------------------------------
+    def native(self, leaf: ArrayLeaf, dtype: Any = None) -> Any:
+        """The native dtype of ``leaf``'s values (or of NumPy ``dtype`` for them), by the policy."""
+        return self.backend.dtype(np.dtype(dtype or leaf.dtype), leaf.low, leaf.high, leaf.space)
+
+    def numpy_dtype(self, x: Any) -> np.dtype:
+        return self.backend.numpy_dtype(x.dtype)
+
+    def kind(self, x: Any) -> str:
+        """``"b"``, ``"i"`` (signed or unsigned integers), ``"f"`` or ``"c"``/other."""
+        xp = self.xp
+        if xp.isdtype(x.dtype, "bool"):
+            return "b"
+        if xp.isdtype(x.dtype, "integral"):
+            return "i"
+        if xp.isdtype(x.dtype, "real floating"):
+            return "f"
+        return "c"
+
+    def widest_float(self) -> Any:
+        return self.backend.dtype(np.dtype(np.float64), None, None, "float64")
+
+    def widest_int(self) -> Any:
+        return self.backend.dtype(np.dtype(np.int64), None, None, "int64")
+
+    # -- constants ---------------------------------------------------------------------
+    def const(self, leaf: ArrayLeaf, tag: Any, make: Callable[[], Any], dtype: Any) -> Any:
+        """A native array of ``make()`` in native ``dtype`` on this device, cached on the leaf."""
+        key = (self.name, str(self.device), tag, str(dtype))
+        try:
+            return leaf.cache[key]
+        except KeyError:
+            value = leaf.cache[key] = self.backend.constant(make(), dtype, self.device)
+            return value
+
+    # -- what the Array API lacks --------------------------------------------------------
+    def onehot(self, positions: Any, dim: int, dtype: Any) -> Any:
+        """``(n, dim)`` zeros with a 1 at each row's ``positions`` (``(n, k)`` int array)."""
+        n = positions.shape[0]
+        if self.name == "torch":
+            torch = self.backend.module
+            out = torch.zeros((n, dim), dtype=dtype, device=positions.device)
+            return out.scatter_(1, positions, 1)
+        jnp = self.backend.module
+        rows = jnp.arange(n)[:, None]
+        return jnp.zeros((n, dim), dtype=dtype).at[rows, positions].set(1)
+
+    def any_true(self, flags: Any) -> bool:
+        """Whether any entry is True; False for abstract (traced) arrays, which cannot be read."""
+        if self.traced:
+            return False
+        return bool(self.xp.any(flags))
+
+
+_NAMESPACES: dict[str, Any] = {}
+
+
+def _namespace(backend: Backend) -> Any:
+    """The backend's array-API namespace (array-api-compat's for torch; ``jax.numpy`` is one)."""
+    try:
+        return _NAMESPACES[backend.name]
+    except KeyError:
+        if backend.name == "jax":
+            namespace = backend.module
+        else:
+            import array_api_compat.torch as namespace
+        _NAMESPACES[backend.name] = namespace
+        return namespace

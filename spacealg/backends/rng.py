@@ -1,0 +1,129 @@
+"""One small random-number adapter per backend (random numbers are not in the Array API).
+
+An adapter draws the few distributions that sampling needs, on its generator's device:
+``uniform(shape, dtype)`` in ``[0, 1)``, ``between(shape, dtype, low, high)`` (scalars),
+``normal``, ``exponential`` (rate 1) and ``below(widths, shape)``: integers ``0 <= k < w``
+per entry (an int64/int32 array of offsets).
+
+Seeding law (per backend): the same generator state, or the same key, on the same device
+gives the same draws. torch's CPU and CUDA generators are different streams (a seed gives
+different numbers on each device); a JAX key gives the same numbers on every device of a
+platform. ``TorchRng`` advances its ``torch.Generator`` (like a NumPy Generator);
+``JaxRng`` splits its key before every draw and never uses a key twice, so a function of a
+key is pure (and traceable under ``jax.jit``/``jax.vmap``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from spacealg.backends.arrays import Backend, backend_named
+
+__all__ = ["JaxRng", "TorchRng", "rng_adapter"]
+
+_WIDE = 2**62  # torch: offsets for per-entry widths come from [0, 2**62) mod w (bias < 2**-60)
+_WIDTHS: dict[Any, Any] = {}  # per-entry widths on a device (no host-to-device copy per call)
+
+
+class TorchRng:
+    """Draws from a ``torch.Generator`` on its device (its state advances)."""
+
+    def __init__(self, generator: Any) -> None:
+        self.backend: Backend = backend_named("torch")
+        self.torch = self.backend.module
+        self.generator = generator
+        self.device = generator.device
+
+    def uniform(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        return self.torch.rand(shape, generator=self.generator, device=self.device, dtype=dtype)
+
+    def between(self, shape: tuple[int, ...], dtype: Any, low: float, high: float) -> Any:
+        out = self.torch.empty(shape, device=self.device, dtype=dtype)
+        return out.uniform_(low, high, generator=self.generator)
+
+    def normal(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        return self.torch.randn(shape, generator=self.generator, device=self.device, dtype=dtype)
+
+    def exponential(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        out = self.torch.empty(shape, device=self.device, dtype=dtype)
+        return out.exponential_(generator=self.generator)
+
+    def below(self, widths: np.ndarray, shape: tuple[int, ...]) -> Any:
+        """int64 offsets ``0 <= k < widths`` (broadcast over ``shape``'s trailing axes)."""
+        flat = widths.reshape(-1)
+        if not flat.size or (flat == flat[0]).all():
+            n = int(flat[0]) if flat.size else 1
+            _check_width(n, 2**63 - 1, "torch")
+            return self.torch.randint(0, n, shape, generator=self.generator, device=self.device)
+        _check_width(int(flat.max()), _WIDE, "torch")
+        drawn = self.torch.randint(0, _WIDE, shape, generator=self.generator, device=self.device)
+        key = (widths.astype(np.int64).tobytes(), widths.shape, str(self.device))
+        w = _WIDTHS.get(key)
+        if w is None:
+            if len(_WIDTHS) > 256:
+                _WIDTHS.clear()
+            w = _WIDTHS[key] = self.torch.as_tensor(widths.astype(np.int64), device=self.device)
+        return self.torch.remainder(drawn, w)
+
+
+def _check_width(n: int, limit: int, name: str) -> None:
+    if n > limit:
+        raise ValueError(f"{name}: sampling among {n} integers needs a range of at most {limit}")
+
+
+class JaxRng:
+    """Draws from a JAX PRNG key (``jax.random.key`` or ``PRNGKey``), splitting it each time."""
+
+    def __init__(self, key: Any) -> None:
+        import jax
+
+        self.backend: Backend = backend_named("jax")
+        self.random = jax.random
+        self.key = key
+        self.device = None
+
+    def _next(self) -> Any:
+        self.key, sub = self.random.split(self.key)
+        return sub
+
+    def uniform(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        return self.random.uniform(self._next(), shape, dtype)
+
+    def between(self, shape: tuple[int, ...], dtype: Any, low: float, high: float) -> Any:
+        return self.random.uniform(self._next(), shape, dtype, low, high)
+
+    def normal(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        return self.random.normal(self._next(), shape, dtype)
+
+    def exponential(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        return self.random.exponential(self._next(), shape, dtype)
+
+    def below(self, widths: np.ndarray, shape: tuple[int, ...]) -> Any:
+        dtype = np.int64 if getattr(self.backend, "x64", False) else np.int32
+        limit = int(np.iinfo(dtype).max)
+        _check_width(int(np.asarray(widths, dtype=object).max()) if widths.size else 1, limit, "jax")
+        maxval = np.asarray(widths, dtype=object).astype(dtype) if widths.size else 1
+        return self.random.randint(self._next(), shape, 0, maxval, dtype)
+
+
+def rng_adapter(rng: Any, name: str) -> TorchRng | JaxRng:
+    """The adapter of a ``torch.Generator`` (``name="torch"``) or a JAX key (``"jax"``)."""
+    if name == "torch":
+        torch = backend_named("torch").module
+        if not isinstance(rng, torch.Generator):
+            raise TypeError(f"rng: expected a torch.Generator, got {type(rng).__qualname__}")
+        return TorchRng(rng)
+    backend = backend_named("jax")
+    jax = backend._jax  # type: ignore[attr-defined]
+    dtype = getattr(rng, "dtype", None)
+    shape = tuple(getattr(rng, "shape", (None,)))
+    typed = dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key) and shape == ()
+    raw = dtype == np.uint32 and shape == (2,)
+    if not (typed or raw):
+        raise TypeError(
+            "rng: a JAX array used as rng must be one PRNG key (jax.random.key(seed) or "
+            f"jax.random.PRNGKey(seed); vmap over a batch of keys), got dtype {dtype} and shape {shape}"
+        )
+    return JaxRng(rng)

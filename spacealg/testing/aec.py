@@ -1,0 +1,400 @@
+"""``check_aec_env``: property-based checking of a PettingZoo AEC environment.
+
+An AEC environment steps one agent at a time: ``reset(seed=...)`` returns None,
+``agent_selection`` names the agent to act, ``last()`` gives its observation, cumulative
+reward, flags and info, and ``step(action)`` acts for it (``None`` for an agent that has
+terminated or been truncated, which then leaves ``env.agents``). Hypothesis draws the reset
+seed, the number of agent-steps and, for each agent that must act, an action from
+``action_space(agent)`` — a legal one where the environment publishes a mask
+(``observe(agent)["action_mask"]`` or ``infos[agent]["action_mask"]``, as PettingZoo's
+classic games do), so that games are played, not ended by the first illegal move.
+
+Properties (:data:`~spacealg.testing.errors.AEC_PROPERTIES`), at every reset and step:
+
+- ``reset-signature`` / ``step-signature``: reset and step return None; ``last()`` a 5-tuple;
+- ``agent-iteration``: ``agent_selection`` and the first agent of ``agent_iter()`` name a live
+  agent; ``terminations``, ``truncations``, ``rewards``, ``infos`` and ``_cumulative_rewards``
+  hold exactly ``env.agents``; ``last()`` returns ``observe(agent_selection)`` and
+  ``_cumulative_rewards[agent_selection]``; an agent stepped with None leaves ``env.agents``;
+- ``observation-in-space``: ``observe(agent)`` within ``observation_space(agent)``;
+  ``same-space``: the space methods return the same object on every call;
+- ``state-in-space``: ``state()`` within ``state_space`` where one is declared;
+- ``max-cycles``: where ``max_cycles`` is declared, an episode ends within ``max_cycles``
+  cycles (one cycle: each live agent acts once);
+- rewards, flags and infos as in :func:`~spacealg.testing.check_env`; ``action-mask``,
+  ``illegal-action``, ``agents-possible``, determinism (the same seed and actions give the
+  same agents, observations, rewards, flags and infos), ``global-rng`` and the probes.
+
+Long episodes reach ``max_cycles``. PettingZoo is not imported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from spacealg.strategies.members import members
+from spacealg.testing.driver import (
+    DEFAULT_BUDGET,
+    SEEDS,
+    Budget,
+    Focus,
+    describe_exception,
+    same,
+    snapshot,
+)
+from spacealg.testing.errors import AEC_PROPERTIES, OPTIONAL_PROPERTIES, PropertyError, literal
+from spacealg.testing.masks import MaskedAction, check_mask, find_mask, is_rejection
+from spacealg.testing.parallel import max_cycles, same_space
+from spacealg.testing.resolve import EnvSource, resolve
+from spacealg.testing.single import (
+    DEFAULT_MAX_EXAMPLES,
+    DEFAULT_MAX_STEPS,
+    HYGIENE,
+    EnvCheckReport,
+    _check_options,
+    _short,
+    action_fallback,
+    after_done,
+    check_flags,
+    check_info,
+    check_observation,
+    check_reward,
+    is_member,
+    probe,
+    run_check,
+    run_example,
+)
+
+__all__ = ["AECEpisode", "check_aec_env"]
+
+RETURNED = ("terminations", "truncations", "rewards", "infos")
+DEAD = "dead"  # the factors argument of draw for an agent that is stepped with None
+
+
+def _names(agents: Any) -> str:
+    return ", ".join(repr(a) for a in sorted(agents, key=repr))
+
+
+class AECEpisode:
+    """One run of an AEC environment from a seed through ``n`` agent-steps.
+    ``draw(agent, env, factors)`` gives the action of an agent that must act."""
+
+    def __init__(self, env: Any, seed: int, n: int, draw: Callable[..., Any], *, masks: bool = True) -> None:
+        self.env, self.seed, self.n, self.draw, self.masks = env, seed, n, draw, masks
+        possible = getattr(env, "possible_agents", None)
+        self.possible = None if possible is None else set(possible)
+        self.cycles = max_cycles(env)
+        self.has_state = self._declares_state()
+        self.trace: list[Any] = []
+        self.steps = 0
+        self.episodes = 1
+        self.since_reset = 0
+
+    def _declares_state(self) -> bool:
+        try:
+            return getattr(self.env, "state_space", None) is not None
+        except Exception:
+            return False
+
+    def _fail(self, detail: str, step: int | None, where: str = "", prop: str = "agent-iteration") -> None:
+        raise PropertyError(prop, detail, step, where)
+
+    def _check_dicts(self, step: int | None, where: str) -> list[Any]:
+        agents = list(self.env.agents)
+        if self.possible is not None:
+            strangers = [a for a in agents if a not in self.possible]
+            if strangers:
+                raise PropertyError(
+                    "agents-possible",
+                    f"env.agents holds {_names(strangers)}, not in possible_agents ({_names(self.possible)})",
+                    step,
+                    where,
+                )
+        for name in RETURNED:
+            returned = getattr(self.env, name, None)
+            if not isinstance(returned, dict) or set(returned) != set(agents):
+                keys = _names(returned) if isinstance(returned, dict) else type(returned).__name__
+                self._fail(f"env.{name} holds [{keys}]; env.agents is [{_names(agents)}]", step, where)
+        cumulative = getattr(self.env, "_cumulative_rewards", None)
+        if cumulative is not None and not set(agents) <= set(cumulative):
+            missing = set(agents) - set(cumulative)
+            self._fail(f"env._cumulative_rewards has no entry for the live agent(s) {_names(missing)}", step, where)
+        return agents
+
+    def _check_state(self, step: int | None, where: str) -> None:
+        if not self.has_state:
+            return
+        try:
+            state = self.env.state()
+        except NotImplementedError:
+            self.has_state = False
+            return
+        except Exception as error:
+            raise PropertyError("no-exception", f"state() raised {describe_exception(error)}", step, where) from error
+        if not is_member(state, self.env.state_space):
+            raise PropertyError(
+                "state-in-space", f"state() returned {_short(state)}, not in {self.env.state_space!r}", step, where
+            )
+
+    def _selection(self, step: int | None, where: str) -> Any:
+        agent = self.env.agent_selection
+        if agent not in self.env.agents:
+            self._fail(f"agent_selection is {agent!r}, not a live agent ({_names(self.env.agents)})", step, where)
+        return agent
+
+    def reset(self, done_at: int | None) -> None:
+        where = after_done(done_at) if done_at is not None else ""
+        try:
+            result = self.env.reset(seed=self.seed) if done_at is None else self.env.reset()
+        except Exception as error:
+            prop = "reset-after-done" if done_at is not None else "no-exception"
+            raise PropertyError(prop, f"reset() raised {describe_exception(error)}", done_at, where) from error
+        if result is not None:
+            raise PropertyError("reset-signature", f"reset returned {_short(result)} instead of None", done_at, where)
+        agents = self._check_dicts(done_at, where)
+        observed = None
+        if agents:
+            agent = self._selection(done_at, where)
+            try:
+                first = next(iter(self.env.agent_iter()))
+            except Exception as error:
+                raise PropertyError(
+                    "agent-iteration", f"agent_iter() raised {describe_exception(error)}", done_at, where
+                ) from error
+            if first != agent:
+                self._fail(f"agent_iter() yields {first!r} first, but agent_selection is {agent!r}", done_at, where)
+            for a in agents:
+                space = same_space(self.env, "observation", a, done_at, where)
+                check_observation(self.env.observe(a), space, done_at, where, f"agent {a!r}: ")
+            observed = snapshot(self.env.observe(agent))
+        self._check_state(done_at, where)
+        self.since_reset = 0
+        self.trace.append(("reset", agents, observed, snapshot(dict(self.env.infos))))
+
+    def step(self, k: int) -> bool:
+        agent = self._selection(k - 1 or None, "")
+        who = f"agent {agent!r}: "
+        try:
+            result = self.env.last()
+        except Exception as error:
+            raise PropertyError("no-exception", f"last() raised {describe_exception(error)}", k) from error
+        if not (isinstance(result, tuple) and len(result) == 5):
+            raise PropertyError("step-signature", f"last() returned {_short(result)}, not a 5-tuple", k)
+        obs, reward, terminated, truncated, info = result
+        check_observation(obs, same_space(self.env, "observation", agent, k), k, "", who)
+        if not same(obs, self.env.observe(agent)):
+            self._fail(
+                f"{who}last() returned {_short(obs)} but observe(agent) returns {_short(self.env.observe(agent))}", k
+            )
+        check_reward(reward, k, who)
+        cumulative = getattr(self.env, "_cumulative_rewards", None)
+        if cumulative is not None and agent in cumulative and not same(float(reward), float(cumulative[agent])):
+            self._fail(f"{who}last() returned reward {reward!r} but _cumulative_rewards holds {cumulative[agent]!r}", k)
+        check_flags(terminated, truncated, k, who)
+        check_info(info, k, "", who)
+        dead = bool(terminated or truncated)
+        illegal = False
+        if dead:
+            self.draw(agent, self.env, DEAD)  # recorded as None, so that actions align with agent-steps
+            action = None
+        else:
+            factors = None
+            if self.masks:
+                mask = find_mask(obs, info)
+                if mask is not None:
+                    factors = check_mask(mask, same_space(self.env, "action", agent, k), True, k, who)
+            action = self.draw(agent, self.env, factors)
+            if factors is not None:
+                illegal = not MaskedAction(self.env.action_space(agent)).is_legal(action, factors)
+        try:
+            returned = self.env.step(action)
+        except Exception as error:
+            if illegal and is_rejection(error):
+                self.trace.append(("rejected", agent, type(error).__name__))
+                self.steps += 1
+                return True
+            prop = "illegal-action" if illegal else "no-exception"
+            raise PropertyError(prop, f"{who}step({literal(action)}) raised {describe_exception(error)}", k) from error
+        if returned is not None:
+            raise PropertyError("step-signature", f"step returned {_short(returned)} instead of None", k)
+        agents = self._check_dicts(k, "")
+        if dead and agent in agents:
+            self._fail(f"{who}was stepped with None after terminating or truncation but is still in env.agents", k)
+        self._check_state(k, "")
+        self.trace.append(
+            (
+                "step",
+                agent,
+                snapshot(obs),
+                snapshot(reward),
+                bool(terminated),
+                bool(truncated),
+                snapshot(info),
+                action is None,
+            )
+        )
+        self.steps += 1
+        self.since_reset += 1
+        if agents and self.cycles is not None and self.possible:
+            bound = (self.cycles + 1) * len(self.possible) + len(self.possible)
+            if self.since_reset > bound:
+                raise PropertyError(
+                    "max-cycles",
+                    f"max_cycles is {self.cycles} but the episode is still running after {self.since_reset} "
+                    f"agent-steps ({len(self.possible)} agents)",
+                    k,
+                )
+        return not agents
+
+    def run(self) -> list[Any]:
+        self.reset(None)
+        k = 0
+        while k < self.n:
+            if not self.env.agents:
+                self.reset(k)
+                self.episodes += 1
+                if not self.env.agents:
+                    break
+                continue
+            k += 1
+            if self.step(k):
+                self.reset(k)
+                self.episodes += 1
+        return self.trace
+
+
+def check_aec_env(
+    env: Any,
+    *,
+    max_examples: int = DEFAULT_MAX_EXAMPLES,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    determinism: bool = True,
+    random_seed: int | None = 0,
+    budget: float | None = DEFAULT_BUDGET,
+    database: Any = None,
+    masks: bool = True,
+    illegal_actions: bool = False,
+    hygiene: bool = True,
+) -> EnvCheckReport:
+    """Check a PettingZoo AEC environment (see the module docstring); the options and the
+    outcome are those of :func:`spacealg.testing.check_env`; ``max_steps`` counts
+    agent-steps, and an error's ``actions`` has one entry per agent-step, in order: None
+    where the selected agent had terminated or been truncated (and was stepped with None)."""
+    source = resolve(env)
+    _check_options(max_examples=max_examples, max_steps=max_steps, budget=budget)
+
+    def make_body(source: EnvSource, stats: dict[str, int], clock: Budget, focus: Focus) -> Callable[[Any], None]:
+        strategies: dict[Any, Any] = {}
+
+        def strategy(agent: Any, env: Any) -> Any:
+            if agent not in strategies:
+                try:
+                    strategies[agent] = members(env.action_space(agent))
+                    strategies[agent].validate()
+                except Exception as error:
+                    raise PropertyError(
+                        "declared-spaces",
+                        f"cannot draw actions from action_space({agent!r}): {describe_exception(error)}",
+                    ) from error
+            return strategies[agent]
+
+        def declared(env: Any) -> int | None:
+            try:
+                agents = getattr(env, "possible_agents", None)
+                if agents is None:
+                    env.reset(seed=0)
+                    agents = list(env.agents)
+                for agent in agents:
+                    strategy(agent, env)
+            except PropertyError:
+                raise
+            except Exception as error:
+                raise PropertyError(
+                    "declared-spaces", f"cannot read the agents and their spaces: {describe_exception(error)}"
+                ) from error
+            cycles = max_cycles(env)
+            count = len(agents) or 1
+            return None if cycles is None else min((cycles + 2) * count, 2000)
+
+        limit = probe(source, declared)
+
+        def body(data: Any) -> None:
+            n = focus.length(data, max_steps, limit)
+            seed = data.draw(SEEDS, label="seed")
+            clock.admit(seed, n)
+            taken: list[Any] = []
+            tails: dict[Any, Any] = {}
+            tail_seed = data.draw(SEEDS, label="tail") if n > max_steps else None
+
+            def draw(agent: Any, env: Any, factors: Any) -> Any:
+                if isinstance(factors, str) and factors == DEAD:
+                    taken.append(None)
+                    return None
+                if tail_seed is not None and len(taken) >= max_steps:
+                    if agent not in tails:
+                        tails[agent] = action_fallback(env.action_space(agent), tail_seed)
+                    action = tails[agent](factors)
+                elif factors is not None:
+                    action = MaskedAction(env.action_space(agent), illegal_actions).draw(
+                        data, factors, strategy(agent, env)
+                    )[0]
+                else:
+                    action = data.draw(strategy(agent, env))
+                taken.append(snapshot(action))
+                return action
+
+            def episode(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> AECEpisode:
+                return AECEpisode(env, seed, n, next_action, masks=masks)
+
+            try:
+                run_example(
+                    source,
+                    episode,
+                    seed,
+                    n,
+                    draw,
+                    taken,
+                    determinism=determinism,
+                    stats=stats,
+                    what="(agent, observation, reward, terminated, truncated, info, stepped with None)",
+                )
+            except PropertyError as violation:
+                if not focus.ignores(violation):
+                    raise
+
+        return body
+
+    def facts(env: Any) -> tuple[bool, bool, bool]:
+        declares_state = False
+        with contextlib.suppress(Exception):
+            declares_state = getattr(env, "state_space", None) is not None
+        return getattr(env, "possible_agents", None) is not None, declares_state, max_cycles(env) is not None
+
+    declares, has_state, has_cycles = probe(source, facts)
+    checked = tuple(
+        p
+        for p in AEC_PROPERTIES
+        if (determinism or not (p.endswith("determinism") or p == "global-rng"))
+        and (declares or p != "agents-possible")
+        and (illegal_actions or p not in OPTIONAL_PROPERTIES)
+        and (masks or p != "action-mask")
+        and (hygiene or p not in HYGIENE)
+        and (has_state or p != "state-in-space")
+        and (has_cycles or p != "max-cycles")
+        and p not in ("observation-aliasing", "agents-life-cycle")
+    )
+    from spacealg.testing.probes import aec_probes
+
+    return run_check(
+        source,
+        make_body,
+        max_examples=max_examples,
+        random_seed=random_seed,
+        kind="aec",
+        properties=checked,
+        budget=budget,
+        database=database,
+        probes=aec_probes if hygiene else None,
+    )

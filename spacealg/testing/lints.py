@@ -1,0 +1,80 @@
+"""Declaration lints: space declarations that are legal but usually a mistake. They are
+reported as warnings (:class:`EnvCheckWarning`, and in the report), never as failures:
+
+- an observation ``Box`` with infinite bounds (normalisation and clipping cannot use them);
+- a ``Box`` with ``low == high`` in some entry (a constant entry);
+- a continuous action ``Box`` that is not normalised to ``[-1, 1]`` (SB3's advice);
+- an image-shaped observation ``Box`` (H x W x C or C x H x W with C in 1, 3, 4 and H, W >= 8)
+  whose dtype is not uint8.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+__all__ = ["EnvCheckWarning", "space_lints", "warn_all"]
+
+
+class EnvCheckWarning(UserWarning):
+    """A declaration lint or API-hygiene remark of an environment check (not a failure)."""
+
+
+def _boxes(space: Any, path: str) -> Iterator[tuple[str, Any]]:
+    name = type(space).__name__
+    if name == "Box" and hasattr(space, "low") and hasattr(space, "high"):
+        yield path, space
+    elif name == "Dict" and hasattr(space, "spaces"):
+        for key, sub in space.spaces.items():
+            yield from _boxes(sub, f"{path}[{key!r}]")
+    elif name == "Tuple" and hasattr(space, "spaces"):
+        for i, sub in enumerate(space.spaces):
+            yield from _boxes(sub, f"{path}[{i}]")
+
+
+def _is_image(shape: tuple[int, ...]) -> bool:
+    if len(shape) != 3:
+        return False
+    return (shape[2] in (1, 3, 4) and min(shape[:2]) >= 8) or (shape[0] in (1, 3, 4) and min(shape[1:]) >= 8)
+
+
+def space_lints(observation_space: Any, action_space: Any, who: str = "") -> list[str]:
+    """The lints of one agent's declared spaces (Gymnasium Box spaces, nested in Dict/Tuple)."""
+    found: list[str] = []
+    for path, box in _boxes(observation_space, f"{who}observation space"):
+        low, high = np.asarray(box.low), np.asarray(box.high)
+        if np.isinf(low).any() or np.isinf(high).any():
+            count = int((np.isinf(low) | np.isinf(high)).sum())
+            found.append(f"{path}: {count} of {low.size} entries have infinite bounds")
+        if _is_image(tuple(box.shape)) and box.dtype != np.uint8:
+            found.append(f"{path}: an image of shape {tuple(box.shape)} in {box.dtype}, not uint8")
+    for path, box in [
+        *_boxes(observation_space, f"{who}observation space"),
+        *_boxes(action_space, f"{who}action space"),
+    ]:
+        equal = np.asarray(box.low) == np.asarray(box.high)
+        if equal.any():
+            found.append(f"{path}: low == high in {int(equal.sum())} of {equal.size} entries")
+    for path, box in _boxes(action_space, f"{who}action space"):
+        if np.dtype(box.dtype).kind == "f":
+            low, high = np.asarray(box.low), np.asarray(box.high)
+            if not (np.all(low == -1) and np.all(high == 1)):
+                found.append(
+                    f"{path}: a continuous action Box not normalised to [-1, 1] "
+                    f"(low {_range(low)}, high {_range(high)})"
+                )
+    return found
+
+
+def _range(values: np.ndarray) -> str:
+    lo, hi = float(values.min()), float(values.max())
+    return f"{lo:g}" if lo == hi else f"{lo:g}..{hi:g}"
+
+
+def warn_all(name: str, remarks: list[str]) -> None:
+    """Issue each remark as an :class:`EnvCheckWarning`."""
+    for remark in remarks:
+        warnings.warn(f"{name}: {remark}", EnvCheckWarning, stacklevel=3)

@@ -1,0 +1,377 @@
+"""One-off probes run before the search: RNG discipline and API hygiene.
+
+On fresh environments (an instance given by the caller is only reset, never closed):
+
+- ``reset-seed``: where resets are random at all (unseeded resets of one instance differ),
+  16 different seeds must not all give the same episode (a reset that ignores its seed
+  passes same-seed tests: EnvPool PR #434);
+- ``reset-stream``: where different seeds give different episodes, eight successive
+  ``reset()`` calls without a seed must not all give the same episode (a reset that
+  reseeds instead of continuing the stream);
+- ``reset-options``: ``reset(seed=0, options={})`` is accepted;
+- ``close-twice``: ``close()`` twice raises nothing;
+- ``render-modes``: each mode of ``metadata["render_modes"]`` but ``human`` (headless:
+  ``SDL_VIDEODRIVER=dummy``) is built with ``render_mode=mode`` and renders what it
+  promises: ``rgb_array`` an (H, W, 3) uint8 array, ``depth_array`` a 2-D array, ``ansi`` a
+  str, ``*_list`` a list of those;
+- warnings (never failures): the declaration lints of :mod:`spacealg.testing.lints`, and a
+  step before reset (or after close) that does not fail clearly.
+
+An episode is the first observation and, where no mask is published, three fixed actions.
+A probe whose environment raises is skipped: the search reports that failure, with a
+reproduction.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from spacealg.testing.driver import Budget, describe_exception, first_difference, snapshot
+from spacealg.testing.errors import PropertyError
+from spacealg.testing.lints import space_lints
+from spacealg.testing.masks import find_mask, is_rejection
+from spacealg.testing.resolve import EnvSource
+
+__all__ = ["check_render", "single_probes"]
+
+SEEDS = 16
+UNSEEDED = 8
+
+
+def _fresh(source: EnvSource) -> Callable[[], Any]:
+    shared: list[Any] = []
+
+    def make() -> Any:
+        if source.owned:
+            return source.make()
+        if not shared:
+            shared.append(source.make())
+        return shared[0]
+
+    return make
+
+
+def _close(env: Any, source: EnvSource) -> None:
+    if source.owned:
+        with contextlib.suppress(Exception):
+            env.close()
+
+
+def _episode(env: Any, seed: int | None, actions: list[Any]) -> list[Any]:
+    obs, info = env.reset(seed=seed) if seed is not None else env.reset()
+    trace = [snapshot(obs)]
+    if find_mask(obs, info) is not None:
+        return trace
+    for action in actions:
+        obs, reward, terminated, truncated, _ = env.step(snapshot(action))
+        trace.append((snapshot(obs), snapshot(reward)))
+        if terminated or truncated:
+            break
+    return trace
+
+
+def rng_probes(
+    source: EnvSource, actions: list[Any], episode: Callable[..., list[Any]] = _episode, clock: Budget | None = None
+) -> None:
+    """``reset-seed`` and ``reset-stream`` (see the module docstring); skipped when the time
+    budget runs out."""
+    make = _fresh(source)
+    seeded = []
+    for seed in range(SEEDS):
+        if clock is not None and clock.spent():
+            return
+        env = make()
+        try:
+            seeded.append(episode(env, seed, actions))
+        finally:
+            _close(env, source)
+    env = make()
+    try:
+        episode(env, 0, actions)
+        unseeded = [episode(env, None, actions) for _ in range(UNSEEDED)]
+    finally:
+        _close(env, source)
+    seeds_alike = all(first_difference(seeded[0], t) is None for t in seeded[1:])
+    resets_alike = all(first_difference(unseeded[0], t) is None for t in unseeded[1:])
+    if seeds_alike and not resets_alike:
+        raise PropertyError(
+            "reset-seed",
+            f"reset(seed=s) for the {SEEDS} seeds 0..{SEEDS - 1} (each on a fresh environment) gave the same "
+            "episode, but successive reset() calls of one environment give different ones: reset ignores its "
+            "seed, or does not reset all of the environment's state",
+        )
+    if not seeds_alike and resets_alike:
+        same_as_seed = first_difference(unseeded[0], seeded[0]) is None
+        raise PropertyError(
+            "reset-stream",
+            f"after reset(seed=0), {UNSEEDED} successive reset() calls gave the same episode"
+            f"{' as reset(seed=0)' if same_as_seed else ''}, while different seeds give different "
+            "ones: reset() reseeds instead of continuing the random stream",
+        )
+
+
+def _promised(mode: str, frame: Any) -> str | None:
+    """What is wrong with ``frame`` for ``mode`` (None: as promised, or a mode not known)."""
+    base = mode[: -len("_list")] if mode.endswith("_list") else mode
+    if mode.endswith("_list"):
+        if not isinstance(frame, list):
+            return f"render() in {mode!r} mode returned a {type(frame).__name__}, not a list"
+        frames = frame
+    else:
+        frames = [frame]
+    for item in frames:
+        if base == "rgb_array" and not (
+            isinstance(item, np.ndarray) and item.dtype == np.uint8 and item.ndim == 3 and item.shape[2] == 3
+        ):
+            what = (
+                f"an array of shape {item.shape} and dtype {item.dtype}"
+                if isinstance(item, np.ndarray)
+                else type(item).__name__
+            )
+            return f"render() in {mode!r} mode returned {what}, not an (H, W, 3) uint8 image"
+        if base == "depth_array" and not (isinstance(item, np.ndarray) and item.ndim == 2):
+            return f"render() in {mode!r} mode returned {type(item).__name__}, not a 2-D array"
+        if base == "ansi" and not isinstance(item, str):
+            return f"render() in {mode!r} mode returned {type(item).__name__}, not a str"
+    return None
+
+
+def check_render(source: EnvSource, warned: list[str], act: Callable[[Any], None]) -> None:
+    """``render-modes``: build the environment in each declared mode (but human), reset it,
+    ``act`` on it (a step or two) and render."""
+    if source.build is None or not source.owned:
+        return
+    probe = source.make()
+    try:
+        modes = list((getattr(probe, "metadata", None) or {}).get("render_modes", []) or [])
+    finally:
+        _close(probe, source)
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    for mode in modes:
+        if mode == "human":
+            continue
+        try:
+            env = source.build(render_mode=mode)
+        except TypeError:
+            warned.append(f"cannot build the environment with render_mode={mode!r} to check its rendering")
+            return
+        except Exception as error:
+            if _missing_dependency(error):
+                warned.append(f"render mode {mode!r} not checked: {type(error).__name__}: {error}")
+                continue
+            raise PropertyError(
+                "render-modes", f"building with render_mode={mode!r} raised {describe_exception(error)}"
+            ) from error
+        try:
+            act(env)
+            try:
+                frame = env.render()
+            except Exception as error:
+                if _missing_dependency(error):
+                    warned.append(f"render mode {mode!r} not checked: {type(error).__name__}: {error}")
+                    continue
+                raise PropertyError(
+                    "render-modes", f"render() in {mode!r} mode raised {describe_exception(error)}"
+                ) from error
+            wrong = _promised(mode, frame)
+            if wrong is not None:
+                raise PropertyError("render-modes", wrong)
+        except PropertyError:
+            raise
+        except Exception:  # the search reports failures of reset and step
+            pass
+        finally:
+            _close(env, source)
+
+
+def _missing_dependency(error: BaseException) -> bool:
+    return isinstance(error, ImportError) or type(error).__name__ == "DependencyNotInstalled"
+
+
+def _clear(error: BaseException) -> bool:
+    """A clear error: a rejection type, or one whose message tells to reset."""
+    return is_rejection(error) or "reset" in str(error).lower()
+
+
+def lifecycle_probes(
+    source: EnvSource, warned: list[str], start: Callable[[Any], Any], act: Callable[[Any], Any]
+) -> None:
+    """``close-twice`` and the step-before-reset / step-after-close warnings."""
+    if not source.owned:
+        return
+    env = source.make()
+    try:
+        act(env)
+    except Exception as error:
+        if not _clear(error):
+            warned.append(f"step before reset raised {type(error).__name__}: {error} (not a clear error)")
+    else:
+        warned.append("step before reset did not fail")
+    env.close()
+    env = source.make()
+    try:
+        start(env)
+    except Exception:
+        env.close()
+        return
+    try:
+        env.close()
+        env.close()
+    except Exception as error:
+        raise PropertyError("close-twice", f"the second close() raised {describe_exception(error)}") from error
+    try:
+        act(env)
+    except Exception as error:
+        if not _clear(error):
+            warned.append(f"step after close raised {type(error).__name__}: {error} (not a clear error)")
+
+
+def single_probes(source: EnvSource, clock: Budget | None = None) -> list[str]:
+    """The probes of a Gymnasium environment; returns the warnings."""
+    from spacealg.testing.single import action_fallback
+
+    warned: list[str] = []
+    env = source.make()
+    try:
+        warned += space_lints(env.observation_space, env.action_space)
+        draw = action_fallback(env.action_space, 0)
+        actions = [draw(None) for _ in range(3)]
+        try:
+            env.reset(seed=0, options={})
+        except TypeError as error:
+            raise PropertyError(
+                "reset-options", f"reset(seed=0, options={{}}) raised {describe_exception(error)}"
+            ) from error
+        except Exception:
+            return warned  # reset itself fails: the search reports it
+    finally:
+        _close(env, source)
+
+    def act(env: Any) -> None:
+        env.step(snapshot(actions[0]))
+
+    def start_and_act(env: Any) -> None:
+        obs, info = env.reset(seed=0)
+        if find_mask(obs, info) is None:
+            act(env)
+
+    try:
+        rng_probes(source, actions, clock=clock)
+    except PropertyError:
+        raise
+    except Exception:
+        pass
+    if clock is None or not clock.spent():
+        lifecycle_probes(source, warned, lambda env: env.reset(seed=0), act)
+        check_render(source, warned, start_and_act)
+    return warned
+
+
+def _agents(env: Any) -> list[Any]:
+    agents = getattr(env, "possible_agents", None)
+    if agents is None:
+        env.reset(seed=0)
+        agents = env.agents
+    return list(agents)
+
+
+def parallel_probes(source: EnvSource, clock: Budget | None = None) -> list[str]:
+    """The probes of a PettingZoo parallel environment; returns the warnings."""
+    from spacealg.testing.single import action_fallback
+
+    warned: list[str] = []
+    env = source.make()
+    try:
+        agents = _agents(env)
+        for agent in agents:
+            warned += space_lints(env.observation_space(agent), env.action_space(agent), f"agent {agent!r}: ")
+        draws = {agent: action_fallback(env.action_space(agent), 0) for agent in agents}
+        actions = [{agent: draw(None) for agent, draw in draws.items()} for _ in range(3)]
+        try:
+            env.reset(seed=0, options={})
+        except TypeError as error:
+            raise PropertyError(
+                "reset-options", f"reset(seed=0, options={{}}) raised {describe_exception(error)}"
+            ) from error
+        except Exception:
+            return warned
+    finally:
+        _close(env, source)
+
+    def episode(env: Any, seed: int | None, actions: list[Any]) -> list[Any]:
+        observations, infos = env.reset(seed=seed) if seed is not None else env.reset()
+        trace = [snapshot(observations)]
+        if any(find_mask(o, infos.get(a)) is not None for a, o in observations.items()):
+            return trace
+        for joint in actions:
+            live = list(env.agents)
+            if not live:
+                break
+            observations, rewards, *_ = env.step({a: snapshot(joint[a]) for a in live if a in joint})
+            trace.append((snapshot(observations), snapshot(rewards)))
+        return trace
+
+    def act(env: Any) -> None:
+        env.step({a: snapshot(actions[0][a]) for a in list(getattr(env, "agents", [])) if a in actions[0]})
+
+    def start_and_act(env: Any) -> None:
+        observations, infos = env.reset(seed=0)
+        if not any(find_mask(o, infos.get(a)) is not None for a, o in observations.items()):
+            act(env)
+
+    try:
+        rng_probes(source, actions, episode, clock)
+    except PropertyError:
+        raise
+    except Exception:
+        pass
+    if clock is None or not clock.spent():
+        lifecycle_probes(source, warned, lambda env: env.reset(seed=0), act)
+        check_render(source, warned, start_and_act)
+    return warned
+
+
+def aec_probes(source: EnvSource, clock: Budget | None = None) -> list[str]:
+    """The probes of a PettingZoo AEC environment (an episode: the first observation of the
+    selected agent and the infos); returns the warnings."""
+    warned: list[str] = []
+    env = source.make()
+    try:
+        for agent in _agents(env):
+            warned += space_lints(env.observation_space(agent), env.action_space(agent), f"agent {agent!r}: ")
+        try:
+            env.reset(seed=0, options={})
+        except TypeError as error:
+            raise PropertyError(
+                "reset-options", f"reset(seed=0, options={{}}) raised {describe_exception(error)}"
+            ) from error
+        except Exception:
+            return warned
+    finally:
+        _close(env, source)
+
+    def episode(env: Any, seed: int | None, actions: list[Any]) -> list[Any]:
+        env.reset(seed=seed) if seed is not None else env.reset()
+        if not env.agents:
+            return [None]
+        return [snapshot(env.observe(env.agent_selection)), env.agent_selection]
+
+    def act(env: Any) -> None:
+        env.step(None)
+
+    try:
+        rng_probes(source, [], episode, clock)
+    except PropertyError:
+        raise
+    except Exception:
+        pass
+    if clock is None or not clock.spent():
+        lifecycle_probes(source, warned, lambda env: env.reset(seed=0), lambda env: env.last())
+        check_render(source, warned, lambda env: env.reset(seed=0))
+    return warned

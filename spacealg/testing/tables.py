@@ -1,0 +1,24 @@
+"""The table of properties of each kind of check (one place to look them up)."""
+
+from __future__ import annotations
+
+from spacealg.testing.errors import AEC_PROPERTIES, PARALLEL_PROPERTIES, PROPERTIES
+
+__all__ = ["properties_of"]
+
+
+def properties_of(kind: str) -> dict[str, str]:
+    """The properties checked for ``kind`` ("gymnasium", "parallel", "aec", "vector", "match")."""
+    if kind == "parallel":
+        return PARALLEL_PROPERTIES
+    if kind == "aec":
+        return AEC_PROPERTIES
+    if kind == "vector":
+        from spacealg.testing.vector import VECTOR_PROPERTIES
+
+        return VECTOR_PROPERTIES
+    if kind == "match":
+        from spacealg.testing.differential import MATCH_PROPERTIES
+
+        return MATCH_PROPERTIES
+    return PROPERTIES

@@ -1,0 +1,525 @@
+"""``check_vector_env``: property-based checking of a Gymnasium vector environment.
+
+Hypothesis draws a reset seed ``s``, a number of steps and, each step, one action per
+sub-environment from ``single_action_space``. The vector environment is reset with
+``seed=s`` and stepped; beside it, a reference runs one single environment per row (sub-env
+``i`` seeded ``s + i``, stepped with column ``i`` of the actions) and applies the declared
+``metadata["autoreset_mode"]`` itself. Properties (:data:`VECTOR_PROPERTIES`):
+
+- ``declared-spaces``: ``observation_space`` and ``action_space`` equal
+  :func:`spacealg.joint_space` of the single spaces (hence Gymnasium's ``batch_space``);
+- ``batch-in-space``: every batch of observations is in that joint space; rewards are a
+  real array of shape ``(num_envs,)``, terminations and truncations bool arrays of that
+  shape, infos a dict;
+- ``sub-env-seeding``: after ``reset(seed=s)``, row ``i`` is sub-env ``i``'s
+  ``reset(seed=s + i)``;
+- ``autoreset``: around an episode end, rows follow the declared mode — next-step (the step
+  after the end resets the row, ignoring its action, with reward 0 and both flags False),
+  same-step (the ending step returns the reset observation and ``info["final_obs"]`` holds
+  the final one) or disabled (the checker resets ended rows with
+  ``reset(options={"reset_mask": ...})``);
+- ``rows-match-sub-envs``: every other step, row ``i`` is what sub-env ``i`` returns;
+- ``row-isolation``: changing one row's action never changes another row's results;
+- ``sync-async-agree``: a second implementation (``compare``; for an id, the
+  ``AsyncVectorEnv`` beside the ``SyncVectorEnv``) returns the same batches step for step;
+- ``no-exception``, ``reset-signature``, ``step-signature``, ``reset-determinism`` and
+  ``step-determinism`` as for single environments.
+
+The reference needs the single environments: for an id they are ``gymnasium.make(id)``;
+for a ``SyncVectorEnv``/``AsyncVectorEnv`` its ``env_fns``; otherwise pass ``single=`` (a
+factory of sub-env 0's environment, or a list of one factory per row). Without them only
+the batch properties and determinism are checked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from spacealg.strategies.members import members
+from spacealg.testing.driver import DEFAULT_BUDGET, SEEDS, Budget, Focus, describe_exception, same, snapshot
+from spacealg.testing.errors import PROPERTIES, PropertyError, literal
+from spacealg.testing.resolve import EnvSource
+from spacealg.testing.single import (
+    EnvCheckReport,
+    _check_options,
+    _short,
+    action_fallback,
+    is_member,
+    run_check,
+)
+
+__all__ = ["VECTOR_PROPERTIES", "check_vector_env"]
+
+VECTOR_PROPERTIES: dict[str, str] = {
+    "declared-spaces": "observation_space and action_space are joint_space of the single spaces (Gymnasium's "
+    "batch_space)",
+    "no-exception": PROPERTIES["no-exception"],
+    "reset-signature": "reset returns (observations, infos)",
+    "step-signature": "step returns (observations, rewards, terminations, truncations, infos)",
+    "batch-in-space": "observations are in the joint observation space; rewards a real array and the flags bool "
+    "arrays of shape (num_envs,); infos a dict",
+    "sub-env-seeding": "reset(seed=s) seeds sub-env i with s + i",
+    "autoreset": "rows follow the declared metadata['autoreset_mode'] (next-step, same-step or disabled) around "
+    "an episode end",
+    "rows-match-sub-envs": "row i of every batch is what sub-env i returns for column i of the actions",
+    "row-isolation": "changing one row's action never changes another row's results",
+    "sync-async-agree": "the synchronous and asynchronous implementations return the same batches step for step",
+    "reset-determinism": PROPERTIES["reset-determinism"],
+    "step-determinism": PROPERTIES["step-determinism"],
+}
+
+DEFAULT_VECTOR_STEPS = 60
+NUM_ENVS = 3
+
+
+def _mode(env: Any) -> str:
+    mode = (getattr(env, "metadata", None) or {}).get("autoreset_mode", "NextStep")
+    value = str(getattr(mode, "value", mode)).replace("-", "").replace("_", "").lower()
+    return {"nextstep": "next-step", "samestep": "same-step", "disabled": "disabled"}.get(value, "next-step")
+
+
+def _sources(env: Any, single: Any, compare: Any, num_envs: int) -> tuple[_Shared, Any, _Shared | None]:
+    """(the vector env, single factories or None, the implementation to compare with)."""
+    if isinstance(env, str) and ":" not in env:
+        import gymnasium
+
+        def sync() -> Any:
+            return gymnasium.make_vec(env, num_envs=num_envs, vectorization_mode="sync")
+
+        def asynchronous() -> Any:
+            return gymnasium.make_vec(env, num_envs=num_envs, vectorization_mode="async")
+
+        construction = f"env = gymnasium.make_vec({env!r}, num_envs={num_envs}, vectorization_mode='sync')"
+        source = EnvSource(sync, env, construction, ("import gymnasium",), owned=False)
+        other = EnvSource(asynchronous, f"{env} (async)", construction.replace("'sync'", "'async'"), owned=False)
+        alone = single or (lambda: gymnasium.make(env))
+        return _Shared(source), alone, _Shared(other) if compare is not False else None
+    from spacealg.testing.resolve import resolve
+
+    return _Shared(resolve(env)), single, _Shared(resolve(compare)) if compare not in (None, False) else None
+
+
+class _Shared:
+    """Build a vector environment once per check (they are costly: worker processes) and
+    hand the same instance to every example; closed at the end of the check."""
+
+    def __init__(self, source: EnvSource) -> None:
+        self.inner, self.instance = source, None
+        self.source = EnvSource(self.make, source.name, source.construction, source.imports, owned=False)
+
+    def make(self) -> Any:
+        if self.instance is None:
+            self.instance = self.inner.make()
+            _OPEN.append(self)
+        return self.instance
+
+    def close(self) -> None:
+        if self.instance is not None:
+            with contextlib.suppress(Exception):
+                self.instance.close()
+            self.instance = None
+
+
+_OPEN: list[_Shared] = []
+
+
+def _single_factories(env: Any, single: Any, n: int) -> list[Callable[[], Any]] | None:
+    if single is not None:
+        return list(single) if isinstance(single, Sequence) else [single] * n
+    fns = getattr(env, "env_fns", None)
+    if fns is not None and len(fns) == n:
+        return list(fns)
+    return None
+
+
+def _check_batch(env: Any, result: Any, step: int | None, kind: str) -> tuple[Any, ...]:
+    n = env.num_envs
+    size = 2 if kind == "reset" else 5
+    if not (isinstance(result, tuple) and len(result) == size):
+        raise PropertyError(f"{kind}-signature", f"{kind} returned {_short(result)}", step)
+    obs = result[0]
+    if not is_member(obs, env.observation_space):
+        raise PropertyError("batch-in-space", f"observations {_short(obs)} are not in {env.observation_space!r}", step)
+    if kind == "step":
+        _, rewards, terminations, truncations, _ = result
+        for name, value, kinds in (
+            ("rewards", rewards, "iuf"),
+            ("terminations", terminations, "b"),
+            ("truncations", truncations, "b"),
+        ):
+            if not (isinstance(value, np.ndarray) and value.shape == (n,) and value.dtype.kind in kinds):
+                what = (
+                    f"array of shape {value.shape} and dtype {value.dtype}"
+                    if isinstance(value, np.ndarray)
+                    else type(value).__name__
+                )
+                raise PropertyError(
+                    "batch-in-space",
+                    f"{name} is {what}; expected shape ({n},) and a {'real' if kinds != 'b' else 'bool'} dtype",
+                    step,
+                )
+        if not np.isfinite(rewards).all():
+            raise PropertyError("batch-in-space", f"rewards {rewards.tolist()} are not all finite", step)
+    if not isinstance(result[-1], dict):
+        raise PropertyError("batch-in-space", f"infos is a {type(result[-1]).__name__}, not a dict", step)
+    return result
+
+
+def _row(batch: Any, i: int, space: Any) -> Any:
+    from gymnasium.vector.utils import iterate
+
+    return list(iterate(space, batch))[i]
+
+
+class Reference:
+    """The single environments of the rows, with the declared autoreset applied."""
+
+    def __init__(self, factories: list[Callable[[], Any]], mode: str) -> None:
+        self.envs = [f() for f in factories]
+        self.mode = mode
+        self.ended = [False] * len(self.envs)
+
+    def close(self) -> None:
+        for env in self.envs:
+            with contextlib.suppress(Exception):
+                env.close()
+
+    def reset(self, seed: int) -> list[Any]:
+        self.ended = [False] * len(self.envs)
+        return [env.reset(seed=seed + i)[0] for i, env in enumerate(self.envs)]
+
+    def step(self, actions: list[Any]) -> list[tuple[Any, float, bool, bool, Any, bool]]:
+        """Per row: (obs, reward, terminated, truncated, final obs or None, autoreset row)."""
+        rows = []
+        for i, (env, action) in enumerate(zip(self.envs, actions)):
+            if self.mode == "next-step" and self.ended[i]:
+                obs, _ = env.reset()
+                rows.append((obs, 0.0, False, False, None, True))
+                self.ended[i] = False
+                continue
+            obs, reward, terminated, truncated, _ = env.step(action)
+            final = None
+            if (terminated or truncated) and self.mode == "same-step":
+                final, (obs, _) = obs, env.reset()
+            self.ended[i] = bool(terminated or truncated)
+            rows.append((obs, float(reward), bool(terminated), bool(truncated), final, False))
+        return rows
+
+    def reset_rows(self, mask: np.ndarray) -> list[Any | None]:
+        out: list[Any | None] = []
+        for i, env in enumerate(self.envs):
+            out.append(env.reset()[0] if mask[i] else None)
+            if mask[i]:
+                self.ended[i] = False
+        return out
+
+
+def _batch_actions(space: Any, rows: list[Any]) -> Any:
+    from gymnasium.vector.utils import concatenate, create_empty_array
+
+    return concatenate(space, rows, create_empty_array(space, len(rows)))  # type: ignore[arg-type]
+
+
+class VectorEpisode:
+    """One run: reset(seed), ``n`` steps of drawn row actions, compared with the reference
+    and with the other implementation."""
+
+    def __init__(
+        self, env: Any, seed: int, n: int, draw: Callable[..., Any], *, factories: Any, other: Any, mode: str
+    ) -> None:
+        self.env, self.seed, self.n, self.draw = env, seed, n, draw
+        self.factories, self.other, self.mode = factories, other, mode
+        self.trace: list[Any] = []
+        self.steps = 0
+        self.episodes = 1
+
+    def _call(self, env: Any, what: str, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return getattr(env, what)(*args, **kwargs)
+        except Exception as error:
+            raise PropertyError(
+                "no-exception",
+                f"{what}({', '.join(map(literal, args))}) raised {describe_exception(error)}",
+                self.steps or None,
+            ) from error
+
+    def run(self) -> list[Any]:
+        env, single = self.env, self.env.single_observation_space
+        ref = Reference(self.factories, self.mode) if self.factories is not None else None
+        try:
+            obs, _ = _check_batch(env, self._call(env, "reset", seed=self.seed), None, "reset")
+            self.trace.append(("reset", snapshot(obs)))
+            other_obs = None
+            if self.other is not None:
+                other_obs = self._call(self.other, "reset", seed=self.seed)[0]
+                if not same(obs, other_obs):
+                    raise PropertyError(
+                        "sync-async-agree",
+                        f"reset(seed={self.seed}) returned {_short(obs)} and, from "
+                        f"the other implementation, {_short(other_obs)}",
+                    )
+            if ref is not None:
+                for i, expected in enumerate(ref.reset(self.seed)):
+                    if not same(_row(obs, i, single), expected):
+                        raise PropertyError(
+                            "sub-env-seeding",
+                            f"after reset(seed={self.seed}), row {i} is {_short(_row(obs, i, single))} but sub-env {i} "
+                            f"reset with seed {self.seed + i} gives {_short(expected)}",
+                        )
+            for k in range(1, self.n + 1):
+                self._step(k, ref)
+        finally:
+            if ref is not None:
+                ref.close()
+        return self.trace
+
+    def _step(self, k: int, ref: Reference | None) -> None:
+        env, single = self.env, self.env.single_observation_space
+        rows = self.draw(env.num_envs)
+        actions = _batch_actions(env.single_action_space, rows)
+        obs, rewards, terms, truncs, infos = _check_batch(env, self._call(env, "step", actions), k, "step")
+        self.steps += 1
+        self.trace.append(("step", snapshot(obs), snapshot(rewards), snapshot(terms), snapshot(truncs)))
+        if self.other is not None:
+            other = self._call(self.other, "step", actions)
+            for name, a, b in zip(
+                ("observations", "rewards", "terminations", "truncations"), (obs, rewards, terms, truncs), other
+            ):
+                if not same(a, b):
+                    raise PropertyError(
+                        "sync-async-agree",
+                        f"step {k}: {name} {_short(a)} but the other implementation returned {_short(b)}",
+                        k,
+                    )
+        if ref is not None:
+            for i, (e_obs, e_rew, e_term, e_trunc, final, reset_row) in enumerate(ref.step(rows)):
+                got = (_row(obs, i, single), float(rewards[i]), bool(terms[i]), bool(truncs[i]))
+                want = (e_obs, e_rew, e_term, e_trunc)
+                if not all(same(a, b) for a, b in zip(got, want)):
+                    boundary = reset_row or final is not None
+                    prop = "autoreset" if boundary else "rows-match-sub-envs"
+                    said = (
+                        f" ({self.mode} autoreset: the row should "
+                        f"{'be reset' if reset_row else 'return the reset observation'})"
+                        if boundary
+                        else ""
+                    )
+                    raise PropertyError(
+                        prop,
+                        f"step {k}, row {i}: (observation, reward, terminated, truncated) is "
+                        f"{_short(got)}; sub-env {i} gives {_short(want)}{said}",
+                        k,
+                    )
+                if final is not None:
+                    finals = infos.get("final_obs")
+                    if finals is None or not same(finals[i], final):
+                        raise PropertyError(
+                            "autoreset",
+                            f"step {k}, row {i}: same-step autoreset but info['final_obs'] "
+                            f"is {_short(None if finals is None else finals[i])}, not the final observation "
+                            f"{_short(final)}",
+                            k,
+                        )
+        ended = np.logical_or(terms, truncs)
+        if ended.any():
+            self.episodes += int(ended.sum())
+        if self.mode == "disabled" and ended.any():
+            obs, _ = _check_batch(env, self._call(env, "reset", options={"reset_mask": ended}), k, "reset")
+            if self.other is not None:
+                self._call(self.other, "reset", options={"reset_mask": ended})
+            if ref is not None:
+                for i, expected in enumerate(ref.reset_rows(ended)):
+                    if expected is not None and not same(_row(obs, i, single), expected):
+                        raise PropertyError(
+                            "autoreset",
+                            f"after reset(options={{'reset_mask': {ended.tolist()}}}) at step "
+                            f"{k}, row {i} is not sub-env {i}'s reset observation",
+                            k,
+                        )
+
+
+def _isolation(make: Callable[[], Any], seed: int, rows: list[list[Any]], j: int, changed: list[Any]) -> None:
+    """Step two fresh vector envs with the same actions but row ``j``'s; other rows must agree."""
+    a, b = make(), make()
+    try:
+        a.reset(seed=seed)
+        b.reset(seed=seed)
+        space = a.single_action_space
+        for k, (step_rows, alt) in enumerate(zip(rows, changed), 1):
+            other_rows = list(step_rows)
+            other_rows[j] = alt
+            out_a = a.step(_batch_actions(space, step_rows))
+            out_b = b.step(_batch_actions(space, other_rows))
+            for i in range(a.num_envs):
+                if i == j:
+                    continue
+                row_a = (_row(out_a[0], i, a.single_observation_space), out_a[1][i], out_a[2][i], out_a[3][i])
+                row_b = (_row(out_b[0], i, a.single_observation_space), out_b[1][i], out_b[2][i], out_b[3][i])
+                if not all(same(x, y) for x, y in zip(row_a, row_b)):
+                    raise PropertyError(
+                        "row-isolation",
+                        f"changing row {j}'s action at step {k} to {literal(alt)} changed "
+                        f"row {i}: {_short(row_a)} became {_short(row_b)}",
+                        k,
+                    )
+    finally:
+        for env in (a, b):
+            with contextlib.suppress(Exception):
+                env.close()
+
+
+def check_vector_env(
+    env: Any,
+    *,
+    single: Any = None,
+    compare: Any = None,
+    num_envs: int = NUM_ENVS,
+    max_examples: int = 30,
+    max_steps: int = DEFAULT_VECTOR_STEPS,
+    determinism: bool = True,
+    random_seed: int | None = 0,
+    budget: float | None = DEFAULT_BUDGET,
+    database: Any = None,
+    **_: Any,
+) -> EnvCheckReport:
+    """Check a Gymnasium vector environment (see the module docstring). ``env``: a
+    registered id (then ``gymnasium.make_vec(id, num_envs, "sync")``, compared with the
+    ``"async"`` one unless ``compare=False``), a vector environment or a factory of one;
+    ``single``: the single environments' factory (or one per row) when ``env`` has no
+    ``env_fns``; ``compare``: another implementation to agree with step for step. Other
+    options as :func:`~spacealg.testing.check_env` (``max_steps`` counts batch steps)."""
+
+    _check_options(max_examples=max_examples, max_steps=max_steps, budget=budget)
+    shared, single, other = _sources(env, single, compare, num_envs)
+    source = shared.source
+    fresh = shared.inner.make if shared.inner.owned or isinstance(env, str) else None
+    try:
+        vec = source.make()
+        factories = _single_factories(vec, single, vec.num_envs)
+        return run_check(
+            source,
+            lambda source, stats, clock, focus: _body(
+                vec, factories, other, fresh, stats, clock, focus, max_steps=max_steps, determinism=determinism
+            ),
+            max_examples=max_examples,
+            random_seed=random_seed,
+            kind="vector",
+            properties=tuple(
+                p
+                for p in VECTOR_PROPERTIES
+                if (determinism or not p.endswith("determinism"))
+                and (other is not None or p != "sync-async-agree")
+                and (factories is not None or p not in ("sub-env-seeding", "autoreset", "rows-match-sub-envs"))
+                and (fresh is not None or p != "row-isolation")
+            ),
+            budget=budget,
+            database=database,
+        )
+    finally:
+        while _OPEN:
+            _OPEN.pop().close()
+
+
+def _body(
+    vec: Any,
+    factories: Any,
+    other: _Shared | None,
+    fresh: Callable[[], Any] | None,
+    stats: dict[str, int],
+    clock: Budget,
+    focus: Focus,
+    *,
+    max_steps: int,
+    determinism: bool,
+) -> Callable[[Any], None]:
+    from hypothesis import strategies as st
+
+    from spacealg.ops.joint import joint_space
+    from spacealg.testing.single import compare as compare_traces
+
+    n_envs = vec.num_envs
+    try:
+        for kind in ("observation", "action"):
+            declared, one = getattr(vec, f"{kind}_space"), getattr(vec, f"single_{kind}_space")
+            expected = joint_space(one, n_envs)
+            if declared != expected:
+                raise PropertyError(
+                    "declared-spaces",
+                    f"{kind}_space is {declared!r}; joint_space of single_{kind}_space ({one!r}) over "
+                    f"{n_envs} envs is {expected!r}",
+                )
+        actions = members(vec.single_action_space)
+        actions.validate()
+    except PropertyError:
+        raise
+    except Exception as error:
+        raise PropertyError("declared-spaces", f"cannot read the spaces: {describe_exception(error)}") from error
+    mode = _mode(vec)
+    other_env = other.make() if other is not None else None
+
+    def body(data: Any) -> None:
+        n = focus.length(data, max_steps, None)
+        seed = data.draw(SEEDS, label="seed")
+        clock.admit(seed, n)
+        taken: list[Any] = []
+
+        def other_than(action: Any) -> Any:
+            """An action different from ``action`` where the space has one: drawn, or (when
+            the draw equals it, as shrunk draws do) sampled from a fixed generator."""
+            candidate = data.draw(actions)
+            sampler = action_fallback(vec.single_action_space, 0)
+            for _ in range(16):
+                if not same(candidate, action):
+                    return candidate
+                candidate = sampler(None)
+            return action
+
+        def draw(count: int) -> list[Any]:
+            rows = [data.draw(actions) for _ in range(count)]
+            taken.append([snapshot(r) for r in rows])
+            return rows
+
+        def run(next_rows: Callable[[int], list[Any]], with_ref: bool) -> VectorEpisode:
+            episode = VectorEpisode(
+                vec,
+                seed,
+                n,
+                next_rows,
+                factories=factories if with_ref else None,
+                other=other_env if with_ref else None,
+                mode=mode,
+            )
+            episode.run()
+            return episode
+
+        try:
+            try:
+                first = run(draw, True)
+            except PropertyError as violation:
+                if violation.property == "rows-match-sub-envs" and fresh is not None and mode != "disabled":
+                    # a leak between rows is the more precise diagnosis: look for one first
+                    for j in range(n_envs):
+                        _isolation(fresh, seed, taken, j, [other_than(row[j]) for row in taken])
+                raise
+            stats["steps"] += first.steps * n_envs
+            stats["episodes"] += first.episodes
+            if determinism:
+                replayed = iter(list(taken))
+                second = run(lambda _count: [snapshot(r) for r in next(replayed)], False)
+                compare_traces(first.trace, second.trace, "(observations, rewards, terminations, truncations)")
+            if taken and fresh is not None and mode != "disabled":
+                j = data.draw(st.integers(0, n_envs - 1), label="row")
+                _isolation(fresh, seed, taken[:5], j, [other_than(row[j]) for row in taken[:5]])
+        except PropertyError as violation:
+            if focus.ignores(violation):
+                return
+            violation.seed, violation.n = seed, n
+            whole = violation.property.endswith("determinism")
+            violation.actions = list(taken) if whole else taken[: violation.step or 0]
+            raise
+
+    return body

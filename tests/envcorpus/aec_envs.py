@@ -1,0 +1,167 @@
+"""Small PettingZoo AEC environments: a sound game and variants with one bug each."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import AgentSelector
+
+PILE = 20
+
+
+class TakeAway(AECEnv):
+    """Two players take 1, 2 or 3 stones in turn from a pile of 10 to 15 (drawn from the
+    seed); who takes the last stone wins. The observation is the pile and the mask of
+    legal takes (``observation["action_mask"]``, int8); taking more than the pile is an
+    illegal move that loses at once (PettingZoo's convention for its classic games). The
+    state is the pile and the turn; ``max_cycles`` bounds a game (it is never reached)."""
+
+    metadata: ClassVar[dict[str, Any]] = {"name": "take_away_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    MAX_CYCLES = 20
+
+    def __init__(self, render_mode: str | None = None) -> None:
+        self.possible_agents = ["player_0", "player_1"]
+        self.render_mode = render_mode
+        self.max_cycles = self.MAX_CYCLES
+        self.state_space = spaces.Box(0, PILE, shape=(2,), dtype=np.int64)
+        self.rng = np.random.default_rng()
+
+    @functools.cache  # noqa: B019 - the same object per agent, as PettingZoo wants
+    def observation_space(self, agent: str) -> spaces.Space:
+        return spaces.Dict(
+            {
+                "observation": spaces.Box(0, PILE, shape=(1,), dtype=np.int64),
+                "action_mask": spaces.Box(0, 1, shape=(3,), dtype=np.int8),
+            }
+        )
+
+    @functools.cache  # noqa: B019
+    def action_space(self, agent: str) -> spaces.Space:
+        return spaces.Discrete(3)  # take action + 1 stones
+
+    def _start(self) -> int:
+        return int(self.rng.integers(10, 16))
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        self.pile = self._start()
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._selector = AgentSelector(self.agents)
+        self.agent_selection = self._selector.reset()
+        self.turns = 0
+
+    def _mask(self) -> np.ndarray:
+        return np.array([self.pile >= k for k in (1, 2, 3)], dtype=np.int8)
+
+    def observe(self, agent: str) -> Any:
+        return {"observation": np.array([self.pile], dtype=np.int64), "action_mask": self._mask()}
+
+    def state(self) -> np.ndarray:
+        return np.array([self.pile, self.possible_agents.index(self.agent_selection)], dtype=np.int64)
+
+    def _end(self, winner: str, loser: str, illegal: bool = False) -> None:
+        self.rewards[winner], self.rewards[loser] = 1.0, -1.0
+        self.terminations = dict.fromkeys(self.agents, True)
+        if illegal:
+            self.infos[loser] = {"illegal_move": True}
+
+    def _finish_dead(self, action: Any) -> None:
+        self._was_dead_step(action)
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._finish_dead(action)
+            return
+        other = self.possible_agents[1 - self.possible_agents.index(agent)]
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        take = self._take(action)
+        if take > self.pile:
+            self._end(other, agent, illegal=True)
+        else:
+            self.pile -= take
+            if self.pile == 0:
+                self._end(agent, other)
+        self.turns += 1
+        self._limit()
+        self.agent_selection = self._selector.next()
+        self._accumulate_rewards()
+
+    def _take(self, action: Any) -> int:
+        return int(action) + 1
+
+    def _limit(self) -> None:
+        if self.turns >= self.max_cycles * len(self.possible_agents):
+            self.truncations = dict.fromkeys(self.agents, True)
+
+    def render(self) -> Any:
+        return "o" * self.pile if self.render_mode == "ansi" else None
+
+    def close(self) -> None:
+        pass
+
+
+class StuckTakeAway(TakeAway):
+    """Bug: with exactly four stones left the mask is computed for a pile of zero, so it
+    allows no move although the player must act (an action sequence reaching pile 4)."""
+
+    def _mask(self) -> np.ndarray:
+        if self.pile == 4:
+            return np.zeros(3, dtype=np.int8)
+        return super()._mask()
+
+
+class LingeringTakeAway(TakeAway):
+    """Bug: stepping a finished player with None does not remove it from ``env.agents``
+    (``_was_dead_step`` forgotten), so the game never empties (only after a game ends)."""
+
+    def _finish_dead(self, action: Any) -> None:
+        self.agent_selection = self._selector.next()
+
+
+class FreshSpaceTakeAway(TakeAway):
+    """Bug: ``observation_space(agent)`` builds a new space on every call (the cache was
+    dropped), breaking identity and per-space seeding."""
+
+    def observation_space(self, agent: str) -> spaces.Space:  # type: ignore[override]
+        return TakeAway.observation_space.__wrapped__(self, agent)  # type: ignore[attr-defined]
+
+
+class DeepPileTakeAway(TakeAway):
+    """Bug: some seeds start with a pile of 21, beyond the state and observation spaces'
+    high of 20 (a specific seed)."""
+
+    def _start(self) -> int:
+        return int(self.rng.integers(10, 22))
+
+
+class EndlessTakeAway(TakeAway):
+    """Bug: declares ``max_cycles`` = 3 but never enforces it, so a game of small takes
+    runs past three cycles (an action sequence of small takes)."""
+
+    MAX_CYCLES = 3
+
+    def _limit(self) -> None:
+        pass
+
+
+class CrashingTakeAway(TakeAway):
+    """Bug: an illegal take (more stones than the pile) is not handled: it indexes past a
+    table and raises IndexError (found only with ``illegal_actions=True``)."""
+
+    def _take(self, action: Any) -> int:
+        take = int(action) + 1
+        if take > self.pile:
+            return (1, 2, 3)[take + 3]
+        return take

@@ -1,0 +1,166 @@
+"""TorchRL adapters (issue 15): round trips (dtype, bounds, shape, device, key order),
+membership agreeing with ``spec.is_in``, samples passing it, conversions from spacealg."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import spacealg as sa
+from tests.foreign_laws import (
+    Kit,
+    Shown,
+    check_from_spacealg,
+    check_membership,
+    check_sample,
+    convertible_spaces,
+    from_gymnasium_spaces,
+    gymnasium_leaves,
+)
+
+torch = pytest.importorskip("torch")
+td = pytest.importorskip("torchrl.data")
+from spacealg.adapters.torchrl import from_torchrl, from_torchrl_value, to_torchrl, to_torchrl_value  # noqa: E402
+
+
+def _valid(spec, value) -> bool:
+    try:
+        shape = value.batch_size if isinstance(spec, td.Composite) else value.shape
+        return tuple(shape) == tuple(spec.shape) and bool(spec.is_in(value))
+    except Exception:
+        return False
+
+
+def _to(space):
+    return to_torchrl(space)
+
+
+def _roundtrip_to(space, like):
+    one_hot = isinstance(like, (td.OneHot, td.MultiOneHot))
+    shape = like.shape if isinstance(like, td.Composite) else ()
+    return to_torchrl(space, like.device, batch_shape=shape, one_hot=one_hot)
+
+
+def _equal(a, b) -> bool:
+    if isinstance(a, td.Composite):
+        return (type(a) is type(b) and list(a.keys()) == list(b.keys()) and a.shape == b.shape
+                and a.device == b.device and all(_equal(a[k], b[k]) for k in a))
+    return type(a) is type(b) and a == b and a.dtype == b.dtype and a.device == b.device
+
+
+KIT = Kit("torchrl", from_torchrl, _to, to_torchrl_value, _valid, _equal, from_torchrl_value)
+
+SPECS = [
+    td.Bounded(-1.0, torch.tensor([1.0, 2.0]), shape=(2,), dtype=torch.float32),
+    td.Bounded(3, 7, shape=(), dtype=torch.int64),
+    td.Bounded(-np.inf, 1.0, shape=(2,), dtype=torch.float64),
+    td.Bounded(-5, 5, shape=(2, 2), dtype=torch.int16),
+    td.Unbounded(shape=(3,), dtype=torch.int32),
+    td.Unbounded(shape=(3,)),
+    td.Unbounded(shape=(2,), dtype=torch.uint8),
+    td.Unbounded(shape=(), dtype=torch.float16),
+    td.Categorical(5),
+    td.Categorical(5, shape=(2,), dtype=torch.int32),
+    td.OneHot(4),
+    td.OneHot(3, shape=(2, 3)),
+    td.MultiCategorical([2, 3]),
+    td.MultiCategorical(torch.tensor([[2, 3], [4, 5]])),
+    td.MultiOneHot([2, 3]),
+    td.Binary(shape=(3,)),
+    td.Binary(shape=(2, 2), dtype=torch.int64),
+    td.Categorical(2, shape=(1,), dtype=torch.bool),
+    td.Composite(a=td.Categorical(3), b=td.Composite(c=td.Bounded(0.0, 1.0, shape=(2,)))),
+    td.Composite(z=td.Bounded(0.0, 1.0, shape=(4, 2)), a=td.Binary(shape=(4, 3)), shape=(4,)),
+]
+native_specs = st.one_of(
+    st.sampled_from(SPECS),
+    from_gymnasium_spaces(to_torchrl, (*gymnasium_leaves, "Dict")),
+).map(Shown)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: type(s).__name__)
+def test_round_trip_of_each_class(spec):
+    back = _roundtrip_to(from_torchrl(spec), spec)
+    assert _equal(back, spec), back
+
+
+@given(native_specs)
+def test_round_trip(shown):
+    spec = shown.spec
+    back = _roundtrip_to(from_torchrl(spec), spec)
+    assert _equal(back, spec), back
+
+
+def test_device_is_kept():
+    spec = td.Bounded(-1.0, 1.0, shape=(2,), device="cpu")
+    assert to_torchrl(from_torchrl(spec), spec.device).device == spec.device
+    meta = to_torchrl(sa.Box(-1.0, 1.0, shape=(2,)), "meta")
+    assert meta.device == torch.device("meta") and meta.dtype == torch.float32
+
+
+def test_start_is_kept_as_a_bounded_integer_spec():
+    # TorchRL's own Gym conversion drops Discrete.start; spacealg keeps the set
+    spec = to_torchrl(sa.from_gymnasium(__import__("gymnasium").spaces.Discrete(3, start=-1)))
+    assert isinstance(spec, td.Bounded) and spec.dtype == torch.int64
+    assert bool(spec.is_in(torch.tensor(-1))) and not bool(spec.is_in(torch.tensor(2)))
+
+
+@given(native_specs, st.data())
+def test_contains_agrees_with_is_in(shown, data):
+    check_membership(KIT, shown.spec, data)
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS if isinstance(s, (td.OneHot, td.MultiOneHot))], ids=repr)
+def test_one_hot_values_decode_to_members_exactly_when_is_in(spec):
+    space = from_torchrl(spec)
+    for value in [spec.rand(), torch.zeros(spec.shape, dtype=spec.dtype), torch.ones(spec.shape, dtype=spec.dtype)]:
+        inside = bool(spec.is_in(value))
+        assert sa.contains(from_torchrl_value(value, spec), space) == inside == sa.contains(value, spec)
+    x = sa.sample(space, rng=0)
+    assert np.array_equal(from_torchrl_value(to_torchrl_value(x, spec), spec), x)
+
+
+@given(native_specs, st.integers(0, 2**32 - 1))
+def test_samples_pass_is_in(shown, seed):
+    check_sample(KIT, shown.spec, seed)
+
+
+def test_samples_are_tensors_of_the_spec():
+    spec = td.Composite(a=td.Bounded(0.0, 1.0, shape=(2,), dtype=torch.float64), b=td.OneHot(3))
+    value = sa.sample(spec, rng=0)
+    assert value["a"].dtype == torch.float64 and value["b"].dtype == torch.bool
+    assert sa.isin(sa.sample(spec, (2, 3), rng=1), spec).shape == (2, 3)
+    assert not sa.contains(value["a"][None], spec["a"])  # one element: is_in would take a batch
+
+
+@given(convertible_spaces, st.data())
+def test_to_torchrl_holds_the_encoded_members(space, data):
+    check_from_spacealg(KIT, space, data)
+
+
+def test_generic_functions_take_specs():
+    assert sa.SpaceStyle(td.OneHot(4)) == sa.FiniteSpaceStyle(())
+    assert sa.cardinality(td.MultiCategorical([2, 3])) == 6
+    assert sa.bounds(td.Bounded(-2.0, 2.0, shape=(1,)))[0][0] == -2
+    assert sa.contains(sa.clamp(np.array([5.0], dtype=np.float32), td.Bounded(-2.0, 2.0, shape=(1,))),
+                       sa.from_torchrl(td.Bounded(-2.0, 2.0, shape=(1,))))
+    assert not sa.contains(np.zeros(1, dtype=np.float32), td.Bounded(-2.0, 2.0, shape=(1,)))  # not a tensor
+
+
+def test_what_has_no_equivalent_is_a_type_error_naming_it():
+    with pytest.raises(TypeError, match="from_torchrl: NonTensor"):
+        from_torchrl(td.NonTensor(shape=()))
+    with pytest.raises(TypeError, match="bfloat16"):
+        from_torchrl(td.Unbounded(shape=(2,), dtype=torch.bfloat16))
+    with pytest.raises(TypeError, match="to_torchrl: Text"):
+        to_torchrl(sa.Text(4))
+    with pytest.raises(TypeError, match="not a TorchRL spec"):
+        from_torchrl("Box")
+
+
+def test_tuples_are_composites_keyed_by_position():
+    spec = to_torchrl(sa.TupleProduct(range(3), sa.Box(0.0, 1.0, shape=(2,))))
+    assert list(spec.keys()) == ["0", "1"]
+    assert spec.is_in(to_torchrl_value({"0": 2, "1": np.zeros(2, np.float32)}, spec))
