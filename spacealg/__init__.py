@@ -43,6 +43,7 @@ from spacealg.spaces.categorical import Categorical
 from spacealg.spaces.finite import BOOL, FiniteSet
 from spacealg.spaces.graph import Graph
 from spacealg.spaces.interval import REALS, Interval
+from spacealg.spaces.masked import Masked, MaskError
 from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct, product
 from spacealg.spaces.sequence import Sequence
@@ -83,6 +84,8 @@ __all__ = [
     "Graph",
     "HybridSpaceStyle",
     "Interval",
+    "MaskError",
+    "Masked",
     "OneOf",
     "Sequence",
     "Space",

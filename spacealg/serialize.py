@@ -731,3 +731,60 @@ def _decode_dataclass(node: Node) -> DataclassSpace:
             "decorate it with @spacealg.spaceclass (or call spacealg.space(cls)) before from_json",
         )
     return DataclassSpace(cls, fields)
+
+
+# -- masked spaces (spacealg.spaces.masked): a self-contained rule ------------------------------
+#
+# kind "masked": ``space`` (a node) and ``mask``: null, {"joint": nested booleans, "shape": [...]},
+# {"tuple": [masks]} or {"dict": [[key, mask], ...]} (the mask as given, in spacealg's form).
+
+from spacealg.spaces.masked import Masked  # noqa: E402
+
+
+def _encode_mask(mask: Any) -> Any:
+    if mask is None:
+        return None
+    if isinstance(mask, tuple):
+        return {"tuple": [_encode_mask(m) for m in mask]}
+    if isinstance(mask, Mapping):
+        return {"dict": [[encode_label(k), _encode_mask(v)] for k, v in mask.items()]}
+    array = np.asarray(mask, dtype=bool)
+    return {"joint": array.tolist(), "shape": list(array.shape)}
+
+
+def _decode_mask(value: Any, path: str) -> Any:
+    if value is None:
+        return None
+    node = Node(value, path)
+    if node.has("tuple"):
+        parts = node.get("tuple")
+        if not isinstance(parts, list):
+            raise node.error("tuple", f"expected a list of masks, got {_describe(parts)}")
+        mask: Any = tuple(_decode_mask(p, f"{node.at('tuple')}[{i}]") for i, p in enumerate(parts))
+    elif node.has("dict"):
+        pairs = node.get("dict")
+        if not isinstance(pairs, list) or not all(isinstance(p, list) and len(p) == 2 for p in pairs):
+            raise node.error("dict", f"expected a list of [key, mask] pairs, got {_describe(pairs)}")
+        mask = {
+            decode_label(k, f"{node.at('dict')}[{i}][0]"): _decode_mask(v, f"{node.at('dict')}[{i}][1]")
+            for i, (k, v) in enumerate(pairs)
+        }
+    else:
+        shape = node.shape("shape")
+        bits = node.get("joint")
+        array = np.array(bits, dtype=object).reshape(-1) if shape and 0 not in shape else np.array([], dtype=object)
+        if not all(isinstance(b, bool) for b in array) or np.asarray(bits, dtype=object).shape != shape:
+            raise node.error("joint", f"expected nested lists of booleans of shape {list(shape)}")
+        mask = np.asarray(bits, dtype=bool).reshape(shape)
+    node.done()
+    return mask
+
+
+@encode_space.register(Masked)
+def _encode_masked(space: Masked) -> dict[str, Any]:
+    return {"kind": "masked", "space": encode_space(space.space), "mask": _encode_mask(space.mask)}
+
+
+@decoder("masked")
+def _decode_masked(node: Node) -> Masked:
+    return Masked(node.space("space"), _decode_mask(node.get("mask"), node.at("mask")))

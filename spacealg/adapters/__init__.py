@@ -2,10 +2,11 @@
 
 ``gymnasium`` (the conversions), ``native`` (the protocol on Gymnasium/Gym instances),
 ``encoding`` (``encode``/``decode``, the value side of ``to_gymnasium``), ``gym`` (the
-legacy package, registered only when it imports) and ``compat`` (class tuples).
+legacy package, registered only when it imports), ``masks`` (Gymnasium's ``mask``/``probability``
+conventions for ``sample``) and ``compat`` (class tuples).
 """
 
-from spacealg.adapters import encoding, gym, gymnasium  # noqa: F401
+from spacealg.adapters import encoding, gym, gymnasium, masks  # noqa: F401
 from spacealg.adapters.encoding import decode, encode
 from spacealg.adapters.gym import from_gym, to_gym
 from spacealg.adapters.gymnasium import from_gymnasium, to_gymnasium

@@ -112,16 +112,73 @@ def contains(x: Any, space: Any) -> bool:
     return coerce(contains, (x, space), {})
 
 
-@_routed(0, by_rng=True)
-def sample(space: Any, size: int | tuple[int, ...] | None = None, *, rng: RngLike = None) -> Any:
+def _sample(
+    space: Any,
+    size: int | tuple[int, ...] | None = None,
+    *,
+    rng: RngLike = None,
+    mask: Any = None,
+    probability: Any = None,
+) -> Any:
     """A random element (``size=None``) or a stacked batch of shape ``size``.
 
     Laws: ``contains(sample(s), s)``; ``isin(sample(s, n), s).all()``; the same int
     ``rng`` gives the same result. Uniform on bounded and finite sets; on unbounded reals
     standard normal, on half-bounded reals a shifted exponential (Gymnasium's rule).
-    Raises ValueError for an empty space.
+    Raises ValueError for an empty space. ``rng=None`` draws from the space's own
+    generator where it has one (a Gymnasium/Gym space's ``np_random``, so ``g.seed(0)``
+    makes ``sample(g)`` reproducible), else from spacealg's shared generator.
+
+    ``mask=`` / ``probability=`` (see :mod:`spacealg.spaces.masked`): on a finite spacealg
+    space, ``sample(s, size, mask=m) == sample(Masked(s, m), size)`` in law (every draw in
+    ``Masked(s, m)``, uniform over it), and ``probability`` weights the draws; a mask with
+    leading batch dimensions ``size`` gives one draw per row. On a Gymnasium space they
+    are Gymnasium's own arguments, with its meaning and its errors for malformed masks.
     """
     return coerce(sample, (space, size), {"rng": rng})
+
+
+class _Sample(_Routed):
+    """``sample``'s dispatcher: ``mask=``/``probability=`` go to
+    :func:`spacealg.spaces.masked.sample_masked` (dispatched on the space in turn), and
+    ``rng=None`` becomes the space's own generator where its class has ``np_random``."""
+
+    def __call__(  # type: ignore[override]
+        self, *args: Any, rng: RngLike = None, mask: Any = None, probability: Any = None, **kwargs: Any
+    ) -> Any:
+        if rng is None and args and _has_own_generator(type(args[0])):
+            rng = args[0].np_random
+        if (mask is None and probability is None) or not args:  # not args: the positional-space error
+            return _Routed.__call__(self, *args, rng=rng, **kwargs)
+        from spacealg.spaces.masked import sample_masked
+
+        space, size = args[0], (args[1] if len(args) > 1 else kwargs.pop("size", None))
+        if len(args) > 2 or kwargs:
+            raise TypeError(f"sample() got unexpected arguments {args[2:]} {list(kwargs)}")
+        backend = backend_name(rng) if rng is not None else None
+        if backend is not None:  # a torch generator or a JAX key: the masked draw on that backend
+            from spacealg.spaces.masked_backends import sample_masked_on
+
+            return sample_masked_on(backend, space, size, mask, probability, rng)
+        return sample_masked(space, size, mask, probability, rng=rng)
+
+
+_OWN_GENERATOR: dict[type, bool] = {}
+
+
+def _has_own_generator(cls: type) -> bool:
+    """Whether instances of ``cls`` carry their own ``np_random`` (Gymnasium and Gym spaces)."""
+    try:
+        return _OWN_GENERATOR[cls]
+    except KeyError:
+        found = isinstance(getattr(cls, "np_random", None), property)
+        _OWN_GENERATOR[cls] = found
+        return found
+
+
+_sample.__name__ = _sample.__qualname__ = "sample"
+sample = _Sample(_sample, (0,), by_rng=True)
+sample.add((object,), _sample)
 
 
 @_routed(1, guard=_not_a_batch)

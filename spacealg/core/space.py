@@ -168,9 +168,16 @@ class Space:
     def __iter__(self) -> Iterator[Any]:
         return iter(protocol.elements(self))
 
-    def sample(self, size: int | tuple[int, ...] | None = None, *, rng: RngLike = None) -> Any:
-        """``spacealg.sample(self, size, rng=rng)``."""
-        return protocol.sample(self, size, rng=rng)
+    def sample(
+        self,
+        size: int | tuple[int, ...] | None = None,
+        *,
+        rng: RngLike = None,
+        mask: Any = None,
+        probability: Any = None,
+    ) -> Any:
+        """``spacealg.sample(self, size, rng=rng, mask=mask, probability=probability)``."""
+        return protocol.sample(self, size, rng=rng, mask=mask, probability=probability)
 
 
 def _rebuild(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

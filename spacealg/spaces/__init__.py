@@ -7,6 +7,7 @@ from spacealg.spaces import (  # noqa: F401
     finite,
     graph,
     interval,
+    masked,
     oneof,
     product,
     sequence,

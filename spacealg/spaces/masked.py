@@ -1,0 +1,501 @@
+"""Masks as algebra: ``Masked(space, mask)``, the subset of a finite space a mask allows.
+
+>>> import numpy as np
+>>> from spacealg import Masked, ArraySpace, cardinality, sample
+>>> board = ArraySpace(range(15), 2)                     # a MultiDiscrete([15, 15]): (row, column)
+>>> free = np.ones((15, 15), dtype=bool); free[7, 7] = False   # a joint mask: one bool per cell
+>>> legal = Masked(board, free)
+>>> cardinality(legal), np.array([7, 7]) in legal, sample(legal, rng=0) in legal
+(224, False, True)
+
+The members of a finite space factor into *digits*, one per scalar factor, in C order:
+a finite set or range is one factor (the digit is the item's position); an array of them
+(``ArraySpace``, ``Categorical``, an integer ``Box``, Gymnasium's MultiDiscrete and
+MultiBinary) has one factor per entry; a product concatenates its components' factors.
+``index``/``element`` of the base are the mixed-radix number of the digits.
+
+A mask takes any of the shapes users have, recursively:
+
+==================================  ====================================================
+mask                                allows
+==================================  ====================================================
+``None``                            everything (of that part)
+a bool (or 0/1 int) array of shape  the *joint* mask: exactly the digit tuples where it
+the factors' sizes                  is true (``(15, 15)`` for ``ArraySpace(range(15), 2)``)
+a tuple of masks, one per entry     per factor (Gymnasium's MultiDiscrete form; nested
+of an array space                   like the array's shape)
+a tuple (dict) of masks, one per    per component of a ``TupleProduct`` (``DictProduct``);
+component of a product              each component's mask in any of these forms
+==================================  ====================================================
+
+``probability`` weights (non-negative, not all zero on the allowed set, normalised for
+you) take the same shapes. A mask (or weights) with extra *leading* dimensions is a batch:
+``sample(space, n, mask=masks)`` draws row ``i`` from ``masks[i]``, vectorised.
+
+Internally a mask is a list of *blocks*, each a bool array over a run of consecutive
+factors; the allowed set is the product of the blocks' sets (:mod:`.mask_factors`: the
+digits of each kind; :mod:`.mask_blocks`: parsing, combining and the vectorised chooser). The canonical form splits
+blocks wherever they factor, so two masks allowing the same set are ``==``.
+
+Laws (tests/test_masks.py): ``Masked(s, m) <= s``; every sample is a member;
+``cardinality`` is the number of true entries of the joint mask; ``elements`` enumerates
+the allowed set in the base's order, ``index``/``element`` are its bijection with
+``range(cardinality)``; sampling is uniform on the allowed set (or follows ``probability``);
+an empty allowed set raises ValueError when sampled.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from spacealg.core.generic import as_space, generic
+from spacealg.core.protocol import (
+    SpaceStyle,
+    bounds,
+    cardinality,
+    check_position,
+    clamp,
+    contains,
+    element,
+    elements,
+    elsize,
+    eltype,
+    index,
+    intersect,
+    isin,
+    issubspace,
+    sample,
+)
+from spacealg.core.rng import RngLike, as_generator
+from spacealg.core.space import Space
+from spacealg.core.styles import Style
+from spacealg.spaces._batch import normalize_size
+from spacealg.spaces.categorical import Categorical
+from spacealg.spaces.finite import FiniteSet
+from spacealg.spaces.mask_blocks import (
+    Block,
+    blocks_batch_shape,
+    choose,
+    coarsen,
+    combine,
+    draw_digits,
+    host_blocks,
+    merge_run,
+    outer,
+    parse_blocks,
+)
+from spacealg.spaces.mask_factors import Factors, MaskError, MaskTypeError, factors
+
+__all__ = [
+    "Factors",
+    "MaskError",
+    "MaskTypeError",
+    "Masked",
+    "choose",
+    "coarsen",
+    "combine",
+    "draw_digits",
+    "factors",
+    "from_native_mask",
+    "host_blocks",
+    "parse_blocks",
+    "sample_masked",
+]
+
+_ENUMERATION_LIMIT = 1_000_000
+
+
+# -- the masked space ------------------------------------------------------------------------------
+
+
+def _canonical(blocks: list[Block], sizes: tuple[int, ...]) -> list[np.ndarray] | None:
+    """The finest factorisation of the allowed set into blocks (bool arrays, one per run of
+    factors); None when the set is empty. Two masks allow the same set iff equal forms."""
+    out: list[np.ndarray] = []
+    start = 0
+    for width, array in blocks:
+        block_sizes = sizes[start : start + width]
+        start += width
+        if array is None:
+            out.extend(np.ones((n,), dtype=bool) for n in block_sizes)
+            continue
+        if not array.any():
+            return None
+        out.extend(_split(array))
+    return out
+
+
+def _split(array: np.ndarray) -> list[np.ndarray]:
+    """A nonempty bool block split at every axis where it is an outer product."""
+    w = array.ndim
+    for p in range(1, w):
+        left = np.asarray(array.any(axis=tuple(range(p, w))))
+        right = np.asarray(array.any(axis=tuple(range(p))))
+        if np.array_equal(array, outer(left, p, right, w - p, True)):
+            return _split(left) + _split(right)
+    return [array]
+
+
+class Masked(Space):
+    """The subset of the finite space ``space`` that ``mask`` allows (see the module docstring).
+
+    ``space`` may itself be ``Masked`` (the intersection of the masks) or a Gymnasium space
+    (Gymnasium's MultiBinary masks, 0 = must be 0, 1 = must be 1, 2 = either, are accepted).
+    Raises TypeError for a space masks do not apply to and MaskError (ValueError) for a
+    mask of the wrong shape or values.
+    """
+
+    _fields = ("space", "mask")
+    space: Any
+    mask: Any
+    root: Any
+    _factors: Factors
+    _blocks: list[np.ndarray] | None
+    _legal: list[np.ndarray]
+    _ranks: list[np.ndarray]
+
+    def __init__(self, space: Any, mask: Any) -> None:
+        mask = from_native_mask(space, mask)
+        base = as_space(space)
+        if isinstance(base, Masked):
+            root, f = base.root, base._factors
+            inherited = None if base._blocks is None else [(b.ndim, b) for b in base._blocks]
+        else:
+            root, f, inherited = base, factors(base), None
+        blocks = host_blocks(parse_blocks(mask, f))
+        if blocks_batch_shape(blocks, f.sizes):
+            raise MaskError("Masked: the mask has batch dimensions; a Masked space takes one mask")
+        if isinstance(base, Masked):
+            canonical = None if inherited is None else _canonical(combine(inherited, blocks, f.sizes), f.sizes)
+        else:
+            canonical = _canonical(blocks, f.sizes)
+        shown = space if isinstance(space, Space) or not hasattr(space, "np_random") else base
+        self._set(
+            space=shown,
+            mask=_frozen(mask),
+            root=root,
+            _factors=f,
+            _blocks=canonical,
+            _legal=[np.flatnonzero(b) for b in canonical or []],
+            _ranks=[np.cumsum(b.ravel()) - 1 for b in canonical or []],
+        )
+
+    def _key(self) -> tuple[Any, ...]:
+        if self._blocks is None:
+            return (self.root, None)
+        return (self.root, _form(self._blocks))
+
+    def _constructor_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return (self.space, self.mask), {}
+
+    @property
+    def blocks(self) -> list[np.ndarray]:
+        """The canonical blocks: bool arrays over runs of consecutive factors whose product is
+        the allowed set (``[]`` for an empty set: see :attr:`is_empty`)."""
+        return list(self._blocks or [])
+
+    @property
+    def is_empty(self) -> bool:
+        """Whether the mask allows no element."""
+        return self._blocks is None
+
+    def joint(self) -> np.ndarray:
+        """The joint mask: a bool array of the factors' sizes (memory: their product)."""
+        sizes = self._factors.sizes
+        if self._blocks is None:
+            return np.zeros(sizes, dtype=bool)
+        _width, array = merge_run([(b.ndim, b) for b in self._blocks], sizes)
+        return np.asarray(array, dtype=bool).reshape(sizes)
+
+
+def _frozen(mask: Any) -> Any:
+    """The mask as given, with arrays as read-only bool copies (for repr, pickle, JSON)."""
+    if mask is None:
+        return None
+    if isinstance(mask, tuple):
+        return tuple(_frozen(m) for m in mask)
+    if isinstance(mask, Mapping):
+        return {k: _frozen(v) for k, v in mask.items()}
+    array = np.array(host_blocks([(1, mask)])[0][1], dtype=bool)
+    array.flags.writeable = False
+    return array
+
+
+@generic(0)
+def from_native_mask(space: Any, mask: Any) -> Any:
+    """A Gymnasium-convention mask of ``space`` in spacealg's form (identity by default;
+    Gymnasium's MultiBinary and composites containing it register conversions)."""
+    return mask
+
+
+@contains.register(Masked)
+def _contains(x: Any, space: Masked) -> bool:
+    if space._blocks is None or not contains(x, space.root):
+        return False
+    try:
+        position = index(x, space.root)
+    except (ValueError, TypeError):
+        return False
+    for block in reversed(space._blocks):
+        position, flat = divmod(position, block.size)
+        if not block.flat[flat]:
+            return False
+    return True
+
+
+def _digits_to_index(digits: Any, sizes: tuple[int, ...]) -> int:
+    position = 0
+    for d, n in zip(digits, sizes):
+        position = position * n + int(d)
+    return position
+
+
+def sample_blocks(root: Any, f: Factors, blocks: list[Block], size: Any, generator: np.random.Generator) -> Any:
+    """Draws from ``root`` restricted (and weighted) by ``blocks``; rows by the blocks' batch."""
+    batch = blocks_batch_shape(blocks, f.sizes)
+    if size is None and batch:
+        size = batch
+    shape = normalize_size(size)
+    if batch and batch != shape:
+        raise MaskError(f"sample: a batch of masks of shape {batch} needs size={batch}, got size={size!r}")
+    digits = draw_digits(blocks, f.sizes, shape, generator)
+    if size is None:
+        return element(_digits_to_index(digits, f.sizes), root)
+    return f.values(digits)
+
+
+@sample.register(Masked)
+def _sample(space: Masked, size: Any = None, *, rng: RngLike = None) -> Any:
+    if space._blocks is None:
+        raise MaskError(f"sample: {space!r} is empty (the mask allows no element)")
+    return sample_blocks(space.root, space._factors, [(b.ndim, b) for b in space._blocks], size, as_generator(rng))
+
+
+@isin.register(Masked)
+def _isin(batch: Any, space: Masked) -> np.ndarray:
+    inside = np.asarray(isin(batch, space.root))
+    if space._blocks is None:
+        return np.zeros(inside.shape, dtype=bool)
+    try:
+        digits = space._factors.digits(batch)
+    except (ValueError, TypeError, IndexError):
+        return _isin_items(batch, space, inside)
+    sizes = np.asarray(space._factors.sizes, dtype=np.int64)
+    digits = np.clip(np.broadcast_to(digits, (*inside.shape, len(sizes))), 0, np.maximum(sizes - 1, 0))
+    start = 0
+    for block in space._blocks:
+        w = block.ndim
+        columns = tuple(np.moveaxis(digits[..., start : start + w], -1, 0))
+        inside = inside & block[columns]
+        start += w
+    return inside
+
+
+def _isin_items(batch: Any, space: Masked, inside: np.ndarray) -> np.ndarray:
+    from spacealg.adapters.native import items_array
+
+    array = items_array(batch)
+    result = np.zeros(inside.shape, dtype=bool)
+    for position in np.ndindex(inside.shape):
+        result[position] = bool(inside[position]) and contains(array[position], space)
+    return result
+
+
+@eltype.register(Masked)
+def _eltype(space: Masked) -> Any:
+    return eltype(space.root)
+
+
+@elsize.register(Masked)
+def _elsize(space: Masked) -> Any:
+    return elsize(space.root)
+
+
+@SpaceStyle.register(Masked)
+def _style(space: Masked) -> Style:
+    return SpaceStyle(space.root)
+
+
+@bounds.register(Masked)
+def _bounds(space: Masked) -> tuple[Any, Any]:
+    """The base's bounds: a box enclosing the allowed set (not always the smallest)."""
+    return bounds(space.root)  # type: ignore[no-any-return]
+
+
+@clamp.register(Masked)
+def _clamp(x: Any, space: Masked) -> Any:
+    if contains(x, space):
+        return x
+    raise TypeError(
+        f"clamp: a masked space has no nearest-member rule ({space!r}); sample a legal action "
+        "with sample(space) or test membership with contains"
+    )
+
+
+@cardinality.register(Masked)
+def _cardinality(space: Masked) -> int:
+    if space._blocks is None:
+        return 0
+    return math.prod(len(legal) for legal in space._legal)
+
+
+def _base_position(flats: Any, space: Masked) -> int:
+    position = 0
+    for flat, block in zip(flats, space._blocks or []):
+        position = position * block.size + int(flat)
+    return position
+
+
+@elements.register(Masked)
+def _elements(space: Masked) -> Iterator[Any]:
+    if space._blocks is None:
+        return iter(())
+    return (element(_base_position(flats, space), space.root) for flats in itertools.product(*space._legal))
+
+
+@index.register(Masked)
+def _index(x: Any, space: Masked) -> int:
+    if not contains(x, space):
+        raise ValueError(f"index: x={x!r} is not a member of {space!r}")
+    position = index(x, space.root)
+    ranks = []
+    for block, rank in zip(reversed(space._blocks or []), reversed(space._ranks)):
+        position, flat = divmod(position, block.size)
+        ranks.append(int(rank[flat]))
+    result = 0
+    for r, legal in zip(reversed(ranks), space._legal):
+        result = result * len(legal) + r
+    return result
+
+
+@element.register(Masked)
+def _element(i: Any, space: Masked) -> Any:
+    i = check_position(i, _cardinality(space))
+    flats = []
+    for legal in reversed(space._legal):
+        i, r = divmod(i, len(legal))
+        flats.append(legal[r])
+    return element(_base_position(flats[::-1], space), space.root)
+
+
+def _by_enumeration(a: Any, b: Any) -> bool:
+    n = cardinality(a)
+    if n > _ENUMERATION_LIMIT:
+        raise TypeError(f"issubspace: {a!r} is too large to check against {b!r} element by element")
+    return all(contains(x, b) for x in elements(a))
+
+
+@issubspace.register(Masked, object)
+def _masked_subset(a: Masked, b: Any) -> bool:
+    if a._blocks is None:
+        return True
+    try:
+        if issubspace(a.root, b):
+            return True
+    except TypeError:
+        pass
+    return _by_enumeration(a, b)
+
+
+@issubspace.register(Masked, Masked)
+def _masked_masked_subset(a: Masked, b: Masked) -> bool:
+    if a._blocks is None:
+        return True
+    if a.root != b.root:
+        return _by_enumeration(a, b)
+    if b._blocks is None:
+        return False
+    sizes = a._factors.sizes
+    mine = [(x.ndim, x) for x in a._blocks]
+    both = _canonical(combine(mine, [(x.ndim, x) for x in b._blocks], sizes), sizes)
+    return both is not None and _form(both) == _form(a._blocks)
+
+
+def _form(blocks: list[np.ndarray]) -> tuple[Any, ...]:
+    return tuple((b.shape, np.packbits(b).tobytes()) for b in blocks)
+
+
+def _subset_of_masked(a: Any, b: Masked) -> bool:
+    if not issubspace(a, b.root):
+        return False
+    try:
+        n = cardinality(a)
+    except TypeError:
+        return False
+    if n == math.inf:
+        return False
+    return _by_enumeration(a, b)
+
+
+issubspace.register(object, Masked)(_subset_of_masked)
+issubspace.register(FiniteSet, Masked)(_subset_of_masked)
+issubspace.register(range, Masked)(_subset_of_masked)
+issubspace.register(Categorical, Masked)(_subset_of_masked)
+
+
+@intersect.register(Masked, Masked)
+def _masked_intersect(a: Masked, b: Masked) -> Any:
+    if a.root != b.root:
+        raise TypeError(f"intersect: masks over different spaces ({a.root!r}, {b.root!r}) have no closed form")
+    chain = []
+    node: Any = b
+    while isinstance(node, Masked):
+        chain.append(node.mask)
+        node = node.space
+    result = a
+    for mask in reversed(chain):
+        result = Masked(result, mask)
+    return result
+
+
+@intersect.register(FiniteSet, np.ndarray)
+@intersect.register(Space, np.ndarray)
+def _space_and_mask(a: Any, mask: np.ndarray) -> Masked:
+    """``space & mask``: the masked space (a joint bool array, or a leaf's mask)."""
+    return Masked(a, mask)
+
+
+# -- sample(space, size, mask=..., probability=...) ------------------------------------------------
+
+
+@generic(0)
+def sample_masked(space: Any, size: Any, mask: Any, probability: Any, *, rng: RngLike = None) -> Any:
+    """``sample(space, size, mask=mask, probability=probability, rng=rng)``, dispatched on
+    the space (see :func:`spacealg.sample`). For finite spacealg spaces: draws from the
+    allowed set, uniformly or by the weights; ``mask``/``probability`` may carry leading
+    batch dimensions (one row per draw; ``size`` defaults to them). Gymnasium spaces
+    register their own rules (Gymnasium's conventions).
+    """
+    converted = as_space(space)
+    if converted is not space:
+        return sample_masked(converted, size, mask, probability, rng=rng)
+    try:
+        f = factors(space)
+    except TypeError:
+        raise TypeError(
+            f"sample: mask=/probability= apply to finite spaces (finite sets, ranges, Categorical, "
+            f"integer Box, ArraySpace of those, products of them) and to Gymnasium spaces; "
+            f"{space!r} is not one"
+        ) from None
+    blocks = host_blocks(parse_blocks(mask, f, "mask"))
+    if probability is not None:
+        blocks = combine(blocks, host_blocks(parse_blocks(probability, f, "probability")), f.sizes)
+    return sample_blocks(space, f, blocks, size, as_generator(rng))
+
+
+@sample_masked.register(Masked)
+def _sample_masked_masked(space: Masked, size: Any, mask: Any, probability: Any, *, rng: RngLike = None) -> Any:
+    if space._blocks is None:
+        raise MaskError(f"sample: {space!r} is empty (the mask allows no element)")
+    f = space._factors
+    blocks: list[Block] = [(b.ndim, b) for b in space._blocks]
+    if mask is not None:
+        blocks = combine(blocks, host_blocks(parse_blocks(mask, f, "mask")), f.sizes)
+    if probability is not None:
+        blocks = combine(blocks, host_blocks(parse_blocks(probability, f, "probability")), f.sizes)
+    return sample_blocks(space.root, f, blocks, size, as_generator(rng))

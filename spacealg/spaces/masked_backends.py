@@ -1,0 +1,227 @@
+"""Masked sampling on torch and JAX: ``sample(space, size, mask=..., rng=g)`` with a
+``torch.Generator`` or a JAX key draws on that backend and device.
+
+The same algorithm as NumPy's (:func:`spacealg.spaces.masked.choose`), in the backend's
+array namespace: per block of factors, a cumulative sum of the row's mask (int32 counts)
+or weights (floats), one uniform number per row from the generator, and an ``argmax`` of
+the first cumulative count above it; the digits then become values through the backends'
+leaf table (``low + step * digit`` for integers, ``values[digit]`` for sets). Masks may be
+NumPy arrays or arrays of the backend (a bool tensor on the GPU stays there), in every
+form :class:`~spacealg.spaces.masked.Masked` accepts, with leading batch dimensions for
+one mask per row.
+
+Laws (tests/test_masks_backends.py, where spacealg.backends, torch and JAX are): every draw
+is legal (``isin`` of the masked space after moving the batch to NumPy); the same
+generator state (torch) or key (JAX) gives the same draws. An all-false row raises
+ValueError on torch and on JAX outside ``jax.jit``; under ``jit`` it cannot be detected
+and draws the row's first entry.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from spacealg.core.generic import as_space
+from spacealg.spaces._batch import normalize_size
+from spacealg.spaces.masked import Block, Masked, MaskError, factors, host_blocks, parse_blocks
+
+try:  # the array backends (spacealg.backends) serve the draws; without them, a clear error
+    from spacealg.backends.arrays import backend_name
+    from spacealg.backends.kernel import Kernel
+    from spacealg.backends.leaves import map_tree, tree_for
+    from spacealg.backends.rng import rng_adapter
+
+    _HAVE_BACKENDS = True
+except ImportError:  # pragma: no cover - only before the backends exist
+    _HAVE_BACKENDS = False
+
+__all__ = ["sample_masked_on"]
+
+
+def sample_masked_on(name: str, space: Any, size: Any, mask: Any, probability: Any, rng: Any) -> Any:
+    """The masked batch of ``space`` drawn with the torch generator or JAX key ``rng``."""
+    if not _HAVE_BACKENDS:
+        raise TypeError(f"sample: masks with a {name} rng need spacealg's array backends (spacealg.backends)")
+    adapter = rng_adapter(rng, name)
+    k = Kernel(adapter.backend, adapter.device, rng)
+    base = as_space(space)
+    inherited: list[Block] = []
+    if isinstance(base, Masked):
+        if base.is_empty:
+            raise MaskError(f"sample: {base!r} is empty (the mask allows no element)")
+        inherited = [(b.ndim, b) for b in base.blocks]
+        base = base.root
+    f = factors(base)
+    blocks = _on_backend(k, parse_blocks(mask, f, "mask"), name) if mask is not None else None
+    weights = _on_backend(k, parse_blocks(probability, f, "probability"), name) if probability is not None else None
+    parts = [p for p in (_on_backend(k, inherited, name) if inherited else None, blocks, weights) if p]
+    merged = _combine_all(k, parts, f.sizes) if parts else [(1, None)] * len(f.sizes)
+    batch = _batch(merged)
+    if size is None and batch:
+        size = batch
+    shape = normalize_size(size)
+    if batch and batch != shape:
+        raise MaskError(f"sample: a batch of masks of shape {batch} needs size={batch}, got size={size!r}")
+    digits = _draw(k, adapter, merged, f.sizes, shape)
+    return _values(k, base, name, digits, shape)
+
+
+def _on_backend(k: Any, blocks: list[Block], name: str) -> list[Block]:
+    """The blocks as arrays of backend ``name`` on the generator's device (masks already
+    there stay there; NumPy ones, or another backend's, are copied over)."""
+    out: list[Block] = []
+    for width, array in blocks:
+        if array is not None and backend_name(array) != name:
+            host = host_blocks([(width, array)])[0][1]
+            boolean = host.dtype == bool
+            array = k.backend.constant(host, _native(k, boolean), k.device)
+        out.append((width, array))
+    return out
+
+
+def _native(k: Any, boolean: bool) -> Any:
+    return k.backend.dtype(np.dtype(bool if boolean else np.float64), None, None, "mask")
+
+
+def _batch(blocks: list[Block]) -> tuple[int, ...]:
+    shapes = {tuple(a.shape[: a.ndim - w]) for w, a in blocks if a is not None} - {()}
+    if len(shapes) > 1:
+        raise MaskError(f"mask: the parts have different batch shapes {sorted(shapes)}")
+    return shapes.pop() if shapes else ()
+
+
+def _combine_all(k: Any, parts: list[list[Block]], sizes: tuple[int, ...]) -> list[Block]:
+    cuts = set.intersection(*(set(_cuts(p)) for p in parts))
+    merged = [_coarsen(k, p, sorted(cuts), sizes) for p in parts]
+    result: list[Block] = []
+    for column in zip(*merged):
+        width = column[0][0]
+        arrays = [a for _, a in column if a is not None]
+        if not arrays:
+            result.append((width, None))
+            continue
+        acc = arrays[0]
+        for other in arrays[1:]:
+            acc = acc & other if _is_bool(k, acc) and _is_bool(k, other) else _float(k, acc) * _float(k, other)
+        result.append((width, acc))
+    return result
+
+
+def _cuts(blocks: list[Block]) -> list[int]:
+    total, cuts = 0, []
+    for width, _ in blocks:
+        total += width
+        cuts.append(total)
+    return cuts
+
+
+def _coarsen(k: Any, blocks: list[Block], cuts: list[int], sizes: tuple[int, ...]) -> list[Block]:
+    result: list[Block] = []
+    pending: list[Block] = []
+    position = 0
+    for width, array in blocks:
+        pending.append((width, array))
+        position += width
+        if position in cuts:
+            start = position - sum(w for w, _ in pending)
+            result.append(_outer_run(k, pending, sizes[start:position]))
+            pending = []
+    return result
+
+
+def _outer_run(k: Any, run: list[Block], sizes: tuple[int, ...]) -> Block:
+    total = sum(w for w, _ in run)
+    if len(run) == 1 or all(a is None for _, a in run):
+        return (total, run[0][1] if len(run) == 1 else None)
+    acc: Any = None
+    acc_width = 0
+    start = 0
+    for width, array in run:
+        part = array if array is not None else k.xp.ones(sizes[start : start + width], dtype=_native(k, True))
+        start += width
+        if acc is None:
+            acc, acc_width = part, width
+            continue
+        left = k.xp.reshape(acc, tuple(acc.shape) + (1,) * width)
+        lead = tuple(part.shape[: part.ndim - width])
+        right = k.xp.reshape(part, lead + (1,) * acc_width + tuple(part.shape[part.ndim - width :]))
+        acc = left & right if _is_bool(k, left) and _is_bool(k, right) else _float(k, left) * _float(k, right)
+        acc_width += width
+    return (total, acc)
+
+
+def _is_bool(k: Any, x: Any) -> bool:
+    return k.kind(x) == "b"
+
+
+def _float(k: Any, x: Any) -> Any:
+    return k.xp.astype(x, k.widest_float())
+
+
+def _draw(k: Any, rng: Any, blocks: list[Block], sizes: tuple[int, ...], shape: tuple[int, ...]) -> list[Any]:
+    """Per-factor digit arrays of ``shape``, drawn block by block."""
+    xp = k.xp
+    rows = math.prod(shape)
+    columns: list[Any] = []
+    start = 0
+    for width, array in blocks:
+        block_sizes = sizes[start : start + width]
+        start += width
+        m = math.prod(block_sizes)
+        if array is None:
+            flat = rng.below(np.asarray(m), (rows,))
+        else:
+            weights = xp.reshape(array, (-1, m))
+            if weights.shape[0] == 1 and rows != 1:
+                weights = xp.broadcast_to(weights, (rows, m))
+            flat = _choose(k, rng, weights)
+        digits = []
+        for n in reversed(block_sizes):  # unravel the block's flat index, last factor fastest
+            digits.append(flat % n)
+            flat = flat // n
+        columns.extend(reversed(digits))
+    return [xp.reshape(c, shape) for c in columns]
+
+
+def _choose(k: Any, rng: Any, weights: Any) -> Any:
+    xp = k.xp
+    integral = _is_bool(k, weights)
+    if integral:
+        counts = k.backend.dtype(np.dtype(np.int32), None, None, "counts")
+        cumulative = xp.cumulative_sum(xp.astype(weights, counts), axis=-1)
+    else:
+        cumulative = xp.cumulative_sum(_float(k, weights), axis=-1)
+    total = cumulative[:, -1]
+    if k.any_true(~(total > 0)):
+        raise MaskError("sample: the mask of a row allows no element")
+    u = rng.uniform((weights.shape[0],), k.widest_float())
+    if integral:
+        threshold = xp.astype(xp.floor(u * xp.astype(total, k.widest_float())), cumulative.dtype)
+        hit = cumulative > threshold[:, None]
+    else:
+        hit = cumulative > (u * total)[:, None]
+    return xp.argmax(xp.astype(hit, k.backend.dtype(np.dtype(np.int8), None, None, "hit")), axis=-1)
+
+
+def _values(k: Any, space: Any, name: str, digits: list[Any], shape: tuple[int, ...]) -> Any:
+    tree = tree_for(space, name, "sample")
+    columns = iter(digits)
+
+    def leaf_values(leaf: Any) -> Any:
+        xp = k.xp
+        entries = [next(columns) for _ in range(leaf.size)]
+        d = xp.stack(entries, axis=-1) if entries else xp.zeros((*shape, 0), dtype=k.widest_int())
+        d = xp.reshape(d, shape + leaf.shape)
+        if leaf.kind == "set":
+            values = k.const(leaf, "values", lambda: leaf.values, k.native(leaf))
+            return values[d]
+        base = leaf.base
+        if isinstance(base, range) and base.step < 0:  # the leaf counts up from the smallest
+            d = (len(base) - 1) - d
+        low = k.const(leaf, "low", lambda: leaf.low, k.widest_int())
+        return xp.astype(low + leaf.step * xp.astype(d, k.widest_int()), k.native(leaf))
+
+    return map_tree(leaf_values, tree)
