@@ -64,7 +64,7 @@ def test_determinism_option(capsys):
 
 def test_unknown_environment_exits_2(capsys):
     assert main(["check", "NoSuchEnv-v0"]) == 2
-    assert "cannot make 'NoSuchEnv-v0'" in capsys.readouterr().out
+    assert "cannot make 'NoSuchEnv-v0'" in capsys.readouterr().err
     assert main(["check", "CartPole-v1", "--examples", "0"]) == 2
 
 

@@ -10,10 +10,10 @@ reproduction snippet), 2 when the environment cannot be made.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import textwrap
 from typing import Any
+
+from spacealg.cli.common import EXIT_FAILED, EXIT_OK, CommandError, emit_json, jsonable, making, resolve_target
 
 __all__ = ["add_parser", "run"]
 
@@ -87,38 +87,64 @@ def _spaces(source: Any) -> list[tuple[str, str]]:
 
 
 def run(arguments: argparse.Namespace) -> int:
-    import gymnasium
-
     from spacealg.testing import EnvCheckError, check
-    from spacealg.testing.resolve import resolve
+    from spacealg.testing.errors import literal
+    from spacealg.testing.resolve import EnvSource
 
     for name in ("examples", "max_steps"):
         value = getattr(arguments, name)
         if value is not None and value < (1 if name == "examples" else 0):
-            print(f"spacealg check: --{name.replace('_', '-')} must be positive, got {value}")
-            return 2
-    if os.getcwd() not in sys.path:  # module:factory paths resolve from the working directory
-        sys.path.insert(0, os.getcwd())
-    source = resolve(arguments.env_id)
-    try:
+            raise CommandError(f"--{name.replace('_', '-')} must be positive, got {value}")
+    target = resolve_target(arguments.env_id, arguments.env_kwarg)
+    source = EnvSource(target.make, arguments.env_id, target.construction, target.imports)
+    with making(arguments.env_id):
         spaces = _spaces(source)
-    except (gymnasium.error.Error, ImportError, AttributeError, TypeError) as error:
-        print(f"spacealg check: cannot make {arguments.env_id!r}: {type(error).__name__}: {error}")
-        return 2
-    print(f"spacealg check {arguments.env_id}")
-    width = max(len(name) for name, _ in spaces)
-    for name, text in spaces:
-        print(f"  {name:<{width}}  {text}")
+    if not arguments.json:
+        print(f"spacealg check {arguments.env_id}")
+        width = max(len(name) for name, _ in spaces)
+        for name, text in spaces:
+            print(f"  {name:<{width}}  {text}")
+    document: dict[str, Any] = {"command": "check", "env_id": arguments.env_id, "spaces": dict(spaces)}
     try:
         report = check(source, **_options(arguments))
     except EnvCheckError as error:
+        if arguments.json:
+            emit_json(
+                {
+                    **document,
+                    "status": "failed",
+                    "exit_status": EXIT_FAILED,
+                    "property": error.property,
+                    "where": error._location(),
+                    "seed": error.seed,
+                    "actions": jsonable(error.actions),
+                    "actions_literal": literal(error.actions),
+                    "message": str(error),
+                    "reproduction": error.reproduction(),
+                }
+            )
+            return EXIT_FAILED
         print()
         print(f"FAILED: {error.property} {error._location()}")
         print(textwrap.indent(str(error), "  "))
         print()
         print("Reproduce with:")
         print(textwrap.indent(error.reproduction(), "    "))
-        return 1
+        return EXIT_FAILED
+    if arguments.json:
+        emit_json(
+            {
+                **document,
+                "status": "passed",
+                "exit_status": EXIT_OK,
+                "properties": list(report.properties),
+                "examples": report.examples,
+                "steps": report.steps,
+                "episodes": report.episodes,
+                "seconds": round(report.seconds, 3),
+            }
+        )
+        return EXIT_OK
     print()
     print(
         f"passed: {len(report.properties)} properties held over {report.examples} examples "
@@ -126,4 +152,4 @@ def run(arguments: argparse.Namespace) -> int:
     )
     for prop in report.properties:
         print(f"  ok  {prop}")
-    return 0
+    return EXIT_OK
