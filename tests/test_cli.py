@@ -243,7 +243,7 @@ def test_ctrl_c_is_a_clean_message_and_exit_130(tmp_path):
     assert first.startswith("spacealg check CartPole-v1"), first
     time.sleep(1.0)
     process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=60)
+    _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1] == "spacealg check: interrupted (Ctrl-C)"
