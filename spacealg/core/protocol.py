@@ -50,7 +50,9 @@ def contains(x: Any, space: Any) -> bool:
 
     Laws: never raises for any ``x`` (a wrongly typed value is not a member);
     ``contains(sample(space), space)``; ``contains(clamp(x, space), space)``.
-    For a Gymnasium/Gym space ``g``, ``contains(x, g) == g.contains(x)``.
+    For a Gymnasium/Gym space ``g``, ``contains(x, g) == g.contains(x)``, which also checks
+    the storage dtype: a float64 array within the bounds is in ``Box(0, 1, (2,))`` but not in
+    the float32 ``gymnasium.spaces.Box(0, 1, (2,))``, though each is a subspace of the other.
     """
     return coerce(contains, (x, space), {})
 

@@ -18,7 +18,9 @@ only) and are *finite* spaces, enumerable and indexable in C order.
 Membership (spacealg's dtype policy): an array of the right shape whose values lie
 within the bounds, whatever its numeric dtype; an integer box also requires integral
 values. Gymnasium's ``Box.contains`` is stricter about storage dtype; ``contains`` on a
-Gymnasium space keeps Gymnasium's answer.
+Gymnasium space keeps Gymnasium's answer. So a float64 ``x`` in ``Box(0, 1, (2,))`` is not
+in ``gymnasium.spaces.Box(0, 1, (2,))`` although each space is a subspace of the other
+(inclusion compares values): cast to the space's dtype first (docs/gymnasium.md).
 
 Sampling follows Gymnasium's rule per entry: uniform when bounded on both sides, normal
 when unbounded, shifted exponential when bounded on one side; integer boxes draw
