@@ -59,7 +59,16 @@ from spacealg.core.space import Space
 from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style
 from spacealg.spaces._batch import all_trailing, as_real_array, batch_shape, normalize_size
 
-__all__ = ["Box"]
+__all__ = ["BoundLike", "Box", "DTypeArg"]
+
+_Scalar = float | np.number[Any] | np.bool_
+#: What a Box's ``low``/``high`` may be, for type checkers: a number, an array, or nested
+#: sequences of numbers (a string is not a bound).
+BoundLike = (
+    _Scalar | np.ndarray | Sequence[_Scalar] | Sequence[Sequence[_Scalar]] | Sequence[Sequence[Sequence[_Scalar]]]
+)
+#: A numeric dtype: a numpy dtype, a scalar type (``np.uint8``, ``float``) or its name.
+DTypeArg = np.dtype[Any] | type[Any] | str
 
 
 def _dtype_limits(dtype: np.dtype) -> tuple[float, float]:
@@ -142,10 +151,10 @@ class Box(Space):
 
     def __init__(
         self,
-        low: Any,
-        high: Any,
+        low: BoundLike,
+        high: BoundLike,
         shape: Sequence[int] | int | None = None,
-        dtype: Any = np.float32,
+        dtype: DTypeArg = np.float32,
     ) -> None:
         if dtype is None:
             raise ValueError("Box: dtype must be given (None is not a dtype)")
