@@ -13,7 +13,16 @@ import argparse
 import textwrap
 from typing import Any
 
-from spacealg.cli.common import EXIT_FAILED, EXIT_OK, CommandError, emit_json, jsonable, making, resolve_target
+from spacealg.cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    CommandError,
+    emit_json,
+    env_source,
+    failed_document,
+    making,
+    passed_document,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -88,41 +97,24 @@ def _spaces(source: Any) -> list[tuple[str, str]]:
 
 def run(arguments: argparse.Namespace) -> int:
     from spacealg.testing import EnvCheckError, check
-    from spacealg.testing.errors import literal
-    from spacealg.testing.resolve import EnvSource
 
     for name in ("examples", "max_steps"):
         value = getattr(arguments, name)
         if value is not None and value < (1 if name == "examples" else 0):
             raise CommandError(f"--{name.replace('_', '-')} must be positive, got {value}")
-    target = resolve_target(arguments.env_id, arguments.env_kwarg)
-    source = EnvSource(target.make, arguments.env_id, target.construction, target.imports)
-    with making(arguments.env_id):
+    source = env_source(arguments.env_id, arguments.env_kwarg)  # the same ENV_ID rules as describe
+    with making(arguments.env_id):  # a constructor that raises: one line, exit status 2
         spaces = _spaces(source)
     if not arguments.json:
         print(f"spacealg check {arguments.env_id}")
         width = max(len(name) for name, _ in spaces)
         for name, text in spaces:
             print(f"  {name:<{width}}  {text}")
-    document: dict[str, Any] = {"command": "check", "env_id": arguments.env_id, "spaces": dict(spaces)}
     try:
         report = check(source, **_options(arguments))
     except EnvCheckError as error:
         if arguments.json:
-            emit_json(
-                {
-                    **document,
-                    "status": "failed",
-                    "exit_status": EXIT_FAILED,
-                    "property": error.property,
-                    "where": error._location(),
-                    "seed": error.seed,
-                    "actions": jsonable(error.actions),
-                    "actions_literal": literal(error.actions),
-                    "message": str(error),
-                    "reproduction": error.reproduction(),
-                }
-            )
+            emit_json(failed_document(arguments.env_id, spaces, error))
             return EXIT_FAILED
         print()
         print(f"FAILED: {error.property} {error._location()}")
@@ -132,18 +124,7 @@ def run(arguments: argparse.Namespace) -> int:
         print(textwrap.indent(error.reproduction(), "    "))
         return EXIT_FAILED
     if arguments.json:
-        emit_json(
-            {
-                **document,
-                "status": "passed",
-                "exit_status": EXIT_OK,
-                "properties": list(report.properties),
-                "examples": report.examples,
-                "steps": report.steps,
-                "episodes": report.episodes,
-                "seconds": round(report.seconds, 3),
-            }
-        )
+        emit_json(passed_document(arguments.env_id, spaces, report))
         return EXIT_OK
     print()
     print(

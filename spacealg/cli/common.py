@@ -37,11 +37,14 @@ __all__ = [
     "Target",
     "add_common_arguments",
     "emit_json",
+    "env_source",
+    "failed_document",
     "jsonable",
     "making",
     "missing_extra",
     "one_line",
     "parse_env_kwargs",
+    "passed_document",
     "resolve_target",
 ]
 
@@ -216,6 +219,52 @@ def making(env_id: str) -> Iterator[None]:
         if extra is not None:
             raise CommandError(f"cannot make {env_id!r}: {extra}") from error
         raise CommandError(f"cannot make {env_id!r}: {one_line(error)}") from error
+
+
+def env_source(env_id: str, env_kwargs: Sequence[str] | None = None) -> Any:
+    """The :class:`spacealg.testing.resolve.EnvSource` that ``spacealg check`` hands to the
+    checkers: ENV_ID resolved by :func:`resolve_target` (so ``check`` and ``describe`` agree,
+    ``--env-kwarg`` included), with a reproduction snippet that makes it the same way."""
+    from spacealg.testing.resolve import EnvSource
+
+    target = resolve_target(env_id, env_kwargs)
+    return EnvSource(target.make, env_id, target.construction, target.imports)
+
+
+def passed_document(env_id: str, spaces: Sequence[tuple[str, str]], report: Any) -> dict[str, Any]:
+    """``spacealg check --json`` for a check that passed (an EnvCheckReport)."""
+    return {
+        "command": "check",
+        "env_id": env_id,
+        "spaces": dict(spaces),
+        "status": "passed",
+        "exit_status": EXIT_OK,
+        "properties": list(report.properties),
+        "examples": report.examples,
+        "steps": report.steps,
+        "episodes": report.episodes,
+        "seconds": round(report.seconds, 3),
+    }
+
+
+def failed_document(env_id: str, spaces: Sequence[tuple[str, str]], error: Any) -> dict[str, Any]:
+    """``spacealg check --json`` for a broken property (an EnvCheckError)."""
+    from spacealg.testing.errors import literal
+
+    return {
+        "command": "check",
+        "env_id": env_id,
+        "spaces": dict(spaces),
+        "status": "failed",
+        "exit_status": EXIT_FAILED,
+        "property": error.property,
+        "where": error._location(),
+        "seed": error.seed,
+        "actions": jsonable(error.actions),
+        "actions_literal": literal(error.actions),
+        "message": str(error),
+        "reproduction": error.reproduction(),
+    }
 
 
 def jsonable(value: Any) -> Any:
