@@ -247,3 +247,49 @@ def test_ctrl_c_is_a_clean_message_and_exit_130(tmp_path):
     assert process.returncode == 130, err
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1] == "spacealg check: interrupted (Ctrl-C)"
+
+
+STUBBORN = '''
+import time
+
+import gymnasium as gym
+
+
+class Stubborn(gym.Env):
+    """Swallows every exception in step, KeyboardInterrupt included."""
+
+    observation_space = gym.spaces.Discrete(2)
+    action_space = gym.spaces.Discrete(2)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return 0, {}
+
+    def step(self, action):
+        try:
+            time.sleep(0.002)
+        except BaseException:
+            pass
+        return 0, 0.0, False, False, {}
+'''
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT")
+def test_ctrl_c_ends_the_command_even_when_the_environment_swallows_it(tmp_path):
+    (tmp_path / "stubborn.py").write_text(STUBBORN)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "spacealg", "check", "stubborn:Stubborn", "-n", "100000", "--max-steps", "500"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    assert process.stdout.readline().startswith("spacealg check stubborn:Stubborn")
+    time.sleep(1.0)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)  # the grace period is 3 s
+    assert process.returncode == 130, err
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == "spacealg check: interrupted (Ctrl-C)"

@@ -21,6 +21,7 @@ from spacealg.cli.common import (
     CommandError,
     add_common_arguments,
     emit_json,
+    interrupts,
     missing_extra,
 )
 
@@ -62,7 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (argparse's usage errors exit 2)."""
     arguments = build_parser().parse_args(argv)
     try:
-        return int(arguments.handler(arguments))
+        with interrupts(arguments.command):
+            return int(arguments.handler(arguments))
     except CommandError as error:
         return _fail(arguments, str(error), EXIT_ERROR)
     except ModuleNotFoundError as error:

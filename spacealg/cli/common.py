@@ -22,7 +22,9 @@ import contextlib
 import importlib
 import json
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +41,7 @@ __all__ = [
     "emit_json",
     "env_source",
     "failed_document",
+    "interrupts",
     "jsonable",
     "making",
     "missing_extra",
@@ -283,6 +286,59 @@ def jsonable(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return repr(value)
+
+
+#: Seconds between a Ctrl-C and the forced exit, if the KeyboardInterrupt gets swallowed.
+INTERRUPT_GRACE = 3.0
+
+
+@contextlib.contextmanager
+def interrupts(command: str) -> Iterator[None]:
+    """Ctrl-C inside ends the command cleanly, whatever is running.
+
+    The first Ctrl-C raises KeyboardInterrupt (the command unwinds, closing what it opened,
+    and :func:`spacealg.cli.main` prints one line and returns 130). Code that swallows it (an
+    environment's ``__del__`` or a callback, where Python only prints the exception) cannot
+    keep the command running: :data:`INTERRUPT_GRACE` seconds later, or at a second Ctrl-C,
+    the process prints the same line and exits with status 130. Such swallowed interrupts
+    are not printed as tracebacks. Outside the main thread this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    message = f"spacealg {command}: interrupted (Ctrl-C)\n"
+    timers: list[threading.Timer] = []
+
+    def exit_now() -> None:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.write(message)
+            sys.stderr.flush()
+        os._exit(EXIT_INTERRUPTED)
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        if timers:  # a second Ctrl-C, or the first one was swallowed
+            exit_now()
+        timer = threading.Timer(INTERRUPT_GRACE, exit_now)
+        timer.daemon = True
+        timers.append(timer)
+        timer.start()
+        raise KeyboardInterrupt
+
+    def unraisable(info: Any) -> None:
+        if not isinstance(info.exc_value, KeyboardInterrupt):
+            previous_hook(info)
+
+    previous_handler = signal.signal(signal.SIGINT, on_sigint)
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = unraisable
+    try:
+        yield
+    finally:
+        for timer in timers:
+            timer.cancel()
+        signal.signal(signal.SIGINT, previous_handler)
+        sys.unraisablehook = previous_hook
 
 
 def emit_json(document: dict[str, Any]) -> None:
