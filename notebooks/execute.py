@@ -10,6 +10,7 @@ title, axis labels and a legend) and checks that the committed notebooks carry o
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,9 @@ def execute(path: Path, *, check_plots: bool = True) -> Any:
     import nbformat
 
     ensure_kernel()
+    os.environ["PYTHONPATH"] = os.pathsep.join(  # the kernel imports this checkout's spacealg
+        [str(HERE.parent), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    )
     notebook = nbformat.read(path, as_version=4)
     if check_plots:
         notebook.cells.insert(0, nbformat.v4.new_code_cell(PLOT_CHECK))
@@ -91,8 +95,6 @@ def execute(path: Path, *, check_plots: bool = True) -> Any:
 
 
 def main(names: list[str]) -> None:
-    import os
-
     import nbformat
 
     os.environ.pop("MPLBACKEND", None)  # the kernel's inline backend renders PNGs

@@ -64,6 +64,7 @@ def test_notebooks_are_published_executed(path: Path) -> None:
 def test_notebook_executes_and_its_plots_teach(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's inline backend renders PNGs
     monkeypatch.setenv("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    monkeypatch.setenv("PYTHONPATH", "")  # execute() puts this checkout first; restored after
     executed = _executor().execute(path)  # CellExecutionError on a failing cell or an unteaching plot
     plots = _plot_cells(executed)
     assert plots or path.stem != "01_tour"
@@ -74,6 +75,7 @@ def test_notebook_executes_and_its_plots_teach(path: Path, monkeypatch: pytest.M
 
 def test_the_plot_check_refuses_a_plot_without_labels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MPLBACKEND", raising=False)
+    monkeypatch.setenv("PYTHONPATH", "")
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [
         nbformat.v4.new_code_cell(
