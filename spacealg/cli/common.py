@@ -176,7 +176,8 @@ def _module_target(env_id: str, kwargs: dict[str, Any], checker: bool) -> Target
                 f"cannot make {env_id!r}: there is no module {module_name!r} (looked in the working "
                 f"directory and the installed packages); ENV_ID is a registered Gymnasium id or module:factory"
             ) from None
-        raise CommandError(f"cannot make {env_id!r}: importing {module_name!r} failed: {one_line(error)}") from error
+        reason = missing_extra(error) or one_line(error)
+        raise CommandError(f"cannot make {env_id!r}: importing {module_name!r} failed: {reason}") from error
     except Exception as error:
         raise CommandError(f"cannot make {env_id!r}: importing {module_name!r} failed: {one_line(error)}") from error
     factory = getattr(module, attribute, None) if attribute.isidentifier() else None
