@@ -238,12 +238,16 @@ def test_ctrl_c_is_a_clean_message_and_exit_130(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
     )
-    assert process.stdout is not None
-    first = process.stdout.readline()  # the header: the check has started
-    assert first.startswith("spacealg check CartPole-v1"), first
-    time.sleep(1.0)
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=60)
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()  # the header: the check has started
+        assert first.startswith("spacealg check CartPole-v1"), first
+        time.sleep(1.0)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()  # never leave a check running when the test fails
+        process.wait()
     assert process.returncode == 130, err
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1] == "spacealg check: interrupted (Ctrl-C)"
@@ -285,11 +289,15 @@ def test_ctrl_c_ends_the_command_even_when_the_environment_swallows_it(tmp_path)
         stderr=subprocess.PIPE,
         text=True,
     )
-    assert process.stdout is not None
-    assert process.stdout.readline().startswith("spacealg check stubborn:Stubborn")
-    time.sleep(1.0)
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=60)  # the grace period is 3 s
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().startswith("spacealg check stubborn:Stubborn")
+        time.sleep(1.0)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)  # the grace period is 3 s
+    finally:
+        process.kill()
+        process.wait()
     assert process.returncode == 130, err
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1] == "spacealg check: interrupted (Ctrl-C)"
