@@ -246,7 +246,7 @@ def _clamp_inplace(x: Any, space: ArraySpace) -> Any:
 
 @cardinality.register(ArraySpace)
 def _cardinality(space: ArraySpace) -> int | float:
-    n = int(cardinality(space.space))  # finite: index is defined on finite spaces only
+    n = cardinality(space.space)
     if space.size == 0:
         return 1
     return n**space.size
