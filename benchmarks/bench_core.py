@@ -88,6 +88,14 @@ def main() -> None:
         lambda: sa.isin(scalars, interval),
     )
 
+    generator = np.random.default_rng(0)
+    t_numpy = seconds(lambda: generator.uniform(-1.0, 1.0, (N, 16)), 20)
+    t_ours = seconds(lambda: sa.sample(box, N, rng=generator), 20)
+    print(
+        f"{'sample(Box(-1,1,(16,),float32), N) vs numpy uniform (N,16)':<52} {t_numpy * 1e3:10.3f} ms "
+        f"{t_ours * 1e3:10.3f} ms {t_ours / t_numpy:8.2f}x (goal <= 1.5x, issue 16)"
+    )
+
     x, img = batch[0], image.sample(rng=0)
     print()
     print(f"{'single calls':<52} {'gymnasium':>13} {'spacealg':>13} {'cost ratio':>10}")

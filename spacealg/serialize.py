@@ -26,7 +26,8 @@ array         ``base`` (a node), ``dims``
 tuple         ``spaces``: a list of nodes
 oneof         ``spaces``: a list of nodes
 dict          ``spaces``: an object of nodes (string keys, in order) or a list of
-              ``[key, node]`` pairs (any label keys)
+              ``[key, node]`` pairs (any label keys); ``sort_keys`` (a boolean,
+              Gymnasium's flag, written only when false)
 text          ``max_length``, ``min_length``, ``charset`` (a string, order kept)
 sequence      ``space`` (a node), ``stack`` (a boolean)
 graph         ``node_space``, ``edge_space`` (nodes; ``edge_space`` may be null)
@@ -43,7 +44,15 @@ Laws: ``from_json(to_json(s)) == s`` for every spacealg space ``s``, with the sa
 and ``repr`` (for plain objects: ``== as_space(s)``); for a Gymnasium space ``g``,
 ``to_gymnasium(from_json(to_json(g))) == g``; ``from_json`` never evaluates code or
 imports modules (dataclasses are found among those already declared as spaces); a
-malformed document raises ValueError naming the path of the offending field.
+malformed document raises :class:`DocumentError` (a ValueError) naming the path of the
+offending field, whatever is wrong with it (bad JSON, 5,000-digit ints, a dtype string
+numpy cannot parse, numbers beyond the float range, nesting deeper than
+:data:`spacealg.core.space.MAX_DEPTH`, a shape whose element cannot be allocated).
+
+Resources: reading a document allocates at most a small multiple of its own size. Bounds
+written as one number stay one number (a ``Box`` keeps uniform bounds as read-only
+broadcast views), so ``{"kind": "box", "shape": [1000000000], "low": 0, "high": 1}`` costs
+bytes, not gigabytes; bounds written out in full are as large as the document.
 
 Extending: register an encoder for a new class with ``@encode_space.register(MyClass)``
 (returning a node with a new ``kind``) and its inverse with ``@decoder("my-kind")``.
@@ -59,6 +68,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.core.generic import coerce, generic
+from spacealg.core.space import MAX_DEPTH
 from spacealg.declarative import DataclassSpace, declared_dataclass
 from spacealg.declarative import space as declared_space
 from spacealg.spaces.array import ArraySpace
@@ -117,7 +127,7 @@ def from_json(doc: Mapping[str, Any] | str | bytes) -> Any:
     if isinstance(doc, (str, bytes, bytearray)):
         try:
             doc = json.loads(doc)
-        except json.JSONDecodeError as error:
+        except (ValueError, RecursionError) as error:  # bad JSON, 5,000-digit ints, deep nesting
             raise DocumentError(f"from_json: not valid JSON: {error}") from None
     top = Node(doc, "")
     fmt = top.get("format", FORMAT)
@@ -142,11 +152,12 @@ class Node:
     Every field read is marked; :meth:`done` rejects the fields nobody read (typos).
     """
 
-    def __init__(self, value: Any, path: str) -> None:
+    def __init__(self, value: Any, path: str, depth: int = 0) -> None:
         if not isinstance(value, Mapping):
             raise DocumentError(f"from_json: {_at(path)}expected an object, got {_describe(value)}")
         self.value = value
         self.path = path
+        self.depth = depth
         self._read: set[str] = set()
 
     def at(self, name: str) -> str:
@@ -195,20 +206,20 @@ class Node:
         return dims
 
     def space(self, name: str) -> Any:
-        return decode_space(self.get(name), self.at(name))
+        return decode_space(self.get(name), self.at(name), self.depth + 1)
 
     def spaces(self, name: str) -> list[Any]:
         value = self.get(name)
         if not isinstance(value, list):
             raise self.error(name, f"expected a list of spaces, got {_describe(value)}")
-        return [decode_space(v, f"{self.at(name)}[{i}]") for i, v in enumerate(value)]
+        return [decode_space(v, f"{self.at(name)}[{i}]", self.depth + 1) for i, v in enumerate(value)]
 
     def named_spaces(self, name: str) -> list[tuple[Any, Any]]:
         """An object of spaces, or a list of ``[label, space]`` pairs (keys in order)."""
         value = self.get(name)
         where = self.at(name)
         if isinstance(value, Mapping):
-            return [(k, decode_space(v, f"{where}.{k}")) for k, v in value.items()]
+            return [(k, decode_space(v, f"{where}.{k}", self.depth + 1)) for k, v in value.items()]
         if isinstance(value, list):
             pairs = []
             for i, pair in enumerate(value):
@@ -217,7 +228,7 @@ class Node:
                         f"from_json: at {where}[{i}]: expected a [key, space] pair, got {_describe(pair)}"
                     )
                 key = decode_label(pair[0], f"{where}[{i}][0]")
-                pairs.append((key, decode_space(pair[1], f"{where}[{i}][1]")))
+                pairs.append((key, decode_space(pair[1], f"{where}[{i}][1]", self.depth + 1)))
             return pairs
         raise self.error(name, f"expected an object or a list of [key, space] pairs, got {_describe(value)}")
 
@@ -234,7 +245,10 @@ def _at(path: str) -> str:
 
 
 def _describe(value: Any) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except Exception:
+        text = "<unprintable>"
     if len(text) > 60:
         text = text[:57] + "..."
     return f"{type(value).__name__} {text}"
@@ -339,9 +353,15 @@ def decoder(kind: str) -> Callable[[Callable[[Node], Any]], Callable[[Node], Any
     return register
 
 
-def decode_space(value: Any, path: str = "space") -> Any:
-    """The space of one document node (``path`` names it in error messages)."""
-    node = Node(value, path)
+def decode_space(value: Any, path: str = "space", depth: int = 1) -> Any:
+    """The space of one document node (``path`` names it in error messages, ``depth`` its
+    nesting: beyond :data:`~spacealg.core.space.MAX_DEPTH` the document is refused before
+    it is read further)."""
+    if depth > MAX_DEPTH:
+        raise DocumentError(
+            f"from_json: at {path}: spaces nested deeper than spacealg's limit of {MAX_DEPTH}"
+        )
+    node = Node(value, path, depth)
     kind = node.string("kind")
     try:
         build = _DECODERS[kind]
@@ -353,8 +373,8 @@ def decode_space(value: Any, path: str = "space") -> Any:
         space = build(node)
     except DocumentError:
         raise
-    except (ValueError, TypeError) as error:
-        raise DocumentError(f"from_json: at {path}: {error}") from None
+    except Exception as error:  # one rule: whatever a constructor or numpy meets, name the path
+        raise DocumentError(f"from_json: at {path}: {type(error).__name__}: {error}") from None
     node.done()
     return space
 
@@ -413,7 +433,7 @@ def _read_dtype(node: Node, name: str) -> np.dtype:
     text = node.string(name)
     try:
         dtype = np.dtype(text)
-    except TypeError:
+    except Exception:  # numpy parses dtype strings: "(1,2" is a SyntaxError
         raise node.error(name, f"unknown dtype {text!r}") from None
     if dtype.kind not in "biuf":
         raise node.error(name, f"expected a bool, integer or floating dtype, got {text!r}")
@@ -423,9 +443,9 @@ def _read_dtype(node: Node, name: str) -> np.dtype:
 def _encode_bounds(values: np.ndarray, bounded: np.ndarray, infinity: float, uniform: bool) -> Any:
     if values.size == 0:
         return 0
+    if uniform:  # one number, without touching the (possibly huge, broadcast) arrays
+        return write_number(values.flat[0] if bounded.flat[0] else infinity)
     numbers = np.where(bounded, values.astype(object), infinity)
-    if uniform:
-        return write_number(numbers.flat[0])
 
     def nest(a: np.ndarray) -> Any:
         return [nest(row) for row in a] if a.ndim > 1 else [write_number(v) for v in a]
@@ -436,7 +456,7 @@ def _encode_bounds(values: np.ndarray, bounded: np.ndarray, infinity: float, uni
 @encode_space.register(Box)
 def _encode_box(space: Box) -> dict[str, Any]:
     low, high = space.low, space.high
-    uniform = low.size == 0 or bool(
+    uniform = low.size == 0 or space._low_scalar is not None or bool(
         (low.flat[0] == low).all()
         and (high.flat[0] == high).all()
         and (space.bounded_below.flat[0] == space.bounded_below).all()
@@ -482,7 +502,10 @@ def _decode_bounds(node: Node, name: str, shape: tuple[int, ...], dtype: np.dtyp
         return read_number(value, node.at(name))
     numbers = list(_flat_numbers(value, shape, node.at(name)))
     if dtype.kind == "f" or all(_exact_float(v) for v in numbers):
-        return np.array(numbers, dtype=np.float64).reshape(shape)
+        try:
+            return np.array(numbers, dtype=np.float64).reshape(shape)
+        except OverflowError:
+            raise node.error(name, "a bound is an int beyond the float range") from None
     # Integer bounds beyond 2**53: Box takes unbounded entries only as float infinities,
     # which would round these ints, so unbounded entries become the dtype's limits (the
     # space is equal; only the repr loses its "inf").
@@ -591,12 +614,15 @@ def _encode_named(spaces: Mapping[Any, Any]) -> Any:
 
 @encode_space.register(DictProduct)
 def _encode_dict(space: DictProduct) -> dict[str, Any]:
-    return {"kind": "dict", "spaces": _encode_named(space._constructor_args()[0][0])}
+    node = {"kind": "dict", "spaces": _encode_named(space._constructor_args()[0][0])}
+    if not space.sort_keys:
+        node["sort_keys"] = False
+    return node
 
 
 @decoder("dict")
 def _decode_dict(node: Node) -> DictProduct:
-    return DictProduct(node.named_spaces("spaces"))
+    return DictProduct(node.named_spaces("spaces"), sort_keys=node.boolean("sort_keys", True))
 
 
 # variable-size spaces ----------------------------------------------------------------------------
@@ -673,7 +699,7 @@ def _decode_type(node: Node) -> type:
     if name.startswith("numpy."):
         try:
             dtype = np.dtype(name[len("numpy.") :])
-        except TypeError:
+        except Exception:
             dtype = np.dtype(object)
         if dtype.kind in "biuf":
             return dtype.type

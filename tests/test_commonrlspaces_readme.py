@@ -36,8 +36,9 @@ from spacealg import HybridSpaceStyle as Hybrid
         (sa.ArraySpace(sa.Interval(-1.2, 3.3), 3, 4), Continuous((3, 4))),
         (sa.ArraySpace(np.float32, 3, 4), Continuous((3, 4))),
         # Multi-dimensional hybrid: planned in Julia, here
-        (sa.product(sa.Interval(-1.2, 3.3), sa.Interval(-4.6, 5.0), ("cat", "dog")), Hybrid((2,), (1,))),
-        (sa.product(sa.Box(np.array([-1.0, -2.0]), np.array([2.0, 4.0])), [1, 2, 3]), Hybrid((2,), (1,))),
+        # as the seed prints them: HybridSpaceStyle{(2,),()}
+        (sa.product(sa.Interval(-1.2, 3.3), sa.Interval(-4.6, 5.0), ("cat", "dog")), Hybrid((2,), ())),
+        (sa.product(sa.Box(np.array([-1.0, -2.0]), np.array([2.0, 4.0])), [1, 2, 3]), Hybrid((2,), ())),
     ],
 )
 def test_the_style_table(space, style):
@@ -82,7 +83,7 @@ def test_readme_example_elements_of_a_finite_space():
 def test_products_of_three_or_more_parts():
     p = sa.product(range(2), ("a", "b"), sa.Interval(0, 1), sa.BOOL)
     assert len(p.spaces) == 4 and sa.sample(p, rng=1) in p
-    assert sa.SpaceStyle(p) == Hybrid((1,), (3,))
+    assert sa.SpaceStyle(p) == Hybrid((), (3,))  # one interval alone: its own shape
 
 
 def test_clamp_on_open_intervals():
@@ -113,3 +114,9 @@ def test_clamp_in_place():
     x = np.array([5.0, -5.0])
     assert sa.clamp_(x, sa.Box(-1, 1, shape=(2,))) is x
     assert x.tolist() == [1.0, -1.0]
+
+
+@pytest.mark.parametrize("thing", [42, object(), "text", None, lambda: 0])
+def test_space_style_of_anything_that_is_not_a_space_is_unknown(thing):
+    # Julia's SpaceStyle(::Any) = UnknownSpaceStyle()
+    assert sa.SpaceStyle(thing) == sa.UnknownSpaceStyle()

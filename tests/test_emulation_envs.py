@@ -204,7 +204,7 @@ class _BadObservationEnv(gymnasium.Env):
 
 
 def test_first_observation_and_action_are_checked() -> None:
-    with pytest.raises(APIUsageError, match=r"observation .* is not in the space"):
+    with pytest.raises(APIUsageError, match=r"_BadObservationEnv.*observation = .* is not in its declared space"):
         GymnasiumPufferEnv(_BadObservationEnv()).reset()
     env = GymnasiumPufferEnv(gymnasium.make("CartPole-v1"))
     env.reset(seed=0)

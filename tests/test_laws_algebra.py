@@ -35,9 +35,10 @@ def test_style_of_a_product_combines_the_styles(a, b):
     [
         (F(()), F(()), F((2,))),
         (C(()), C((3,)), C((4,))),
-        (F((2,)), C(()), H((1,), (2,))),
+        (F((2,)), C(()), H((), (2,))),  # a part one component makes keeps its shape (the seed's table)
         (H((1,), (1,)), F(()), H((1,), (2,))),
         (H((1,), (1,)), C((2, 2)), H((5,), (1,))),
+        (C((2,)), F(()), H((2,), ())),  # CommonRLSpaces.jl: HybridSpaceStyle{(2,),()}
         (U(), F(()), U()),
         (C(()), U(), U()),
     ],

@@ -179,7 +179,7 @@ def _array_encode(x: Any, space: ArraySpace) -> np.ndarray:
     if rule == "binary":
         return np.asarray(x).astype(np.int8)
     entries = np.asarray(x, dtype=object)
-    codes = [int(encode(v, space.space)) for v in entries.flat]
+    codes = [index(v, space.space) for v in entries.flat]  # positions, as to_gymnasium's MultiDiscrete
     return np.array(codes, dtype=np.int64).reshape(entries.shape)
 
 
@@ -191,7 +191,7 @@ def _array_decode(y: Any, space: ArraySpace) -> np.ndarray:
     if rule == "binary":
         return np.asarray(y).astype(bool)
     codes = np.asarray(y)
-    values = [decode(c, space.space) for c in codes.flat]
+    values = [element(int(c), space.space) for c in codes.flat]
     if not values:
         return np.asarray(values).reshape(codes.shape)
     if all(isinstance(v, str) for v in values) or all(isinstance(v, numbers.Real) for v in values):

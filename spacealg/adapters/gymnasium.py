@@ -170,7 +170,8 @@ def _tuple_from(space: gs.Tuple) -> TupleProduct:
 
 @from_gymnasium.register(gs.Dict)
 def _dict_from(space: gs.Dict) -> DictProduct:
-    return DictProduct([(k, from_gymnasium(s)) for k, s in space.spaces.items()])
+    pairs = [(k, from_gymnasium(s)) for k, s in space.spaces.items()]
+    return DictProduct(pairs, sort_keys=getattr(space, "sort_keys", True))
 
 
 @from_gymnasium.register(gs.Sequence)
@@ -223,6 +224,8 @@ def _require_nonempty(space: Any, n: int, function: str) -> None:
 def _range_to(space: range) -> gs.Discrete:
     n = range_length(space)
     _require_nonempty(space, n, "to_gymnasium")
+    if not (min(space[0], space[-1]) >= -(2**63) and max(space[0], space[-1]) < 2**63):
+        raise TypeError(f"to_gymnasium: {space!r} does not fit Gymnasium's int64 Discrete")
     if space.step == 1 or n == 1:
         return gs.Discrete(n, start=space.start)
     return gs.Discrete(n)
@@ -307,7 +310,8 @@ def _tuple_to(space: TupleProduct) -> gs.Tuple:
 
 @to_gymnasium.register(DictProduct)
 def _dict_to(space: DictProduct) -> gs.Dict:
-    return gs.Dict([(k, to_gymnasium(s)) for k, s in space._spaces.items()])
+    pairs = [(k, to_gymnasium(s)) for k, s in space._spaces.items()]
+    return gs.Dict(pairs) if space.sort_keys else gs.Dict(pairs, sort_keys=False)
 
 
 @to_gymnasium.register(Sequence)

@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from multipledispatch import Dispatcher
 
-__all__ = ["ADAPTER_MODULES", "GenericFunction", "as_space", "generic", "load_adapters_for"]
+__all__ = [
+    "ADAPTER_MODULES",
+    "GenericFunction",
+    "NotASpaceError",
+    "as_space",
+    "generic",
+    "load_adapters_for",
+]
 
 #: The top-level package of a foreign space type -> the spacealg module whose import
 #: registers the adapters for it. Adapters for optional packages are registered lazily:
@@ -51,6 +58,13 @@ def load_adapters_for(obj: Any) -> bool:
     return True
 
 
+class NotASpaceError(TypeError):
+    """An argument in a space position is not a space (raised by :func:`as_space`)."""
+
+
+Guard = Callable[[Exception, tuple[Any, ...]], Any]
+
+
 class GenericFunction(Dispatcher, Generic[F]):
     """A multipledispatch generic function that dispatches on chosen argument positions.
 
@@ -66,9 +80,12 @@ class GenericFunction(Dispatcher, Generic[F]):
     if TYPE_CHECKING:
         __call__: F  # the declaration's signature (the runtime method is below)
 
-    def __init__(self, declaration: Callable[..., Any], positions: tuple[int, ...]) -> None:
+    def __init__(
+        self, declaration: Callable[..., Any], positions: tuple[int, ...], guard: Guard | None = None
+    ) -> None:
         super().__init__(declaration.__name__, doc=declaration.__doc__)
         self.positions = positions
+        self.guard = guard
         functools.update_wrapper(self, declaration, updated=())  # type: ignore[arg-type]
         self.__module__ = declaration.__module__
 
@@ -87,7 +104,14 @@ class GenericFunction(Dispatcher, Generic[F]):
             if implementation is None:
                 raise TypeError(f"{self.name}: no implementation for {types}") from None
             self._cache[types] = implementation
-        return implementation(*args, **kwargs)
+        if self.guard is None:
+            return implementation(*args, **kwargs)
+        try:
+            return implementation(*args, **kwargs)
+        except NotASpaceError:
+            raise
+        except Exception as error:  # one rule for every implementation, user's included
+            return self.guard(error, args)
 
     if not TYPE_CHECKING:
         __call__ = _dispatch_call
@@ -114,17 +138,20 @@ class GenericFunction(Dispatcher, Generic[F]):
         return self.name
 
 
-def generic(*positions: int) -> Callable[[F], GenericFunction[F]]:
+def generic(*positions: int, guard: Guard | None = None) -> Callable[[F], GenericFunction[F]]:
     """Declare a generic function dispatching on ``positions`` (default: the first argument).
 
     The decorated function is the declaration: its signature and docstring document the
     generic function, and its body is the fallback for arguments of unregistered types
-    (registered for ``object`` in every dispatch position).
+    (registered for ``object`` in every dispatch position). ``guard(error, args)``, if
+    given, answers for any exception an implementation raises (except
+    :class:`NotASpaceError`): how a function that promises never to raise (``contains``)
+    keeps that promise for every registered type at once.
     """
     positions = positions or (0,)
 
     def declare(declaration: F) -> GenericFunction[F]:
-        function: GenericFunction[F] = GenericFunction(declaration, positions)
+        function: GenericFunction[F] = GenericFunction(declaration, positions, guard)
         function.add(tuple(object for _ in positions), declaration)
         return function
 
@@ -148,7 +175,7 @@ def as_space(obj: Any) -> Any:
         return obj
     if load_adapters_for(obj):
         return as_space(obj)
-    raise TypeError(
+    raise NotASpaceError(
         f"{obj!r} (of type {type(obj).__qualname__}) is not a space: spacealg knows "
         "tuples, lists, sets, ranges, dicts of spaces, bool/float/numpy scalar types, "
         "spacealg spaces and Gymnasium/Gym spaces; register others with "
@@ -170,7 +197,7 @@ def coerce(function: GenericFunction[Any], args: tuple[Any, ...], kwargs: dict[s
             converted[p] = space
             changed = True
     if not changed:
-        raise TypeError(
+        raise NotASpaceError(
             f"{function.name}: no implementation for "
             + ", ".join(type(args[p]).__qualname__ for p in function.positions)
             + f"; register one with spacealg.{function.name}.register(...)"

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.core.generic import as_space, coerce, generic
+from spacealg.core.generic import NotASpaceError, as_space, coerce, generic
 from spacealg.core.rng import RngLike
 from spacealg.core.styles import Style, UnknownSpaceStyle
 
@@ -44,11 +44,26 @@ __all__ = [
 ]
 
 
-@generic(1)
+def _not_a_member(error: Exception, args: tuple[Any, ...]) -> bool:
+    return False  # whatever x does (a raising __eq__, __hash__, __array__...), it is no member
+
+
+def _not_a_batch(error: Exception, args: tuple[Any, ...]) -> Any:
+    if isinstance(error, ValueError):
+        raise error
+    raise ValueError(
+        f"isin: {type(args[0]).__qualname__} is not a batch of {args[1]!r} "
+        f"({type(error).__name__}: {error})"
+    ) from error
+
+
+@generic(1, guard=_not_a_member)
 def contains(x: Any, space: Any) -> bool:
     """Whether ``x`` is a member of ``space`` (also ``x in space``).
 
-    Laws: never raises for any ``x`` (a wrongly typed value is not a member);
+    Laws: never raises for any ``x`` (a wrongly typed value, or one whose ``__eq__``,
+    ``__hash__``, ``__len__``, ``__iter__`` or ``__array__`` raises, is not a member: every
+    implementation runs under one guard); TypeError only when ``space`` is not a space;
     ``contains(sample(space), space)``; ``contains(clamp(x, space), space)``.
     For a Gymnasium/Gym space ``g``, ``contains(x, g) == g.contains(x)``, which also checks
     the storage dtype: a float64 array within the bounds is in ``Box(0, 1, (2,))`` but not in
@@ -69,12 +84,13 @@ def sample(space: Any, size: int | tuple[int, ...] | None = None, *, rng: RngLik
     return coerce(sample, (space, size), {"rng": rng})
 
 
-@generic(1)
+@generic(1, guard=_not_a_batch)
 def isin(batch: Any, space: Any) -> np.ndarray:
     """Vectorised membership: a bool array of the batch's shape (cf. ``numpy.isin``).
 
     Laws: ``isin(sample(s, n), s).all()``; ``isin(b, s)[i] == contains(b[i], s)``.
-    Raises ValueError when ``batch`` is not shaped as a batch of ``space`` at all.
+    Raises ValueError (only ValueError, whatever the implementation met) when ``batch`` is
+    not shaped as a batch of ``space`` at all; TypeError when ``space`` is not a space.
     """
     return coerce(isin, (batch, space), {})
 
@@ -105,9 +121,13 @@ def SpaceStyle(space: Any) -> Style:
     Laws: the style follows the set (an integer Box is finite); products combine their
     components' styles by :func:`spacealg.core.styles.combine_styles`;
     ``cardinality(s) < inf`` iff the style is Finite. A space that registers no style of
-    its own (Sequence, Graph, a user's type) is ``UnknownSpaceStyle()``, as in Julia.
+    its own (Sequence, Graph, a user's type), and any object that is not a space at all, is
+    ``UnknownSpaceStyle()``, as in Julia (``SpaceStyle(::Any)``); it never raises.
     """
-    converted = as_space(space)  # TypeError for an object that is not a space
+    try:
+        converted = as_space(space)
+    except NotASpaceError:  # Julia's SpaceStyle(::Any): an object that is no space is Unknown
+        return UnknownSpaceStyle()
     if converted is space:
         return UnknownSpaceStyle()
     return SpaceStyle(converted)

@@ -31,7 +31,26 @@ import numpy as np
 from spacealg.core import protocol
 from spacealg.core.rng import RngLike
 
-__all__ = ["Space", "format_value"]
+__all__ = ["MAX_DEPTH", "Space", "format_value", "nested_depth"]
+
+MAX_DEPTH = 64
+"""The deepest nesting of composite spaces (products, OneOf, arrays, Sequence, Graph) the
+constructors accept: every operation (``contains``, ``==``, pickle, ``repr`` and ``eval``,
+JSON) works at this depth, and a deeper space is refused with ValueError at construction."""
+
+
+def nested_depth(kind: str, components: Any) -> int:
+    """The depth of a composite space of ``kind`` over ``components`` (a leaf space is 1).
+
+    Raises ValueError naming ``kind`` beyond :data:`MAX_DEPTH`.
+    """
+    depth = 1 + max((getattr(c, "_depth", 1) for c in components), default=1)
+    if depth > MAX_DEPTH:
+        raise ValueError(
+            f"{kind}: spaces nested {depth} deep exceed spacealg's limit of {MAX_DEPTH} "
+            "(spacealg.core.space.MAX_DEPTH), the depth every operation supports"
+        )
+    return depth
 
 
 class Space:
@@ -40,6 +59,7 @@ class Space:
     __slots__ = ("_hash",)
     _hash: int
     _fields: tuple[str, ...] = ()
+    _depth: int = 1  # composite spaces set their nesting depth (see nested_depth)
 
     # -- immutability --------------------------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:

@@ -3,8 +3,11 @@
 ``FiniteSpaceStyle(shape)``, ``ContinuousSpaceStyle(shape)``,
 ``HybridSpaceStyle(continuous_shape, finite_shape)`` and ``UnknownSpaceStyle()``.
 The shape of a leaf space is the shape of its elements (``()`` for scalars). The shape of
-a product is ``(n,)`` where ``n`` counts the scalar components of its continuous or
-finite parts, so ``product(-1..1, 0..1)`` is ``ContinuousSpaceStyle((2,))``.
+each part (continuous, finite) of a product is the shape of its component when one
+component alone makes that part, and ``(n,)`` when several do, ``n`` counting their
+scalar entries: ``product(-1..1, 0..1)`` is ``ContinuousSpaceStyle((2,))`` and
+``product(-1..1, 0..1, ("cat", "dog"))`` is ``HybridSpaceStyle((2,), ())``, as the style
+table of CommonRLSpaces.jl's README gives them.
 
 Promotion (:func:`combine_styles`, the style of a product):
 
@@ -87,18 +90,36 @@ class UnknownSpaceStyle(Style):
 
 
 def combine_styles(styles: Iterable[Style]) -> Style:
-    """The style of a product of spaces with these styles (see the module's table)."""
-    continuous = finite = 0
+    """The style of a product of spaces with these styles (see the module's table).
+
+    A part (continuous or finite) that one component alone contributes keeps that
+    component's shape; a part several components contribute to is ``(n,)``, ``n`` counting
+    their scalar entries. So ``product(a..b, c..d, ("cat", "dog"))`` is
+    ``HybridSpaceStyle((2,), ())``, the table of CommonRLSpaces.jl's README.
+    """
+    parts: dict[str, list[Shape]] = {"continuous": [], "finite": []}
     kinds = set()
     for style in styles:
-        counts = style.counts()
-        if counts is None:
+        if isinstance(style, UnknownSpaceStyle) or style.counts() is None:
             return UnknownSpaceStyle()
         kinds.add(type(style))
-        continuous += counts[0]
-        finite += counts[1]
+        if isinstance(style, FiniteSpaceStyle):
+            parts["finite"].append(style.shape)
+        elif isinstance(style, ContinuousSpaceStyle):
+            parts["continuous"].append(style.shape)
+        elif isinstance(style, HybridSpaceStyle):
+            parts["continuous"].append(style.continuous_shape)
+            parts["finite"].append(style.finite_shape)
+    continuous, finite = _part_shape(parts["continuous"]), _part_shape(parts["finite"])
     if kinds <= {FiniteSpaceStyle}:
-        return FiniteSpaceStyle((finite,))
+        return FiniteSpaceStyle(finite)
     if kinds == {ContinuousSpaceStyle}:
-        return ContinuousSpaceStyle((continuous,))
-    return HybridSpaceStyle((continuous,), (finite,))
+        return ContinuousSpaceStyle(continuous)
+    return HybridSpaceStyle(continuous, finite)
+
+
+def _part_shape(shapes: list[Shape]) -> Shape:
+    """A lone contributor's shape, or ``(n,)`` with ``n`` the scalar entries of several."""
+    if len(shapes) == 1:
+        return shapes[0]
+    return (sum(math.prod(shape) for shape in shapes),)

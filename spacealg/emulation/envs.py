@@ -27,13 +27,14 @@ import gymnasium
 import numpy as np
 
 from spacealg.emulation.codec import codec_for
+from spacealg.emulation.guard import observation_guard, reward_guard
 from spacealg.emulation.spaces import emulate_action_space, emulate_observation_space
 from spacealg.env.buffers import BUFFER_NAMES, HasBuffers, set_buffers
 from spacealg.env.errors import APIUsageError, InvalidAgentError
 from spacealg.env.kinds import space_kind
 from spacealg.env.namespace import Namespace
 
-__all__ = ["GymnasiumPufferEnv", "PettingZooPufferEnv", "make_object"]
+__all__ = ["GymnasiumPufferEnv", "PettingZooPufferEnv", "check_space", "make_object", "pad_agent_data"]
 
 
 def make_object(
@@ -60,6 +61,25 @@ def make_object(
     if not callable(object_creator):
         raise TypeError(f"object_creator must be callable, got {object_creator!r}")
     return object_creator(*(creator_args or ()), **(creator_kwargs or {}))
+
+
+def check_space(data: Any, space: Any) -> bool:
+    """PufferLib's ``check_space``: True if ``data`` is in ``space``; APIUsageError (naming
+    both) if it is not, or if the space's ``contains`` raised."""
+    _check_space(data, space, "data")
+    return True
+
+
+def pad_agent_data(data: Mapping[Any, Any], agents: Sequence[Any], pad_value: Any) -> dict[Any, Any]:
+    """PufferLib's ``pad_agent_data``: ``{agent: data[agent]}`` for every agent, ``pad_value``
+    for the agents missing from ``data`` (in the order of ``agents``)."""
+    return {agent: data.get(agent, pad_value) for agent in agents}
+
+
+def _env_name(env: Any) -> str:
+    """The environment's registered id, or its class name."""
+    spec = getattr(env, "spec", None)
+    return str(getattr(spec, "id", None) or type(getattr(env, "unwrapped", env)).__name__)
 
 
 def _check_space(value: Any, space: Any, what: str) -> None:
@@ -228,6 +248,9 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
         self.render_modes = ["human", "rgb_array"]
         self.metadata = getattr(self.env, "metadata", {})
         self._to_native = _action_converter(native_atn)
+        owner = f"GymnasiumPufferEnv({_env_name(self.env)})"
+        self._check_observation = observation_guard(native_obs, owner)
+        self._check_reward = reward_guard(owner)
         self._seeds = _Seeds(seed)
         self.initialized = False
         self.done = True
@@ -260,9 +283,8 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
     ) -> tuple[np.ndarray, dict]:
         """Reset the wrapped environment (Gymnasium's seeding) and return ``(obs, info)``."""
         ob, info = _reset(self.env, self._seeds.take(seed), options)
-        if not self.is_observation_checked:
-            _check_space(ob, self.env.observation_space, "observation")
-            self.is_observation_checked = True
+        self._check_observation(ob)  # every observation, before the buffer is touched
+        self.is_observation_checked = True
         self._write(ob)
         self.rewards[0] = 0
         self.terminals[0] = False
@@ -295,6 +317,7 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
         """
         wrapper, env_step = self, self.env.step
         write, to_native, convert_all = self._write, self._to_native, self.is_atn_emulated
+        check_observation, check_reward = self._check_observation, self._check_reward
         row, rewards, terminals, truncations = self.obs, self.rewards, self.terminals, self.truncations
         copy_box, ndarray = not self.is_obs_emulated, np.ndarray
 
@@ -306,6 +329,8 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
             if not wrapper.is_action_checked:
                 wrapper._check_action(action)
             ob, reward, terminated, truncated, info = env_step(action)
+            check_observation(ob)  # refused before any write: no half-written row
+            check_reward(reward)
             if copy_box:
                 row[...] = ob
             else:
@@ -360,7 +385,10 @@ class PettingZooPufferEnv(_InjectableBuffers):
         env_kwargs: Mapping[str, Any] | None = None,
         buf: Any = None,
         seed: int | None = 0,
+        *,
+        to_puffer: bool = False,
     ) -> None:
+        self.to_puffer = to_puffer  # PufferLib 2.0's flag, kept for parity (it reads it nowhere)
         self.env = make_object(env, env_creator, env_args, env_kwargs)
         agents = list(self.env.possible_agents)
         if not agents:

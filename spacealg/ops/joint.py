@@ -145,7 +145,8 @@ def _tuple_joint(space: TupleProduct, n: int) -> TupleProduct:
 @joint_space.register(DictProduct)
 def _dict_joint(space: DictProduct, n: int) -> DictProduct:
     n = _check_n(n)
-    return DictProduct([(k, joint_space(part, n)) for k, part in space.spaces.items()])
+    pairs = [(k, joint_space(part, n)) for k, part in space.spaces.items()]
+    return DictProduct(pairs, sort_keys=space.sort_keys)
 
 
 @joint_space.register(gymnasium.spaces.Space)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 import numpy as np
@@ -13,7 +14,11 @@ REAL_KINDS = frozenset("biuf")
 
 
 def as_real_array(x: Any) -> np.ndarray | None:
-    """``x`` as a real-valued ndarray, or None if it is not one (strings, objects, ragged)."""
+    """``x`` as a real-valued ndarray holding exactly the values of ``x``, or None if it is not
+    one (strings, objects, ragged, datetimes, or Python ints no numpy dtype holds exactly).
+
+    Never raises: objects whose ``__array__``, ``__len__`` or ``__iter__`` raise are not arrays.
+    """
     if isinstance(x, np.ndarray):
         array = x
     else:
@@ -21,17 +26,53 @@ def as_real_array(x: Any) -> np.ndarray | None:
             return None
         try:
             array = np.asarray(x)
-        except (ValueError, TypeError, OverflowError):
+        except Exception:  # a hostile __array__/__len__/__iter__ makes x no array
             return None
     if array.dtype.kind not in REAL_KINDS:
         if array.dtype.kind == "O" and array.size:
-            try:
-                array = array.astype(np.float64)
-            except (ValueError, TypeError, OverflowError):
-                return None
-        else:
-            return None
+            return _exact_object_array(array)
+        return None
     return array
+
+
+_EXACT_DTYPES = (np.int64, np.uint64, np.float64)
+
+
+def _exact_object_array(array: np.ndarray) -> np.ndarray | None:
+    """An object array of real numbers as the first of int64, uint64, float64 that holds
+    every value exactly (Python ints beyond 2**53 must not round), else None."""
+    values = array.reshape(-1).tolist()
+    if not all(isinstance(v, numbers.Real) and not isinstance(v, np.timedelta64) for v in values):
+        return None
+    for dtype in _EXACT_DTYPES:
+        try:
+            converted = np.array(values, dtype=dtype)
+        except (OverflowError, ValueError, TypeError):
+            continue
+        try:
+            exact = all(a == b or (a != a and b != b) for a, b in zip(converted.tolist(), values))
+        except Exception:
+            return None
+        if exact:
+            return converted.reshape(array.shape)
+    return None
+
+
+def exact_ints_fit(a: np.ndarray) -> bool:
+    """Whether every entry of the integer array ``a`` is exactly a float64 (|v| <= 2**53)."""
+    if a.dtype.kind not in "iu" or a.dtype.itemsize < 8 or not a.size:
+        return True
+    return bool(a.max() <= 2**53 and (a.dtype.kind == "u" or a.min() >= -(2**53)))
+
+
+def has_nan(label: Any) -> bool:
+    """Whether a label is NaN or a tuple holding one (a label that is not equal to itself)."""
+    if isinstance(label, tuple):
+        return any(has_nan(v) for v in label)
+    try:
+        return bool(label != label)
+    except Exception:
+        return False
 
 
 def batch_shape(batch: np.ndarray, element_shape: tuple[int, ...], what: str) -> tuple[int, ...]:

@@ -31,7 +31,6 @@ the entries through the base's batched ``isin``/``sample``/``clamp``.
 
 from __future__ import annotations
 
-import itertools
 import math
 import numbers
 from collections.abc import Iterator
@@ -59,9 +58,10 @@ from spacealg.core.protocol import (
     sample,
 )
 from spacealg.core.rng import RngLike
-from spacealg.core.space import Space
+from spacealg.core.space import Space, nested_depth
 from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style, UnknownSpaceStyle
 from spacealg.spaces._batch import all_trailing, batch_shape, normalize_size
+from spacealg.spaces._counting import lazy_product, power
 from spacealg.spaces.box import Box
 from spacealg.spaces.interval import Interval
 
@@ -146,6 +146,7 @@ class ArraySpace(Space):
             return
         space = as_space(base)
         self._set(
+            _depth=nested_depth("ArraySpace", (space,)),
             base=base if isinstance(base, type) else space,
             dims=_dims_arg(dims),
             space=space,
@@ -246,10 +247,7 @@ def _clamp_inplace(x: Any, space: ArraySpace) -> Any:
 
 @cardinality.register(ArraySpace)
 def _cardinality(space: ArraySpace) -> int | float:
-    n = cardinality(space.space)
-    if space.size == 0:
-        return 1
-    return n**space.size
+    return power(cardinality(space.space), space.size)
 
 
 def _entry_dtype(space: ArraySpace) -> np.dtype:
@@ -258,11 +256,10 @@ def _entry_dtype(space: ArraySpace) -> np.dtype:
 
 @elements.register(ArraySpace)
 def _elements(space: ArraySpace) -> Iterator[np.ndarray]:
-    items = list(elements(space.space))
     dtype = _entry_dtype(space)
     return (
         np.array(combo, dtype=dtype).reshape(space.dims)
-        for combo in itertools.product(items, repeat=space.size)
+        for combo in lazy_product(lambda _: elements(space.space), space.size)
     )
 
 

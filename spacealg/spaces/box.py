@@ -15,9 +15,16 @@ defaults to ``(1,)`` for two scalars; ``dtype`` is any bool, integer or floating
 (default float32). Integer boxes take ``-inf``/``inf`` as the dtype's limits (signed
 only) and are *finite* spaces, enumerable and indexable in C order.
 
+Bounds: finite float bounds must be values of the dtype (beyond ``finfo`` a ValueError
+naming ``low``/``high``, as Gymnasium); unsigned and bool boxes take no infinite bound; a
+shape whose single element cannot be allocated is a ValueError naming ``shape``. Uniform
+bounds are kept as one number (``low``/``high`` are read-only broadcast views: a Box costs
+no memory until it is sampled), and every exposed array is read-only.
+
 Membership (spacealg's dtype policy): an array of the right shape whose values lie
 within the bounds, whatever its numeric dtype; an integer box also requires integral
-values. Gymnasium's ``Box.contains`` is stricter about storage dtype; ``contains`` on a
+values. Values are compared exactly (never rounded to the box's or the array's dtype).
+Gymnasium's ``Box.contains`` is stricter about storage dtype; ``contains`` on a
 Gymnasium space keeps Gymnasium's answer. So a float64 ``x`` in ``Box(0, 1, (2,))`` is not
 in ``gymnasium.spaces.Box(0, 1, (2,))`` although each space is a subspace of the other
 (inclusion compares values): cast to the space's dtype first (docs/gymnasium.md).
@@ -29,7 +36,6 @@ uniformly among their integers.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -57,7 +63,8 @@ from spacealg.core.protocol import (
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
 from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style
-from spacealg.spaces._batch import all_trailing, as_real_array, batch_shape, normalize_size
+from spacealg.spaces._batch import all_trailing, as_real_array, batch_shape, exact_ints_fit, normalize_size
+from spacealg.spaces._counting import count_product, lazy_product, power
 
 __all__ = ["BoundLike", "Box", "DTypeArg"]
 
@@ -109,6 +116,26 @@ def _bound_arg(name: str, value: Any) -> np.ndarray:
     return array
 
 
+def _check_float_range(name: str, values: np.ndarray, dtype: np.dtype) -> None:
+    """Finite float bounds must be values of ``dtype`` (Gymnasium's rule): beyond its range
+    they would become infinite (yet be marked bounded) or silently round (65505 in float16)."""
+    finite = values[np.isfinite(values)] if values.dtype.kind == "f" else values.reshape(-1)
+    if not finite.size:
+        return
+    info = np.finfo(dtype)
+    low_value, high_value = finite.min(), finite.max()
+    if _exact(low_value) < _exact(info.min) or _exact(high_value) > _exact(info.max):
+        raise ValueError(
+            f"Box: {name} lies outside the range of {dtype} "
+            f"([{info.min}, {info.max}]); use -inf/inf for an unbounded side"
+        )
+
+
+def _exact(value: Any) -> int | float:
+    """A numpy or Python real as the exact Python number it stores."""
+    return value.item() if isinstance(value, np.generic) else value  # type: ignore[no-any-return]
+
+
 def _integer_bounds(
     name: str, values: np.ndarray, bounded: np.ndarray, limit: int | float, dtype: np.dtype
 ) -> np.ndarray:
@@ -117,6 +144,8 @@ def _integer_bounds(
     low_limit, high_limit = _dtype_limits(dtype)
     if finite.size and (finite.astype(object).min() < low_limit or finite.astype(object).max() > high_limit):
         raise ValueError(f"Box: {name} lies outside the range of {dtype}")
+    if finite.size and finite.dtype.kind == "f" and (np.floor(finite) != finite).any():
+        raise ValueError(f"Box: {name} must hold integers for the integer dtype {dtype}")
     cast = np.full(values.shape, limit, dtype=dtype)
     cast[bounded] = finite.astype(dtype)
     return cast
@@ -133,8 +162,30 @@ def _float_bounds(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.nda
     return low_f, high_f
 
 
+def _check_allocatable(shape: tuple[int, ...], dtype: np.dtype) -> None:
+    """A Box whose single element could not be allocated is refused (ValueError naming shape)."""
+    try:
+        np.empty(shape, dtype=dtype)  # malloc without touching the pages: cheap
+    except (MemoryError, ValueError):
+        n = math.prod(shape)
+        raise ValueError(
+            f"Box: shape {shape} has {n} entries; one element ({n * dtype.itemsize} bytes of "
+            f"{dtype}) cannot be allocated"
+        ) from None
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
 class Box(Space):
-    """The box ``low <= x <= high`` of arrays of ``shape`` and ``dtype``."""
+    """The box ``low <= x <= high`` of arrays of ``shape`` and ``dtype``.
+
+    Every array it exposes (``low``, ``high``, ``bounded_below``, ``bounded_above``) is
+    read-only; scalar bounds stay scalar (the arrays are broadcast views), so a Box of any
+    allocatable shape costs no memory until it is sampled.
+    """
 
     low: np.ndarray
     high: np.ndarray
@@ -145,6 +196,8 @@ class Box(Space):
     integral: bool
     is_point: bool
     _all_bounded: bool
+    _low_scalar: Any  # the common low (a numpy scalar of dtype) when every entry has it, else None
+    _high_scalar: Any
     _sampling_high: np.ndarray
     _float_low: np.ndarray
     _float_high: np.ndarray
@@ -178,37 +231,52 @@ class Box(Space):
         for name, array in (("low", low_in), ("high", high_in)):
             if array.ndim and array.shape != shape:
                 raise ValueError(f"Box: {name}.shape {array.shape} does not match shape {shape}")
-        low_full = np.broadcast_to(low_in, shape)
-        high_full = np.broadcast_to(high_in, shape)
-        bounded_below = np.asarray(low_full > -np.inf)
-        bounded_above = np.asarray(high_full < np.inf)
+        _check_allocatable(shape, dtype)
+        # validate and cast the bounds as given (a scalar stays a scalar: no allocation)
+        bounded_below = np.asarray(low_in > -np.inf)
+        bounded_above = np.asarray(high_in < np.inf)
         dtype_min, dtype_max = _dtype_limits(dtype)
         if dtype.kind == "f":
-            low_cast = np.array(low_full, dtype=dtype)
-            high_cast = np.array(high_full, dtype=dtype)
+            _check_float_range("low", low_in, dtype)
+            _check_float_range("high", high_in, dtype)
+            low_cast = np.array(low_in, dtype=dtype)
+            high_cast = np.array(high_in, dtype=dtype)
         else:
             if dtype.kind in "ub" and not bounded_below.all():
                 raise ValueError(f"Box: low may not be -inf for the unsigned dtype {dtype}")
-            if dtype.kind == "b" and not bounded_above.all():
-                raise ValueError("Box: high may not be inf for the bool dtype")
-            low_cast = _integer_bounds("low", low_full, bounded_below, dtype_min, dtype)
-            high_cast = _integer_bounds("high", high_full, bounded_above, dtype_max, dtype)
-        if (low_cast > high_cast).any():
+            if dtype.kind in "ub" and not bounded_above.all():
+                raise ValueError(f"Box: high may not be inf for the unsigned dtype {dtype}")
+            if not (low_in < np.inf).all() or not (high_in > -np.inf).all():
+                raise ValueError("Box: low may not be +inf and high may not be -inf for an integer dtype")
+            low_cast = _integer_bounds("low", low_in, bounded_below, dtype_min, dtype)
+            high_cast = _integer_bounds("high", high_in, bounded_above, dtype_max, dtype)
+        if math.prod(shape) and (low_cast > high_cast).any():
             raise ValueError(f"Box: low must not exceed high (low={low_cast}, high={high_cast})")
-        for array in (low_cast, high_cast, bounded_below, bounded_above):
-            array.flags.writeable = False
+        if not math.prod(shape):  # every zero-size box is the same set, with one key
+            low_cast = high_cast = np.zeros((), dtype=dtype)
+            bounded_below = bounded_above = np.ones((), dtype=bool)
+        common = [_common(a) for a in (low_cast, high_cast, bounded_below, bounded_above)]
+        if all(c is not None for c in common):  # uniform bounds stay scalar
+            low_cast, high_cast, bounded_below, bounded_above = (np.asarray(c) for c in common)
+        low_scalar, high_scalar = (common[0], common[1]) if low_cast.ndim == 0 else (None, None)
+        low_v, high_v, below_v, above_v = (
+            _read_only(np.broadcast_to(a, shape)) if a.ndim == 0 else _read_only(np.array(a, copy=True))
+            for a in (low_cast, high_cast, bounded_below, bounded_above)
+        )
         integral = dtype.kind in "biu"
         float_low, float_high = _float_bounds(low_cast, high_cast) if integral else (low_cast, high_cast)
         self._set(
-            low=low_cast,
-            high=high_cast,
+            low=low_v,
+            high=high_v,
             shape=shape,
             dtype=dtype,
-            bounded_below=np.array(bounded_below, copy=True),
-            bounded_above=np.array(bounded_above, copy=True),
+            bounded_below=below_v,
+            bounded_above=above_v,
             integral=integral,
             is_point=bool((low_cast == high_cast).all()),
             _all_bounded=bool(bounded_below.all() and bounded_above.all()),
+            _low_scalar=low_scalar,
+            _high_scalar=high_scalar,
             # numpy's uniform rejects high = -0.0 over low = 0.0: sample such points as low
             _sampling_high=np.where(low_cast == high_cast, low_cast, high_cast),
             _float_low=float_low,
@@ -216,18 +284,24 @@ class Box(Space):
         )
 
     def _key(self) -> tuple[Any, ...]:
-        # + 0 turns -0.0 into 0.0: the same set, so the same key
+        # + 0 turns -0.0 into 0.0: the same set, so the same key; uniform boxes by their scalars
+        if self._low_scalar is not None:
+            return (self.shape, self.dtype.str, (self._low_scalar + 0).tobytes(), (self._high_scalar + 0).tobytes())
         return (self.shape, self.dtype.str, (self.low + 0).tobytes(), (self.high + 0).tobytes())
 
     def _constructor_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
         low: Any = self.low
         high: Any = self.high
+        if self.low.size == 0:
+            return (0, 0), {"shape": self.shape, "dtype": self.dtype}
+        if self._low_scalar is not None:
+            low = self._low_scalar if self.bounded_below.flat[0] else -np.inf
+            high = self._high_scalar if self.bounded_above.flat[0] else np.inf
+            return (low, high), {"shape": self.shape, "dtype": self.dtype}
         if self.integral and not self._all_bounded:
             low = np.where(self.bounded_below, self.low, -np.inf)
             high = np.where(self.bounded_above, self.high, np.inf)
-        if low.size == 0:
-            return (0, 0), {"shape": self.shape, "dtype": self.dtype}
-        if (low.flat[0] == low).all() and (high.flat[0] == high).all():
+        if ((low.flat[0] == low).all() and (high.flat[0] == high).all()):
             low, high = low.flat[0], high.flat[0]
             return (low, high), {"shape": self.shape, "dtype": self.dtype}
         return (np.asarray(low), np.asarray(high)), {"dtype": self.dtype}
@@ -238,11 +312,31 @@ class Box(Space):
         return self.integral or self.is_point
 
 
+def _common(values: np.ndarray) -> Any:
+    """The value every entry of ``values`` has (a numpy scalar), or None."""
+    if values.ndim == 0:
+        return values[()]
+    first = values.reshape(-1)[0]
+    same = values == first
+    if values.dtype.kind == "f":  # -0.0 and 0.0 are equal values but not the same bound bits
+        same &= np.signbit(values) == np.signbit(first)
+    return first if same.all() else None
+
+
 def _inside(space: Box, a: np.ndarray) -> np.ndarray:
+    """Per-entry membership, comparing exact values (never storage): integer bounds with
+    floats through the float64 values nearest inside them, float bounds with int64 entries
+    beyond 2**53 as Python numbers."""
+    if a.dtype.kind == "b":
+        a = a.view(np.uint8)
     if space.integral and a.dtype.kind == "f":
         inside = (a >= space._float_low) & (a <= space._float_high)
         inside &= np.floor(a) == a
         return inside  # type: ignore[no-any-return]
+    if not space.integral and not exact_ints_fit(a):
+        objects = a.astype(object)
+        inside = (objects >= space.low.astype(object)) & (objects <= space.high.astype(object))
+        return np.asarray(inside, dtype=bool)
     inside = (a >= space.low) & (a <= space.high)
     return inside  # type: ignore[no-any-return]
 
@@ -268,9 +362,12 @@ def _isin(batch: Any, space: Box) -> np.ndarray:
 
 
 def _draw_real(space: Box, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-    low, high = space.low, space._sampling_high
+    low: Any = space.low
+    high: Any = space._sampling_high
+    if space._low_scalar is not None:  # scalar bounds: numpy's fast path (array bounds cost 3x)
+        low, high = float(space._low_scalar), float(space._sampling_high)
     if space.integral:
-        high = high.astype(np.float64) + 1.0
+        high = np.asarray(high, dtype=np.float64) + 1.0
     if space._all_bounded:
         return rng.uniform(low, high, shape)
     below, above = space.bounded_below, space.bounded_above
@@ -289,11 +386,15 @@ def _sample(space: Box, size: Any = None, *, rng: RngLike = None) -> np.ndarray:
     shape = normalize_size(size) + space.shape
     if space.integral and space._all_bounded:
         kind = np.int64 if space.dtype.kind == "b" else space.dtype
-        drawn = generator.integers(space.low, space.high, size=shape, endpoint=True, dtype=kind)
+        uniform = space._low_scalar is not None
+        low, high = (space._low_scalar, space._high_scalar) if uniform else (space.low, space.high)
+        drawn = generator.integers(low, high, size=shape, endpoint=True, dtype=kind)
         return drawn.astype(space.dtype, copy=False)
     drawn = _draw_real(space, shape, generator)
     if space.integral:
         drawn = np.clip(np.floor(drawn), space.low, space.high)
+    if drawn.dtype != space.dtype and space.dtype.kind == "f" and drawn.ndim:
+        return drawn.astype(space.dtype)  # the cast rounds to nearest: never past a float bound
     return np.asarray(drawn, dtype=space.dtype)  # ufuncs give numpy scalars for 0-d arrays
 
 
@@ -360,8 +461,10 @@ def _cardinality(space: Box) -> int | float:
         return math.inf
     if space.is_point:
         return 1
+    if space._low_scalar is not None:  # uniform bounds: one exact power, whatever the shape
+        return power(int(space._high_scalar) - int(space._low_scalar) + 1, math.prod(space.shape))
     widths = space.high.reshape(-1).astype(object) - space.low.reshape(-1).astype(object) + 1
-    return math.prod(widths)
+    return count_product(widths.tolist())
 
 
 def _require_finite(space: Box, what: str) -> None:
@@ -374,8 +477,12 @@ def _elements(space: Box) -> Iterator[np.ndarray]:
     _require_finite(space, "elements")
     if space.is_point:
         return iter((space.low.copy(),))
-    axes = [range(int(lo), int(hi) + 1) for lo, hi in zip(space.low.flat, space.high.flat)]
-    return (np.array(t, dtype=space.dtype).reshape(space.shape) for t in itertools.product(*axes))
+    low, high = space.low.reshape(-1), space.high.reshape(-1)
+
+    def axis(i: int) -> range:
+        return range(int(low[i]), int(high[i]) + 1)
+
+    return (np.array(t, dtype=space.dtype).reshape(space.shape) for t in lazy_product(axis, low.size))
 
 
 @index.register(Box)

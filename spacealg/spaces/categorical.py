@@ -37,7 +37,6 @@ labels: the Gymnasium adapters map it to ``Discrete``/``MultiDiscrete`` and flat
 
 from __future__ import annotations
 
-import itertools
 import math
 import numbers
 from collections.abc import Iterator
@@ -66,8 +65,9 @@ from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
 from spacealg.core.styles import FiniteSpaceStyle, Style
 from spacealg.spaces._batch import as_real_array, batch_shape, normalize_size
+from spacealg.spaces._counting import count_product, lazy_product
 from spacealg.spaces.array import ArraySpace, array_of
-from spacealg.spaces.box import Box
+from spacealg.spaces.box import Box, _float_bounds
 
 __all__ = ["Categorical"]
 
@@ -127,7 +127,8 @@ class Categorical(Space):
         counts, starts = _integers("nvec", nvec), _integers("start", start)
         if _is_scalar_arg(nvec) and starts.ndim == 0:
             n, s = int(counts[()]), int(starts[()])
-            if n > 0:
+            info = np.iinfo(np.int64)
+            if n > 0 and info.min <= s and s + n - 1 <= info.max:  # else __init__ says why not
                 return range(s, s + n)
         elif not _is_scalar_arg(nvec) and (starts.ndim == 0 or starts.shape == counts.shape):
             shape = counts.shape
@@ -191,10 +192,16 @@ class Categorical(Space):
 
 
 def _inside(space: Categorical, a: np.ndarray) -> np.ndarray:
-    inside = (a >= space.low) & (a <= space.high)
+    """Per-entry membership by exact value (floats against the float64 values nearest inside
+    the integer ends, which float64 cannot always hold)."""
     if a.dtype.kind == "f":
+        low, high = _float_bounds(space.low, space.high)
+        inside = (a >= low) & (a <= high)
         inside &= np.floor(a) == a
-    return inside  # type: ignore[no-any-return]
+        return inside  # type: ignore[no-any-return]
+    if a.dtype.kind == "b":
+        a = a.view(np.uint8)
+    return (a >= space.low) & (a <= space.high)  # type: ignore[no-any-return]
 
 
 @contains.register(Categorical)
@@ -284,8 +291,8 @@ def _widths(space: Categorical) -> list[int]:
 
 
 @cardinality.register(Categorical)
-def _cardinality(space: Categorical) -> int:
-    return math.prod(_widths(space))
+def _cardinality(space: Categorical) -> int | float:
+    return count_product(_widths(space))
 
 
 def _build(space: Categorical, values: Any) -> Any:
@@ -297,7 +304,7 @@ def _build(space: Categorical, values: Any) -> Any:
 @elements.register(Categorical)
 def _elements(space: Categorical) -> Iterator[Any]:
     axes = [range(int(lo), int(h) + 1) for lo, h in zip(space.low.flat, space.high.flat)]
-    return (_build(space, combo) for combo in itertools.product(*axes))
+    return (_build(space, combo) for combo in lazy_product(axes.__getitem__, len(axes)))
 
 
 @index.register(Categorical)

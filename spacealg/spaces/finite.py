@@ -50,8 +50,8 @@ from spacealg.core.protocol import (
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
 from spacealg.core.styles import FiniteSpaceStyle, Style
-from spacealg.spaces._batch import as_real_array, normalize_size
-from spacealg.spaces.interval import REALS, Interval
+from spacealg.spaces._batch import as_real_array, has_nan, normalize_size
+from spacealg.spaces.interval import REALS, Interval, float_inward, real_value
 
 __all__ = ["BOOL", "FiniteSet", "range_length"]
 
@@ -82,6 +82,11 @@ class FiniteSet(Space):
     def __init__(self, *items: Hashable) -> None:
         unique: dict[Any, Any] = {}
         for position, item in enumerate(items):
+            if has_nan(item):
+                raise ValueError(
+                    f"FiniteSet: item {position} is (or holds) NaN, which equals nothing, "
+                    "itself included, so it could never be a member"
+                )
             try:
                 unique.setdefault(_scalar(item), item)
             except TypeError:
@@ -155,15 +160,38 @@ def _sample(space: FiniteSet, size: Any = None, *, rng: RngLike = None) -> Any:
 
 @isin.register(FiniteSet)
 def _isin(batch: Any, space: FiniteSet) -> np.ndarray:
-    array = np.asarray(batch) if not isinstance(batch, np.ndarray) else batch
+    array = as_real_array(batch) if space._numeric else None
+    if array is None:
+        try:
+            array = np.asarray(batch) if not isinstance(batch, np.ndarray) else batch
+        except Exception:
+            raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}") from None
     if space._numeric and array.dtype.kind in "biuf":
-        return np.isin(array, space._sorted)
+        if array.dtype.kind == "b":
+            array = array.view(np.uint8)
+        return np.isin(array, _representable(space.items, array.dtype))
     if space._array.dtype.kind == "U" and array.dtype.kind == "U":
         return np.isin(array, space._array)
     if array.dtype.kind != "O" and space._array.dtype.kind != "O":
         return np.zeros(array.shape, dtype=bool)
     member = np.frompyfunc(lambda item: contains(item, space), 1, 1)
     return np.asarray(member(array), dtype=bool).reshape(array.shape)
+
+
+def _representable(items: tuple[Any, ...], dtype: np.dtype) -> np.ndarray:
+    """The numeric items that ``dtype`` holds exactly, as an array of ``dtype``: an entry
+    equals an item iff it equals one of these (2**63 + 4 in uint64 is not 2**63)."""
+    kept = []
+    for item in items:
+        value = real_value(item)
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                stored = dtype.type(value)
+        except (OverflowError, ValueError, TypeError):
+            continue
+        if stored.item() == value:
+            kept.append(stored)
+    return np.array(kept, dtype=dtype)
 
 
 @eltype.register(FiniteSet)
@@ -266,13 +294,11 @@ def _ascending(r: range) -> tuple[int, int, int]:
 
 
 def _as_int(x: Any) -> int | None:
-    if isinstance(x, (int, np.integer)):
-        return int(x)
-    if isinstance(x, (float, np.floating)) and math.isfinite(x) and float(x).is_integer():
-        return int(x)
-    if isinstance(x, np.ndarray) and x.shape == () and x.dtype.kind in "biuf":
-        return _as_int(x[()])
-    return None
+    """``x`` as the exact int it is (bools are 0 and 1, as in Python), or None."""
+    value = real_value(x)
+    if isinstance(value, float):
+        return int(value) if math.isfinite(value) and value.is_integer() else None
+    return value
 
 
 @contains.register(range)
@@ -301,6 +327,16 @@ def _range_sample(space: range, size: Any = None, *, rng: RngLike = None) -> Any
     return first + step * offsets.astype(object)
 
 
+def _congruent(values: np.ndarray, first: int, step: int) -> np.ndarray:
+    """``(values - first) % step == 0`` for an integer array, exactly (no wrap-around)."""
+    if step == 1:
+        return np.ones(values.shape, dtype=bool)
+    if values.dtype.kind in "iu" and step <= np.iinfo(values.dtype).max:
+        return np.mod(values, step) == first % step  # type: ignore[no-any-return]
+    objects = values.astype(object)
+    return np.asarray((objects - first) % step == 0, dtype=bool)
+
+
 @isin.register(range)
 def _range_isin(batch: Any, space: range) -> np.ndarray:
     array = as_real_array(batch)
@@ -312,12 +348,23 @@ def _range_isin(batch: Any, space: range) -> np.ndarray:
     if n == 0:
         return np.zeros(array.shape, dtype=bool)
     last = first + step * (n - 1)
-    inside = (array >= first) & (array <= last)
-    if array.dtype.kind == "f":
-        inside &= np.floor(array) == array
-    if step != 1:
-        with np.errstate(invalid="ignore"):
-            inside &= np.mod(array - first, step) == 0
+    if array.dtype.kind == "b":
+        array = array.view(np.uint8)
+    if array.dtype.kind != "f":
+        inside = (array >= first) & (array <= last)
+        if step != 1:
+            inside &= _congruent(array, first, step)
+        return inside  # type: ignore[no-any-return]
+    # floats: by exact value, against the float64 members nearest inside the ends
+    wide = array if array.dtype.itemsize >= 8 else array.astype(np.float64)
+    inside = (wide >= float_inward(first, True, up=True)) & (wide <= float_inward(last, True, up=False))
+    inside &= np.floor(wide) == wide
+    if step != 1 and inside.any():
+        values = wide[inside]
+        ints = values.astype(np.int64) if np.abs(values).max() < 2.0**63 else np.array(
+            [int(v) for v in values.tolist()], dtype=object
+        )
+        inside[inside] = _congruent(ints, first, step)
     return inside  # type: ignore[no-any-return]
 
 

@@ -45,7 +45,7 @@ from spacealg.core.protocol import (
     sample,
 )
 from spacealg.core.rng import RngLike
-from spacealg.core.space import Space
+from spacealg.core.space import Space, nested_depth
 from spacealg.spaces.sequence import clamp_stacked, isin_objects, object_batch, stacked, stacked_length
 
 __all__ = ["NUM_NODES", "Graph", "GraphInstance"]
@@ -70,7 +70,8 @@ class Graph(Space):
     def __init__(self, node_space: Any, edge_space: Any = None) -> None:
         node_shown, node = _shown(node_space)
         edge_shown, edge = (None, None) if edge_space is None else _shown(edge_space)
-        self._set(node_space=node_shown, edge_space=edge_shown, _node=node, _edge=edge)
+        depth = nested_depth("Graph", (node, edge))
+        self._set(node_space=node_shown, edge_space=edge_shown, _node=node, _edge=edge, _depth=depth)
 
     def _key(self) -> tuple[Any, ...]:
         return (self._node, self._edge)

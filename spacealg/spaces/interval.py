@@ -48,7 +48,7 @@ from spacealg.core.space import Space
 from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style
 from spacealg.spaces._batch import as_real_array, normalize_size
 
-__all__ = ["CLOSED_OPTIONS", "Closed", "Interval", "RealLike", "closed_option"]
+__all__ = ["CLOSED_OPTIONS", "Closed", "Interval", "RealLike", "closed_option", "float_inward", "real_value"]
 
 Closed = Literal["both", "left", "right", "neither"]
 CLOSED_OPTIONS: tuple[Closed, ...] = ("both", "left", "right", "neither")
@@ -83,6 +83,31 @@ def _real_end(name: str, value: Any) -> int | float:
     return value
 
 
+def float_inward(end: int | float, closed: bool, *, up: bool) -> float:
+    """The float64 member nearest to ``end`` (rounding inwards: ``float(2**53 + 1)`` would
+    round out of ``[2**53 + 1, ...]``)."""
+    value = float(end)
+    direction = math.inf if up else -math.inf
+    if (value < end if up else value > end) or (not closed and value == end):
+        value = float(np.nextafter(value, direction))
+    return value
+
+
+def real_value(x: Any) -> int | float | None:
+    """``x`` as the exact Python number it stores (bools are 0 and 1), or None if ``x`` is
+    not a real scalar (numpy's timedelta64 is an integer type but no number)."""
+    if isinstance(x, (bool, int, float)):
+        return x
+    if isinstance(x, np.ndarray):
+        if x.shape != ():
+            return None
+        x = x[()]
+    if isinstance(x, (np.integer, np.floating, np.bool_)) and x.dtype.kind in "biuf":
+        value = x.item()  # float16/float32 widen exactly; longdouble stays itself
+        return value if isinstance(value, (int, float)) else float(value)
+    return None
+
+
 class Interval(Space):
     """The real interval from ``low`` to ``high``; ``closed`` is both, left, right or neither."""
 
@@ -107,8 +132,8 @@ class Interval(Space):
         if (math.isinf(low) and low > 0) or (math.isinf(high) and high < 0):
             raise ValueError("Interval: low must not be +inf and high must not be -inf")
         # the nearest members to the ends (the ends themselves when closed)
-        inner_low = float(low) if closed_left else float(np.nextafter(low, np.inf))
-        inner_high = float(high) if closed_right else float(np.nextafter(high, -np.inf))
+        inner_low = float_inward(low, closed_left, up=True)
+        inner_high = float_inward(high, closed_right, up=False)
         if inner_low > inner_high:  # e.g. (0, 5e-324): elements are floats, and none lies inside
             raise ValueError(
                 f"Interval: ({low}, {high}) with closed={closed!r} contains no floating-point number"
@@ -134,9 +159,31 @@ class Interval(Space):
         return (self.low, self.high), {"closed": self.closed}
 
     def _inside(self, a: np.ndarray) -> np.ndarray:
-        above = a >= self.low if self.closed_left else a > self.low
-        below = a <= self.high if self.closed_right else a < self.high
-        return above & below  # type: ignore[no-any-return]
+        """Per-entry membership of a real array, by exact value: floats compare in float64
+        with the nearest members inside, integers with the nearest integers inside."""
+        if a.dtype.kind == "f":
+            wide = a if a.dtype.itemsize >= 8 else a.astype(np.float64)
+            return (wide >= self.inner_low) & (wide <= self.inner_high)  # type: ignore[no-any-return]
+        if a.dtype.kind == "b":
+            a = a.view(np.uint8)
+        low, high = self.integer_ends
+        inside = np.ones(a.shape, dtype=bool)
+        if low is not None:
+            inside &= a >= low
+        if high is not None:
+            inside &= a <= high
+        return inside
+
+    @property
+    def integer_ends(self) -> tuple[int | None, int | None]:
+        """The smallest and largest integer members (None for an infinite end)."""
+        low: int | None = None
+        high: int | None = None
+        if math.isfinite(self.low):
+            low = math.ceil(self.low) if self.closed_left else math.floor(self.low) + 1
+        if math.isfinite(self.high):
+            high = math.floor(self.high) if self.closed_right else math.ceil(self.high) - 1
+        return low, high
 
 
 REALS = Interval(-math.inf, math.inf, closed="neither")
@@ -144,15 +191,10 @@ REALS = Interval(-math.inf, math.inf, closed="neither")
 
 @contains.register(Interval)
 def _contains(x: Any, space: Interval) -> bool:
-    value: Any
-    # members by value, as everywhere in spacealg: bools are the numbers 0 and 1
-    if isinstance(x, (float, int, np.floating, np.integer, np.bool_)):
-        value = x
-    elif isinstance(x, np.ndarray) and x.shape == () and x.dtype.kind in "biuf":
-        value = x[()]
-    else:
-        return False
-    if value != value:  # NaN
+    # members by exact value, as everywhere in spacealg: bools are the numbers 0 and 1,
+    # float32(0.1) is 0.100000001490116..., compared with the ends as Python numbers
+    value = real_value(x)
+    if value is None or value != value:  # not a real, or NaN
         return False
     above = value >= space.low if space.closed_left else value > space.low
     below = value <= space.high if space.closed_right else value < space.high

@@ -74,13 +74,33 @@ def _contains(x: Any, space: OneOf) -> bool:
 def _sample(space: OneOf, size: Any = None, *, rng: RngLike = None) -> Any:
     generator = as_generator(rng)
     if size is None:
-        i = int(generator.integers(len(space._spaces)))
+        branches = _nonempty_branches(space)
+        i = branches[int(generator.integers(len(branches)))]
         return (i, sample(space._spaces[i], rng=generator))
     shape = normalize_size(size)
     batch = np.empty(shape, dtype=object)
     for position in np.ndindex(shape):
         batch[position] = _sample(space, rng=generator)
     return batch
+
+
+def _nonempty_branches(space: OneOf) -> list[int]:
+    """The branches that have members: sampling draws among them (uniformly, Gymnasium's
+    rule), so a OneOf with any member never fails to sample. ValueError if none has one."""
+    branches: list[int] | None = space.__dict__.get("_branches")
+    if branches is None:  # once per space (a OneOf is immutable)
+        branches = [i for i, s in enumerate(space._spaces) if not _is_empty(s)]
+        space._set(_branches=branches)
+    if not branches:
+        raise ValueError(f"sample: {space!r} is empty (every branch is)")
+    return branches
+
+
+def _is_empty(space: Any) -> bool:
+    try:
+        return cardinality(space) == 0
+    except (TypeError, OverflowError):
+        return False
 
 
 @isin.register(OneOf)

@@ -22,8 +22,6 @@ A batch of a product is the tuple (dict) of its components' batches.
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -50,8 +48,10 @@ from spacealg.core.protocol import (
     sample,
 )
 from spacealg.core.rng import RngLike, as_generator
-from spacealg.core.space import Space, format_value
+from spacealg.core.space import Space, format_value, nested_depth
 from spacealg.core.styles import Style, combine_styles
+from spacealg.spaces._batch import has_nan
+from spacealg.spaces._counting import count_product, lazy_product
 from spacealg.spaces.array import array_of
 from spacealg.spaces.box import Box
 from spacealg.spaces.interval import Interval
@@ -73,7 +73,8 @@ class SpaceTuple(Space):
 
     def __init__(self, *spaces: Any) -> None:
         pairs = [_component(s) for s in spaces]
-        self._set(spaces=tuple(p[0] for p in pairs), _spaces=tuple(p[1] for p in pairs))
+        depth = nested_depth(type(self).__name__, (p[1] for p in pairs))
+        self._set(spaces=tuple(p[0] for p in pairs), _spaces=tuple(p[1] for p in pairs), _depth=depth)
 
     def _key(self) -> tuple[Any, ...]:
         return self._spaces
@@ -95,22 +96,43 @@ class DictProduct(Space):
     ``DictProduct({"a": s, "b": t})``, ``DictProduct(a=s, b=t)`` or
     ``DictProduct([("b", t), ("a", s)])`` (pairs keep any order). Equality, like that of
     dicts, ignores key order; iteration, sampling and conversions keep it.
+
+    ``sort_keys`` is Gymnasium's flag (``Dict(..., sort_keys=False)``): a DictProduct never
+    sorts its keys, but the flag travels through ``to_gymnasium``/``from_gymnasium``, JSON,
+    ``repr`` and ``joint_space``, so that Gymnasium's ``batch_space`` of the converted space
+    keeps (False) or sorts (True) the keys as the original would. Equality ignores it, as
+    Gymnasium's does.
     """
 
     _shown: dict[Any, Any]
     _spaces: dict[Any, Any]
+    sort_keys: bool
 
-    def __init__(self, spaces: Mapping[Any, Any] | Iterable[tuple[Any, Any]] | None = None, /, **named: Any) -> None:
+    def __init__(
+        self,
+        spaces: Mapping[Any, Any] | Iterable[tuple[Any, Any]] | None = None,
+        /,
+        *,
+        sort_keys: bool = True,
+        **named: Any,
+    ) -> None:
+        if not isinstance(sort_keys, (bool, np.bool_)):
+            raise TypeError(f"DictProduct: sort_keys must be a bool, got {sort_keys!r}")
         if spaces is not None and named:
             raise TypeError("DictProduct: give the spaces either as one mapping/pairs or as keywords")
         items = list(named.items()) if spaces is None else list(
             spaces.items() if isinstance(spaces, Mapping) else spaces
         )
         keys = [k for k, _ in items]
+        for k in keys:
+            if has_nan(k):
+                raise ValueError(f"DictProduct: the key {k!r} is (or holds) NaN, which no lookup finds")
         if len(set(keys)) != len(keys):
             raise ValueError(f"DictProduct: duplicate keys in {keys!r}")
         pairs = {k: _component(s) for k, s in items}
         self._set(
+            sort_keys=bool(sort_keys),
+            _depth=nested_depth("DictProduct", (p[1] for p in pairs.values())),
             _shown={k: p[0] for k, p in pairs.items()},
             _spaces={k: p[1] for k, p in pairs.items()},
         )
@@ -130,10 +152,11 @@ class DictProduct(Space):
         return (frozenset(self._spaces.items()),)
 
     def _constructor_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        return (dict(self._shown),), {}
+        return (dict(self._shown),), ({} if self.sort_keys else {"sort_keys": False})
 
     def __repr__(self) -> str:
-        return f"DictProduct({format_value(self._shown)})"
+        flag = "" if self.sort_keys else ", sort_keys=False"
+        return f"DictProduct({format_value(self._shown)}{flag})"
 
 
 # -- product() -------------------------------------------------------------------------
@@ -296,13 +319,7 @@ def _clamp_inplace(x: Any, space: TupleProduct) -> Any:
     return x
 
 
-def _product_count(counts: Iterable[int | float]) -> int | float:
-    counts = list(counts)
-    if any(c == 0 for c in counts):
-        return 0
-    if any(c == math.inf for c in counts):  # before math.prod: inf * a huge int overflows
-        return math.inf
-    return math.prod(counts)
+_product_count = count_product
 
 
 @cardinality.register(TupleProduct)
@@ -312,7 +329,8 @@ def _cardinality(space: TupleProduct) -> int | float:
 
 @elements.register(TupleProduct)
 def _elements(space: TupleProduct) -> Iterator[tuple[Any, ...]]:
-    return itertools.product(*(list(elements(s)) for s in space._spaces))
+    spaces = space._spaces
+    return lazy_product(lambda i: elements(spaces[i]), len(spaces))
 
 
 def _mixed_radix_index(parts: Iterable[tuple[Any, Any]]) -> int:
@@ -451,7 +469,8 @@ def _dict_cardinality(space: DictProduct) -> int | float:
 @elements.register(DictProduct)
 def _dict_elements(space: DictProduct) -> Iterator[dict[Any, Any]]:
     keys = list(space._spaces)
-    combos = itertools.product(*(list(elements(s)) for s in space._spaces.values()))
+    spaces = list(space._spaces.values())
+    combos = lazy_product(lambda i: elements(spaces[i]), len(spaces))
     return (dict(zip(keys, combo)) for combo in combos)
 
 
@@ -482,14 +501,14 @@ def _dict_intersect(a: DictProduct, b: DictProduct) -> Any:
     if set(a._spaces) != set(b._spaces):
         return FiniteSet()
     parts = {k: intersect(s, b._spaces[k]) for k, s in a._spaces.items()}
-    return FiniteSet() if any(_empty(p) for p in parts.values()) else DictProduct(parts)
+    return FiniteSet() if any(_empty(p) for p in parts.values()) else DictProduct(parts, sort_keys=a.sort_keys)
 
 
 @array_of.register(DictProduct)
 def _dict_array(space: DictProduct, dims: tuple[int, ...], base: Any) -> DictProduct:
     from spacealg.spaces.array import ArraySpace
 
-    return DictProduct({k: ArraySpace(s, *dims) for k, s in space._shown.items()})
+    return DictProduct({k: ArraySpace(s, *dims) for k, s in space._shown.items()}, sort_keys=space.sort_keys)
 
 
 @as_space.register(dict)

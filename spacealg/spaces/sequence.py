@@ -43,7 +43,7 @@ from spacealg.core.protocol import (
     sample,
 )
 from spacealg.core.rng import RngLike, as_generator
-from spacealg.core.space import Space
+from spacealg.core.space import Space, nested_depth
 from spacealg.spaces._batch import normalize_size
 
 __all__ = [
@@ -224,7 +224,8 @@ class Sequence(Space):
         if not isinstance(stack, (bool, np.bool_)):
             raise TypeError(f"Sequence: stack must be a bool, got {stack!r}")
         feature = as_space(space)
-        self._set(space=space if isinstance(space, type) else feature, stack=bool(stack), _space=feature)
+        depth = nested_depth("Sequence", (feature,))
+        self._set(space=space if isinstance(space, type) else feature, stack=bool(stack), _space=feature, _depth=depth)
 
     def _key(self) -> tuple[Any, ...]:
         return (self._space, self.stack)

@@ -50,6 +50,7 @@ from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
 from spacealg.core.styles import FiniteSpaceStyle, Style
 from spacealg.spaces._batch import normalize_size
+from spacealg.spaces._counting import geometric_count
 
 __all__ = ["ALPHANUMERIC", "Text"]
 
@@ -190,7 +191,7 @@ def _block_sizes(space: Text) -> Iterator[tuple[int, int]]:
 
 @cardinality.register(Text)
 def _cardinality(space: Text) -> int:
-    return sum(count for _, count in _block_sizes(space))
+    return geometric_count(len(space.charset), space.min_length, space.max_length)
 
 
 @elements.register(Text)
@@ -206,7 +207,7 @@ def _elements(space: Text) -> Iterator[str]:
 def _index(x: Any, space: Text) -> int:
     if not _contains(x, space):
         raise ValueError(f"index: x={x!r} is not a member of {space!r}")
-    offset = sum(count for n, count in _block_sizes(space) if n < len(x))
+    offset = geometric_count(len(space.charset), space.min_length, len(x) - 1)
     position = 0
     for c in x:
         position = position * len(space.charset) + space._positions[c]
