@@ -50,8 +50,10 @@ def test_every_public_name_of_pufferlib_emulation(name, parameters):
 
 @pytest.mark.parametrize("name", CLASS_TUPLES)
 def test_the_class_tuples_of_pufferlib_spaces(name):
+    # a class pair that behaves as PufferLib's tuple (without importing gym eagerly)
     pair = getattr(spacealg.compat, name)
-    assert isinstance(pair, tuple) and getattr(gs, name) in pair
+    assert getattr(gs, name) in pair and pair == tuple(pair)
+    assert isinstance(getattr(gs, name).__new__(getattr(gs, name)), pair)
 
 
 def test_joint_space_of_pufferlib_spaces():

@@ -5,23 +5,64 @@
 >>> isinstance(gymnasium.spaces.Discrete(4), compat.Discrete)
 True
 
-Each name is a tuple of the legacy Gym class (when ``gym`` imports) and the Gymnasium
-class; without Gym it holds the Gymnasium class alone.
+Each name is a class pair usable with ``isinstance``/``issubclass`` like PufferLib's tuple:
+an object is an instance when it is one of the Gymnasium class or, once ``gym`` has been
+imported (by you: spacealg never imports it), of the Gym class. ``tuple(compat.Discrete)``
+gives the classes themselves (importing Gym when it is installed), and the pair equals
+that tuple.
 """
 
 from __future__ import annotations
 
-import gymnasium.spaces as _gymnasium
+import sys
+from collections.abc import Iterator
+from typing import Any
 
-from spacealg.adapters.gym import gym_spaces as _gym
+import gymnasium.spaces as _gymnasium
 
 __all__ = ["Box", "Dict", "Discrete", "MultiBinary", "MultiDiscrete", "Tuple", "class_pair"]
 
 
-def class_pair(name: str) -> tuple[type, ...]:
-    """The Gym and Gymnasium classes called ``name`` (Gymnasium's alone without Gym)."""
-    gymnasium_class = getattr(_gymnasium, name)
-    return (gymnasium_class,) if _gym is None else (getattr(_gym, name), gymnasium_class)
+class _PairMeta(type):
+    """``isinstance`` against the Gymnasium class and, when Gym is loaded, the Gym class."""
+
+    name: str
+
+    def _loaded(cls) -> tuple[type, ...]:
+        classes: list[type] = [getattr(_gymnasium, cls.name)]
+        gym = sys.modules.get("gym.spaces")
+        if gym is not None and hasattr(gym, cls.name):
+            classes.append(getattr(gym, cls.name))
+        return tuple(classes)
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, cls._loaded())
+
+    def __subclasscheck__(cls, sub: type) -> bool:
+        return issubclass(sub, cls._loaded())
+
+    def __iter__(cls) -> Iterator[type]:
+        from spacealg.adapters.gym import import_gym
+
+        gym = import_gym()
+        if gym is not None:
+            yield getattr(gym, cls.name)
+        yield getattr(_gymnasium, cls.name)
+
+    def __eq__(cls, other: object) -> bool:  # equal to PufferLib's tuple of the same classes
+        if isinstance(other, tuple):
+            return tuple(cls) == other
+        return cls is other
+
+    __hash__ = type.__hash__
+
+    def __repr__(cls) -> str:
+        return f"spacealg.compat.{cls.name}"
+
+
+def class_pair(name: str) -> type:
+    """The Gym and Gymnasium classes called ``name``, as one ``isinstance`` target."""
+    return _PairMeta(name, (), {"name": name})
 
 
 Discrete = class_pair("Discrete")

@@ -38,6 +38,7 @@ rule for your own space with ``@spacealg.encode.register(MySpace)`` (and ``decod
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium.spaces as gs
@@ -45,13 +46,14 @@ import numpy as np
 from gymnasium.spaces import GraphInstance
 
 from spacealg.adapters import native
-from spacealg.adapters.gymnasium import from_gymnasium, spacealg_space, to_gymnasium
+from spacealg.adapters.gymnasium import from_gymnasium, to_gymnasium
 from spacealg.core.generic import as_space, generic
+from spacealg.core.leaf import consecutive, leaf
 from spacealg.core.protocol import clamp, element, index
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
-from spacealg.spaces.finite import BOOL, FiniteSet, range_length
+from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.graph import Graph
 from spacealg.spaces.interval import Interval
 from spacealg.spaces.oneof import OneOf
@@ -96,8 +98,16 @@ def decode(y: Any, space: Any) -> Any:
 
 def _native(x: Any, dtype: Any) -> Any:
     """``x`` in ``dtype``: a numpy scalar for a scalar, an array otherwise."""
-    array = np.asarray(x, dtype=dtype)
+    array = _as(x, dtype)
     return array[()] if array.ndim == 0 else array
+
+
+def _as(x: Any, dtype: Any) -> np.ndarray:
+    """``np.asarray(x, dtype)``, with a ValueError naming ``x`` where it does not fit."""
+    try:
+        return np.asarray(x, dtype=dtype)
+    except OverflowError:
+        raise ValueError(f"encode: x={x!r} does not fit {np.dtype(dtype)}") from None
 
 
 def _python(y: Any) -> Any:
@@ -112,7 +122,7 @@ def _python(y: Any) -> Any:
 @encode.register(Box)
 @decode.register(Box)
 def _box(x: Any, space: Box) -> np.ndarray:
-    return np.asarray(x, dtype=space.dtype)
+    return _as(x, space.dtype)
 
 
 @encode.register(Interval)
@@ -126,20 +136,16 @@ def _interval_decode(y: Any, space: Interval) -> Any:
     return float(array) if array.ndim == 0 else array
 
 
-def _unit_step(space: range) -> bool:
-    return space.step == 1 or range_length(space) == 1
-
-
 @encode.register(range)
 def _range_encode(x: Any, space: range) -> Any:
-    if _unit_step(space):
+    if consecutive(space):  # consecutive integers are their own values (core.leaf)
         return _native(x, np.int64)
-    return _native((np.asarray(x, dtype=np.int64) - space.start) // space.step, np.int64)
+    return _native((_as(x, np.int64) - space.start) // space.step, np.int64)
 
 
 @decode.register(range)
 def _range_decode(y: Any, space: range) -> Any:
-    if _unit_step(space):
+    if consecutive(space):  # consecutive integers are their own values (core.leaf)
         return _python(y)
     return _python(space.start + space.step * np.asarray(y, dtype=np.int64))
 
@@ -149,7 +155,7 @@ def _range_decode(y: Any, space: range) -> Any:
 def _categorical(x: Any, space: Categorical) -> Any:
     if space.scalar:
         return _native(x, space.dtype)
-    return np.asarray(x, dtype=space.dtype)
+    return _as(x, space.dtype)
 
 
 @encode.register(FiniteSet)
@@ -159,15 +165,19 @@ def _finite_encode(x: Any, space: FiniteSet) -> np.int64:
 
 @decode.register(FiniteSet)
 def _finite_decode(y: Any, space: FiniteSet) -> Any:
-    return element(int(y), space)
+    try:
+        i = int(y)
+    except (TypeError, ValueError):
+        i = -1
+    if not 0 <= i < len(space.items) or i != y:
+        raise ValueError(f"decode: y={y!r} is not a position 0..{len(space.items) - 1} of space={space!r}")
+    return element(i, space)
 
 
 def _entry_rule(space: ArraySpace) -> str:
-    base = space.space
-    if isinstance(base, range) and _unit_step(base):
-        return "range"
-    if base == BOOL:
-        return "binary"
+    model = leaf(space)
+    if model is not None and model.items is None and model.image in ("MultiBinary", "MultiDiscrete"):
+        return "binary" if model.image == "MultiBinary" else "range"
     return "positions"
 
 
@@ -175,7 +185,7 @@ def _entry_rule(space: ArraySpace) -> str:
 def _array_encode(x: Any, space: ArraySpace) -> np.ndarray:
     rule = _entry_rule(space)
     if rule == "range":
-        return np.asarray(x, dtype=np.int64)
+        return _as(x, np.int64)
     if rule == "binary":
         return np.asarray(x).astype(np.int8)
     entries = np.asarray(x, dtype=object)
@@ -201,35 +211,66 @@ def _array_decode(y: Any, space: ArraySpace) -> np.ndarray:
     return out.reshape(codes.shape)
 
 
+def _parts(x: Any, space: Any, function: str) -> Any:
+    """``x`` checked to have exactly the parts of the product ``space`` (never a silent
+    partial result): ValueError naming the argument and the space otherwise."""
+    argument = "x" if function == "encode" else "y"
+    if isinstance(space, DictProduct):
+        if not isinstance(x, Mapping) or set(x.keys()) != set(space._spaces):
+            raise ValueError(f"{function}: {argument}={x!r} must be a dict with keys {list(space._spaces)!r} "
+                             f"for space={space!r}")
+    elif isinstance(x, (str, bytes, Mapping)) or not hasattr(x, "__len__") or len(x) != len(space._spaces):
+        raise ValueError(f"{function}: {argument}={x!r} must be a tuple of {len(space._spaces)} parts "
+                         f"for space={space!r}")
+    return x
+
+
 @encode.register(TupleProduct)
 def _tuple_encode(x: Any, space: TupleProduct) -> tuple[Any, ...]:
-    return tuple(encode(v, s) for v, s in zip(x, space._spaces))
+    return tuple(encode(v, s) for v, s in zip(_parts(x, space, "encode"), space._spaces))
 
 
 @decode.register(TupleProduct)
 def _tuple_decode(y: Any, space: TupleProduct) -> tuple[Any, ...]:
-    return tuple(decode(v, s) for v, s in zip(y, space._spaces))
+    return tuple(decode(v, s) for v, s in zip(_parts(y, space, "decode"), space._spaces))
 
 
 @encode.register(DictProduct)
 def _dict_encode(x: Any, space: DictProduct) -> dict[Any, Any]:
+    _parts(x, space, "encode")
     return {k: encode(x[k], s) for k, s in space._spaces.items()}
 
 
 @decode.register(DictProduct)
 def _dict_decode(y: Any, space: DictProduct) -> dict[Any, Any]:
+    _parts(y, space, "decode")
     return {k: decode(y[k], s) for k, s in space._spaces.items()}
+
+
+def _branch(x: Any, space: OneOf, function: str) -> int:
+    """The branch index of a OneOf value ``(i, value)``, checked."""
+    argument = "x" if function == "encode" else "y"
+    try:
+        i, _ = x
+        i = int(i)
+    except (TypeError, ValueError):
+        raise ValueError(f"{function}: {argument}={x!r} must be a pair (branch index, value) for "
+                         f"space={space!r}") from None
+    if not 0 <= i < len(space._spaces):
+        raise ValueError(f"{function}: {argument}={x!r} names branch {i} of space={space!r}, which has "
+                         f"{len(space._spaces)}")
+    return i
 
 
 @encode.register(OneOf)
 def _oneof_encode(x: Any, space: OneOf) -> tuple[np.int64, Any]:
-    i = int(x[0])
+    i = _branch(x, space, "encode")
     return np.int64(i), encode(x[1], space._spaces[i])
 
 
 @decode.register(OneOf)
 def _oneof_decode(y: Any, space: OneOf) -> tuple[int, Any]:
-    i = int(y[0])
+    i = _branch(y, space, "decode")
     return i, decode(y[1], space._spaces[i])
 
 
@@ -287,5 +328,5 @@ def _graph_decode(y: Any, space: Graph) -> GraphInstance:
 
 
 @clamp.register(gs.Space)
-def _clamp_gymnasium(x: Any, space: gs.Space) -> Any:
-    return native.clamp_native(x, space, spacealg_space(space), encode)
+def _clamp_native(x: Any, space: Any) -> Any:  # Gymnasium's and (gym_rules) Gym's
+    return native.clamp_native(x, space, as_space(space), encode)

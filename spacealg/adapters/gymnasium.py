@@ -57,6 +57,8 @@ Registering ``from_gymnasium`` is enough for every generic function to accept ``
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import gymnasium.spaces as gs
@@ -64,12 +66,13 @@ import numpy as np
 
 from spacealg.adapters import native
 from spacealg.core.generic import as_space, generic
+from spacealg.core.leaf import leaf
 from spacealg.core.protocol import cardinality, contains, eltype, isin, sample
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
-from spacealg.spaces.finite import BOOL, FiniteSet, range_length
+from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.graph import NUM_NODES, Graph
 from spacealg.spaces.interval import Interval
 from spacealg.spaces.oneof import OneOf
@@ -121,15 +124,32 @@ def no_adapter(space: Any, function: str) -> TypeError:
     )
 
 
-# -- from_gymnasium: one rule per Gymnasium class ------------------------------------------
+@dataclass(frozen=True)
+class Family:
+    """A package of Gymnasium-style space classes and what it lacks (Gym 0.26 lacks more).
+
+    The conversion rules below take the family as their last argument, so one table serves
+    Gymnasium and the legacy Gym: ``register_family`` registers each rule for the family's
+    classes (``from``) and for spacealg's kinds (``to``).
+    """
+
+    name: str  # "gymnasium" or "gym"
+    spaces: Any  # the module of space classes
+    from_: Any  # the generic functions from_<name> and to_<name>
+    to: Any
+    discrete_dtype: bool = True  # Discrete takes a dtype (Gym: always int64)
+    multidiscrete_start: bool = True  # MultiDiscrete takes a start
+    sequence_stack: bool = True  # Sequence takes stack=
+    graph_features: tuple[str, ...] | None = None  # Graph's allowed feature classes (None: any)
+
+    def lacks(self, space: Any, what: str) -> TypeError:
+        return TypeError(f"to_{self.name}: {space!r} has no {self.name} equivalent ({what})")
 
 
-@from_gymnasium.register(gs.Space)
-def _unknown_from(space: gs.Space) -> Any:
-    raise no_adapter(space, "from_gymnasium")
+# -- from_<family>: one rule per class name ---------------------------------------------------
 
 
-def box_from_native(space: Any) -> Box:
+def box_from_native(space: Any, f: Family | None = None) -> Box:
     """A spacealg Box with the bounds, boundedness and dtype of a Gymnasium/Gym Box."""
     low, high = np.asarray(space.low), np.asarray(space.high)
     if space.dtype.kind in "iu":
@@ -140,66 +160,62 @@ def box_from_native(space: Any) -> Box:
     return Box(low, high, shape=tuple(space.shape), dtype=space.dtype)
 
 
-from_gymnasium.register(gs.Box)(box_from_native)
-
-
-@from_gymnasium.register(gs.Discrete)
-def _discrete_from(space: gs.Discrete) -> Any:
+def _discrete_from(space: Any, f: Family) -> Any:
     return Categorical(int(space.n), start=int(space.start), dtype=space.dtype)
 
 
-@from_gymnasium.register(gs.MultiDiscrete)
-def _multidiscrete_from(space: gs.MultiDiscrete) -> Any:
-    return Categorical(np.asarray(space.nvec), start=np.asarray(space.start), dtype=space.dtype)
+def _multidiscrete_from(space: Any, f: Family) -> Any:
+    start = np.asarray(getattr(space, "start", 0))
+    return Categorical(np.asarray(space.nvec), start=start, dtype=space.dtype)
 
 
-@from_gymnasium.register(gs.MultiBinary)
-def _multibinary_from(space: gs.MultiBinary) -> ArraySpace:
+def _multibinary_from(space: Any, f: Family) -> ArraySpace:
     return ArraySpace(bool, *space.shape)  # type: ignore[no-any-return]
 
 
-@from_gymnasium.register(gs.Text)
-def _text_from(space: gs.Text) -> Text:
+def _text_from(space: Any, f: Family) -> Text:
     return Text(space.max_length, min_length=space.min_length, charset="".join(space.character_list))
 
 
-@from_gymnasium.register(gs.Tuple)
-def _tuple_from(space: gs.Tuple) -> TupleProduct:
-    return TupleProduct(*(from_gymnasium(s) for s in space.spaces))
+def _tuple_from(space: Any, f: Family) -> TupleProduct:
+    return TupleProduct(*(f.from_(s) for s in space.spaces))
 
 
-@from_gymnasium.register(gs.Dict)
-def _dict_from(space: gs.Dict) -> DictProduct:
-    pairs = [(k, from_gymnasium(s)) for k, s in space.spaces.items()]
+def _dict_from(space: Any, f: Family) -> DictProduct:
+    pairs = [(k, f.from_(s)) for k, s in space.spaces.items()]
     return DictProduct(pairs, sort_keys=getattr(space, "sort_keys", True))
 
 
-@from_gymnasium.register(gs.Sequence)
-def _sequence_from(space: gs.Sequence) -> Sequence:
-    return Sequence(from_gymnasium(space.feature_space), stack=space.stack)
+def _sequence_from(space: Any, f: Family) -> Sequence:
+    return Sequence(f.from_(space.feature_space), stack=getattr(space, "stack", False))
 
 
-@from_gymnasium.register(gs.Graph)
-def _graph_from(space: gs.Graph) -> Graph:
-    edge = None if space.edge_space is None else from_gymnasium(space.edge_space)
-    return Graph(from_gymnasium(space.node_space), edge)
+def _graph_from(space: Any, f: Family) -> Graph:
+    edge = None if space.edge_space is None else f.from_(space.edge_space)
+    return Graph(f.from_(space.node_space), edge)
 
 
-@from_gymnasium.register(gs.OneOf)
-def _oneof_from(space: gs.OneOf) -> OneOf:
-    return OneOf(*(from_gymnasium(s) for s in space.spaces))
+def _oneof_from(space: Any, f: Family) -> OneOf:
+    return OneOf(*(f.from_(s) for s in space.spaces))
 
 
-# -- to_gymnasium: one rule per spacealg kind ----------------------------------------------
+def _unknown_from(space: Any, f: Family) -> Any:
+    raise no_adapter(space, f"from_{f.name}")
 
 
-@to_gymnasium.register(gs.Space)
-def _already_gymnasium(space: gs.Space) -> gs.Space:
-    return space
+FROM_RULES: dict[str, Callable[[Any, Family], Any]] = {
+    "Space": _unknown_from, "Box": box_from_native, "Discrete": _discrete_from,
+    "MultiDiscrete": _multidiscrete_from, "MultiBinary": _multibinary_from, "Text": _text_from,
+    "Tuple": _tuple_from, "Dict": _dict_from, "Sequence": _sequence_from, "Graph": _graph_from,
+    "OneOf": _oneof_from,
+}
+
+
+# -- to_<family>: one rule per spacealg kind ------------------------------------------------
 
 
 def box_to_native(space: Box, box_class: type) -> Any:
-    """A Gymnasium/Gym Box with exactly the bounds, boundedness and dtype of ``space``."""
+    """A Gymnasium Box with exactly the bounds, boundedness and dtype of ``space``."""
     low, high = np.array(space.low), np.array(space.high)
     if space.dtype.kind == "f":  # Gymnasium cannot sample uniform(0.0, -0.0): use 0.0
         high[(high == 0) & np.signbit(high) & ~np.signbit(low)] = 0
@@ -210,46 +226,70 @@ def box_to_native(space: Box, box_class: type) -> Any:
     return native
 
 
-@to_gymnasium.register(Box)
-def _box_to(space: Box) -> gs.Box:
-    return box_to_native(space, gs.Box)  # type: ignore[no-any-return]
+def _box_to(space: Box, f: Family) -> Any:
+    if f.name == "gymnasium":
+        return box_to_native(space, f.spaces.Box)
+    low, high = space.low, space.high
+    if space.integral and not space._all_bounded:  # Gym applies its own integer limits
+        low = np.where(space.bounded_below, low, -np.inf)
+        high = np.where(space.bounded_above, high, np.inf)
+    with np.errstate(invalid="ignore"):  # Gym casts infinities before replacing them
+        return f.spaces.Box(np.array(low), np.array(high), shape=space.shape, dtype=space.dtype)
 
 
-def _require_nonempty(space: Any, n: int, function: str) -> None:
-    if n == 0:
-        raise TypeError(f"{function}: {space!r} is empty; Gymnasium has no empty space")
+def _discrete_to(space: Any, f: Family) -> Any:
+    """The Discrete of a scalar leaf: its integers (``start``), or positions of labels."""
+    model = leaf(space)
+    assert model is not None  # this rule is registered for leaves only
+    if model.items == ():
+        raise f.lacks(space, "it is empty")
+    n = int(model.high) - int(model.low) + 1
+    if not (int(model.low) >= -(2**63) and int(model.high) < 2**63):
+        raise TypeError(f"to_{f.name}: {space!r} does not fit {f.name}'s int64 Discrete")
+    if model.dtype != np.int64:
+        if not f.discrete_dtype:
+            raise f.lacks(space, f"{f.name}'s Discrete is always int64")
+        return f.spaces.Discrete(n, start=int(model.low), dtype=model.dtype)
+    return f.spaces.Discrete(n, start=int(model.low))
 
 
-@to_gymnasium.register(range)
-def _range_to(space: range) -> gs.Discrete:
-    n = range_length(space)
-    _require_nonempty(space, n, "to_gymnasium")
-    if not (min(space[0], space[-1]) >= -(2**63) and max(space[0], space[-1]) < 2**63):
-        raise TypeError(f"to_gymnasium: {space!r} does not fit Gymnasium's int64 Discrete")
-    if space.step == 1 or n == 1:
-        return gs.Discrete(n, start=space.start)
-    return gs.Discrete(n)
+def _multi_to(space: Any, f: Family) -> Any:
+    """MultiBinary / MultiDiscrete of an array leaf (positions for labels)."""
+    model = leaf(space)
+    if model is None or model.image not in ("MultiBinary", "MultiDiscrete"):
+        return _finite_array_to(space, f)
+    if model.image == "MultiBinary":
+        dims = model.shape
+        return f.spaces.MultiBinary(dims[0] if len(dims) == 1 else list(dims))
+    low = np.broadcast_to(np.asarray(model.low, dtype=model.dtype), model.shape)
+    nvec = np.broadcast_to(np.asarray(model.high, dtype=model.dtype), model.shape) - low + 1
+    if not f.multidiscrete_start:
+        if (low != 0).any():
+            raise f.lacks(space, f"{f.name}'s MultiDiscrete has no start")
+        return f.spaces.MultiDiscrete(np.array(nvec), dtype=model.dtype)
+    return f.spaces.MultiDiscrete(np.array(nvec), dtype=model.dtype, start=np.array(low))
 
 
-@to_gymnasium.register(Categorical)
-def _categorical_to(space: Categorical) -> Any:
-    if space.scalar:
-        return gs.Discrete(int(space.nvec), start=int(space.start), dtype=space.dtype)
-    return gs.MultiDiscrete(np.array(space.nvec), dtype=space.dtype, start=np.array(space.start))
+def _finite_array_to(space: ArraySpace, f: Family) -> Any:
+    """An array over any other finite set: its entries by position."""
+    try:
+        n = cardinality(space.space)
+    except TypeError:
+        n = math.inf
+    if n == math.inf or n == 0:
+        raise TypeError(f"to_{f.name}: {space!r} has no {f.name} equivalent (its entries are not a "
+                        "finite non-empty set)")
+    return f.spaces.MultiDiscrete(np.full(space.dims, n, dtype=np.int64))
 
 
-@to_gymnasium.register(FiniteSet)
-def _finite_to(space: FiniteSet) -> gs.Discrete:
-    _require_nonempty(space, len(space.items), "to_gymnasium")
-    return gs.Discrete(len(space.items))
+def _categorical_to(space: Categorical, f: Family) -> Any:
+    return _discrete_to(space, f) if space.scalar else _multi_to(space, f)
 
 
 def interval_box_bounds(space: Interval, function: str) -> tuple[float, float]:
     """The bounds of the Box equal to ``space``: TypeError if an end is open and finite."""
-    open_end = (not space.closed_left and math.isfinite(space.low)) or (
-        not space.closed_right and math.isfinite(space.high)
-    )
-    if open_end:
+    model = leaf(space)
+    if model is None or model.image is None:
         raise TypeError(
             f"{function}: {space!r} has no equivalent (a Box is closed; an open finite end "
             "cannot be represented)"
@@ -257,77 +297,73 @@ def interval_box_bounds(space: Interval, function: str) -> tuple[float, float]:
     return float(space.low) + 0.0, float(space.high) + 0.0  # no -0.0: Box(0.0, -0.0) cannot sample
 
 
-@to_gymnasium.register(Interval)
-def _interval_to(space: Interval) -> gs.Box:
-    low, high = interval_box_bounds(space, "to_gymnasium")
-    return gs.Box(low, high, shape=(), dtype=np.float64)
+def _interval_to(space: Interval, f: Family) -> Any:
+    low, high = interval_box_bounds(space, f"to_{f.name}")
+    return f.spaces.Box(low, high, shape=(), dtype=np.float64)
 
 
-@generic(0)
-def array_to_gymnasium(base: Any, dims: tuple[int, ...], space: Any) -> Any:
-    """``to_gymnasium`` for ``ArraySpace(base, *dims)``, chosen by the base's kind."""
-    try:
-        n = cardinality(base)
-    except TypeError:
-        n = math.inf
-    if n == math.inf or n == 0:
-        raise TypeError(f"to_gymnasium: {space!r} has no Gymnasium equivalent (its entries are not a "
-                        "finite non-empty set)")
-    return gs.MultiDiscrete(np.full(dims, n, dtype=np.int64))
+def _text_to(space: Text, f: Family) -> Any:
+    return f.spaces.Text(space.max_length, min_length=space.min_length, charset=space.charset)
 
 
-@array_to_gymnasium.register(range)
-def _range_array_to(base: range, dims: tuple[int, ...], space: Any) -> gs.MultiDiscrete:
-    n = range_length(base)
-    _require_nonempty(space, n, "to_gymnasium")
-    if base.step != 1 and n != 1:
-        return gs.MultiDiscrete(np.full(dims, n, dtype=np.int64))
-    return gs.MultiDiscrete(np.full(dims, n, dtype=np.int64), start=np.full(dims, base.start, dtype=np.int64))
+def _tuple_to(space: TupleProduct, f: Family) -> Any:
+    return f.spaces.Tuple([f.to(s) for s in space._spaces])
 
 
-@array_to_gymnasium.register(FiniteSet)
-def _finite_array_to(base: FiniteSet, dims: tuple[int, ...], space: Any) -> Any:
-    if base == BOOL:
-        return gs.MultiBinary(dims[0] if len(dims) == 1 else list(dims))
-    _require_nonempty(space, len(base.items), "to_gymnasium")
-    return gs.MultiDiscrete(np.full(dims, len(base.items), dtype=np.int64))
+def _dict_to(space: DictProduct, f: Family) -> Any:
+    pairs = [(k, f.to(s)) for k, s in space._spaces.items()]
+    if space.sort_keys or f.name != "gymnasium":
+        return f.spaces.Dict(pairs)
+    return f.spaces.Dict(pairs, sort_keys=False)
 
 
-@to_gymnasium.register(ArraySpace)
-def _array_to(space: ArraySpace) -> Any:
-    return array_to_gymnasium(space.space, space.dims, space)
+def _sequence_to(space: Sequence, f: Family) -> Any:
+    if not f.sequence_stack:
+        if space.stack:
+            raise f.lacks(space, f"{f.name}'s Sequence does not stack")
+        return f.spaces.Sequence(f.to(space._space))
+    return f.spaces.Sequence(f.to(space._space), stack=space.stack)
 
 
-@to_gymnasium.register(Text)
-def _text_to(space: Text) -> gs.Text:
-    return gs.Text(space.max_length, min_length=space.min_length, charset=space.charset)
+def _graph_to(space: Graph, f: Family) -> Any:
+    node = f.to(space._node)
+    edge = None if space._edge is None else f.to(space._edge)
+    if f.graph_features is not None:
+        allowed = tuple(getattr(f.spaces, name) for name in f.graph_features)
+        if not all(s is None or isinstance(s, allowed) for s in (node, edge)):
+            raise f.lacks(space, f"{f.name}'s Graph takes only Box or Discrete features")
+    return f.spaces.Graph(node, edge)
 
 
-@to_gymnasium.register(TupleProduct)
-def _tuple_to(space: TupleProduct) -> gs.Tuple:
-    return gs.Tuple([to_gymnasium(s) for s in space._spaces])
+def _oneof_to(space: OneOf, f: Family) -> Any:
+    return f.spaces.OneOf([f.to(s) for s in space._spaces])
 
 
-@to_gymnasium.register(DictProduct)
-def _dict_to(space: DictProduct) -> gs.Dict:
-    pairs = [(k, to_gymnasium(s)) for k, s in space._spaces.items()]
-    return gs.Dict(pairs) if space.sort_keys else gs.Dict(pairs, sort_keys=False)
+TO_RULES: dict[type, Callable[[Any, Family], Any]] = {
+    Box: _box_to, range: _discrete_to, FiniteSet: _discrete_to, Categorical: _categorical_to,
+    Interval: _interval_to, ArraySpace: _multi_to, Text: _text_to, TupleProduct: _tuple_to,
+    DictProduct: _dict_to, Sequence: _sequence_to, Graph: _graph_to, OneOf: _oneof_to,
+}
 
 
-@to_gymnasium.register(Sequence)
-def _sequence_to(space: Sequence) -> gs.Sequence:
-    return gs.Sequence(to_gymnasium(space._space), stack=space.stack)
+def register_family(family: Family) -> None:
+    """Registers the two tables for ``family``: ``from`` for each class it has, ``to`` for
+    each spacealg kind (OneOf only where the family has one)."""
+    def bound(rule: Callable[[Any, Family], Any]) -> Callable[[Any], Any]:
+        return lambda space: rule(space, family)
+
+    for name, rule in FROM_RULES.items():
+        cls = getattr(family.spaces, name, None)
+        if cls is not None:
+            family.from_.register(cls)(bound(rule))
+    family.to.register(family.spaces.Space)(lambda space: space)  # already one of the family's
+    for kind, rule in TO_RULES.items():
+        if kind is not OneOf or hasattr(family.spaces, "OneOf"):
+            family.to.register(kind)(bound(rule))
 
 
-@to_gymnasium.register(Graph)
-def _graph_to(space: Graph) -> gs.Graph:
-    edge = None if space._edge is None else to_gymnasium(space._edge)
-    return gs.Graph(to_gymnasium(space._node), edge)
-
-
-@to_gymnasium.register(OneOf)
-def _oneof_to(space: OneOf) -> gs.OneOf:
-    return gs.OneOf([to_gymnasium(s) for s in space._spaces])
+GYMNASIUM = Family("gymnasium", gs, from_gymnasium, to_gymnasium)
+register_family(GYMNASIUM)
 
 
 # -- the protocol on Gymnasium instances (see spacealg.adapters.native) ---------------------

@@ -21,12 +21,12 @@ Law: ``contains(sample(g, rng=r), g)`` and ``isin(sample(g, n, rng=r), g).all()`
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from spacealg.core.cache import IdentityCache
 from spacealg.core.protocol import clamp, sample
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.spaces._batch import normalize_size
@@ -40,6 +40,7 @@ __all__ = [
     "isin_multibinary",
     "isin_multidiscrete",
     "items_array",
+    "native_kind",
     "safe_contains",
     "sample_box",
     "sample_discrete",
@@ -48,20 +49,36 @@ __all__ = [
     "sample_multidiscrete",
 ]
 
-_CACHE: dict[int, Any] = {}
+_CONVERSIONS: IdentityCache[Any] = IdentityCache("conversions of Gymnasium/Gym spaces")
 
 
 def converted(space: Any, convert: Callable[[Any], Any]) -> Any:
-    """``convert(space)``, computed once per live instance (keyed by id, dropped when it dies)."""
-    key = id(space)
-    try:
-        return _CACHE[key]
-    except KeyError:
-        pass
-    result = convert(space)
-    _CACHE[key] = result
-    weakref.finalize(space, _CACHE.pop, key, None)
-    return result
+    """``convert(space)``, computed once per live instance (kept under :mod:`spacealg.core.cache`'s
+    rule: the entry dies with the instance)."""
+    result = _CONVERSIONS.get(space)
+    return result if result is not None else _CONVERSIONS.put(space, convert(space))
+
+
+FAMILIES = ("gymnasium", "gym")
+_KINDS: IdentityCache[tuple[str, str] | tuple[()]] = IdentityCache("Gymnasium/Gym classes")
+
+
+def native_kind(space: Any) -> tuple[str, str] | None:
+    """``(family, class name)`` for a Gymnasium or Gym space (family ``"gymnasium"`` or
+    ``"gym"``; the nearest class of its MRO defined in ``<family>.spaces``, e.g.
+    ``("gym", "Box")``), None for anything else. The one place spacealg tells Gymnasium
+    and Gym spaces apart; it never imports Gym."""
+    cls = type(space)
+    found = _KINDS.get(cls)
+    if found is None:
+        found = ()
+        for base in cls.__mro__:
+            family, _, rest = base.__module__.partition(".")
+            if family in FAMILIES and rest.startswith("spaces"):
+                found = (family, base.__name__)
+                break
+        _KINDS.put(cls, found)
+    return found or None
 
 
 def safe_contains(space: Any, x: Any) -> bool:

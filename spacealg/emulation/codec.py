@@ -44,27 +44,16 @@ signatures, built on the same machinery.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from spacealg.core.cache import IdentityCache
+from spacealg.core.codegen import Generator
 from spacealg.emulation.spaces import Layout, Leaf, layout_of
 
 __all__ = ["Codec", "codec_for", "emulate", "nativize"]
-
-_VIEW_CACHE_LIMIT = 64
-
-
-def _items_array(items: tuple[Any, ...]) -> np.ndarray:
-    array = np.empty(len(items), dtype=object)
-    array[:] = list(items)
-    if items and all(isinstance(i, str) for i in items):
-        return np.asarray(items)
-    if items and all(isinstance(i, (int, float, np.number)) and not isinstance(i, bool) for i in items):
-        return np.asarray(items)
-    return array
-
 
 def _byte_offsets(dtype: np.dtype, names_paths: list[tuple[str, ...]]) -> list[int]:
     offsets = []
@@ -95,7 +84,7 @@ class _Field:
         self.uniform = self.dtype == flat
         self.start = offset // flat.itemsize  # entry offset when uniform
         self.items = leaf.items
-        self.item_array = _items_array(leaf.items) if leaf.items else None
+        self.item_array = leaf.item_array if leaf.items else None
         self.lookup = leaf.lookup
         self.scalar = leaf.shape == ()
         # how stored values become the leaf's values
@@ -150,7 +139,7 @@ class _Field:
         return part.reshape((rows.shape[0], *self.shape))
 
 
-def _write_lines(gen: _Gen, paths: list[tuple[Any, ...]], encoders: list[str | None], target: str) -> list[str]:
+def _write_lines(gen: Generator, paths: list[tuple[Any, ...]], encoders: list[str | None], target: str) -> list[str]:
     """``v<k>[target] = <x at paths[k]>``, through ``encoders[k]`` if any; a sub-member on
     two or more paths is read once, into a local, just before its first use (so ``x`` is
     read in the same order as leaf by leaf)."""
@@ -173,7 +162,7 @@ def _write_lines(gen: _Gen, paths: list[tuple[Any, ...]], encoders: list[str | N
     return lines
 
 
-def _cached_views_function(gen: _Gen, header: str, buffer: str, count: int, miss: list[str],
+def _cached_views_function(gen: Generator, header: str, buffer: str, count: int, miss: list[str],
                            body: list[str]) -> Any:
     """Compiles ``header`` (a function of ``buffer``) that keeps the ``count`` views of the
     buffer it saw last in a closure cell; on a miss, ``miss`` leaves the views in ``v``.
@@ -197,29 +186,10 @@ def _cached_views_function(gen: _Gen, header: str, buffer: str, count: int, miss
         f"return {header.split()[1].split('(')[0]}",
     ]
     gen.namespace.update(_NOTHING=_NOTHING, _ndarray=np.ndarray)
-    return gen.compile("def _make():", lines)()
+    return gen.function("def _make():", lines, factory=True)
 
 
 _NOTHING = object()
-
-
-class _Gen:
-    def __init__(self) -> None:
-        self.namespace: dict[str, Any] = {"int": int, "float": float, "np": np}
-        self.lines: list[str] = []
-
-    def bind(self, value: Any) -> str:
-        name = f"_c{len(self.namespace)}"
-        self.namespace[name] = value
-        return name
-
-    def key(self, key: Any) -> str:
-        return repr(key) if type(key) in (int, str) else self.bind(key)
-
-    def compile(self, header: str, lines: list[str]) -> Callable[..., Any]:
-        source = "\n".join([header, *("    " + line for line in lines or ["pass"])])
-        exec(compile(source, "<spacealg.emulation generated>", "exec"), self.namespace)
-        return self.namespace[header.split()[1].split("(")[0]]  # type: ignore[no-any-return]
 
 
 class Codec:
@@ -244,15 +214,15 @@ class Codec:
             _Field(keys, leaf, dtype, offset, self.flat_dtype)
             for (keys, _, leaf), dtype, offset in zip(self.layout.leaves, self.layout.field_dtypes, offsets)
         ]
-        self._views: dict[int, tuple[np.ndarray, tuple[np.ndarray, ...]]] = {}
-        self._batch_views: dict[int, tuple[np.ndarray, tuple[np.ndarray, ...]]] = {}
+        self._views: IdentityCache[tuple[np.ndarray, ...]] = IdentityCache("row views", 64)
+        self._batch_views: IdentityCache[tuple[np.ndarray, ...]] = IdentityCache("buffer views", 64)
         self._compile()
 
     def __repr__(self) -> str:
         return f"Codec({self.space!r}, role={self.role!r})"
 
     # -- code generation ----------------------------------------------------------------
-    def _write_lines(self, gen: _Gen, target: str) -> list[str]:
+    def _write_lines(self, gen: Generator, target: str) -> list[str]:
         """``v<k>[target] = <leaf k of x>`` (labels encoded), sub-members read once."""
         encoders = []
         for field in self.fields:
@@ -261,13 +231,13 @@ class Codec:
                             else gen.bind(field.encode_labels) if member == "labels" else None)
         return _write_lines(gen, [f.keys for f in self.fields], encoders, target)
 
-    def _writer(self, gen: _Gen, header: str, cache: str, bind: str, target: str) -> Any:
+    def _writer(self, gen: Generator, header: str, cache: str, bind: str, target: str) -> Any:
         """A writer into rows ``out`` (the views of the last one kept; others through ``cache``)."""
-        miss = [f"e = {cache}.get(_id(out))", f"v = e[1] if e is not None and e[0] is out else {bind}(out)"]
+        miss = [f"v = {cache}.get(out)", f"if v is None: v = {bind}(out)"]
         body = [*self._write_lines(gen, target), "return out"]
         return _cached_views_function(gen, header, "out", len(self.fields), miss, body)
 
-    def _read_expr(self, gen: _Gen, field: _Field, stored: str, scalar_item: str | None, copy: bool) -> str:
+    def _read_expr(self, gen: Generator, field: _Field, stored: str, scalar_item: str | None, copy: bool) -> str:
         member = field.leaf.member
         if member in ("int", "label"):
             if scalar_item and not field.rounds:
@@ -283,7 +253,7 @@ class Codec:
             return f"{gen.bind(field.decode_array)}({stored})"
         return f"{stored}.copy()" if copy else stored
 
-    def _structure(self, gen: _Gen, exprs: list[str]) -> str:
+    def _structure(self, gen: Generator, exprs: list[str]) -> str:
         """The member's nesting around the leaf expressions (tuples and dicts)."""
         tree = self.layout.tree
         position = iter(exprs)
@@ -298,7 +268,7 @@ class Codec:
 
         return build(tree)
 
-    def _flat_read(self, gen: _Gen, field: _Field, k: int) -> tuple[str, str | None]:
+    def _flat_read(self, gen: Generator, field: _Field, k: int) -> tuple[str, str | None]:
         """(expression of the stored value in the 1-D row ``a``, fast Python-scalar form)."""
         if self.layout.native:
             part, item = "a", "a.item(0)"
@@ -312,9 +282,9 @@ class Codec:
         return (part if len(field.shape) == 1 else f"{part}.reshape({field.shape!r})"), None
 
     def _compile(self) -> None:
-        gen = _Gen()
+        gen = Generator(f"emulating {self.space!r} ({self.role})")
         gen.namespace.update(_views=self._views, _bind=self._bind, _batch_views=self._batch_views,
-                             _bind_batch=self._bind_batch, _id=id)
+                             _bind_batch=self._bind_batch)
         self.emulate_into = self._writer(  # type: ignore[method-assign]
             gen, "def emulate_into(out, x):", "_views", "_bind", "()")
         self.emulate_row = self._writer(  # type: ignore[method-assign]
@@ -324,7 +294,7 @@ class Codec:
             for k, f in enumerate(self.fields):
                 stored, item = self._flat_read(gen, f, k)
                 exprs.append(self._read_expr(gen, f, stored, item, copy))
-            reader = gen.compile(f"def read_{int(copy)}(a):", [f"return {self._structure(gen, exprs)}"])
+            reader = gen.function(f"def read_{int(copy)}(a):", [f"return {self._structure(gen, exprs)}"])
             setattr(self, f"_read_{int(copy)}", reader)
 
     # -- rows ---------------------------------------------------------------------------
@@ -357,9 +327,7 @@ class Codec:
         flat = self._flat(out, writing=True)
         views = tuple(f.view(flat) for f in self.fields)
         if isinstance(out, np.ndarray):
-            if len(self._views) >= _VIEW_CACHE_LIMIT:
-                self._views.clear()
-            self._views[id(out)] = (out, views)
+            self._views.put(out, views)
         return views
 
     def _rows(self, buf: Any, writing: bool) -> np.ndarray:
@@ -385,9 +353,7 @@ class Codec:
         rows = self._rows(buf, writing=True)
         views = tuple(f.batch_view(rows) for f in self.fields)
         if isinstance(buf, np.ndarray):
-            if len(self._batch_views) >= _VIEW_CACHE_LIMIT:
-                self._batch_views.clear()
-            self._batch_views[id(buf)] = (buf, views)
+            self._batch_views.put(buf, views)
         return views
 
     def emulate_into(self, out: Any, x: Any) -> Any:  # replaced by generated code
@@ -399,12 +365,7 @@ class Codec:
     def emulate(self, x: Any) -> np.ndarray:
         """A new row holding ``x``."""
         out = np.zeros(self.emulated_space.shape if self.layout.native else self.width, self.flat_dtype)
-        views = tuple(f.view(out.reshape(-1)) for f in self.fields)
-        self._views[id(out)] = (out, views)
-        try:
-            return self.emulate_into(out, x)  # type: ignore[no-any-return]
-        finally:
-            self._views.pop(id(out), None)
+        return self.emulate_into(out, x)  # type: ignore[no-any-return]
 
     def nativize(self, row: Any, copy: bool = False) -> Any:
         """The member stored in ``row`` (see the module docstring)."""
@@ -423,8 +384,9 @@ class Codec:
     # -- batches ---------------------------------------------------------------------------
     def emulate_batch(self, buf: Any, xs: Any) -> Any:
         """Writes the batch ``xs`` (spacealg's batch form) into the rows of ``buf``; returns it."""
-        e = self._batch_views.get(id(buf))
-        views = e[1] if e is not None and e[0] is buf else self._bind_batch(buf)
+        views = self._batch_views.get(buf)
+        if views is None:
+            views = self._bind_batch(buf)
         for field, view in zip(self.fields, views):
             value: Any = xs
             for key in field.keys:
@@ -462,21 +424,16 @@ class Codec:
 # PufferLib's free functions
 # =====================================================================================
 
-_CODECS: dict[tuple[int, str], tuple[Any, Codec]] = {}
+_CODECS = {role: IdentityCache[Codec](f"{role} codecs") for role in ("observation", "action")}
 
 
 def codec_for(space: Any, role: str = "observation") -> Codec:
-    """The cached :class:`Codec` of ``space`` in ``role`` (by the space's identity)."""
-    key = (id(space), role)
-    entry = _CODECS.get(key)
-    if entry is not None and entry[0] is space:
-        return entry[1]
-    codec = Codec(space, role)
-    if not isinstance(space, dict):
-        if len(_CODECS) > 4096:
-            _CODECS.clear()
-        _CODECS[key] = (space, codec)
-    return codec
+    """The :class:`Codec` of ``space`` in ``role``, kept under :mod:`spacealg.core.cache`'s rule."""
+    cache = _CODECS.get(role)
+    if cache is None:
+        return Codec(space, role)  # raises the ValueError naming role
+    codec = cache.get(space)
+    return codec if codec is not None else cache.put(space, Codec(space, role))
 
 
 def nativize(arr: Any, space: Any, struct_dtype: Any) -> Any:
@@ -486,27 +443,16 @@ def nativize(arr: Any, space: Any, struct_dtype: Any) -> Any:
     ``emulate_action_space`` for ``space`` (which layout is meant). Arrays in the result
     are views of ``arr`` (as in PufferLib); Discrete values are Python ints.
     """
-    entry = _NATIVIZERS.get((id(space), id(struct_dtype)))
-    if entry is not None and entry[0] is space and entry[1] is struct_dtype:
-        return entry[2].nativize(arr)
-    dtype = np.dtype(struct_dtype)
     for role in ("observation", "action"):
         try:
             codec = codec_for(space, role)
         except ValueError:
             continue
-        if codec.struct_dtype == dtype:
-            if not isinstance(space, dict):
-                if len(_NATIVIZERS) >= 4096:
-                    _NATIVIZERS.clear()
-                _NATIVIZERS[(id(space), id(struct_dtype))] = (space, struct_dtype, codec)
+        if codec.struct_dtype is struct_dtype or codec.struct_dtype == np.dtype(struct_dtype):
             return codec.nativize(arr)
     raise ValueError(
-        f"nativize: {dtype} is neither the observation nor the action layout of {space!r}"
+        f"nativize: {np.dtype(struct_dtype)} is neither the observation nor the action layout of {space!r}"
     )
-
-
-_NATIVIZERS: dict[tuple[int, int], tuple[Any, Any, Codec]] = {}
 
 
 class _StructWriter:
@@ -522,10 +468,10 @@ class _StructWriter:
         self.paths: list[tuple[Any, ...]] = []
         self.names: list[tuple[str, ...]] = []
         self._collect(dtype, (), ())
-        self._views: dict[int, tuple[Any, tuple[np.ndarray, ...]]] = {}
-        gen = _Gen()
-        gen.namespace.update(_views=self._views, _bind=self._bind, _id=id)
-        miss = ["e = _views.get(_id(struct))", "v = e[1] if e is not None and e[0] is struct else _bind(struct)"]
+        self._views: IdentityCache[tuple[np.ndarray, ...]] = IdentityCache("struct views", 64)
+        gen = Generator(f"writing {dtype}")
+        gen.namespace.update(_views=self._views, _bind=self._bind)
+        miss = ["v = _views.get(struct)", "if v is None: v = _bind(struct)"]
         body = _write_lines(gen, self.paths, [None] * len(self.paths), "...")
         self.write = _cached_views_function(gen, "def write(struct, x):", "struct", len(self.paths), miss, body)
 
@@ -545,13 +491,10 @@ class _StructWriter:
             for name in names:
                 view = view[name]
             views.append(view)
-        if len(self._views) >= _VIEW_CACHE_LIMIT:
-            self._views.clear()
-        self._views[id(struct)] = (struct, tuple(views))
-        return tuple(views)
+        return self._views.put(struct, tuple(views))
 
 
-_WRITERS: dict[np.dtype, _StructWriter] = {}
+_WRITERS: IdentityCache[_StructWriter] = IdentityCache("struct writers", 256, by_value=True)
 
 
 def _emulate_slow(struct: Any, sample: Any) -> None:
@@ -572,31 +515,14 @@ def emulate(struct: Any, sample: Any) -> None:
     anything else into the array itself; values are written raw (cast to the field's
     dtype). Spaces whose leaves need an encoding (labels) go through :class:`Codec`.
     """
-    global _LAST_BOUND
-    last = _LAST_BOUND
-    if last[0] is struct:
-        write = last[1]
-    else:
-        entry = _BOUND.get(id(struct))
-        if entry is not None and entry[0] is struct:
-            writer = entry[1]
-        else:
-            dtype = struct.dtype
-            if dtype.names is None or not isinstance(struct, np.ndarray):
-                _emulate_slow(struct, sample)
-                return
-            found = _WRITERS.get(dtype)
-            writer = found if found is not None else _WRITERS.setdefault(dtype, _StructWriter(dtype))
-            if len(_BOUND) >= _VIEW_CACHE_LIMIT:
-                _BOUND.clear()
-            _BOUND[id(struct)] = (struct, writer)
-        write = writer.write
-        _LAST_BOUND = (struct, write)  # one tuple, replaced whole (thread-safe pairing)
+    dtype = struct.dtype if isinstance(struct, np.ndarray) else None
+    if dtype is None or dtype.names is None:
+        _emulate_slow(struct, sample)
+        return
+    writer = _WRITERS.get(dtype)
+    if writer is None:
+        writer = _WRITERS.put(dtype, _StructWriter(dtype))
     try:
-        write(struct, sample)
+        writer.write(struct, sample)
     except (KeyError, TypeError, IndexError):
         _emulate_slow(struct, sample)
-
-
-_LAST_BOUND: tuple[Any, Any] = (_NOTHING, None)
-_BOUND: dict[int, tuple[np.ndarray, _StructWriter]] = {}

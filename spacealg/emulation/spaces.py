@@ -51,19 +51,19 @@ of a member lies in the emulated space; ``nativize(emulate(x)) == x``.
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 import gymnasium
 import numpy as np
 
+from spacealg.adapters.native import native_kind
+from spacealg.core.cache import IdentityCache
 from spacealg.core.generic import as_space, generic
-from spacealg.spaces.array import ArraySpace
+from spacealg.core.leaf import LeafModel
+from spacealg.core.leaf import leaf as leaf_model
+from spacealg.ops.leaves import flatten_space
 from spacealg.spaces.box import Box
-from spacealg.spaces.categorical import Categorical
-from spacealg.spaces.finite import BOOL, FiniteSet, range_length
-from spacealg.spaces.interval import Interval
 from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct
 
@@ -75,6 +75,7 @@ __all__ = [
     "emulate_action_space",
     "emulate_observation_space",
     "emulation_layout",
+    "flatten_space",
     "layout_of",
 ]
 
@@ -101,6 +102,7 @@ class Leaf:
     member: str
     items: tuple[Any, ...] = ()
     lookup: dict[Any, int] = field(default_factory=dict)
+    item_array: np.ndarray | None = None
 
     @property
     def size(self) -> int:
@@ -115,26 +117,6 @@ class Struct:
     names: tuple[str, ...]
     parts: tuple[Any, ...]
     named: bool
-
-
-def _bounds(shape: tuple[int, ...], low: Any, high: Any, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
-    low_array = np.array(np.broadcast_to(np.asarray(low, dtype=dtype), shape))
-    high_array = np.array(np.broadcast_to(np.asarray(high, dtype=dtype), shape))
-    return low_array, high_array
-
-
-def _leaf(space: Any, path: str, dtype: Any, shape: tuple[int, ...], low: Any, high: Any,
-          discrete: bool, member: str, items: tuple[Any, ...] = ()) -> Leaf:
-    dtype = np.dtype(dtype)
-    lo, hi = _bounds(shape, low, high, object if discrete else np.float64)
-    lookup = {_hashable(item): i for i, item in enumerate(items)}
-    return Leaf(space, path, dtype, shape, lo, hi, discrete, member, items, lookup)
-
-
-def _hashable(x: Any) -> Any:
-    if isinstance(x, np.generic) or (isinstance(x, np.ndarray) and x.shape == ()):
-        return x.item()
-    return x
 
 
 # =====================================================================================
@@ -155,64 +137,16 @@ def emulation_layout(space: Any, path: str = "space") -> Leaf | Struct:
         converted = space
     if converted is not space:
         return emulation_layout(converted, path)  # type: ignore[no-any-return]
+    model = leaf_model(space)
+    if model is not None and model.items != ():
+        return leaf_layout(space, model, path)
+    if model is not None:
+        raise ValueError(f"emulation: {path} = {space!r} is empty")
     raise ValueError(
         f"emulation: {path} = {space!r} has no fixed-size structured layout (variable-size "
         "spaces such as Sequence, Graph and Text, and OneOf, cannot be emulated); flatten it "
         "with spacealg.ops.flatten or change the space"
     )
-
-
-@emulation_layout.register(Box)
-def _box_layout(space: Box, path: str = "space") -> Leaf:
-    return _leaf(space, path, space.dtype, space.shape, space.low, space.high, space.integral, "array")
-
-
-@emulation_layout.register(range)
-def _range_layout(space: range, path: str = "space") -> Leaf:
-    n = range_length(space)
-    if n == 0:
-        raise ValueError(f"emulation: {path} = {space!r} is empty")
-    if space.step == 1 or n == 1:  # consecutive integers (the Gymnasium adapter's Discrete)
-        return _leaf(space, path, np.int64, (), space.start, space.start + n - 1, True, "int")
-    return _leaf(space, path, np.int64, (), 0, n - 1, True, "label", tuple(space))
-
-
-@emulation_layout.register(Categorical)
-def _categorical_layout(space: Categorical, path: str = "space") -> Leaf:
-    member = "int" if space.scalar else "array"
-    return _leaf(space, path, space.dtype, space.shape, space.low, space.high, True, member)
-
-
-@emulation_layout.register(FiniteSet)
-def _finite_layout(space: FiniteSet, path: str = "space") -> Leaf:
-    if not space.items:
-        raise ValueError(f"emulation: {path} = {space!r} is empty")
-    return _leaf(space, path, np.int64, (), 0, len(space.items) - 1, True, "label", space.items)
-
-
-@emulation_layout.register(Interval)
-def _interval_layout(space: Interval, path: str = "space") -> Leaf:
-    return _leaf(space, path, np.float64, (), float(space.low), float(space.high), False, "float")
-
-
-@emulation_layout.register(ArraySpace)
-def _array_layout(space: ArraySpace, path: str = "space") -> Leaf:
-    base, dims = space.space, space.dims
-    n = range_length(base) if isinstance(base, range) else 0
-    if isinstance(base, range) and (base.step == 1 or n == 1) and n > 0:
-        return _leaf(space, path, np.int64, dims, base.start, base.start + n - 1, True, "array")
-    if base == BOOL:
-        return _leaf(space, path, np.int8, dims, 0, 1, True, "array")
-    if isinstance(base, Interval):
-        return _leaf(space, path, np.float64, dims, float(base.low), float(base.high), False, "array")
-    if isinstance(base, (range, FiniteSet)) and len(_items(base)):
-        items = _items(base)
-        return _leaf(space, path, np.int64, dims, 0, len(items) - 1, True, "labels", items)
-    raise ValueError(f"emulation: {path} = {space!r} has no structured layout (arrays over {base!r})")
-
-
-def _items(base: Any) -> tuple[Any, ...]:
-    return base.items if isinstance(base, FiniteSet) else tuple(base)
 
 
 @emulation_layout.register(TupleProduct)
@@ -238,6 +172,23 @@ def _oneof_layout(space: OneOf, path: str = "space") -> Leaf:
         f"emulation: {path} = {space!r} is a OneOf, whose members have no common layout; "
         "flatten it with spacealg.ops.flatten (Gymnasium's [index, *value] encoding) instead"
     )
+
+
+def leaf_layout(space: Any, model: LeafModel, path: str) -> Leaf:
+    """The field of a leaf (:mod:`spacealg.core.leaf`): its stored dtype, shape and bounds;
+    ``nativize`` builds labels from positions, scalars as Python numbers, else arrays."""
+    if model.items is not None:
+        member = "label" if model.scalar else "labels"
+    elif model.scalar:
+        member = "int" if model.integral else "float"
+    else:
+        member = "array"
+    bound = object if model.integral else np.float64  # exact integers; floats as float64
+    low = np.array(np.broadcast_to(np.asarray(model.low, dtype=bound), model.shape))
+    high = np.array(np.broadcast_to(np.asarray(model.high, dtype=bound), model.shape))
+    labels = model.items is not None
+    return Leaf(space, path, model.dtype, model.shape, low, high, model.integral, member, model.items or (),
+                model.lookup, model.item_array if labels else None)
 
 
 # =====================================================================================
@@ -305,7 +256,7 @@ class Layout:
         self._set_fields(lambda leaf: leaf.dtype)
         uniform = len({leaf.dtype for leaf in leaves}) == 1
         self.flat_dtype = leaves[0].dtype if uniform else _UINT8
-        if _is_native_box(self.space):
+        if _is_native(self.space, ("Box",)):
             self.native = True
             self.emulated_space = self.space
         elif isinstance(self.space, Box):
@@ -402,39 +353,24 @@ def _gym_box(low: Any, high: Any, width: int, dtype: np.dtype) -> gymnasium.spac
 
 def _is_native(space: Any, names: tuple[str, ...]) -> bool:
     """Whether ``space`` is a Gymnasium (or Gym) space of one of the classes ``names``."""
-    if isinstance(space, gymnasium.spaces.Space):
-        return type(space).__name__ in names and isinstance(
-            space, tuple(getattr(gymnasium.spaces, n) for n in names)
-        )
-    gym = sys.modules.get("gym")
-    if gym is not None and isinstance(space, gym.spaces.Space):
-        return isinstance(space, tuple(getattr(gym.spaces, n) for n in names))
-    return False
-
-
-def _is_native_box(space: Any) -> bool:
-    return _is_native(space, ("Box",))
+    kind = native_kind(space)
+    return kind is not None and kind[1] in names
 
 
 # =====================================================================================
 # PufferLib's functions
 # =====================================================================================
 
-_LAYOUTS: dict[tuple[int, str], tuple[Any, Layout]] = {}
+_LAYOUTS = {role: IdentityCache[Layout](f"{role} layouts") for role in ("observation", "action")}
 
 
 def layout_of(space: Any, role: str = "observation") -> Layout:
-    """The :class:`Layout` of ``space`` in ``role``, cached by the space's identity."""
-    key = (id(space), role)
-    entry = _LAYOUTS.get(key)
-    if entry is not None and entry[0] is space:
-        return entry[1]
-    layout = Layout(space, role)
-    if not isinstance(space, dict):
-        if len(_LAYOUTS) > 4096:
-            _LAYOUTS.clear()
-        _LAYOUTS[key] = (space, layout)
-    return layout
+    """The :class:`Layout` of ``space`` in ``role``, kept under :mod:`spacealg.core.cache`'s rule."""
+    cache = _LAYOUTS.get(role)
+    if cache is None:
+        return Layout(space, role)  # raises the ValueError naming role
+    layout = cache.get(space)
+    return layout if layout is not None else cache.put(space, Layout(space, role))
 
 
 def dtype_from_space(space: Any) -> np.dtype:

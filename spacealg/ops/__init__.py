@@ -6,12 +6,12 @@ from spacealg.ops.flatten import (
     flatdim,
     flatten,
     flatten_batch,
-    flatten_space,
     flattened_box,
     unflatten,
     unflatten_batch,
 )
 from spacealg.ops.joint import joint_space
+from spacealg.ops.leaves import flatten_space
 
 __all__ = [
     "FlatCodec",

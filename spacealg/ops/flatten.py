@@ -1,23 +1,18 @@
-"""Flattening: the leaf list (PufferLib) and Gymnasium's one-hot vectors, precompiled.
+"""Flattening: Gymnasium's one-hot vectors, precompiled.
 
 >>> import numpy as np
 >>> from spacealg import Box, DictProduct
->>> from spacealg.ops import flatdim, flatten, unflatten, flattened_box, flatten_space
+>>> from spacealg.ops import flatdim, flatten, unflatten, flattened_box
 >>> s = DictProduct(pos=Box(-1.0, 1.0, shape=(2,)), dir=range(4))
 >>> flatdim(s), flatten({"pos": np.zeros(2, np.float32), "dir": 2}, s)
 (6, array([0., 0., 0., 0., 1., 0.]))
 >>> unflatten(flatten({"pos": np.ones(2), "dir": 3}, s), s)["dir"]
 np.int64(3)
->>> flatten_space(s)                       # PufferLib's meaning: the leaves, depth first
-[Box(-1.0, 1.0, shape=(2,), dtype=np.float32), range(0, 4)]
 
-Two operations share the name "flatten a space" in the ecosystem; spacealg names them apart:
-
-- :func:`flatten_space` is PufferLib's: the list of leaf spaces of nested Tuples/Dicts,
-  depth first, in key order (the fields of :func:`spacealg.emulation.dtype_from_space`).
-- :func:`flattened_box` is Gymnasium's ``gymnasium.spaces.utils.flatten_space``: the Box
-  that :func:`flatten` maps members into (a Sequence/Graph/Tuple/Dict of flattened parts
-  where Gymnasium gives one).
+:func:`flattened_box` is Gymnasium's ``gymnasium.spaces.utils.flatten_space`` (the Box
+that :func:`flatten` maps into); spacealg's ``flatten_space`` is PufferLib's leaf list
+(:mod:`spacealg.ops.leaves`). Note the argument order: the value first, as everywhere in
+spacealg (``flatten(x, space)``); a call with the two swapped is a TypeError saying so.
 
 :func:`flatdim`, :func:`flatten`, :func:`unflatten` and :func:`flattened_box` equal
 ``gymnasium.spaces.utils``'s, value for value and dtype for dtype, on every Gymnasium
@@ -26,7 +21,7 @@ space they are Gymnasium's rules applied to its Gymnasium image. The rule table,
 registration of :func:`flat_codec` per kind of space:
 
 ===============================  =========  ==============================================
-space (its Gymnasium image)      flat dtype flat vector of a member ``x``
+space (its leaf model's image)   flat dtype flat vector of a member ``x``
 ===============================  =========  ==============================================
 ``Box``                          its dtype  ``x`` raveled (C order)
 ``range(a, b)`` (Discrete)       int64      one-hot of ``x - a``, length ``b - a``
@@ -49,6 +44,7 @@ for OneOf) and ``(*batch, flatdim)`` arrays, vectorised per leaf.
 Speed: a space is compiled once into a :class:`FlatCodec` (cached by identity for spacealg
 and Gymnasium spaces) whose ``flatten``/``unflatten`` are generated straight-line code with
 the offsets inlined. Hold ``codec = flat_codec(space)`` to skip even the cache lookup.
+Leaves compile from their leaf model (:func:`leaf_codec`, :mod:`spacealg.core.leaf`).
 
 Laws (tests/test_flatten.py): ``unflatten(flatten(x, s), s) == x``;
 ``flatten(x, s) in flattened_box(s)``; ``flatdim(s) == flatten(x, s).size``;
@@ -59,21 +55,18 @@ Gymnasium spaces every function equals ``gymnasium.spaces.utils``'s, dtype inclu
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
 from typing import Any
 
-import gymnasium
 import numpy as np
 
-from spacealg.core.generic import as_space, coerce, generic
-from spacealg.core.protocol import element, index
+from spacealg.adapters.native import native_kind
+from spacealg.core.cache import IdentityCache
+from spacealg.core.codegen import Generator
+from spacealg.core.generic import coerce, generic
+from spacealg.core.leaf import LeafModel, leaf, plain
 from spacealg.core.space import Space
-from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
-from spacealg.spaces.categorical import Categorical
-from spacealg.spaces.finite import BOOL, FiniteSet, range_length
 from spacealg.spaces.graph import Graph, GraphInstance
-from spacealg.spaces.interval import Interval
 from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct
 from spacealg.spaces.sequence import Sequence, stacked
@@ -85,7 +78,6 @@ __all__ = [
     "flatdim",
     "flatten",
     "flatten_batch",
-    "flatten_space",
     "flattened_box",
     "unflatten",
     "unflatten_batch",
@@ -94,54 +86,6 @@ __all__ = [
 _INT64 = np.dtype(np.int64)
 _INT8 = np.dtype(np.int8)
 _FLOAT64 = np.dtype(np.float64)
-
-
-# =====================================================================================
-# flatten_space: PufferLib's leaf list
-# =====================================================================================
-
-
-@generic(0)
-def flatten_space(space: Any) -> list[Any]:
-    """The leaf spaces of nested products, depth first, in key order (PufferLib's meaning).
-
-    Laws: a space that is not a TupleProduct/DictProduct is its own only leaf;
-    ``flatten_space(TupleProduct(a, b)) == flatten_space(a) + flatten_space(b)``;
-    Gymnasium spaces give Gymnasium leaves (``Tuple``/``Dict`` recurse). These are the
-    fields of :func:`spacealg.emulation.dtype_from_space`, in order.
-    """
-    if _is_foreign_space(space) and type(space).__name__ in ("Tuple", "Dict"):  # legacy Gym
-        parts = space.spaces.values() if isinstance(space.spaces, Mapping) else space.spaces
-        return [leaf for part in parts for leaf in flatten_space(part)]
-    converted = as_space(space) if _convertible(space) else space
-    if converted is space:
-        return [space]
-    return flatten_space(converted)  # type: ignore[no-any-return]
-
-
-@flatten_space.register(TupleProduct)
-def _tuple_leaves(space: TupleProduct) -> list[Any]:
-    return [leaf for i in range(len(space.spaces)) for leaf in flatten_space(space[i])]
-
-
-@flatten_space.register(DictProduct)
-def _dict_leaves(space: DictProduct) -> list[Any]:
-    return [leaf for part in space.spaces.values() for leaf in flatten_space(part)]
-
-
-@flatten_space.register(gymnasium.spaces.Tuple)
-def _gymnasium_tuple_leaves(space: gymnasium.spaces.Tuple) -> list[Any]:
-    return [leaf for part in space.spaces for leaf in flatten_space(part)]
-
-
-@flatten_space.register(gymnasium.spaces.Dict)
-def _gymnasium_dict_leaves(space: gymnasium.spaces.Dict) -> list[Any]:
-    return [leaf for part in space.spaces.values() for leaf in flatten_space(part)]
-
-
-def _convertible(space: Any) -> bool:
-    """Plain dicts of spaces stand for products; other spaces (Gymnasium ones too) are leaves."""
-    return isinstance(space, Mapping) and not _is_foreign_space(space)
 
 
 # =====================================================================================
@@ -163,6 +107,7 @@ class FlatCodec:
     dtype: Any  # a numpy dtype; None for spaces that do not flatten to one array
     flattenable: bool = True
     onehot: bool = False  # whether fill relies on a zeroed output
+    flat_shape: tuple[int, ...] = ()  # (dim,), set when the public functions cache the codec
 
     # -- single members -------------------------------------------------------------
     def flatten(self, x: Any) -> Any:
@@ -219,11 +164,11 @@ class FlatCodec:
         """The ranges of a flat vector (this space at ``start``) that ``fill`` leaves at zero."""
         return [(start, start + self.dim)] if self.onehot else []
 
-    def emit_fill(self, gen: _Generator, value: str, start: int) -> None:
+    def emit_fill(self, gen: Generator, value: str, start: int) -> None:
         name = gen.bind(self.fill)
         gen.line(f"{name}(out[{start}:{start + self.dim}], {value})")
 
-    def emit_read(self, gen: _Generator, start: int) -> str:
+    def emit_read(self, gen: Generator, start: int) -> str:
         name = gen.bind(self.unflatten)
         return f"{name}(v[{start}:{start + self.dim}])"
 
@@ -237,43 +182,18 @@ class FlatCodec:
         return f"<{type(self).__name__} dim={self.dim} dtype={self.dtype}>"
 
 
-class _Generator:
-    """Collects the lines and constants of a generated function."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.namespace: dict[str, Any] = {
-            "np": np,
-            "asarray": np.asarray,
-            "zeros": np.zeros,
-            "empty": np.empty,
-            "ravel": np.ravel,
-            "ValueError": ValueError,
-        }
-        self.indent = "    "
-
-    def bind(self, value: Any) -> str:
-        name = f"_c{len(self.namespace)}"
-        self.namespace[name] = value
-        return name
-
-    def line(self, text: str) -> None:
-        self.lines.append(self.indent + text)
-
-    def compile(self, header: str, footer: str | None = None) -> Callable[..., Any]:
-        body = [header, *self.lines]
-        if footer is not None:
-            body.append(self.indent + footer)
-        if len(body) == 1:
-            body.append(self.indent + "pass")
-        exec(compile("\n".join(body), "<spacealg.ops.flatten generated>", "exec"), self.namespace)
-        return self.namespace[header.split()[1].split("(")[0]]  # type: ignore[no-any-return]
+def _generator(what: Any, dtype: Any = None) -> Generator:
+    gen = Generator(f"flattening {what!r}")
+    gen.namespace.update(asarray=np.asarray, zeros=np.zeros, empty=np.empty, ravel=np.ravel, _dtype=dtype,
+                         _MismatchError=_MismatchError)
+    return gen
 
 
-def _key_expr(gen: _Generator, key: Any) -> str:
-    if type(key) in (int, str):
-        return repr(key)
-    return gen.bind(key)
+class _MismatchError(ValueError):
+    """A value whose structure differs from the space's (raised inside generated code)."""
+
+    def __init__(self, expected: str, value: Any) -> None:
+        super().__init__(f"expected {expected}, got {value!r}")
 
 
 # -- Box, MultiBinary, Interval, open-interval arrays: raveled values -----------------
@@ -320,7 +240,7 @@ class RavelCodec(FlatCodec):
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         return self.low.reshape(-1).astype(self.dtype), self.high.reshape(-1).astype(self.dtype)
 
-    def emit_fill(self, gen: _Generator, value: str, start: int) -> None:
+    def emit_fill(self, gen: Generator, value: str, start: int) -> None:
         stop = start + self.dim
         if self.scalar:
             gen.line(f"out[{start}] = {value}")
@@ -332,7 +252,7 @@ class RavelCodec(FlatCodec):
             gen.line(f"out[{start}:{stop}] = {cast}" if len(self.shape) == 1 else
                      f"out[{start}:{stop}] = {cast}.reshape(-1)")
 
-    def emit_read(self, gen: _Generator, start: int) -> str:
+    def emit_read(self, gen: Generator, start: int) -> str:
         if self.scalar:
             return f"float(v[{start}])"
         return f"asarray(v[{start}:{start + self.dim}], {gen.bind(self.dtype)}).reshape({self.shape!r})"
@@ -423,7 +343,7 @@ class OneHotCodec(FlatCodec):
 
     _UNROLL = 16  # MultiDiscretes up to this many entries get one inlined line per entry
 
-    def emit_fill(self, gen: _Generator, value: str, start: int) -> None:
+    def emit_fill(self, gen: Generator, value: str, start: int) -> None:
         if self.shape != () and self.size > self._UNROLL:
             return super().emit_fill(gen, value, start)
         if self.shape == ():
@@ -439,7 +359,7 @@ class OneHotCodec(FlatCodec):
             gen.line(f"out[{at} + _k] = 1" if at else "out[_k] = 1")
         return None
 
-    def emit_read(self, gen: _Generator, start: int) -> str:
+    def emit_read(self, gen: Generator, start: int) -> str:
         segment = f"v[{start}:{start + self.dim}]"
         if self.shape != ():
             reader = gen.bind(self._read_entries)
@@ -458,92 +378,44 @@ class OneHotCodec(FlatCodec):
         return [(start, start + self.dim)]
 
 
-# -- finite sets of labels (and ranges with steps): one-hot of index -------------------
+# -- labels (finite sets, stepped ranges): one-hot of each entry's position -----------------
 
 
-class IndexCodec(FlatCodec):
-    """One-hot of ``index(x, base)`` per entry of ``shape`` (labels as Gymnasium Discretes)."""
+class IndexCodec(OneHotCodec):
+    """One-hot of each entry's position in the leaf's ``items`` (labels as Gymnasium Discretes)."""
 
-    onehot = True
-    dtype = _INT64
+    def __init__(self, model: LeafModel) -> None:
+        super().__init__(np.full(model.shape, len(model.items or ())), 0)
+        self.model = model
 
-    def __init__(self, base: Any, shape: tuple[int, ...] = ()) -> None:
-        self.base = base
-        self.shape = shape
-        self.items = _elements(base)
-        self.n = len(self.items)
-        self.size = math.prod(shape)
-        self.dim = self.n * self.size
-        self.lookup = {_hashable(item): i for i, item in enumerate(self.items)}
-        self.item_array = _item_array(self.items)
-
-    def _index(self, x: Any) -> int:
+    def _position(self, x: Any) -> int:
         try:
-            return self.lookup[_hashable(x)]
+            return self.model.lookup[plain(x)]
         except (KeyError, TypeError):
-            return index(x, self.base)  # raises ValueError naming x
+            raise ValueError(f"flatten: {x!r} is not one of {self.model.items!r}") from None
 
     def fill(self, out: np.ndarray, x: Any) -> None:
         if self.shape == ():
-            out[self._index(x)] = 1
-            return
-        entries = np.asarray(x, dtype=object).reshape(-1)
-        out[np.arange(self.size) * self.n + [self._index(e) for e in entries]] = 1
+            return super().fill(out, self._position(x))
+        return super().fill(out, [self._position(e) for e in np.asarray(x, dtype=object).reshape(-1)])
 
     def unflatten(self, v: Any) -> Any:
-        v = np.asarray(v)
-        if self.shape == ():
-            return element(int(_first_nonzero(v[: self.n], repr(self.base))), self.base)
-        hot = v[: self.dim].reshape(self.size, self.n) != 0
-        if not hot.any(axis=1).all():
-            raise ValueError(f"unflatten: {v} is not a concatenation of one-hot vectors")
-        return self.item_array[hot.argmax(axis=1)].reshape(self.shape)
+        position = super().unflatten(v)
+        items = self.model.items or ()
+        return items[int(position)] if self.shape == () else self.model.item_array[position]
 
     def batch_shape(self, xs: Any) -> tuple[int, ...]:
-        shape = np.shape(xs) if not isinstance(xs, str) else ()
-        return shape[: len(shape) - len(self.shape)]
+        return () if isinstance(xs, str) else super().batch_shape(xs)
 
     def fill_batch(self, out: np.ndarray, xs: Any, n: int) -> None:
-        entries = np.asarray(xs, dtype=object).reshape(n, self.size)
-        positions = np.array([[self._index(e) for e in row] for row in entries], dtype=np.int64)
-        out[np.arange(n)[:, None], np.arange(self.size) * self.n + positions.reshape(n, self.size)] = 1
+        entries = np.asarray(xs, dtype=object).reshape(-1)
+        super().fill_batch(out, np.array([self._position(e) for e in entries], np.int64), n)
 
     def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-        hot = vs[:, : self.dim].reshape(vs.shape[0], self.size, self.n) != 0
-        if not hot.any(axis=2).all():
-            raise ValueError("unflatten_batch: a row is not a concatenation of one-hot vectors")
-        return self.item_array[hot.argmax(axis=2)].reshape(shape + self.shape)
+        return self.model.item_array[super().read_batch(vs, shape)]  # type: ignore[no-any-return]
 
-    def box(self) -> Box:
-        return Box(0, 1, shape=(self.dim,), dtype=self.dtype)
-
-
-def _elements(base: Any) -> tuple[Any, ...]:
-    if isinstance(base, FiniteSet):
-        return base.items
-    if isinstance(base, range):
-        return tuple(base)
-    from spacealg.core.protocol import elements
-
-    return tuple(elements(base))
-
-
-def _hashable(x: Any) -> Any:
-    if isinstance(x, np.ndarray) and x.shape == ():
-        return x.item()
-    if isinstance(x, np.generic):
-        return x.item()
-    return x
-
-
-def _item_array(items: tuple[Any, ...]) -> np.ndarray:
-    if items and (all(isinstance(i, str) for i in items) or all(
-        isinstance(i, (int, float, np.integer, np.floating)) and not isinstance(i, bool) for i in items
-    )):
-        return np.asarray(items)
-    array = np.empty(len(items), dtype=object)
-    array[:] = list(items)
-    return array
+    emit_fill = FlatCodec.emit_fill
+    emit_read = FlatCodec.emit_read
 
 
 # -- products ----------------------------------------------------------------------------
@@ -569,11 +441,10 @@ class ProductCodec(FlatCodec):
             self._compile()
 
     def _compile(self) -> None:
-        gen = _Generator()
-        gen.namespace["_dtype"] = self.dtype
+        gen = _generator(self, self.dtype)
         self.emit_fill(gen, "x", 0)
-        self.fill = gen.compile("def fill(out, x):")  # type: ignore[method-assign]
-        body = list(gen.lines)
+        body = [line[4:] for line in gen.lines]
+        self.fill = gen.function("def fill(out, x):")  # type: ignore[method-assign]
         ranges: list[tuple[int, int]] = []
         for a, b in self.onehot_ranges(0):  # one write for one-hot segments close together
             if ranges and a - ranges[-1][1] <= 64:
@@ -588,17 +459,17 @@ class ProductCodec(FlatCodec):
             allocate = [f"out = empty({self.dim}, _dtype)"] + [f"out[{a}:{b}] = 0" for a, b in ranges]
         else:
             allocate = [f"out = zeros({self.dim}, _dtype)"]
-        gen.lines = [gen.indent + line for line in allocate] + body
-        self.flatten = gen.compile("def flatten(x):", "return out")  # type: ignore[method-assign]
-        reader = _Generator()
-        reader.namespace["_dtype"] = self.dtype
+        self.flatten = gen.function("def flatten(x):", [*allocate, *body, "return out"])  # type: ignore[method-assign]
+        reader = _generator(self, self.dtype)
         expression = self.emit_read(reader, 0)
-        self.unflatten = reader.compile("def unflatten(v):", f"return {expression}")  # type: ignore[method-assign]
+        self.unflatten = reader.function("def unflatten(v):", [f"return {expression}"])  # type: ignore[method-assign]
 
     # structural forms for products holding Sequences/Graphs (Gymnasium's tuple/dict)
     def flatten(self, x: Any) -> Any:  # type: ignore[override]
         if not self.parts:
             raise ValueError("flatten: an empty product has no flat dtype (as in Gymnasium)")
+        if len(x) != len(self.parts):
+            raise _MismatchError(f"{len(self.parts)} parts", x)
         parts = [p.flatten(x[k]) for k, p in zip(self.keys, self.parts)]
         return dict(zip(self.keys, parts)) if self.named else tuple(parts)
 
@@ -618,14 +489,17 @@ class ProductCodec(FlatCodec):
                     ranges.append((a, b))
         return ranges
 
-    def emit_fill(self, gen: _Generator, value: str, start: int) -> None:
+    def emit_fill(self, gen: Generator, value: str, start: int) -> None:
+        n = len(self.parts)  # a value with other parts is no member: never a silent partial read
+        message = gen.bind(f"a {'dict with keys ' + repr(list(self.keys)) if self.named else f'tuple of {n}'}")
+        gen.line(f"if len({value}) != {n}: raise _MismatchError({message}, {value})")
         for key, part, offset in zip(self.keys, self.parts, self.starts):
-            part.emit_fill(gen, f"{value}[{_key_expr(gen, key)}]", start + offset)
+            part.emit_fill(gen, f"{value}[{gen.key(key)}]", start + offset)
 
-    def emit_read(self, gen: _Generator, start: int) -> str:
+    def emit_read(self, gen: Generator, start: int) -> str:
         items = [part.emit_read(gen, start + offset) for part, offset in zip(self.parts, self.starts)]
         if self.named:
-            return "{" + ", ".join(f"{_key_expr(gen, k)}: {e}" for k, e in zip(self.keys, items)) + "}"
+            return "{" + ", ".join(f"{gen.key(k)}: {e}" for k, e in zip(self.keys, items)) + "}"
         return "(" + "".join(f"{e}, " for e in items) + ")"
 
     def batch_shape(self, xs: Any) -> tuple[int, ...]:
@@ -855,54 +729,23 @@ def flat_codec(space: Any) -> FlatCodec:
     Register ``flat_codec.register(MyKind)`` returning a :class:`FlatCodec` to make a new
     kind of space flattenable. Raises TypeError for a space with no rule.
     """
-    return coerce(flat_codec, (space,), {})  # type: ignore[no-any-return]
+    model = leaf(space)
+    if model is None:
+        return coerce(flat_codec, (space,), {})  # type: ignore[no-any-return]
+    return leaf_codec(model)
 
 
-@flat_codec.register(Box)
-def _box_codec(space: Box) -> FlatCodec:
-    return RavelCodec(space.shape, space.dtype, space.low, space.high)
-
-
-@flat_codec.register(range)
-def _range_codec(space: range) -> FlatCodec:
-    if _consecutive(space):
-        return OneHotCodec(range_length(space), space.start)
-    return IndexCodec(space)
-
-
-def _consecutive(r: Any) -> bool:
-    """A non-empty range of consecutive integers (Gymnasium's Discrete(n, start)); a range of
-    one integer counts whatever its step, as in the Gymnasium adapter."""
-    return isinstance(r, range) and (r.step == 1 or range_length(r) == 1) and range_length(r) > 0
-
-
-@flat_codec.register(Categorical)
-def _categorical_codec(space: Categorical) -> FlatCodec:
-    return OneHotCodec(space.nvec, space.start, space.dtype)
-
-
-@flat_codec.register(FiniteSet)
-def _finite_codec(space: FiniteSet) -> FlatCodec:
-    return IndexCodec(space)
-
-
-@flat_codec.register(Interval)
-def _interval_codec(space: Interval) -> FlatCodec:
-    return RavelCodec((1,), np.float64, float(space.low), float(space.high), scalar=True)
-
-
-@flat_codec.register(ArraySpace)
-def _array_codec(space: ArraySpace) -> FlatCodec:
-    base = space.space
-    if _consecutive(base):
-        return OneHotCodec(np.full(space.dims, range_length(base)), base.start)
-    if base == BOOL:
-        return RavelCodec(space.dims, np.int8, 0, 1)
-    if isinstance(base, Interval):
-        return RavelCodec(space.dims, np.float64, float(base.low), float(base.high))
-    if isinstance(base, (range, FiniteSet)):
-        return IndexCodec(base, space.dims)
-    raise TypeError(f"flat_codec: no flattening for arrays over {base!r}")
+def leaf_codec(model: LeafModel) -> FlatCodec:
+    """The codec of a leaf (:mod:`spacealg.core.leaf`): one-hot for Discrete/MultiDiscrete
+    images (of positions for labels), raveled values for Box, MultiBinary and intervals."""
+    if model.items is not None:
+        return IndexCodec(model)
+    if model.image in ("Discrete", "MultiDiscrete"):
+        low = np.asarray(model.low, dtype=object)
+        nvec = np.broadcast_to(np.asarray(model.high, dtype=object) - low + 1, model.shape)
+        return OneHotCodec(nvec, model.low, model.dtype)
+    shape = (1,) if model.scalar else model.shape
+    return RavelCodec(shape, model.dtype, model.low, model.high, scalar=model.scalar)
 
 
 @flat_codec.register(TupleProduct)
@@ -941,26 +784,23 @@ def _oneof_codec(space: OneOf) -> FlatCodec:
 # the public functions: a cached codec, then its method
 # =====================================================================================
 
-_CACHE: dict[int, tuple[Any, FlatCodec]] = {}
-_CACHE_LIMIT = 4096
+_CODECS: IdentityCache[FlatCodec] = IdentityCache("flat codecs")
+_lookup = _CODECS.get
+_ndarray = np.ndarray
 
 
 def _codec(space: Any) -> FlatCodec:
-    """The codec of ``space``: cached by identity for immutable-enough spaces."""
-    entry = _CACHE.get(id(space))
-    if entry is not None and entry[0] is space:
-        return entry[1]
-    codec = flat_codec(space)
-    if isinstance(space, (Space, range)) or _is_foreign_space(space):
-        if len(_CACHE) >= _CACHE_LIMIT:
-            _CACHE.clear()
-        _CACHE[id(space)] = (space, codec)
+    """The codec of ``space``, kept under :mod:`spacealg.core.cache`'s rule."""
+    codec = _CODECS.get(space)
+    if codec is None:
+        codec = flat_codec(space)
+        codec.flat_shape = (codec.dim,)
+        _CODECS.put(space, codec)
     return codec
 
 
 def _is_foreign_space(space: Any) -> bool:
-    module = type(space).__module__
-    return module.startswith("gymnasium.") or module.startswith("gym.")
+    return native_kind(space) is not None
 
 
 def flatdim(space: Any) -> int:
@@ -968,25 +808,67 @@ def flatdim(space: Any) -> int:
 
     Raises ValueError for spaces holding a Sequence or Graph (their flattenings vary in size).
     """
-    codec = _codec(space)
+    codec = _codec_of(space, "flatdim")
     codec._require_flattenable("flatdim")
     return codec.dim
+
+
+_BAD_VALUE = (KeyError, IndexError, AttributeError, TypeError, ValueError)
+
+
+def _codec_of(space: Any, function: str, value: Any = None, has_value: bool = False) -> FlatCodec:
+    """The codec of ``space``; a TypeError naming ``space`` (and saying so when the value and
+    the space look swapped, as in Gymnasium's ``flatten(space, x)`` order) if it is none."""
+    try:
+        return _codec(space)
+    except TypeError as error:
+        if has_value and _looks_like_space(value):
+            raise TypeError(
+                f"{function}: the arguments look swapped: spacealg's {function} takes the value "
+                f"first and the space second ({function}(x, space)), where Gymnasium's utils take "
+                f"the space first; got x={value!r}, space={space!r}"
+            ) from None
+        raise TypeError(f"{function}: space={space!r} is not a flattenable space ({error})") from None
+
+
+def _looks_like_space(x: Any) -> bool:
+    return isinstance(x, (Space, range)) or _is_foreign_space(x)
+
+
+def _bad(function: str, argument: str, value: Any, space: Any, error: Exception) -> ValueError:
+    detail = str(error) if isinstance(error, ValueError) else f"{type(error).__name__}: {error}"
+    return ValueError(f"{function}: {argument}={value!r} is not valid for space={space!r} ({detail})")
 
 
 def flatten(x: Any, space: Any) -> Any:
     """``x`` as a flat vector (``gymnasium.spaces.utils.flatten(space, x)``; note the order).
 
     Law: ``unflatten(flatten(x, s), s) == x`` and ``flatten(x, s) in flattened_box(s)``.
+    A value that is not shaped like a member (missing or extra parts, wrong keys, a label
+    not in the space) raises ValueError naming ``x`` and the space; swapped arguments a
+    TypeError that says so.
     """
-    return _codec(space).flatten(x)
+    codec = _lookup(space) or _codec_of(space, "flatten", x, True)
+    try:
+        return codec.flatten(x)
+    except _BAD_VALUE as error:
+        raise _bad("flatten", "x", x, space, error) from None
 
 
 def unflatten(v: Any, space: Any) -> Any:
     """The member whose flattening is ``v`` (``gymnasium.spaces.utils.unflatten(space, v)``).
 
-    Raises ValueError where a one-hot segment has no nonzero entry.
+    Raises ValueError naming ``v`` where it is not a flat vector of ``flatdim(space)``
+    entries, or a one-hot segment has no nonzero entry.
     """
-    return _codec(space).unflatten(v)
+    codec = _lookup(space) or _codec_of(space, "unflatten", v, True)
+    if codec.flattenable and (v.shape if type(v) is _ndarray else np.shape(v)) != codec.flat_shape:
+        raise ValueError(f"unflatten: v must be a vector of flatdim={codec.dim} entries for "
+                         f"space={space!r}; got {v!r}")
+    try:
+        return codec.unflatten(v)
+    except _BAD_VALUE as error:
+        raise _bad("unflatten", "v", v, space, error) from None
 
 
 def flatten_batch(xs: Any, space: Any) -> np.ndarray:
@@ -994,7 +876,11 @@ def flatten_batch(xs: Any, space: Any) -> np.ndarray:
 
     Law: ``flatten_batch(xs, s)[i] == flatten(xs_i, s)`` for every member ``xs_i``.
     """
-    return _codec(space).flatten_batch(xs)
+    codec = _lookup(space) or _codec_of(space, "flatten_batch", xs, True)
+    try:
+        return codec.flatten_batch(xs)
+    except _BAD_VALUE as error:
+        raise _bad("flatten_batch", "xs", xs, space, error) from None
 
 
 def unflatten_batch(vs: Any, space: Any) -> Any:
@@ -1002,7 +888,11 @@ def unflatten_batch(vs: Any, space: Any) -> Any:
 
     Law: ``unflatten_batch(flatten_batch(xs, s), s) == xs``.
     """
-    return _codec(space).unflatten_batch(vs)
+    codec = _lookup(space) or _codec_of(space, "unflatten_batch", vs, True)
+    try:
+        return codec.unflatten_batch(vs)
+    except _BAD_VALUE as error:
+        raise _bad("unflatten_batch", "vs", vs, space, error) from None
 
 
 def flattened_box(space: Any) -> Any:

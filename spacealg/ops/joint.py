@@ -43,7 +43,6 @@ of labels. ``n`` not a positive int raises ValueError naming ``n``.
 
 from __future__ import annotations
 
-import math
 import numbers
 from typing import Any
 
@@ -51,12 +50,11 @@ import gymnasium
 import numpy as np
 
 from spacealg.core.generic import as_space, generic
+from spacealg.core.leaf import LeafModel, leaf
 from spacealg.core.space import Space
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
-from spacealg.spaces.categorical import Categorical
-from spacealg.spaces.finite import BOOL, FiniteSet, range_length
-from spacealg.spaces.interval import Interval
+from spacealg.spaces.finite import BOOL
 from spacealg.spaces.product import DictProduct, TupleProduct
 
 __all__ = ["joint_space"]
@@ -72,68 +70,36 @@ def _check_n(n: Any) -> int:
 def joint_space(space: Any, n: int) -> Any:
     """The space of ``n`` joint values of ``space`` (see the module's table and laws).
 
-    Unregistered spacealg kinds (OneOf, Text, Sequence, Graph, ...) give the
-    ``TupleProduct`` of ``n`` copies; plain objects go through :func:`spacealg.as_space`.
+    Leaves follow their leaf model (:mod:`spacealg.core.leaf`); unregistered spacealg kinds
+    (OneOf, Text, Sequence, Graph, ...) give the ``TupleProduct`` of ``n`` copies; plain
+    objects go through :func:`spacealg.as_space`.
     """
     n = _check_n(n)
     converted = as_space(space)
     if converted is not space:
         return joint_space(converted, n)
+    model = leaf(space)
+    if model is not None:
+        return _leaf_joint(space, model, n)
     if isinstance(space, Space):
         return TupleProduct(*([space] * n))
     raise TypeError(f"joint_space: {space!r} is not a space")
 
 
-@joint_space.register(range)
-def _power(space: Any, n: int) -> Any:
-    return ArraySpace(space, _check_n(n))
-
-
-@joint_space.register(Interval)
-def _interval_joint(space: Interval, n: int) -> Any:
-    n = _check_n(n)
-    open_finite_end = (not space.closed_left and math.isfinite(space.low)) or (
-        not space.closed_right and math.isfinite(space.high)
-    )
-    if open_finite_end:  # no Box holds it (nor a Gymnasium space)
-        return ArraySpace(space, n)
-    # closed, or open only at infinite ends: its Gymnasium image is Box((), float64)
-    return Box(float(space.low), float(space.high), shape=(n,), dtype=np.float64)
-
-
-@joint_space.register(FiniteSet)
-def _finite_joint(space: FiniteSet, n: int) -> Any:
-    n = _check_n(n)
+def _leaf_joint(space: Any, model: LeafModel, n: int) -> Any:
+    """Discrete -> MultiDiscrete (an array of ``n``); a closed interval -> a float64 Box;
+    MultiDiscrete/MultiBinary -> an integer Box ``(n, *shape)`` (as ``batch_space``);
+    Boxes, labels and open intervals -> the array of ``n`` (a Box for a Box)."""
     if space == BOOL:  # Discrete(2) in Gymnasium: the joint space is MultiDiscrete([2] * n)
         return ArraySpace(range(2), n)
-    return ArraySpace(space, n)
-
-
-@joint_space.register(Categorical)
-def _categorical_joint(space: Categorical, n: int) -> Any:
-    n = _check_n(n)
-    if space.scalar:
-        return ArraySpace(space, n)
-    repeats = (n,) + (1,) * len(space.shape)
-    return Box(np.tile(space.low, repeats), np.tile(space.high, repeats), dtype=space.dtype)
-
-
-@joint_space.register(ArraySpace)
-def _array_joint(space: ArraySpace, n: int) -> Any:
-    n = _check_n(n)
-    base = space.space
-    shape = (n, *space.dims)
-    if isinstance(base, range) and (base.step == 1 or range_length(base) == 1) and range_length(base) > 0:
-        last = base.start + (range_length(base) - 1) * base.step
-        return Box(base.start, last, shape=shape, dtype=np.int64)
-    if base == BOOL:
-        return Box(0, 1, shape=shape, dtype=np.int8)
-    return ArraySpace(space, n)
-
-
-@joint_space.register(Box)
-def _box_joint(space: Box, n: int) -> Any:
-    return ArraySpace(space, _check_n(n))  # canonical form: the Box of shape (n, *shape)
+    if model.scalar and model.image == "Box":  # closed, or open only at infinite ends
+        return Box(float(model.low), float(model.high), shape=(n,), dtype=np.float64)
+    if model.image in ("MultiDiscrete", "MultiBinary") and model.stacks:
+        shape = (n, *model.shape)
+        low = np.broadcast_to(np.asarray(model.low, dtype=model.dtype), shape)
+        high = np.broadcast_to(np.asarray(model.high, dtype=model.dtype), shape)
+        return Box(low, high, dtype=model.dtype)
+    return ArraySpace(space, n)  # canonical form of a Box: the Box of shape (n, *shape)
 
 
 @joint_space.register(TupleProduct)

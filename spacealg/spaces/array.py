@@ -358,3 +358,24 @@ def _box_array_intersect(a: Box, b: ArraySpace) -> Any:
 @intersect.register(ArraySpace, Box)
 def _array_box_intersect(a: ArraySpace, b: Box) -> Any:
     return _box_array_intersect(b, a)
+
+
+# -- the leaf model (spacealg.core.leaf): the base's model, per entry -------------------------
+
+from spacealg.core import leaf as _leaf_model  # noqa: E402
+
+
+@_leaf_model.leaf.register(ArraySpace)
+def _array_leaf(space: ArraySpace) -> _leaf_model.LeafModel | None:
+    from spacealg.spaces.finite import BOOL
+
+    if space.space == BOOL:
+        return _leaf_model.LeafModel("MultiBinary", np.dtype(np.int8), space.dims, 0, 1)
+    base = _leaf_model.leaf(space.space)
+    if base is None or not base.scalar:
+        return None
+    if base.items is not None:
+        return _leaf_model.labels(base.items, space.dims) if base.items else None
+    if base.image == "Discrete":
+        return _leaf_model.LeafModel("MultiDiscrete", base.dtype, space.dims, base.low, base.high)
+    return _leaf_model.LeafModel(base.image, base.dtype, space.dims, base.low, base.high, integral=base.integral)

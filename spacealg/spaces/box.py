@@ -550,3 +550,13 @@ def _box_intersect(a: Box, b: Box) -> Any:
     if np.dtype(dtype).kind != "f":
         low, high = low.astype(dtype), high.astype(dtype)
     return Box(low, high, shape=a.shape, dtype=dtype)
+
+
+# -- the leaf model (spacealg.core.leaf) ------------------------------------------------------
+
+from spacealg.core import leaf as _leaf_model  # noqa: E402
+
+
+@_leaf_model.leaf.register(Box)
+def _box_leaf(space: Box) -> _leaf_model.LeafModel:
+    return _leaf_model.LeafModel("Box", space.dtype, space.shape, space.low, space.high, integral=space.integral)

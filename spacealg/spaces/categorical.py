@@ -385,3 +385,14 @@ def _categorical_array(space: Categorical, dims: tuple[int, ...], base: Any) -> 
     nvec = np.broadcast_to(np.asarray(space.high, dtype=object) - space.low.astype(object) + 1, shape)
     start = np.broadcast_to(space.low.astype(object), shape)
     return Categorical(np.array(nvec, dtype=object), start=np.array(start, dtype=object), dtype=space.dtype)
+
+
+# -- the leaf model (spacealg.core.leaf) ------------------------------------------------------
+
+from spacealg.core import leaf as _leaf_model  # noqa: E402
+
+
+@_leaf_model.leaf.register(Categorical)
+def _categorical_leaf(space: Categorical) -> _leaf_model.LeafModel:
+    image = "Discrete" if space.scalar else "MultiDiscrete"
+    return _leaf_model.LeafModel(image, space.dtype, space.shape, space.low, space.high, scalar=space.scalar)

@@ -577,3 +577,20 @@ def _type_as_space(obj: type) -> Any:
 
 
 as_space.register(type)(_type_as_space)
+
+
+# -- the leaf model (spacealg.core.leaf): Discrete over integers, or labels by position ---------
+
+from spacealg.core import leaf as _leaf_model  # noqa: E402
+
+
+@_leaf_model.leaf.register(range)
+def _range_leaf(space: range) -> _leaf_model.LeafModel:
+    if _leaf_model.consecutive(space):
+        return _leaf_model.LeafModel("Discrete", np.dtype(np.int64), (), space.start, space[-1], scalar=True)
+    return _leaf_model.labels(tuple(space))
+
+
+@_leaf_model.leaf.register(FiniteSet)
+def _finite_leaf(space: FiniteSet) -> _leaf_model.LeafModel:
+    return _leaf_model.labels(space.items)

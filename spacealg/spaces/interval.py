@@ -356,3 +356,17 @@ def _interval_intersect(a: Interval, b: Interval) -> Any:
     if low > high or (low == high and not (closed_left and closed_right)):
         return FiniteSet()
     return Interval(low, high, _CLOSED_BY_ENDS[closed_left, closed_right])
+
+
+# -- the leaf model (spacealg.core.leaf): a float64 number; a Box image unless an end is open ----
+
+from spacealg.core import leaf as _leaf_model  # noqa: E402
+
+
+@_leaf_model.leaf.register(Interval)
+def _interval_leaf(space: Interval) -> _leaf_model.LeafModel:
+    open_end = (not space.closed_left and math.isfinite(space.low)) or (
+        not space.closed_right and math.isfinite(space.high))
+    image = None if open_end else "Box"
+    return _leaf_model.LeafModel(image, np.dtype(np.float64), (), float(space.low), float(space.high),
+                      scalar=True, integral=False)

@@ -52,10 +52,12 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import gymnasium.spaces
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from spacealg.adapters.native import native_kind
 from spacealg.core.generic import as_space, coerce, generic
 from spacealg.core.protocol import sample
 from spacealg.core.space import Space
@@ -82,9 +84,9 @@ def members(space: Any) -> Strategy[Any]:
     Unregistered types go through :func:`as_space`; a type that ``as_space`` does not
     change but that ``sample`` accepts gets seeds mapped through ``sample``.
     """
-    if _foreign_family(space) is not None:
-        _register_foreign(_foreign_family(space))  # type: ignore[arg-type]
-        return members(space)
+    rule = _foreign_rule(space)
+    if rule is not None:
+        return rule(space)
     try:
         return coerce(members, (space,), {})  # type: ignore[no-any-return]
     except TypeError:
@@ -331,7 +333,7 @@ def _foreign_stack(space: Any, values: list[Any]) -> Any:
     Discrete, a tuple of members for Text, Sequence, OneOf, Graph, tuples of stacks for
     Tuple... Gym 0.26: a plain array, as its Graph allows Box and Discrete features only.
     """
-    if type(space).__module__.partition(".")[0] == "gymnasium":
+    if isinstance(space, gymnasium.spaces.Space):
         from gymnasium.vector.utils import concatenate, create_empty_array
 
         empty = create_empty_array(space, len(values))
@@ -380,24 +382,14 @@ _FOREIGN_RULES: dict[str, Callable[[Any], Strategy[Any]]] = {
     "Graph": _foreign_graph,
 }
 
-_registered_families: set[str] = set()
+def _foreign_rule(space: Any) -> Callable[[Any], Strategy[Any]] | None:
+    """The rule for a Gym space (Gymnasium's classes are registered at import; Gym's are
+    found by class name, so that importing this module does not import Gym and nothing is
+    registered at call time), else None."""
+    kind = native_kind(space)
+    return _FOREIGN_RULES.get(kind[1]) if kind is not None and kind[0] == "gym" else None
 
 
-def _foreign_family(space: Any) -> str | None:
-    """``"gymnasium"`` or ``"gym"`` for a not-yet-registered foreign space, else None."""
-    family = type(space).__module__.partition(".")[0]
-    if family in ("gymnasium", "gym") and family not in _registered_families:
-        return family
-    return None
-
-
-def _register_foreign(family: str) -> None:
-    """Register the rule table for the classes of ``gymnasium.spaces`` or ``gym.spaces``."""
-    import importlib
-
-    module = importlib.import_module(f"{family}.spaces")
-    for name, rule in _FOREIGN_RULES.items():
-        cls = getattr(module, name, None)
-        if cls is not None:
-            members.register(cls)(rule)
-    _registered_families.add(family)
+for _name, _rule in _FOREIGN_RULES.items():
+    if hasattr(gymnasium.spaces, _name):
+        members.register(getattr(gymnasium.spaces, _name))(_rule)
