@@ -46,10 +46,57 @@ def _attempt(function: Callable[[], Any], render: Callable[[Any], str] = _short)
         return "—"
 
 
-def _cardinality_text(n: Any) -> str:
+def _log10(n: int) -> float:
+    """log10 of a positive int of any size (``math.log10`` of the leading 64 bits)."""
+    shift = max(0, n.bit_length() - 64)
+    return math.log10(n >> shift) + shift * math.log10(2)
+
+
+def _scientific(n: int) -> str:
+    """``1.16 × 10^66585``: three significant digits of an int of any size."""
+    exponent = math.floor(_log10(n))
+    mantissa = round(10 ** (_log10(n) - exponent), 2)
+    if mantissa >= 10:
+        mantissa, exponent = mantissa / 10, exponent + 1
+    return f"{mantissa:.2f} × 10^{exponent}"
+
+
+def _root(n: int, m: int) -> int | None:
+    """The int ``k`` with ``k ** m == n``, if there is one."""
+    guess = round(10 ** (_log10(n) / m))
+    return next((k for k in (guess - 1, guess, guess + 1) if k > 1 and k**m == n), None)
+
+
+def _power(n: int, entries: int | None) -> str | None:
+    """``n`` as ``k^m``: ``m`` the number of entries of an array space (``256^27648`` for a
+    96×96×3 uint8 image), or else a power of two (``2^64``)."""
+    if entries is not None and entries > 1:
+        k = _root(n, entries)
+        if k is not None:
+            return f"{k}^{entries}"
+    if n & (n - 1) == 0:
+        return f"2^{n.bit_length() - 1}"
+    return None
+
+
+def _cardinality_text(n: Any, shape: Any = None) -> str:
+    """Exact below 10^15 (``1,024``); above, a power where the number is one and the
+    scientific form (``256^27648 ≈ 1.16 × 10^66585``), never digits beyond Python's
+    int-to-str limit."""
     if n == math.inf:
         return "∞"
-    return f"{n:,}" if n < 10**15 else f"about 10^{len(str(n)) - 1}"
+    if n < 10**15:
+        return f"{n:,}"
+    entries = math.prod(shape) if isinstance(shape, tuple) and all(isinstance(d, int) for d in shape) else None
+    power = _power(int(n), entries)
+    return f"{power} ≈ {_scientific(int(n))}" if power else f"≈ {_scientific(int(n))}"
+
+
+def _shape(space: Any) -> Any:
+    try:
+        return elsize(space)
+    except (TypeError, ValueError):
+        return None
 
 
 def describe_fields(space: Any) -> dict[str, str]:
@@ -59,7 +106,7 @@ def describe_fields(space: Any) -> dict[str, str]:
         "space": repr(converted),
         "style": _attempt(lambda: SpaceStyle(converted), repr),
         "bounds": _attempt(lambda: bounds(converted)),
-        "cardinality": _attempt(lambda: cardinality(converted), _cardinality_text),
+        "cardinality": _attempt(lambda: _cardinality_text(cardinality(converted), _shape(converted)), str),
         "eltype": _attempt(lambda: eltype(converted), _type_name),
         "elsize": _attempt(lambda: elsize(converted)),
     }

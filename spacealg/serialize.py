@@ -76,7 +76,7 @@ from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
 from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.graph import Graph
-from spacealg.spaces.interval import Interval
+from spacealg.spaces.interval import Interval, closed_option
 from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct
 from spacealg.spaces.sequence import Sequence
@@ -390,7 +390,7 @@ def _encode_interval(space: Interval) -> dict[str, Any]:
 
 @decoder("interval")
 def _decode_interval(node: Node) -> Interval:
-    return Interval(node.number("low"), node.number("high"), node.string("closed", "both"))
+    return Interval(node.number("low"), node.number("high"), closed_option(node.string("closed", "both")))
 
 
 # finite --------------------------------------------------------------------------------------

@@ -28,7 +28,8 @@ def test_check_fails_with_exit_status_1_and_a_reproduction(capsys):
     out = capsys.readouterr().out
     assert "FAILED: observation-in-space at step 4" in out
     assert "seed: 0" in out and "actions: [np.int64(2), np.int64(2), np.int64(2)" in out
-    assert "Reproduce with:" in out and "env = envcorpus.gym_envs.LeakyCorridor()" in out
+    assert "Reproduce with:" in out and "from envcorpus.gym_envs import LeakyCorridor" in out
+    assert "env = LeakyCorridor()" in out
 
 
 def test_check_handles_pettingzoo_parallel_envs(capsys):
@@ -64,7 +65,7 @@ def test_determinism_option(capsys):
 
 def test_unknown_environment_exits_2(capsys):
     assert main(["check", "NoSuchEnv-v0"]) == 2
-    assert "cannot make 'NoSuchEnv-v0'" in capsys.readouterr().out
+    assert "cannot make 'NoSuchEnv-v0'" in capsys.readouterr().err
     assert main(["check", "CartPole-v1", "--examples", "0"]) == 2
 
 

@@ -1,20 +1,166 @@
-"""The README's Python examples run as written (so the guide cannot drift from the code)."""
+"""Every code block of README.md and docs/*.md runs as written (so the guides cannot drift
+from the code).
+
+- ``python`` blocks run, each in a fresh namespace (a block must carry its own imports); a
+  block written as a doctest (``>>>`` prompts) must also print what it shows.
+- ``json`` blocks parse; ``bash`` blocks pass ``bash -n``; in ``console`` blocks every
+  ``$ spacealg ...`` line parses with the real command line (so documented options exist)
+  and every ``$ python path/to/script.py`` names a script that exists.
+- Output samples (``text`` or no language) are not code.
+
+Opt-out marker, on the line right above a block's fence, for a block that needs an optional
+package CI does not install (the block runs wherever the packages are importable)::
+
+    <!-- docs-test: requires jumanji, gymnax -->
+
+and, for a fragment that cannot run on its own, with the reason (keep these rare)::
+
+    <!-- docs-test: skip (the reason) -->
+"""
 
 from __future__ import annotations
 
+import doctest
+import json
 import re
+import shlex
+import shutil
+import subprocess
+import sys
+import types
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
-BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.DOTALL)
+ROOT = Path(__file__).resolve().parents[1]
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+FENCE = re.compile(r"^```([\w+-]*)[^\n]*\n(.*?)^```[ \t]*$", flags=re.DOTALL | re.MULTILINE)
+MARKER = re.compile(r"<!--\s*docs-test:\s*(requires|skip)\b\s*(.*?)\s*-->\s*$")
 
 
-def test_the_readme_has_python_examples():
-    assert len(BLOCKS) >= 3
+@dataclass(frozen=True)
+class Block:
+    path: Path
+    line: int
+    language: str
+    code: str
+    marker: tuple[str, str] | None
+
+    @property
+    def name(self) -> str:
+        return f"{self.path.relative_to(ROOT)}:{self.line}"
 
 
-@pytest.mark.parametrize("number", range(len(BLOCKS)))
-def test_readme_example_runs(number):
-    exec(compile(BLOCKS[number], f"README.md example {number}", "exec"), {"__name__": "readme_example"})
+def _blocks(path: Path) -> list[Block]:
+    text = path.read_text(encoding="utf-8")
+    found = []
+    for match in FENCE.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        above = text[: match.start()].rstrip("\n").rpartition("\n")[2]
+        marker = MARKER.search(above)
+        found.append(
+            Block(path, line, match.group(1).lower(), match.group(2), marker.groups() if marker else None)
+        )
+    return found
+
+
+BLOCKS = [block for path in DOCUMENTS for block in _blocks(path)]
+PYTHON = [block for block in BLOCKS if block.language in ("python", "py", "pycon")]
+
+
+def _honour_marker(block: Block) -> None:
+    if block.marker is None:
+        return
+    kind, detail = block.marker
+    if kind == "skip":
+        pytest.skip(f"{block.name}: {detail or 'marked skip'}")
+    for package in re.split(r"[,\s]+", detail.strip()):
+        if package:
+            pytest.importorskip(package)
+
+
+def test_the_documents_have_code_blocks():
+    assert len([b for b in PYTHON if b.path.name == "README.md"]) >= 3
+    assert {b.path.name for b in PYTHON} >= {"README.md", "ops.md", "gymnasium.md", "declarative.md"}
+
+
+def test_markers_are_well_formed():
+    for path in DOCUMENTS:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if line.lstrip().startswith("<!--") and "docs-test" in line:
+                assert MARKER.search(line), f"{path.name}:{number}: malformed marker {line!r}"
+
+
+@pytest.mark.parametrize("block", PYTHON, ids=lambda b: b.name)
+def test_python_block_runs(block: Block, tmp_path, monkeypatch):
+    _honour_marker(block)
+    monkeypatch.chdir(tmp_path)  # a block that writes files writes them here
+    module = types.ModuleType("docs_example")  # a real module: dataclasses and pickle look classes up
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    if re.search(r"^\s*>>> ", block.code, flags=re.MULTILINE):
+        parser = doctest.DocTestParser()
+        test = parser.get_doctest(block.code, module.__dict__, block.name, str(block.path), block.line)
+        runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        failures: list[str] = []
+        runner.run(test, out=failures.append)
+        assert runner.failures == 0, "".join(failures)
+    else:
+        exec(compile(block.code, block.name, "exec"), module.__dict__)
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.language == "json"], ids=lambda b: b.name)
+def test_json_block_parses(block: Block):
+    json.loads(block.code)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.language in ("bash", "sh", "shell")], ids=lambda b: b.name)
+def test_bash_block_is_valid_shell(block: Block):
+    done = subprocess.run(["bash", "-n"], input=block.code, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.language == "console"], ids=lambda b: b.name)
+def test_console_commands_exist(block: Block):
+    from spacealg.cli import build_parser
+
+    for line in block.code.splitlines():
+        if not line.startswith("$ "):
+            continue
+        words = shlex.split(line[2:], comments=True)  # as a shell reads it
+        if words[0] == "spacealg":
+            build_parser().parse_args(words[1:])  # SystemExit(2) for an undocumented option
+        elif words[0] in ("python", "python3") and words[1].endswith(".py"):
+            assert (ROOT / words[1]).is_file(), f"{block.name}: no script {words[1]}"
+
+
+def _cells(row: str) -> list[str]:
+    return [cell.strip() for cell in re.split(r"(?<!\\)\|", row.strip())[1:-1]]
+
+
+@pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: p.name)
+def test_tables_are_well_formed(path: Path):
+    """Every row of a Markdown table has the header's cells, and no cell is cut off at an
+    escaped pipe (a cell ending in a backslash)."""
+    text = FENCE.sub("", path.read_text(encoding="utf-8"))
+    for table in re.findall(r"(?:^\|.*\|[ \t]*\n)+", text, flags=re.MULTILINE):
+        rows = table.strip("\n").splitlines()
+        width = len(_cells(rows[0]))
+        for row in rows:
+            cells = _cells(row)
+            assert len(cells) == width, f"{path.name}: {row!r} has {len(cells)} cells, the header {width}"
+            assert not any(cell.endswith("\\") for cell in cells), f"{path.name}: a cell is cut off in {row!r}"
+
+
+def test_the_readme_test_command_is_what_ci_runs():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    two = readme.split("## Two commands", 1)[1].split("\n## ", 1)[0]
+    install, test = [line for line in two.splitlines() if line.startswith("python3 -m venv")]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    test_command = test.rpartition(" && ")[2]
+    install_command = test.split(" && ")[2]
+    assert ci.rstrip().splitlines()[-1] == test_command
+    extra = install_command.rpartition(" ")[2]  # '.[test]'
+    assert any(line.startswith("python -m pip install") and extra in line for line in ci.splitlines())
+    assert "'.[check]'" in install  # spacealg check works after the first command

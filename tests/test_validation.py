@@ -182,9 +182,9 @@ def test_the_snippet_of_a_module_factory_target_is_valid_python_and_replays():
 
 def test_a_constructor_that_raises_exits_2(capsys):
     assert main(["check", "envcorpus.factories:broken"]) == 2
-    out = capsys.readouterr().out
-    assert "cannot make 'envcorpus.factories:broken'" in out and "FileNotFoundError" in out
-    assert "Traceback" not in out
+    err = capsys.readouterr().err  # errors go to stderr, one line
+    assert "cannot make 'envcorpus.factories:broken'" in err and "FileNotFoundError" in err
+    assert "Traceback" not in err
 
 
 # -- long episodes (point 14) and the time budget (point 15) ----------------------------------

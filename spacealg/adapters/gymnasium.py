@@ -240,6 +240,7 @@ def _box_to(space: Box, f: Family) -> Any:
 def _discrete_to(space: Any, f: Family) -> Any:
     """The Discrete of a scalar leaf: its integers (``start``), or positions of labels."""
     model = leaf(space)
+    assert model is not None  # this rule is registered for leaves only
     if model.items == ():
         raise f.lacks(space, "it is empty")
     n = int(model.high) - int(model.low) + 1
@@ -287,7 +288,8 @@ def _categorical_to(space: Categorical, f: Family) -> Any:
 
 def interval_box_bounds(space: Interval, function: str) -> tuple[float, float]:
     """The bounds of the Box equal to ``space``: TypeError if an end is open and finite."""
-    if leaf(space).image is None:
+    model = leaf(space)
+    if model is None or model.image is None:
         raise TypeError(
             f"{function}: {space!r} has no equivalent (a Box is closed; an open finite end "
             "cannot be represented)"

@@ -19,6 +19,17 @@ import sys
 import textwrap
 from typing import Any
 
+from spacealg.cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    CommandError,
+    emit_json,
+    env_source,
+    failed_document,
+    making,
+    passed_document,
+)
+
 __all__ = ["add_checking_options", "add_parser", "run"]
 
 
@@ -191,8 +202,7 @@ def run(arguments: argparse.Namespace) -> int:
         if arguments.jobs is not None and arguments.jobs < 1:
             raise UsageError(f"--jobs must be >= 1, got {arguments.jobs}")
     except (UsageError, ValueError) as error:
-        print(f"spacealg check: {error}")
-        return 2
+        raise CommandError(str(error)) from error
     if os.getcwd() not in sys.path:  # module:factory paths resolve from the working directory
         sys.path.insert(0, os.getcwd())
     if len(targets) > 1 or arguments.ray_address is not None:
@@ -225,27 +235,22 @@ def _many(targets: list[str], options: dict[str, Any], arguments: argparse.Names
 
 def _one(target: str, options: dict[str, Any], arguments: argparse.Namespace) -> int:
     from spacealg.testing import EnvCheckError
-    from spacealg.testing.resolve import resolve
 
-    source = resolve(target)
-    try:
+    source = env_source(target, arguments.env_kwarg)  # the same ENV_ID rules as describe
+    with making(target):  # a constructor that raises (any exception): one line, exit status 2
         env = source.make()
-    except Exception as error:  # any exception of the constructor: the environment cannot be made
-        print(f"spacealg check: cannot make {target!r}: {type(error).__name__}: {error}")
-        return 2
     try:
-        spaces = _spaces(env)
-    except Exception as error:
-        print(f"spacealg check: cannot read the spaces of {target!r}: {type(error).__name__}: {error}")
-        return 2
+        with making(target):
+            spaces = _spaces(env)
     finally:
         if source.owned:
             with contextlib.suppress(Exception):
                 env.close()
-    print(f"spacealg check {target}" + (f" against {arguments.match}" if arguments.match else ""))
-    width = max(len(name) for name, _ in spaces)
-    for name, text in spaces:
-        print(f"  {name:<{width}}  {text}")
+    if not arguments.json:
+        print(f"spacealg check {target}" + (f" against {arguments.match}" if arguments.match else ""))
+        width = max(len(name) for name, _ in spaces)
+        for name, text in spaces:
+            print(f"  {name:<{width}}  {text}")
     import warnings
 
     from spacealg.testing.lints import EnvCheckWarning
@@ -255,13 +260,19 @@ def _one(target: str, options: dict[str, Any], arguments: argparse.Namespace) ->
             warnings.simplefilter("ignore", EnvCheckWarning)  # printed with the report
             report = _run_check(source, target, options, arguments)
     except EnvCheckError as error:
+        if arguments.json:
+            emit_json(failed_document(target, spaces, error))
+            return EXIT_FAILED
         print()
         print(f"FAILED: {error.property} {error._location()}")
         print(textwrap.indent(str(error), "  "))
         print()
         print("Reproduce with:")
         print(textwrap.indent(error.reproduction(), "    "))
-        return 1
+        return EXIT_FAILED
+    if arguments.json:
+        emit_json(passed_document(target, spaces, report))
+        return EXIT_OK
     print()
     budget = "; the time budget ended the search" if report.out_of_time else ""
     print(
@@ -274,7 +285,7 @@ def _one(target: str, options: dict[str, Any], arguments: argparse.Namespace) ->
         print("warnings (not failures):")
         for remark in report.warnings:
             print(f"  !   {remark}")
-    return 0
+    return EXIT_OK
 
 
 def _run_check(source: Any, target: str, options: dict[str, Any], arguments: argparse.Namespace) -> Any:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from multipledispatch import Dispatcher
 
@@ -35,6 +35,10 @@ __all__ = [
 #: imported (which registers its rules) and the call is dispatched again, so
 #: ``import spacealg`` imports none of the optional packages.
 ADAPTER_MODULES: dict[str, str] = {}
+
+#: The signature of a generic function, for type checkers (see :class:`GenericFunction`).
+F = TypeVar("F", bound=Callable[..., Any])
+_Implementation = TypeVar("_Implementation", bound=Callable[..., Any])
 
 
 def load_adapters_for(obj: Any) -> bool:
@@ -61,12 +65,20 @@ class NotASpaceError(TypeError):
 Guard = Callable[[Exception, tuple[Any, ...]], Any]
 
 
-class GenericFunction(Dispatcher):
+class GenericFunction(Dispatcher, Generic[F]):
     """A multipledispatch generic function that dispatches on chosen argument positions.
 
     ``register(*types)`` takes one type per dispatch position; the implementation is then
     called with all the original arguments.
+
+    Typing: ``GenericFunction[F]`` is called with the signature ``F`` of its declaration
+    (:func:`generic` infers it; ``spacealg/core/protocol.pyi`` spells out the protocol's
+    overloads), so type checkers see real parameters and results while the object stays a
+    multipledispatch ``Dispatcher`` at run time, with its registration API.
     """
+
+    if TYPE_CHECKING:
+        __call__: F  # the declaration's signature (the runtime method is below)
 
     def __init__(
         self, declaration: Callable[..., Any], positions: tuple[int, ...], guard: Guard | None = None
@@ -77,7 +89,7 @@ class GenericFunction(Dispatcher):
         functools.update_wrapper(self, declaration, updated=())  # type: ignore[arg-type]
         self.__module__ = declaration.__module__
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def _dispatch_call(self, *args: Any, **kwargs: Any) -> Any:
         try:
             types = tuple([type(args[p]) for p in self.positions])
         except IndexError:
@@ -101,6 +113,15 @@ class GenericFunction(Dispatcher):
         except Exception as error:  # one rule for every implementation, user's included
             return self.guard(error, args)
 
+    if not TYPE_CHECKING:
+        __call__ = _dispatch_call
+
+    def register(self, *types: Any, **kwargs: Any) -> Callable[[_Implementation], _Implementation]:
+        """Decorator: register the decorated function for ``types`` (one per dispatch
+        position) and return it unchanged (multipledispatch's ``register``, typed)."""
+        decorate: Callable[[_Implementation], _Implementation] = super().register(*types, **kwargs)
+        return decorate
+
     def implementation_for(self, *types: type) -> Callable[..., Any]:
         """The function that a call with arguments of these types runs (cached lookup)."""
         try:
@@ -117,7 +138,7 @@ class GenericFunction(Dispatcher):
         return self.name
 
 
-def generic(*positions: int, guard: Guard | None = None) -> Callable[[Callable[..., Any]], GenericFunction]:
+def generic(*positions: int, guard: Guard | None = None) -> Callable[[F], GenericFunction[F]]:
     """Declare a generic function dispatching on ``positions`` (default: the first argument).
 
     The decorated function is the declaration: its signature and docstring document the
@@ -129,8 +150,8 @@ def generic(*positions: int, guard: Guard | None = None) -> Callable[[Callable[.
     """
     positions = positions or (0,)
 
-    def declare(declaration: Callable[..., Any]) -> GenericFunction:
-        function = GenericFunction(declaration, positions, guard)
+    def declare(declaration: F) -> GenericFunction[F]:
+        function: GenericFunction[F] = GenericFunction(declaration, positions, guard)
         function.add(tuple(object for _ in positions), declaration)
         return function
 
@@ -162,7 +183,7 @@ def as_space(obj: Any) -> Any:
     )
 
 
-def coerce(function: GenericFunction, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def coerce(function: GenericFunction[Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Re-dispatch ``function`` after converting its dispatched arguments with as_space.
 
     The shared fallback body of every protocol function. Raises TypeError when no

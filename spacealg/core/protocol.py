@@ -107,7 +107,9 @@ def contains(x: Any, space: Any) -> bool:
     ``__hash__``, ``__len__``, ``__iter__`` or ``__array__`` raises, is not a member: every
     implementation runs under one guard); TypeError only when ``space`` is not a space;
     ``contains(sample(space), space)``; ``contains(clamp(x, space), space)``.
-    For a Gymnasium/Gym space ``g``, ``contains(x, g) == g.contains(x)``.
+    For a Gymnasium/Gym space ``g``, ``contains(x, g) == g.contains(x)``, which also checks
+    the storage dtype: a float64 array within the bounds is in ``Box(0, 1, (2,))`` but not in
+    the float32 ``gymnasium.spaces.Box(0, 1, (2,))``, though each is a subspace of the other.
     """
     return coerce(contains, (x, space), {})
 

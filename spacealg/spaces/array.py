@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, SupportsIndex
 
 import numpy as np
 
@@ -134,14 +134,14 @@ class ArraySpace(Space):
     space: Any
     size: int
 
-    def __new__(cls, base: Any, *dims: Any) -> Any:
+    def __new__(cls, base: Any, *dims: SupportsIndex) -> Any:
         checked = _dims_arg(dims)
         canonical = array_of(as_space(base), checked, base)
         if canonical is not None:
             return canonical
         return super().__new__(cls)
 
-    def __init__(self, base: Any, *dims: Any) -> None:
+    def __init__(self, base: Any, *dims: SupportsIndex) -> None:
         if "dims" in self.__dict__:  # __new__ returned an already built (canonical) space
             return
         space = as_space(base)
@@ -267,7 +267,7 @@ def _elements(space: ArraySpace) -> Iterator[np.ndarray]:
 def _index(x: Any, space: ArraySpace) -> int:
     if not contains(x, space):
         raise ValueError(f"index: x is not a member of {space!r}")
-    n = cardinality(space.space)
+    n = int(cardinality(space.space))  # finite: index is defined on finite spaces only
     position = 0
     for entry in np.asarray(x).flat:
         position = position * n + index(entry, space.space)
@@ -278,7 +278,7 @@ def _index(x: Any, space: ArraySpace) -> int:
 def _element(i: Any, space: ArraySpace) -> np.ndarray:
     total = _cardinality(space)
     i = check_position(i, total)
-    n = cardinality(space.space)
+    n = int(cardinality(space.space))  # finite: index is defined on finite spaces only
     digits = []
     for _ in range(space.size):
         i, digit = divmod(i, n)

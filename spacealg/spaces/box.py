@@ -25,7 +25,9 @@ Membership (spacealg's dtype policy): an array of the right shape whose values l
 within the bounds, whatever its numeric dtype; an integer box also requires integral
 values. Values are compared exactly (never rounded to the box's or the array's dtype).
 Gymnasium's ``Box.contains`` is stricter about storage dtype; ``contains`` on a
-Gymnasium space keeps Gymnasium's answer.
+Gymnasium space keeps Gymnasium's answer. So a float64 ``x`` in ``Box(0, 1, (2,))`` is not
+in ``gymnasium.spaces.Box(0, 1, (2,))`` although each space is a subspace of the other
+(inclusion compares values): cast to the space's dtype first (docs/gymnasium.md).
 
 Sampling follows Gymnasium's rule per entry: uniform when bounded on both sides, normal
 when unbounded, shifted exponential when bounded on one side; integer boxes draw
@@ -64,7 +66,16 @@ from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style
 from spacealg.spaces._batch import all_trailing, as_real_array, batch_shape, exact_ints_fit, normalize_size
 from spacealg.spaces._counting import count_product, lazy_product, power
 
-__all__ = ["Box"]
+__all__ = ["BoundLike", "Box", "DTypeArg"]
+
+_Scalar = float | np.number[Any] | np.bool_
+#: What a Box's ``low``/``high`` may be, for type checkers: a number, an array, or nested
+#: sequences of numbers (a string is not a bound).
+BoundLike = (
+    _Scalar | np.ndarray | Sequence[_Scalar] | Sequence[Sequence[_Scalar]] | Sequence[Sequence[Sequence[_Scalar]]]
+)
+#: A numeric dtype: a numpy dtype, a scalar type (``np.uint8``, ``float``) or its name.
+DTypeArg = np.dtype[Any] | type[Any] | str
 
 
 def _dtype_limits(dtype: np.dtype) -> tuple[float, float]:
@@ -193,10 +204,10 @@ class Box(Space):
 
     def __init__(
         self,
-        low: Any,
-        high: Any,
+        low: BoundLike,
+        high: BoundLike,
         shape: Sequence[int] | int | None = None,
-        dtype: Any = np.float32,
+        dtype: DTypeArg = np.float32,
     ) -> None:
         if dtype is None:
             raise ValueError("Box: dtype must be given (None is not a dtype)")

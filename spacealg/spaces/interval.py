@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -48,9 +48,26 @@ from spacealg.core.space import Space
 from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style
 from spacealg.spaces._batch import as_real_array, normalize_size
 
-__all__ = ["CLOSED_OPTIONS", "Interval", "float_inward", "real_value"]
+__all__ = ["CLOSED_OPTIONS", "Closed", "Interval", "RealLike", "closed_option", "float_inward", "real_value"]
 
-CLOSED_OPTIONS = ("both", "left", "right", "neither")
+Closed = Literal["both", "left", "right", "neither"]
+CLOSED_OPTIONS: tuple[Closed, ...] = ("both", "left", "right", "neither")
+#: What an interval's ends may be, for type checkers (bools are refused at run time).
+RealLike = float | np.integer[Any] | np.floating[Any]
+_CLOSED_BY_ENDS: dict[tuple[bool, bool], Closed] = {
+    (True, True): "both",
+    (True, False): "left",
+    (False, True): "right",
+    (False, False): "neither",
+}
+
+
+def closed_option(value: object) -> Closed:
+    """``value`` as a ``closed`` option (for text read from elsewhere); ValueError otherwise."""
+    for option in CLOSED_OPTIONS:
+        if value == option:
+            return option
+    raise ValueError(f"Interval: closed must be one of {CLOSED_OPTIONS}, got {value!r}")
 
 
 def _real_end(name: str, value: Any) -> int | float:
@@ -97,16 +114,15 @@ class Interval(Space):
     _fields = ("low", "high", "closed")
     low: int | float
     high: int | float
-    closed: str
+    closed: Closed
     closed_left: bool
     closed_right: bool
     inner_low: float
     inner_high: float
 
-    def __init__(self, low: float, high: float, closed: str = "both") -> None:
+    def __init__(self, low: RealLike, high: RealLike, closed: Closed = "both") -> None:
         low, high = _real_end("low", low), _real_end("high", high)
-        if closed not in CLOSED_OPTIONS:
-            raise ValueError(f"Interval: closed must be one of {CLOSED_OPTIONS}, got {closed!r}")
+        closed = closed_option(closed)
         if low > high:
             raise ValueError(f"Interval: low ({low}) must not exceed high ({high})")
         closed_left = closed in ("both", "left")
@@ -339,10 +355,7 @@ def _interval_intersect(a: Interval, b: Interval) -> Any:
         high, closed_right = b.high, b.closed_right
     if low > high or (low == high and not (closed_left and closed_right)):
         return FiniteSet()
-    closed = {(True, True): "both", (True, False): "left", (False, True): "right"}.get(
-        (closed_left, closed_right), "neither"
-    )
-    return Interval(low, high, closed)
+    return Interval(low, high, _CLOSED_BY_ENDS[closed_left, closed_right])
 
 
 # -- the leaf model (spacealg.core.leaf): a float64 number; a Box image unless an end is open ----

@@ -336,7 +336,7 @@ def _elements(space: TupleProduct) -> Iterator[tuple[Any, ...]]:
 def _mixed_radix_index(parts: Iterable[tuple[Any, Any]]) -> int:
     position = 0
     for value, s in parts:
-        position = position * cardinality(s) + index(value, s)
+        position = position * int(cardinality(s)) + index(value, s)
     return position
 
 

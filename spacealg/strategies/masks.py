@@ -247,4 +247,4 @@ def _masked_members(space: Masked) -> st.SearchStrategy[Any]:
     n = cardinality(space)
     if not n:
         return st.nothing()
-    return st.integers(0, n - 1).map(lambda i: element(i, space))
+    return st.integers(0, int(n) - 1).map(lambda i: element(i, space))

@@ -1,0 +1,347 @@
+"""What every ``spacealg`` subcommand shares: the options ``--json`` and ``--env-kwarg``,
+making the environment named by ENV_ID, and turning failures into one-line messages.
+
+Exit statuses (the same for every subcommand): 0 success, 1 a checked property broke,
+2 the command could not do its job (bad option, an environment that cannot be made, a
+missing optional package), 130 interrupted by Ctrl-C.
+
+ENV_ID is resolved the same way by every subcommand (:func:`resolve_target`):
+
+- ``module:attribute``: the module is imported (the working directory first, as with
+  ``python -m``) and the attribute, a class or a function, is called with the
+  ``--env-kwarg`` keywords; if the module has no such attribute but registers a Gymnasium id
+  of that name, ``gymnasium.make("module:attribute")`` (Gymnasium's own syntax) makes it;
+- anything else is a registered Gymnasium id, made by ``gymnasium.make(ENV_ID, **kwargs)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import importlib
+import json
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "EXIT_ERROR",
+    "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "OPTIONAL_EXTRAS",
+    "CommandError",
+    "Target",
+    "add_common_arguments",
+    "emit_json",
+    "env_source",
+    "failed_document",
+    "interrupts",
+    "jsonable",
+    "making",
+    "missing_extra",
+    "one_line",
+    "parse_env_kwargs",
+    "passed_document",
+    "resolve_target",
+]
+
+EXIT_OK, EXIT_FAILED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+#: Optional packages the commands may need -> the pyproject extra that installs them.
+OPTIONAL_EXTRAS: dict[str, str] = {
+    "hypothesis": "check",
+    "tqdm": "check",
+    "pettingzoo": "pettingzoo",
+    "gym": "gym",
+    "torch": "torch",
+    "jax": "jax",
+    "jaxlib": "jax",
+    "dm_env": "dm_env",
+    "torchrl": "torchrl",
+    "tensordict": "torchrl",
+    "gymnax": "gymnax",
+    "jumanji": "jumanji",
+    "matplotlib": "notebooks",
+}
+
+
+class CommandError(Exception):
+    """A failure the command reports as one line, with exit status 2 (``main`` prints it)."""
+
+
+def one_line(error: BaseException) -> str:
+    """``Type: message`` of an exception, on one line (a multi-line message is joined)."""
+    message = "; ".join(part.strip() for part in str(error).splitlines() if part.strip())
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+
+
+def missing_extra(error: BaseException) -> str | None:
+    """The message for a ModuleNotFoundError of an optional package spacealg knows, naming
+    the extra that installs it; None for any other error."""
+    if not isinstance(error, ModuleNotFoundError) or not error.name:
+        return None
+    package = error.name.partition(".")[0]
+    extra = OPTIONAL_EXTRAS.get(package)
+    if extra is None:
+        return None
+    return (
+        f"needs the optional package {package!r}, which is not installed; install spacealg with "
+        f"its {extra!r} extra: pip install '.[{extra}]' (from the spacealg checkout)"
+    )
+
+
+def parse_env_kwargs(pairs: Sequence[str] | None) -> dict[str, Any]:
+    """``["key=value", ...]`` as keywords; a value is a Python literal (``50``, ``True``,
+    ``None``, ``0.5``, ``'text'``, ``[1, 2]``) or else the plain string. Raises CommandError
+    for a pair without ``=`` or with an empty or non-identifier key."""
+    kwargs: dict[str, Any] = {}
+    for pair in pairs or ():
+        key, equals, text = pair.partition("=")
+        key = key.strip()
+        if not equals or not key.isidentifier():
+            raise CommandError(f"--env-kwarg takes KEY=VALUE with KEY a Python name, got {pair!r}")
+        try:
+            kwargs[key] = ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            kwargs[key] = text
+    return kwargs
+
+
+def add_common_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options every subcommand takes: ``--json`` and ``--env-kwarg KEY=VALUE``."""
+    parser.add_argument(
+        "--env-kwarg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        dest="env_kwarg",
+        help="a keyword for the environment's constructor (or gymnasium.make), repeatable; "
+        "VALUE is a Python literal (50, True, 'x', [1, 2]) or else a string",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON document on stdout instead of the text report"
+    )
+
+
+@dataclass
+class Target:
+    """An environment named on the command line, and how to make it (again)."""
+
+    env_id: str
+    factory: Callable[..., Any]
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    construction: str = ""  # Python that makes it, for reproduction snippets
+    imports: tuple[str, ...] = ()
+
+    def make(self) -> Any:
+        """A new environment; exceptions propagate (wrap the call in :func:`making`)."""
+        return self.factory(**self.kwargs)
+
+
+def _call_text(callee: str, positional: Sequence[str], kwargs: dict[str, Any]) -> str:
+    return f"{callee}({', '.join([*positional, *(f'{k}={v!r}' for k, v in kwargs.items())])})"
+
+
+def _gymnasium_target(env_id: str, kwargs: dict[str, Any], checker: bool) -> Target:
+    import gymnasium
+
+    options = {} if checker else {"disable_env_checker": True}
+
+    def make(**given: Any) -> Any:
+        return gymnasium.make(env_id, **options, **given)
+
+    construction = "env = " + _call_text("gymnasium.make", [repr(env_id)], {**options, **kwargs})
+    return Target(env_id, make, kwargs, construction, ("import gymnasium",))
+
+
+def _registered(env_id: str) -> bool:
+    import gymnasium
+
+    return env_id in gymnasium.registry
+
+
+def _module_target(env_id: str, kwargs: dict[str, Any], checker: bool) -> Target:
+    module_name, _, attribute = env_id.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name and (module_name == error.name or module_name.startswith(error.name + ".")):
+            raise CommandError(
+                f"cannot make {env_id!r}: there is no module {module_name!r} (looked in the working "
+                f"directory and the installed packages); ENV_ID is a registered Gymnasium id or module:factory"
+            ) from None
+        reason = missing_extra(error) or one_line(error)
+        raise CommandError(f"cannot make {env_id!r}: importing {module_name!r} failed: {reason}") from error
+    except Exception as error:
+        raise CommandError(f"cannot make {env_id!r}: importing {module_name!r} failed: {one_line(error)}") from error
+    factory = getattr(module, attribute, None) if attribute.isidentifier() else None
+    if factory is None:
+        if _registered(env_id) or _registered(attribute):  # Gymnasium's "module:EnvId" syntax
+            return _gymnasium_target(env_id, kwargs, checker)
+        raise CommandError(
+            f"cannot make {env_id!r}: module {module_name!r} ({getattr(module, '__file__', None) or 'namespace'}) "
+            f"has no attribute {attribute!r}, and {attribute!r} is not a registered Gymnasium id"
+        )
+    if not callable(factory):
+        raise CommandError(
+            f"cannot make {env_id!r}: {module_name}.{attribute} is a {type(factory).__name__}, "
+            "not a class or function that makes an environment"
+        )
+    head = attribute
+    construction = "env = " + _call_text(head, [], kwargs)
+    return Target(env_id, factory, kwargs, construction, (f"from {module_name} import {head}",))
+
+
+def resolve_target(env_id: str, env_kwargs: Sequence[str] | None = None, *, checker: bool = False) -> Target:
+    """The :class:`Target` named by ENV_ID (see the module docstring), with the keywords of
+    ``--env-kwarg``. ``checker=False`` turns Gymnasium's passive env checker off (spacealg
+    checks for itself). Raises CommandError when ENV_ID cannot name an environment."""
+    kwargs = parse_env_kwargs(env_kwargs)
+    if os.getcwd() not in sys.path:  # module:factory resolves from the working directory, as python -m
+        sys.path.insert(0, os.getcwd())
+    if ":" in env_id and not env_id.startswith(":"):
+        return _module_target(env_id, kwargs, checker)
+    return _gymnasium_target(env_id, kwargs, checker)
+
+
+@contextlib.contextmanager
+def making(env_id: str) -> Iterator[None]:
+    """Turn any exception raised inside (a constructor that raises, an unknown id, a
+    missing dependency) into a one-line CommandError naming ENV_ID; Ctrl-C passes through."""
+    try:
+        yield
+    except CommandError:
+        raise
+    except Exception as error:
+        extra = missing_extra(error)
+        if extra is not None:
+            raise CommandError(f"cannot make {env_id!r}: {extra}") from error
+        raise CommandError(f"cannot make {env_id!r}: {one_line(error)}") from error
+
+
+def env_source(env_id: str, env_kwargs: Sequence[str] | None = None) -> Any:
+    """The :class:`spacealg.testing.resolve.EnvSource` that ``spacealg check`` hands to the
+    checkers: ENV_ID resolved by :func:`resolve_target` (so ``check`` and ``describe`` agree,
+    ``--env-kwarg`` included), with a reproduction snippet that makes it the same way."""
+    from spacealg.testing.resolve import EnvSource
+
+    target = resolve_target(env_id, env_kwargs)
+    return EnvSource(target.make, env_id, target.construction, target.imports)
+
+
+def passed_document(env_id: str, spaces: Sequence[tuple[str, str]], report: Any) -> dict[str, Any]:
+    """``spacealg check --json`` for a check that passed (an EnvCheckReport)."""
+    return {
+        "command": "check",
+        "env_id": env_id,
+        "spaces": dict(spaces),
+        "status": "passed",
+        "exit_status": EXIT_OK,
+        "properties": list(report.properties),
+        "examples": report.examples,
+        "steps": report.steps,
+        "episodes": report.episodes,
+        "seconds": round(report.seconds, 3),
+    }
+
+
+def failed_document(env_id: str, spaces: Sequence[tuple[str, str]], error: Any) -> dict[str, Any]:
+    """``spacealg check --json`` for a broken property (an EnvCheckError)."""
+    from spacealg.testing.errors import literal
+
+    return {
+        "command": "check",
+        "env_id": env_id,
+        "spaces": dict(spaces),
+        "status": "failed",
+        "exit_status": EXIT_FAILED,
+        "property": error.property,
+        "where": error._location(),
+        "seed": error.seed,
+        "actions": jsonable(error.actions),
+        "actions_literal": literal(error.actions),
+        "message": str(error),
+        "reproduction": error.reproduction(),
+    }
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` as JSON data: numpy arrays as nested lists, numpy scalars as numbers,
+    tuples as lists, dict keys as strings; anything else JSON cannot hold as its repr."""
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        return jsonable(value.item())
+    if isinstance(value, dict):
+        return {str(key): jsonable(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(item) for item in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return repr(value)
+
+
+#: Seconds between a Ctrl-C and the forced exit, if the KeyboardInterrupt gets swallowed.
+INTERRUPT_GRACE = 3.0
+
+
+@contextlib.contextmanager
+def interrupts(command: str) -> Iterator[None]:
+    """Ctrl-C inside ends the command cleanly, whatever is running.
+
+    The first Ctrl-C raises KeyboardInterrupt (the command unwinds, closing what it opened,
+    and :func:`spacealg.cli.main` prints one line and returns 130). Code that swallows it (an
+    environment's ``__del__`` or a callback, where Python only prints the exception) cannot
+    keep the command running: :data:`INTERRUPT_GRACE` seconds later, or at a second Ctrl-C,
+    the process prints the same line and exits with status 130. Such swallowed interrupts
+    are not printed as tracebacks. Outside the main thread this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    message = f"spacealg {command}: interrupted (Ctrl-C)\n"
+    timers: list[threading.Timer] = []
+
+    def exit_now() -> None:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.write(message)
+            sys.stderr.flush()
+        os._exit(EXIT_INTERRUPTED)
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        if timers:  # a second Ctrl-C, or the first one was swallowed
+            exit_now()
+        timer = threading.Timer(INTERRUPT_GRACE, exit_now)
+        timer.daemon = True
+        timers.append(timer)
+        timer.start()
+        raise KeyboardInterrupt
+
+    def unraisable(info: Any) -> None:
+        if not isinstance(info.exc_value, KeyboardInterrupt):
+            previous_hook(info)
+
+    previous_handler = signal.signal(signal.SIGINT, on_sigint)
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = unraisable
+    try:
+        yield
+    finally:
+        for timer in timers:
+            timer.cancel()
+        signal.signal(signal.SIGINT, previous_handler)
+        sys.unraisablehook = previous_hook
+
+
+def emit_json(document: dict[str, Any]) -> None:
+    """Print ``document`` as one JSON document on stdout (see :func:`jsonable`)."""
+    print(json.dumps(jsonable(document), indent=2))
