@@ -80,7 +80,14 @@ def wider(space: Any) -> Any:
 def target(kit: Kit, spec: Any) -> Any:
     """What the generic functions take for ``spec``: a plain tuple or list is a finite set of
     its items to spacealg, so a nest of specs in one goes through ``from_`` first."""
-    return kit.from_(spec) if isinstance(spec, (tuple, list)) else spec
+    return kit.from_(spec) if _holds_sequence(spec) else spec
+
+
+def _holds_sequence(spec: Any) -> bool:
+    """Whether a nest of specs has a tuple or list anywhere (to spacealg, a finite set)."""
+    if isinstance(spec, (tuple, list)):
+        return True
+    return isinstance(spec, dict) and any(_holds_sequence(v) for v in spec.values())
 
 
 def check_roundtrip(kit: Kit, spec: Any) -> None:

@@ -318,3 +318,14 @@ def test_joint_space_keeps_what_batch_space_drops():
     assert not joint.bounded_below[:, 0].any() and batched.bounded_below.all()
     assert sa.joint_space(gs.Discrete(4, start=2), 3) == gs.MultiDiscrete([4] * 3, start=[2] * 3)
     assert math.isfinite(sa.cardinality(sa.joint_space(range(4), 3)))
+
+
+def test_box_with_one_scalar_bound_and_one_array_bound_samples():
+    # a scalar low beside a per-entry high (dm_env's BoundedArray(minimum=-1.0, maximum=[1, 2]))
+    # took numpy's scalar fast path with an array high
+    import spacealg as sa
+
+    box = sa.Box(-1.0, [1.0, 2.0])
+    assert box == sa.Box([-1.0, -1.0], [1.0, 2.0]) and hash(box) == hash(sa.Box([-1.0, -1.0], [1.0, 2.0]))
+    assert sa.sample(box, rng=0) in box and sa.isin(sa.sample(box, 50, rng=1), box).all()
+    assert sa.isin(sa.sample(sa.Box([0, 1], 3, dtype=np.int64), 50, rng=2), sa.Box([0, 1], 3, dtype=np.int64)).all()

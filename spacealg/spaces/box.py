@@ -258,7 +258,8 @@ class Box(Space):
         common = [_common(a) for a in (low_cast, high_cast, bounded_below, bounded_above)]
         if all(c is not None for c in common):  # uniform bounds stay scalar
             low_cast, high_cast, bounded_below, bounded_above = (np.asarray(c) for c in common)
-        low_scalar, high_scalar = (common[0], common[1]) if low_cast.ndim == 0 else (None, None)
+        uniform = low_cast.ndim == 0 and high_cast.ndim == 0 and common[0] is not None and common[1] is not None
+        low_scalar, high_scalar = (common[0], common[1]) if uniform else (None, None)
         low_v, high_v, below_v, above_v = (
             _read_only(np.broadcast_to(a, shape)) if a.ndim == 0 else _read_only(np.array(a, copy=True))
             for a in (low_cast, high_cast, bounded_below, bounded_above)
