@@ -329,3 +329,64 @@ def test_box_with_one_scalar_bound_and_one_array_bound_samples():
     assert box == sa.Box([-1.0, -1.0], [1.0, 2.0]) and hash(box) == hash(sa.Box([-1.0, -1.0], [1.0, 2.0]))
     assert sa.sample(box, rng=0) in box and sa.isin(sa.sample(box, 50, rng=1), box).all()
     assert sa.isin(sa.sample(sa.Box([0, 1], 3, dtype=np.int64), 50, rng=2), sa.Box([0, 1], 3, dtype=np.int64)).all()
+
+
+# -- 14 for PettingZoo: a malformed agent observation or reward is refused before any write ----
+
+
+class _MalformedAgents:
+    """A two-agent parallel env whose second agent's observation (or reward) is ``bad``."""
+
+    metadata = {"render_modes": [], "name": "malformed_agents_v0"}  # noqa: RUF012
+    render_mode = None
+    possible_agents = ["a", "b"]  # noqa: RUF012
+
+    def __init__(self, bad_ob, bad_reward=0.0):
+        self.bad_ob, self.bad_reward, self.agents = bad_ob, bad_reward, []
+
+    def observation_space(self, agent):
+        return gs.Dict({"x": gs.Box(0, 1, (2,), np.float32), "d": gs.Discrete(3)})
+
+    def action_space(self, agent):
+        return gs.Discrete(2)
+
+    def reset(self, seed=None, options=None):
+        self.agents = list(self.possible_agents)
+        good = {"x": np.full(2, 0.5, np.float32), "d": 1}
+        return {"a": good, "b": good}, {"a": {}, "b": {}}
+
+    def step(self, actions):
+        good = {"x": np.full(2, 0.25, np.float32), "d": 2}
+        obs = {"a": good, "b": self.bad_ob}
+        flags = {"a": False, "b": False}
+        return obs, {"a": 1.0, "b": self.bad_reward}, flags, dict(flags), {"a": {}, "b": {}}
+
+
+@pytest.mark.parametrize(
+    ("ob", "reward", "field"),
+    [
+        ({"x": np.full(2, 2.0, np.float32), "d": 1}, 0.0, "['x']"),
+        ({"x": np.zeros(2, np.float32), "d": 1.5}, 0.0, "['d']"),
+        ({"x": np.zeros(2, np.float32)}, 0.0, "observation"),
+        ({"x": np.zeros(2, np.float32), "d": 1}, "1.5", "reward"),
+    ],
+)
+def test_a_malformed_agent_step_is_refused_and_leaves_every_row_as_it_was(ob, reward, field):
+    from spacealg.emulation import PettingZooPufferEnv
+
+    env = PettingZooPufferEnv(_MalformedAgents(ob, reward))
+    env.reset(seed=0)
+    before = env.observations.copy()
+    with pytest.raises(APIUsageError, match="_MalformedAgents") as error:
+        env.step({"a": 0, "b": 1})
+    assert field in str(error.value) and "agent 'b'" in str(error.value)
+    assert np.array_equal(env.observations, before)  # agent 'a' was not written either
+
+
+def test_a_wellformed_agent_step_is_written():
+    from spacealg.emulation import PettingZooPufferEnv
+
+    env = PettingZooPufferEnv(_MalformedAgents({"x": np.ones(2, np.float32), "d": np.int64(0)}, np.float32(1.0)))
+    env.reset(seed=0)
+    env.step({"a": 0, "b": 1})
+    assert env.rewards.tolist() == [1.0, 1.0] and env.masks.all()

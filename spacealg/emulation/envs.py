@@ -410,6 +410,9 @@ class PettingZooPufferEnv(_InjectableBuffers):
         self._agents = agents
         self._index = {agent: i for i, agent in enumerate(agents)}
         self._to_native = _action_converter(self.env_single_action_space)
+        owner = f"PettingZooPufferEnv({_env_name(self.env)})"
+        self._check_observation = observation_guard(self.env_single_observation_space, owner)
+        self._check_reward = reward_guard(owner)
         self._seeds = _Seeds(seed)
         self.initialized = False
         self.all_done = True
@@ -459,10 +462,8 @@ class PettingZooPufferEnv(_InjectableBuffers):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         """Reset the wrapped environment; return ``({agent: row}, infos)``."""
         obs, infos = _reset(self.env, self._seeds.take(seed), options)
-        if not self.is_observation_checked:
-            for agent, ob in obs.items():
-                _check_space(ob, self.env_single_observation_space, f"observation of {agent!r}")
-            self.is_observation_checked = True
+        self._refuse_malformed(obs, {})  # every observation, before the buffers are touched
+        self.is_observation_checked = True
         self.observations[:] = 0
         self.masks[:] = False
         for agent, ob in obs.items():
@@ -475,6 +476,22 @@ class PettingZooPufferEnv(_InjectableBuffers):
         self.initialized = True
         self.all_done = False
         return self.dict_obs, infos
+
+    def _refuse_malformed(self, obs: dict[Any, Any], rewards: dict[Any, Any]) -> None:
+        """Every agent's observation and reward checked before any row is written (so a
+        malformed step leaves the buffers as they were); APIUsageError naming the env, the
+        agent, the field and the value."""
+        for agent, ob in obs.items():
+            self._agent_row(agent)
+            try:
+                self._check_observation(ob)
+            except APIUsageError as error:
+                raise APIUsageError(f"{error} (observation of agent {agent!r})") from None
+        for agent, reward in rewards.items():
+            try:
+                self._check_reward(reward)
+            except APIUsageError as error:
+                raise APIUsageError(f"{error} (reward of agent {agent!r})") from None
 
     def _agent_row(self, agent: Any) -> int:
         try:
@@ -513,9 +530,7 @@ class PettingZooPufferEnv(_InjectableBuffers):
                 else "step() called before reset()"
             )
         obs, rewards, terminations, truncations, infos = self.env.step(self._native_actions(actions))
-        if not obs.keys() <= self._index.keys():
-            unknown = next(a for a in obs if a not in self._index)
-            raise InvalidAgentError(unknown, self.possible_agents)
+        self._refuse_malformed(obs, rewards)  # InvalidAgentError for an unknown agent too
         for i, agent in enumerate(self._agents):
             if agent in obs:
                 self._write_row(i, obs[agent])
