@@ -85,3 +85,22 @@ def test_help_lists_the_options(flag, capsys):
         main(["check", flag])
     out = capsys.readouterr().out
     assert "--examples" in out and "--max-steps" in out and "--no-determinism" in out
+
+
+def test_a_single_check_shows_a_progress_bar_over_its_time_budget():
+    # issue 17.2: a long check is never silent (the bar is shown on a terminal, not with --json)
+    import io
+    import time
+
+    from spacealg.cli.check import time_bar
+
+    stream = io.StringIO()
+    with time_bar(5, True, stream):
+        time.sleep(1.3)
+    assert "checking (time budget)" in stream.getvalue() and "1/5" in stream.getvalue()
+    quiet = io.StringIO()
+    with time_bar(5, False, quiet):
+        pass
+    with time_bar(None, True, quiet):
+        pass
+    assert quiet.getvalue() == ""

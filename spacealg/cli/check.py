@@ -17,6 +17,8 @@ import contextlib
 import os
 import sys
 import textwrap
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 from spacealg.cli.common import (
@@ -258,7 +260,9 @@ def _one(target: str, options: dict[str, Any], arguments: argparse.Namespace) ->
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", EnvCheckWarning)  # printed with the report
-            report = _run_check(source, target, options, arguments)
+            shown = sys.stderr.isatty() and not arguments.json and not arguments.no_progress
+            with time_bar(options.get("budget"), shown, sys.stderr):
+                report = _run_check(source, target, options, arguments)
     except EnvCheckError as error:
         if arguments.json:
             emit_json(failed_document(target, spaces, error))
@@ -286,6 +290,37 @@ def _one(target: str, options: dict[str, Any], arguments: argparse.Namespace) ->
         for remark in report.warnings:
             print(f"  !   {remark}")
     return EXIT_OK
+
+
+@contextlib.contextmanager
+def time_bar(seconds: float | None, enabled: bool, stream: Any) -> Iterator[None]:
+    """A progress bar (tqdm, where installed) over a single check's time budget, ticking once
+    a second while the check runs, so a long check is never silent; nothing when disabled,
+    without a budget, or without tqdm."""
+    if not enabled or not seconds:
+        yield
+        return
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        yield
+        return
+    bar = tqdm(total=int(seconds), unit="s", desc="checking (time budget)", file=stream, leave=False)
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.wait(1.0):
+            if bar.n < bar.total:
+                bar.update(1)
+
+    ticker = threading.Thread(target=tick, daemon=True)
+    ticker.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        ticker.join()
+        bar.close()
 
 
 def _run_check(source: Any, target: str, options: dict[str, Any], arguments: argparse.Namespace) -> Any:
