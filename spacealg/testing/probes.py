@@ -43,6 +43,21 @@ SEEDS = 16
 UNSEEDED = 8
 
 
+
+def resets_with_options(env: Any) -> bool:
+    """The ``reset-options`` probe: ``reset(seed=0, options={})`` is accepted. Raises the
+    property's error for a TypeError (options refused); False when reset fails otherwise
+    (the search reports that), True when it succeeds."""
+    try:
+        env.reset(seed=0, options={})
+    except TypeError as error:
+        raise PropertyError(
+            "reset-options", f"reset(seed=0, options={{}}) raised {describe_exception(error)}"
+        ) from error
+    except Exception:
+        return False
+    return True
+
 def _fresh(source: EnvSource) -> Callable[[], Any]:
     shared: list[Any] = []
 
@@ -242,13 +257,7 @@ def single_probes(source: EnvSource, clock: Budget | None = None) -> list[str]:
         warned += space_lints(env.observation_space, env.action_space)
         draw = action_fallback(env.action_space, 0)
         actions = [draw(None) for _ in range(3)]
-        try:
-            env.reset(seed=0, options={})
-        except TypeError as error:
-            raise PropertyError(
-                "reset-options", f"reset(seed=0, options={{}}) raised {describe_exception(error)}"
-            ) from error
-        except Exception:
+        if not resets_with_options(env):
             return warned  # reset itself fails: the search reports it
     finally:
         _close(env, source)
@@ -293,14 +302,8 @@ def parallel_probes(source: EnvSource, clock: Budget | None = None) -> list[str]
             warned += space_lints(env.observation_space(agent), env.action_space(agent), f"agent {agent!r}: ")
         draws = {agent: action_fallback(env.action_space(agent), 0) for agent in agents}
         actions = [{agent: draw(None) for agent, draw in draws.items()} for _ in range(3)]
-        try:
-            env.reset(seed=0, options={})
-        except TypeError as error:
-            raise PropertyError(
-                "reset-options", f"reset(seed=0, options={{}}) raised {describe_exception(error)}"
-            ) from error
-        except Exception:
-            return warned
+        if not resets_with_options(env):
+            return warned  # reset itself fails: the search reports it
     finally:
         _close(env, source)
 
@@ -345,14 +348,8 @@ def aec_probes(source: EnvSource, clock: Budget | None = None) -> list[str]:
     try:
         for agent in _agents(env):
             warned += space_lints(env.observation_space(agent), env.action_space(agent), f"agent {agent!r}: ")
-        try:
-            env.reset(seed=0, options={})
-        except TypeError as error:
-            raise PropertyError(
-                "reset-options", f"reset(seed=0, options={{}}) raised {describe_exception(error)}"
-            ) from error
-        except Exception:
-            return warned
+        if not resets_with_options(env):
+            return warned  # reset itself fails: the search reports it
     finally:
         _close(env, source)
 
