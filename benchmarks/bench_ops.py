@@ -27,7 +27,7 @@ from gymnasium.spaces import utils as gym_utils
 import spacealg
 from spacealg.adapters.gymnasium import from_gymnasium
 from spacealg.emulation import Codec, emulate, nativize
-from spacealg.ops import flat_codec, flatten, unflatten
+from spacealg.ops import flat_codec, flatten, flatten_batch, unflatten, unflatten_batch
 
 warnings.filterwarnings("ignore")
 
@@ -178,9 +178,28 @@ def bench_flatten(budget: float) -> None:
         compare("flatten", "  (precompiled codec.unflatten)",
                 lambda s=space, v=reference_flat: gym_utils.unflatten(s, v),
                 lambda c=codec, v=flat: c.unflatten(v), budget, None)
+        members = [space.sample() for _ in range(256)]
+        batch = spacealg.sample(ours_space, 256, rng=0)
+        flats = flatten_batch(batch, ours_space)
+        assert np.array_equal(flats[3], flatten(member_at(batch, 3), ours_space)), label
+        compare("flatten", "  flatten_batch(256) vs a loop of flatten",
+                lambda s=space, m=members: [gym_utils.flatten(s, x) for x in m],
+                lambda s=ours_space, b=batch: flatten_batch(b, s), budget, None)
+        compare("flatten", "  unflatten_batch(256) vs a loop of unflatten",
+                lambda s=space, v=flats: [gym_utils.unflatten(s, row) for row in v],
+                lambda s=ours_space, v=flats: unflatten_batch(v, s), budget, None)
 
 
 # -- emulation vs PufferLib and vs bare copies -----------------------------------------------
+
+
+def member_at(batch: Any, i: int) -> Any:
+    """Member ``i`` of a spacealg batch (arrays, or tuples/dicts of component batches)."""
+    if isinstance(batch, dict):
+        return {k: member_at(v, i) for k, v in batch.items()}
+    if isinstance(batch, tuple):
+        return tuple(member_at(v, i) for v in batch)
+    return batch[i]
 
 
 def leaves_of(x: Any) -> list[Any]:

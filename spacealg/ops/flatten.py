@@ -35,13 +35,11 @@ ranges, arrays of them)
 ===============================  =========  ==============================================
 
 The batched forms :func:`flatten_batch`/:func:`unflatten_batch` take and give spacealg's
-batches (arrays ``(*batch, *elsize)``, tuples/dicts of component batches, object arrays
-for OneOf) and ``(*batch, flatdim)`` arrays, vectorised per leaf; torch and JAX batches go
-to :mod:`spacealg.backends.flatten`.
+batches (arrays ``(*batch, *elsize)``, tuples/dicts of component batches, object arrays for
+OneOf) and ``(*batch, flatdim)`` arrays, vectorised per leaf (torch/JAX: :mod:`spacealg.backends`).
 
-Speed: a space compiles once into a :class:`FlatCodec` (kept under :mod:`spacealg.core.cache`'s
-rule), whose ``flatten``/``unflatten`` are straight-line code (:mod:`spacealg.core.codegen`)
-with offsets and checks inlined. Hold ``codec = flat_codec(space)`` to skip the cache lookup.
+Speed: a space compiles once (cached under :mod:`spacealg.core.cache`'s rule) into straight-line
+code with offsets and checks inlined; ``codec = flat_codec(space)`` skips even the cache lookup.
 
 Laws (tests/test_flatten.py): ``unflatten(flatten(x, s), s) == x``;
 ``flatten(x, s) in flattened_box(s)``; ``flatdim(s) == flatten(x, s).size``;
@@ -52,9 +50,9 @@ A value not shaped like a member raises ValueError naming the argument and the s
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
+import operator
 from collections.abc import Callable
 from itertools import accumulate
 from typing import Any
@@ -75,16 +73,8 @@ from spacealg.spaces.product import DictProduct, TupleProduct
 from spacealg.spaces.sequence import Sequence, stacked
 from spacealg.spaces.text import Text
 
-__all__ = [
-    "FlatCodec",
-    "flat_codec",
-    "flatdim",
-    "flatten",
-    "flatten_batch",
-    "flattened_box",
-    "unflatten",
-    "unflatten_batch",
-]
+__all__ = ["FlatCodec", "flat_codec", "flatdim", "flatten", "flatten_batch", "flattened_box", "unflatten",
+           "unflatten_batch"]
 
 
 # -- the compiled codec, one subclass per rule of the table -----------------------------------
@@ -125,7 +115,7 @@ class FlatCodec:
             else:
                 ranges.append((a, b))
         if ranges and not (self.dim >= 512 and len(ranges) <= 8 and 4 * sum(b - a for a, b in ranges) < self.dim):
-            gen.line(f"out = zeros({self.dim}, _dtype)")
+            gen.line(f"out = zeros({self.dim})" if self.dtype == np.float64 else f"out = zeros({self.dim}, _dtype)")
         else:  # no one-hot part, or a large vector of mostly raveled values: zero only those
             gen.line(f"out = empty({self.dim}, _dtype)")
             for a, b in ranges:
@@ -136,18 +126,20 @@ class FlatCodec:
 
     @functools.cached_property
     def unflatten(self) -> Callable[[Any], Any]:
-        """The flat vector ``v`` (an array ``(dim,)``) -> its member: generated code."""
+        """The flat vector ``v`` (``dim`` numbers) -> its member: generated code."""
         if self.dtype is None:
             return self.unflatten_parts
         gen = self._generator()
         message = gen.bind(f"expected a flat vector of shape ({self.dim},), got shape ")
+        gen.line("v = asarray(v)")  # a list or tuple of numbers reads as its array
         gen.line(f"if v.shape != ({self.dim},): raise ValueError({message} + repr(v.shape))")
         gen.line(f"return {self.emit_read(gen, 0)}")
         return gen.function("def unflatten(v):")
 
     def _generator(self) -> Generator:
         gen = Generator(f"flattening {self!r}")
-        gen.namespace.update(asarray=np.asarray, zeros=np.zeros, empty=np.empty, ravel=np.ravel, _dtype=self.dtype)
+        gen.namespace.update(asarray=np.asarray, zeros=np.zeros, empty=np.empty, ravel=np.ravel, _dtype=self.dtype,
+                             _index=operator.index)
         return gen
 
     # -- code generation hooks (products inline their parts) --------------------------
@@ -241,8 +233,7 @@ class RavelCodec(FlatCodec):
 
     def __init__(self, model: LeafModel) -> None:
         self.scalar = model.scalar  # members are Python floats (an Interval), not arrays
-        self.shape = (1,) if model.scalar else model.shape
-        self.element_shape = () if model.scalar else model.shape
+        self.shape, self.element_shape = ((1,), ()) if model.scalar else (model.shape, model.shape)
         self.dim = math.prod(self.shape)
         self.dtype = model.dtype
         self.low, self.high = (np.full(self.shape, b, self.dtype).reshape(-1) for b in (model.low, model.high))
@@ -289,6 +280,7 @@ class OneHotCodec(FlatCodec):
         self.size = self.nvec.size
         self.dim = int(self.nvec.sum())
         self.offsets = np.concatenate([[0], np.cumsum(self.nvec)[:-1]]).astype(np.int64)
+        self.uniform = bool(self.size and (self.nvec == self.nvec[0]).all())
 
     def _position(self, x: Any) -> int:
         try:
@@ -314,21 +306,24 @@ class OneHotCodec(FlatCodec):
         return self.model.item_array[values] if self.model.items is not None else values.astype(self.dtype, copy=False)
 
     def emit_fill(self, gen: Generator, value: str, start: int) -> None:
+        if self.size > self._UNROLL:  # vectorised
+            return gen.line(f"out[{gen.bind(self.offsets + start)} + {gen.bind(self._hot)}({value}, 1)[0]] = 1")
         labels = self.model.items is not None
-        if self.shape != () and (labels or self.size > self._UNROLL):  # vectorised
-            gen.line(f"out[{gen.bind(self.offsets + start)} + {gen.bind(self._hot)}({value}, 1)[0]] = 1")
-            return
-        if self.shape == ():
-            entries = [f"{gen.bind(self._position)}({value})" if labels else value]
-        else:
-            gen.line(f"_m = asarray({value}).ravel().tolist()")
+        entries = [value if labels else f"_index({value})"]  # an integer (TypeError for a float)
+        if self.shape != ():
+            gen.line(f"_m = asarray({value}{', object' if labels else ''}).ravel().tolist()")
             message = gen.bind(f"expected {self.size} entries, got ")
             gen.line(f"if len(_m) != {self.size}: raise ValueError({message} + repr(len(_m)))")
             entries = [f"_m[{j}]" for j in range(self.size)]
+        if labels:  # positions, found (or refused) by the leaf model's lookup
+            position = gen.bind(self._position)
+            entries = [f"{position}({entry})" for entry in entries]
         for entry, first, count, offset in zip(entries, self.low, self.nvec, self.offsets):
             low, n, at = int(first), int(count), start + int(offset)
-            gen.line(f"_k = {entry} - {low}" if low else f"_k = {entry}")
-            if not labels:
+            if labels:
+                gen.line(f"_k = {entry}")
+            else:  # a Python int (a bool would index ``out`` as a mask)
+                gen.line(f"_k = {entry} - {low}")
                 message = gen.bind(f"a Discrete value must lie in {low}..{low + n - 1}, got ")
                 gen.line(f"if not 0 <= _k < {n}: raise ValueError({message} + repr(_k + {low}))")
             gen.line(f"out[{at} + _k] = 1" if at else "out[_k] = 1")
@@ -348,11 +343,14 @@ class OneHotCodec(FlatCodec):
         out[np.arange(n)[:, None], self.offsets + self._hot(xs, n)] = 1
 
     def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-        k = np.zeros((len(vs), 0), np.int64)  # each segment's first nonzero column, less its offset
-        if self.size:
-            k = np.minimum.reduceat(np.where(vs != 0, np.arange(self.dim), self.dim), self.offsets, axis=1)
-            k -= self.offsets
-        if (k >= self.nvec).any():
+        hot = vs != 0  # k: each segment's first nonzero column, less its offset
+        if self.uniform:  # segments of one width: one argmax
+            per_entry = hot.reshape(len(vs), self.size, -1)
+            k, ok = per_entry.argmax(axis=2), per_entry.any(axis=2).all()
+        else:
+            k = np.minimum.reduceat(np.where(hot, np.arange(self.dim), self.dim), self.offsets, axis=1) - self.offsets
+            ok = (k < self.nvec).all()
+        if not ok:
             raise ValueError("a row is not a concatenation of one-hot vectors")
         values = (k + self.low).reshape(shape + self.shape)
         return self.model.item_array[values] if self.model.items is not None else values.astype(self.dtype)
@@ -451,11 +449,10 @@ class OneOfCodec(FlatCodec):
         if not self.flattenable:
             return
         self.dim = 1 + max(p.dim for p in parts)
-        dtype = np.result_type(*[p.dtype for p in parts])
+        self.dtype = dtype = np.result_type(*[p.dtype for p in parts])
         last = len(parts) - 1
         if (dtype.kind == "b" and last > 1) or (dtype.kind in "iu" and last > np.iinfo(dtype).max):
-            dtype = np.result_type(dtype, np.min_scalar_type(last))
-        self.dtype = dtype
+            self.dtype = np.result_type(dtype, np.min_scalar_type(last))
         sized = [p.bounds() for p in parts if p.dim]
         self.low = np.min([np.min(lo) for lo, _ in sized]) if sized else 0
         self.high = np.max([np.max(hi) for _, hi in sized]) if sized else 0
@@ -606,10 +603,8 @@ def _bad(function: str, argument: str, value: Any, space: Any, error: Exception)
 
 
 def flatdim(space: Any) -> int:
-    """The length of flattened members (``gymnasium.spaces.utils.flatdim``).
-
-    Raises ValueError for spaces holding a Sequence or Graph (their flattenings vary in size).
-    """
+    """The length of flattened members (``gymnasium.spaces.utils.flatdim``); a ValueError for
+    a space holding a Sequence or Graph (their flattenings vary in size)."""
     codec = _codec_of(space, "flatdim")
     if not codec.flattenable:
         raise codec._no_array("flatdim")
@@ -623,7 +618,9 @@ def flatten(x: Any, space: Any) -> Any:
     A value not shaped like a member (missing or extra parts, wrong keys, a label not in
     the space) raises ValueError naming ``x`` and the space; swapped arguments a TypeError.
     """
-    codec = _lookup(space) or _codec_of(space, "flatten", x)
+    codec = _lookup(space)
+    if codec is None:
+        codec = _codec_of(space, "flatten", x)
     try:
         return codec.flatten(x)
     except _BAD_VALUE as error:
@@ -636,15 +633,13 @@ def unflatten(v: Any, space: Any) -> Any:
     ``v``: ``flatdim(space)`` numbers (an array, list or tuple); else, or where a one-hot
     segment has no nonzero entry, a ValueError naming ``v`` and the space.
     """
-    codec = _lookup(space) or _codec_of(space, "unflatten", v)
+    codec = _lookup(space)
+    if codec is None:
+        codec = _codec_of(space, "unflatten", v)
     try:
         return codec.unflatten(v)
     except _BAD_VALUE as error:
-        problem = error
-    if codec.dtype is not None and isinstance(v, (list, tuple)):  # numbers, read as their array
-        with contextlib.suppress(*_BAD_VALUE):
-            return codec.unflatten(np.asarray(v))
-    raise _bad("unflatten", "v", v, space, problem) from None
+        raise _bad("unflatten", "v", v, space, error) from None
 
 
 def flatten_batch(xs: Any, space: Any) -> np.ndarray:
@@ -674,13 +669,9 @@ def _batched(function: str, argument: str, values: Any, space: Any) -> Any:
 
 
 def flattened_box(space: Any) -> Any:
-    """Gymnasium's ``flatten_space``: the Box that :func:`flatten` maps members into.
-
-    A spacealg space gives a spacealg ``Box``; a Gymnasium space gives a Gymnasium space
-    equal to ``gymnasium.spaces.utils.flatten_space(space)`` (a Sequence, Graph, Tuple or
-    Dict of flattened parts where the space holds a Sequence or Graph).
-    Law: ``flatten(x, s) in flattened_box(s)`` for every member ``x``.
-    """
+    """Gymnasium's ``flatten_space``: the Box that :func:`flatten` maps members into (a Sequence,
+    Graph, Tuple or Dict of flattened parts where a Sequence or Graph is inside), a Gymnasium
+    space for a Gymnasium space. Law: ``flatten(x, s) in flattened_box(s)`` for every member ``x``."""
     box = _codec_of(space, "flattened_box").box()
     if native_kind(space) is not None:
         from spacealg.adapters.gymnasium import to_gymnasium
