@@ -253,6 +253,13 @@ def test_flatten_rejects_values_outside_a_discrete_range() -> None:
         flatten("z", sa.FiniteSet("x", "y"))
 
 
+def test_a_bool_discrete_value_is_its_integer_not_a_mask() -> None:
+    assert identical(flatten(True, range(2)), gym_utils.flatten(gs.Discrete(2), True))
+    assert identical(flatten({"a": True}, sa.DictProduct(a=range(3))), np.array([0, 1, 0], np.int64))
+    assert identical(flatten(np.array([True, False]), sa.ArraySpace(range(2), 2)), np.array([0, 1, 1, 0]))
+    assert identical(unflatten([0, 0, 1], range(3)), np.int64(2))  # a list reads as its array
+
+
 def test_labels_flatten_by_index_and_come_back() -> None:
     space = sa.TupleProduct(sa.FiniteSet("up", "down"), sa.ArraySpace(sa.FiniteSet("r", "g", "b"), 2))
     x = ("down", np.array(["b", "r"]))
