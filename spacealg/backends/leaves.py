@@ -38,7 +38,7 @@ import numpy as np
 
 from spacealg.core.cache import IdentityCache
 from spacealg.core.generic import as_space, generic
-from spacealg.core.leaf import leaf
+from spacealg.core.leaf import LeafModel, leaf
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
@@ -94,7 +94,7 @@ class ArrayLeaf:
     def flat(self) -> str:
         """``"onehot"`` (of ``x - low``), ``"index"`` (one-hot of the stored position) or
         ``"ravel"``: whatever :func:`~spacealg.core.leaf.leaf` stores the leaf as."""
-        model = leaf(self.space)
+        model = self._model
         if model.items is not None:
             return "index"
         return "onehot" if model.image in ("Discrete", "MultiDiscrete") else "ravel"
@@ -102,7 +102,13 @@ class ArrayLeaf:
     @functools.cached_property
     def flat_dtype(self) -> np.dtype:
         """The dtype of the flattened entries (the leaf model's stored dtype)."""
-        return np.dtype(leaf(self.space).dtype)
+        return np.dtype(self._model.dtype)
+
+    @property
+    def _model(self) -> LeafModel:
+        model = leaf(self.space)
+        assert model is not None, f"{self.space!r} stacks but has no leaf model"
+        return model
 
     def widths(self) -> np.ndarray:
         """Number of values per entry (``int``: ``(high - low) // step + 1``, as Python ints)."""
