@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import functools
 import math
-import operator
 from collections.abc import Callable
 from itertools import accumulate
 from typing import Any
@@ -138,8 +137,7 @@ class FlatCodec:
 
     def _generator(self) -> Generator:
         gen = Generator(f"flattening {self!r}")
-        gen.namespace.update(asarray=np.asarray, zeros=np.zeros, empty=np.empty, ravel=np.ravel, _dtype=self.dtype,
-                             _index=operator.index)
+        gen.namespace.update(asarray=np.asarray, zeros=np.zeros, empty=np.empty, ravel=np.ravel, _dtype=self.dtype)
         return gen
 
     # -- code generation hooks (products inline their parts) --------------------------
@@ -306,27 +304,24 @@ class OneHotCodec(FlatCodec):
         return self.model.item_array[values] if self.model.items is not None else values.astype(self.dtype, copy=False)
 
     def emit_fill(self, gen: Generator, value: str, start: int) -> None:
-        if self.size > self._UNROLL:  # vectorised
+        if self.size > self._UNROLL or self.dim > 1024:  # vectorised
             return gen.line(f"out[{gen.bind(self.offsets + start)} + {gen.bind(self._hot)}({value}, 1)[0]] = 1")
-        labels = self.model.items is not None
-        entries = [value if labels else f"_index({value})"]  # an integer (TypeError for a float)
+        labels, entries = self.model.items is not None, [value]
         if self.shape != ():
             gen.line(f"_m = asarray({value}{', object' if labels else ''}).ravel().tolist()")
             message = gen.bind(f"expected {self.size} entries, got ")
             gen.line(f"if len(_m) != {self.size}: raise ValueError({message} + repr(len(_m)))")
             entries = [f"_m[{j}]" for j in range(self.size)]
-        if labels:  # positions, found (or refused) by the leaf model's lookup
-            position = gen.bind(self._position)
-            entries = [f"{position}({entry})" for entry in entries]
         for entry, first, count, offset in zip(entries, self.low, self.nvec, self.offsets):
             low, n, at = int(first), int(count), start + int(offset)
-            if labels:
-                gen.line(f"_k = {entry}")
-            else:  # a Python int (a bool would index ``out`` as a mask)
-                gen.line(f"_k = {entry} - {low}")
-                message = gen.bind(f"a Discrete value must lie in {low}..{low + n - 1}, got ")
-                gen.line(f"if not 0 <= _k < {n}: raise ValueError({message} + repr(_k + {low}))")
-            gen.line(f"out[{at} + _k] = 1" if at else "out[_k] = 1")
+            if labels:  # positions, found (or refused) by the leaf model's lookup
+                gen.line(f"out[{at} + {gen.bind(self._position)}({entry})] = 1")
+                continue
+            slots = gen.bind({low + k: at + k for k in range(n)})  # value -> its entry (a bool: its int's)
+            message = gen.bind(f"a Discrete value must lie in {low}..{low + n - 1}, got ")
+            gen.line(f"_k = {slots}.get({entry})")
+            gen.line(f"if _k is None: raise ValueError({message} + repr({entry}))")
+            gen.line("out[_k] = 1")
 
     def emit_read(self, gen: Generator, start: int) -> str:
         segment = f"v[{start}:{start + self.dim}]"
