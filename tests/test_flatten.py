@@ -258,6 +258,10 @@ def test_a_bool_discrete_value_is_its_integer_not_a_mask() -> None:
     assert identical(flatten({"a": True}, sa.DictProduct(a=range(3))), np.array([0, 1, 0], np.int64))
     assert identical(flatten(np.array([True, False]), sa.ArraySpace(range(2), 2)), np.array([0, 1, 1, 0]))
     assert identical(unflatten([0, 0, 1], range(3)), np.int64(2))  # a list reads as its array
+    for member in (np.True_, np.array(1), 1.0):  # members by contains, so they flatten
+        assert sa.contains(member, range(2)) and identical(flatten(member, range(2)), np.array([0, 1]))
+    with pytest.raises(ValueError, match=r"0\.\.1"):
+        flatten(1.5, range(2))
 
 
 def test_labels_flatten_by_index_and_come_back() -> None:

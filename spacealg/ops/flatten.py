@@ -137,7 +137,8 @@ class FlatCodec:
 
     def _generator(self) -> Generator:
         gen = Generator(f"flattening {self!r}")
-        gen.namespace.update(asarray=np.asarray, zeros=np.zeros, empty=np.empty, ravel=np.ravel, _dtype=self.dtype)
+        gen.namespace.update(asarray=np.asarray, zeros=np.zeros, empty=np.empty, ravel=np.ravel, _dtype=self.dtype,
+                             _plain=plain)
         return gen
 
     # -- code generation hooks (products inline their parts) --------------------------
@@ -319,7 +320,11 @@ class OneHotCodec(FlatCodec):
                 continue
             slots = gen.bind({low + k: at + k for k in range(n)})  # value -> its entry (a bool: its int's)
             message = gen.bind(f"a Discrete value must lie in {low}..{low + n - 1}, got ")
-            gen.line(f"_k = {slots}.get({entry})")
+            if self.shape == ():  # a 0-d array (unhashable) is looked up as its value
+                gen.line(f"try: _k = {slots}.get({entry})")
+                gen.line(f"except TypeError: _k = {slots}.get(_plain({entry}))")
+            else:
+                gen.line(f"_k = {slots}.get({entry})")
             gen.line(f"if _k is None: raise ValueError({message} + repr({entry}))")
             gen.line("out[_k] = 1")
 
