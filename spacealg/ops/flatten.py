@@ -9,9 +9,8 @@
 >>> unflatten(flatten({"pos": np.ones(2), "dir": 3}, s), s)["dir"]
 np.int64(3)
 
-:func:`flattened_box` is Gymnasium's ``flatten_space`` (the Box that :func:`flatten` maps
-into); spacealg's ``flatten_space`` is PufferLib's leaf list (:mod:`spacealg.ops.leaves`).
-The value comes first, as everywhere in spacealg: ``flatten(x, space)``.
+:func:`flattened_box` is Gymnasium's ``flatten_space`` (the Box that :func:`flatten` maps into); spacealg's
+``flatten_space`` is PufferLib's leaf list (:mod:`spacealg.ops.leaves`). The value comes first: ``flatten(x, s)``.
 
 :func:`flatdim`, :func:`flatten`, :func:`unflatten` and :func:`flattened_box` equal
 ``gymnasium.spaces.utils``'s, value for value and dtype for dtype, on every Gymnasium
@@ -41,11 +40,10 @@ OneOf) and ``(*batch, flatdim)`` arrays, vectorised per leaf (torch/JAX: :mod:`s
 Speed: a space compiles once (cached under :mod:`spacealg.core.cache`'s rule) into straight-line
 code with offsets and checks inlined; ``codec = flat_codec(space)`` skips even the cache lookup.
 
-Laws (tests/test_flatten.py): ``unflatten(flatten(x, s), s) == x``;
-``flatten(x, s) in flattened_box(s)``; ``flatdim(s) == flatten(x, s).size``;
-``flatten_batch`` and ``unflatten_batch`` equal the loop of the single forms; on
-Gymnasium spaces every function equals ``gymnasium.spaces.utils``'s, dtype included.
-A value not shaped like a member raises ValueError naming the argument and the space.
+Laws (tests/test_flatten.py): ``unflatten(flatten(x, s), s) == x``; ``flatten(x, s) in flattened_box(s)``;
+``flatdim(s) == flatten(x, s).size``; ``flatten_batch``/``unflatten_batch`` equal the loop of the single
+forms; on Gymnasium spaces every function equals ``gymnasium.spaces.utils``'s, dtype included. A
+value that is no member raises ValueError naming the argument and the space.
 """
 
 from __future__ import annotations
@@ -137,7 +135,7 @@ class FlatCodec:
 
     def _generator(self) -> Generator:
         gen = Generator(f"flattening {self!r}")
-        gen.namespace.update(asarray=np.asarray, zeros=np.zeros, empty=np.empty, ravel=np.ravel, _dtype=self.dtype,
+        gen.namespace.update(asarray=np.asarray, zeros=np.zeros, empty=np.empty, _dtype=self.dtype,
                              _plain=plain)
         return gen
 
@@ -240,9 +238,9 @@ class RavelCodec(FlatCodec):
     def emit_fill(self, gen: Generator, value: str, start: int) -> None:
         if self.scalar:
             return gen.line(f"out[{start}] = {value}")
-        if gen.namespace["_dtype"] != self.dtype:  # first into the leaf's own dtype (as Gymnasium)
-            value = f"asarray({value}, {gen.bind(self.dtype)})"
-        gen.line(f"out[{start}:{start + self.dim}] = " + (value if len(self.shape) == 1 else f"ravel({value})"))
+        cast = "" if gen.namespace["_dtype"] == self.dtype else f", {gen.bind(self.dtype)}"  # own dtype first
+        raveled = f"asarray({value}{cast})" + ("" if len(self.shape) == 1 else ".reshape(-1)")  # (as Gymnasium)
+        gen.line(f"out[{start}:{start + self.dim}] = " + (value if len(self.shape) == 1 and not cast else raveled))
 
     def emit_read(self, gen: Generator, start: int) -> str:
         if self.scalar:
@@ -389,20 +387,21 @@ class ProductCodec(FlatCodec):
             raise self._no_array(what)
         if len(x) != len(self.parts):  # a value with other parts is no member: never a partial read
             raise ValueError(f"expected {self.expected}, got {len(x)} parts")
-        return x
+        return zip(self.keys, self.parts)
 
     def flatten_parts(self, x: Any) -> Any:
-        x = self._checked(x, "flatten")
-        return self._join([p.flatten(x[k]) for k, p in zip(self.keys, self.parts)])
+        return self._join([p.flatten(x[k]) for k, p in self._checked(x, "flatten")])
 
     def unflatten_parts(self, v: Any) -> Any:
-        v = self._checked(v, "unflatten")
-        return self._join([p.unflatten(v[k]) for k, p in zip(self.keys, self.parts)])
+        return self._join([p.unflatten(v[k]) for k, p in self._checked(v, "unflatten")])
 
     def onehot_ranges(self, start: int) -> list[tuple[int, int]]:
         return [r for part, offset in zip(self.parts, self.starts) for r in part.onehot_ranges(start + offset)]
 
     def emit_fill(self, gen: Generator, value: str, start: int) -> None:
+        if value != "x":  # a part of a product: read once
+            gen.line(f"_x{len(gen.lines)} = {value}")
+            value = f"_x{len(gen.lines) - 1}"
         message = gen.bind(f"expected {self.expected}, got ")
         gen.line(f"if len({value}) != {len(self.parts)}: raise ValueError({message} + repr(len({value})) + ' parts')")
         for key, part, offset in zip(self.keys, self.parts, self.starts):
@@ -415,7 +414,9 @@ class ProductCodec(FlatCodec):
         return "(" + "".join(f"{e}, " for e in items) + ")"
 
     def batch_shape(self, xs: Any) -> tuple[int, ...]:
-        return self.parts[0].batch_shape(self._checked(xs, "flatten_batch")[self.keys[0]])
+        if not self.parts or len(xs) != len(self.parts):
+            self._checked(xs, "flatten_batch")  # raises, saying what is wrong
+        return self.parts[0].batch_shape(xs[self.keys[0]])
 
     def fill_batch(self, out: np.ndarray, xs: Any, n: int) -> None:
         for key, part, offset in zip(self.keys, self.parts, self.starts):
@@ -585,8 +586,7 @@ def _codec(space: Any) -> FlatCodec:
 
 
 def _codec_of(space: Any, function: str, value: Any = None) -> FlatCodec:
-    """The codec of ``space``; a TypeError naming ``space`` (and saying so when the value and
-    the space look swapped, as in Gymnasium's ``flatten(space, x)`` order) if it is none."""
+    """The codec of ``space``, else a TypeError naming it (and saying so where x and space look swapped)."""
     try:
         return _codec(space)
     except TypeError as error:
