@@ -15,6 +15,11 @@ flat spaces and preallocated buffers (:mod:`spacealg.env.buffers`):
 Seeding follows Gymnasium: ``reset(seed=s)`` reseeds, ``reset()`` continues. The constructor's
 ``seed`` (default 0, as in PufferLib) seeds the first reset that is given none; pass
 ``seed=None`` for an unseeded first reset. ``seed(s)`` sets the seed of the next reset.
+
+Both keep the final observations of ended episodes in ``final_observations`` (the
+final-observation hook of :class:`spacealg.env.PufferEnv`, declared by
+``keeps_final_observations = True``): row ``i`` holds the observation that ended row ``i``'s
+latest episode, written by the step that ended it.
 """
 
 from __future__ import annotations
@@ -186,6 +191,9 @@ def _reset(env: Any, seed: int | None, options: dict[str, Any] | None) -> Any:
 
 
 class _InjectableBuffers(HasBuffers):
+    keeps_final_observations = True
+    final_observations: np.ndarray
+
     """The ``buf`` attribute: PufferLib 2.0's vectorisation assigns ``env.buf`` after construction.
 
     Law: after ``env.buf = b``, each buffer ``b`` names (a mapping or an object with the
@@ -218,7 +226,10 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
     ``num_agents == 1``); ``reset`` and ``step`` return ``observations[0]`` — the same array
     every time — holding the wrapped observation emulated, so
     ``nativize(obs, env.env.observation_space, env.obs_dtype)`` equals the wrapped
-    environment's observation; reward, terminal and truncation are the wrapped ones, also
+    environment's observation — except the step that ends an episode (terminated or
+    truncated), which returns a fresh copy of the row, also kept in ``final_observations[0]``,
+    so that an engine holding it past the next reset (Gymnasium's ``SAME_STEP``
+    ``final_obs``) holds the final observation; reward, terminal and truncation are the wrapped ones, also
     written to ``rewards[0]``, ``terminals[0]``, ``truncations[0]`` (``masks[0]`` is set True
     by ``reset``: a single agent is always live).
     """
@@ -262,6 +273,7 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
     def _bind_buffers(self) -> None:
         """Derive the row view, the writer and the bound step from the current buffers."""
         self.obs = self.observations[0, ...]  # a view, also for 0-d observations
+        self.final_observations = np.zeros_like(self.observations)
         self.obs_struct = (
             _struct_view(self.observations, self.obs_dtype) if self.is_obs_emulated else self.observations
         )
@@ -319,6 +331,7 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
         write, to_native, convert_all = self._write, self._to_native, self.is_atn_emulated
         check_observation, check_reward = self._check_observation, self._check_reward
         row, rewards, terminals, truncations = self.obs, self.rewards, self.terminals, self.truncations
+        final = self.final_observations[0, ...]
         copy_box, ndarray = not self.is_obs_emulated, np.ndarray
 
         def step(action: Any) -> tuple[np.ndarray, Any, bool, bool, dict]:
@@ -338,7 +351,10 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
             rewards[0] = reward
             terminals[0] = terminated
             truncations[0] = truncated
-            wrapper.done = terminated or truncated
+            done = wrapper.done = terminated or truncated
+            if done:  # the final observation: a copy of its own, kept past the reset
+                final[...] = row
+                return final.copy(), reward, terminated, truncated, info
             return row, reward, terminated, truncated, info
 
         return step
@@ -374,7 +390,9 @@ class PettingZooPufferEnv(_InjectableBuffers):
     with 0, True and False for agents missing from its dicts, in the buffers and in the
     returned dicts alike. The returned observations are ``{agent: observations[i]}`` (the
     same arrays every time). Dict actions are keyed by agent; an array action has one row
-    per possible agent. Actions of agents that are no longer live are dropped.
+    per possible agent. Actions of agents that are no longer live are dropped. An agent
+    present in a step that terminates or truncates it has that observation's row copied to
+    ``final_observations[i]``.
     """
 
     def __init__(
@@ -424,6 +442,7 @@ class PettingZooPufferEnv(_InjectableBuffers):
     def _bind_buffers(self) -> None:
         """Derive the per-agent row views and the writer from the current buffers."""
         self.dict_obs = {agent: self.observations[i] for i, agent in enumerate(self._agents)}
+        self.final_observations = np.zeros_like(self.observations)
         self.obs_struct = (
             _struct_view(self.observations, self.obs_dtype) if self.is_obs_emulated else self.observations
         )
@@ -535,6 +554,8 @@ class PettingZooPufferEnv(_InjectableBuffers):
             if agent in obs:
                 self._write_row(i, obs[agent])
                 self.masks[i] = True
+                if terminations.get(agent) or truncations.get(agent):
+                    self.final_observations[i] = self.observations[i]
             else:
                 self.observations[i] = 0
                 self.masks[i] = False
