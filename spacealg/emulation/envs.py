@@ -478,6 +478,10 @@ class PettingZooPufferEnv(_InjectableBuffers):
             raise InvalidAgentError(agent, self.possible_agents)
         return self.single_action_space
 
+    def seed(self, seed: int | None) -> None:
+        """Seed the next reset (as :meth:`GymnasiumPufferEnv.seed`)."""
+        self._seeds.pending = seed
+
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         """Reset the wrapped environment; return ``({agent: row}, infos)``."""
         obs, infos = _reset(self.env, self._seeds.take(seed), options)
