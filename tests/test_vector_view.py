@@ -335,3 +335,21 @@ def test_check_vector_env_reports_a_native_view_without_final_obs() -> None:
     with pytest.raises(EnvCheckError, match="'autoreset' failed"):
         check_vector_env(lambda: GymnasiumVectorView(HooklessWalkers(3), final_obs=False), single=Walker,
                          max_examples=6, max_steps=40)
+
+
+def test_pettingzoo_same_step_final_obs_are_each_agents_last_row() -> None:
+    env = PettingZooPufferEnv(DyingAgentsEnv(n_agents=3, max_steps=8))
+    view = GymnasiumVectorView(env, autoreset_mode=AutoresetMode.SAME_STEP)
+    view.reset(seed=2)
+    last_rows: dict[int, np.ndarray] = {}
+    for _ in range(20):
+        obs, _, terminations, truncations, infos = view.step(np.zeros(3, np.int64))
+        if "final_obs" in infos:
+            assert infos["_final_obs"].all() and env.masks.all()  # the whole env ended and reset
+            for i, row in last_rows.items():
+                assert np.array_equal(infos["final_obs"][i], row)  # the row agent i ended with
+            assert len(last_rows) >= 1
+            return
+        for i in np.flatnonzero((terminations | truncations) & env.masks):
+            last_rows.setdefault(int(i), obs[i].copy())  # present in the step that ended it
+    pytest.fail("the PettingZoo environment never ended")
