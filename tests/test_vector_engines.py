@@ -217,3 +217,25 @@ def test_the_emulated_row_is_returned_without_copy_except_at_an_episode_end() ->
             return
         assert obs is env.obs  # the zero-copy fast path
     pytest.fail("CartPole never ended")
+
+
+@pytest.mark.parametrize("make", [lambda: gymnasium.make("CartPole-v1"), lambda: NestedDictEnv(max_steps=6)])
+def test_gymnasiums_check_env_passes_with_copy_and_names_the_shared_row_without(make) -> None:
+    """Gymnasium 1.4's check_env wants fresh observations every call (copy=True gives them);
+    the default returns the buffer row itself, which it reports as shared data."""
+    import warnings
+
+    from gymnasium.utils.env_checker import check_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(GymnasiumPufferEnv(make(), copy=True), skip_render_check=True)
+        with pytest.raises(AssertionError, match="share an object"):
+            check_env(GymnasiumPufferEnv(make()), skip_render_check=True)
+    env = GymnasiumPufferEnv(make(), copy=True)
+    obs, _ = env.reset(seed=3)
+    assert not np.shares_memory(obs, env.observations) and np.array_equal(obs, env.obs)
+    assert env.np_random is env.env.np_random and env._np_random is env.env.unwrapped._np_random
+    assert env.np_random_seed == 3
+    with pytest.raises(TypeError, match="copy"):
+        GymnasiumPufferEnv(make(), copy=1)

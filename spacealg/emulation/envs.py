@@ -229,7 +229,9 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
     environment's observation — except the step that ends an episode (terminated or
     truncated), which returns a fresh copy of the row, also kept in ``final_observations[0]``,
     so that an engine holding it past the next reset (Gymnasium's ``SAME_STEP``
-    ``final_obs``) holds the final observation; reward, terminal and truncation are the wrapped ones, also
+    ``final_obs``) holds the final observation. With ``copy=True`` every ``reset``/``step``
+    returns a fresh copy instead (what Gymnasium's ``check_env`` asks of an environment whose
+    caller keeps observations); reward, terminal and truncation are the wrapped ones, also
     written to ``rewards[0]``, ``terminals[0]``, ``truncations[0]`` (``masks[0]`` is set True
     by ``reset``: a single agent is always live).
     """
@@ -242,7 +244,12 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
         env_kwargs: Mapping[str, Any] | None = None,
         buf: Any = None,
         seed: int | None = 0,
+        *,
+        copy: bool = False,
     ) -> None:
+        if not isinstance(copy, bool):
+            raise TypeError(f"copy must be a bool, got {copy!r}")
+        self.copy = copy
         self.env = make_object(env, env_creator, env_args, env_kwargs)
         native_obs, native_atn = self.env.observation_space, self.env.action_space
         self.observation_space, self.obs_dtype = emulate_observation_space(native_obs)
@@ -286,6 +293,24 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
     def render_mode(self) -> Any:  # type: ignore[override]
         return getattr(self.env, "render_mode", None)
 
+    @property  # type: ignore[override]
+    def np_random(self) -> np.random.Generator:
+        """The wrapped environment's generator (as a Gymnasium wrapper forwards it)."""
+        return self.env.np_random  # type: ignore[no-any-return]
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self.env.np_random = value
+
+    @property
+    def np_random_seed(self) -> int:
+        return self.env.np_random_seed  # type: ignore[no-any-return]
+
+    @property
+    def _np_random(self) -> np.random.Generator | None:  # type: ignore[override]
+        """The wrapped environment's seeded generator, or None (what Gymnasium's checker reads)."""
+        return getattr(getattr(self.env, "unwrapped", self.env), "_np_random", None)
+
     def seed(self, seed: int | None) -> None:
         """Seed the next reset (Gymnasium seeds through reset; this is PufferLib's spelling)."""
         self._seeds.pending = seed
@@ -304,7 +329,7 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
         self.masks[0] = True
         self.initialized = True
         self.done = False
-        return self.obs, info
+        return (self.obs.copy() if self.copy else self.obs), info
 
     def step(self, action: Any) -> tuple[np.ndarray, Any, bool, bool, dict]:
         """Nativize ``action``, step the wrapped environment, emulate its observation."""
@@ -332,7 +357,7 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
         check_observation, check_reward = self._check_observation, self._check_reward
         row, rewards, terminals, truncations = self.obs, self.rewards, self.terminals, self.truncations
         final = self.final_observations[0, ...]
-        copy_box, ndarray = not self.is_obs_emulated, np.ndarray
+        copy_box, ndarray, copy_out = not self.is_obs_emulated, np.ndarray, self.copy
 
         def step(action: Any) -> tuple[np.ndarray, Any, bool, bool, dict]:
             if wrapper.done:
@@ -355,7 +380,7 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
             if done:  # the final observation: a copy of its own, kept past the reset
                 final[...] = row
                 return final.copy(), reward, terminated, truncated, info
-            return row, reward, terminated, truncated, info
+            return (row.copy() if copy_out else row), reward, terminated, truncated, info
 
         return step
 
