@@ -44,7 +44,10 @@ signatures, built on the same machinery.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import itertools
+import math
+import struct
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -52,7 +55,8 @@ import numpy as np
 from spacealg.backends.arrays import backend_name
 from spacealg.core.cache import IdentityCache
 from spacealg.core.codegen import Generator
-from spacealg.emulation.spaces import Layout, Leaf, layout_of
+from spacealg.emulation.spaces import Layout, Leaf, Struct, layout_of
+from spacealg.spaces.box import Box
 
 __all__ = ["Codec", "codec_for", "emulate", "nativize"]
 
@@ -91,6 +95,59 @@ class _Field:
         # how stored values become the leaf's values
         self.rounds = leaf.discrete and self.dtype.kind == "f"
         self.value_dtype = leaf.dtype
+        # the struct code packing its entries (Codec.checked), up to 16 entries of a native dtype
+        small = self.size <= 16 and self.dtype.isnative and leaf.member != "labels"
+        self.code = _PACK.get((self.dtype.kind, self.dtype.itemsize)) if small else None
+
+    # -- the guard's cheap exact tests (see Codec.checked) ----------------------------------
+    def tests(self, gen: Generator, a: str) -> tuple[list[str], list[str] | None]:
+        """Lines raising ``_Miss`` unless ``a`` is surely a member in its usual form: an exact int
+        in range, a float strictly inside, a label of its item's exact type (``a`` becomes its
+        position), an array of the exact dtype and shape within the bounds its dtype does not
+        imply and free of NaN (compared as Python numbers up to 16 entries, by numpy beyond);
+        and the locals holding its values for ``struct.pack_into`` (None: stored by numpy)."""
+        leaf, member, kind = self.leaf, self.leaf.member, self.leaf.dtype.kind
+        packed = [a] if self.code else None
+        if member == "int":
+            return [f"if type({a}) not in _INTS or not {int(leaf.low)} <= {a} <= {int(leaf.high)}: "
+                    "raise _Miss"], packed
+        if member == "float":
+            return [f"if type({a}) is not float or not {float(leaf.low)!r} < {a} < {float(leaf.high)!r}: "
+                    "raise _Miss"], packed
+        if member == "label":
+            return [f"{a} = {gen.bind(self.exact_code)}({a})"], packed
+        if member == "labels":
+            return ["raise _Miss"], None
+        lines = [f"if type({a}) is not _ndarray or {a}.dtype is not {gen.bind(leaf.dtype)} "
+                 f"or {a}.shape != {self.shape!r}: raise _Miss"]
+        low, high = leaf.low.reshape(-1), leaf.high.reshape(-1)
+        if kind in "iu":
+            info = np.iinfo(leaf.dtype)  # type: ignore[type-var]
+            need = [lo > info.min or hi < info.max for lo, hi in zip(low, high)]  # none for a uint8 image
+        else:
+            need = [kind == "f"] * self.size
+        le = "<=" if kind in "iu" or isinstance(leaf.space, Box) else "<"  # open intervals: strictly
+        if self.code is None:
+            if any(need):
+                lo, hi = (gen.bind(b.astype(leaf.dtype if kind in "iu" else np.float64)) for b in (low, high))
+                lines.append(f"if not (({lo} {le} {a}) & ({a} {le} {hi})).all(): raise _Miss")
+            return lines, None
+        if not self.size:
+            return lines, []
+        entries = [f"{a}e{i}" for i in range(self.size)]
+        flat = "" if len(self.shape) <= 1 else ".ravel()"
+        unpack = f"{entries[0]} =" if not self.shape else f"{''.join(e + ', ' for e in entries)}="
+        lines.append(f"{unpack} {a}{flat}.tolist()")
+        bound = int if kind in "iu" else float
+        tests = [f"{bound(lo)!r} {le} {e} {le} {bound(hi)!r}" for e, lo, hi, n in zip(entries, low, high, need) if n]
+        return [*lines, *([f"if not ({' and '.join(tests)}): raise _Miss"] if tests else [])], entries
+
+    def exact_code(self, x: Any) -> int:
+        """The position of the label ``x`` if it is an item of the same type (else ``_Miss``)."""
+        i = self.lookup[x]
+        if type(self.items[i]) is not type(x):
+            raise _Miss
+        return i
 
     # -- label encoding ----------------------------------------------------------------
     def encode_label(self, x: Any) -> int:
@@ -140,26 +197,38 @@ class _Field:
         return part.reshape((rows.shape[0], *self.shape))
 
 
-def _write_lines(gen: Generator, paths: list[tuple[Any, ...]], encoders: list[str | None], target: str) -> list[str]:
-    """``v<k>[target] = <x at paths[k]>``, through ``encoders[k]`` if any; a sub-member on
-    two or more paths is read once, into a local, just before its first use (so ``x`` is
-    read in the same order as leaf by leaf)."""
-    counts: dict[tuple[Any, ...], int] = {}
-    for path in paths:
-        for n in range(1, len(path)):
-            counts[path[:n]] = counts.get(path[:n], 0) + 1
-    temps: dict[tuple[Any, ...], str] = {}
-    lines = []
-    for k, (path, encoder) in enumerate(zip(paths, encoders)):
-        value = "x"
-        for n, key in enumerate(path, 1):
-            value += f"[{gen.key(key)}]"
-            if n < len(path) and counts[path[:n]] > 1:
-                if path[:n] not in temps:
-                    temps[path[:n]] = f"p{len(temps)}"
-                    lines.append(f"{temps[path[:n]]} = {value}")
-                value = temps[path[:n]]
-        lines.append(f"v{k}[{target}] = {encoder}({value})" if encoder else f"v{k}[{target}] = {value}")
+_PACK = {("i", 1): "b", ("i", 2): "h", ("i", 4): "i", ("i", 8): "q", ("u", 1): "B", ("u", 2): "H", ("u", 4): "I",
+         ("u", 8): "Q", ("f", 2): "e", ("f", 4): "f", ("f", 8): "d", ("b", 1): "?"}  # struct codes by (kind, size)
+
+
+class _Miss(Exception):  # noqa: N818 - not an error: the signal to take the slow path
+    """A cheap test failed: the generated code takes the slow, precise way."""
+
+
+def _fetch(gen: Generator, tree: Any, tests: Callable[[int, str], list[str]] | None = None) -> list[str]:
+    """Lines reading leaf ``k`` of ``x`` into ``a<k>`` (depth first, each level read once, all
+    before any store). With ``tests`` (leaf ``k``, its local -> lines raising ``_Miss``), each
+    level must be a ``dict``/``tuple`` of its exact length and each leaf pass its tests."""
+    lines: list[str] = []
+    leaves = itertools.count()
+
+    def walk(node: Any, expr: str) -> None:
+        if not isinstance(node, Struct):
+            k = next(leaves)
+            lines.append(f"a{k} = {expr}")
+            lines.extend(tests(k, f"a{k}") if tests else ())
+            return
+        local = expr
+        if expr != "x":
+            local = f"p{len(lines)}"
+            lines.append(f"{local} = {expr}")
+        if tests:
+            kind = "dict" if node.named else "tuple"
+            lines.append(f"if type({local}) is not {kind} or len({local}) != {len(node.keys)}: raise _Miss")
+        for key, part in zip(node.keys, node.parts):
+            walk(part, f"{local}[{gen.key(key)}]")
+
+    walk(tree, "x")
     return lines
 
 
@@ -209,6 +278,7 @@ class Codec:
         self.width = self.layout.width
         self.emulated_space = self.layout.emulated_space
         self.uniform = all(d == self.flat_dtype for d in self.layout.field_dtypes)
+        self._row_shape = (self.width,)
         names = [names for _, names, _ in self.layout.leaves]
         offsets = [0] if self.layout.native else _byte_offsets(self.struct_dtype, names)
         self.fields = [
@@ -217,26 +287,70 @@ class Codec:
         ]
         self._views: IdentityCache[tuple[np.ndarray, ...]] = IdentityCache("row views", 64)
         self._batch_views: IdentityCache[tuple[np.ndarray, ...]] = IdentityCache("buffer views", 64)
+        self._checked: dict[bool, Callable[..., Any]] = {}
         self._compile()
 
     def __repr__(self) -> str:
         return f"Codec({self.space!r}, role={self.role!r})"
 
     # -- code generation ----------------------------------------------------------------
-    def _write_lines(self, gen: Generator, target: str) -> list[str]:
-        """``v<k>[target] = <leaf k of x>`` (labels encoded), sub-members read once."""
-        encoders = []
-        for field in self.fields:
-            member = field.leaf.member
-            encoders.append(gen.bind(field.encode_label) if member == "label"
-                            else gen.bind(field.encode_labels) if member == "labels" else None)
-        return _write_lines(gen, [f.keys for f in self.fields], encoders, target)
-
     def _writer(self, gen: Generator, header: str, cache: str, bind: str, target: str) -> Any:
-        """A writer into rows ``out`` (the views of the last one kept; others through ``cache``)."""
+        """A writer into rows ``out`` (the views of the last one kept; others through ``cache``):
+        every leaf read first, then stored (labels encoded)."""
         miss = [f"v = {cache}.get(out)", f"if v is None: v = {bind}(out)"]
-        body = [*self._write_lines(gen, target), "return out"]
+        encode = {"label": "encode_label", "labels": "encode_labels"}
+        stores = [f"v{k}[{target}] = " + (f"{gen.bind(getattr(f, encode[f.leaf.member]))}(a{k})"
+                                           if f.leaf.member in encode else f"a{k}")
+                  for k, f in enumerate(self.fields)]
+        body = [*_fetch(gen, self.layout.tree), *stores, "return out"]
         return _cached_views_function(gen, header, "out", len(self.fields), miss, body)
+
+    def checked(self, refuse: Callable[[Any], Any], out: Any = None) -> Callable[[Any], Any]:
+        """``f(x)``, the guard of an environment's observations: writes ``x`` into the row ``out``
+        (without ``out``, only checks it) when every level and leaf passes a cheap exact test
+        (:meth:`_Field.tests`), after all of them and before any store; otherwise calls
+        ``refuse(x)``, the precise check (it raises, naming the field, for a non-member), and
+        then :meth:`emulate_into`. Law: the row changes only when ``refuse`` accepts ``x``.
+        """
+        make = self._checked.get(out is not None)
+        if make is None:
+            make = self._checked[out is not None] = self._compile_checked(out is not None)
+        if out is None:
+            return make(refuse, None, None)  # type: ignore[no-any-return]
+        flat = self._flat(out, writing=True)
+
+        def slow(x: Any) -> Any:
+            refuse(x)
+            return self.emulate_into(out, x)
+
+        row_bytes = memoryview(flat).cast("B")  # type: ignore[arg-type]
+        return make(slow, out, row_bytes, *(f.view(flat) for f in self.fields))  # type: ignore[no-any-return]
+
+    def _compile_checked(self, write: bool) -> Callable[..., Any]:
+        """``_make(_slow, out, _bytes, *views)`` returning :meth:`checked`'s function: all
+        tests, then the small fields' values packed into the row's bytes by one
+        ``struct.pack_into`` (gaps padded with zeros, written over by the numpy stores that
+        follow), the others stored by numpy."""
+        gen = Generator(f"{'writing' if write else 'checking'} {self.space!r} ({self.role})")
+        gen.namespace.update(_Miss=_Miss, _INTS=(int, np.int64, np.int32), _ndarray=np.ndarray, inf=math.inf)
+        tested = [self.fields[k].tests(gen, f"a{k}") for k in range(len(self.fields))]
+        body = _fetch(gen, self.layout.tree, lambda k, a: tested[k][0])
+        stores, fmt, values, start, end = [], "=", [], None, 0
+        for k, (field, (_, entries)) in enumerate(zip(self.fields, tested)):
+            if entries is None:
+                stores.append(f"v{k}[()] = a{k}")
+                continue
+            start = field.offset if start is None else start
+            fmt += f"{field.offset - max(end, start)}x{field.size}{field.code}"
+            values += entries
+            end = field.offset + field.nbytes
+        if values:
+            stores.insert(0, f"{gen.bind(struct.Struct(fmt).pack_into)}(_bytes, {start}, {', '.join(values)})")
+        views = "".join(f", v{k}" for k in range(len(self.fields)))
+        lines = ["def checked(x):", "    try:", *("        " + line for line in body),
+                 "    except Exception:", "        pass", "    else:", *("        " + line for line in stores * write),
+                 "        return out", "    return _slow(x)", "return checked"]
+        return gen.function(f"def _make(_slow, out, _bytes{views if write else ''}):", lines)
 
     def _read_expr(self, gen: Generator, field: _Field, stored: str, scalar_item: str | None, copy: bool) -> str:
         member = field.leaf.member
@@ -370,8 +484,9 @@ class Codec:
 
     def nativize(self, row: Any, copy: bool = False) -> Any:
         """The member stored in ``row`` (see the module docstring)."""
-        flat = self._flat(row, writing=False)
-        return (self._read_1 if copy else self._read_0)(flat)  # type: ignore[attr-defined]
+        if type(row) is not np.ndarray or row.dtype is not self.flat_dtype or row.shape != self._row_shape:
+            row = self._flat(row, writing=False)
+        return (self._read_1 if copy else self._read_0)(row)  # type: ignore[attr-defined]
 
     def nativize_row(self, buf: Any, i: int, copy: bool = False) -> Any:
         """The member stored in row ``i`` of a 2-D buffer."""
@@ -474,24 +589,24 @@ class _StructWriter:
     """
 
     def __init__(self, dtype: np.dtype) -> None:
-        self.paths: list[tuple[Any, ...]] = []
         self.names: list[tuple[str, ...]] = []
-        self._collect(dtype, (), ())
+        tree = self._tree(dtype, ())
         self._views: IdentityCache[tuple[np.ndarray, ...]] = IdentityCache("struct views", 64)
         gen = Generator(f"writing {dtype}")
         gen.namespace.update(_views=self._views, _bind=self._bind)
         miss = ["v = _views.get(struct)", "if v is None: v = _bind(struct)"]
-        body = _write_lines(gen, self.paths, [None] * len(self.paths), "...")
-        self.write = _cached_views_function(gen, "def write(struct, x):", "struct", len(self.paths), miss, body)
+        body = [*_fetch(gen, tree), *(f"v{k}[...] = a{k}" for k in range(len(self.names)))]
+        self.write = _cached_views_function(gen, "def write(struct, x):", "struct", len(self.names), miss, body)
 
-    def _collect(self, dtype: Any, path: tuple[Any, ...], names: tuple[str, ...]) -> None:
+    def _tree(self, dtype: Any, names: tuple[str, ...]) -> Any:
+        """The dtype's levels as :class:`Struct` nodes (leaves: None); collects leaf names."""
         if dtype.names is None:
-            self.paths.append(path)
             self.names.append(names)
-            return
+            return None
         positional = dtype.names == tuple(f"f{i}" for i in range(len(dtype.names)))
-        for i, name in enumerate(dtype.names):
-            self._collect(dtype.fields[name][0], (*path, i if positional else name), (*names, name))
+        keys = tuple(range(len(dtype.names))) if positional else dtype.names
+        parts = tuple(self._tree(dtype.fields[name][0], (*names, name)) for name in dtype.names)
+        return Struct(keys, dtype.names, parts, not positional)
 
     def _bind(self, struct: np.ndarray) -> tuple[np.ndarray, ...]:
         views = []
