@@ -60,17 +60,13 @@ from spacealg.spaces.box import Box
 
 __all__ = ["Codec", "codec_for", "emulate", "nativize"]
 
-def _byte_offsets(dtype: np.dtype, names_paths: list[tuple[str, ...]]) -> list[int]:
-    offsets = []
-    for names in names_paths:
-        offset, current = 0, dtype
-        for name in names:
-            fields: Any = current.fields
-            field_dtype, field_offset = fields[name][:2]
-            offset += field_offset
-            current = field_dtype
-        offsets.append(offset)
-    return offsets
+
+def _leaf_offsets(dtype: np.dtype, base: int = 0) -> list[int]:
+    """The byte offset of every leaf field of a structured dtype, depth first."""
+    if dtype.names is None:
+        return [base]
+    fields: Any = dtype.fields
+    return [o for name in dtype.names for o in _leaf_offsets(fields[name][0], base + fields[name][1])]
 
 
 class _Field:
@@ -179,22 +175,13 @@ class _Field:
             array = np.clip(np.rint(array), 0, len(self.items) - 1)
         return self.item_array[array.astype(np.intp)]  # type: ignore[index]
 
-    # -- views ------------------------------------------------------------------------
-    def view(self, flat: np.ndarray) -> np.ndarray:
-        """This field's view in a 1-D row (``uniform``: entries; else bytes)."""
+    def view(self, rows: np.ndarray) -> np.ndarray:
+        """This field's view in a 1-D row, or ``(n, *shape)`` in a 2-D buffer of rows."""
         if self.uniform:
-            part = flat[self.start : self.start + self.size]
+            part = rows[..., self.start : self.start + self.size]
         else:
-            part = flat[self.offset : self.offset + self.nbytes].view(self.dtype)
-        return part.reshape(self.shape)
-
-    def batch_view(self, rows: np.ndarray) -> np.ndarray:
-        """This field's ``(n, *shape)`` view in a 2-D buffer of rows."""
-        if self.uniform:
-            part = rows[:, self.start : self.start + self.size]
-        else:
-            part = rows[:, self.offset : self.offset + self.nbytes].view(self.dtype)
-        return part.reshape((rows.shape[0], *self.shape))
+            part = rows[..., self.offset : self.offset + self.nbytes].view(self.dtype)
+        return part.reshape((*rows.shape[:-1], *self.shape))
 
 
 _PACK = {("i", 1): "b", ("i", 2): "h", ("i", 4): "i", ("i", 8): "q", ("u", 1): "B", ("u", 2): "H", ("u", 4): "I",
@@ -279,8 +266,7 @@ class Codec:
         self.emulated_space = self.layout.emulated_space
         self.uniform = all(d == self.flat_dtype for d in self.layout.field_dtypes)
         self._row_shape = (self.width,)
-        names = [names for _, names, _ in self.layout.leaves]
-        offsets = [0] if self.layout.native else _byte_offsets(self.struct_dtype, names)
+        offsets = [0] if self.layout.native else _leaf_offsets(self.struct_dtype)
         self.fields = [
             _Field(keys, leaf, dtype, offset, self.flat_dtype)
             for (keys, _, leaf), dtype, offset in zip(self.layout.leaves, self.layout.field_dtypes, offsets)
@@ -352,39 +338,8 @@ class Codec:
                  "        return out", "    return _slow(x)", "return checked"]
         return gen.function(f"def _make(_slow, out, _bytes{views if write else ''}):", lines)
 
-    def _read_expr(self, gen: Generator, field: _Field, stored: str, scalar_item: str | None, copy: bool) -> str:
-        member = field.leaf.member
-        if member in ("int", "label"):
-            if scalar_item and not field.rounds:
-                number = scalar_item
-            else:
-                number = f"{gen.bind(field.decode_int)}({scalar_item or stored})"
-            return f"{gen.bind(field.items)}[{number}]" if member == "label" else number
-        if member == "float":
-            return scalar_item if scalar_item else f"float({stored})"
-        if member == "labels":
-            return f"{gen.bind(field.decode_labels)}({stored})"
-        if field.rounds or field.dtype != field.value_dtype:
-            return f"{gen.bind(field.decode_array)}({stored})"
-        return f"{stored}.copy()" if copy else stored
-
-    def _structure(self, gen: Generator, exprs: list[str]) -> str:
-        """The member's nesting around the leaf expressions (tuples and dicts)."""
-        tree = self.layout.tree
-        position = iter(exprs)
-
-        def build(node: Any) -> str:
-            if isinstance(node, Leaf):
-                return next(position)
-            parts = [build(part) for part in node.parts]
-            if node.named:
-                return "{" + ", ".join(f"{gen.key(k)}: {p}" for k, p in zip(node.keys, parts)) + "}"
-            return "(" + "".join(f"{p}, " for p in parts) + ")"
-
-        return build(tree)
-
-    def _flat_read(self, gen: Generator, field: _Field, k: int) -> tuple[str, str | None]:
-        """(expression of the stored value in the 1-D row ``a``, fast Python-scalar form)."""
+    def _read(self, gen: Generator, field: _Field, copy: bool) -> str:
+        """The expression of ``field``'s value in the 1-D row ``a`` (scalars as Python numbers)."""
         if self.layout.native:
             part, item = "a", "a.item(0)"
         elif field.uniform:
@@ -392,9 +347,18 @@ class Codec:
         else:
             part = f"a[{field.offset}:{field.offset + field.nbytes}].view({gen.bind(field.dtype)})"
             item = f"{part}.item(0)"
-        if field.scalar:
-            return f"{part}.reshape(())", item  # a 0-d view (a Box of shape ()) or a Python number
-        return (part if len(field.shape) == 1 else f"{part}.reshape({field.shape!r})"), None
+        stored = f"{part}.reshape({field.shape!r})" if len(field.shape) != 1 else part
+        member = field.leaf.member
+        if member in ("int", "label"):
+            number = f"{gen.bind(field.decode_int)}({item})" if field.rounds else item
+            return f"{gen.bind(field.items)}[{number}]" if member == "label" else number
+        if member == "float":
+            return item
+        if member == "labels":
+            return f"{gen.bind(field.decode_labels)}({stored})"
+        if field.rounds or field.dtype != field.value_dtype:
+            return f"{gen.bind(field.decode_array)}({stored})"
+        return f"{stored}.copy()" if copy else stored
 
     def _compile(self) -> None:
         gen = Generator(f"emulating {self.space!r} ({self.role})")
@@ -404,13 +368,26 @@ class Codec:
             gen, "def emulate_into(out, x):", "_views", "_bind", "()")
         self.emulate_row = self._writer(  # type: ignore[method-assign]
             gen, "def emulate_row(out, i, x):", "_batch_views", "_bind_batch", "i")
-        for copy in (False, True):
-            exprs = []
-            for k, f in enumerate(self.fields):
-                stored, item = self._flat_read(gen, f, k)
-                exprs.append(self._read_expr(gen, f, stored, item, copy))
-            reader = gen.function(f"def read_{int(copy)}(a):", [f"return {self._structure(gen, exprs)}"])
-            setattr(self, f"_read_{int(copy)}", reader)
+
+        def nest(leaf: Callable[[int], str]) -> str:
+            """The member's tuples and dicts around the leaf expressions ``leaf(k)``."""
+            position = itertools.count()
+
+            def build(node: Any) -> str:
+                if isinstance(node, Leaf):
+                    return leaf(next(position))
+                parts = [build(part) for part in node.parts]
+                if node.named:
+                    return "{" + ", ".join(f"{gen.key(k)}: {p}" for k, p in zip(node.keys, parts)) + "}"
+                return "(" + "".join(f"{p}, " for p in parts) + ")"
+
+            return build(self.layout.tree)
+
+        fields = self.fields
+        self._read_0 = gen.function("def read_0(a):", [f"return {nest(lambda k: self._read(gen, fields[k], False))}"])
+        self._read_1 = gen.function("def read_1(a):", [f"return {nest(lambda k: self._read(gen, fields[k], True))}"])
+        # assemble(values): the leaf values (in field order) nested as a member is
+        self.assemble = gen.function("def assemble(v):", [f"return {nest(lambda k: f'v[{k}]')}"])
 
     # -- rows ---------------------------------------------------------------------------
     def _flat(self, out: Any, writing: bool) -> np.ndarray:
@@ -466,7 +443,7 @@ class Codec:
 
     def _bind_batch(self, buf: Any) -> tuple[np.ndarray, ...]:
         rows = self._rows(buf, writing=True)
-        views = tuple(f.batch_view(rows) for f in self.fields)
+        views = tuple(f.view(rows) for f in self.fields)
         if isinstance(buf, np.ndarray):
             self._batch_views.put(buf, views)
         return views
@@ -486,7 +463,7 @@ class Codec:
         """The member stored in ``row`` (see the module docstring)."""
         if type(row) is not np.ndarray or row.dtype is not self.flat_dtype or row.shape != self._row_shape:
             row = self._flat(row, writing=False)
-        return (self._read_1 if copy else self._read_0)(row)  # type: ignore[attr-defined]
+        return (self._read_1 if copy else self._read_0)(row)
 
     def nativize_row(self, buf: Any, i: int, copy: bool = False) -> Any:
         """The member stored in row ``i`` of a 2-D buffer."""
@@ -525,23 +502,14 @@ class Codec:
         rows = self._rows(buf, writing=False)
         values = []
         for field in self.fields:
-            stored = field.batch_view(rows)
-            member = field.leaf.member
-            if member in ("label", "labels"):
+            stored = field.view(rows)
+            if field.items:
                 values.append(field.decode_labels(stored))
             elif field.rounds or field.dtype != field.value_dtype:
                 values.append(field.decode_array(stored))
             else:
                 values.append(stored.copy() if copy else stored)
-        position = iter(values)
-
-        def build(node: Any) -> Any:
-            if isinstance(node, Leaf):
-                return next(position)
-            parts = [build(part) for part in node.parts]
-            return dict(zip(node.keys, parts)) if node.named else tuple(parts)
-
-        return build(self.layout.tree)
+        return self.assemble(values)
 
 
 # =====================================================================================
