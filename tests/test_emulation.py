@@ -203,6 +203,22 @@ def test_the_checked_writer_writes_exactly_the_members_and_nothing_else(space: A
             assert row.tobytes() == before.tobytes()
 
 
+def test_the_checked_writer_takes_a_strided_row() -> None:
+    """A user buffer whose rows numpy cannot see as flat bytes is checked, then copied."""
+    from spacealg.emulation.guard import observation_writer
+    from spacealg.env import APIUsageError
+
+    for space in (gs.Box(-1, 1, (3,), np.float32), gs.Dict({"a": gs.Box(-1, 1, (2,)), "b": gs.Box(0, 1, (1,))})):
+        buf = np.zeros((3, 4), np.float32).T  # its rows are strided
+        write = observation_writer(space, "env", buf[0])
+        x = space.sample()
+        write(x)
+        assert same(Codec(space).nativize(buf[0].copy()), x)
+        with pytest.raises(APIUsageError):
+            write(np.full(3, 2.0, np.float32) if isinstance(space, gs.Box) else {"a": x["a"], "b": x["b"] + 2})
+        assert same(Codec(space).nativize(buf[0].copy()), x)
+
+
 # -- batches equal loops -----------------------------------------------------------------------
 
 

@@ -27,6 +27,8 @@ method                                 does
                                        ``(n, ...)``, tuples/dicts of component batches)
 ``nativize_batch(buf, copy=False)``    the batch stored in an ``(n, width)`` buffer
 ``new_buffer(n=None)``                 zeros of the emulated space's shape (``(n, ...)``)
+``checked(refuse, out=None)``          the env layer's guard: ``x`` tested while it is copied
+                                       into ``out`` (:mod:`spacealg.emulation.guard`)
 =====================================  ======================================================
 
 A row is a 1-D array of ``flat_dtype`` and ``width`` entries (for a space kept as is, an
@@ -304,6 +306,8 @@ class Codec:
         if out is None:
             return make(refuse, None, None)  # type: ignore[no-any-return]
         flat = self._flat(out, writing=True)
+        if not flat.flags.c_contiguous:
+            raise ValueError("emulation: a row to write checked must be contiguous")
 
         def slow(x: Any) -> Any:
             refuse(x)

@@ -108,7 +108,20 @@ def observation_guard(space: Any, owner: str) -> Check:
 
 def observation_writer(space: Any, owner: str, row: np.ndarray) -> Callable[[Any], Any]:
     """``write(x)``: ``x`` checked and written into ``row`` (see the module docstring)."""
-    return codec_for(space, "observation").checked(_checker(space, owner), row)
+    codec, precise = codec_for(space, "observation"), _checker(space, owner)
+    try:
+        return codec.checked(precise, row)
+    except ValueError:  # a row numpy cannot see as flat (a strided user buffer): check, then copy
+        check = codec.checked(precise)
+
+        def write(x: Any) -> Any:
+            check(x)
+            if codec.layout.native:
+                row[...] = x
+                return row
+            return codec.emulate_into(row, x)
+
+        return write
 
 
 REWARD_TYPES = (float, int, np.float32, np.float64, np.int64, np.int32)
