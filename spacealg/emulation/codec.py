@@ -116,8 +116,7 @@ class _Field:
             return [f"{a} = {gen.bind(self.exact_code)}({a})"], packed
         if member == "labels":
             return ["raise _Miss"], None
-        lines = [f"if type({a}) is not _ndarray or {a}.dtype is not {gen.bind(leaf.dtype)} "
-                 f"or {a}.shape != {self.shape!r}: raise _Miss"]
+        lines = [f"if type({a}) is not _ndarray or {a}.dtype is not {gen.bind(leaf.dtype)}"]
         low, high = leaf.low.reshape(-1), leaf.high.reshape(-1)
         if kind in "iu":
             info = np.iinfo(leaf.dtype)  # type: ignore[type-var]
@@ -125,6 +124,9 @@ class _Field:
         else:
             need = [kind == "f"] * self.size
         le = "<=" if kind in "iu" or isinstance(leaf.space, Box) else "<"  # open intervals: strictly
+        if self.code is None or not self.size or not all(need):  # shape not implied by the unpacking
+            lines[0] += f" or {a}.shape != {self.shape!r}"
+        lines[0] += ": raise _Miss"
         if self.code is None:
             if any(need):
                 lo, hi = (gen.bind(b.astype(leaf.dtype if kind in "iu" else np.float64)) for b in (low, high))
@@ -133,9 +135,12 @@ class _Field:
         if not self.size:
             return lines, []
         entries = [f"{a}e{i}" for i in range(self.size)]
-        flat = "" if len(self.shape) <= 1 else ".ravel()"
-        unpack = f"{entries[0]} =" if not self.shape else f"{''.join(e + ', ' for e in entries)}="
-        lines.append(f"{unpack} {a}{flat}.tolist()")
+        names = iter(entries)
+
+        def target(shape: tuple[int, ...]) -> str:  # nested like tolist(): unpacking checks the shape
+            return next(names) if not shape else "(" + "".join(target(shape[1:]) + ", " for _ in range(shape[0])) + ")"
+
+        lines.append(f"{target(self.shape)} = {a}.tolist()")
         bound = int if kind in "iu" else float
         tests = [f"{bound(lo)!r} {le} {e} {le} {bound(hi)!r}" for e, lo, hi, n in zip(entries, low, high, need) if n]
         return [*lines, *([f"if not ({' and '.join(tests)}): raise _Miss"] if tests else [])], entries
@@ -388,8 +393,12 @@ class Codec:
             return build(self.layout.tree)
 
         fields = self.fields
-        self._read_0 = gen.function("def read_0(a):", [f"return {nest(lambda k: self._read(gen, fields[k], False))}"])
-        self._read_1 = gen.function("def read_1(a):", [f"return {nest(lambda k: self._read(gen, fields[k], True))}"])
+        gen.namespace.update(_flat=self._flat, _ndarray=np.ndarray, _dtype=self.flat_dtype)
+        self.nativize = gen.function("def nativize(a, copy=False):", [  # type: ignore[method-assign]
+            f"if type(a) is not _ndarray or a.dtype is not _dtype or a.shape != {self._row_shape!r}:",
+            "    a = _flat(a, False)",
+            f"if copy: return {nest(lambda k: self._read(gen, fields[k], True))}",
+            f"return {nest(lambda k: self._read(gen, fields[k], False))}"])
         # assemble(values): the leaf values (in field order) nested as a member is
         self.assemble = gen.function("def assemble(v):", [f"return {nest(lambda k: f'v[{k}]')}"])
 
@@ -463,11 +472,9 @@ class Codec:
         out = np.zeros(self.emulated_space.shape if self.layout.native else self.width, self.flat_dtype)
         return self.emulate_into(out, x)  # type: ignore[no-any-return]
 
-    def nativize(self, row: Any, copy: bool = False) -> Any:
+    def nativize(self, row: Any, copy: bool = False) -> Any:  # replaced by generated code
         """The member stored in ``row`` (see the module docstring)."""
-        if type(row) is not np.ndarray or row.dtype is not self.flat_dtype or row.shape != self._row_shape:
-            row = self._flat(row, writing=False)
-        return (self._read_1 if copy else self._read_0)(row)
+        raise NotImplementedError
 
     def nativize_row(self, buf: Any, i: int, copy: bool = False) -> Any:
         """The member stored in row ``i`` of a 2-D buffer."""
