@@ -86,13 +86,10 @@ class _Field:
         self.nbytes = self.dtype.itemsize * self.size
         self.uniform = self.dtype == flat
         self.start = offset // flat.itemsize  # entry offset when uniform
-        self.items = leaf.items
-        self.item_array = leaf.item_array if leaf.items else None
-        self.lookup = leaf.lookup
-        self.scalar = leaf.shape == ()
-        # how stored values become the leaf's values
-        self.rounds = leaf.discrete and self.dtype.kind == "f"
+        self.items, self.lookup = leaf.items, leaf.lookup
+        self.rounds = leaf.discrete and self.dtype.kind == "f"  # integers held in a float action
         self.value_dtype = leaf.dtype
+        self.decodes = bool(self.items) or self.rounds or self.dtype != self.value_dtype
         # the struct code packing its entries (Codec.checked), up to 16 entries of a native dtype
         small = self.size <= 16 and self.dtype.isnative and leaf.member != "labels"
         self.code = _PACK.get((self.dtype.kind, self.dtype.itemsize)) if small else None
@@ -171,16 +168,12 @@ class _Field:
             value = min(max(round(float(value)), int(self.leaf.low)), int(self.leaf.high))
         return int(value)
 
-    def decode_array(self, array: np.ndarray) -> np.ndarray:
+    def decode(self, array: np.ndarray) -> np.ndarray:
+        """Stored values as the leaf's (where ``decodes``): integers held in floats rounded and
+        clipped into range, positions as their labels, other dtypes cast."""
         if self.rounds:
-            low, high = self.leaf.low.astype(np.float64), self.leaf.high.astype(np.float64)
-            array = np.clip(np.rint(array), low, high)
-        return array.astype(self.value_dtype)
-
-    def decode_labels(self, array: np.ndarray) -> np.ndarray:
-        if self.rounds:
-            array = np.clip(np.rint(array), 0, len(self.items) - 1)
-        return self.item_array[array.astype(np.intp)]  # type: ignore[index]
+            array = np.clip(np.rint(array), self.leaf.low.astype(np.float64), self.leaf.high.astype(np.float64))
+        return self.leaf.item_array[array.astype(np.intp)] if self.items else array.astype(self.value_dtype)  # type: ignore[index]
 
     def view(self, rows: np.ndarray) -> np.ndarray:
         """This field's view in a 1-D row, or ``(n, *shape)`` in a 2-D buffer of rows."""
@@ -363,10 +356,8 @@ class Codec:
             return f"{gen.bind(field.items)}[{number}]" if member == "label" else number
         if member == "float":
             return item
-        if member == "labels":
-            return f"{gen.bind(field.decode_labels)}({stored})"
-        if field.rounds or field.dtype != field.value_dtype:
-            return f"{gen.bind(field.decode_array)}({stored})"
+        if field.decodes:
+            return f"{gen.bind(field.decode)}({stored})"
         return f"{stored}.copy()" if copy else stored
 
     def _compile(self) -> None:
@@ -514,12 +505,7 @@ class Codec:
         values = []
         for field in self.fields:
             stored = field.view(rows)
-            if field.items:
-                values.append(field.decode_labels(stored))
-            elif field.rounds or field.dtype != field.value_dtype:
-                values.append(field.decode_array(stored))
-            else:
-                values.append(stored.copy() if copy else stored)
+            values.append(field.decode(stored) if field.decodes else stored.copy() if copy else stored)
         return self.assemble(values)
 
 
