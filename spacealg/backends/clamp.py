@@ -73,7 +73,7 @@ def _clamp_leaf(k: Kernel, leaf: ArrayLeaf, b: Any) -> Any:
         _check_nan(k, b)
     if leaf.kind == "real":
         if kind != "f":
-            b = xp.astype(b, k.native(leaf))
+            b = xp.astype(b, k.native(leaf), copy=False)
         low, high = inner_float_bounds(k, leaf, b.dtype)
         return xp.clip(b, low, high)
     if leaf.kind == "int":
@@ -89,7 +89,7 @@ def _clamp_int(k: Kernel, leaf: ArrayLeaf, b: Any, kind: str) -> Any:
         clipped = xp.clip(xp.round(b), low, high)
     else:
         wide = k.widest_int()
-        b = xp.astype(b, wide)
+        b = xp.astype(b, wide, copy=False)
         if leaf.uniform_bounds and leaf.size:
             low, high = int(leaf.low.reshape(-1)[0]), int(leaf.high.reshape(-1)[0])
         else:
@@ -98,10 +98,10 @@ def _clamp_int(k: Kernel, leaf: ArrayLeaf, b: Any, kind: str) -> Any:
         clipped = xp.clip(b, low, high)
     if leaf.step != 1:
         first = int(leaf.low.reshape(-1)[0])
-        work = xp.astype(clipped, k.widest_float())
-        steps = xp.astype(xp.round((work - first) / leaf.step), k.widest_int())
-        return xp.astype(steps * leaf.step + first, dtype)
-    return xp.astype(clipped, dtype)
+        work = xp.astype(clipped, k.widest_float(), copy=False)
+        steps = xp.astype(xp.round((work - first) / leaf.step), k.widest_int(), copy=False)
+        return xp.astype(steps * leaf.step + first, dtype, copy=False)
+    return xp.astype(clipped, dtype, copy=False)
 
 
 def _clamp_set(k: Kernel, leaf: ArrayLeaf, b: Any, kind: str) -> Any:
@@ -112,12 +112,12 @@ def _clamp_set(k: Kernel, leaf: ArrayLeaf, b: Any, kind: str) -> Any:
     out = k.backend.dtype(result, leaf.low, leaf.high, leaf.space)
     work = k.widest_float()
     ordered = k.const(leaf, "sorted", lambda: np.sort(values.astype(np.float64)), work)
-    x = xp.astype(b, work)
+    x = xp.astype(b, work, copy=False)
     n = int(ordered.shape[0])
     if n == 1:
-        return xp.astype(xp.zeros_like(x) + ordered[0], out)
+        return xp.astype(xp.zeros_like(x) + ordered[0], out, copy=False)
     right = xp.clip(xp.searchsorted(ordered, xp.reshape(x, (-1,))), 1, n - 1)
     right = xp.reshape(right, x.shape)
     lower, upper = ordered[right - 1], ordered[right]
     nearest = xp.where(xp.abs(x - lower) <= xp.abs(upper - x), lower, upper)
-    return xp.astype(nearest, out)
+    return xp.astype(nearest, out, copy=False)

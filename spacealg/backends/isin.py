@@ -101,11 +101,11 @@ def _isin_leaf(k: Kernel, leaf: ArrayLeaf, b: Any) -> Any:
     if kind == "c":
         return xp.zeros(lead, dtype=xp.bool)
     if kind == "b":
-        b = xp.astype(b, k.native(leaf, np.uint8))
+        b = xp.astype(b, k.native(leaf, np.uint8), copy=False)
         kind = "i"
     if leaf.kind == "real":
         if kind != "f":
-            b = xp.astype(b, k.widest_float())
+            b = xp.astype(b, k.widest_float(), copy=False)
         low, high = _real_bounds(k, leaf, b)
         above = b > low if leaf.open_low else b >= low
         below = b < high if leaf.open_high else b <= high
@@ -135,7 +135,7 @@ def _int_inside(k: Kernel, leaf: ArrayLeaf, b: Any, kind: str) -> Any:
         inside = (b >= low) & (b <= high)
     if leaf.step != 1:
         first = int(leaf.low.reshape(-1)[0])
-        wide = xp.astype(b, k.widest_float() if kind == "f" else k.widest_int())
+        wide = xp.astype(b, k.widest_float() if kind == "f" else k.widest_int(), copy=False)
         inside = inside & (xp.remainder(wide - first, leaf.step) == 0)
     return inside
 
@@ -168,7 +168,7 @@ def _set_inside(k: Kernel, leaf: ArrayLeaf, b: Any, kind: str) -> Any:
     floating = kind == "f" or leaf.values.dtype.kind == "f"
     common = k.widest_float() if floating else k.widest_int()
     values = k.const(leaf, ("values", floating), lambda: leaf.values, common)
-    wide = xp.astype(b, common)
+    wide = xp.astype(b, common, copy=False)
     return xp.any(wide[..., None] == values, axis=-1)
 
 

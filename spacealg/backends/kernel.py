@@ -45,14 +45,14 @@ class Kernel:
 
     def kind(self, x: Any) -> str:
         """``"b"``, ``"i"`` (signed or unsigned integers), ``"f"`` or ``"c"``/other."""
-        xp = self.xp
-        if xp.isdtype(x.dtype, "bool"):
-            return "b"
-        if xp.isdtype(x.dtype, "integral"):
-            return "i"
-        if xp.isdtype(x.dtype, "real floating"):
-            return "f"
-        return "c"
+        try:
+            return _KINDS[x.dtype]
+        except KeyError:
+            xp = self.xp
+            kind = next((k for k, name in (("b", "bool"), ("i", "integral"), ("f", "real floating"))
+                         if xp.isdtype(x.dtype, name)), "c")
+            _KINDS[x.dtype] = kind
+            return kind
 
     def widest_float(self) -> Any:
         return self.backend.dtype(np.dtype(np.float64), None, None, "float64")
@@ -90,6 +90,7 @@ class Kernel:
 
 
 _NAMESPACES: dict[str, Any] = {}
+_KINDS: dict[Any, str] = {}  # dtype -> kind letter (a handful of dtypes per backend)
 
 
 def _namespace(backend: Backend) -> Any:

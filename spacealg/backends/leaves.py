@@ -2,24 +2,26 @@
 
 :func:`array_leaf` is registered once per kind of space whose batches stack into one
 array (the rule table below); every batched operation on torch and JAX (``sample``,
-``isin``, ``clamp``, ``flatten_batch``) is written once against the leaf, so a kind is
-described in exactly one place here (this is the backends' view of the leaf model).
+``isin``, ``clamp``, ``flatten_batch``) is written once against the leaf. An
+:class:`ArrayLeaf` describes a leaf's *members* (their values, bounds and steps, which
+sampling, membership and clamping need); how a leaf is *stored* when flattened (one-hot,
+positions or raveled, and in which dtype) is not decided here but read from the leaf
+model, :func:`spacealg.core.leaf.leaf`, as NumPy's flattening reads it.
 
-===================================  ======  ================================  ============
-space                                kind    values (per entry)                flattening
-===================================  ======  ================================  ============
-``Box`` (float)                      real    ``low..high`` in its dtype        ravel
-``Box`` (int, bool)                  int     integers ``low..high``            ravel
-``Interval``                         real    float64, open ends excluded       ravel f64
-``range(a, b, step)``                int     ``a + step * k``, int64           one-hot
-``Categorical`` (Discrete/MD forms)  int     ``start..start+nvec-1``           one-hot
-``FiniteSet`` of numbers             set     its items (their NumPy dtype)     one-hot
-``ArraySpace(base, *d)``             base's  the base's, on every entry        base's (bool:
-                                                                               ravel int8)
-``TupleProduct``/``DictProduct``     tree    per component                     concatenated
+===================================  ======  ==================================================
+space                                kind    values (per entry)
+===================================  ======  ==================================================
+``Box`` (float)                      real    ``low..high`` in its dtype
+``Box`` (int, bool)                  int     integers ``low..high``
+``Interval``                         real    float64, open ends excluded
+``range(a, b, step)``                int     ``a + step * k``, int64
+``Categorical`` (Discrete/MD forms)  int     ``start..start+nvec-1``
+``FiniteSet`` of numbers             set     its items (their NumPy dtype)
+``ArraySpace(base, *d)``             base's  the base's, on every entry
+``TupleProduct``/``DictProduct``     tree    per component
 OneOf, Sequence, Graph, Text,        —       TypeError naming the kind and the backend
 FiniteSet of labels                          (their batches are object arrays)
-===================================  ======  ================================  ============
+===================================  ======  ==================================================
 
 Gymnasium and Gym spaces reach these rules through :func:`~spacealg.core.generic.as_space`.
 """
@@ -34,11 +36,13 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.core.cache import IdentityCache
 from spacealg.core.generic import as_space, generic
+from spacealg.core.leaf import LeafModel, leaf
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
-from spacealg.spaces.finite import BOOL, FiniteSet, range_length
+from spacealg.spaces.finite import FiniteSet, range_length
 from spacealg.spaces.interval import Interval
 from spacealg.spaces.product import DictProduct, TupleProduct
 
@@ -59,7 +63,7 @@ class ArrayLeaf:
     ``dtype``, for ``real`` floats); ``bounded_low``/``bounded_high`` say which entries are
     bounded (sampling follows Gymnasium's rule); ``open_low``/``open_high`` mark open ends
     (Interval). ``step``: the spacing of a stepped range. ``values``: a set's items in order.
-    ``flat``: ``"ravel"`` or ``"onehot"`` and ``flat_dtype`` (Gymnasium's flattening).
+    ``flat``/``flat_dtype``: the flattening, read from the leaf model (see the module).
     """
 
     space: Any
@@ -70,8 +74,6 @@ class ArrayLeaf:
     high: np.ndarray
     bounded_low: np.ndarray
     bounded_high: np.ndarray
-    flat: str
-    flat_dtype: np.dtype
     open_low: bool = False
     open_high: bool = False
     step: int = 1
@@ -88,13 +90,32 @@ class ArrayLeaf:
         """Whether every entry has the same bounds (scalars then suffice)."""
         return _uniform(self.low) and _uniform(self.high)
 
+    @functools.cached_property
+    def flat(self) -> str:
+        """``"onehot"`` (of ``x - low``), ``"index"`` (one-hot of the stored position) or
+        ``"ravel"``: whatever :func:`~spacealg.core.leaf.leaf` stores the leaf as."""
+        model = self._model
+        if model.items is not None:
+            return "index"
+        return "onehot" if model.image in ("Discrete", "MultiDiscrete") else "ravel"
+
+    @functools.cached_property
+    def flat_dtype(self) -> np.dtype:
+        """The dtype of the flattened entries (the leaf model's stored dtype)."""
+        return np.dtype(self._model.dtype)
+
+    @property
+    def _model(self) -> LeafModel:
+        model = leaf(self.space)
+        assert model is not None, f"{self.space!r} stacks but has no leaf model"
+        return model
+
     def widths(self) -> np.ndarray:
         """Number of values per entry (``int``: ``(high - low) // step + 1``, as Python ints)."""
         span = np.asarray(self.high, dtype=object) - np.asarray(self.low, dtype=object)
         return np.asarray(span // self.step + 1, dtype=object)
 
-    def over(self, dims: tuple[int, ...], space: Any, flat: str | None = None,
-             flat_dtype: Any = None) -> ArrayLeaf:
+    def over(self, dims: tuple[int, ...], space: Any) -> ArrayLeaf:
         """This leaf on every entry of arrays of shape ``dims`` (an ``ArraySpace``)."""
         shape = dims + self.shape
 
@@ -103,8 +124,7 @@ class ArrayLeaf:
 
         return dataclasses.replace(
             self, space=space, shape=shape, low=grow(self.low), high=grow(self.high),
-            bounded_low=grow(self.bounded_low), bounded_high=grow(self.bounded_high),
-            flat=flat or self.flat, flat_dtype=np.dtype(flat_dtype or self.flat_dtype), cache={},
+            bounded_low=grow(self.bounded_low), bounded_high=grow(self.bounded_high), cache={},
         )
 
 
@@ -135,16 +155,15 @@ def array_leaf(space: Any) -> ArrayLeaf:
 def _box_leaf(space: Box) -> ArrayLeaf:
     kind = "int" if space.integral else "real"
     return ArrayLeaf(space, kind, space.shape, space.dtype, space.low, space.high,
-                     space.bounded_below, space.bounded_above, "ravel", space.dtype)
+                     space.bounded_below, space.bounded_above)
 
 
 @array_leaf.register(Interval)
 def _interval_leaf(space: Interval) -> ArrayLeaf:
     low, high = np.float64(space.low), np.float64(space.high)
     return ArrayLeaf(space, "real", (), np.dtype(np.float64), np.asarray(low), np.asarray(high),
-                     np.asarray(np.isfinite(low)), np.asarray(np.isfinite(high)), "ravel",
-                     np.dtype(np.float64), open_low=not space.closed_left, open_high=not space.closed_right,
-                     base=space)
+                     np.asarray(np.isfinite(low)), np.asarray(np.isfinite(high)),
+                     open_low=not space.closed_left, open_high=not space.closed_right, base=space)
 
 
 @array_leaf.register(range)
@@ -158,15 +177,14 @@ def _range_leaf(space: range) -> ArrayLeaf:
     if first < -(2**63) or last >= 2**63:
         raise TypeError(f"{space!r} has integers beyond int64, which torch and JAX cannot hold")
     low, high = np.asarray(first, np.int64), np.asarray(last, np.int64)
-    onehot = "onehot" if space.step == 1 or n == 1 else "index"  # as Gymnasium: ascending Discretes
-    return ArrayLeaf(space, "int", (), np.dtype(np.int64), low, high, _all(()), _all(()), onehot,
-                     np.dtype(np.int64), step=step if n > 1 else 1, base=space)
+    return ArrayLeaf(space, "int", (), np.dtype(np.int64), low, high, _all(()), _all(()),
+                     step=step if n > 1 else 1, base=space)
 
 
 @array_leaf.register(Categorical)
 def _categorical_leaf(space: Categorical) -> ArrayLeaf:
     return ArrayLeaf(space, "int", space.shape, space.dtype, space.low, space.high,
-                     _all(space.shape), _all(space.shape), "onehot", space.dtype)
+                     _all(space.shape), _all(space.shape))
 
 
 @array_leaf.register(FiniteSet)
@@ -180,18 +198,13 @@ def _finite_leaf(space: FiniteSet) -> ArrayLeaf:
     if not len(values):
         raise ValueError(f"{space!r} is empty")
     low, high = np.asarray(values.min()), np.asarray(values.max())
-    return ArrayLeaf(space, "set", (), values.dtype, low, high, _all(()), _all(()), "index",
-                     np.dtype(np.int64), values=values, base=space)
+    return ArrayLeaf(space, "set", (), values.dtype, low, high, _all(()), _all(()), values=values,
+                     base=space)
 
 
 @array_leaf.register(ArraySpace)
 def _array_leaf(space: ArraySpace) -> ArrayLeaf:
-    base = array_leaf(space.space)
-    if space.space == BOOL:
-        return base.over(space.dims, space, "ravel", np.int8)
-    if base.kind == "real":
-        return base.over(space.dims, space, "ravel", np.float64)
-    return base.over(space.dims, space)
+    return array_leaf(space.space).over(space.dims, space)
 
 
 # -- products: trees of leaves -----------------------------------------------------------
@@ -210,20 +223,12 @@ def space_tree(space: Any) -> Any:
     return array_leaf(space)
 
 
-_TREES: dict[int, tuple[Any, Any]] = {}
+_TREES: IdentityCache[Any] = IdentityCache("backend trees", max_entries=4096)
 
 
 def cached_tree(space: Any) -> Any:
-    """:func:`space_tree`, cached by the space's identity (spaces are immutable)."""
-    entry = _TREES.get(id(space))
-    if entry is not None and entry[0] is space:
-        return entry[1]
-    tree = space_tree(space)
-    if not isinstance(space, dict):
-        if len(_TREES) >= 4096:
-            _TREES.clear()
-        _TREES[id(space)] = (space, tree)
-    return tree
+    """:func:`space_tree`, kept under the package's one cache rule (:mod:`spacealg.core.cache`)."""
+    return _TREES.get_or_compute(space, space_tree)
 
 
 def tree_for(space: Any, name: str, what: str) -> Any:

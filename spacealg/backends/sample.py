@@ -66,12 +66,12 @@ def _sample_leaf(k: Kernel, rng: TorchRng | JaxRng, leaf: ArrayLeaf, size: tuple
             drawn = offsets + int(leaf.low.reshape(-1)[0]) if leaf.size else offsets
         else:
             drawn = offsets + k.const(leaf, "low", lambda: leaf.low, wide)
-        return k.xp.astype(drawn, dtype)
+        return k.xp.astype(drawn, dtype, copy=False)
     if leaf.kind == "int":  # an integer Box unbounded on some side: NumPy's real rule, floored
         work = k.widest_float()
         drawn = k.xp.floor(_draw_real(k, rng, leaf, full, work, integral=True))
         low, high = inner_float_bounds(k, leaf, work)
-        return k.xp.astype(k.xp.clip(drawn, low, high), dtype)
+        return k.xp.astype(k.xp.clip(drawn, low, high), dtype, copy=False)
     drawn = _draw_real(k, rng, leaf, full, dtype, integral=False)
     if _needs_clip(leaf):
         low, high = inner_float_bounds(k, leaf, dtype)
