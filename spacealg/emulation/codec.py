@@ -397,27 +397,10 @@ class Codec:
     def _flat(self, out: Any, writing: bool) -> np.ndarray:
         """``out`` as a 1-D array of ``flat_dtype`` and ``width`` entries (a view when writing)."""
         a = out if isinstance(out, np.ndarray) else np.asarray(out)
-        if a.dtype != self.flat_dtype:
-            as_bytes = a.nbytes == self.struct_dtype.itemsize and a.dtype.kind in "uV"
-            if a.dtype.fields is not None or as_bytes:
-                a = np.ascontiguousarray(a) if not writing else a
-                if not a.flags.c_contiguous:
-                    raise ValueError("emulation: a structured row must be contiguous")
-                a = a.reshape(-1).view(np.uint8).view(self.flat_dtype)
-            elif not writing and self.uniform and a.size == self.width and a.dtype.kind in "biuf":
-                a = a.astype(self.flat_dtype)
-            else:
-                raise ValueError(
-                    f"emulation: expected a row of {self.width} {self.flat_dtype} entries "
-                    f"(or the bytes of {self.struct_dtype}), got {a.dtype} of shape {a.shape}"
-                )
-        if a.ndim != 1:
-            if writing and not a.flags.c_contiguous:
-                raise ValueError("emulation: a row to write into must be contiguous")
-            a = a.reshape(-1)
-        if a.size != self.width:
-            raise ValueError(f"emulation: expected a row of {self.width} entries, got {a.size}")
-        return a
+        one = a.reshape(1) if a.dtype.fields is not None else a.reshape(1, -1)
+        if writing and a.size and not np.shares_memory(one, a):
+            raise ValueError("emulation: a row to write into must be contiguous")
+        return self._rows(one, writing)[0]
 
     def _bind(self, out: Any) -> tuple[np.ndarray, ...]:
         flat = self._flat(out, writing=True)
@@ -434,7 +417,7 @@ class Codec:
         if a.dtype != self.flat_dtype and not writing and self.uniform and a.dtype.kind in "biuf":
             a = a.astype(self.flat_dtype)
         if a.dtype != self.flat_dtype:
-            if a.dtype.fields is None and a.dtype.kind != "u":
+            if a.dtype.fields is None and a.dtype.kind not in "uV":
                 raise ValueError(f"emulation: expected a buffer of {self.flat_dtype} rows, got {a.dtype}")
             a = np.ascontiguousarray(a) if not writing else a
             a = a.reshape(n, -1).view(np.uint8).view(self.flat_dtype)
