@@ -192,21 +192,24 @@ class _Miss(Exception):  # noqa: N818 - not an error: the signal to take the slo
     """A cheap test failed: the generated code takes the slow, precise way."""
 
 
-def _fetch(gen: Generator, tree: Any, tests: Callable[[int, str], list[str]] | None = None) -> list[str]:
-    """Lines reading leaf ``k`` of ``x`` into ``a<k>`` (depth first, each level read once, all
-    before any store). With ``tests`` (leaf ``k``, its local -> lines raising ``_Miss``), each
-    level must be a ``dict``/``tuple`` of its exact length and each leaf pass its tests."""
+def _fetch(gen: Generator, tree: Any, tests: Callable[[int, str], list[str]] | None = None,
+           store: Callable[[int, str], str] | None = None) -> list[str]:
+    """Lines reading leaf ``k`` of ``x`` into ``a<k>``, depth first, a level read once (into a
+    local where two or more leaves are under it). ``store(k, expr)``: the line using leaf ``k``
+    instead (the plain writers). With ``tests`` (leaf ``k``, its local -> lines raising
+    ``_Miss``), each level must be a ``dict``/``tuple`` of its exact length and each leaf pass
+    its tests, all read before any store."""
     lines: list[str] = []
     leaves = itertools.count()
 
     def walk(node: Any, expr: str) -> None:
         if not isinstance(node, Struct):
             k = next(leaves)
-            lines.append(f"a{k} = {expr}")
+            lines.append(store(k, expr) if store else f"a{k} = {expr}")
             lines.extend(tests(k, f"a{k}") if tests else ())
             return
         local = expr
-        if expr != "x":
+        if expr != "x" and (tests or _leaf_count(node) > 1):
             local = f"p{len(lines)}"
             lines.append(f"{local} = {expr}")
         if tests:
@@ -217,6 +220,10 @@ def _fetch(gen: Generator, tree: Any, tests: Callable[[int, str], list[str]] | N
 
     walk(tree, "x")
     return lines
+
+
+def _leaf_count(node: Any) -> int:
+    return sum(_leaf_count(part) for part in node.parts) if isinstance(node, Struct) else 1
 
 
 def _cached_views_function(gen: Generator, header: str, buffer: str, count: int, miss: list[str],
@@ -281,14 +288,17 @@ class Codec:
 
     # -- code generation ----------------------------------------------------------------
     def _writer(self, gen: Generator, header: str, cache: str, bind: str, target: str) -> Any:
-        """A writer into rows ``out`` (the views of the last one kept; others through ``cache``):
-        every leaf read first, then stored (labels encoded)."""
+        """A writer into rows ``out`` (the views of the last one kept; others through ``cache``)."""
         miss = [f"v = {cache}.get(out)", f"if v is None: v = {bind}(out)"]
         encode = {"label": "encode_label", "labels": "encode_labels"}
-        stores = [f"v{k}[{target}] = " + (f"{gen.bind(getattr(f, encode[f.leaf.member]))}(a{k})"
-                                           if f.leaf.member in encode else f"a{k}")
-                  for k, f in enumerate(self.fields)]
-        body = [*_fetch(gen, self.layout.tree), *stores, "return out"]
+        fields = self.fields
+
+        def store(k: int, value: str) -> str:
+            member = fields[k].leaf.member
+            encoded = f"{gen.bind(getattr(fields[k], encode[member]))}({value})" if member in encode else value
+            return f"v{k}[{target}] = {encoded}"
+
+        body = [*_fetch(gen, self.layout.tree, store=store), "return out"]
         return _cached_views_function(gen, header, "out", len(self.fields), miss, body)
 
     def checked(self, refuse: Callable[[Any], Any], out: Any = None) -> Callable[[Any], Any]:
@@ -543,7 +553,7 @@ class _StructWriter:
         gen = Generator(f"writing {dtype}")
         gen.namespace.update(_views=self._views, _bind=self._bind)
         miss = ["v = _views.get(struct)", "if v is None: v = _bind(struct)"]
-        body = [*_fetch(gen, tree), *(f"v{k}[...] = a{k}" for k in range(len(self.names)))]
+        body = _fetch(gen, tree, store=lambda k, value: f"v{k}[...] = {value}")
         self.write = _cached_views_function(gen, "def write(struct, x):", "struct", len(self.names), miss, body)
 
     def _tree(self, dtype: Any, names: tuple[str, ...]) -> Any:
