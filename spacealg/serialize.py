@@ -10,35 +10,10 @@ True
 
 A document is ``{"format": "spacealg.space", "version": 1, "space": NODE}``, made of
 dicts, lists, strings, numbers, booleans and null only (``json.dumps(doc, allow_nan=False)``
-always succeeds). Each NODE is an object with a ``kind``:
-
-============  =====================================================================
-kind          fields
-============  =====================================================================
-interval      ``low``, ``high`` (numbers), ``closed`` (both/left/right/neither)
-finite        ``items``: labels, in order
-range         ``start``, ``stop``, ``step`` (ints)
-categorical   ``dtype``, ``nvec``, ``start`` (ints; with ``shape``, nested lists of
-              that shape: the array kind, Gymnasium's MultiDiscrete)
-box           ``dtype`` (numpy name), ``shape``, ``low``, ``high`` (a number, or nested
-              lists of numbers of that shape; unbounded integer entries are ``"inf"``)
-array         ``base`` (a node), ``dims``
-tuple         ``spaces``: a list of nodes
-oneof         ``spaces``: a list of nodes
-dict          ``spaces``: an object of nodes (string keys, in order) or a list of
-              ``[key, node]`` pairs (any label keys); ``sort_keys`` (a boolean,
-              Gymnasium's flag, written only when false)
-text          ``max_length``, ``min_length``, ``charset`` (a string, order kept)
-sequence      ``space`` (a node), ``stack`` (a boolean)
-graph         ``node_space``, ``edge_space`` (nodes; ``edge_space`` may be null)
-type          ``name``: ``bool``, ``float``, ``int``, ``str`` or ``numpy.<dtype name>``
-dataclass     ``class`` (``module.QualName``), ``fields``: an object of nodes
-============  =====================================================================
-
-Numbers are JSON numbers (ints stay ints) or the strings ``"inf"``, ``"-inf"`` and
-``"nan"``. Labels (finite-set items, dict keys) are strings, ints, floats, booleans or
-null; a JSON array stands for a tuple of labels and ``{"float": "inf"}`` for a
-non-finite float label.
+always succeeds); each NODE is an object with a ``kind`` and that kind's fields, listed in
+docs/declarative.md and stated once here, in the rule of each kind. Numbers are JSON numbers
+or ``"inf"``, ``"-inf"``, ``"nan"``; labels are strings, numbers, booleans, null, arrays
+(tuples) or ``{"float": "inf"}``.
 
 Laws: ``from_json(to_json(s)) == s`` for every spacealg space ``s``, with the same class
 and ``repr`` (for plain objects: ``== as_space(s)``); for a Gymnasium space ``g``,
@@ -53,6 +28,10 @@ Resources: reading a document allocates at most a small multiple of its own size
 written as one number stay one number (a ``Box`` keeps uniform bounds as read-only
 broadcast views), so ``{"kind": "box", "shape": [1000000000], "low": 0, "high": 1}`` costs
 bytes, not gigabytes; bounds written out in full are as large as the document.
+
+Reading: every field goes through one reader per JSON type (a number, an int, a string, a
+shape, a dtype, nested lists of a shape, a node, a list or an object of nodes), which raises
+the :class:`DocumentError` naming the field's path; a kind's :func:`rule` names its fields.
 
 Extending: register an encoder for a new class with ``@encode_space.register(MyClass)``
 (returning a node with a new ``kind``) and its inverse with ``@decoder("my-kind")``.
@@ -77,34 +56,26 @@ from spacealg.spaces.categorical import Categorical
 from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.graph import Graph
 from spacealg.spaces.interval import Interval, closed_option
+from spacealg.spaces.masked import Masked
 from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct
 from spacealg.spaces.sequence import Sequence
 from spacealg.spaces.text import Text
 
-__all__ = [
-    "FORMAT",
-    "VERSION",
-    "DocumentError",
-    "Node",
-    "decode_space",
-    "decoder",
-    "encode_space",
-    "from_json",
-    "to_json",
-]
+__all__ = ["FORMAT", "VERSION", "DocumentError", "Node", "decode_space", "decoder", "encode_space", "from_json",
+           "to_json"]
 
 FORMAT = "spacealg.space"
 VERSION = 1
-
 _SPECIAL_NUMBERS = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+_OMIT = object()  # a field left out of the document (a writer's answer, a reader's default)
+Reader = Callable[..., Any]
+"""Reads one field: ``(raw JSON value, its path[, the node's depth]) -> value``, or raises
+the :class:`DocumentError` naming the path."""
 
 
 class DocumentError(ValueError):
     """A malformed space document; the message names the path of the offending field."""
-
-
-# -- the public pair ----------------------------------------------------------------------
 
 
 def to_json(space: Any) -> dict[str, Any]:
@@ -135,15 +106,120 @@ def from_json(doc: Mapping[str, Any] | str | bytes) -> Any:
         raise DocumentError(f"from_json: at format: expected {FORMAT!r}, got {fmt!r}")
     version = top.integer("version")
     if version != VERSION:
-        raise DocumentError(
-            f"from_json: at version: unsupported version {version} (this spacealg reads version {VERSION})"
-        )
+        raise _fail("version", f"unsupported version {version} (this spacealg reads version {VERSION})")
     space = top.space("space")
     top.done()
     return space
 
 
-# -- reading a document ---------------------------------------------------------------------
+# -- reading: one reader per JSON type, each error naming the path ----------------------------
+
+
+def _fail(path: str, message: str) -> DocumentError:
+    return DocumentError(f"from_json: {f'at {path}: ' if path else 'the document: '}{message}")
+
+
+def _expected(path: str, what: str, value: Any) -> DocumentError:
+    try:
+        text = repr(value)
+    except Exception:
+        text = "<unprintable>"
+    text = text if len(text) <= 60 else text[:57] + "..."
+    return _fail(path, f"expected {what}, got {type(value).__name__} {text}")
+
+
+def _checked(test: Callable[[Any], bool], what: str) -> Reader:
+    """The reader of the values that pass ``test`` (``what`` names them in errors)."""
+
+    def read(value: Any, path: str, depth: int = 0) -> Any:
+        if not test(value):
+            raise _expected(path, what, value)
+        return value
+
+    return read
+
+
+read_integer = _checked(lambda v: isinstance(v, int) and not isinstance(v, bool), "an int")
+_string = _checked(lambda v: isinstance(v, str), "a string")
+_boolean = _checked(lambda v: isinstance(v, bool), "true or false")
+_real = _checked(
+    lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    'a number (or "inf", "-inf", "nan")'
+)
+
+
+def read_number(value: Any, path: str, depth: int = 0) -> int | float:
+    """A JSON number, or one of the strings "inf", "-inf", "nan"."""
+    special = isinstance(value, str) and value in _SPECIAL_NUMBERS
+    return _SPECIAL_NUMBERS[value] if special else _real(value, path)  # type: ignore[no-any-return]
+
+
+def _list(value: Any, path: str, what: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise _expected(path, f"a list of {what}", value)
+    return value
+
+
+def _shape(value: Any, path: str, depth: int = 0) -> tuple[int, ...]:
+    dims = tuple(read_integer(d, f"{path}[{i}]") for i, d in enumerate(_list(value, path, "non-negative ints")))
+    if any(d < 0 for d in dims):
+        raise _fail(path, f"expected non-negative ints, got {value!r}")
+    return dims
+
+
+def _dtype(value: Any, path: str, depth: int = 0) -> np.dtype:
+    text = _string(value, path)
+    try:
+        dtype = np.dtype(text)
+    except Exception:  # numpy parses dtype strings: "(1,2" is a SyntaxError
+        raise _fail(path, f"unknown dtype {text!r}") from None
+    if dtype.kind not in "biuf":
+        raise _fail(path, f"expected a bool, integer or floating dtype, got {text!r}")
+    return dtype
+
+
+def _flat(value: Any, shape: tuple[int, ...], path: str, item: Reader = read_number) -> Iterator[Any]:
+    """The entries of nested lists of ``shape``, in C order, each read by ``item``."""
+    if not shape:
+        yield item(value, path)
+        return
+    if not isinstance(value, list) or len(value) != shape[0]:
+        raise _expected(path, f"a list of length {shape[0]} (bounds of shape {shape})", value)
+    for i, entry in enumerate(value):
+        yield from _flat(entry, shape[1:], f"{path}[{i}]", item)
+
+
+def _space(value: Any, path: str, depth: int) -> Any:
+    return decode_space(value, path, depth + 1)
+
+
+def _spaces(value: Any, path: str, depth: int) -> list[Any]:
+    return [decode_space(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(_list(value, path, "spaces"))]
+
+
+def _named(value: Any, path: str, depth: int) -> list[tuple[Any, Any]]:
+    """An object of spaces, or a list of ``[label, space]`` pairs (keys in order)."""
+    if isinstance(value, Mapping):
+        return [(k, decode_space(v, f"{path}.{k}", depth + 1)) for k, v in value.items()]
+    if not isinstance(value, list):
+        raise _expected(path, "an object or a list of [key, space] pairs", value)
+    pairs = []
+    for i, pair in enumerate(value):
+        if not (isinstance(pair, list) and len(pair) == 2):
+            raise _expected(f"{path}[{i}]", "a [key, space] pair", pair)
+        pairs.append((decode_label(pair[0], f"{path}[{i}][0]"), decode_space(pair[1], f"{path}[{i}][1]", depth + 1)))
+    return pairs
+
+
+def _labels(value: Any, path: str, depth: int = 0) -> list[Any]:
+    return [decode_label(v, f"{path}[{i}]") for i, v in enumerate(_list(value, path, "labels"))]
+
+
+def _typed(reader: Reader) -> Callable[..., Any]:
+    def read(self: Node, name: str, default: Any = ...) -> Any:
+        return self.read(name, reader, default)
+
+    return read
 
 
 class Node:
@@ -154,17 +230,15 @@ class Node:
 
     def __init__(self, value: Any, path: str, depth: int = 0) -> None:
         if not isinstance(value, Mapping):
-            raise DocumentError(f"from_json: {_at(path)}expected an object, got {_describe(value)}")
-        self.value = value
-        self.path = path
-        self.depth = depth
+            raise _expected(path, "an object", value)
+        self.value, self.path, self.depth = value, path, depth
         self._read: set[str] = set()
 
     def at(self, name: str) -> str:
         return f"{self.path}.{name}" if self.path else name
 
     def error(self, name: str, message: str) -> DocumentError:
-        return DocumentError(f"from_json: at {self.at(name)}: {message}")
+        return _fail(self.at(name), message)
 
     def has(self, name: str) -> bool:
         return name in self.value
@@ -172,118 +246,33 @@ class Node:
     def get(self, name: str, default: Any = ...) -> Any:
         """The raw value of field ``name`` (required unless a default is given)."""
         self._read.add(name)
-        if name not in self.value:
-            if default is ...:
-                raise DocumentError(f"from_json: {_at(self.path)}missing field {name!r}")
-            return default
-        return self.value[name]
+        if name not in self.value and default is ...:
+            raise _fail(self.path, f"missing field {name!r}")
+        return self.value.get(name, default)
 
-    def string(self, name: str, default: Any = ...) -> str:
-        value = self.get(name, default)
-        if not isinstance(value, str):
-            raise self.error(name, f"expected a string, got {_describe(value)}")
-        return value
+    def read(self, name: str, reader: Reader, default: Any = ...) -> Any:
+        """Field ``name`` through ``reader`` (``default`` as it is where the field is absent)."""
+        if default is not ... and name not in self.value:
+            return self.get(name, default)
+        return reader(self.get(name), self.at(name), self.depth)
 
-    def integer(self, name: str, default: Any = ...) -> int:
-        return read_integer(self.get(name, default), self.at(name))
-
-    def boolean(self, name: str, default: Any = ...) -> bool:
-        value = self.get(name, default)
-        if not isinstance(value, bool):
-            raise self.error(name, f"expected true or false, got {_describe(value)}")
-        return value
-
-    def number(self, name: str) -> int | float:
-        return read_number(self.get(name), self.at(name))
-
-    def shape(self, name: str) -> tuple[int, ...]:
-        value = self.get(name)
-        if not isinstance(value, list):
-            raise self.error(name, f"expected a list of non-negative ints, got {_describe(value)}")
-        dims = tuple(read_integer(d, f"{self.at(name)}[{i}]") for i, d in enumerate(value))
-        if any(d < 0 for d in dims):
-            raise self.error(name, f"expected non-negative ints, got {value!r}")
-        return dims
-
-    def space(self, name: str) -> Any:
-        return decode_space(self.get(name), self.at(name), self.depth + 1)
-
-    def spaces(self, name: str) -> list[Any]:
-        value = self.get(name)
-        if not isinstance(value, list):
-            raise self.error(name, f"expected a list of spaces, got {_describe(value)}")
-        return [decode_space(v, f"{self.at(name)}[{i}]", self.depth + 1) for i, v in enumerate(value)]
-
-    def named_spaces(self, name: str) -> list[tuple[Any, Any]]:
-        """An object of spaces, or a list of ``[label, space]`` pairs (keys in order)."""
-        value = self.get(name)
-        where = self.at(name)
-        if isinstance(value, Mapping):
-            return [(k, decode_space(v, f"{where}.{k}", self.depth + 1)) for k, v in value.items()]
-        if isinstance(value, list):
-            pairs = []
-            for i, pair in enumerate(value):
-                if not (isinstance(pair, list) and len(pair) == 2):
-                    raise DocumentError(
-                        f"from_json: at {where}[{i}]: expected a [key, space] pair, got {_describe(pair)}"
-                    )
-                key = decode_label(pair[0], f"{where}[{i}][0]")
-                pairs.append((key, decode_space(pair[1], f"{where}[{i}][1]", self.depth + 1)))
-            return pairs
-        raise self.error(name, f"expected an object or a list of [key, space] pairs, got {_describe(value)}")
+    string, integer, boolean = _typed(_string), _typed(read_integer), _typed(_boolean)
+    number, shape, dtype = _typed(read_number), _typed(_shape), _typed(_dtype)
+    space, spaces, named_spaces = _typed(_space), _typed(_spaces), _typed(_named)
 
     def done(self) -> None:
         """Raise for fields that no reader asked for."""
         extra = [k for k in self.value if k not in self._read]
         if extra:
-            names = ", ".join(map(repr, extra))
-            raise DocumentError(f"from_json: {_at(self.path)}unexpected field(s) {names}")
-
-
-def _at(path: str) -> str:
-    return f"at {path}: " if path else "the document: "
-
-
-def _describe(value: Any) -> str:
-    try:
-        text = repr(value)
-    except Exception:
-        text = "<unprintable>"
-    if len(text) > 60:
-        text = text[:57] + "..."
-    return f"{type(value).__name__} {text}"
-
-
-def read_integer(value: Any, path: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise DocumentError(f"from_json: at {path}: expected an int, got {_describe(value)}")
-    return value
-
-
-def read_number(value: Any, path: str) -> int | float:
-    """A JSON number, or one of the strings "inf", "-inf", "nan"."""
-    if isinstance(value, str) and value in _SPECIAL_NUMBERS:
-        return _SPECIAL_NUMBERS[value]
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise DocumentError(
-            f'from_json: at {path}: expected a number (or "inf", "-inf", "nan"), got {_describe(value)}'
-        )
-    return value
+            raise _fail(self.path, f"unexpected field(s) {', '.join(map(repr, extra))}")
 
 
 def write_number(value: Any) -> int | float | str:
     """A number as a JSON value: ints and finite floats as themselves, others as strings."""
-    if isinstance(value, (bool, np.bool_)):
-        return int(value)
-    if isinstance(value, (int, np.integer)):
+    if isinstance(value, (bool, np.bool_, int, np.integer)):
         return int(value)
     value = float(value)
-    if math.isfinite(value):
-        return value
-    return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-
-
-# -- labels ---------------------------------------------------------------------------------
+    return value if math.isfinite(value) else ("nan" if math.isnan(value) else ("inf" if value > 0 else "-inf"))
 
 
 def encode_label(value: Any) -> Any:
@@ -309,13 +298,10 @@ def decode_label(value: Any, path: str) -> Any:
         return tuple(decode_label(v, f"{path}[{i}]") for i, v in enumerate(value))
     if isinstance(value, Mapping) and set(value) == {"float"} and value["float"] in _SPECIAL_NUMBERS:
         return _SPECIAL_NUMBERS[value["float"]]
-    raise DocumentError(
-        f"from_json: at {path}: expected a label (string, number, boolean, null, array, or "
-        f'{{"float": "inf"}}), got {_describe(value)}'
-    )
+    raise _expected(path, 'a label (string, number, boolean, null, array, or {"float": "inf"})', value)
 
 
-# -- encoding: one registration per kind -----------------------------------------------------
+# -- the two generic functions and the rule table ----------------------------------------------
 
 
 @generic(0)
@@ -358,86 +344,86 @@ def decode_space(value: Any, path: str = "space", depth: int = 1) -> Any:
     nesting: beyond :data:`~spacealg.core.space.MAX_DEPTH` the document is refused before
     it is read further)."""
     if depth > MAX_DEPTH:
-        raise DocumentError(
-            f"from_json: at {path}: spaces nested deeper than spacealg's limit of {MAX_DEPTH}"
-        )
+        raise _fail(path, f"spaces nested deeper than spacealg's limit of {MAX_DEPTH}")
     node = Node(value, path, depth)
     kind = node.string("kind")
+    if kind not in _DECODERS:
+        raise _fail(f"{path}.kind", f"unknown kind {kind!r} (known: {', '.join(sorted(_DECODERS))})")
     try:
-        build = _DECODERS[kind]
-    except KeyError:
-        raise DocumentError(
-            f"from_json: at {path}.kind: unknown kind {kind!r} (known: {', '.join(sorted(_DECODERS))})"
-        ) from None
-    try:
-        space = build(node)
+        space = _DECODERS[kind](node)
     except DocumentError:
         raise
     except Exception as error:  # one rule: whatever a constructor or numpy meets, name the path
-        raise DocumentError(f"from_json: at {path}: {type(error).__name__}: {error}") from None
+        raise _fail(path, f"{type(error).__name__}: {error}") from None
     node.done()
     return space
 
 
-# interval ------------------------------------------------------------------------------------
+def _given(**values: Any) -> dict[str, Any]:
+    return {name: value for name, value in values.items() if value is not _OMIT}
 
 
-@encode_space.register(Interval)
-def _encode_interval(space: Interval) -> dict[str, Any]:
-    low, high = write_number(space.low), write_number(space.high)
-    return {"kind": "interval", "low": low, "high": high, "closed": space.closed}
+def rule(kind: str, cls: Any, build: Callable[..., Any], **fields: tuple[Any, ...]) -> None:
+    """Register the encoder of ``cls`` and the decoder of ``kind`` from one list of fields, in
+    document order: ``name=(reader, writer[, default])``; ``writer(space)`` gives the field's
+    JSON value (``_OMIT``: left out), ``reader`` reads it back (``default`` where absent), and
+    the decoder calls ``build`` with the values read as keywords (``_OMIT`` ones left out)."""
+    encode_space.register(cls)(lambda space: _given(kind=kind, **{k: f[1](space) for k, f in fields.items()}))
+    _DECODERS[kind] = lambda node: build(**_given(**{k: node.read(k, f[0], *f[2:]) for k, f in fields.items()}))
 
 
-@decoder("interval")
-def _decode_interval(node: Node) -> Interval:
-    return Interval(node.number("low"), node.number("high"), closed_option(node.string("closed", "both")))
+def _encode_named(spaces: Mapping[Any, Any]) -> Any:
+    if all(isinstance(k, str) for k in spaces):
+        return {k: encode_space(s) for k, s in spaces.items()}
+    return [[encode_label(k), encode_space(s)] for k, s in spaces.items()]
 
 
-# finite --------------------------------------------------------------------------------------
+def _encode_spaces(space: Any) -> list[Any]:
+    return [encode_space(s) for s in space.spaces]
 
 
-@encode_space.register(FiniteSet)
-def _encode_finite(space: FiniteSet) -> dict[str, Any]:
-    return {"kind": "finite", "items": [encode_label(item) for item in space.items]}
+def _optional(value: Any, path: str, depth: int) -> Any:
+    return None if value is None else decode_space(value, path, depth + 1)
 
 
-@decoder("finite")
-def _decode_finite(node: Node) -> FiniteSet:
-    items = node.get("items")
-    if not isinstance(items, list):
-        raise node.error("items", f"expected a list of labels, got {_describe(items)}")
-    return FiniteSet(*(decode_label(v, f"{node.at('items')}[{i}]") for i, v in enumerate(items)))
+rule("interval", Interval, lambda low, high, closed: Interval(low, high, closed_option(closed)),
+     low=(read_number, lambda s: write_number(s.low)), high=(read_number, lambda s: write_number(s.high)),
+     closed=(_string, lambda s: s.closed, "both"))
+rule("finite", FiniteSet, lambda items: FiniteSet(*items), items=(_labels, lambda s: list(map(encode_label, s.items))))
+rule("range", range, lambda start, stop, step: range(start, stop, step), start=(read_integer, lambda s: s.start, 0),
+     stop=(read_integer, lambda s: s.stop), step=(read_integer, lambda s: s.step, 1))
+rule("array", ArraySpace, lambda base, dims: ArraySpace(base, *dims), base=(_space, lambda s: encode_space(s.base)),
+     dims=(_shape, lambda s: list(s.dims)))
+rule("tuple", TupleProduct, lambda spaces: TupleProduct(*spaces), spaces=(_spaces, _encode_spaces))
+rule("oneof", OneOf, lambda spaces: OneOf(*spaces), spaces=(_spaces, _encode_spaces))
+rule("dict", DictProduct, lambda spaces, sort_keys: DictProduct(spaces, sort_keys=sort_keys),
+     spaces=(_named, lambda s: _encode_named(s._constructor_args()[0][0])),
+     sort_keys=(_boolean, lambda s: _OMIT if s.sort_keys else False, True))  # Gymnasium's flag, written when off
+rule("text", Text, lambda max_length, **rest: Text(max_length, **rest),
+     min_length=(read_integer, lambda s: s.min_length, 1), max_length=(read_integer, lambda s: s.max_length),
+     charset=(_string, lambda s: s.charset, _OMIT))
+rule("sequence", Sequence, Sequence, space=(_space, lambda s: encode_space(s.space)),
+     stack=(_boolean, lambda s: s.stack, False))
+rule("graph", Graph, Graph, node_space=(_space, lambda s: encode_space(s.node_space)),
+     edge_space=(_optional, lambda s: None if s.edge_space is None else encode_space(s.edge_space), None))
+rule("masked", Masked, Masked, space=(_space, lambda s: encode_space(s.space)),
+     mask=(lambda value, path, depth: _mask(value, path), lambda s: _encode_mask(s.mask)))
 
 
-# range ---------------------------------------------------------------------------------------
-
-
-@encode_space.register(range)
-def _encode_range(space: range) -> dict[str, Any]:
-    return {"kind": "range", "start": space.start, "stop": space.stop, "step": space.step}
-
-
-@decoder("range")
-def _decode_range(node: Node) -> range:
-    return range(node.integer("start", 0), node.integer("stop"), node.integer("step", 1))
-
-
-# box -----------------------------------------------------------------------------------------
+# box and categorical: bounds and counts as one number or nested lists of the shape --------------
 
 
 def _dtype_name(dtype: np.dtype) -> str:
     return dtype.name if np.dtype(dtype.name) == dtype else dtype.str
 
 
-def _read_dtype(node: Node, name: str) -> np.dtype:
-    text = node.string(name)
-    try:
-        dtype = np.dtype(text)
-    except Exception:  # numpy parses dtype strings: "(1,2" is a SyntaxError
-        raise node.error(name, f"unknown dtype {text!r}") from None
-    if dtype.kind not in "biuf":
-        raise node.error(name, f"expected a bool, integer or floating dtype, got {text!r}")
-    return dtype
+def _nest(values: np.ndarray, write: Callable[[Any], Any] = int) -> Any:
+    """``values`` as nested lists (a number when 0-d), each entry through ``write``."""
+
+    def walk(entry: Any) -> Any:
+        return [walk(e) for e in entry] if isinstance(entry, list) else write(entry)
+
+    return walk(values.tolist())
 
 
 def _encode_bounds(values: np.ndarray, bounded: np.ndarray, infinity: float, uniform: bool) -> Any:
@@ -445,26 +431,16 @@ def _encode_bounds(values: np.ndarray, bounded: np.ndarray, infinity: float, uni
         return 0
     if uniform:  # one number, without touching the (possibly huge, broadcast) arrays
         return write_number(values.flat[0] if bounded.flat[0] else infinity)
-    numbers = np.where(bounded, values.astype(object), infinity)
-
-    def nest(a: np.ndarray) -> Any:
-        return [nest(row) for row in a] if a.ndim > 1 else [write_number(v) for v in a]
-
-    return nest(numbers) if numbers.ndim else write_number(numbers[()])
+    return _nest(np.where(bounded, values.astype(object), infinity), write_number)
 
 
 @encode_space.register(Box)
 def _encode_box(space: Box) -> dict[str, Any]:
-    low, high = space.low, space.high
-    uniform = low.size == 0 or space._low_scalar is not None or bool(
-        (low.flat[0] == low).all()
-        and (high.flat[0] == high).all()
-        and (space.bounded_below.flat[0] == space.bounded_below).all()
-        and (space.bounded_above.flat[0] == space.bounded_above).all()
+    low, high, below, above = space.low, space.high, space.bounded_below, space.bounded_above
+    uniform = low.size == 0 or space._low_scalar is not None or all(
+        bool((a.flat[0] == a).all()) for a in (low, high, below, above)
     )
-    if space.integral:
-        below, above = space.bounded_below, space.bounded_above
-    else:  # float boxes store their infinities themselves
+    if not space.integral:  # float boxes store their infinities themselves
         below = above = np.ones(space.shape, dtype=bool)
     return {
         "kind": "box",
@@ -475,20 +451,6 @@ def _encode_box(space: Box) -> dict[str, Any]:
     }
 
 
-def _flat_numbers(value: Any, shape: tuple[int, ...], path: str) -> Iterator[int | float]:
-    """The numbers of a nested list of ``shape``, in C order; DocumentError if misshapen."""
-    if not shape:
-        yield read_number(value, path)
-        return
-    if not isinstance(value, list) or len(value) != shape[0]:
-        raise DocumentError(
-            f"from_json: at {path}: expected a list of length {shape[0]} (bounds of shape {shape}), "
-            f"got {_describe(value)}"
-        )
-    for i, item in enumerate(value):
-        yield from _flat_numbers(item, shape[1:], f"{path}[{i}]")
-
-
 def _exact_float(v: int | float) -> bool:
     try:
         return isinstance(v, float) or float(v) == v
@@ -496,11 +458,11 @@ def _exact_float(v: int | float) -> bool:
         return False
 
 
-def _decode_bounds(node: Node, name: str, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+def _bounds(node: Node, name: str, shape: tuple[int, ...], dtype: np.dtype) -> Any:
     value = node.get(name)
     if not isinstance(value, list):
         return read_number(value, node.at(name))
-    numbers = list(_flat_numbers(value, shape, node.at(name)))
+    numbers = list(_flat(value, shape, node.at(name)))
     if dtype.kind == "f" or all(_exact_float(v) for v in numbers):
         try:
             return np.array(numbers, dtype=np.float64).reshape(shape)
@@ -510,14 +472,10 @@ def _decode_bounds(node: Node, name: str, shape: tuple[int, ...], dtype: np.dtyp
     # which would round these ints, so unbounded entries become the dtype's limits (the
     # space is equal; only the repr loses its "inf").
     info = np.iinfo(dtype)
-    exact = []
     for v in numbers:
-        if isinstance(v, float) and math.isinf(v):
-            exact.append(int(info.min) if v < 0 else int(info.max))
-        elif isinstance(v, float):
+        if isinstance(v, float) and not math.isinf(v):
             raise node.error(name, f"expected integer bounds for the dtype {dtype}, got {v!r}")
-        else:
-            exact.append(v)
+    exact = [(int(info.min) if v < 0 else int(info.max)) if isinstance(v, float) else v for v in numbers]
     try:
         return np.array(exact, dtype=dtype).reshape(shape)
     except OverflowError:
@@ -526,22 +484,13 @@ def _decode_bounds(node: Node, name: str, shape: tuple[int, ...], dtype: np.dtyp
 
 @decoder("box")
 def _decode_box(node: Node) -> Box:
-    dtype = _read_dtype(node, "dtype")
-    shape = node.shape("shape")
-    low = _decode_bounds(node, "low", shape, dtype)
-    high = _decode_bounds(node, "high", shape, dtype)
+    dtype, shape = node.dtype("dtype"), node.shape("shape")
+    low, high = _bounds(node, "low", shape, dtype), _bounds(node, "high", shape, dtype)
     return Box(low, high, shape=shape, dtype=dtype)
 
 
-# categorical ---------------------------------------------------------------------------------
-
-
-def _nest(values: np.ndarray) -> Any:
-    return values.tolist() if values.ndim else int(values[()])
-
-
-def _nested_ints(node: Node, name: str, shape: tuple[int, ...]) -> np.ndarray:
-    numbers = list(_flat_numbers(node.get(name), shape, node.at(name)))
+def _ints(node: Node, name: str, shape: tuple[int, ...]) -> np.ndarray:
+    numbers = list(_flat(node.get(name), shape, node.at(name)))
     for i, v in enumerate(numbers):
         if not isinstance(v, int):
             raise node.error(name, f"expected ints, got {v!r} at flat position {i}")
@@ -552,142 +501,33 @@ def _nested_ints(node: Node, name: str, shape: tuple[int, ...]) -> np.ndarray:
 def _encode_categorical(space: Categorical) -> dict[str, Any]:
     node: dict[str, Any] = {"kind": "categorical", "dtype": _dtype_name(space.dtype)}
     if space.scalar:
-        node.update(nvec=int(space.nvec), start=int(space.start))
-    else:
-        node.update(shape=list(space.shape), nvec=_nest(np.asarray(space.nvec)), start=_nest(space.low))
-    return node
+        return {**node, "nvec": int(space.nvec), "start": int(space.start)}
+    return {**node, "shape": list(space.shape), "nvec": _nest(np.asarray(space.nvec)), "start": _nest(space.low)}
 
 
 @decoder("categorical")
 def _decode_categorical(node: Node) -> Any:
     """Scalar kind (Discrete) without ``shape``; array kind (MultiDiscrete) with it."""
-    dtype = _read_dtype(node, "dtype")
+    dtype = node.dtype("dtype")
     if not node.has("shape"):
         return Categorical(node.integer("nvec"), start=node.integer("start", 0), dtype=dtype)
     shape = node.shape("shape")
-    nvec = _nested_ints(node, "nvec", shape)
-    start = _nested_ints(node, "start", shape) if node.has("start") else 0
-    return Categorical(nvec, start=start, dtype=dtype)
+    start = _ints(node, "start", shape) if node.has("start") else 0
+    return Categorical(_ints(node, "nvec", shape), start=start, dtype=dtype)
 
 
-# array ---------------------------------------------------------------------------------------
-
-
-@encode_space.register(ArraySpace)
-def _encode_array(space: ArraySpace) -> dict[str, Any]:
-    return {"kind": "array", "base": encode_space(space.base), "dims": list(space.dims)}
-
-
-@decoder("array")
-def _decode_array(node: Node) -> Any:
-    return ArraySpace(node.space("base"), *node.shape("dims"))
-
-
-# products and sums ------------------------------------------------------------------------------
-
-
-@encode_space.register(TupleProduct)
-def _encode_tuple(space: TupleProduct) -> dict[str, Any]:
-    return {"kind": "tuple", "spaces": [encode_space(s) for s in space.spaces]}
-
-
-@decoder("tuple")
-def _decode_tuple(node: Node) -> TupleProduct:
-    return TupleProduct(*node.spaces("spaces"))
-
-
-@encode_space.register(OneOf)
-def _encode_oneof(space: OneOf) -> dict[str, Any]:
-    return {"kind": "oneof", "spaces": [encode_space(s) for s in space.spaces]}
-
-
-@decoder("oneof")
-def _decode_oneof(node: Node) -> OneOf:
-    return OneOf(*node.spaces("spaces"))
-
-
-def _encode_named(spaces: Mapping[Any, Any]) -> Any:
-    if all(isinstance(k, str) for k in spaces):
-        return {k: encode_space(s) for k, s in spaces.items()}
-    return [[encode_label(k), encode_space(s)] for k, s in spaces.items()]
-
-
-@encode_space.register(DictProduct)
-def _encode_dict(space: DictProduct) -> dict[str, Any]:
-    node = {"kind": "dict", "spaces": _encode_named(space._constructor_args()[0][0])}
-    if not space.sort_keys:
-        node["sort_keys"] = False
-    return node
-
-
-@decoder("dict")
-def _decode_dict(node: Node) -> DictProduct:
-    return DictProduct(node.named_spaces("spaces"), sort_keys=node.boolean("sort_keys", True))
-
-
-# variable-size spaces ----------------------------------------------------------------------------
-
-
-@encode_space.register(Text)
-def _encode_text(space: Text) -> dict[str, Any]:
-    return {
-        "kind": "text",
-        "min_length": space.min_length,
-        "max_length": space.max_length,
-        "charset": space.charset,
-    }
-
-
-@decoder("text")
-def _decode_text(node: Node) -> Text:
-    max_length = node.integer("max_length")
-    min_length = node.integer("min_length", 1)
-    if node.has("charset"):
-        return Text(max_length, min_length=min_length, charset=node.string("charset"))
-    return Text(max_length, min_length=min_length)
-
-
-@encode_space.register(Sequence)
-def _encode_sequence(space: Sequence) -> dict[str, Any]:
-    return {"kind": "sequence", "space": encode_space(space.space), "stack": space.stack}
-
-
-@decoder("sequence")
-def _decode_sequence(node: Node) -> Sequence:
-    return Sequence(node.space("space"), stack=node.boolean("stack", False))
-
-
-@encode_space.register(Graph)
-def _encode_graph(space: Graph) -> dict[str, Any]:
-    edge = None if space.edge_space is None else encode_space(space.edge_space)
-    return {"kind": "graph", "node_space": encode_space(space.node_space), "edge_space": edge}
-
-
-@decoder("graph")
-def _decode_graph(node: Node) -> Graph:
-    edge = node.get("edge_space", None)
-    return Graph(node.space("node_space"), None if edge is None else node.space("edge_space"))
-
-
-# types used as spaces ------------------------------------------------------------------------
+# types used as spaces, dataclass spaces ----------------------------------------------------------
 
 _PYTHON_TYPES: dict[str, type] = {"bool": bool, "float": float, "int": int, "str": str}
 
 
-def _type_name(t: type) -> str | None:
-    for name, known in _PYTHON_TYPES.items():
-        if t is known:
-            return name
-    if issubclass(t, np.generic) and np.dtype(t).kind in "biuf":
-        return f"numpy.{np.dtype(t).name}"
-    return None
-
-
 @encode_space.register(type)
 def _encode_type(space: type) -> dict[str, Any]:
-    name = _type_name(space)
-    if name is not None:
-        return {"kind": "type", "name": name}
+    for name, known in _PYTHON_TYPES.items():
+        if space is known:
+            return {"kind": "type", "name": name}
+    if issubclass(space, np.generic) and np.dtype(space).kind in "biuf":
+        return {"kind": "type", "name": f"numpy.{np.dtype(space).name}"}
     return encode_space(declared_space(space))  # type: ignore[no-any-return]  # dataclasses
 
 
@@ -696,17 +536,13 @@ def _decode_type(node: Node) -> type:
     name = node.string("name")
     if name in _PYTHON_TYPES:
         return _PYTHON_TYPES[name]
-    if name.startswith("numpy."):
-        try:
-            dtype = np.dtype(name[len("numpy.") :])
-        except Exception:
-            dtype = np.dtype(object)
-        if dtype.kind in "biuf":
-            return dtype.type
+    try:
+        dtype = np.dtype(name.removeprefix("numpy.")) if name.startswith("numpy.") else None
+    except Exception:
+        dtype = None
+    if dtype is not None and dtype.kind in "biuf":
+        return dtype.type
     raise node.error("name", f"unknown type {name!r} (known: bool, float, int, str, numpy.<dtype name>)")
-
-
-# dataclass spaces ----------------------------------------------------------------------------
 
 
 @encode_space.register(DataclassSpace)
@@ -721,8 +557,7 @@ def _encode_dataclass(space: DataclassSpace) -> dict[str, Any]:
 
 @decoder("dataclass")
 def _decode_dataclass(node: Node) -> DataclassSpace:
-    name = node.string("class")
-    fields = dict(node.named_spaces("fields"))
+    name, fields = node.string("class"), dict(node.named_spaces("fields"))
     cls = declared_dataclass(name, fields)
     if cls is None:
         raise node.error(
@@ -733,12 +568,7 @@ def _decode_dataclass(node: Node) -> DataclassSpace:
     return DataclassSpace(cls, fields)
 
 
-# -- masked spaces (spacealg.spaces.masked): a self-contained rule ------------------------------
-#
-# kind "masked": ``space`` (a node) and ``mask``: null, {"joint": nested booleans, "shape": [...]},
-# {"tuple": [masks]} or {"dict": [[key, mask], ...]} (the mask as given, in spacealg's form).
-
-from spacealg.spaces.masked import Masked  # noqa: E402
+# masked spaces: the mask as given, in spacealg's form ----------------------------------------------
 
 
 def _encode_mask(mask: Any) -> Any:
@@ -752,39 +582,26 @@ def _encode_mask(mask: Any) -> Any:
     return {"joint": array.tolist(), "shape": list(array.shape)}
 
 
-def _decode_mask(value: Any, path: str) -> Any:
+def _mask(value: Any, path: str) -> Any:
     if value is None:
         return None
     node = Node(value, path)
     if node.has("tuple"):
-        parts = node.get("tuple")
-        if not isinstance(parts, list):
-            raise node.error("tuple", f"expected a list of masks, got {_describe(parts)}")
-        mask: Any = tuple(_decode_mask(p, f"{node.at('tuple')}[{i}]") for i, p in enumerate(parts))
+        parts = _list(node.get("tuple"), node.at("tuple"), "masks")
+        mask: Any = tuple(_mask(p, f"{node.at('tuple')}[{i}]") for i, p in enumerate(parts))
     elif node.has("dict"):
         pairs = node.get("dict")
         if not isinstance(pairs, list) or not all(isinstance(p, list) and len(p) == 2 for p in pairs):
-            raise node.error("dict", f"expected a list of [key, mask] pairs, got {_describe(pairs)}")
-        mask = {
-            decode_label(k, f"{node.at('dict')}[{i}][0]"): _decode_mask(v, f"{node.at('dict')}[{i}][1]")
-            for i, (k, v) in enumerate(pairs)
-        }
+            raise _expected(node.at("dict"), "a list of [key, mask] pairs", pairs)
+        where = node.at("dict")
+        mask = {decode_label(k, f"{where}[{i}][0]"): _mask(v, f"{where}[{i}][1]") for i, (k, v) in enumerate(pairs)}
     else:
-        shape = node.shape("shape")
-        bits = node.get("joint")
-        array = np.array(bits, dtype=object).reshape(-1) if shape and 0 not in shape else np.array([], dtype=object)
-        if not all(isinstance(b, bool) for b in array) or np.asarray(bits, dtype=object).shape != shape:
-            raise node.error("joint", f"expected nested lists of booleans of shape {list(shape)}")
-        mask = np.asarray(bits, dtype=bool).reshape(shape)
+        shape, joint = node.shape("shape"), node.get("joint")
+        try:
+            bits = list(_flat(joint, shape, node.at("joint"), _boolean))
+        except DocumentError:
+            raise node.error("joint", f"expected nested lists of booleans of shape {list(shape)}") from None
+        mask = np.array(bits, dtype=bool).reshape(shape)
     node.done()
     return mask
 
-
-@encode_space.register(Masked)
-def _encode_masked(space: Masked) -> dict[str, Any]:
-    return {"kind": "masked", "space": encode_space(space.space), "mask": _encode_mask(space.mask)}
-
-
-@decoder("masked")
-def _decode_masked(node: Node) -> Masked:
-    return Masked(node.space("space"), _decode_mask(node.get("mask"), node.at("mask")))

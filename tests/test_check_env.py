@@ -14,6 +14,7 @@ from envcorpus import parallel_envs as p
 from spacealg.testing import (
     EnvCheckError,
     check,
+    check_aec_env,
     check_env,
     check_parallel_env,
     env_test,
@@ -218,6 +219,27 @@ def test_an_undrawable_action_space_is_reported_as_declared_spaces():
 
 def test_a_fixed_search_seed_gives_the_same_report_every_time():
     first, second = _caught(g.SpeedRewardCorridor), _caught(g.SpeedRewardCorridor)
+    assert (first.seed, repr(first.actions)) == (second.seed, repr(second.actions))
+
+
+@pytest.mark.parametrize("checker", [check_env, check_parallel_env, check_aec_env])
+def test_every_checker_takes_the_same_options_and_names_an_unknown_one(checker):
+    """One option table (runner.CheckOptions) for the three episode checkers: an unknown
+    keyword is a TypeError naming it, before any environment is built; a bad value a
+    ValueError naming the option."""
+    with pytest.raises(TypeError, match="'max_step'"):
+        checker("no_such_module:nothing", max_step=3)
+    with pytest.raises(ValueError, match="max_steps"):
+        checker(g.Corridor, max_steps=-1)
+
+
+def test_the_same_search_seed_gives_the_same_run_for_every_kind():
+    """The one driver draws in the same order for every kind: equal reports for equal seeds,
+    and (for a failing environment) the same seed and actions."""
+    for env, checker in ((g.Corridor, check_env), (p.Race, check_parallel_env)):
+        a, b = checker(env, max_examples=15), checker(env, max_examples=15)
+        assert (a.examples, a.steps, a.episodes) == (b.examples, b.steps, b.episodes)
+    first, second = _caught(p.OvershootRace), _caught(p.OvershootRace)
     assert (first.seed, repr(first.actions)) == (second.seed, repr(second.actions))
 
 

@@ -32,42 +32,33 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Unpack
 
-from spacealg.strategies.members import members
-from spacealg.testing.driver import (
-    DEFAULT_BUDGET,
-    SEEDS,
-    Budget,
-    Focus,
-    describe_exception,
-    same,
-    snapshot,
-)
-from spacealg.testing.errors import AEC_PROPERTIES, OPTIONAL_PROPERTIES, PropertyError, literal
+from spacealg.testing.driver import describe_exception, same, snapshot
+from spacealg.testing.errors import AEC_PROPERTIES, PropertyError, literal, short
 from spacealg.testing.masks import MaskedAction, check_mask, find_mask, is_rejection
 from spacealg.testing.parallel import max_cycles, same_space
-from spacealg.testing.resolve import EnvSource, resolve
-from spacealg.testing.single import (
-    DEFAULT_MAX_EXAMPLES,
-    DEFAULT_MAX_STEPS,
-    HYGIENE,
+from spacealg.testing.probes import aec_probes
+from spacealg.testing.runner import (
+    AgentActions,
+    CheckOptions,
+    Declared,
+    Draws,
     EnvCheckReport,
-    _check_options,
-    _short,
-    action_fallback,
+    EnvKind,
+    agents_of,
+    check_kind,
+)
+from spacealg.testing.single import (
     after_done,
     check_flags,
     check_info,
     check_observation,
     check_reward,
     is_member,
-    probe,
-    run_check,
-    run_example,
 )
 
-__all__ = ["AECEpisode", "check_aec_env"]
+__all__ = ["AEC", "AECEpisode", "check_aec_env"]
 
 RETURNED = ("terminations", "truncations", "rewards", "infos")
 DEAD = "dead"  # the factors argument of draw for an agent that is stepped with None
@@ -135,7 +126,7 @@ class AECEpisode:
             raise PropertyError("no-exception", f"state() raised {describe_exception(error)}", step, where) from error
         if not is_member(state, self.env.state_space):
             raise PropertyError(
-                "state-in-space", f"state() returned {_short(state)}, not in {self.env.state_space!r}", step, where
+                "state-in-space", f"state() returned {short(state)}, not in {self.env.state_space!r}", step, where
             )
 
     def _selection(self, step: int | None, where: str) -> Any:
@@ -152,7 +143,7 @@ class AECEpisode:
             prop = "reset-after-done" if done_at is not None else "no-exception"
             raise PropertyError(prop, f"reset() raised {describe_exception(error)}", done_at, where) from error
         if result is not None:
-            raise PropertyError("reset-signature", f"reset returned {_short(result)} instead of None", done_at, where)
+            raise PropertyError("reset-signature", f"reset returned {short(result)} instead of None", done_at, where)
         agents = self._check_dicts(done_at, where)
         observed = None
         if agents:
@@ -181,12 +172,12 @@ class AECEpisode:
         except Exception as error:
             raise PropertyError("no-exception", f"last() raised {describe_exception(error)}", k) from error
         if not (isinstance(result, tuple) and len(result) == 5):
-            raise PropertyError("step-signature", f"last() returned {_short(result)}, not a 5-tuple", k)
+            raise PropertyError("step-signature", f"last() returned {short(result)}, not a 5-tuple", k)
         obs, reward, terminated, truncated, info = result
         check_observation(obs, same_space(self.env, "observation", agent, k), k, "", who)
         if not same(obs, self.env.observe(agent)):
             self._fail(
-                f"{who}last() returned {_short(obs)} but observe(agent) returns {_short(self.env.observe(agent))}", k
+                f"{who}last() returned {short(obs)} but observe(agent) returns {short(self.env.observe(agent))}", k
             )
         check_reward(reward, k, who)
         cumulative = getattr(self.env, "_cumulative_rewards", None)
@@ -218,7 +209,7 @@ class AECEpisode:
             prop = "illegal-action" if illegal else "no-exception"
             raise PropertyError(prop, f"{who}step({literal(action)}) raised {describe_exception(error)}", k) from error
         if returned is not None:
-            raise PropertyError("step-signature", f"step returned {_short(returned)} instead of None", k)
+            raise PropertyError("step-signature", f"step returned {short(returned)} instead of None", k)
         agents = self._check_dicts(k, "")
         if dead and agent in agents:
             self._fail(f"{who}was stepped with None after terminating or truncation but is still in env.agents", k)
@@ -265,136 +256,51 @@ class AECEpisode:
         return self.trace
 
 
-def check_aec_env(
-    env: Any,
-    *,
-    max_examples: int = DEFAULT_MAX_EXAMPLES,
-    max_steps: int = DEFAULT_MAX_STEPS,
-    determinism: bool = True,
-    random_seed: int | None = 0,
-    budget: float | None = DEFAULT_BUDGET,
-    database: Any = None,
-    masks: bool = True,
-    illegal_actions: bool = False,
-    hygiene: bool = True,
-) -> EnvCheckReport:
+def _declared(env: Any) -> Declared:
+    agents = AgentActions()
+    try:
+        possible = agents_of(env)
+        for agent in possible:
+            agents.strategy(agent, env)
+    except PropertyError:
+        raise
+    except Exception as error:
+        raise PropertyError(
+            "declared-spaces", f"cannot read the agents and their spaces: {describe_exception(error)}"
+        ) from error
+
+    def draw(draws: Draws, agent: Any, env: Any, factors: Any) -> Any:
+        if isinstance(factors, str) and factors == DEAD:
+            return None  # recorded as None, so that actions align with agent-steps
+        return draws.action(agent, factors, lambda: env.action_space(agent), lambda: agents.strategy(agent, env))
+
+    cycles = max_cycles(env)
+    return draw, None if cycles is None else min((cycles + 2) * (len(possible) or 1), 2000)
+
+
+def _unchecked(env: Any) -> list[str]:
+    facts = {"agents-possible": getattr(env, "possible_agents", None) is not None, "state-in-space": False}
+    with contextlib.suppress(Exception):
+        facts["state-in-space"] = getattr(env, "state_space", None) is not None
+    facts["max-cycles"] = max_cycles(env) is not None
+    return ["observation-aliasing", "agents-life-cycle", *(p for p, holds in facts.items() if not holds)]
+
+
+AEC = EnvKind(
+    "aec",
+    AECEpisode,
+    _declared,
+    "(agent, observation, reward, terminated, truncated, info, stepped with None)",
+    AEC_PROPERTIES,
+    aec_probes,
+    _unchecked,
+)
+"""The PettingZoo AEC kind of :func:`~spacealg.testing.runner.check_kind`."""
+
+
+def check_aec_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:
     """Check a PettingZoo AEC environment (see the module docstring); the options and the
     outcome are those of :func:`spacealg.testing.check_env`; ``max_steps`` counts
     agent-steps, and an error's ``actions`` has one entry per agent-step, in order: None
     where the selected agent had terminated or been truncated (and was stepped with None)."""
-    source = resolve(env)
-    _check_options(max_examples=max_examples, max_steps=max_steps, budget=budget)
-
-    def make_body(source: EnvSource, stats: dict[str, int], clock: Budget, focus: Focus) -> Callable[[Any], None]:
-        strategies: dict[Any, Any] = {}
-
-        def strategy(agent: Any, env: Any) -> Any:
-            if agent not in strategies:
-                try:
-                    strategies[agent] = members(env.action_space(agent))
-                    strategies[agent].validate()
-                except Exception as error:
-                    raise PropertyError(
-                        "declared-spaces",
-                        f"cannot draw actions from action_space({agent!r}): {describe_exception(error)}",
-                    ) from error
-            return strategies[agent]
-
-        def declared(env: Any) -> int | None:
-            try:
-                agents = getattr(env, "possible_agents", None)
-                if agents is None:
-                    env.reset(seed=0)
-                    agents = list(env.agents)
-                for agent in agents:
-                    strategy(agent, env)
-            except PropertyError:
-                raise
-            except Exception as error:
-                raise PropertyError(
-                    "declared-spaces", f"cannot read the agents and their spaces: {describe_exception(error)}"
-                ) from error
-            cycles = max_cycles(env)
-            count = len(agents) or 1
-            return None if cycles is None else min((cycles + 2) * count, 2000)
-
-        limit = probe(source, declared)
-
-        def body(data: Any) -> None:
-            n = focus.length(data, max_steps, limit)
-            seed = data.draw(SEEDS, label="seed")
-            clock.admit(seed, n)
-            taken: list[Any] = []
-            tails: dict[Any, Any] = {}
-            tail_seed = data.draw(SEEDS, label="tail") if n > max_steps else None
-
-            def draw(agent: Any, env: Any, factors: Any) -> Any:
-                if isinstance(factors, str) and factors == DEAD:
-                    taken.append(None)
-                    return None
-                if tail_seed is not None and len(taken) >= max_steps:
-                    if agent not in tails:
-                        tails[agent] = action_fallback(env.action_space(agent), tail_seed)
-                    action = tails[agent](factors)
-                elif factors is not None:
-                    action = MaskedAction(env.action_space(agent), illegal_actions).draw(
-                        data, factors, strategy(agent, env)
-                    )[0]
-                else:
-                    action = data.draw(strategy(agent, env))
-                taken.append(snapshot(action))
-                return action
-
-            def episode(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> AECEpisode:
-                return AECEpisode(env, seed, n, next_action, masks=masks)
-
-            try:
-                run_example(
-                    source,
-                    episode,
-                    seed,
-                    n,
-                    draw,
-                    taken,
-                    determinism=determinism,
-                    stats=stats,
-                    what="(agent, observation, reward, terminated, truncated, info, stepped with None)",
-                )
-            except PropertyError as violation:
-                if not focus.ignores(violation):
-                    raise
-
-        return body
-
-    def facts(env: Any) -> tuple[bool, bool, bool]:
-        declares_state = False
-        with contextlib.suppress(Exception):
-            declares_state = getattr(env, "state_space", None) is not None
-        return getattr(env, "possible_agents", None) is not None, declares_state, max_cycles(env) is not None
-
-    declares, has_state, has_cycles = probe(source, facts)
-    checked = tuple(
-        p
-        for p in AEC_PROPERTIES
-        if (determinism or not (p.endswith("determinism") or p == "global-rng"))
-        and (declares or p != "agents-possible")
-        and (illegal_actions or p not in OPTIONAL_PROPERTIES)
-        and (masks or p != "action-mask")
-        and (hygiene or p not in HYGIENE)
-        and (has_state or p != "state-in-space")
-        and (has_cycles or p != "max-cycles")
-        and p not in ("observation-aliasing", "agents-life-cycle")
-    )
-    from spacealg.testing.probes import aec_probes
-
-    return run_check(
-        source,
-        make_body,
-        max_examples=max_examples,
-        random_seed=random_seed,
-        kind="aec",
-        properties=checked,
-        budget=budget,
-        database=database,
-        probes=aec_probes if hygiene else None,
-    )
+    return check_kind(AEC, env, options)

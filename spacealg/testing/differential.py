@@ -32,16 +32,16 @@ from hypothesis import strategies as st
 
 from spacealg.strategies.members import members
 from spacealg.testing.driver import DEFAULT_BUDGET, SEEDS, Budget, _as_numpy, describe_exception, search, snapshot
-from spacealg.testing.errors import EnvCheckError, PropertyError, literal
+from spacealg.testing.errors import PropertyError, literal, short
 from spacealg.testing.masks import MaskedAction, check_mask, find_mask
 from spacealg.testing.resolve import EnvSource, resolve
-from spacealg.testing.single import (
+from spacealg.testing.runner import (
     DEFAULT_MAX_EXAMPLES,
     DEFAULT_MAX_STEPS,
     EnvCheckReport,
     _check_options,
-    _short,
     close,
+    fail,
     probe,
 )
 
@@ -105,7 +105,7 @@ class Lockstep:
 
     def _agree(self, what: str, x: Any, y: Any, step: int | None, prop: str) -> None:
         if not close_enough(x, y, self.atol, self.rtol):
-            raise PropertyError(prop, f"{what}: a returned {_short(x)} and b {_short(y)}", step)
+            raise PropertyError(prop, f"{what}: a returned {short(x)} and b {short(y)}", step)
 
     def _both(self, what: str, step: int | None, *args: Any, **kwargs: Any) -> tuple[Any, Any] | None:
         ra, ea = _call(self.a, what, *args, **kwargs)
@@ -180,10 +180,12 @@ def check_envs_match(
         return env.observation_space, env.action_space
 
     (obs_a, act_a), (obs_b, act_b) = probe(sa, declared), probe(sb, declared)
-    name = f"{sa.name} vs {sb.name}"
+    pair = _pair(sa, sb)
+    name = pair.name
     for what, x, y in (("observation", obs_a, obs_b), ("action", act_a, act_b)):
         if x != y:
-            raise _error(PropertyError("spaces-match", f"{what} spaces differ: a has {x!r}, b {y!r}"), sa, sb, name, 0)
+            violation = PropertyError("spaces-match", f"{what} spaces differ: a has {x!r}, b {y!r}")
+            raise fail(violation, pair, True, 0, "match")
     actions = members(act_a)
     clock = Budget(budget)
 
@@ -225,7 +227,7 @@ def check_envs_match(
         body, max_examples=max_examples, random_seed=random_seed, budget=clock, database=database, name=f"match:{name}"
     )
     if outcome.violation is not None:
-        raise _error(outcome.violation, sa, sb, name, outcome.examples, outcome.reproducible)
+        raise fail(outcome.violation, pair, outcome.reproducible, outcome.examples, "match")
     checked = tuple(p for p in MATCH_PROPERTIES if infos or p != "infos-match")
     return EnvCheckReport(
         name,
@@ -240,24 +242,10 @@ def check_envs_match(
     )
 
 
-def _error(
-    violation: PropertyError, sa: EnvSource, sb: EnvSource, name: str, examples: int, reproducible: bool = True
-) -> EnvCheckError:
+def _pair(sa: EnvSource, sb: EnvSource) -> EnvSource:
+    """The two sources as one, for the report and the reproduction: ``env_a`` and ``env_b``."""
     construction = "\n".join(
         [sa.construction.replace("env = ", "env_a = ", 1), sb.construction.replace("env = ", "env_b = ", 1)]
     )
     imports = tuple(dict.fromkeys([*sa.imports, *sb.imports]))
-    return EnvCheckError(
-        property=violation.property,
-        detail=violation.detail,
-        seed=violation.seed,
-        actions=violation.actions,
-        step=violation.step,
-        where=violation.where,
-        env_name=name,
-        construction=construction,
-        imports=imports,
-        reproducible=reproducible,
-        examples=examples,
-        kind="match",
-    )
+    return EnvSource(sa.make, f"{sa.name} vs {sb.name}", construction, imports)

@@ -23,6 +23,7 @@ __all__ = [
     "EnvCheckError",
     "PropertyError",
     "literal",
+    "short",
 ]
 
 PROPERTIES: dict[str, str] = {
@@ -169,6 +170,17 @@ def _nested(value: Any) -> str:
     if isinstance(value, float):
         return _number(value)
     return repr(value)
+
+
+def short(value: Any) -> str:
+    """:func:`literal` for a report's detail: a large array by its shape and dtype, and at
+    most 400 characters."""
+    text = (
+        literal(value)
+        if not isinstance(value, np.ndarray) or value.size <= 32
+        else (f"array of shape {value.shape} and dtype {value.dtype}")
+    )
+    return text if len(text) <= 400 else text[:400] + " ..."
 
 
 def literal(value: Any) -> str:

@@ -4,7 +4,7 @@ They share the validation core: Hypothesis draws the episodes (an rng seed, a le
 actions drawn from the declared action spec through spacealg's adapters), shrinks a failure
 to the shortest one, and raises :class:`~spacealg.testing.errors.EnvCheckError` naming the
 broken property, the seed and the actions; a sound environment returns an
-:class:`~spacealg.testing.single.EnvCheckReport`. :func:`foreign_checker` tells
+:class:`~spacealg.testing.runner.EnvCheckReport`. :func:`foreign_checker` tells
 ``check``/``check_env`` which checker an environment needs (None for a Gymnasium one).
 
 dm_env properties (:data:`DM_ENV_PROPERTIES`) and TorchRL properties
@@ -22,7 +22,7 @@ import numpy as np
 from spacealg.core.protocol import sample
 from spacealg.testing.errors import EnvCheckError, PropertyError
 from spacealg.testing.resolve import EnvSource, resolve
-from spacealg.testing.single import EnvCheckReport
+from spacealg.testing.runner import EnvCheckReport
 
 __all__ = [
     "DM_ENV_PROPERTIES",

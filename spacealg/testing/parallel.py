@@ -24,34 +24,28 @@ not imported.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
-from spacealg.strategies.members import members
-from spacealg.testing.driver import DEFAULT_BUDGET, SEEDS, Budget, Focus, describe_exception, snapshot
-from spacealg.testing.errors import OPTIONAL_PROPERTIES, PARALLEL_PROPERTIES, PropertyError, literal
+from spacealg.testing.driver import describe_exception, snapshot
+from spacealg.testing.errors import PARALLEL_PROPERTIES, PropertyError, literal, short
 from spacealg.testing.masks import MaskedAction, check_mask, find_mask, is_rejection
-from spacealg.testing.resolve import EnvSource, resolve
-from spacealg.testing.single import (
-    DEFAULT_MAX_EXAMPLES,
-    DEFAULT_MAX_STEPS,
-    HYGIENE,
+from spacealg.testing.probes import parallel_probes
+from spacealg.testing.runner import (
+    AgentActions,
+    CheckOptions,
+    Declared,
+    Draws,
     EnvCheckReport,
-    _check_options,
-    _short,
-    action_fallback,
-    after_done,
-    check_flags,
-    check_info,
-    check_observation,
-    check_reward,
-    probe,
-    run_check,
-    run_example,
+    EnvKind,
+    Stepping,
+    agents_of,
+    check_kind,
 )
+from spacealg.testing.single import after_done, check_flags, check_info, check_observation, check_reward
 
-__all__ = ["check_parallel_env", "max_cycles", "same_space"]
+__all__ = ["PARALLEL", "ParallelEpisode", "check_parallel_env", "max_cycles", "same_space"]
 
 
 def _names(agents: Any) -> str:
@@ -83,7 +77,7 @@ def max_cycles(env: Any) -> int | None:
     return None
 
 
-class ParallelEpisode:
+class ParallelEpisode(Stepping):
     """One run of a parallel environment from a seed through ``n`` joint actions."""
 
     def __init__(
@@ -129,7 +123,7 @@ class ParallelEpisode:
         if not (isinstance(result, tuple) and len(result) == 2 and all(isinstance(d, dict) for d in result)):
             prop = "reset-after-done" if done_at is not None else "reset-signature"
             raise PropertyError(
-                prop, f"reset returned {_short(result)} instead of (observations, infos)", done_at, where
+                prop, f"reset returned {short(result)} instead of (observations, infos)", done_at, where
             )
         observations, infos = result
         agents = list(self.env.agents)
@@ -187,7 +181,7 @@ class ParallelEpisode:
             ) from error
         if not (isinstance(result, tuple) and len(result) == 5 and all(isinstance(d, dict) for d in result)):
             raise PropertyError(
-                "step-signature", f"step returned {_short(result)} instead of a 5-tuple of dicts", k
+                "step-signature", f"step returned {short(result)} instead of a 5-tuple of dicts", k
             )
         observations, rewards, terminations, truncations, infos = result
         after = list(self.env.agents)
@@ -271,138 +265,54 @@ class ParallelEpisode:
             return key in self.possible
         return returned in ("rewards", "terminations", "truncations") or key in self.finished
 
-    def run(self) -> list[Any]:
-        self.reset(None)
-        for k in range(1, self.n + 1):
-            if self.step(k):
-                self.reset(k)
-                self.episodes += 1
-        return self.trace
+
+def _declared(env: Any) -> Declared:
+    agents = AgentActions()
+    try:
+        agents.spaces.update({agent: env.action_space(agent) for agent in agents_of(env)})
+    except Exception as error:
+        raise PropertyError(
+            "declared-spaces", f"cannot read the agents and action_space(agent): {describe_exception(error)}"
+        ) from error
+    for agent in agents.spaces:
+        agents.strategy(agent)
+
+    def draw(draws: Draws, live: list[Any], env: Any, factors: dict[Any, Any]) -> dict[Any, Any]:
+        def one(agent: Any) -> Any:
+            return draws.action(
+                agent,
+                factors.get(agent),
+                lambda: agents.spaces.get(agent) or env.action_space(agent),
+                lambda: agents.strategy(agent, env),
+            )
+
+        return {agent: one(agent) for agent in live}
+
+    cycles = max_cycles(env)
+    return draw, None if cycles is None else min(cycles, 2000)
 
 
-def check_parallel_env(
-    env: Any,
-    *,
-    max_examples: int = DEFAULT_MAX_EXAMPLES,
-    max_steps: int = DEFAULT_MAX_STEPS,
-    determinism: bool = True,
-    random_seed: int | None = 0,
-    budget: float | None = DEFAULT_BUDGET,
-    database: Any = None,
-    masks: bool = True,
-    illegal_actions: bool = False,
-    hygiene: bool = True,
-) -> EnvCheckReport:
+def _unchecked(env: Any) -> list[str]:
+    declares = getattr(env, "possible_agents", None) is not None
+    return ["observation-aliasing"] + ([] if declares else ["agents-possible"])
+
+
+PARALLEL = EnvKind(
+    "parallel",
+    ParallelEpisode,
+    _declared,
+    "(observations, rewards, terminations, truncations, agents, infos)",
+    PARALLEL_PROPERTIES,
+    parallel_probes,
+    _unchecked,
+)
+"""The PettingZoo parallel kind of :func:`~spacealg.testing.runner.check_kind`."""
+
+
+def check_parallel_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:
     """Check a PettingZoo parallel environment (see the module docstring); the options and
     the outcome are those of :func:`spacealg.testing.check_env`, with per-agent actions
     (one dict of the live agents' actions per step) and per-agent masks
     (``observations[agent]["action_mask"]`` or ``infos[agent]["action_mask"]``); long
     episodes reach the environment's ``max_cycles``."""
-    source = resolve(env)
-    _check_options(max_examples=max_examples, max_steps=max_steps, budget=budget)
-
-    def make_body(source: EnvSource, stats: dict[str, int], clock: Budget, focus: Focus) -> Callable[[Any], None]:
-        strategies: dict[Any, Any] = {}
-        spaces: dict[Any, Any] = {}
-
-        def strategy(agent: Any, env: Any = None) -> Any:
-            if agent not in strategies:
-                try:
-                    if agent not in spaces:  # an agent not in possible_agents (or none declared)
-                        spaces[agent] = env.action_space(agent)
-                    strategies[agent] = members(spaces[agent])
-                    strategies[agent].validate()
-                except Exception as error:
-                    raise PropertyError(
-                        "declared-spaces",
-                        f"cannot draw actions from action_space({agent!r}): {describe_exception(error)}",
-                    ) from error
-            return strategies[agent]
-
-        def declared(env: Any) -> int | None:
-            try:
-                declared_agents = getattr(env, "possible_agents", None)
-                if declared_agents is None:  # agents are spawned: read their spaces as they come
-                    env.reset(seed=0)
-                    declared_agents = list(env.agents)
-                spaces.update({agent: env.action_space(agent) for agent in declared_agents})
-            except Exception as error:
-                raise PropertyError(
-                    "declared-spaces",
-                    f"cannot read the agents and action_space(agent): {describe_exception(error)}",
-                ) from error
-            for agent in spaces:
-                strategy(agent)
-            cycles = max_cycles(env)
-            return None if cycles is None else min(cycles, 2000)
-
-        limit = probe(source, declared)
-
-        def body(data: Any) -> None:
-            n = focus.length(data, max_steps, limit)
-            seed = data.draw(SEEDS, label="seed")
-            clock.admit(seed, n)
-            taken: list[Any] = []
-            tails: dict[Any, Any] = {}
-            tail_seed = data.draw(SEEDS, label="tail") if n > max_steps else None
-
-            def one(agent: Any, env: Any, factors: dict[Any, Any]) -> Any:
-                if tail_seed is not None and len(taken) >= max_steps:
-                    if agent not in tails:
-                        tails[agent] = action_fallback(spaces.get(agent) or env.action_space(agent), tail_seed)
-                    return tails[agent](factors.get(agent))
-                if agent in factors:
-                    space = spaces.get(agent) or env.action_space(agent)
-                    return MaskedAction(space, illegal_actions).draw(data, factors[agent], strategy(agent, env))[0]
-                return data.draw(strategy(agent, env))
-
-            def draw(live: list[Any], env: Any, factors: dict[Any, Any]) -> dict[Any, Any]:
-                joint = {agent: one(agent, env, factors) for agent in live}
-                taken.append(snapshot(joint))
-                return joint
-
-            def episode(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> ParallelEpisode:
-                return ParallelEpisode(env, seed, n, next_action, masks=masks)
-
-            try:
-                run_example(
-                    source,
-                    episode,
-                    seed,
-                    n,
-                    draw,
-                    taken,
-                    determinism=determinism,
-                    stats=stats,
-                    what="(observations, rewards, terminations, truncations, agents, infos)",
-                )
-            except PropertyError as violation:
-                if not focus.ignores(violation):
-                    raise
-
-        return body
-
-    declares = probe(source, lambda env: getattr(env, "possible_agents", None) is not None)
-    checked = tuple(
-        p
-        for p in PARALLEL_PROPERTIES
-        if (determinism or not (p.endswith("determinism") or p == "global-rng"))
-        and (declares or p != "agents-possible")
-        and (illegal_actions or p not in OPTIONAL_PROPERTIES)
-        and (masks or p != "action-mask")
-        and (hygiene or p not in HYGIENE)
-        and p != "observation-aliasing"
-    )
-    from spacealg.testing.probes import parallel_probes
-
-    return run_check(
-        source,
-        make_body,
-        max_examples=max_examples,
-        random_seed=random_seed,
-        kind="parallel",
-        properties=checked,
-        budget=budget,
-        database=database,
-        probes=parallel_probes if hygiene else None,
-    )
+    return check_kind(PARALLEL, env, options)

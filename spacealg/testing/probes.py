@@ -36,6 +36,7 @@ from spacealg.testing.errors import PropertyError
 from spacealg.testing.lints import space_lints
 from spacealg.testing.masks import find_mask, is_rejection
 from spacealg.testing.resolve import EnvSource
+from spacealg.testing.runner import action_fallback, agents_of
 
 __all__ = ["check_render", "single_probes"]
 
@@ -247,10 +248,32 @@ def lifecycle_probes(
             warned.append(f"step after close raised {type(error).__name__}: {error} (not a clear error)")
 
 
+def _then(
+    source: EnvSource,
+    warned: list[str],
+    actions: list[Any],
+    episode: Callable[..., list[Any]],
+    clock: Budget | None,
+    act: Callable[[Any], Any],
+    start_and_act: Callable[[Any], Any],
+) -> list[str]:
+    """The RNG probes, then, while the budget lasts, the life-cycle and render probes
+    (``act``: one step of a started environment; ``start_and_act``: reset, then a step
+    where no mask is published); returns the warnings."""
+    try:
+        rng_probes(source, actions, episode, clock)
+    except PropertyError:
+        raise
+    except Exception:
+        pass
+    if clock is None or not clock.spent():
+        lifecycle_probes(source, warned, lambda env: env.reset(seed=0), act)
+        check_render(source, warned, start_and_act)
+    return warned
+
+
 def single_probes(source: EnvSource, clock: Budget | None = None) -> list[str]:
     """The probes of a Gymnasium environment; returns the warnings."""
-    from spacealg.testing.single import action_fallback
-
     warned: list[str] = []
     env = source.make()
     try:
@@ -270,34 +293,15 @@ def single_probes(source: EnvSource, clock: Budget | None = None) -> list[str]:
         if find_mask(obs, info) is None:
             act(env)
 
-    try:
-        rng_probes(source, actions, clock=clock)
-    except PropertyError:
-        raise
-    except Exception:
-        pass
-    if clock is None or not clock.spent():
-        lifecycle_probes(source, warned, lambda env: env.reset(seed=0), act)
-        check_render(source, warned, start_and_act)
-    return warned
-
-
-def _agents(env: Any) -> list[Any]:
-    agents = getattr(env, "possible_agents", None)
-    if agents is None:
-        env.reset(seed=0)
-        agents = env.agents
-    return list(agents)
+    return _then(source, warned, actions, _episode, clock, act, start_and_act)
 
 
 def parallel_probes(source: EnvSource, clock: Budget | None = None) -> list[str]:
     """The probes of a PettingZoo parallel environment; returns the warnings."""
-    from spacealg.testing.single import action_fallback
-
     warned: list[str] = []
     env = source.make()
     try:
-        agents = _agents(env)
+        agents = agents_of(env)
         for agent in agents:
             warned += space_lints(env.observation_space(agent), env.action_space(agent), f"agent {agent!r}: ")
         draws = {agent: action_fallback(env.action_space(agent), 0) for agent in agents}
@@ -328,16 +332,7 @@ def parallel_probes(source: EnvSource, clock: Budget | None = None) -> list[str]
         if not any(find_mask(o, infos.get(a)) is not None for a, o in observations.items()):
             act(env)
 
-    try:
-        rng_probes(source, actions, episode, clock)
-    except PropertyError:
-        raise
-    except Exception:
-        pass
-    if clock is None or not clock.spent():
-        lifecycle_probes(source, warned, lambda env: env.reset(seed=0), act)
-        check_render(source, warned, start_and_act)
-    return warned
+    return _then(source, warned, actions, episode, clock, act, start_and_act)
 
 
 def aec_probes(source: EnvSource, clock: Budget | None = None) -> list[str]:
@@ -346,7 +341,7 @@ def aec_probes(source: EnvSource, clock: Budget | None = None) -> list[str]:
     warned: list[str] = []
     env = source.make()
     try:
-        for agent in _agents(env):
+        for agent in agents_of(env):
             warned += space_lints(env.observation_space(agent), env.action_space(agent), f"agent {agent!r}: ")
         if not resets_with_options(env):
             return warned  # reset itself fails: the search reports it
@@ -359,16 +354,4 @@ def aec_probes(source: EnvSource, clock: Budget | None = None) -> list[str]:
             return [None]
         return [snapshot(env.observe(env.agent_selection)), env.agent_selection]
 
-    def act(env: Any) -> None:
-        env.step(None)
-
-    try:
-        rng_probes(source, [], episode, clock)
-    except PropertyError:
-        raise
-    except Exception:
-        pass
-    if clock is None or not clock.spent():
-        lifecycle_probes(source, warned, lambda env: env.reset(seed=0), lambda env: env.last())
-        check_render(source, warned, lambda env: env.reset(seed=0))
-    return warned
+    return _then(source, warned, [], episode, clock, lambda env: env.last(), lambda env: env.reset(seed=0))

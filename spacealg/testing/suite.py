@@ -15,10 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from spacealg.testing.aec import AEC, check_aec_env
 from spacealg.testing.driver import snapshot
 from spacealg.testing.errors import PropertyError
+from spacealg.testing.parallel import PARALLEL, check_parallel_env
 from spacealg.testing.resolve import EnvSource, env_kind, resolve
-from spacealg.testing.single import EnvCheckReport, Episode, close, fail, probe, run_example
+from spacealg.testing.runner import EnvCheckReport, EnvKind, close, fail, probe, replayer, run_example
+from spacealg.testing.single import GYMNASIUM, check_env
 
 __all__ = ["check", "checker_for", "env_kind_of", "env_test", "replay"]
 
@@ -53,21 +56,12 @@ def checker_for(env: Any) -> Callable[..., EnvCheckReport]:
         close(instance, source)
     if foreign is not None:
         return foreign
-    if kind == "aec":
-        from spacealg.testing.aec import check_aec_env
-
-        return check_aec_env
-    if kind == "parallel":
-        from spacealg.testing.parallel import check_parallel_env
-
-        return check_parallel_env
     if kind == "vector":
         from spacealg.testing.vector import check_vector_env
 
         return check_vector_env
-    from spacealg.testing.single import check_env
-
-    return check_env
+    checkers: dict[str, Callable[..., EnvCheckReport]] = {"aec": check_aec_env, "parallel": check_parallel_env}
+    return checkers.get(kind, check_env)
 
 
 def check(env: Any, **options: Any) -> EnvCheckReport:
@@ -108,32 +102,21 @@ def replay(
         taken.append(snapshot(action))
         return action
 
-    episode: Callable[..., Any]
-    if kind == "aec":
-        from spacealg.testing.aec import AECEpisode
+    kind_of = _kind(kind)
 
-        def episode(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> Any:
-            return AECEpisode(env, seed, n, next_action, masks=masks)
-    elif kind == "parallel":
-        from spacealg.testing.parallel import ParallelEpisode
-
-        def episode(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> Any:
-            return ParallelEpisode(env, seed, n, next_action, masks=masks)
-    else:
-
-        def episode(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> Any:
-            return Episode(env, seed, n, next_action, masks=masks)
+    def episode(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> Any:
+        return kind_of.episode(env, seed, n, next_action, masks=masks)
 
     try:
         # one step more than the actions: a failure found before the next action is drawn
         # (a mask published by the last step) is reached too
         run_example(source, episode, seed, len(actions) + 1, draw, taken, determinism=False)
         if determinism:
-            run_example(source, episode, seed, len(actions), _replaying(actions), [*actions], determinism=True)
+            run_example(source, episode, seed, len(actions), replayer(actions), [*actions], determinism=True)
     except _ExhaustedError:
         if determinism:
             try:
-                run_example(source, episode, seed, len(actions), _replaying(actions), [*actions], determinism=True)
+                run_example(source, episode, seed, len(actions), replayer(actions), [*actions], determinism=True)
             except PropertyError as violation:
                 raise fail(violation, source, True, 1, kind) from None
     except PropertyError as violation:
@@ -144,17 +127,15 @@ class _ExhaustedError(Exception):
     """The replayed actions ran out (no failure before the next action)."""
 
 
-def _replaying(actions: Sequence[Any]) -> Callable[..., Any]:
-    pending = iter(list(actions))
-    return lambda *_: snapshot(next(pending))
+def _kind(kind: str) -> EnvKind:
+    """The :class:`~spacealg.testing.runner.EnvKind` of an environment kind (vector and
+    foreign ones have none: their failures are replayed as Gymnasium episodes)."""
+    return {"aec": AEC, "parallel": PARALLEL}.get(kind, GYMNASIUM)
 
 
 def _replay_probes(source: EnvSource, kind: str) -> None:
-    from spacealg.testing import probes
-
-    run = {"aec": probes.aec_probes, "parallel": probes.parallel_probes}.get(kind, probes.single_probes)
     try:
-        run(source)
+        _kind(kind).probes(source, None)
     except PropertyError as violation:
         raise fail(violation, source, True, 1, kind) from None
 

@@ -41,16 +41,10 @@ import numpy as np
 
 from spacealg.strategies.members import members
 from spacealg.testing.driver import DEFAULT_BUDGET, SEEDS, Budget, Focus, describe_exception, same, snapshot
-from spacealg.testing.errors import PROPERTIES, PropertyError, literal
+from spacealg.testing.errors import PROPERTIES, PropertyError, literal, short
 from spacealg.testing.resolve import EnvSource
-from spacealg.testing.single import (
-    EnvCheckReport,
-    _check_options,
-    _short,
-    action_fallback,
-    is_member,
-    run_check,
-)
+from spacealg.testing.runner import EnvCheckReport, _check_options, action_fallback, run_check
+from spacealg.testing.single import is_member
 
 __all__ = ["VECTOR_PROPERTIES", "check_vector_env"]
 
@@ -140,10 +134,10 @@ def _check_batch(env: Any, result: Any, step: int | None, kind: str) -> tuple[An
     n = env.num_envs
     size = 2 if kind == "reset" else 5
     if not (isinstance(result, tuple) and len(result) == size):
-        raise PropertyError(f"{kind}-signature", f"{kind} returned {_short(result)}", step)
+        raise PropertyError(f"{kind}-signature", f"{kind} returned {short(result)}", step)
     obs = result[0]
     if not is_member(obs, env.observation_space):
-        raise PropertyError("batch-in-space", f"observations {_short(obs)} are not in {env.observation_space!r}", step)
+        raise PropertyError("batch-in-space", f"observations {short(obs)} are not in {env.observation_space!r}", step)
     if kind == "step":
         _, rewards, terminations, truncations, _ = result
         for name, value, kinds in (
@@ -259,16 +253,16 @@ class VectorEpisode:
                 if not same(obs, other_obs):
                     raise PropertyError(
                         "sync-async-agree",
-                        f"reset(seed={self.seed}) returned {_short(obs)} and, from "
-                        f"the other implementation, {_short(other_obs)}",
+                        f"reset(seed={self.seed}) returned {short(obs)} and, from "
+                        f"the other implementation, {short(other_obs)}",
                     )
             if ref is not None:
                 for i, expected in enumerate(ref.reset(self.seed)):
                     if not same(_row(obs, i, single), expected):
                         raise PropertyError(
                             "sub-env-seeding",
-                            f"after reset(seed={self.seed}), row {i} is {_short(_row(obs, i, single))} but sub-env {i} "
-                            f"reset with seed {self.seed + i} gives {_short(expected)}",
+                            f"after reset(seed={self.seed}), row {i} is {short(_row(obs, i, single))} but sub-env {i} "
+                            f"reset with seed {self.seed + i} gives {short(expected)}",
                         )
             for k in range(1, self.n + 1):
                 self._step(k, ref)
@@ -292,7 +286,7 @@ class VectorEpisode:
                 if not same(a, b):
                     raise PropertyError(
                         "sync-async-agree",
-                        f"step {k}: {name} {_short(a)} but the other implementation returned {_short(b)}",
+                        f"step {k}: {name} {short(a)} but the other implementation returned {short(b)}",
                         k,
                     )
         if ref is not None:
@@ -311,7 +305,7 @@ class VectorEpisode:
                     raise PropertyError(
                         prop,
                         f"step {k}, row {i}: (observation, reward, terminated, truncated) is "
-                        f"{_short(got)}; sub-env {i} gives {_short(want)}{said}",
+                        f"{short(got)}; sub-env {i} gives {short(want)}{said}",
                         k,
                     )
                 if final is not None:
@@ -320,8 +314,8 @@ class VectorEpisode:
                         raise PropertyError(
                             "autoreset",
                             f"step {k}, row {i}: same-step autoreset but info['final_obs'] "
-                            f"is {_short(None if finals is None else finals[i])}, not the final observation "
-                            f"{_short(final)}",
+                            f"is {short(None if finals is None else finals[i])}, not the final observation "
+                            f"{short(final)}",
                             k,
                         )
         ended = np.logical_or(terms, truncs)
@@ -363,7 +357,7 @@ def _isolation(make: Callable[[], Any], seed: int, rows: list[list[Any]], j: int
                     raise PropertyError(
                         "row-isolation",
                         f"changing row {j}'s action at step {k} to {literal(alt)} changed "
-                        f"row {i}: {_short(row_a)} became {_short(row_b)}",
+                        f"row {i}: {short(row_a)} became {short(row_b)}",
                         k,
                     )
     finally:
@@ -439,7 +433,7 @@ def _body(
     from hypothesis import strategies as st
 
     from spacealg.ops.joint import joint_space
-    from spacealg.testing.single import compare as compare_traces
+    from spacealg.testing.runner import compare as compare_traces
 
     n_envs = vec.num_envs
     try:

@@ -1,0 +1,533 @@
+"""Running a check: what the episode checkers of every kind of environment share.
+
+A checker states what is particular to its kind of environment in an :class:`EnvKind`: the
+episode class, how to read the declared action spaces (and the episode limit) from a fresh
+environment and draw one action, the properties, the probes. :func:`check_kind` does the
+rest, the same for every kind: validate the options, run the one-off probes, build the
+Hypothesis body of :func:`episode_body` (an episode length, a reset seed, the time budget,
+then the actions, drawn through :class:`Draws` and recorded for the report), search, refine
+a failure to the shortest action sequence found, and report.
+
+Laws: the same ``random_seed`` and options give the same run (the same draws in the same
+order for every kind); a failure's ``actions`` replay it with :func:`spacealg.testing.replay`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypedDict
+
+import numpy as np
+
+from spacealg.strategies.members import members
+from spacealg.testing.driver import (
+    DEFAULT_BUDGET,
+    SEEDS,
+    Budget,
+    Focus,
+    Outcome,
+    describe_exception,
+    first_difference,
+    global_rng,
+    search,
+    snapshot,
+)
+from spacealg.testing.errors import OPTIONAL_PROPERTIES, EnvCheckError, PropertyError, short
+from spacealg.testing.masks import MaskedAction
+from spacealg.testing.resolve import EnvSource, resolve
+
+__all__ = [
+    "DEFAULT_MAX_EXAMPLES",
+    "DEFAULT_MAX_STEPS",
+    "AgentActions",
+    "CheckOptions",
+    "Draws",
+    "EnvCheckReport",
+    "EnvKind",
+    "Stepping",
+    "agents_of",
+    "check_kind",
+    "episode_body",
+    "run_check",
+    "run_example",
+]
+
+DEFAULT_MAX_EXAMPLES = 100
+DEFAULT_MAX_STEPS = 100
+
+
+class CheckOptions(TypedDict, total=False):
+    """The options of ``check_env``, ``check_parallel_env`` and ``check_aec_env`` (documented
+    in :func:`spacealg.testing.check_env`; defaults in :data:`DEFAULT_OPTIONS`)."""
+
+    max_examples: int
+    max_steps: int
+    determinism: bool
+    random_seed: int | None
+    budget: float | None
+    database: Any
+    masks: bool
+    illegal_actions: bool
+    hygiene: bool
+
+
+DEFAULT_OPTIONS: CheckOptions = {
+    "max_examples": DEFAULT_MAX_EXAMPLES,
+    "max_steps": DEFAULT_MAX_STEPS,
+    "determinism": True,
+    "random_seed": 0,
+    "budget": DEFAULT_BUDGET,
+    "database": None,
+    "masks": True,
+    "illegal_actions": False,
+    "hygiene": True,
+}
+
+
+@dataclass
+class EnvCheckReport:
+    """A passed check: what was checked, and how much."""
+
+    env_name: str
+    examples: int
+    steps: int
+    episodes: int
+    seconds: float
+    properties: tuple[str, ...]
+    warnings: tuple[str, ...] = ()
+    out_of_time: bool = False  # the time budget ended the search before max_examples
+    kind: str = "gymnasium"
+
+    def __str__(self) -> str:
+        budget = " (the time budget ended the search)" if self.out_of_time else ""
+        return (
+            f"{self.env_name}: {len(self.properties)} properties held over {self.examples} examples "
+            f"({self.steps:,} steps, {self.episodes:,} episodes) in {self.seconds:.1f} s{budget}"
+        )
+
+
+def action_fallback(space: Any, seed: int) -> Callable[[list[np.ndarray] | None], Any]:
+    """Actions from a numpy generator (for the tail of a long episode, beyond what Hypothesis
+    draws): legal under the mask factors when given."""
+    g = np.random.default_rng(seed)
+    if hasattr(space, "seed") and hasattr(space, "sample"):
+        space.seed(int(g.integers(2**31)))
+        whole: Callable[[], Any] = space.sample
+    else:
+        from spacealg.core.protocol import sample
+
+        def whole() -> Any:
+            return sample(space, rng=g)
+
+    def draw(factors: list[np.ndarray] | None) -> Any:
+        if factors is None:
+            return whole()
+        picks = [int(g.choice(np.flatnonzero(f))) for f in factors]
+        start = np.asarray(getattr(space, "start", 0))
+        if len(factors) == 1 and type(space).__name__ == "Discrete":
+            return space.dtype.type(int(start) + picks[0])
+        return (np.asarray(picks) + start).astype(space.dtype)
+
+    return draw
+
+
+def compare(
+    first: list[Any], second: list[Any], what: str = "(observation, reward, terminated, truncated, info)"
+) -> None:
+    """Raise reset-/step-determinism at the first difference between two traces."""
+    i = first_difference(first, second)
+    if i is None:
+        return
+    step = sum(1 for entry in first[:i] if entry[0] != "reset") + (first[i][0] != "reset" if i < len(first) else 0)
+    a = first[i] if i < len(first) else None
+    b = second[i] if i < len(second) else None
+    if i == 0:
+        raise PropertyError(
+            "reset-determinism",
+            f"reset(seed=...) returned {short(a[1:])} and then {short(b[1:])}",  # type: ignore[index]
+        )
+    kind = (a or b)[0]  # type: ignore[index]
+    said = "the reset after the episode end" if kind == "reset" else "step"
+    raise PropertyError(
+        "step-determinism",
+        f"replaying the same seed and actions, {said} returned {short(a[1:] if a else None)} and then "
+        f"{short(b[1:] if b else None)}\n{what}",
+        step,
+    )
+
+
+def fail(
+    violation: PropertyError, source: EnvSource, reproducible: bool, examples: int, kind: str | bool
+) -> EnvCheckError:
+    kind = ("parallel" if kind else "gymnasium") if isinstance(kind, bool) else kind
+    return EnvCheckError(
+        property=violation.property,
+        detail=violation.detail,
+        seed=violation.seed,
+        actions=violation.actions,
+        step=violation.step,
+        where=violation.where,
+        env_name=source.name,
+        construction=source.construction,
+        imports=source.imports,
+        parallel=kind == "parallel",
+        reproducible=reproducible,
+        examples=examples,
+        kind=kind,
+    )
+
+
+def close(env: Any, source: EnvSource) -> None:
+    """Close an environment the checker built (never one the caller passed in)."""
+    if source.owned:
+        with contextlib.suppress(Exception):
+            env.close()
+
+
+def probe(source: EnvSource, read: Callable[[Any], Any]) -> Any:
+    """``read(env)`` on a freshly built environment (closed afterwards)."""
+    env = source.make()
+    try:
+        return read(env)
+    finally:
+        close(env, source)
+
+
+def run_check(
+    source: EnvSource,
+    make_body: Callable[[EnvSource, dict[str, int], Budget, Focus], Callable[[Any], None]],
+    *,
+    max_examples: int,
+    random_seed: int | None,
+    kind: str,
+    properties: tuple[str, ...],
+    budget: float | None = DEFAULT_BUDGET,
+    database: Any = None,
+    probes: Callable[[EnvSource, Budget], list[str]] | None = None,
+) -> EnvCheckReport:
+    """Run the one-off probes, then search for a violation; raise it as an EnvCheckError,
+    or report (with the warnings of the probes, also issued as EnvCheckWarning). A violation
+    found with ``k`` actions is refined: further searches look for the same property with
+    fewer actions, over all seeds, until none is found (within the budget)."""
+    stats = {"steps": 0, "episodes": 0}
+    started = time.perf_counter()
+    warned: list[str] = []
+    try:
+        clock = Budget(budget)
+        body = make_body(source, stats, clock, Focus())
+        if probes is not None:
+            warned = probes(source, clock)
+    except PropertyError as violation:
+        raise fail(violation, source, True, 0, kind) from None
+    name = f"{kind}:{source.name}"
+    outcome = search(
+        body, max_examples=max_examples, random_seed=random_seed, budget=clock, database=database, name=name
+    )
+    if outcome.violation is not None:
+        best = outcome
+        while best.reproducible and best.violation is not None and best.violation.actions and not clock.spent():
+            found = best.violation
+            focus = Focus(len(found.actions) - 1, found.property)
+            shorter = search(
+                make_body(source, stats, Budget(budget), focus),
+                max_examples=max_examples,
+                random_seed=random_seed,
+                name=name,
+            )
+            if (
+                shorter.violation is None
+                or not shorter.reproducible
+                or len(shorter.violation.actions) >= len(found.actions)
+            ):
+                break
+            best = Outcome(shorter.violation, True, best.examples + shorter.examples)
+        raise fail(best.violation, source, best.reproducible, best.examples, kind) from None  # type: ignore[arg-type]
+    from spacealg.testing.lints import warn_all
+
+    warn_all(source.name, warned)
+    return EnvCheckReport(
+        source.name,
+        outcome.examples,
+        stats["steps"],
+        stats["episodes"],
+        time.perf_counter() - started,
+        properties,
+        tuple(warned),
+        outcome.out_of_time,
+        kind,
+    )
+
+
+def run_example(
+    source: EnvSource,
+    episode: Callable[..., Any],
+    seed: int,
+    n: int,
+    draw: Callable[..., Any],
+    taken: list[Any],
+    *,
+    determinism: bool,
+    stats: dict[str, int] | None = None,
+    what: str = "(observation, reward, terminated, truncated, info)",
+) -> None:
+    """One example: run ``n`` steps from ``seed`` on a fresh environment, drawing actions
+    with ``draw`` (which records them in ``taken``), then replay ``taken`` on the same
+    instance and compare. The global ``random``/``numpy.random`` states are seeded
+    differently for the two runs; a difference that goes away when they are seeded alike
+    is reported as ``global-rng``. A PropertyError leaves with the seed and the actions up to
+    the failure — all of them for a determinism failure, whose replay needs the whole first
+    run on the same instance."""
+    instance = source.make()
+    try:
+        with global_rng(1):
+            first = episode(instance, seed, n, draw)
+            trace = first.run()
+        if stats is not None:
+            stats["steps"] += first.steps
+            stats["episodes"] += first.episodes
+        if determinism:
+            with global_rng(2):
+                second = episode(instance, seed, n, replayer(taken))
+                again = second.run()
+            try:
+                compare(trace, again, what)
+            except PropertyError as violation:
+                if source.owned and _alike_with_same_globals(source, episode, seed, n, taken, what):
+                    raise PropertyError(
+                        "global-rng",
+                        f"{violation.detail}\nwith the global random and numpy.random states seeded alike "
+                        "before both runs, the runs agree: the environment draws from the global state",
+                        violation.step,
+                        violation.where,
+                    ) from None
+                raise
+    except PropertyError as violation:
+        violation.seed, violation.n = seed, n
+        if violation.property.endswith("determinism") or violation.property == "global-rng":
+            violation.actions = list(taken)
+        else:
+            violation.actions = taken[: violation.step] if violation.step is not None else []
+        raise
+    finally:
+        close(instance, source)
+
+
+def replayer(taken: Sequence[Any]) -> Callable[..., Any]:
+    """A draw function that gives the recorded actions again, in order."""
+    replayed = iter(list(taken))
+    return lambda *_: snapshot(next(replayed))
+
+
+def _alike_with_same_globals(
+    source: EnvSource, episode: Callable[..., Any], seed: int, n: int, taken: list[Any], what: str
+) -> bool:
+    instance = source.make()
+    try:
+        traces = []
+        for _ in range(2):
+            with global_rng(1):
+                traces.append(episode(instance, seed, n, replayer(taken)).run())
+        return first_difference(*traces) is None
+    except Exception:
+        return False
+    finally:
+        close(instance, source)
+
+
+HYGIENE = ("reset-seed", "reset-stream", "reset-options", "close-twice", "render-modes")
+"""The properties of the one-off probes (checked with ``hygiene=True``)."""
+
+
+def _check_options(**options: Any) -> None:
+    for name in ("max_examples", "max_steps"):
+        value = options.get(name)
+        if name in options and (not isinstance(value, (int, np.integer)) or value < (name == "max_examples")):
+            raise ValueError(f"{name} must be an int >= {int(name == 'max_examples')}, got {value!r}")
+    budget = options.get("budget")
+    if budget is not None and not (isinstance(budget, (int, float)) and budget > 0):
+        raise ValueError(f"budget must be a positive number of seconds or None, got {budget!r}")
+
+
+
+def agents_of(env: Any) -> list[Any]:
+    """A PettingZoo environment's ``possible_agents``, else (spawned agents) its agents after
+    ``reset(seed=0)``."""
+    agents = getattr(env, "possible_agents", None)
+    if agents is None:
+        env.reset(seed=0)
+        agents = env.agents
+    return list(agents)
+
+
+class Stepping:
+    """The run of an episode stepped one call at a time (Gymnasium, PettingZoo parallel):
+    reset with the seed, then ``n`` steps, reset again after each end; returns the trace."""
+
+    n: int
+    episodes: int
+    trace: list[Any]
+
+    def reset(self, done_at: int | None) -> None:
+        raise NotImplementedError
+
+    def step(self, k: int) -> bool:
+        raise NotImplementedError
+
+    def run(self) -> list[Any]:
+        self.reset(None)
+        for k in range(1, self.n + 1):
+            if self.step(k):
+                self.reset(k)
+                self.episodes += 1
+        return self.trace
+
+
+class Draws:
+    """The actions of one example, as its episode asks for them: past ``max_steps`` actions
+    from a numpy generator seeded by the example (one per agent, :func:`action_fallback`);
+    else legal ones under a checked mask (some outside it with ``illegal``), else drawn by
+    Hypothesis from the space's strategy. ``taken`` records every action of the episode."""
+
+    def __init__(self, data: Any, max_steps: int, illegal: bool, tail_seed: int | None) -> None:
+        self.data, self.max_steps, self.illegal, self.tail_seed = data, max_steps, illegal, tail_seed
+        self.taken: list[Any] = []
+        self.tails: dict[Any, Callable[..., Any]] = {}
+
+    def action(
+        self, agent: Any, factors: list[np.ndarray] | None, space: Callable[[], Any], strategy: Callable[[], Any]
+    ) -> Any:
+        """An action of ``agent`` (None for a single agent); ``space`` and ``strategy`` give
+        its action space and strategy, read only where needed."""
+        if self.tail_seed is not None and len(self.taken) >= self.max_steps:
+            if agent not in self.tails:
+                self.tails[agent] = action_fallback(space(), self.tail_seed)
+            return self.tails[agent](factors)
+        if factors is not None:
+            return MaskedAction(space(), self.illegal).draw(self.data, factors, strategy())[0]
+        return self.data.draw(strategy())
+
+
+class AgentActions:
+    """Each agent's action space and Hypothesis strategy, read once (from ``env`` for an
+    agent not declared in ``spaces``); ``declared-spaces`` where no strategy can be built."""
+
+    def __init__(self) -> None:
+        self.spaces: dict[Any, Any] = {}
+        self.strategies: dict[Any, Any] = {}
+
+    def strategy(self, agent: Any, env: Any = None) -> Any:
+        if agent not in self.strategies:
+            try:
+                if agent not in self.spaces:
+                    self.spaces[agent] = env.action_space(agent)
+                self.strategies[agent] = members(self.spaces[agent])
+                self.strategies[agent].validate()
+            except Exception as error:
+                raise PropertyError(
+                    "declared-spaces",
+                    f"cannot draw actions from action_space({agent!r}): {describe_exception(error)}",
+                ) from error
+        return self.strategies[agent]
+
+
+Declared = tuple[Callable[..., Any], "int | None"]
+"""What an :class:`EnvKind` reads from a fresh environment: ``draw(draws, *args)``, the
+action for the episode's ``draw(*args)`` call, and the episode limit (None: none declared)."""
+
+
+@dataclass(frozen=True)
+class EnvKind:
+    """What a checker states about its kind of environment.
+
+    ``episode(env, seed, n, draw, masks=...)``: an episode with ``run()``, ``steps`` and
+    ``episodes``; ``declared(env)``: the draw function and the episode limit, read from a
+    fresh environment (raising ``declared-spaces``); ``what``: the fields of a step in the
+    trace, named by determinism failures; ``unchecked(env)``: properties that a fresh
+    environment shows not to apply (None: all apply)."""
+
+    name: str
+    episode: Callable[..., Any]
+    declared: Callable[[Any], Declared]
+    what: str
+    properties: Mapping[str, str]
+    probes: Callable[[EnvSource, Budget | None], list[str]]
+    unchecked: Callable[[Any], Iterable[str]] | None = None
+
+
+def episode_body(
+    kind: EnvKind, source: EnvSource, options: CheckOptions, stats: dict[str, int], clock: Budget, focus: Focus
+) -> Callable[[Any], None]:
+    """The Hypothesis body of a check: draw the length and the seed (:meth:`Focus.length`,
+    :data:`SEEDS`), admit the example under the time budget, run it (and its replay) with
+    :func:`run_example`, drawing actions through :class:`Draws`."""
+    draw_action, limit = probe(source, kind.declared)
+    max_steps, masks = options["max_steps"], options["masks"]
+
+    def body(data: Any) -> None:
+        n = focus.length(data, max_steps, limit)
+        seed = data.draw(SEEDS, label="seed")
+        clock.admit(seed, n)
+        tail_seed = data.draw(SEEDS, label="tail") if n > max_steps else None
+        draws = Draws(data, max_steps, options["illegal_actions"], tail_seed)
+
+        def draw(*args: Any) -> Any:
+            action = draw_action(draws, *args)
+            draws.taken.append(snapshot(action))
+            return action
+
+        def episode(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> Any:
+            return kind.episode(env, seed, n, next_action, masks=masks)
+
+        try:
+            run_example(
+                source, episode, seed, n, draw, draws.taken,
+                determinism=options["determinism"], stats=stats, what=kind.what,
+            )
+        except PropertyError as violation:
+            if not focus.ignores(violation):
+                raise
+
+    return body
+
+
+def options_of(given: CheckOptions) -> CheckOptions:
+    """``given`` completed by :data:`DEFAULT_OPTIONS`; a TypeError naming any unknown option."""
+    unknown = sorted(set(given) - set(DEFAULT_OPTIONS))
+    if unknown:
+        raise TypeError(
+            f"unexpected keyword argument(s) {', '.join(map(repr, unknown))}; the options are "
+            f"{', '.join(DEFAULT_OPTIONS)}"
+        )
+    return {**DEFAULT_OPTIONS, **given}
+
+
+def check_kind(kind: EnvKind, env: Any, given: CheckOptions) -> EnvCheckReport:
+    """Check ``env`` (see :func:`~spacealg.testing.resolve.resolve`) as an environment of
+    ``kind`` with the options ``given`` (the rest from :data:`DEFAULT_OPTIONS`)."""
+    options = options_of(given)
+    source = resolve(env)
+    _check_options(max_examples=options["max_examples"], max_steps=options["max_steps"], budget=options["budget"])
+    skipped = set(probe(source, kind.unchecked)) if kind.unchecked is not None else set()
+    checked = tuple(
+        p
+        for p in kind.properties
+        if (options["determinism"] or not (p.endswith("determinism") or p == "global-rng"))
+        and (options["illegal_actions"] or p not in OPTIONAL_PROPERTIES)
+        and (options["masks"] or p != "action-mask")
+        and (options["hygiene"] or p not in HYGIENE)
+        and p not in skipped
+    )
+    return run_check(
+        source,
+        lambda source, stats, clock, focus: episode_body(kind, source, options, stats, clock, focus),
+        max_examples=options["max_examples"],
+        random_seed=options["random_seed"],
+        kind=kind.name,
+        properties=checked,
+        budget=options["budget"],
+        database=options["database"],
+        probes=kind.probes if options["hygiene"] else None,
+    )
