@@ -32,7 +32,7 @@ import gymnasium
 import numpy as np
 
 from spacealg.emulation.codec import codec_for
-from spacealg.emulation.guard import observation_guard, reward_guard
+from spacealg.emulation.guard import REWARD_TYPES, observation_guard, observation_writer, reward_guard
 from spacealg.emulation.spaces import emulate_action_space, emulate_observation_space
 from spacealg.env.buffers import BUFFER_NAMES, HasBuffers, set_buffers
 from spacealg.env.errors import APIUsageError, InvalidAgentError
@@ -148,13 +148,6 @@ def _wrong_size(action: Any, size: int, space: Any) -> APIUsageError:
     )
 
 
-def _observation_writer(native: Any, row: np.ndarray) -> Callable[[Any], Any]:
-    """``write(ob)``: copy a Box observation into ``row``, or emulate any other into it."""
-    if space_kind(native) == "Box":
-        return functools.partial(row.__setitem__, Ellipsis)
-    return functools.partial(codec_for(native, "observation").emulate_into, row)
-
-
 def _row_writer(native: Any, rows: np.ndarray) -> Callable[[int, Any], Any]:
     """``write(i, ob)``: the same for row ``i`` of a 2-D buffer (one view cache for all rows)."""
     if space_kind(native) == "Box":
@@ -266,9 +259,8 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
         self.render_modes = ["human", "rgb_array"]
         self.metadata = getattr(self.env, "metadata", {})
         self._to_native = _action_converter(native_atn)
-        owner = f"GymnasiumPufferEnv({_env_name(self.env)})"
-        self._check_observation = observation_guard(native_obs, owner)
-        self._check_reward = reward_guard(owner)
+        self._owner = f"GymnasiumPufferEnv({_env_name(self.env)})"
+        self._check_reward = reward_guard(self._owner)
         self._seeds = _Seeds(seed)
         self.initialized = False
         self.done = True
@@ -284,7 +276,7 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
         self.obs_struct = (
             _struct_view(self.observations, self.obs_dtype) if self.is_obs_emulated else self.observations
         )
-        self._write = _observation_writer(self.env.observation_space, self.obs)
+        self._write = observation_writer(self.env.observation_space, self._owner, self.obs)  # checks too
         self._bound_step = self._bind_step()
         if type(self).step is GymnasiumPufferEnv.step:
             self.step = self._bound_step  # type: ignore[method-assign, assignment]
@@ -320,9 +312,8 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
     ) -> tuple[np.ndarray, dict]:
         """Reset the wrapped environment (Gymnasium's seeding) and return ``(obs, info)``."""
         ob, info = _reset(self.env, self._seeds.take(seed), options)
-        self._check_observation(ob)  # every observation, before the buffer is touched
+        self._write(ob)  # every observation checked before the buffer is touched
         self.is_observation_checked = True
-        self._write(ob)
         self.rewards[0] = 0
         self.terminals[0] = False
         self.truncations[0] = False
@@ -354,10 +345,10 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
         """
         wrapper, env_step = self, self.env.step
         write, to_native, convert_all = self._write, self._to_native, self.is_atn_emulated
-        check_observation, check_reward = self._check_observation, self._check_reward
+        check_reward, numbers = self._check_reward, REWARD_TYPES
         row, rewards, terminals, truncations = self.obs, self.rewards, self.terminals, self.truncations
         final = self.final_observations[0, ...]
-        copy_box, ndarray, copy_out = not self.is_obs_emulated, np.ndarray, self.copy
+        ndarray, copy_out = np.ndarray, self.copy
 
         def step(action: Any) -> tuple[np.ndarray, Any, bool, bool, dict]:
             if wrapper.done:
@@ -367,12 +358,9 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
             if not wrapper.is_action_checked:
                 wrapper._check_action(action)
             ob, reward, terminated, truncated, info = env_step(action)
-            check_observation(ob)  # refused before any write: no half-written row
-            check_reward(reward)
-            if copy_box:
-                row[...] = ob
-            else:
-                write(ob)
+            if type(reward) not in numbers:
+                check_reward(reward)
+            write(ob)  # checked while copied, refused before any store: no half-written row
             rewards[0] = reward
             terminals[0] = terminated
             truncations[0] = truncated
