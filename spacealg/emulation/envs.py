@@ -347,6 +347,10 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
         write, to_native, convert_all = self._write, self._to_native, self.is_atn_emulated
         check_reward, numbers = self._check_reward, REWARD_TYPES
         row, rewards, terminals, truncations = self.obs, self.rewards, self.terminals, self.truncations
+        # the per-step stores go through memoryviews: numpy's own conversion rules (the same
+        # results, tested) at about half the cost of ndarray item assignment
+        reward_cell, terminal_cell = rewards.data, terminals.data
+        truncation_cell = truncations.data
         final = self.final_observations[0, ...]
         ndarray, copy_out = np.ndarray, self.copy
 
@@ -361,9 +365,12 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
             if type(reward) not in numbers:
                 check_reward(reward)
             write(ob)  # checked while copied, refused before any store: no half-written row
-            rewards[0] = reward
-            terminals[0] = terminated
-            truncations[0] = truncated
+            try:
+                reward_cell[0] = reward
+            except (OverflowError, TypeError, ValueError):  # beyond the buffer's float: numpy's inf
+                rewards[0] = reward
+            terminal_cell[0] = terminated
+            truncation_cell[0] = truncated
             done = wrapper.done = terminated or truncated
             if done:  # the final observation: a copy of its own, kept past the reset
                 final[...] = row
