@@ -3,8 +3,8 @@
 Run in the dev environment, and in the PufferLib venv for the side-by-side with PufferLib
 2.0.2's wrapper (``bash benchmarks/setup_pufferlib.sh`` builds it):
 
-    python benchmarks/bench_env.py
-    benchmarks/.puffer-venv/bin/python benchmarks/bench_env.py
+    PYTHONPATH=. python benchmarks/bench_env.py      # PYTHONPATH: this checkout's spacealg
+    PYTHONPATH=. benchmarks/.puffer-venv/bin/python benchmarks/bench_env.py
 
 For each environment, every contender replays the same seeded episodes with the same
 actions; only ``step`` calls are timed (resets are not). Rounds are interleaved and the

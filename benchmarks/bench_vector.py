@@ -2,6 +2,7 @@
 
     python benchmarks/bench_vector.py                       # Gymnasium's engines
     benchmarks/.puffer-venv/bin/python benchmarks/bench_vector.py   # + PufferLib 2.0.2's
+    PYTHONPATH=. benchmarks/.puffer3-venv/bin/python benchmarks/bench_vector.py  # + PufferLib 3.0.0's
 
 For CartPole and a Dict-observation env (bench_env.DictObsEnv) at 1, 8 and 64
 sub-environments, each engine runs the raw environment and the same environment wrapped in
@@ -57,8 +58,9 @@ def _emulated(make: Callable[[], Any]) -> Callable[[], Any]:
     return lambda: GymnasiumPufferEnv(make())
 
 
-def _puffer_emulated(make: Callable[[], Any]) -> Callable[[], Any]:
-    return lambda: pufferlib.emulation.GymnasiumPufferEnv(make())
+def _puffer_emulated(make: Callable[[], Any]) -> Callable[..., Any]:
+    """PufferLib's own emulation; PufferLib 3 passes buf= and seed= to the creator."""
+    return lambda **kwargs: pufferlib.emulation.GymnasiumPufferEnv(make(), **kwargs)
 
 
 def _time_gymnasium(envs: Any, actions: np.ndarray) -> float:

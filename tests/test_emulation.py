@@ -152,6 +152,73 @@ def test_nativize_emulate_is_identity_on_actions(space: gs.Space, seed: int) -> 
         assert isinstance(emulated, gs.MultiDiscrete) == (kinds == {True})
 
 
+# -- the checked writer (the env layer's guard) -------------------------------------------------
+
+
+def _variants(x: Any) -> list[Any]:
+    """Near-members of the member ``x``: one leaf at a time moved out of range, cast, cut,
+    made NaN, a bool, a list or a string (some of them are still members, by value)."""
+    if isinstance(x, dict):
+        return [{**x, k: v} for k in x for v in _variants(x[k])] + [{k: x[k] for k in list(x)[1:]}, list(x.values())]
+    if isinstance(x, tuple):
+        return [(*x[:i], v, *x[i + 1 :]) for i in range(len(x)) for v in _variants(x[i])] + [list(x), x[1:]]
+    a = np.asarray(x)
+    numeric = a.dtype.kind in "biuf"
+    out: list[Any] = [str(x), True, 1.7, [x]]
+    if numeric:
+        wide = a.astype(np.float64)
+        out += [wide + 1, (wide + 1).astype(a.dtype), wide * 300 + 300, -wide - 300, wide + 0.5, a.astype(np.int16),
+                np.full(a.shape, np.nan), a.reshape(-1)[:1], a.tolist(), np.float32(wide.sum()), int(wide.sum())]
+    return out
+
+
+@given(st.one_of(emulatable_spaces, spacealg_emulatable), seeds)
+def test_the_checked_writer_writes_exactly_the_members_and_nothing_else(space: Any, seed: int) -> None:
+    """``Codec.checked`` (what GymnasiumPufferEnv's guard runs) accepts exactly the members by
+    value; it writes what ``emulate_into`` writes, and a refused value leaves the row as it was."""
+    from spacealg.emulation.guard import observation_guard, observation_writer
+    from spacealg.env import APIUsageError
+
+    codec = Codec(space)
+    x = sa.sample(space, rng=seed)
+    converted = sa.from_gymnasium(space) if isinstance(space, gs.Space) else space
+    row = codec.new_buffer()
+    rng = np.random.default_rng(seed)
+    row.reshape(-1).view(np.uint8)[...] = rng.integers(0, 256, row.nbytes, dtype=np.uint8)  # old bytes, padding too
+    write, check = observation_writer(space, "env", row), observation_guard(space, "env")
+    for value in [x, *_variants(x)]:
+        member = sa.contains(value, converted)
+        before = row.copy()
+        for run in (check, write):
+            try:
+                run(value)
+                accepted = True
+            except APIUsageError as error:
+                accepted = False
+                assert str(error).startswith("env: the")
+            assert accepted == member, (value, run)
+        if member:
+            assert same(codec.nativize(row), codec.nativize(codec.emulate(value)))
+        else:
+            assert row.tobytes() == before.tobytes()
+
+
+def test_the_checked_writer_takes_a_strided_row() -> None:
+    """A user buffer whose rows numpy cannot see as flat bytes is checked, then copied."""
+    from spacealg.emulation.guard import observation_writer
+    from spacealg.env import APIUsageError
+
+    for space in (gs.Box(-1, 1, (3,), np.float32), gs.Dict({"a": gs.Box(-1, 1, (2,)), "b": gs.Box(0, 1, (1,))})):
+        buf = np.zeros((3, 4), np.float32).T  # its rows are strided
+        write = observation_writer(space, "env", buf[0])
+        x = space.sample()
+        write(x)
+        assert same(Codec(space).nativize(buf[0].copy()), x)
+        with pytest.raises(APIUsageError):
+            write(np.full(3, 2.0, np.float32) if isinstance(space, gs.Box) else {"a": x["a"], "b": x["b"] + 2})
+        assert same(Codec(space).nativize(buf[0].copy()), x)
+
+
 # -- batches equal loops -----------------------------------------------------------------------
 
 

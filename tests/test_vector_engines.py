@@ -124,16 +124,21 @@ def test_vector_puffer_env_nativizes_dict_actions_and_runs_async_workers() -> No
 
 
 def test_vector_puffer_env_round_trips_through_the_gymnasium_view() -> None:
-    """VectorPufferEnv(SyncVectorEnv(...)) seen again as a VectorEnv gives the same batches."""
+    """VectorPufferEnv(SyncVectorEnv(...)) seen again as a VectorEnv gives the same batches and final_obs."""
     make = [lambda: gymnasium.make("CartPole-v1")] * 3
     view = GymnasiumVectorView(VectorPufferEnv(SyncVectorEnv(make, autoreset_mode=AutoresetMode.SAME_STEP)))
     reference = SyncVectorEnv(make, autoreset_mode=AutoresetMode.SAME_STEP)
     assert view.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     assert np.array_equal(view.reset(seed=2)[0], reference.reset(seed=2)[0])
     reference.action_space.seed(2)
-    for _ in range(30):
+    ends = 0
+    for _ in range(60):
         actions = reference.action_space.sample()
-        assert np.array_equal(view.step(actions)[0], reference.step(actions)[0])
+        got, want = view.step(actions), reference.step(actions)
+        assert np.array_equal(got[0], want[0])
+        assert data_equivalence(got[4], want[4])  # final_obs through VectorPufferEnv's hook
+        ends += "final_obs" in want[4]
+    assert ends >= 1
 
 
 def test_vector_puffer_env_rejects_what_is_not_a_vector_env() -> None:
@@ -151,30 +156,86 @@ def test_info_rows_inverts_gymnasiums_add_info() -> None:
     assert info_rows(infos, 3) == gymnasium.wrappers.vector.DictInfoToList(vec)._convert_info_to_list(infos)
 
 
-def test_same_step_engines_need_a_copy_of_the_emulated_row_for_final_obs() -> None:
-    """GymnasiumPufferEnv returns the same buffer row every step, so a SAME_STEP engine's
-    final_obs (kept by reference, then reset into) is the reset row; docs/vector.md's copying
-    wrapper gives the true final observation. NEXT_STEP (the default) needs nothing."""
+ENGINES = [
+    ("sync", lambda fns, mode: SyncVectorEnv(fns, autoreset_mode=mode)),
+    ("async-shm", lambda fns, mode: AsyncVectorEnv(fns, shared_memory=True, autoreset_mode=mode)),
+    ("async-pipe", lambda fns, mode: AsyncVectorEnv(fns, shared_memory=False, autoreset_mode=mode)),
+]
 
-    def emulated() -> GymnasiumPufferEnv:
-        return GymnasiumPufferEnv(gymnasium.make("CartPole-v1"))
 
-    def copying() -> gymnasium.Env:
-        env = emulated()
-        return gymnasium.wrappers.TransformObservation(env, np.copy, env.observation_space)
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED])
+@pytest.mark.parametrize("engine", ENGINES, ids=[name for name, _ in ENGINES])
+def test_gymnasiums_engines_give_the_raw_envs_batches_and_final_obs_in_every_mode(engine, mode) -> None:
+    """GymnasiumPufferEnv returns a fresh copy of its row at an episode's end, so a SAME_STEP
+    engine's final_obs (kept by reference, then reset into) is the final observation; the
+    nativized batches, infos included, equal the raw env's in the same engine."""
+    _, make = engine
+    emulated = make([_emulated_nested] * 2, mode)
+    raw = make([lambda: NestedDictEnv(max_steps=6)] * 2, mode)
+    codec = codec_for(NestedDictEnv().observation_space, "observation")
+    try:
+        got, want = emulated.reset(seed=4), raw.reset(seed=4)
+        assert data_equivalence(codec.nativize_batch(got[0]), want[0]) and data_equivalence(got[1], want[1])
+        finals = 0
+        kept = []
+        for t in range(16):
+            actions = np.array([[t % 2, t % 4], [1, (t + 1) % 4]])
+            got = emulated.step(actions)
+            want = raw.step({"boost": actions[:, 0], "move": actions[:, 1]})
+            assert data_equivalence(codec.nativize_batch(got[0]), want[0])
+            for a, b in zip(got[1:4], want[1:4]):
+                assert np.array_equal(a, b)
+            if "final_obs" in want[4]:
+                assert np.array_equal(got[4]["_final_obs"], want[4]["_final_obs"])
+                for i in np.flatnonzero(want[4]["_final_obs"]):
+                    assert data_equivalence(codec.nativize(got[4]["final_obs"][i]), want[4]["final_obs"][i])
+                finals += 1
+                kept.append((got[4]["final_obs"], want[4]["final_obs"]))
+            ended = want[2] | want[3]
+            if mode == AutoresetMode.DISABLED and ended.any():
+                got_obs, _ = emulated.reset(options={"reset_mask": ended})
+                want_obs, _ = raw.reset(options={"reset_mask": ended})
+                assert data_equivalence(codec.nativize_batch(got_obs), want_obs)
+        assert (finals >= 2) == (mode == AutoresetMode.SAME_STEP)
+        for got_finals, want_finals in kept:  # later steps never changed a handed-out final_obs
+            for g, w in zip(got_finals, want_finals):
+                assert (g is None) == (w is None) and (g is None or data_equivalence(codec.nativize(g), w))
+    finally:
+        emulated.close()
+        raw.close()
 
-    mode = AutoresetMode.SAME_STEP
-    raw = SyncVectorEnv([lambda: gymnasium.make("CartPole-v1")], autoreset_mode=mode)
-    aliased = SyncVectorEnv([emulated], autoreset_mode=mode)
-    fixed = SyncVectorEnv([copying], autoreset_mode=mode)
-    for envs in (raw, aliased, fixed):
-        envs.reset(seed=0)
-    for _ in range(200):
-        want, bad, good = (envs.step(np.array([1])) for envs in (raw, aliased, fixed))
-        assert np.array_equal(good[0], want[0]) and np.array_equal(bad[0], want[0])
-        if want[2][0]:
-            assert np.array_equal(good[4]["final_obs"][0], want[4]["final_obs"][0])
-            assert np.array_equal(bad[4]["final_obs"][0], bad[0][0])  # the reset row, not the final one
-            assert not np.array_equal(bad[4]["final_obs"][0], want[4]["final_obs"][0])
+
+def test_the_emulated_row_is_returned_without_copy_except_at_an_episode_end() -> None:
+    env = GymnasiumPufferEnv(gymnasium.make("CartPole-v1"))
+    obs, _ = env.reset(seed=0)
+    assert obs is env.obs
+    for _ in range(500):
+        obs, _, terminated, truncated, _ = env.step(1)
+        if terminated or truncated:
+            assert obs is not env.obs and not np.shares_memory(obs, env.observations)
+            assert np.array_equal(obs, env.final_observations[0]) and np.array_equal(obs, env.obs)
             return
-    pytest.fail("CartPole never terminated")
+        assert obs is env.obs  # the zero-copy fast path
+    pytest.fail("CartPole never ended")
+
+
+@pytest.mark.parametrize("make", [lambda: gymnasium.make("CartPole-v1"), lambda: NestedDictEnv(max_steps=6)])
+def test_gymnasiums_check_env_passes_with_copy_and_names_the_shared_row_without(make) -> None:
+    """Gymnasium 1.4's check_env wants fresh observations every call (copy=True gives them);
+    the default returns the buffer row itself, which it reports as shared data."""
+    import warnings
+
+    from gymnasium.utils.env_checker import check_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(GymnasiumPufferEnv(make(), copy=True), skip_render_check=True)
+        with pytest.raises(AssertionError, match="share an object"):
+            check_env(GymnasiumPufferEnv(make()), skip_render_check=True)
+    env = GymnasiumPufferEnv(make(), copy=True)
+    obs, _ = env.reset(seed=3)
+    assert not np.shares_memory(obs, env.observations) and np.array_equal(obs, env.obs)
+    assert env.np_random is env.env.np_random and env._np_random is env.env.unwrapped._np_random
+    assert env.np_random_seed == 3
+    with pytest.raises(TypeError, match="copy"):
+        GymnasiumPufferEnv(make(), copy=1)

@@ -76,3 +76,16 @@ def test_multiprocessing_runs_native_envs_in_shared_buffers() -> None:
                 assert np.array_equal(got[k], np.concatenate([w[k] for w in want]))
     finally:
         multi.close()
+
+
+def test_for_pufferlib_applies_buf_and_seed_a_creator_does_not_take() -> None:
+    """PufferLib 3 calls every creator with buf= and seed=; PufferLib 2 assigns env.buf later."""
+    template = nested()
+    buf = {name: getattr(template, name).copy() for name in
+           ("observations", "rewards", "terminals", "truncations", "masks", "actions")}
+    env = for_pufferlib(nested)(buf=buf, seed=7)
+    assert env.observations is buf["observations"]
+    obs, _ = env.reset()  # the constructor's seed seeds the first reset
+    assert np.array_equal(obs, nested().reset(seed=7)[0]) and np.shares_memory(obs, buf["observations"])
+    with pytest.raises(TypeError, match="takes no buf"):
+        for_pufferlib(lambda: SeededWalkers(2))(buf=buf, seed=0)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -30,14 +29,10 @@ def _emulated_cartpoles() -> SyncVectorEnv:
     return SyncVectorEnv([lambda: GymnasiumPufferEnv(gymnasium.make("CartPole-v1"))] * 2)
 
 
-@pytest.fixture(scope="module")
-def local_ray():
-    # Workers import this checkout's spacealg and the tests' environments (by reference).
-    paths = [str(ROOT), str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")]
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False,
-             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in paths if p)}})
-    yield
-    ray.shutdown()
+@pytest.fixture
+def local_ray(ray_session):
+    """The session's local Ray instance (tests/conftest.py)."""
+    return ray_session
 
 
 def test_actors_holding_vector_envs_equal_one_vector_env_of_all(local_ray) -> None:

@@ -29,7 +29,7 @@ MODES = [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLE
 def views() -> list[GymnasiumVectorView]:
     return [
         GymnasiumVectorView(SeededWalkers(3)),
-        GymnasiumVectorView(Walkers(2)),
+        GymnasiumVectorView(Walkers(2), final_obs=False),
         GymnasiumVectorView(GymnasiumPufferEnv(gymnasium.make("CartPole-v1"))),
         GymnasiumVectorView(GymnasiumPufferEnv(NestedDictEnv())),
         GymnasiumVectorView(PettingZooPufferEnv(DyingAgentsEnv(dict_obs=True))),
@@ -110,13 +110,58 @@ def test_emulated_autoreset_equals_sync_vector_env(mode: AutoresetMode) -> None:
     assert _lockstep(view, reference, 120) >= 2
 
 
-def test_native_autoreset_is_same_step_and_equals_sync_vector_env() -> None:
+def test_native_autoreset_is_same_step_and_equals_sync_vector_env_infos_included() -> None:
+    """The final-observation hook gives Gymnasium's final_obs/final_info (object array, masks)."""
     view = GymnasiumVectorView(SeededWalkers(4))
     assert view.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     reference = SyncVectorEnv([Walker] * 4, autoreset_mode=AutoresetMode.SAME_STEP)
-    # A native env cannot give final_obs (it overwrote it): infos are compared elsewhere.
-    assert _lockstep(view, reference, 150, compare_infos=False) >= 4
+    assert _lockstep(view, reference, 150) >= 4
     assert isinstance(view.logs, list)
+
+
+def test_final_obs_are_the_users_and_match_gymnasiums_types() -> None:
+    view = GymnasiumVectorView(SeededWalkers(3))
+    reference = SyncVectorEnv([Walker] * 3, autoreset_mode=AutoresetMode.SAME_STEP)
+    view.reset(seed=1)
+    reference.reset(seed=1)
+    kept = []
+    for _ in range(60):
+        got, want = view.step(np.full(3, 2)), reference.step(np.full(3, 2))
+        if "final_obs" in want[4]:
+            infos = got[4]
+            assert infos["final_obs"].dtype == object and infos["_final_obs"].dtype == bool
+            assert np.array_equal(infos["_final_obs"], want[4]["_final_obs"])
+            assert np.array_equal(infos["_final_info"], want[4]["_final_info"])
+            kept.append((infos, want[4]))
+    assert len(kept) >= 2
+    for got, want in kept:  # later ends and resets never changed what an earlier step handed out
+        assert data_equivalence(got, want)
+
+
+def test_a_native_env_without_the_hook_is_refused_unless_final_obs_false() -> None:
+    with pytest.raises(APIUsageError, match="keeps_final_observations = True"):
+        GymnasiumVectorView(Walkers(2))
+    view = GymnasiumVectorView(Walkers(2), final_obs=False)
+    assert view.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP and view.metadata["final_obs"] is False
+    view.reset(seed=0)
+    for _ in range(40):
+        *_, infos = view.step(np.full(2, 2))
+        assert "final_obs" not in infos
+    with pytest.raises(TypeError, match="final_obs"):
+        GymnasiumVectorView(SeededWalkers(2), final_obs="yes")
+    declared = Walkers(2)
+    declared.metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # taken at its word: no final obs needed
+    assert GymnasiumVectorView(declared).metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+
+
+def test_save_final_observations_needs_the_declaration() -> None:
+    env = Walkers(2)
+    assert env.final_observations is None
+    with pytest.raises(APIUsageError, match="keeps_final_observations"):
+        env.save_final_observations(np.array([True, False]))
+    hooked = SeededWalkers(2)
+    assert hooked.final_observations.shape == hooked.observations.shape
+    assert hooked.final_observations.dtype == hooked.observations.dtype
 
 
 def test_native_env_declaring_its_mode_is_taken_at_its_word() -> None:
@@ -250,3 +295,61 @@ def test_emulated_view_nativizes_to_sync_vector_env_of_the_raw_env(space, mode, 
             assert np.array_equal(final, codec.emulate(want[4]["final_obs"][0]))  # the final rows, emulated
         else:
             assert data_equivalence(got[4], want[4])
+
+
+# ------------------------------------------- spacealg's vector checker (check_vector_env)
+
+
+class HooklessWalkers(SeededWalkers):
+    """SeededWalkers without the final-observation hook (as most native envs are written)."""
+
+    keeps_final_observations = False
+
+    def save_final_observations(self, rows) -> None:
+        pass
+
+
+def test_check_vector_env_holds_on_a_native_view() -> None:
+    from spacealg.testing import check_vector_env
+
+    report = check_vector_env(lambda: GymnasiumVectorView(SeededWalkers(3)), single=Walker, max_examples=6,
+                              max_steps=40)
+    assert {"autoreset", "sub-env-seeding", "rows-match-sub-envs"} <= set(report.properties)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_check_vector_env_holds_on_an_emulated_view(mode: AutoresetMode) -> None:
+    from spacealg.testing import check_vector_env
+
+    def emulated() -> GymnasiumPufferEnv:
+        return GymnasiumPufferEnv(NestedDictEnv(max_steps=6))
+
+    report = check_vector_env(lambda: GymnasiumVectorView(emulated(), autoreset_mode=mode), single=emulated,
+                              max_examples=5, max_steps=20)
+    assert "autoreset" in report.properties
+
+
+def test_check_vector_env_reports_a_native_view_without_final_obs() -> None:
+    from spacealg.testing import EnvCheckError, check_vector_env
+
+    with pytest.raises(EnvCheckError, match="'autoreset' failed"):
+        check_vector_env(lambda: GymnasiumVectorView(HooklessWalkers(3), final_obs=False), single=Walker,
+                         max_examples=6, max_steps=40)
+
+
+def test_pettingzoo_same_step_final_obs_are_each_agents_last_row() -> None:
+    env = PettingZooPufferEnv(DyingAgentsEnv(n_agents=3, max_steps=8))
+    view = GymnasiumVectorView(env, autoreset_mode=AutoresetMode.SAME_STEP)
+    view.reset(seed=2)
+    last_rows: dict[int, np.ndarray] = {}
+    for _ in range(20):
+        obs, _, terminations, truncations, infos = view.step(np.zeros(3, np.int64))
+        if "final_obs" in infos:
+            assert infos["_final_obs"].all() and env.masks.all()  # the whole env ended and reset
+            for i, row in last_rows.items():
+                assert np.array_equal(infos["final_obs"][i], row)  # the row agent i ended with
+            assert len(last_rows) >= 1
+            return
+        for i in np.flatnonzero((terminations | truncations) & env.masks):
+            last_rows.setdefault(int(i), obs[i].copy())  # present in the step that ended it
+    pytest.fail("the PettingZoo environment never ended")

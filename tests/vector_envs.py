@@ -2,8 +2,9 @@
 
 - :class:`Walker`: one walker on [-1, 1] as a Gymnasium env; :class:`SeededWalkers`: ``n``
   of them as a native PufferEnv that seeds walker ``i`` with ``seed + i`` and restarts a
-  fallen walker in the same step. With the same seed and actions, ``SeededWalkers(n)``
-  equals Gymnasium's ``SyncVectorEnv([Walker] * n, autoreset_mode=SAME_STEP)`` step for step.
+  fallen walker in the same step, keeping its final observation (the final-observation hook).
+  With the same seed and actions, ``GymnasiumVectorView(SeededWalkers(n))`` equals Gymnasium's
+  ``SyncVectorEnv([Walker] * n, autoreset_mode=SAME_STEP)`` step for step, infos included.
 - :class:`SampledEnv`: observations sampled from any given space; episodes of ``length`` steps.
 - :class:`DictEnv`: a small Dict-observation env (a Box and a Discrete) for the benchmark.
 """
@@ -43,6 +44,8 @@ class Walker(gymnasium.Env):
 class SeededWalkers(PufferEnv):
     """``num_agents`` :class:`Walker` s in one native PufferEnv (walker ``i`` seeded ``seed + i``)."""
 
+    keeps_final_observations = True
+
     def __init__(self, num_agents: int = 4, buf: Any = None) -> None:
         self.single_observation_space = spaces.Box(-1.5, 1.5, (2,), np.float32)  # a fallen walker ends just past 1
         self.single_action_space = spaces.Discrete(3)
@@ -69,6 +72,7 @@ class SeededWalkers(PufferEnv):
         self.rewards[:] = self.terminals
         self.observations[:, 0] = position
         self.observations[:, 1] = np.minimum(self.observations[:, 1] + np.float32(0.01), 1)
+        self.save_final_observations(self.terminals)  # the hook: before the rows restart
         for i in np.flatnonzero(self.terminals):
             self._restart(i)  # the same step: SAME_STEP autoreset
         logs = [{"fell": int(self.terminals.sum())}] if self.terminals.any() else []

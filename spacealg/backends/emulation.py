@@ -167,25 +167,11 @@ def _uniform(a: Any) -> bool:
     return a.size == 0 or bool((a == a.reshape(-1)[0]).all())
 
 
-def _structure(codec: Any, values: list[Any]) -> Any:
-    from spacealg.emulation.spaces import Leaf
-
-    position = iter(values)
-
-    def build(node: Any) -> Any:
-        if isinstance(node, Leaf):
-            return next(position)
-        parts = [build(part) for part in node.parts]
-        return dict(zip(node.keys, parts)) if node.named else tuple(parts)
-
-    return build(codec.layout.tree)
-
-
 def nativize_batch_on(name: str, codec: Any, buf: Any, copy: bool = False) -> Any:
     """The codec's ``nativize_batch`` for a torch/JAX buffer."""
     k = Kernel.for_array(name, buf)
     rows = _rows(k, codec, buf)
-    return _structure(codec, [_decode(k, f, _field_view(k, f, rows), copy) for f in codec.fields])
+    return codec.assemble([_decode(k, f, _field_view(k, f, rows), copy) for f in codec.fields])
 
 
 # -- writing ----------------------------------------------------------------------------------

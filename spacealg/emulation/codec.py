@@ -27,6 +27,8 @@ method                                 does
                                        ``(n, ...)``, tuples/dicts of component batches)
 ``nativize_batch(buf, copy=False)``    the batch stored in an ``(n, width)`` buffer
 ``new_buffer(n=None)``                 zeros of the emulated space's shape (``(n, ...)``)
+``checked(refuse, out=None)``          the env layer's guard: ``x`` tested while it is copied
+                                       into ``out`` (:mod:`spacealg.emulation.guard`)
 =====================================  ======================================================
 
 A row is a 1-D array of ``flat_dtype`` and ``width`` entries (for a space kept as is, an
@@ -44,7 +46,10 @@ signatures, built on the same machinery.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import itertools
+import math
+import struct
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -52,21 +57,18 @@ import numpy as np
 from spacealg.backends.arrays import backend_name
 from spacealg.core.cache import IdentityCache
 from spacealg.core.codegen import Generator
-from spacealg.emulation.spaces import Layout, Leaf, layout_of
+from spacealg.emulation.spaces import Layout, Leaf, Struct, layout_of
+from spacealg.spaces.box import Box
 
 __all__ = ["Codec", "codec_for", "emulate", "nativize"]
 
-def _byte_offsets(dtype: np.dtype, names_paths: list[tuple[str, ...]]) -> list[int]:
-    offsets = []
-    for names in names_paths:
-        offset, current = 0, dtype
-        for name in names:
-            fields: Any = current.fields
-            field_dtype, field_offset = fields[name][:2]
-            offset += field_offset
-            current = field_dtype
-        offsets.append(offset)
-    return offsets
+
+def _leaf_offsets(dtype: np.dtype, base: int = 0) -> list[int]:
+    """The byte offset of every leaf field of a structured dtype, depth first."""
+    if dtype.names is None:
+        return [base]
+    fields: Any = dtype.fields
+    return [o for name in dtype.names for o in _leaf_offsets(fields[name][0], base + fields[name][1])]
 
 
 class _Field:
@@ -84,13 +86,68 @@ class _Field:
         self.nbytes = self.dtype.itemsize * self.size
         self.uniform = self.dtype == flat
         self.start = offset // flat.itemsize  # entry offset when uniform
-        self.items = leaf.items
-        self.item_array = leaf.item_array if leaf.items else None
-        self.lookup = leaf.lookup
-        self.scalar = leaf.shape == ()
-        # how stored values become the leaf's values
-        self.rounds = leaf.discrete and self.dtype.kind == "f"
+        self.items, self.lookup = leaf.items, leaf.lookup
+        self.rounds = leaf.discrete and self.dtype.kind == "f"  # integers held in a float action
         self.value_dtype = leaf.dtype
+        self.decodes = bool(self.items) or self.rounds or self.dtype != self.value_dtype
+        # the struct code packing its entries (Codec.checked), up to 16 entries of a native dtype
+        small = self.size <= 16 and self.dtype.isnative and leaf.member != "labels"
+        self.code = _PACK.get((self.dtype.kind, self.dtype.itemsize)) if small else None
+
+    # -- the guard's cheap exact tests (see Codec.checked) ----------------------------------
+    def tests(self, gen: Generator, a: str) -> tuple[list[str], list[str] | None]:
+        """Lines raising ``_Miss`` unless ``a`` is surely a member in its usual form: an exact int
+        in range, a float strictly inside, a label of its item's exact type (``a`` becomes its
+        position), an array of the exact dtype and shape within the bounds its dtype does not
+        imply and free of NaN (compared as Python numbers up to 16 entries, by numpy beyond);
+        and the locals holding its values for ``struct.pack_into`` (None: stored by numpy)."""
+        leaf, member, kind = self.leaf, self.leaf.member, self.leaf.dtype.kind
+        packed = [a] if self.code else None
+        if member == "int":
+            return [f"if type({a}) not in _INTS or not {int(leaf.low)} <= {a} <= {int(leaf.high)}: "
+                    "raise _Miss"], packed
+        if member == "float":
+            return [f"if type({a}) is not float or not {float(leaf.low)!r} < {a} < {float(leaf.high)!r}: "
+                    "raise _Miss"], packed
+        if member == "label":
+            return [f"{a} = {gen.bind(self.exact_code)}({a})"], packed
+        if member == "labels":
+            return ["raise _Miss"], None
+        lines = [f"if type({a}) is not _ndarray or {a}.dtype is not {gen.bind(leaf.dtype)}"]
+        low, high = leaf.low.reshape(-1), leaf.high.reshape(-1)
+        if kind in "iu":
+            info = np.iinfo(leaf.dtype)  # type: ignore[type-var]
+            need = [lo > info.min or hi < info.max for lo, hi in zip(low, high)]  # none for a uint8 image
+        else:
+            need = [kind == "f"] * self.size
+        le = "<=" if kind in "iu" or isinstance(leaf.space, Box) else "<"  # open intervals: strictly
+        if self.code is None or not self.size or not all(need):  # shape not implied by the unpacking
+            lines[0] += f" or {a}.shape != {self.shape!r}"
+        lines[0] += ": raise _Miss"
+        if self.code is None:
+            if any(need):
+                lo, hi = (gen.bind(b.astype(leaf.dtype if kind in "iu" else np.float64)) for b in (low, high))
+                lines.append(f"if not (({lo} {le} {a}) & ({a} {le} {hi})).all(): raise _Miss")
+            return lines, None
+        if not self.size:
+            return lines, []
+        entries = [f"{a}e{i}" for i in range(self.size)]
+        names = iter(entries)
+
+        def target(shape: tuple[int, ...]) -> str:  # nested like tolist(): unpacking checks the shape
+            return next(names) if not shape else "(" + "".join(target(shape[1:]) + ", " for _ in range(shape[0])) + ")"
+
+        lines.append(f"{target(self.shape)} = {a}.tolist()")
+        bound = int if kind in "iu" else float
+        tests = [f"{bound(lo)!r} {le} {e} {le} {bound(hi)!r}" for e, lo, hi, n in zip(entries, low, high, need) if n]
+        return [*lines, *([f"if not ({' and '.join(tests)}): raise _Miss"] if tests else [])], entries
+
+    def exact_code(self, x: Any) -> int:
+        """The position of the label ``x`` if it is an item of the same type (else ``_Miss``)."""
+        i = self.lookup[x]
+        if type(self.items[i]) is not type(x):
+            raise _Miss
+        return i
 
     # -- label encoding ----------------------------------------------------------------
     def encode_label(self, x: Any) -> int:
@@ -111,56 +168,62 @@ class _Field:
             value = min(max(round(float(value)), int(self.leaf.low)), int(self.leaf.high))
         return int(value)
 
-    def decode_array(self, array: np.ndarray) -> np.ndarray:
+    def decode(self, array: np.ndarray) -> np.ndarray:
+        """Stored values as the leaf's (where ``decodes``): integers held in floats rounded and
+        clipped into range, positions as their labels, other dtypes cast."""
         if self.rounds:
-            low, high = self.leaf.low.astype(np.float64), self.leaf.high.astype(np.float64)
-            array = np.clip(np.rint(array), low, high)
-        return array.astype(self.value_dtype)
+            array = np.clip(np.rint(array), self.leaf.low.astype(np.float64), self.leaf.high.astype(np.float64))
+        return self.leaf.item_array[array.astype(np.intp)] if self.items else array.astype(self.value_dtype)  # type: ignore[index]
 
-    def decode_labels(self, array: np.ndarray) -> np.ndarray:
-        if self.rounds:
-            array = np.clip(np.rint(array), 0, len(self.items) - 1)
-        return self.item_array[array.astype(np.intp)]  # type: ignore[index]
-
-    # -- views ------------------------------------------------------------------------
-    def view(self, flat: np.ndarray) -> np.ndarray:
-        """This field's view in a 1-D row (``uniform``: entries; else bytes)."""
+    def view(self, rows: np.ndarray) -> np.ndarray:
+        """This field's view in a 1-D row, or ``(n, *shape)`` in a 2-D buffer of rows."""
         if self.uniform:
-            part = flat[self.start : self.start + self.size]
+            part = rows[..., self.start : self.start + self.size]
         else:
-            part = flat[self.offset : self.offset + self.nbytes].view(self.dtype)
-        return part.reshape(self.shape)
-
-    def batch_view(self, rows: np.ndarray) -> np.ndarray:
-        """This field's ``(n, *shape)`` view in a 2-D buffer of rows."""
-        if self.uniform:
-            part = rows[:, self.start : self.start + self.size]
-        else:
-            part = rows[:, self.offset : self.offset + self.nbytes].view(self.dtype)
-        return part.reshape((rows.shape[0], *self.shape))
+            part = rows[..., self.offset : self.offset + self.nbytes].view(self.dtype)
+        return part.reshape((*rows.shape[:-1], *self.shape))
 
 
-def _write_lines(gen: Generator, paths: list[tuple[Any, ...]], encoders: list[str | None], target: str) -> list[str]:
-    """``v<k>[target] = <x at paths[k]>``, through ``encoders[k]`` if any; a sub-member on
-    two or more paths is read once, into a local, just before its first use (so ``x`` is
-    read in the same order as leaf by leaf)."""
-    counts: dict[tuple[Any, ...], int] = {}
-    for path in paths:
-        for n in range(1, len(path)):
-            counts[path[:n]] = counts.get(path[:n], 0) + 1
-    temps: dict[tuple[Any, ...], str] = {}
-    lines = []
-    for k, (path, encoder) in enumerate(zip(paths, encoders)):
-        value = "x"
-        for n, key in enumerate(path, 1):
-            value += f"[{gen.key(key)}]"
-            if n < len(path) and counts[path[:n]] > 1:
-                if path[:n] not in temps:
-                    temps[path[:n]] = f"p{len(temps)}"
-                    lines.append(f"{temps[path[:n]]} = {value}")
-                value = temps[path[:n]]
-        lines.append(f"v{k}[{target}] = {encoder}({value})" if encoder else f"v{k}[{target}] = {value}")
+_PACK = {("i", 1): "b", ("i", 2): "h", ("i", 4): "i", ("i", 8): "q", ("u", 1): "B", ("u", 2): "H", ("u", 4): "I",
+         ("u", 8): "Q", ("f", 2): "e", ("f", 4): "f", ("f", 8): "d", ("b", 1): "?"}  # struct codes by (kind, size)
+
+
+class _Miss(Exception):  # noqa: N818 - not an error: the signal to take the slow path
+    """A cheap test failed: the generated code takes the slow, precise way."""
+
+
+def _fetch(gen: Generator, tree: Any, tests: Callable[[int, str], list[str]] | None = None,
+           store: Callable[[int, str], str] | None = None) -> list[str]:
+    """Lines reading leaf ``k`` of ``x`` into ``a<k>``, depth first, a level read once (into a
+    local where two or more leaves are under it). ``store(k, expr)``: the line using leaf ``k``
+    instead (the plain writers). With ``tests`` (leaf ``k``, its local -> lines raising
+    ``_Miss``), each level must be a ``dict``/``tuple`` of its exact length and each leaf pass
+    its tests, all read before any store."""
+    lines: list[str] = []
+    leaves = itertools.count()
+
+    def walk(node: Any, expr: str) -> None:
+        if not isinstance(node, Struct):
+            k = next(leaves)
+            lines.append(store(k, expr) if store else f"a{k} = {expr}")
+            lines.extend(tests(k, f"a{k}") if tests else ())
+            return
+        local = expr
+        if expr != "x" and (tests or _leaf_count(node) > 1):
+            local = f"p{len(lines)}"
+            lines.append(f"{local} = {expr}")
+        if tests:
+            kind = "dict" if node.named else "tuple"
+            lines.append(f"if type({local}) is not {kind} or len({local}) != {len(node.keys)}: raise _Miss")
+        for key, part in zip(node.keys, node.parts):
+            walk(part, f"{local}[{gen.key(key)}]")
+
+    walk(tree, "x")
     return lines
+
+
+def _leaf_count(node: Any) -> int:
+    return sum(_leaf_count(part) for part in node.parts) if isinstance(node, Struct) else 1
 
 
 def _cached_views_function(gen: Generator, header: str, buffer: str, count: int, miss: list[str],
@@ -209,68 +272,86 @@ class Codec:
         self.width = self.layout.width
         self.emulated_space = self.layout.emulated_space
         self.uniform = all(d == self.flat_dtype for d in self.layout.field_dtypes)
-        names = [names for _, names, _ in self.layout.leaves]
-        offsets = [0] if self.layout.native else _byte_offsets(self.struct_dtype, names)
+        self._row_shape = (self.width,)
+        offsets = [0] if self.layout.native else _leaf_offsets(self.struct_dtype)
         self.fields = [
             _Field(keys, leaf, dtype, offset, self.flat_dtype)
             for (keys, _, leaf), dtype, offset in zip(self.layout.leaves, self.layout.field_dtypes, offsets)
         ]
         self._views: IdentityCache[tuple[np.ndarray, ...]] = IdentityCache("row views", 64)
         self._batch_views: IdentityCache[tuple[np.ndarray, ...]] = IdentityCache("buffer views", 64)
+        self._checked: dict[bool, Callable[..., Any]] = {}
         self._compile()
 
     def __repr__(self) -> str:
         return f"Codec({self.space!r}, role={self.role!r})"
 
     # -- code generation ----------------------------------------------------------------
-    def _write_lines(self, gen: Generator, target: str) -> list[str]:
-        """``v<k>[target] = <leaf k of x>`` (labels encoded), sub-members read once."""
-        encoders = []
-        for field in self.fields:
-            member = field.leaf.member
-            encoders.append(gen.bind(field.encode_label) if member == "label"
-                            else gen.bind(field.encode_labels) if member == "labels" else None)
-        return _write_lines(gen, [f.keys for f in self.fields], encoders, target)
-
     def _writer(self, gen: Generator, header: str, cache: str, bind: str, target: str) -> Any:
         """A writer into rows ``out`` (the views of the last one kept; others through ``cache``)."""
         miss = [f"v = {cache}.get(out)", f"if v is None: v = {bind}(out)"]
-        body = [*self._write_lines(gen, target), "return out"]
+        encode = {"label": "encode_label", "labels": "encode_labels"}
+        fields = self.fields
+
+        def store(k: int, value: str) -> str:
+            member = fields[k].leaf.member
+            encoded = f"{gen.bind(getattr(fields[k], encode[member]))}({value})" if member in encode else value
+            return f"v{k}[{target}] = {encoded}"
+
+        body = [*_fetch(gen, self.layout.tree, store=store), "return out"]
         return _cached_views_function(gen, header, "out", len(self.fields), miss, body)
 
-    def _read_expr(self, gen: Generator, field: _Field, stored: str, scalar_item: str | None, copy: bool) -> str:
-        member = field.leaf.member
-        if member in ("int", "label"):
-            if scalar_item and not field.rounds:
-                number = scalar_item
-            else:
-                number = f"{gen.bind(field.decode_int)}({scalar_item or stored})"
-            return f"{gen.bind(field.items)}[{number}]" if member == "label" else number
-        if member == "float":
-            return scalar_item if scalar_item else f"float({stored})"
-        if member == "labels":
-            return f"{gen.bind(field.decode_labels)}({stored})"
-        if field.rounds or field.dtype != field.value_dtype:
-            return f"{gen.bind(field.decode_array)}({stored})"
-        return f"{stored}.copy()" if copy else stored
+    def checked(self, refuse: Callable[[Any], Any], out: Any = None) -> Callable[[Any], Any]:
+        """``f(x)``, the guard of an environment's observations: writes ``x`` into the row ``out``
+        (without ``out``, only checks it) when every level and leaf passes a cheap exact test
+        (:meth:`_Field.tests`), after all of them and before any store; otherwise calls
+        ``refuse(x)``, the precise check (it raises, naming the field, for a non-member), and
+        then :meth:`emulate_into`. Law: the row changes only when ``refuse`` accepts ``x``.
+        """
+        make = self._checked.get(out is not None)
+        if make is None:
+            make = self._checked[out is not None] = self._compile_checked(out is not None)
+        if out is None:
+            return make(refuse, None, None)  # type: ignore[no-any-return]
+        flat = self._flat(out, writing=True)
+        if not flat.flags.c_contiguous:
+            raise ValueError("emulation: a row to write checked must be contiguous")
 
-    def _structure(self, gen: Generator, exprs: list[str]) -> str:
-        """The member's nesting around the leaf expressions (tuples and dicts)."""
-        tree = self.layout.tree
-        position = iter(exprs)
+        def slow(x: Any) -> Any:
+            refuse(x)
+            return self.emulate_into(out, x)
 
-        def build(node: Any) -> str:
-            if isinstance(node, Leaf):
-                return next(position)
-            parts = [build(part) for part in node.parts]
-            if node.named:
-                return "{" + ", ".join(f"{gen.key(k)}: {p}" for k, p in zip(node.keys, parts)) + "}"
-            return "(" + "".join(f"{p}, " for p in parts) + ")"
+        row_bytes = memoryview(flat).cast("B")  # type: ignore[arg-type]
+        return make(slow, out, row_bytes, *(f.view(flat) for f in self.fields))  # type: ignore[no-any-return]
 
-        return build(tree)
+    def _compile_checked(self, write: bool) -> Callable[..., Any]:
+        """``_make(_slow, out, _bytes, *views)`` returning :meth:`checked`'s function: all
+        tests, then the small fields' values packed into the row's bytes by one
+        ``struct.pack_into`` (gaps padded with zeros, written over by the numpy stores that
+        follow), the others stored by numpy."""
+        gen = Generator(f"{'writing' if write else 'checking'} {self.space!r} ({self.role})")
+        gen.namespace.update(_Miss=_Miss, _INTS=(int, np.int64, np.int32), _ndarray=np.ndarray, inf=math.inf)
+        tested = [self.fields[k].tests(gen, f"a{k}") for k in range(len(self.fields))]
+        body = _fetch(gen, self.layout.tree, lambda k, a: tested[k][0])
+        stores, fmt, values, start, end = [], "=", [], None, 0
+        for k, (field, (_, entries)) in enumerate(zip(self.fields, tested)):
+            if entries is None:
+                stores.append(f"v{k}[()] = a{k}")
+                continue
+            start = field.offset if start is None else start
+            fmt += f"{field.offset - max(end, start)}x{field.size}{field.code}"
+            values += entries
+            end = field.offset + field.nbytes
+        if values:
+            stores.insert(0, f"{gen.bind(struct.Struct(fmt).pack_into)}(_bytes, {start}, {', '.join(values)})")
+        views = "".join(f", v{k}" for k in range(len(self.fields)))
+        lines = ["def checked(x):", "    try:", *("        " + line for line in body),
+                 "    except Exception:", "        pass", "    else:", *("        " + line for line in stores * write),
+                 "        return out", "    return _slow(x)", "return checked"]
+        return gen.function(f"def _make(_slow, out, _bytes{views if write else ''}):", lines)
 
-    def _flat_read(self, gen: Generator, field: _Field, k: int) -> tuple[str, str | None]:
-        """(expression of the stored value in the 1-D row ``a``, fast Python-scalar form)."""
+    def _read(self, gen: Generator, field: _Field, copy: bool) -> str:
+        """The expression of ``field``'s value in the 1-D row ``a`` (scalars as Python numbers)."""
         if self.layout.native:
             part, item = "a", "a.item(0)"
         elif field.uniform:
@@ -278,9 +359,16 @@ class Codec:
         else:
             part = f"a[{field.offset}:{field.offset + field.nbytes}].view({gen.bind(field.dtype)})"
             item = f"{part}.item(0)"
-        if field.scalar:
-            return f"{part}.reshape(())", item  # a 0-d view (a Box of shape ()) or a Python number
-        return (part if len(field.shape) == 1 else f"{part}.reshape({field.shape!r})"), None
+        stored = f"{part}.reshape({field.shape!r})" if len(field.shape) != 1 else part
+        member = field.leaf.member
+        if member in ("int", "label"):
+            number = f"{gen.bind(field.decode_int)}({item})" if field.rounds else item
+            return f"{gen.bind(field.items)}[{number}]" if member == "label" else number
+        if member == "float":
+            return item
+        if field.decodes:
+            return f"{gen.bind(field.decode)}({stored})"
+        return f"{stored}.copy()" if copy else stored
 
     def _compile(self) -> None:
         gen = Generator(f"emulating {self.space!r} ({self.role})")
@@ -290,39 +378,39 @@ class Codec:
             gen, "def emulate_into(out, x):", "_views", "_bind", "()")
         self.emulate_row = self._writer(  # type: ignore[method-assign]
             gen, "def emulate_row(out, i, x):", "_batch_views", "_bind_batch", "i")
-        for copy in (False, True):
-            exprs = []
-            for k, f in enumerate(self.fields):
-                stored, item = self._flat_read(gen, f, k)
-                exprs.append(self._read_expr(gen, f, stored, item, copy))
-            reader = gen.function(f"def read_{int(copy)}(a):", [f"return {self._structure(gen, exprs)}"])
-            setattr(self, f"_read_{int(copy)}", reader)
+
+        def nest(leaf: Callable[[int], str]) -> str:
+            """The member's tuples and dicts around the leaf expressions ``leaf(k)``."""
+            position = itertools.count()
+
+            def build(node: Any) -> str:
+                if isinstance(node, Leaf):
+                    return leaf(next(position))
+                parts = [build(part) for part in node.parts]
+                if node.named:
+                    return "{" + ", ".join(f"{gen.key(k)}: {p}" for k, p in zip(node.keys, parts)) + "}"
+                return "(" + "".join(f"{p}, " for p in parts) + ")"
+
+            return build(self.layout.tree)
+
+        fields = self.fields
+        gen.namespace.update(_flat=self._flat, _ndarray=np.ndarray, _dtype=self.flat_dtype)
+        self.nativize = gen.function("def nativize(a, copy=False):", [  # type: ignore[method-assign]
+            f"if type(a) is not _ndarray or a.dtype is not _dtype or a.shape != {self._row_shape!r}:",
+            "    a = _flat(a, False)",
+            f"if copy: return {nest(lambda k: self._read(gen, fields[k], True))}",
+            f"return {nest(lambda k: self._read(gen, fields[k], False))}"])
+        # assemble(values): the leaf values (in field order) nested as a member is
+        self.assemble = gen.function("def assemble(v):", [f"return {nest(lambda k: f'v[{k}]')}"])
 
     # -- rows ---------------------------------------------------------------------------
     def _flat(self, out: Any, writing: bool) -> np.ndarray:
         """``out`` as a 1-D array of ``flat_dtype`` and ``width`` entries (a view when writing)."""
         a = out if isinstance(out, np.ndarray) else np.asarray(out)
-        if a.dtype != self.flat_dtype:
-            as_bytes = a.nbytes == self.struct_dtype.itemsize and a.dtype.kind in "uV"
-            if a.dtype.fields is not None or as_bytes:
-                a = np.ascontiguousarray(a) if not writing else a
-                if not a.flags.c_contiguous:
-                    raise ValueError("emulation: a structured row must be contiguous")
-                a = a.reshape(-1).view(np.uint8).view(self.flat_dtype)
-            elif not writing and self.uniform and a.size == self.width and a.dtype.kind in "biuf":
-                a = a.astype(self.flat_dtype)
-            else:
-                raise ValueError(
-                    f"emulation: expected a row of {self.width} {self.flat_dtype} entries "
-                    f"(or the bytes of {self.struct_dtype}), got {a.dtype} of shape {a.shape}"
-                )
-        if a.ndim != 1:
-            if writing and not a.flags.c_contiguous:
-                raise ValueError("emulation: a row to write into must be contiguous")
-            a = a.reshape(-1)
-        if a.size != self.width:
-            raise ValueError(f"emulation: expected a row of {self.width} entries, got {a.size}")
-        return a
+        one = a.reshape(1) if a.dtype.fields is not None else a.reshape(1, -1)
+        if writing and a.size and not np.shares_memory(one, a):
+            raise ValueError("emulation: a row to write into must be contiguous")
+        return self._rows(one, writing)[0]
 
     def _bind(self, out: Any) -> tuple[np.ndarray, ...]:
         flat = self._flat(out, writing=True)
@@ -339,7 +427,7 @@ class Codec:
         if a.dtype != self.flat_dtype and not writing and self.uniform and a.dtype.kind in "biuf":
             a = a.astype(self.flat_dtype)
         if a.dtype != self.flat_dtype:
-            if a.dtype.fields is None and a.dtype.kind != "u":
+            if a.dtype.fields is None and a.dtype.kind not in "uV":
                 raise ValueError(f"emulation: expected a buffer of {self.flat_dtype} rows, got {a.dtype}")
             a = np.ascontiguousarray(a) if not writing else a
             a = a.reshape(n, -1).view(np.uint8).view(self.flat_dtype)
@@ -352,7 +440,7 @@ class Codec:
 
     def _bind_batch(self, buf: Any) -> tuple[np.ndarray, ...]:
         rows = self._rows(buf, writing=True)
-        views = tuple(f.batch_view(rows) for f in self.fields)
+        views = tuple(f.view(rows) for f in self.fields)
         if isinstance(buf, np.ndarray):
             self._batch_views.put(buf, views)
         return views
@@ -368,10 +456,9 @@ class Codec:
         out = np.zeros(self.emulated_space.shape if self.layout.native else self.width, self.flat_dtype)
         return self.emulate_into(out, x)  # type: ignore[no-any-return]
 
-    def nativize(self, row: Any, copy: bool = False) -> Any:
+    def nativize(self, row: Any, copy: bool = False) -> Any:  # replaced by generated code
         """The member stored in ``row`` (see the module docstring)."""
-        flat = self._flat(row, writing=False)
-        return (self._read_1 if copy else self._read_0)(flat)  # type: ignore[attr-defined]
+        raise NotImplementedError
 
     def nativize_row(self, buf: Any, i: int, copy: bool = False) -> Any:
         """The member stored in row ``i`` of a 2-D buffer."""
@@ -410,23 +497,9 @@ class Codec:
         rows = self._rows(buf, writing=False)
         values = []
         for field in self.fields:
-            stored = field.batch_view(rows)
-            member = field.leaf.member
-            if member in ("label", "labels"):
-                values.append(field.decode_labels(stored))
-            elif field.rounds or field.dtype != field.value_dtype:
-                values.append(field.decode_array(stored))
-            else:
-                values.append(stored.copy() if copy else stored)
-        position = iter(values)
-
-        def build(node: Any) -> Any:
-            if isinstance(node, Leaf):
-                return next(position)
-            parts = [build(part) for part in node.parts]
-            return dict(zip(node.keys, parts)) if node.named else tuple(parts)
-
-        return build(self.layout.tree)
+            stored = field.view(rows)
+            values.append(field.decode(stored) if field.decodes else stored.copy() if copy else stored)
+        return self.assemble(values)
 
 
 # =====================================================================================
@@ -474,24 +547,24 @@ class _StructWriter:
     """
 
     def __init__(self, dtype: np.dtype) -> None:
-        self.paths: list[tuple[Any, ...]] = []
         self.names: list[tuple[str, ...]] = []
-        self._collect(dtype, (), ())
+        tree = self._tree(dtype, ())
         self._views: IdentityCache[tuple[np.ndarray, ...]] = IdentityCache("struct views", 64)
         gen = Generator(f"writing {dtype}")
         gen.namespace.update(_views=self._views, _bind=self._bind)
         miss = ["v = _views.get(struct)", "if v is None: v = _bind(struct)"]
-        body = _write_lines(gen, self.paths, [None] * len(self.paths), "...")
-        self.write = _cached_views_function(gen, "def write(struct, x):", "struct", len(self.paths), miss, body)
+        body = _fetch(gen, tree, store=lambda k, value: f"v{k}[...] = {value}")
+        self.write = _cached_views_function(gen, "def write(struct, x):", "struct", len(self.names), miss, body)
 
-    def _collect(self, dtype: Any, path: tuple[Any, ...], names: tuple[str, ...]) -> None:
+    def _tree(self, dtype: Any, names: tuple[str, ...]) -> Any:
+        """The dtype's levels as :class:`Struct` nodes (leaves: None); collects leaf names."""
         if dtype.names is None:
-            self.paths.append(path)
             self.names.append(names)
-            return
+            return None
         positional = dtype.names == tuple(f"f{i}" for i in range(len(dtype.names)))
-        for i, name in enumerate(dtype.names):
-            self._collect(dtype.fields[name][0], (*path, i if positional else name), (*names, name))
+        keys = tuple(range(len(dtype.names))) if positional else dtype.names
+        parts = tuple(self._tree(dtype.fields[name][0], (*names, name)) for name in dtype.names)
+        return Struct(keys, dtype.names, parts, not positional)
 
     def _bind(self, struct: np.ndarray) -> tuple[np.ndarray, ...]:
         views = []

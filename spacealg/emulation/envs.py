@@ -15,6 +15,11 @@ flat spaces and preallocated buffers (:mod:`spacealg.env.buffers`):
 Seeding follows Gymnasium: ``reset(seed=s)`` reseeds, ``reset()`` continues. The constructor's
 ``seed`` (default 0, as in PufferLib) seeds the first reset that is given none; pass
 ``seed=None`` for an unseeded first reset. ``seed(s)`` sets the seed of the next reset.
+
+Both keep the final observations of ended episodes in ``final_observations`` (the
+final-observation hook of :class:`spacealg.env.PufferEnv`, declared by
+``keeps_final_observations = True``): row ``i`` holds the observation that ended row ``i``'s
+latest episode, written by the step that ended it.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import gymnasium
 import numpy as np
 
 from spacealg.emulation.codec import codec_for
-from spacealg.emulation.guard import observation_guard, reward_guard
+from spacealg.emulation.guard import REWARD_TYPES, observation_guard, observation_writer, reward_guard
 from spacealg.emulation.spaces import emulate_action_space, emulate_observation_space
 from spacealg.env.buffers import BUFFER_NAMES, HasBuffers, set_buffers
 from spacealg.env.errors import APIUsageError, InvalidAgentError
@@ -143,13 +148,6 @@ def _wrong_size(action: Any, size: int, space: Any) -> APIUsageError:
     )
 
 
-def _observation_writer(native: Any, row: np.ndarray) -> Callable[[Any], Any]:
-    """``write(ob)``: copy a Box observation into ``row``, or emulate any other into it."""
-    if space_kind(native) == "Box":
-        return functools.partial(row.__setitem__, Ellipsis)
-    return functools.partial(codec_for(native, "observation").emulate_into, row)
-
-
 def _row_writer(native: Any, rows: np.ndarray) -> Callable[[int, Any], Any]:
     """``write(i, ob)``: the same for row ``i`` of a 2-D buffer (one view cache for all rows)."""
     if space_kind(native) == "Box":
@@ -186,6 +184,9 @@ def _reset(env: Any, seed: int | None, options: dict[str, Any] | None) -> Any:
 
 
 class _InjectableBuffers(HasBuffers):
+    keeps_final_observations = True
+    final_observations: np.ndarray
+
     """The ``buf`` attribute: PufferLib 2.0's vectorisation assigns ``env.buf`` after construction.
 
     Law: after ``env.buf = b``, each buffer ``b`` names (a mapping or an object with the
@@ -218,7 +219,12 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
     ``num_agents == 1``); ``reset`` and ``step`` return ``observations[0]`` — the same array
     every time — holding the wrapped observation emulated, so
     ``nativize(obs, env.env.observation_space, env.obs_dtype)`` equals the wrapped
-    environment's observation; reward, terminal and truncation are the wrapped ones, also
+    environment's observation — except the step that ends an episode (terminated or
+    truncated), which returns a fresh copy of the row, also kept in ``final_observations[0]``,
+    so that an engine holding it past the next reset (Gymnasium's ``SAME_STEP``
+    ``final_obs``) holds the final observation. With ``copy=True`` every ``reset``/``step``
+    returns a fresh copy instead (what Gymnasium's ``check_env`` asks of an environment whose
+    caller keeps observations); reward, terminal and truncation are the wrapped ones, also
     written to ``rewards[0]``, ``terminals[0]``, ``truncations[0]`` (``masks[0]`` is set True
     by ``reset``: a single agent is always live).
     """
@@ -231,7 +237,12 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
         env_kwargs: Mapping[str, Any] | None = None,
         buf: Any = None,
         seed: int | None = 0,
+        *,
+        copy: bool = False,
     ) -> None:
+        if not isinstance(copy, bool):
+            raise TypeError(f"copy must be a bool, got {copy!r}")
+        self.copy = copy
         self.env = make_object(env, env_creator, env_args, env_kwargs)
         native_obs, native_atn = self.env.observation_space, self.env.action_space
         self.observation_space, self.obs_dtype = emulate_observation_space(native_obs)
@@ -248,9 +259,8 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
         self.render_modes = ["human", "rgb_array"]
         self.metadata = getattr(self.env, "metadata", {})
         self._to_native = _action_converter(native_atn)
-        owner = f"GymnasiumPufferEnv({_env_name(self.env)})"
-        self._check_observation = observation_guard(native_obs, owner)
-        self._check_reward = reward_guard(owner)
+        self._owner = f"GymnasiumPufferEnv({_env_name(self.env)})"
+        self._check_reward = reward_guard(self._owner)
         self._seeds = _Seeds(seed)
         self.initialized = False
         self.done = True
@@ -262,10 +272,11 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
     def _bind_buffers(self) -> None:
         """Derive the row view, the writer and the bound step from the current buffers."""
         self.obs = self.observations[0, ...]  # a view, also for 0-d observations
+        self.final_observations = np.zeros_like(self.observations)
         self.obs_struct = (
             _struct_view(self.observations, self.obs_dtype) if self.is_obs_emulated else self.observations
         )
-        self._write = _observation_writer(self.env.observation_space, self.obs)
+        self._write = observation_writer(self.env.observation_space, self._owner, self.obs)  # checks too
         self._bound_step = self._bind_step()
         if type(self).step is GymnasiumPufferEnv.step:
             self.step = self._bound_step  # type: ignore[method-assign, assignment]
@@ -273,6 +284,24 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
     @property
     def render_mode(self) -> Any:  # type: ignore[override]
         return getattr(self.env, "render_mode", None)
+
+    @property  # type: ignore[override]
+    def np_random(self) -> np.random.Generator:
+        """The wrapped environment's generator (as a Gymnasium wrapper forwards it)."""
+        return self.env.np_random  # type: ignore[no-any-return]
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self.env.np_random = value
+
+    @property
+    def np_random_seed(self) -> int:
+        return self.env.np_random_seed  # type: ignore[no-any-return]
+
+    @property
+    def _np_random(self) -> np.random.Generator | None:  # type: ignore[override]
+        """The wrapped environment's seeded generator, or None (what Gymnasium's checker reads)."""
+        return getattr(getattr(self.env, "unwrapped", self.env), "_np_random", None)
 
     def seed(self, seed: int | None) -> None:
         """Seed the next reset (Gymnasium seeds through reset; this is PufferLib's spelling)."""
@@ -283,16 +312,15 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
     ) -> tuple[np.ndarray, dict]:
         """Reset the wrapped environment (Gymnasium's seeding) and return ``(obs, info)``."""
         ob, info = _reset(self.env, self._seeds.take(seed), options)
-        self._check_observation(ob)  # every observation, before the buffer is touched
+        self._write(ob)  # every observation checked before the buffer is touched
         self.is_observation_checked = True
-        self._write(ob)
         self.rewards[0] = 0
         self.terminals[0] = False
         self.truncations[0] = False
         self.masks[0] = True
         self.initialized = True
         self.done = False
-        return self.obs, info
+        return (self.obs.copy() if self.copy else self.obs), info
 
     def step(self, action: Any) -> tuple[np.ndarray, Any, bool, bool, dict]:
         """Nativize ``action``, step the wrapped environment, emulate its observation."""
@@ -317,9 +345,14 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
         """
         wrapper, env_step = self, self.env.step
         write, to_native, convert_all = self._write, self._to_native, self.is_atn_emulated
-        check_observation, check_reward = self._check_observation, self._check_reward
+        check_reward, numbers = self._check_reward, REWARD_TYPES
         row, rewards, terminals, truncations = self.obs, self.rewards, self.terminals, self.truncations
-        copy_box, ndarray = not self.is_obs_emulated, np.ndarray
+        # the per-step stores go through memoryviews: numpy's own conversion rules (the same
+        # results, tested) at about half the cost of ndarray item assignment
+        reward_cell, terminal_cell = rewards.data, terminals.data
+        truncation_cell = truncations.data
+        final = self.final_observations[0, ...]
+        ndarray, copy_out = np.ndarray, self.copy
 
         def step(action: Any) -> tuple[np.ndarray, Any, bool, bool, dict]:
             if wrapper.done:
@@ -329,17 +362,20 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
             if not wrapper.is_action_checked:
                 wrapper._check_action(action)
             ob, reward, terminated, truncated, info = env_step(action)
-            check_observation(ob)  # refused before any write: no half-written row
-            check_reward(reward)
-            if copy_box:
-                row[...] = ob
-            else:
-                write(ob)
-            rewards[0] = reward
-            terminals[0] = terminated
-            truncations[0] = truncated
-            wrapper.done = terminated or truncated
-            return row, reward, terminated, truncated, info
+            if type(reward) not in numbers:
+                check_reward(reward)
+            write(ob)  # checked while copied, refused before any store: no half-written row
+            try:
+                reward_cell[0] = reward
+            except (OverflowError, TypeError, ValueError):  # beyond the buffer's float: numpy's inf
+                rewards[0] = reward
+            terminal_cell[0] = terminated
+            truncation_cell[0] = truncated
+            done = wrapper.done = terminated or truncated
+            if done:  # the final observation: a copy of its own, kept past the reset
+                final[...] = row
+                return final.copy(), reward, terminated, truncated, info
+            return (row.copy() if copy_out else row), reward, terminated, truncated, info
 
         return step
 
@@ -374,7 +410,9 @@ class PettingZooPufferEnv(_InjectableBuffers):
     with 0, True and False for agents missing from its dicts, in the buffers and in the
     returned dicts alike. The returned observations are ``{agent: observations[i]}`` (the
     same arrays every time). Dict actions are keyed by agent; an array action has one row
-    per possible agent. Actions of agents that are no longer live are dropped.
+    per possible agent. Actions of agents that are no longer live are dropped. An agent
+    present in a step that terminates or truncates it has that observation's row copied to
+    ``final_observations[i]``.
     """
 
     def __init__(
@@ -424,6 +462,7 @@ class PettingZooPufferEnv(_InjectableBuffers):
     def _bind_buffers(self) -> None:
         """Derive the per-agent row views and the writer from the current buffers."""
         self.dict_obs = {agent: self.observations[i] for i, agent in enumerate(self._agents)}
+        self.final_observations = np.zeros_like(self.observations)
         self.obs_struct = (
             _struct_view(self.observations, self.obs_dtype) if self.is_obs_emulated else self.observations
         )
@@ -458,6 +497,10 @@ class PettingZooPufferEnv(_InjectableBuffers):
         if agent not in self._index:
             raise InvalidAgentError(agent, self.possible_agents)
         return self.single_action_space
+
+    def seed(self, seed: int | None) -> None:
+        """Seed the next reset (as :meth:`GymnasiumPufferEnv.seed`)."""
+        self._seeds.pending = seed
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         """Reset the wrapped environment; return ``({agent: row}, infos)``."""
@@ -535,6 +578,8 @@ class PettingZooPufferEnv(_InjectableBuffers):
             if agent in obs:
                 self._write_row(i, obs[agent])
                 self.masks[i] = True
+                if terminations.get(agent) or truncations.get(agent):
+                    self.final_observations[i] = self.observations[i]
             else:
                 self.observations[i] = 0
                 self.masks[i] = False

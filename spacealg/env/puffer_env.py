@@ -15,6 +15,23 @@ after which ``observation_space`` and ``action_space`` are the joint spaces
 buffers of :mod:`spacealg.env.buffers` exist. The subclass implements ``reset``, ``step``
 and ``close``, writes into the buffers, and returns ``(observations, infos)`` and
 ``(observations, rewards, terminals, truncations, infos)`` with ``infos`` a list of dicts.
+
+Final observations (optional hook). A native environment resets an agent inside ``step``, so
+the observation that ended its episode is gone when ``step`` returns. An environment that
+keeps it declares ``keeps_final_observations = True`` (``PufferEnv.__init__`` then allocates
+``final_observations``, shaped and typed like ``observations``) and, in ``step``, calls
+``self.save_final_observations(ended)`` after writing the ending observations and before
+resetting the ended rows::
+
+    ended = self.terminals | self.truncations
+    self.save_final_observations(ended)
+    self.observations[ended] = ...          # the first observations of the next episodes
+
+Law: after a ``step`` whose ``terminals[i] or truncations[i]``, ``final_observations[i]`` is
+row ``i``'s observation at the end of that episode (the row keeps it until its next end).
+Consumers copy what they keep. :class:`spacealg.vector.GymnasiumVectorView` reads it to give
+Gymnasium's ``infos["final_obs"]``; the emulated environments of :mod:`spacealg.emulation`
+provide it too.
 """
 
 from __future__ import annotations
@@ -78,10 +95,14 @@ class PufferEnv(HasBuffers):
     single_observation_space: Any
     single_action_space: Any
     num_agents: int
+    keeps_final_observations: bool = False
+    final_observations: np.ndarray | None = None
 
     def __init__(self, buf: Any = None) -> None:
         _check_declaration(self)
         set_buffers(self, buf)
+        if self.keeps_final_observations:
+            self.final_observations = np.zeros_like(self.observations)
         self.observation_space = joint_space(self.single_observation_space, self.num_agents)
         self.action_space = joint_space(self.single_action_space, self.num_agents)
         self.agent_ids = np.arange(self.num_agents)
@@ -108,6 +129,21 @@ class PufferEnv(HasBuffers):
     def driver_env(self) -> PufferEnv:
         """The environment itself (what PufferLib's vectorisation asks a worker for)."""
         return self
+
+    def save_final_observations(self, rows: Any) -> None:
+        """The final-observation hook: keep ``observations[rows]`` in ``final_observations``.
+
+        ``rows``: a bool mask over the agents or their indices. Call it in ``step`` after
+        writing the observations that end episodes and before resetting those rows (see the
+        module docstring). APIUsageError unless the class declares ``keeps_final_observations``.
+        """
+        final = self.final_observations
+        if final is None:
+            raise APIUsageError(
+                f"{type(self).__name__}.save_final_observations needs keeps_final_observations = True "
+                "on the class (PufferEnv.__init__ then allocates final_observations)"
+            )
+        final[rows] = self.observations[rows]
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, list[dict[str, Any]]]:
         """Reset every agent; return ``(observations, infos)``."""

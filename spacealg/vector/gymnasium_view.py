@@ -22,23 +22,32 @@ return a fresh copy. Rewards, terminations and truncations are always fresh arra
 values each, as Gymnasium's engines return), because the autoreset below rewrites those buffers;
 rewards are float64, and for an emulated environment the exact rewards its ``step`` returned
 (the float32 buffer would round them).
-Under ``AutoresetMode.SAME_STEP`` the ``final_obs`` of an ended episode is a copy of its rows
-(the reset overwrites them).
+Under ``AutoresetMode.SAME_STEP`` the ``final_obs`` of an ended episode is a copy of its row
+of the environment's ``final_observations`` (see below).
 
 Autoreset (``metadata["autoreset_mode"]``, an :class:`gymnasium.vector.AutoresetMode`):
 
 - a native PufferEnv resets its agents itself inside ``step`` (``done`` is always False), so
   the step that reports an agent's termination already returns the first observation of its
-  next episode: ``SAME_STEP``. The view steps it and nothing else; a native environment that
-  declares ``metadata["autoreset_mode"]`` is taken at its word. Unlike Gymnasium's own
-  ``SAME_STEP`` engines it cannot give ``final_obs``/``final_info``: the environment
-  overwrote the final observation before the view saw it.
+  next episode: ``SAME_STEP``. The view steps it and adds, for the rows that ended,
+  ``infos["final_obs"]`` (an object array, ``None`` for the other rows) and
+  ``infos["final_info"]`` (``{}``: a native environment's infos belong to no agent) with
+  their ``_final_obs``/``_final_info`` masks, exactly as Gymnasium's ``SyncVectorEnv`` does.
+  The final observations come from the environment's final-observation hook
+  (``keeps_final_observations``/``final_observations``, see :mod:`spacealg.env.puffer_env`):
+  the environment overwrote them before the view could see them. A native environment
+  without the hook keeps no final observation, so the view refuses it (APIUsageError naming
+  the remedy) unless it is built with ``final_obs=False``, which declares ``SAME_STEP`` for
+  the rows and promises no ``final_obs`` (``metadata["final_obs"]`` is False; spacealg's
+  ``check_vector_env`` reports that as an ``autoreset`` failure, truthfully). A native
+  environment that declares ``metadata["autoreset_mode"]`` itself is taken at its word.
 - an emulated environment ends its episode (``env.done``) and refuses to step until reset,
   so the view resets it. ``NEXT_STEP`` (the default, Gymnasium's and PufferLib's
   ``Serial``'s behaviour): the step after the end resets, ignores its actions, and returns
   the reset observation with rewards 0, terminations and truncations False.
   ``SAME_STEP``: the ending step resets at once and puts ``final_obs``/``final_info`` in the
-  infos as Gymnasium's engines do. ``DISABLED``: the caller resets (``reset``, with or
+  infos as Gymnasium's engines do (``final_obs`` from the environment's
+  ``final_observations``, which it wrote before the reset). ``DISABLED``: the caller resets (``reset``, with or
   without ``options["reset_mask"]``); stepping an ended environment raises APIUsageError.
   A PettingZoo agent that ends before the others stays ended (zero observation, terminated,
   ``env.masks[i]`` False) until every agent has ended; the whole environment then resets.
@@ -127,8 +136,18 @@ class GymnasiumVectorView(VectorEnv):
     ``observation_space``; ``metadata["autoreset_mode"]`` is the mode the view follows.
     """
 
-    def __init__(self, env: Any, autoreset_mode: AutoresetMode | str | None = None, copy: bool = False) -> None:
+    def __init__(
+        self,
+        env: Any,
+        autoreset_mode: AutoresetMode | str | None = None,
+        copy: bool = False,
+        final_obs: bool = True,
+    ) -> None:
         self.kind = puffer_env_kind(env)
+        if not isinstance(copy, bool):
+            raise TypeError(f"copy must be a bool, got {copy!r}")
+        if not isinstance(final_obs, bool):
+            raise TypeError(f"final_obs must be a bool, got {final_obs!r}")
         declared = getattr(env, "metadata", None) or {}
         if self.kind == "native":
             native = _mode(declared.get("autoreset_mode", AutoresetMode.SAME_STEP), "env.metadata['autoreset_mode']")
@@ -138,12 +157,20 @@ class GymnasiumVectorView(VectorEnv):
                     f"autoreset_mode: a native PufferEnv resets its agents itself ({native.value}); "
                     f"the view cannot make it follow {mode.value}"
                 )
+            if mode == AutoresetMode.SAME_STEP and final_obs and getattr(env, "final_observations", None) is None:
+                raise APIUsageError(
+                    f"GymnasiumVectorView: {type(env).__name__} resets its agents inside step (SAME_STEP) "
+                    "but keeps no final observations, so the view cannot give Gymnasium's "
+                    "infos['final_obs']. Give the environment the final-observation hook (set "
+                    "keeps_final_observations = True on its class and call "
+                    "self.save_final_observations(ended) in step before resetting the ended rows), "
+                    "or pass final_obs=False for a view whose infos carry no final_obs"
+                )
         else:
             mode = _mode(AutoresetMode.NEXT_STEP if autoreset_mode is None else autoreset_mode, "autoreset_mode")
-        if not isinstance(copy, bool):
-            raise TypeError(f"copy must be a bool, got {copy!r}")
         self.env = env
         self.copy = copy
+        self.final_obs = final_obs
         self.autoreset_mode = mode
         self.num_envs = int(env.num_agents)
         self.single_observation_space = env.single_observation_space
@@ -151,6 +178,8 @@ class GymnasiumVectorView(VectorEnv):
         self.observation_space = joint_space(self.single_observation_space, self.num_envs)
         self.action_space = joint_space(self.single_action_space, self.num_envs)
         self.metadata = {**declared, "autoreset_mode": mode}
+        if not final_obs:
+            self.metadata["final_obs"] = False
         self.render_mode = getattr(env, "render_mode", None)
         self.logs: list[Any] = []
         self._agents = list(env.possible_agents) if self.kind == "pettingzoo" else None
@@ -246,7 +275,11 @@ class GymnasiumVectorView(VectorEnv):
             raise APIUsageError("step() after the environment ended with autoreset_mode DISABLED; call reset()")
         rewards, infos = self._env_step(actions)
         terminations, truncations = env.terminals.copy(), env.truncations.copy()
-        if self._ended():
+        if self.kind == "native":
+            ended = terminations | truncations
+            if self.final_obs and self.autoreset_mode == AutoresetMode.SAME_STEP and ended.any():
+                infos = self._add_finals(infos, ended, [{}] * self.num_envs)
+        elif self._ended():
             if self.autoreset_mode == AutoresetMode.NEXT_STEP:
                 self._reset_pending = True
             elif self.autoreset_mode == AutoresetMode.SAME_STEP:
@@ -254,12 +287,22 @@ class GymnasiumVectorView(VectorEnv):
         return self._observations(), rewards, terminations, truncations, infos
 
     def _reset_same_step(self, step_infos: dict[str, Any]) -> dict[str, Any]:
-        """Reset now; the infos of the reset plus Gymnasium's ``final_obs``/``final_info``."""
-        final_obs = self.env.observations.copy()
-        rows = info_rows(step_infos, self.num_envs)
-        infos = self._env_reset(None, None)
-        for i in range(self.num_envs):
-            infos = self._add_info(infos, {"final_obs": final_obs[i], "final_info": rows[i]}, i)
+        """Reset now; Gymnasium's ``final_obs``/``final_info`` plus the infos of the reset."""
+        infos: dict[str, Any] = {}
+        if self.final_obs:
+            rows = info_rows(step_infos, self.num_envs)
+            infos = self._add_finals(infos, np.ones(self.num_envs, bool), rows)
+        reset_rows = info_rows(self._env_reset(None, None), self.num_envs)
+        for i, row in enumerate(reset_rows):
+            infos = self._add_info(infos, row, i)
+        return infos
+
+    def _add_finals(self, infos: dict[str, Any], rows: np.ndarray, final_infos: list[dict[str, Any]]) -> dict[str, Any]:
+        """``final_obs`` (a copy of each ended row of ``final_observations``) and ``final_info``
+        for the ``rows`` that ended, as Gymnasium's ``SyncVectorEnv`` writes them."""
+        final = self.env.final_observations
+        for i in np.flatnonzero(rows):
+            infos = self._add_info(infos, {"final_obs": final[i].copy(), "final_info": final_infos[i]}, int(i))
         return infos
 
     def render(self) -> Any:

@@ -28,6 +28,10 @@ Resetting is the vector environment's: its ``metadata["autoreset_mode"]`` applie
 (``SAME_STEP`` gives PufferLib's native semantics, where the step that ends an episode already
 returns the next one's first observation; under ``NEXT_STEP`` the step after an end is a
 reset whose actions are ignored, as in PufferLib's ``Serial``). ``masks`` stay True.
+Final observations (the final-observation hook of :class:`~spacealg.env.PufferEnv`): the
+``infos["final_obs"]`` a ``SAME_STEP`` vector environment gives are emulated into
+``final_observations`` (row ``i`` for each sub-environment ``i`` that ended), so
+``GymnasiumVectorView(VectorPufferEnv(vec))`` gives them back.
 """
 
 from __future__ import annotations
@@ -53,6 +57,8 @@ def _is_vector_env(env: Any) -> bool:
 
 class VectorPufferEnv(PufferEnv):
     """A Gymnasium ``VectorEnv`` as a native PufferEnv of ``num_envs`` agents (see the module)."""
+
+    keeps_final_observations = True
 
     def __init__(self, vector_env: Any, buf: Any = None) -> None:
         if not _is_vector_env(vector_env):
@@ -119,11 +125,25 @@ class VectorPufferEnv(PufferEnv):
         else:
             native = self.actions.reshape((self.num_agents, *self.vector_env.single_action_space.shape))
         observations, rewards, terminations, truncations, infos = self.vector_env.step(native)
+        if "final_obs" in infos:
+            self._keep_finals(infos["final_obs"], infos.get("_final_obs"))
         self._write(observations)
         self.rewards[:] = rewards
         self.terminals[:] = terminations
         self.truncations[:] = truncations
         return self.observations, self.rewards, self.terminals, self.truncations, info_rows(infos, self.num_agents)
+
+    def _keep_finals(self, finals: Any, mask: Any) -> None:
+        """Emulate the vector environment's ``final_obs`` into ``final_observations``."""
+        final = self.final_observations
+        assert final is not None  # keeps_final_observations
+        for i in range(self.num_agents) if mask is None else np.flatnonzero(mask):
+            if finals[i] is None:
+                continue
+            if self._obs_codec is None:
+                final[i] = finals[i]
+            else:
+                self._obs_codec.emulate_row(final, int(i), finals[i])
 
     def render(self) -> Any:
         return self.vector_env.render()

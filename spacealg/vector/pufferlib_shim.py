@@ -15,15 +15,22 @@ class first, so every attribute and method is still spacealg's::
     vecenv = pufferlib.vector.make(for_pufferlib(make_env), num_envs=4,
                                    backend=pufferlib.vector.Multiprocessing, num_workers=2)
 
+The two PufferLib generations hand buffers and seeds over differently: PufferLib 2.0 assigns
+``env.buf`` after constructing an emulated environment and passes ``buf=`` to native ones;
+PufferLib 3.0 calls every creator with ``buf=`` and ``seed=``. :func:`for_pufferlib` passes
+each to the creator when it takes it, and otherwise applies it after construction (an
+emulated environment's ``env.buf = buf`` and ``env.seed(seed)``, which seeds its first
+reset; a native environment gets its seed from ``reset``).
+
 Tested with PufferLib 2.0.2 (``benchmarks/setup_pufferlib.sh`` builds a virtual environment
-for it). PufferLib 3.0 is published as a source distribution that compiles C extensions and
-was not installed here; its ``pufferlib.vector`` makes the same ``isinstance`` checks against
-classes that live in ``pufferlib.pufferlib``, which :func:`as_pufferlib` looks up as well.
+for it) and PufferLib 3.0.0 (built from its source distribution, see docs/vector.md), whose
+classes live in ``pufferlib.pufferlib``, where :func:`as_pufferlib` looks as well.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -98,15 +105,37 @@ def as_pufferlib(env: Any) -> Any:
     return env
 
 
+def _accepts(creator: Callable[..., Any], name: str) -> bool:
+    """Whether ``creator`` takes the keyword argument ``name`` (or any keyword)."""
+    try:
+        parameters = inspect.signature(creator).parameters.values()
+    except (TypeError, ValueError):  # no signature to read: pass everything, as PufferLib does
+        return True
+    return any(p.name == name or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+
+
 def _make_and_relabel(creator: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    return as_pufferlib(creator(*args, **kwargs))
+    late = {name: kwargs.pop(name) for name in ("buf", "seed") if name in kwargs and not _accepts(creator, name)}
+    env = creator(*args, **kwargs)
+    kind = puffer_env_kind(env)
+    if late.get("buf") is not None:
+        if kind == "native":
+            raise TypeError(
+                f"PufferLib passes buf= (its shared buffers) to the creator, but {creator!r} takes no buf "
+                "argument: a native PufferEnv's creator must pass buf on to PufferEnv.__init__"
+            )
+        env.buf = late["buf"]
+    if late.get("seed") is not None and kind != "native":
+        env.seed(late["seed"])  # the seed of the first reset, as PufferLib 3's constructors take it
+    return as_pufferlib(env)
 
 
 def for_pufferlib(creator: Callable[..., Any]) -> Callable[..., Any]:
     """An environment creator for ``pufferlib.vector.make``: ``creator``'s environments, relabelled.
 
-    Arguments (``buf=`` included, which PufferLib passes to native environments) go to
-    ``creator`` unchanged. The result is picklable when ``creator`` is, as Multiprocessing needs.
+    Arguments go to ``creator`` unchanged, ``buf=`` and ``seed=`` (which PufferLib passes) only
+    where ``creator`` takes them; otherwise they are applied after construction (see the
+    module docstring). The result is picklable when ``creator`` is, as Multiprocessing needs.
     """
     if not callable(creator):
         raise TypeError(f"creator must be callable, got {creator!r}")
