@@ -10,8 +10,10 @@ from envs_for_layer import NestedDictEnv
 from spacealg.emulation import GymnasiumPufferEnv, codec_for
 from spacealg.vector import GymnasiumVectorView
 
-pytest.importorskip("ray.rllib")
-pytest.importorskip("ray.rllib.algorithms.ppo")
+try:  # RLlib without ray[tune] raises a plain ImportError, which importorskip does not take
+    import ray.rllib.algorithms.ppo  # noqa: F401
+except ImportError as error:
+    pytest.skip(f"RLlib is not importable here ({error}): pip install 'spacealg[rllib]'", allow_module_level=True)
 
 
 def emulated_nested(config) -> GymnasiumPufferEnv:
