@@ -75,7 +75,7 @@ def _clamp_leaf(k: Kernel, leaf: ArrayLeaf, b: Any) -> Any:
         if kind != "f":
             b = xp.astype(b, k.native(leaf), copy=False)
         low, high = inner_float_bounds(k, leaf, b.dtype)
-        return xp.clip(b, low, high)
+        return k.clip(b, low, high)
     if leaf.kind == "int":
         return _clamp_int(k, leaf, b, kind)
     return _clamp_set(k, leaf, b, kind)
