@@ -286,6 +286,19 @@ def test_cpu_draws_come_from_one_numpy_stream_seeded_by_the_generator() -> None:
     assert half.dtype == torch.float16 and bool(sa.isin(half, sa.Box(-1.0, 1.0, (3,), np.float16)).all())
 
 
+def test_cpu_clamp_into_numpy_memory_equals_the_numpy_path_and_keeps_dtypes() -> None:
+    """The CPU clamp writes into NumPy-allocated memory for float32/64 tensors; other float
+    dtypes take torch's own clip. Either way: NumPy's values, the batch's dtype."""
+    space = sa.Box(-1.0, 1.0, (3,), np.float32)
+    x = torch.linspace(-3.0, 3.0, 12).reshape(4, 3)
+    for dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16):
+        clamped = sa.clamp(x.to(dtype), space)
+        assert clamped.dtype == dtype and bool(sa.isin(clamped, space).all())
+        if dtype in (torch.float32, torch.float64):
+            expected = sa.clamp(x.to(dtype).numpy(), space)
+            assert np.array_equal(clamped.numpy(), expected) and clamped.numpy().dtype == expected.dtype
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
 def test_torch_cuda_batches_stay_on_the_device() -> None:  # pragma: no cover - CI has no GPU
     g = torch.Generator(device="cuda").manual_seed(0)

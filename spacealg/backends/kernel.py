@@ -24,8 +24,6 @@ class Kernel:
     """``backend`` and ``device`` of one call, with helpers for the operation modules."""
 
     def __init__(self, backend: Backend, device: Any, like: Any = None) -> None:
-        if backend.name == "torch" and not _NUMPY_FLOATS:
-            _NUMPY_FLOATS.update({backend.module.float32: np.float32, backend.module.float64: np.float64})
         self.backend = backend
         self.device = device
         self.name = backend.name
@@ -77,10 +75,10 @@ class Kernel:
         clipped into memory allocated by NumPy: torch's CPU allocator maps fresh pages for
         every large tensor, which costs several times the clip itself (about 40 ms for
         64 MB on one thread, against 5 ms for the clip), where NumPy's reuses them."""
+        torch = self.backend.module
         if (self.name == "torch" and x.device.type == "cpu" and isinstance(low, float)
-                and isinstance(high, float) and x.dtype in _NUMPY_FLOATS):
-            torch = self.backend.module
-            out = torch.from_numpy(np.empty(tuple(x.shape), dtype=_NUMPY_FLOATS[x.dtype]))
+                and isinstance(high, float) and x.dtype in (torch.float32, torch.float64)):
+            out = torch.from_numpy(np.empty(tuple(x.shape), dtype=self.numpy_dtype(x)))
             return torch.clamp(x, low, high, out=out)
         return self.xp.clip(x, low, high)
 
@@ -105,7 +103,6 @@ class Kernel:
 
 _NAMESPACES: dict[str, Any] = {}
 _KINDS: dict[Any, str] = {}  # dtype -> kind letter (a handful of dtypes per backend)
-_NUMPY_FLOATS: dict[Any, Any] = {}  # torch float dtype -> NumPy dtype, filled on torch's first use
 
 
 def _namespace(backend: Backend) -> Any:

@@ -85,7 +85,11 @@ class TorchCpuRng(TorchRng):
         self.numpy = np.random.Generator(np.random.PCG64(seed))
 
     def _float(self, dtype: Any) -> Any:
-        return {self.torch.float32: np.float32, self.torch.float64: np.float64}.get(dtype)
+        """The NumPy type of torch ``dtype`` where NumPy's generator draws it (float32/64),
+        else None (float16 and bfloat16, which the backend maps to wider NumPy types)."""
+        if dtype == self.torch.float32 or dtype == self.torch.float64:
+            return self.backend.numpy_dtype(dtype).type
+        return None
 
     def uniform(self, shape: tuple[int, ...], dtype: Any) -> Any:
         f = self._float(dtype)
@@ -115,9 +119,9 @@ class TorchCpuRng(TorchRng):
         return self.torch.from_numpy(self.numpy.standard_exponential(shape, dtype=f))
 
     def below(self, widths: np.ndarray, shape: tuple[int, ...]) -> Any:
-        flat = np.asarray(widths, dtype=object).reshape(-1)
-        _check_width(int(flat.max()) if flat.size else 1, 2**63 - 1, "torch")
-        high = np.asarray(widths, dtype=object).astype(np.int64) if flat.size else 1
+        exact = np.asarray(widths, dtype=object)
+        _check_width(int(exact.max()) if exact.size else 1, 2**63 - 1, "torch")
+        high = exact.astype(np.int64) if exact.size else 1
         return self.torch.from_numpy(np.asarray(self.numpy.integers(0, high, shape), dtype=np.int64))
 
 
