@@ -228,10 +228,11 @@ def test_describe_needs_no_optional_package():
     assert done.returncode == 0, done.stderr
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT")
-def test_ctrl_c_is_a_clean_message_and_exit_130(tmp_path):
+def interrupted_check(tmp_path, target: str) -> tuple[int, str]:
+    """Starts ``spacealg check TARGET`` (a long run), sends SIGINT once the header is out,
+    and gives its exit code and stderr (the process never outlives the test)."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "spacealg", "check", "CartPole-v1", "-n", "100000", "--max-steps", "500"],
+        [sys.executable, "-m", "spacealg", "check", target, "-n", "100000", "--max-steps", "500"],
         cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         stdout=subprocess.PIPE,
@@ -241,16 +242,25 @@ def test_ctrl_c_is_a_clean_message_and_exit_130(tmp_path):
     try:
         assert process.stdout is not None
         first = process.stdout.readline()  # the header: the check has started
-        assert first.startswith("spacealg check CartPole-v1"), first
+        assert first.startswith(f"spacealg check {target}"), first
         time.sleep(1.0)
         process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=60)
+        _, err = process.communicate(timeout=60)  # the grace period is 3 s
     finally:
         process.kill()  # never leave a check running when the test fails
         process.wait()
-    assert process.returncode == 130, err
+    return process.returncode, err
+
+
+def assert_clean_interrupt(code: int, err: str) -> None:
+    assert code == 130, err
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1] == "spacealg check: interrupted (Ctrl-C)"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT")
+def test_ctrl_c_is_a_clean_message_and_exit_130(tmp_path):
+    assert_clean_interrupt(*interrupted_check(tmp_path, "CartPole-v1"))
 
 
 STUBBORN = '''
@@ -281,23 +291,4 @@ class Stubborn(gym.Env):
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT")
 def test_ctrl_c_ends_the_command_even_when_the_environment_swallows_it(tmp_path):
     (tmp_path / "stubborn.py").write_text(STUBBORN)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "spacealg", "check", "stubborn:Stubborn", "-n", "100000", "--max-steps", "500"],
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        assert process.stdout.readline().startswith("spacealg check stubborn:Stubborn")
-        time.sleep(1.0)
-        process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=60)  # the grace period is 3 s
-    finally:
-        process.kill()
-        process.wait()
-    assert process.returncode == 130, err
-    assert "Traceback" not in err
-    assert err.strip().splitlines()[-1] == "spacealg check: interrupted (Ctrl-C)"
+    assert_clean_interrupt(*interrupted_check(tmp_path, "stubborn:Stubborn"))
