@@ -273,14 +273,18 @@ def test_torch_sample_follows_the_generator_device_and_state() -> None:
 
 
 def test_cpu_draws_come_from_one_numpy_stream_seeded_by_the_generator() -> None:
-    """On the CPU each call seeds a NumPy PCG64 from one int64 of the generator (faster than
-    torch's CPU kernels); float16 draws, which NumPy's generator cannot make, use torch's."""
+    """On the CPU each call sets a NumPy PCG64's state and increment from four int64 words of
+    the generator (faster than torch's CPU kernels); float16 draws, which NumPy's generator
+    cannot make, use torch's."""
     g = torch.Generator().manual_seed(7)
     before = g.get_state().clone()
     batch = sa.sample(sa.Box(-1.0, 1.0, (3,), np.float32), 4, rng=g)
     g.set_state(before)
-    seed = int(torch.randint(0, 2**63 - 1, (1,), generator=g)[0])
-    expected = np.random.Generator(np.random.PCG64(seed)).random((4, 3), dtype=np.float32) * np.float32(2.0)
+    w = torch.randint(0, 2**63 - 1, (4,), generator=g).tolist()
+    bits = np.random.PCG64()
+    bits.state = {"bit_generator": "PCG64", "state": {"state": (w[0] << 64) | w[1], "inc": (w[2] << 64) | w[3] | 1},
+                  "has_uint32": 0, "uinteger": 0}
+    expected = np.random.Generator(bits).random((4, 3), dtype=np.float32) * np.float32(2.0)
     assert np.array_equal(batch.numpy(), expected + np.float32(-1.0))
     half = sa.sample(sa.Box(-1.0, 1.0, (3,), np.float16), 50, rng=g)
     assert half.dtype == torch.float16 and bool(sa.isin(half, sa.Box(-1.0, 1.0, (3,), np.float16)).all())

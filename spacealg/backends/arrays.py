@@ -92,6 +92,10 @@ class Backend:
         """Whether ``x`` is abstract (a JAX tracer): no value to look at, no error to raise."""
         return False
 
+    def policy(self) -> Any:
+        """What the dtype policy depends on that can change at run time (JAX: the x64 flag)."""
+        return None
+
     def __repr__(self) -> str:
         return f"<backend {self.name}>"
 
@@ -183,6 +187,9 @@ class JaxBackend(Backend):
     @property
     def x64(self) -> bool:
         return bool(self._jax.config.read("jax_enable_x64"))
+
+    def policy(self) -> Any:
+        return self.x64
 
     def dtype(self, dtype: np.dtype, low: Any = None, high: Any = None, what: Any = None) -> Any:
         dtype = np.dtype(dtype)

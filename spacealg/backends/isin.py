@@ -21,30 +21,62 @@ Raises ValueError when the batch is not shaped as a batch of the space.
 from __future__ import annotations
 
 import math
+import operator
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from spacealg.backends.kernel import Kernel
-from spacealg.backends.leaves import ArrayLeaf, map_tree, tree_for, tree_values
+from spacealg.backends.leaves import ArrayLeaf
+from spacealg.backends.plan import Plan, plan_for, variant
 from spacealg.spaces.interval import Interval, _clip_bounds
 
-__all__ = ["batch_lead", "inner_float_bounds", "isin_on"]
+__all__ = ["batch_lead", "inner_float_bounds", "isin_on", "lead_checker", "leaf_dtypes"]
 
 
 def isin_on(name: str, batch: Any, space: Any) -> Any:
-    """The membership of every row of a torch/JAX ``batch`` of ``space``."""
-    tree = tree_for(space, name, "isin")
+    """The membership of every row of a torch/JAX ``batch`` of ``space``.
+
+    The per-leaf decisions (dtypes, bounds, constants, the row reduction) are made once per
+    space, backend, device and leaf dtypes, and kept in the space's plan
+    (:mod:`spacealg.backends.plan`); a call splits the batch, runs the leaves' kernels and
+    ands their rows.
+    """
+    plan = plan_for(space, name, "isin")
+    parts = plan.check(batch, "isin")
     first = _first(batch)
-    k = Kernel.for_array(name, first)
-    parts = tree_values(map_tree(lambda leaf, b: _isin_leaf(k, leaf, b), tree, batch, what="isin"))
-    result = parts[0]
-    for part in parts[1:]:
-        if tuple(part.shape) != tuple(result.shape):
-            raise ValueError(f"isin: the component batches of {space!r} have different batch shapes")
-        result = result & part
-    return result
+    dtypes = leaf_dtypes(plan, parts, "isin")
+    run = variant(space, plan, ("isin", dtypes, *Kernel.key_of(name, first)),
+                  lambda: _build(Kernel.for_array(name, first), plan, dtypes, space))
+    return run(parts)
+
+
+def _build(k: Kernel, plan: Plan, dtypes: tuple[Any, ...], space: Any) -> Callable[[tuple[Any, ...]], Any]:
+    tests = [_isin_leaf(k, leaf, dtype) for leaf, dtype in zip(plan.leaves, dtypes)]
+    first, rest = tests[0], list(enumerate(tests[1:], 1))
+
+    def run(parts: tuple[Any, ...]) -> Any:
+        result = first(parts[0])
+        for i, test in rest:
+            part = test(parts[i])
+            if part.shape != result.shape:
+                raise ValueError(f"isin: the component batches of {space!r} have different batch shapes")
+            result &= part  # in place on torch (every leaf's result is a fresh array), a new array on JAX
+        return result
+
+    return run
+
+
+def leaf_dtypes(plan: Plan, parts: tuple[Any, ...], what: str) -> tuple[Any, ...]:
+    """The native dtype of every leaf batch; ValueError naming ``what`` for one that is not an array."""
+    try:
+        return tuple([p.dtype for p in parts])
+    except AttributeError:
+        for leaf, p in zip(plan.leaves, parts):
+            lead_checker(leaf, what)(p)
+        raise  # pragma: no cover - lead_checker raised
 
 
 def _first(batch: Any) -> Any:
@@ -55,94 +87,196 @@ def _first(batch: Any) -> Any:
 
 def batch_lead(k: Kernel, leaf: ArrayLeaf, b: Any, what: str) -> tuple[int, ...]:
     """The batch shape of ``b``; ValueError naming ``what`` unless it ends in the element shape."""
-    shape = tuple(b.shape) if hasattr(b, "shape") else None
-    n = len(leaf.shape)
-    if shape is None or len(shape) < n or shape[len(shape) - n :] != leaf.shape:
+    return tuple(lead_checker(leaf, what)(b))
+
+
+def lead_checker(leaf: ArrayLeaf, what: str) -> Callable[[Any], Any]:
+    """``lead(b)``: the batch shape of ``b`` (its shape without the element's); ValueError
+    naming ``what`` unless ``b`` has a shape ending in the element shape."""
+    element, n = leaf.shape, len(leaf.shape)
+
+    def fail(b: Any, shape: Any) -> None:
         raise ValueError(
             f"{what}: {type(b).__qualname__} of shape {shape} is not a batch of {leaf.space!r} "
-            f"(elements of shape {leaf.shape})"
+            f"(elements of shape {element})"
         )
-    return shape[: len(shape) - n]
 
-
-_ALL_ONES = 0x0101010101010101
-
-
-def _all_trailing(k: Kernel, inside: Any, lead: tuple[int, ...], n: int) -> Any:
-    """``inside`` reduced over the element's ``n`` trailing axes (every entry inside).
-
-    On torch, rows of 8 to 64 bools are read as int64 words, eight entries per compare, and
-    rows of fewer than 8 are and-ed entry by entry:
-    torch's per-row reduction is several times slower for short rows (as NumPy's, which
-    spacealg's NumPy path avoids the same way).
-    """
     if not n:
-        return inside
-    width = math.prod(inside.shape[len(lead):])
-    rows = k.xp.reshape(inside, (*lead, width))
-    if k.name == "torch" and width and width % 8 == 0 and width <= 64 and rows.is_contiguous():
-        words = rows.view(k.backend.module.uint8).view(k.backend.module.int64)
-        result = words[..., 0] == _ALL_ONES
-        for j in range(1, width // 8):
-            result &= words[..., j] == _ALL_ONES
-        return result
+        def lead(b: Any) -> Any:
+            try:
+                return b.shape
+            except AttributeError:
+                fail(b, None)
+
+        return lead
+
+    def lead_of(b: Any) -> Any:
+        shape: Any = getattr(b, "shape", None)
+        if shape is None or len(shape) < n or tuple(shape[len(shape) - n:]) != element:
+            fail(b, None if shape is None else tuple(shape))
+        return shape[: len(shape) - n]
+
+    return lead_of
+
+
+def _trailing(k: Kernel, leaf: ArrayLeaf) -> Callable[[Any, Any], Any]:
+    """``reduce(inside, lead)``: ``inside`` reduced over the element's trailing axes (every
+    entry inside).
+
+    On torch, a row of bools is read as words (int64, int32 or int16: up to eight entries
+    per compare) and-ed together, and a row of a few entries entry by entry: torch's
+    per-row reduction is several times slower for short rows (as NumPy's, which spacealg's
+    NumPy path avoids the same way).
+    """
+    n = len(leaf.shape)
+    if not n:
+        return lambda inside, lead: inside
+    width = leaf.size
+    xp = k.xp
+
+    def rows_of(inside: Any, lead: Any) -> Any:
+        return inside if n == 1 else inside.reshape((*lead, width))
+
+    size = next((s for s in (8, 4, 2) if width and width % s == 0), 0)
+    if k.name == "torch" and size and width // size <= 8:
+        torch = k.backend.module
+        word, ones = {8: (torch.int64, 0x0101010101010101), 4: (torch.int32, 0x01010101),
+                      2: (torch.int16, 0x0101)}[size]
+        count = width // size
+
+        def by_words(inside: Any, lead: Any) -> Any:
+            rows = rows_of(inside, lead)
+            if not rows.is_contiguous():
+                return torch.all(rows, dim=-1)
+            w = rows.view(word)
+            if count == 1:
+                return w[..., 0] == ones
+            acc = w[..., 0] & w[..., 1]
+            for j in range(2, count):
+                acc &= w[..., j]
+            return acc == ones
+
+        return by_words
     if k.name == "torch" and 0 < width < 8:  # a few entries: one & per entry
-        result = rows[..., 0]
-        for j in range(1, width):
-            result = result & rows[..., j]
-        return result
-    return k.xp.all(rows, axis=-1)
+
+        def by_entries(inside: Any, lead: Any) -> Any:
+            rows = rows_of(inside, lead)
+            result = rows[..., 0]
+            for j in range(1, width):
+                result = result & rows[..., j]
+            return result
+
+        return by_entries
+    return lambda inside, lead: xp.all(rows_of(inside, lead), axis=-1)
 
 
-def _isin_leaf(k: Kernel, leaf: ArrayLeaf, b: Any) -> Any:
-    lead = batch_lead(k, leaf, b, "isin")
-    kind = k.kind(b)
+def _converter(xp: Any, dtypes: list[Any]) -> Callable[[Any], Any] | None:
+    """``b`` cast through ``dtypes`` in turn (None: no cast)."""
+    if not dtypes:
+        return None
+    if len(dtypes) == 1:
+        (one,) = dtypes
+        return lambda b: xp.astype(b, one, copy=False)
+
+    def cast(b: Any) -> Any:
+        for dtype in dtypes:
+            b = xp.astype(b, dtype, copy=False)
+        return b
+
+    return cast
+
+
+def _isin_leaf(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> Callable[[Any], Any]:
+    """The membership test of batches of ``leaf`` of native ``dtype``, every decision made."""
+    lead = lead_checker(leaf, "isin")
+    kind = k.kind_of(dtype)
     xp = k.xp
     if kind == "c":
-        return xp.zeros(lead, dtype=xp.bool)
+        device = {"device": k.device} if k.name == "torch" else {}
+        return lambda b: xp.zeros(lead(b), dtype=xp.bool, **device)
+    casts: list[Any] = []
     if kind == "b":
-        b = xp.astype(b, k.native(leaf, np.uint8), copy=False)
+        dtype = k.native(leaf, np.uint8)
+        casts.append(dtype)
         kind = "i"
+    reduce = _trailing(k, leaf)
     if leaf.kind == "real":
         if kind != "f":
-            b = xp.astype(b, k.widest_float(), copy=False)
-        low, high = _real_bounds(k, leaf, b)
-        above = b > low if leaf.open_low else b >= low
-        below = b < high if leaf.open_high else b <= high
-        inside = above & below
+            dtype = k.widest_float()
+            casts.append(dtype)
+        low, high = _real_bounds(k, leaf, dtype)
+        above = operator.gt if leaf.open_low else operator.ge
+        below = operator.lt if leaf.open_high else operator.le
+
+        def within(b: Any) -> Any:
+            result = above(b, low)
+            result &= below(b, high)  # in place on torch (a fresh array), a new array on JAX
+            return result
+
+        inside: Callable[[Any], Any] = within
     elif leaf.kind == "int":
-        inside = _int_inside(k, leaf, b, kind)
+        inside = _int_inside(k, leaf, dtype, kind)
     else:
-        inside = _set_inside(k, leaf, b, kind)
-    return _all_trailing(k, inside, lead, len(leaf.shape))
+        inside = _set_inside(k, leaf, kind)
+    cast = _converter(xp, casts)
+    if cast is None:
+        def plain(b: Any) -> Any:
+            shape = lead(b)
+            return reduce(inside(b), shape)
+
+        return plain
+
+    def test(b: Any) -> Any:
+        shape = lead(b)
+        return reduce(inside(cast(b)), shape)
+
+    return test
 
 
-def _real_bounds(k: Kernel, leaf: ArrayLeaf, b: Any) -> tuple[Any, Any]:
-    """Interval ends as Python floats (NumPy's weak scalars); Box bounds in the Box's dtype."""
-    if isinstance(leaf.base, Interval) or (leaf.uniform_bounds and leaf.size and k.numpy_dtype(b) == leaf.dtype):
+def _real_bounds(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> tuple[Any, Any]:
+    """Interval ends as Python floats (NumPy's weak scalars); Box bounds in the Box's dtype
+    (Python floats where every entry has the same bounds and the batch has the Box's dtype)."""
+    same = leaf.uniform_bounds and leaf.size and k.backend.numpy_dtype(dtype) == leaf.dtype
+    if isinstance(leaf.base, Interval) or same:
         return float(leaf.low.reshape(-1)[0]), float(leaf.high.reshape(-1)[0])
-    dtype = k.native(leaf)
-    return k.const(leaf, "low", lambda: leaf.low, dtype), k.const(leaf, "high", lambda: leaf.high, dtype)
+    native = k.native(leaf)
+    return k.const(leaf, "low", lambda: leaf.low, native), k.const(leaf, "high", lambda: leaf.high, native)
 
 
-def _int_inside(k: Kernel, leaf: ArrayLeaf, b: Any, kind: str) -> Any:
+def _int_inside(k: Kernel, leaf: ArrayLeaf, dtype: Any, kind: str) -> Callable[[Any], Any]:
     xp = k.xp
     if kind == "f":
-        low, high = inner_float_bounds(k, leaf, b.dtype)
-        inside = (b >= low) & (b <= high) & (xp.floor(b) == b)
+        low, high = inner_float_bounds(k, leaf, dtype)
+
+        def bounded(b: Any) -> Any:
+            result = b >= low
+            result &= b <= high
+            result &= xp.floor(b) == b
+            return result
     else:
-        low, high = _int_bounds(k, leaf, b)
-        inside = (b >= low) & (b <= high)
-    if leaf.step != 1:
-        first = int(leaf.low.reshape(-1)[0])
-        wide = xp.astype(b, k.widest_float() if kind == "f" else k.widest_int(), copy=False)
-        inside = inside & (xp.remainder(wide - first, leaf.step) == 0)
-    return inside
+        low, high = _int_bounds(k, leaf, dtype)
+
+        def bounded(b: Any) -> Any:
+            result = b >= low
+            result &= b <= high
+            return result
+    if leaf.step == 1:
+        return bounded
+    first, step = int(leaf.low.reshape(-1)[0]), leaf.step
+    wide = k.widest_float() if kind == "f" else k.widest_int()
+
+    def stepped(b: Any) -> Any:
+        result = bounded(b)
+        result &= xp.remainder(xp.astype(b, wide, copy=False) - first, step) == 0
+        return result
+
+    return stepped
 
 
-def _int_bounds(k: Kernel, leaf: ArrayLeaf, b: Any) -> tuple[Any, Any]:
-    """The integer ends clipped to ``b``'s dtype (exact comparisons in ``b``'s own dtype)."""
-    np_dtype = k.numpy_dtype(b)
+def _int_bounds(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> tuple[Any, Any]:
+    """The integer ends clipped to native ``dtype`` (exact comparisons in the batch's own
+    dtype): a Python int for a side whose entries are all equal, else a cached constant."""
+    np_dtype = k.backend.numpy_dtype(dtype)
     key = ("int_bounds", np_dtype.str)
     if key not in leaf.cache:
         info = np.iinfo(np_dtype)
@@ -155,21 +289,19 @@ def _int_bounds(k: Kernel, leaf: ArrayLeaf, b: Any) -> tuple[Any, Any]:
             raise TypeError(f"isin: batches of {np_dtype} cannot hold members of {leaf.space!r}")
         leaf.cache[key] = (lo, hi)
     lo, hi = leaf.cache[key]
-    if _uniform(lo) and _uniform(hi) and lo.size:
-        return int(lo.reshape(-1)[0]), int(hi.reshape(-1)[0])
-    native = b.dtype
     tag = np_dtype.str
-    return k.const(leaf, ("lo", tag), lambda: lo, native), k.const(leaf, ("hi", tag), lambda: hi, native)
+    first: Any = int(lo.reshape(-1)[0]) if _uniform(lo) and lo.size else k.const(leaf, ("lo", tag), lambda: lo, dtype)
+    last: Any = int(hi.reshape(-1)[0]) if _uniform(hi) and hi.size else k.const(leaf, ("hi", tag), lambda: hi, dtype)
+    return first, last
 
 
-def _set_inside(k: Kernel, leaf: ArrayLeaf, b: Any, kind: str) -> Any:
+def _set_inside(k: Kernel, leaf: ArrayLeaf, kind: str) -> Callable[[Any], Any]:
     xp = k.xp
     assert leaf.values is not None
     floating = kind == "f" or leaf.values.dtype.kind == "f"
     common = k.widest_float() if floating else k.widest_int()
     values = k.const(leaf, ("values", floating), lambda: leaf.values, common)
-    wide = xp.astype(b, common, copy=False)
-    return xp.any(wide[..., None] == values, axis=-1)
+    return lambda b: xp.any(xp.astype(b, common, copy=False)[..., None] == values, axis=-1)
 
 
 def _uniform(a: np.ndarray) -> bool:

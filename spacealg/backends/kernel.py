@@ -35,6 +35,15 @@ class Kernel:
         backend = backend_named(name)
         return cls(backend, backend.device(x), x)
 
+    @staticmethod
+    def key_of(name: str, x: Any) -> tuple[Any, ...]:
+        """What a compiled plan variant depends on besides the space and the dtypes: the
+        backend, ``x``'s device, whether ``x`` is traced, and the backend's dtype policy."""
+        if name == "torch":
+            return ("torch", x.device)
+        backend = backend_named(name)
+        return (name, backend.device(x), backend.is_traced(x), backend.policy())
+
     # -- dtypes ------------------------------------------------------------------------
     def native(self, leaf: ArrayLeaf, dtype: Any = None) -> Any:
         """The native dtype of ``leaf``'s values (or of NumPy ``dtype`` for them), by the policy."""
@@ -45,13 +54,17 @@ class Kernel:
 
     def kind(self, x: Any) -> str:
         """``"b"``, ``"i"`` (signed or unsigned integers), ``"f"`` or ``"c"``/other."""
+        return self.kind_of(x.dtype)
+
+    def kind_of(self, dtype: Any) -> str:
+        """:meth:`kind` of an array of native ``dtype``."""
         try:
-            return _KINDS[x.dtype]
+            return _KINDS[dtype]
         except KeyError:
             xp = self.xp
             kind = next((k for k, name in (("b", "bool"), ("i", "integral"), ("f", "real floating"))
-                         if xp.isdtype(x.dtype, name)), "c")
-            _KINDS[x.dtype] = kind
+                         if xp.isdtype(dtype, name)), "c")
+            _KINDS[dtype] = kind
             return kind
 
     def widest_float(self) -> Any:

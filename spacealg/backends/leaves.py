@@ -36,7 +36,6 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.core.cache import IdentityCache
 from spacealg.core.generic import as_space, generic
 from spacealg.core.leaf import LeafModel, leaf
 from spacealg.spaces.array import ArraySpace
@@ -223,21 +222,20 @@ def space_tree(space: Any) -> Any:
     return array_leaf(space)
 
 
-_TREES: IdentityCache[Any] = IdentityCache("backend trees", max_entries=4096)
-
-
 def cached_tree(space: Any) -> Any:
-    """:func:`space_tree`, kept under the package's one cache rule (:mod:`spacealg.core.cache`)."""
-    return _TREES.get_or_compute(space, space_tree)
+    """:func:`space_tree`, kept in the space's plan (:mod:`spacealg.backends.plan`, under the
+    package's one cache rule, :mod:`spacealg.core.cache`)."""
+    from spacealg.backends.plan import plan_for
+
+    return plan_for(space).tree
 
 
 def tree_for(space: Any, name: str, what: str) -> Any:
     """:func:`cached_tree` for operation ``what`` on backend ``name``; the TypeError for a kind
     with object batches names the kind, the operation and the backend."""
-    try:
-        return cached_tree(space)
-    except ObjectBatchError as error:
-        raise TypeError(f"{what} on {name}: {error}") from None
+    from spacealg.backends.plan import plan_for
+
+    return plan_for(space, name, what).tree
 
 
 def map_tree(function: Callable[..., Any], tree: Any, *batches: Any, what: str = "batch") -> Any:

@@ -16,6 +16,8 @@ key is pure (and traceable under ``jax.jit``/``jax.vmap``).
 
 from __future__ import annotations
 
+import threading
+import weakref
 from typing import Any
 
 import numpy as np
@@ -53,20 +55,41 @@ class TorchRng:
 
     def below(self, widths: np.ndarray, shape: tuple[int, ...]) -> Any:
         """int64 offsets ``0 <= k < widths`` (broadcast over ``shape``'s trailing axes)."""
-        flat = widths.reshape(-1)
+        return self.below_checked(type(self).check_below(widths, self.backend), shape)
+
+    @classmethod
+    def check_below(cls, widths: np.ndarray, backend: Backend) -> Any:
+        """``widths`` prepared for :meth:`below_checked` (once per space: an int where every
+        entry has the same width); ValueError when a width is beyond what the generator draws."""
+        flat = np.asarray(widths, dtype=object).reshape(-1)
         if not flat.size or (flat == flat[0]).all():
             n = int(flat[0]) if flat.size else 1
             _check_width(n, 2**63 - 1, "torch")
-            return self.torch.randint(0, n, shape, generator=self.generator, device=self.device)
+            return n
         _check_width(int(flat.max()), _WIDE, "torch")
+        return _Widths(np.asarray(widths, dtype=object).astype(np.int64))
+
+    def below_checked(self, widths: Any, shape: tuple[int, ...]) -> Any:
+        """:meth:`below` of widths prepared by :meth:`check_below`."""
+        if isinstance(widths, int):
+            return self.torch.randint(0, widths, shape, generator=self.generator, device=self.device)
         drawn = self.torch.randint(0, _WIDE, shape, generator=self.generator, device=self.device)
-        key = (widths.astype(np.int64).tobytes(), widths.shape, str(self.device))
-        w = _WIDTHS.get(key)
-        if w is None:
-            if len(_WIDTHS) > 256:
-                _WIDTHS.clear()
-            w = _WIDTHS[key] = self.torch.as_tensor(widths.astype(np.int64), device=self.device)
-        return self.torch.remainder(drawn, w)
+        return self.torch.remainder(drawn, widths.on(self.torch, self.device))
+
+
+class _Widths:
+    """Per-entry widths (int64), with their tensor on each device they were used on."""
+
+    def __init__(self, widths: np.ndarray) -> None:
+        self.widths = widths
+        self.tensors: dict[str, Any] = {}
+
+    def on(self, torch: Any, device: Any) -> Any:
+        key = str(device)
+        tensor = self.tensors.get(key)
+        if tensor is None:
+            tensor = self.tensors[key] = torch.as_tensor(self.widths, device=device)
+        return tensor
 
 
 class TorchCpuRng(TorchRng):
@@ -77,12 +100,41 @@ class TorchCpuRng(TorchRng):
     NumPy's generator is faster than torch's CPU kernels (about 1.7× on uniform floats, on
     one thread), and the seeding law holds: the same generator state gives the same draws.
     float16/bfloat16 draws, which NumPy's generator does not make, use torch's own kernels.
+    ``numpy`` is the NumPy generator (plans draw integers with it directly).
     """
+
+    numpy_stream = True
 
     def __init__(self, generator: Any) -> None:
         super().__init__(generator)
-        seed = int(self.torch.randint(0, 2**63 - 1, (1,), generator=generator)[0])
-        self.numpy = np.random.Generator(np.random.PCG64(seed))
+        words = self.torch.randint(0, 2**63 - 1, (4,), generator=generator, dtype=self.torch.int64).tolist()
+        self._state: dict[str, Any] = {  # 126 random bits of position, 126 of stream (odd increment)
+            "bit_generator": "PCG64",
+            "state": {"state": (words[0] << 64) | words[1], "inc": (words[2] << 64) | words[3] | 1},
+            "has_uint32": 0, "uinteger": 0,
+        }
+
+    @property
+    def numpy(self) -> np.random.Generator:
+        """The NumPy generator holding this adapter's stream.
+
+        One PCG64 per thread serves every adapter (seeding a new one costs about 15 µs, more
+        than a small draw): the adapter that draws puts its state in, and the state of an
+        adapter still alive that drew last is saved into it first, so interleaved adapters
+        keep their own streams.
+        """
+        local = _LOCAL.__dict__
+        shared = local.get("shared")
+        if shared is None:
+            bits = np.random.PCG64(0)
+            shared = local["shared"] = [bits, np.random.Generator(bits), _dead]
+        owner = shared[2]()
+        if owner is not self:
+            if owner is not None:
+                owner._state = shared[0].state
+            shared[0].state = self._state
+            shared[2] = weakref.ref(self)
+        return shared[1]  # type: ignore[no-any-return]
 
     def _float(self, dtype: Any) -> Any:
         """The NumPy type of torch ``dtype`` where NumPy's generator draws it (float32/64),
@@ -118,11 +170,24 @@ class TorchCpuRng(TorchRng):
             return super().exponential(shape, dtype)
         return self.torch.from_numpy(self.numpy.standard_exponential(shape, dtype=f))
 
-    def below(self, widths: np.ndarray, shape: tuple[int, ...]) -> Any:
+    @classmethod
+    def check_below(cls, widths: np.ndarray, backend: Backend) -> Any:
         exact = np.asarray(widths, dtype=object)
         _check_width(int(exact.max()) if exact.size else 1, 2**63 - 1, "torch")
-        high = exact.astype(np.int64) if exact.size else 1
-        return self.torch.from_numpy(np.asarray(self.numpy.integers(0, high, shape), dtype=np.int64))
+        flat = exact.reshape(-1)
+        if not flat.size or (flat == flat[0]).all():
+            return int(flat[0]) if flat.size else 1
+        return exact.astype(np.int64)
+
+    def below_checked(self, widths: Any, shape: tuple[int, ...]) -> Any:
+        return self.torch.from_numpy(np.asarray(self.numpy.integers(0, widths, shape), dtype=np.int64))
+
+
+_LOCAL = threading.local()
+
+
+def _dead() -> None:
+    return None
 
 
 def _check_width(n: int, limit: int, name: str) -> None:
@@ -158,10 +223,18 @@ class JaxRng:
         return self.random.exponential(self._next(), shape, dtype)
 
     def below(self, widths: np.ndarray, shape: tuple[int, ...]) -> Any:
-        dtype = np.int64 if getattr(self.backend, "x64", False) else np.int32
+        return self.below_checked(type(self).check_below(widths, self.backend), shape)
+
+    @classmethod
+    def check_below(cls, widths: np.ndarray, backend: Backend) -> Any:
+        dtype = np.int64 if getattr(backend, "x64", False) else np.int32
         limit = int(np.iinfo(dtype).max)
-        _check_width(int(np.asarray(widths, dtype=object).max()) if widths.size else 1, limit, "jax")
-        maxval = np.asarray(widths, dtype=object).astype(dtype) if widths.size else 1
+        exact = np.asarray(widths, dtype=object)
+        _check_width(int(exact.max()) if exact.size else 1, limit, "jax")
+        return (exact.astype(dtype) if exact.size else 1), dtype
+
+    def below_checked(self, widths: Any, shape: tuple[int, ...]) -> Any:
+        maxval, dtype = widths
         return self.random.randint(self._next(), shape, 0, maxval, dtype)
 
 

@@ -26,6 +26,7 @@ Laws: ``isin(sample(s, n, rng=g), s).all()``; the same generator state (torch) o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -33,7 +34,8 @@ import numpy as np
 
 from spacealg.backends.isin import inner_float_bounds
 from spacealg.backends.kernel import Kernel
-from spacealg.backends.leaves import ArrayLeaf, map_tree, tree_for
+from spacealg.backends.leaves import ArrayLeaf
+from spacealg.backends.plan import plan_for, variant
 from spacealg.backends.rng import JaxRng, TorchRng, rng_adapter
 from spacealg.spaces._batch import normalize_size
 
@@ -41,42 +43,99 @@ __all__ = ["sample_on"]
 
 
 def sample_on(name: str, space: Any, size: Any, rng: Any) -> Any:
-    """The batch of ``size`` drawn from ``space`` with the torch generator or JAX key ``rng``."""
+    """The batch of ``size`` drawn from ``space`` with the torch generator or JAX key ``rng``.
+
+    The per-leaf decisions (dtypes, widths, bounds, constants, which draw) are made once per
+    space, backend, device and generator kind, and kept in the space's plan
+    (:mod:`spacealg.backends.plan`); a call draws every leaf and joins the batch.
+    """
     adapter = rng_adapter(rng, name)
     shape = normalize_size(size)
-    tree = tree_for(space, name, "sample")
-    kernel = Kernel(adapter.backend, adapter.device)
-    return map_tree(lambda leaf: _sample_leaf(kernel, adapter, leaf, shape), tree)
+    plan = plan_for(space, name, "sample")
+    kind: Any = type(adapter)
+    key = ("sample", kind, name, str(adapter.device), adapter.backend.policy())
+    draws = variant(space, plan, key, lambda: [_sample_leaf(Kernel(adapter.backend, adapter.device), kind, leaf)
+                                               for leaf in plan.leaves])
+    return plan.join([draw(adapter, shape) for draw in draws])
 
 
-def _sample_leaf(k: Kernel, rng: TorchRng | JaxRng, leaf: ArrayLeaf, size: tuple[int, ...]) -> Any:
-    full = size + leaf.shape
+Draw = Callable[[Any, tuple[int, ...]], Any]
+
+
+def _sample_leaf(k: Kernel, kind: Any, leaf: ArrayLeaf) -> Draw:
+    """``draw(rng, size)``: a batch of ``size`` of ``leaf`` from an adapter of class ``kind``,
+    every decision made."""
+    element = leaf.shape
     dtype = k.native(leaf)
+    xp = k.xp
     if leaf.kind == "set":
         assert leaf.values is not None
         values = k.const(leaf, "values", lambda: leaf.values, dtype)
-        picks = rng.below(np.asarray(len(leaf.values)), full)
-        return values[picks]
+        count = kind.check_below(np.asarray(len(leaf.values), dtype=object), k.backend)
+
+        def pick(rng: Any, size: tuple[int, ...]) -> Any:
+            return values[rng.below_checked(count, size + element)]
+
+        return pick
     if leaf.kind == "int" and bool(leaf.bounded_low.all() and leaf.bounded_high.all()):
-        wide = k.widest_int()
-        offsets = rng.below(leaf.widths(), full)
-        if leaf.step != 1:
-            offsets = offsets * leaf.step
+        widths = kind.check_below(leaf.widths(), k.backend)
+        step = leaf.step
+        if getattr(kind, "numpy_stream", False) and step == 1:  # NumPy draws the values themselves
+            np_dtype = k.backend.numpy_dtype(dtype)
+            lo, hi = _end(leaf, leaf.low, np_dtype), _end(leaf, leaf.high, np_dtype)
+            from_numpy = k.backend.module.from_numpy
+
+            def numpy_integers(rng: Any, size: tuple[int, ...]) -> Any:
+                return from_numpy(rng.numpy.integers(lo, hi, size + element, dtype=np_dtype, endpoint=True))
+
+            return numpy_integers
         if leaf.uniform_bounds:
-            drawn = offsets + int(leaf.low.reshape(-1)[0]) if leaf.size else offsets
+            low: Any = int(leaf.low.reshape(-1)[0]) if leaf.size else 0
         else:
-            drawn = offsets + k.const(leaf, "low", lambda: leaf.low, wide)
-        return k.xp.astype(drawn, dtype, copy=False)
+            low = k.const(leaf, "low", lambda: leaf.low, k.widest_int())
+
+        def integers(rng: Any, size: tuple[int, ...]) -> Any:
+            offsets = rng.below_checked(widths, size + element)
+            if step != 1:
+                offsets = offsets * step
+            if not isinstance(low, int) or low:
+                offsets = offsets + low
+            return xp.astype(offsets, dtype, copy=False)
+
+        return integers
     if leaf.kind == "int":  # an integer Box unbounded on some side: NumPy's real rule, floored
         work = k.widest_float()
-        drawn = k.xp.floor(_draw_real(k, rng, leaf, full, work, integral=True))
-        low, high = inner_float_bounds(k, leaf, work)
-        return k.xp.astype(k.xp.clip(drawn, low, high), dtype, copy=False)
-    drawn = _draw_real(k, rng, leaf, full, dtype, integral=False)
-    if _needs_clip(leaf):
-        low, high = inner_float_bounds(k, leaf, dtype)
-        drawn = k.xp.clip(drawn, low, high)
-    return drawn
+        low_f, high_f = inner_float_bounds(k, leaf, work)
+
+        def floored(rng: Any, size: tuple[int, ...]) -> Any:
+            drawn = xp.floor(_draw_real(k, rng, leaf, size + element, work, integral=True))
+            return xp.astype(xp.clip(drawn, low_f, high_f), dtype, copy=False)
+
+        return floored
+    clip = _needs_clip(leaf)
+    if clip:
+        low_c, high_c = inner_float_bounds(k, leaf, dtype)
+    if leaf.uniform_bounds and leaf.size and bool((leaf.bounded_low & leaf.bounded_high).all()):
+        lo, hi = float(leaf.low.reshape(-1)[0]), float(leaf.high.reshape(-1)[0])
+
+        def between(rng: Any, size: tuple[int, ...]) -> Any:
+            drawn = rng.between(size + element, dtype, lo, hi)
+            return xp.clip(drawn, low_c, high_c) if clip else drawn
+
+        return between
+
+    def real(rng: Any, size: tuple[int, ...]) -> Any:
+        drawn = _draw_real(k, rng, leaf, size + element, dtype, integral=False)
+        return xp.clip(drawn, low_c, high_c) if clip else drawn
+
+    return real
+
+
+def _end(leaf: ArrayLeaf, bound: np.ndarray, dtype: np.dtype) -> Any:
+    """A bound as a Python int where every entry has the same bounds, else an array of ``dtype``."""
+    if not leaf.uniform_bounds:
+        return bound.astype(dtype)
+    return int(bound.reshape(-1)[0]) if leaf.size else 0
 
 
 def _draw_real(k: Kernel, rng: TorchRng | JaxRng, leaf: ArrayLeaf, full: tuple[int, ...], dtype: Any,
