@@ -19,105 +19,175 @@ on them raises TypeError (use ``clamp``).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from spacealg.backends.isin import _first, batch_lead, inner_float_bounds
+from spacealg.backends.isin import _first, inner_float_bounds, lead_checker, leaf_dtypes
 from spacealg.backends.kernel import Kernel
-from spacealg.backends.leaves import ArrayLeaf, map_tree, tree_for
+from spacealg.backends.leaves import ArrayLeaf
+from spacealg.backends.plan import Plan, plan_for, variant
 
 __all__ = ["clamp_inplace_on", "clamp_on"]
 
 
 def clamp_on(name: str, x: Any, space: Any) -> Any:
-    """The nearest member of ``space`` to every row of the torch/JAX batch ``x``."""
-    tree = tree_for(space, name, "clamp")
-    k = Kernel.for_array(name, _first(x))
-    return map_tree(lambda leaf, b: _clamp_leaf(k, leaf, b), tree, x, what="clamp")
+    """The nearest member of ``space`` to every row of the torch/JAX batch ``x``.
+
+    The per-leaf decisions are made once per space, backend, device and leaf dtypes and kept
+    in the space's plan (:mod:`spacealg.backends.plan`).
+    """
+    plan, parts, run = _planned(name, x, space, "clamp")
+    return plan.join(run(parts))
 
 
 def clamp_inplace_on(name: str, x: Any, space: Any) -> Any:
-    """:func:`clamp_on` written into the torch tensor(s) ``x``; returns ``x``."""
+    """:func:`clamp_on` written into the torch tensor(s) ``x``; returns ``x``.
+
+    Every leaf is clamped before any is written: an error (NaN, a dtype that cannot hold the
+    clamp) leaves ``x`` unchanged.
+    """
     if name != "torch":
         raise TypeError("clamp_: JAX arrays are immutable; use clamp (it returns the clamped batch)")
-    tree = tree_for(space, name, "clamp_")
-    k = Kernel.for_array(name, _first(x))
-
-    def write(leaf: ArrayLeaf, b: Any) -> None:
-        if leaf.kind == "real" and k.kind(b) != "f":
-            raise TypeError(f"clamp_: x of dtype {b.dtype} cannot hold the clamp of {leaf.space!r}")
-        if k.kind(b) not in "bif":
-            raise TypeError(f"clamp_: x must be a real tensor, got {b.dtype}")
-        b.copy_(_clamp_leaf(k, leaf, b))
-
-    map_tree(write, tree, x, what="clamp_")
+    _, parts, run = _planned(name, x, space, "clamp_")
+    for b, clamped in zip(parts, run(parts)):
+        b.copy_(clamped)
     return x
 
 
-def _check_nan(k: Kernel, b: Any) -> None:
-    """ValueError if ``b`` holds NaN. One sum first (a NaN entry makes it NaN; a vectorised
-    pass, much cheaper than ``isnan(b).any()``), the exact test only when the sum is NaN."""
-    xp = k.xp
-    if k.any_true(xp.isnan(xp.sum(b))) and k.any_true(xp.isnan(b)):
-        raise ValueError("clamp: x contains NaN, which has no nearest member")
+def _planned(name: str, x: Any, space: Any, what: str) -> tuple[Plan, tuple[Any, ...], Callable[[Any], list[Any]]]:
+    plan = plan_for(space, name, what)
+    parts = plan.check(x, what)
+    first = _first(x)
+    dtypes = leaf_dtypes(plan, parts, what)
+    run = variant(space, plan, (what, dtypes, *Kernel.key_of(name, first)),
+                  lambda: _build(Kernel.for_array(name, first), plan, dtypes, what))
+    return plan, parts, run
 
 
-def _clamp_leaf(k: Kernel, leaf: ArrayLeaf, b: Any) -> Any:
-    batch_lead(k, leaf, b, "clamp")
+def _build(k: Kernel, plan: Plan, dtypes: tuple[Any, ...], what: str) -> Callable[[Any], list[Any]]:
+    if what == "clamp_":
+        for leaf, dtype in zip(plan.leaves, dtypes):
+            kind = k.kind_of(dtype)
+            if leaf.kind == "real" and kind != "f":
+                raise TypeError(f"clamp_: x of dtype {dtype} cannot hold the clamp of {leaf.space!r}")
+            if kind not in "bif":
+                raise TypeError(f"clamp_: x must be a real tensor, got {dtype}")
+    clamps = [_clamp_leaf(k, leaf, dtype, what) for leaf, dtype in zip(plan.leaves, dtypes)]
+    pairs = list(enumerate(clamps))
+    return lambda parts: [clamp(parts[i]) for i, clamp in pairs]
+
+
+def _nan_check(k: Kernel) -> Callable[[Any], None] | None:
+    """``check(b)``: ValueError if ``b`` holds NaN (None inside ``jax.jit``, where values
+    cannot be read). One sum first (a NaN entry makes it NaN; a vectorised pass, much cheaper
+    than ``isnan(b).any()``), the exact test only when the sum is NaN (or inf - inf)."""
+    if k.traced:
+        return None
     xp = k.xp
-    kind = k.kind(b)
+
+    def check(b: Any) -> None:
+        if math.isnan(float(xp.sum(b))) and bool(xp.any(xp.isnan(b))):
+            raise ValueError("clamp: x contains NaN, which has no nearest member")
+
+    return check
+
+
+def _clamp_leaf(k: Kernel, leaf: ArrayLeaf, dtype: Any, what: str) -> Callable[[Any], Any]:
+    """The clamp of batches of ``leaf`` of native ``dtype``, every decision made."""
+    lead = lead_checker(leaf, what)
+    kind = k.kind_of(dtype)
     if kind == "c":
-        raise TypeError(f"clamp: x must be a real tensor, got {b.dtype}")
-    if kind == "f":
-        _check_nan(k, b)
+        def complex_batch(b: Any) -> Any:
+            lead(b)
+            raise TypeError(f"clamp: x must be a real tensor, got {b.dtype}")
+
+        return complex_batch
+    nan = _nan_check(k) if kind == "f" else None
     if leaf.kind == "real":
-        if kind != "f":
-            b = xp.astype(b, k.native(leaf), copy=False)
-        low, high = inner_float_bounds(k, leaf, b.dtype)
-        return k.clip(b, low, high)
-    if leaf.kind == "int":
-        return _clamp_int(k, leaf, b, kind)
-    return _clamp_set(k, leaf, b, kind)
+        clamp = _clamp_real(k, leaf, dtype, kind)
+    elif leaf.kind == "int":
+        clamp = _clamp_int(k, leaf, dtype, kind)
+    else:
+        clamp = _clamp_set(k, leaf, dtype)
+    if nan is None:
+        def plain(b: Any) -> Any:
+            lead(b)
+            return clamp(b)
+
+        return plain
+
+    def checked(b: Any) -> Any:
+        lead(b)
+        nan(b)
+        return clamp(b)
+
+    return checked
 
 
-def _clamp_int(k: Kernel, leaf: ArrayLeaf, b: Any, kind: str) -> Any:
+def _clamp_real(k: Kernel, leaf: ArrayLeaf, dtype: Any, kind: str) -> Callable[[Any], Any]:
     xp = k.xp
-    dtype = k.native(leaf)
     if kind == "f":
-        low, high = inner_float_bounds(k, leaf, b.dtype)
-        clipped = xp.clip(xp.round(b), low, high)
+        low, high = inner_float_bounds(k, leaf, dtype)
+        return k.clipper(dtype, low, high)
+    work = k.native(leaf)
+    low, high = inner_float_bounds(k, leaf, work)
+    clip = k.clipper(work, low, high)
+    return lambda b: clip(xp.astype(b, work, copy=False))
+
+
+def _clamp_int(k: Kernel, leaf: ArrayLeaf, dtype: Any, kind: str) -> Callable[[Any], Any]:
+    xp = k.xp
+    out = k.native(leaf)
+    if kind == "f":
+        low, high = inner_float_bounds(k, leaf, dtype)
+
+        def clipped(b: Any) -> Any:
+            return xp.clip(xp.round(b), low, high)
     else:
         wide = k.widest_int()
-        b = xp.astype(b, wide, copy=False)
-        if leaf.uniform_bounds and leaf.size:
-            low, high = int(leaf.low.reshape(-1)[0]), int(leaf.high.reshape(-1)[0])
-        else:
-            low = k.const(leaf, "low", lambda: leaf.low, wide)
-            high = k.const(leaf, "high", lambda: leaf.high, wide)
-        clipped = xp.clip(b, low, high)
-    if leaf.step != 1:
-        first = int(leaf.low.reshape(-1)[0])
-        work = xp.astype(clipped, k.widest_float(), copy=False)
-        steps = xp.astype(xp.round((work - first) / leaf.step), k.widest_int(), copy=False)
-        return xp.astype(steps * leaf.step + first, dtype, copy=False)
-    return xp.astype(clipped, dtype, copy=False)
+        lo: Any = (int(leaf.low.reshape(-1)[0]) if _same(leaf.low) else
+                   k.const(leaf, "low", lambda: leaf.low, wide))
+        hi: Any = (int(leaf.high.reshape(-1)[0]) if _same(leaf.high) else
+                   k.const(leaf, "high", lambda: leaf.high, wide))
+
+        def clipped(b: Any) -> Any:
+            return xp.clip(xp.astype(b, wide, copy=False), lo, hi)
+    if leaf.step == 1:
+        return lambda b: xp.astype(clipped(b), out, copy=False)
+    first, step = int(leaf.low.reshape(-1)[0]), leaf.step
+    work, wide_int = k.widest_float(), k.widest_int()
+
+    def stepped(b: Any) -> Any:
+        steps = xp.astype(xp.round((xp.astype(clipped(b), work, copy=False) - first) / step), wide_int, copy=False)
+        return xp.astype(steps * step + first, out, copy=False)
+
+    return stepped
 
 
-def _clamp_set(k: Kernel, leaf: ArrayLeaf, b: Any, kind: str) -> Any:
+def _same(a: np.ndarray) -> bool:
+    """Whether ``a`` has entries, all equal (a Python scalar then serves)."""
+    return bool(a.size) and bool((a == a.reshape(-1)[0]).all())
+
+
+def _clamp_set(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> Callable[[Any], Any]:
     xp = k.xp
     values = leaf.values
     assert values is not None
-    result = np.result_type(values.dtype, k.numpy_dtype(b))
+    result = np.result_type(values.dtype, k.backend.numpy_dtype(dtype))
     out = k.backend.dtype(result, leaf.low, leaf.high, leaf.space)
     work = k.widest_float()
     ordered = k.const(leaf, "sorted", lambda: np.sort(values.astype(np.float64)), work)
-    x = xp.astype(b, work, copy=False)
     n = int(ordered.shape[0])
     if n == 1:
-        return xp.astype(xp.zeros_like(x) + ordered[0], out, copy=False)
-    right = xp.clip(xp.searchsorted(ordered, xp.reshape(x, (-1,))), 1, n - 1)
-    right = xp.reshape(right, x.shape)
-    lower, upper = ordered[right - 1], ordered[right]
-    nearest = xp.where(xp.abs(x - lower) <= xp.abs(upper - x), lower, upper)
-    return xp.astype(nearest, out, copy=False)
+        return lambda b: xp.astype(xp.zeros_like(xp.astype(b, work, copy=False)) + ordered[0], out, copy=False)
+
+    def nearest(b: Any) -> Any:
+        x = xp.astype(b, work, copy=False)
+        right = xp.reshape(xp.clip(xp.searchsorted(ordered, xp.reshape(x, (-1,))), 1, n - 1), x.shape)
+        lower, upper = ordered[right - 1], ordered[right]
+        return xp.astype(xp.where(xp.abs(x - lower) <= xp.abs(upper - x), lower, upper), out, copy=False)
+
+    return nearest

@@ -84,16 +84,30 @@ class Kernel:
             return value
 
     def clip(self, x: Any, low: Any, high: Any) -> Any:
-        """``clip(x, low, high)`` into a new array. A torch CPU tensor with float bounds is
-        clipped into memory allocated by NumPy: torch's CPU allocator maps fresh pages for
-        every large tensor, which costs several times the clip itself (about 40 ms for
-        64 MB on one thread, against 5 ms for the clip), where NumPy's reuses them."""
+        """``clip(x, low, high)`` into a new array (:meth:`clipper` of ``x``'s dtype)."""
+        return self.clipper(x.dtype, low, high)(x)
+
+    def clipper(self, dtype: Any, low: Any, high: Any) -> Callable[[Any], Any]:
+        """``clip(x)``: ``x`` (of native ``dtype``) clipped to ``low..high``, into a new array.
+
+        A torch CPU tensor with float bounds is clipped into memory allocated by NumPy:
+        torch's CPU allocator maps fresh pages for every large tensor, which costs several
+        times the clip itself (about 40 ms for 64 MB on one thread, against 5 ms for the
+        clip), where NumPy's reuses them."""
+        xp = self.xp
         torch = self.backend.module
-        if (self.name == "torch" and x.device.type == "cpu" and isinstance(low, float)
-                and isinstance(high, float) and x.dtype in (torch.float32, torch.float64)):
-            out = torch.from_numpy(np.empty(tuple(x.shape), dtype=self.numpy_dtype(x)))
-            return torch.clamp(x, low, high, out=out)
-        return self.xp.clip(x, low, high)
+        if (self.name == "torch" and isinstance(low, float) and isinstance(high, float)
+                and dtype in (torch.float32, torch.float64)):
+            np_dtype = self.backend.numpy_dtype(dtype)
+            from_numpy, empty, clamp = torch.from_numpy, np.empty, torch.clamp
+
+            def clip(x: Any) -> Any:
+                if not x.is_cpu:
+                    return clamp(x, low, high)
+                return clamp(x, low, high, out=from_numpy(empty(tuple(x.shape), dtype=np_dtype)))
+
+            return clip
+        return lambda x: xp.clip(x, low, high)
 
     # -- what the Array API lacks --------------------------------------------------------
     def onehot(self, positions: Any, dim: int, dtype: Any) -> Any:
