@@ -36,7 +36,7 @@ from spacealg.backends.isin import inner_float_bounds
 from spacealg.backends.kernel import Kernel
 from spacealg.backends.leaves import ArrayLeaf
 from spacealg.backends.plan import plan_for, variant
-from spacealg.backends.rng import JaxRng, TorchRng, rng_adapter
+from spacealg.backends.rng import rng_adapter
 from spacealg.spaces._batch import normalize_size
 
 __all__ = ["sample_on"]
@@ -106,29 +106,19 @@ def _sample_leaf(k: Kernel, kind: Any, leaf: ArrayLeaf) -> Draw:
     if leaf.kind == "int":  # an integer Box unbounded on some side: NumPy's real rule, floored
         work = k.widest_float()
         low_f, high_f = inner_float_bounds(k, leaf, work)
+        draw_real = _real_draw(k, leaf, work, integral=True)
 
         def floored(rng: Any, size: tuple[int, ...]) -> Any:
-            drawn = xp.floor(_draw_real(k, rng, leaf, size + element, work, integral=True))
+            drawn = xp.floor(draw_real(rng, size + element))
             return xp.astype(xp.clip(drawn, low_f, high_f), dtype, copy=False)
 
         return floored
     clip = _needs_clip(leaf)
-    if clip:
-        low_c, high_c = inner_float_bounds(k, leaf, dtype)
-    if leaf.uniform_bounds and leaf.size and bool((leaf.bounded_low & leaf.bounded_high).all()):
-        lo, hi = float(leaf.low.reshape(-1)[0]), float(leaf.high.reshape(-1)[0])
-
-        def between(rng: Any, size: tuple[int, ...]) -> Any:
-            drawn = rng.between(size + element, dtype, lo, hi)
-            return xp.clip(drawn, low_c, high_c) if clip else drawn
-
-        return between
-
-    def real(rng: Any, size: tuple[int, ...]) -> Any:
-        drawn = _draw_real(k, rng, leaf, size + element, dtype, integral=False)
-        return xp.clip(drawn, low_c, high_c) if clip else drawn
-
-    return real
+    draw = _real_draw(k, leaf, dtype, integral=False)
+    if not clip:
+        return lambda rng, size: draw(rng, size + element)
+    low_c, high_c = inner_float_bounds(k, leaf, dtype)
+    return lambda rng, size: xp.clip(draw(rng, size + element), low_c, high_c)
 
 
 def _end(leaf: ArrayLeaf, bound: np.ndarray, dtype: np.dtype) -> Any:
@@ -138,35 +128,51 @@ def _end(leaf: ArrayLeaf, bound: np.ndarray, dtype: np.dtype) -> Any:
     return int(bound.reshape(-1)[0]) if leaf.size else 0
 
 
-def _draw_real(k: Kernel, rng: TorchRng | JaxRng, leaf: ArrayLeaf, full: tuple[int, ...], dtype: Any,
-               integral: bool) -> Any:
+def _real_draw(k: Kernel, leaf: ArrayLeaf, dtype: Any, integral: bool) -> Draw:
+    """``draw(rng, full)``: real draws of shape ``full`` by Gymnasium's rule per entry
+    (bounded: uniform; unbounded: normal; one side: exponential from it), constants built once."""
     below, above = leaf.bounded_low, leaf.bounded_high
     top = leaf.high.astype(np.float64) + 1.0 if integral else leaf.high
     if bool((below & above).all()):
         if leaf.uniform_bounds and leaf.size:
             low, high = float(leaf.low.reshape(-1)[0]), float(top.reshape(-1)[0])
-            return rng.between(full, dtype, low, high)
+            return lambda rng, full: rng.between(full, dtype, low, high)
         low_c = k.const(leaf, ("low", integral), lambda: leaf.low, dtype)
         width = k.const(leaf, ("width", integral), lambda: top - leaf.low.astype(np.float64), dtype)
-        return rng.uniform(full, dtype) * width + low_c
+
+        def uniform(rng: Any, full: tuple[int, ...]) -> Any:
+            drawn = rng.uniform(full, dtype)
+            drawn *= width  # in place on torch (a fresh draw), a new array on JAX
+            drawn += low_c
+            return drawn
+
+        return uniform
     xp = k.xp
-    drawn = rng.normal(full, dtype)
-    if bool((below ^ above).any()):
-        exponential = rng.exponential(full, dtype)
-        low_c = k.const(leaf, ("low0", integral), lambda: np.where(below, leaf.low, 0), dtype)
-        high_c = k.const(leaf, ("high0", integral), lambda: np.where(above, top, 0), dtype)
+    one_side = bool((below ^ above).any())
+    if one_side:
+        low_0 = k.const(leaf, ("low0", integral), lambda: np.where(below, leaf.low, 0), dtype)
+        high_0 = k.const(leaf, ("high0", integral), lambda: np.where(above, top, 0), dtype)
         lower = k.const(leaf, "below_only", lambda: below & ~above, k.native(leaf, np.bool_))
         upper = k.const(leaf, "above_only", lambda: above & ~below, k.native(leaf, np.bool_))
-        drawn = xp.where(lower, low_c + exponential, drawn)
-        drawn = xp.where(upper, high_c - exponential, drawn)
     both = below & above
-    if bool(both.any()):
+    two_sides = bool(both.any())
+    if two_sides:
         low_b = k.const(leaf, ("lowb", integral), lambda: np.where(both, leaf.low, 0), dtype)
-        width = k.const(leaf, ("widthb", integral),
-                        lambda: np.where(both, top - leaf.low.astype(np.float64), 1), dtype)
+        width_b = k.const(leaf, ("widthb", integral),
+                          lambda: np.where(both, top - leaf.low.astype(np.float64), 1), dtype)
         mask = k.const(leaf, "both", lambda: both, k.native(leaf, np.bool_))
-        drawn = xp.where(mask, rng.uniform(full, dtype) * width + low_b, drawn)
-    return drawn
+
+    def mixed(rng: Any, full: tuple[int, ...]) -> Any:
+        drawn = rng.normal(full, dtype)
+        if one_side:
+            exponential = rng.exponential(full, dtype)
+            drawn = xp.where(lower, low_0 + exponential, drawn)
+            drawn = xp.where(upper, high_0 - exponential, drawn)
+        if two_sides:
+            drawn = xp.where(mask, rng.uniform(full, dtype) * width_b + low_b, drawn)
+        return drawn
+
+    return mixed
 
 
 def _needs_clip(leaf: ArrayLeaf) -> bool:
