@@ -56,13 +56,14 @@ def isin_on(name: str, batch: Any, space: Any) -> Any:
 def _build(k: Kernel, plan: Plan, dtypes: tuple[Any, ...], space: Any) -> Callable[[tuple[Any, ...]], Any]:
     tests = [_isin_leaf(k, leaf, dtype) for leaf, dtype in zip(plan.leaves, dtypes)]
     first, rest = tests[0], list(enumerate(tests[1:], 1))
+    described = repr(space)  # not the space: a plan never refers to its own key
 
     def run(parts: tuple[Any, ...]) -> Any:
         result = first(parts[0])
         for i, test in rest:
             part = test(parts[i])
             if part.shape != result.shape:
-                raise ValueError(f"isin: the component batches of {space!r} have different batch shapes")
+                raise ValueError(f"isin: the component batches of {described} have different batch shapes")
             result &= part  # in place on torch (every leaf's result is a fresh array), a new array on JAX
         return result
 
