@@ -197,3 +197,19 @@ def test_jax_plans_follow_tracing_and_the_x64_flag() -> None:
     finally:
         jax.config.update("jax_enable_x64", False)
     assert sa.sample(space, 2, rng=jax.random.key(0))[1].dtype == jnp.int32
+
+
+def test_the_torch_kernel_sampler_on_the_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sampler that CUDA generators get (torch's own kernels), run with a CPU generator:
+    its plans (per-entry widths on the device, sets, stepped ranges) land inside, seeded."""
+    from spacealg.backends import sample as sampling
+    from spacealg.backends.rng import TorchRng
+
+    monkeypatch.setattr(sampling, "rng_adapter", lambda rng, name: TorchRng(rng))
+    space = sa.TupleProduct(SPACE, sa.Box(np.array([0, -5]), np.array([3, 5]), dtype=np.int16), range(2, 11, 3),
+                            sa.FiniteSet(0.5, 2.5), sa.Box(0.0, np.inf, (2,), np.float64))
+    first = sa.sample(space, 200, rng=torch.Generator().manual_seed(9))
+    again = sa.sample(space, 200, rng=torch.Generator().manual_seed(9))
+    assert bool(sa.isin(first, space).all())
+    assert all(torch.equal(x, y) for x, y in zip(first[1:], again[1:]))
+    assert set(first[0]["md"][:, 1].tolist()) == {0, 1, 2, 3} and set(first[2].tolist()) == {2, 5, 8}

@@ -89,7 +89,7 @@ def _nan_check(k: Kernel) -> Callable[[Any], None] | None:
     xp = k.xp
 
     def check(b: Any) -> None:
-        if math.isnan(float(xp.sum(b))) and bool(xp.any(xp.isnan(b))):
+        if math.isnan(float(b.sum())) and bool(xp.any(xp.isnan(b))):
             raise ValueError("clamp: x contains NaN, which has no nearest member")
 
     return check
@@ -144,8 +144,10 @@ def _clamp_int(k: Kernel, leaf: ArrayLeaf, dtype: Any, kind: str) -> Callable[[A
     if kind == "f":
         low, high = inner_float_bounds(k, leaf, dtype)
 
+        clip = k.clipper(dtype, low, high)
+
         def clipped(b: Any) -> Any:
-            return xp.clip(xp.round(b), low, high)
+            return clip(xp.round(b))
     else:
         wide = k.widest_int()
         lo: Any = (int(leaf.low.reshape(-1)[0]) if _same(leaf.low) else
@@ -153,8 +155,10 @@ def _clamp_int(k: Kernel, leaf: ArrayLeaf, dtype: Any, kind: str) -> Callable[[A
         hi: Any = (int(leaf.high.reshape(-1)[0]) if _same(leaf.high) else
                    k.const(leaf, "high", lambda: leaf.high, wide))
 
+        clip_wide = k.clipper(wide, lo, hi)
+
         def clipped(b: Any) -> Any:
-            return xp.clip(xp.astype(b, wide, copy=False), lo, hi)
+            return clip_wide(xp.astype(b, wide, copy=False))
     if leaf.step == 1:
         return lambda b: xp.astype(clipped(b), out, copy=False)
     first, step = int(leaf.low.reshape(-1)[0]), leaf.step

@@ -107,6 +107,12 @@ class Kernel:
                 return clamp(x, low, high, out=from_numpy(empty(tuple(x.shape), dtype=np_dtype)))
 
             return clip
+        if self.name == "torch":  # torch's own clamp: the Array API wrapper costs more than a small clip
+            scalars = (isinstance(low, (int, float)), isinstance(high, (int, float)))
+            if scalars[0] == scalars[1]:
+                return lambda x: torch.clamp(x, low, high)
+            return lambda x: torch.clamp(x, min=low).clamp_(max=high) if scalars[0] else \
+                torch.clamp(x, max=high).clamp_(min=low)
         return lambda x: xp.clip(x, low, high)
 
     # -- what the Array API lacks --------------------------------------------------------
