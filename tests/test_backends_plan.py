@@ -213,3 +213,13 @@ def test_the_torch_kernel_sampler_on_the_cpu(monkeypatch: pytest.MonkeyPatch) ->
     assert bool(sa.isin(first, space).all())
     assert all(torch.equal(x, y) for x, y in zip(first[1:], again[1:]))
     assert set(first[0]["md"][:, 1].tolist()) == {0, 1, 2, 3} and set(first[2].tolist()) == {2, 5, 8}
+
+
+def test_a_plain_dict_space_gets_a_fresh_walking_plan_each_call() -> None:
+    space = {"a": sa.Box(0.0, 1.0, (2,), np.float32), "b": range(3)}
+    plan = plans.plan_for(space)
+    assert plans.plan_for(space) is not plan and space not in plans._PLANS
+    batch = sa.sample(space, 5, rng=torch.Generator().manual_seed(0))
+    assert set(batch) == {"a", "b"} and bool(sa.isin(batch, space).all())
+    assert all(x is y for x, y in zip(plan.split(plan.join(plan.split(batch))), plan.split(batch)))
+    assert plan.split({"a": batch["a"]}) is None

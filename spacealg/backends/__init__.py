@@ -18,6 +18,8 @@ module              operation
 ``arrays``          backends, their dtype policy, ``to_numpy``
 ``rng``             one RNG adapter per backend (torch Generator, JAX key splitting)
 ``leaves``          ``array_leaf``: one registration per kind of space
+``plan``            per-space plans: the operations' decisions made once per space,
+                    backend, device and dtypes (kept under the package's cache rule)
 ``sample``          ``sample``
 ``isin``            ``isin``
 ``clamp``           ``clamp``, ``clamp_``

@@ -44,7 +44,10 @@ class Plan:
     def __init__(self, space: Any) -> None:
         self.tree = space_tree(space)
         self.leaves: list[ArrayLeaf] = tree_values(self.tree)
-        self.split, self.join = _structure(self.tree, space)
+        # a plain dict/list standing for a space is never cached (its content can change):
+        # its plan serves one call, so it walks the tree instead of compiling code
+        kept = not isinstance(space, (dict, list, set))
+        self.split, self.join = _structure(self.tree, space) if kept else _walkers(self.tree)
         self.variants: dict[Any, Any] = {}
 
     def check(self, batch: Any, what: str) -> tuple[Any, ...]:
@@ -109,6 +112,24 @@ def _weigh(plan: Any) -> int:
                 if not isinstance(item, np.ndarray):
                     extra += int(getattr(item, "nbytes", 0) or 0)
     return footprint(plan) + extra
+
+
+def _walkers(tree: Any) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
+    """``split`` and ``join`` walking ``tree`` (no code generated)."""
+
+    def split(batch: Any) -> Any:
+        parts: list[Any] = []
+        try:
+            map_tree(lambda leaf, b: parts.append(b), tree, batch)
+        except ValueError:
+            return None
+        return tuple(parts)
+
+    def join(parts: Any) -> Any:
+        items = iter(parts)
+        return map_tree(lambda leaf: next(items), tree)
+
+    return split, join
 
 
 def _structure(tree: Any, space: Any) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:

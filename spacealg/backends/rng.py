@@ -9,7 +9,7 @@ Seeding law (per backend): the same generator state, or the same key, on the sam
 gives the same draws. torch's CPU and CUDA generators are different streams (a seed gives
 different numbers on each device); a JAX key gives the same numbers on every device of a
 platform. ``TorchRng`` advances its ``torch.Generator`` (like a NumPy Generator; on the
-CPU, ``TorchCpuRng`` draws from a NumPy stream seeded by it, which is faster);
+CPU, ``TorchCpuRng`` draws from a NumPy stream set from it, which is faster);
 ``JaxRng`` splits its key before every draw and never uses a key twice, so a function of a
 key is pure (and traceable under ``jax.jit``/``jax.vmap``).
 """
@@ -93,9 +93,10 @@ class _Widths:
 
 
 class TorchCpuRng(TorchRng):
-    """A CPU ``torch.Generator``: the draws come from a NumPy PCG64 stream seeded by one
-    int64 drawn from the generator (so its state advances once per ``sample`` call), handed
-    to torch without a copy (``torch.from_numpy``).
+    """A CPU ``torch.Generator``: the draws come from a NumPy PCG64 stream whose state and
+    increment are four int64 words drawn from the generator (126 random bits each; the
+    increment made odd, so the stream has its full period; the generator advances once per
+    ``sample`` call), handed to torch without a copy (``torch.from_numpy``).
 
     NumPy's generator is faster than torch's CPU kernels (about 1.7× on uniform floats, on
     one thread), and the seeding law holds: the same generator state gives the same draws.
