@@ -109,10 +109,12 @@ class Kernel:
             return clip
         if self.name == "torch":  # torch's own clamp: the Array API wrapper costs more than a small clip
             scalars = (isinstance(low, (int, float)), isinstance(high, (int, float)))
-            if scalars[0] == scalars[1]:
-                return lambda x: torch.clamp(x, low, high)
-            return lambda x: torch.clamp(x, min=low).clamp_(max=high) if scalars[0] else \
-                torch.clamp(x, max=high).clamp_(min=low)
+            if scalars[0] != scalars[1]:  # one side a scalar: as a tensor too, for one clamp
+                if scalars[0]:
+                    low = torch.full(tuple(high.shape), low, dtype=high.dtype, device=high.device)
+                else:
+                    high = torch.full(tuple(low.shape), high, dtype=low.dtype, device=low.device)
+            return lambda x: torch.clamp(x, low, high)
         return lambda x: xp.clip(x, low, high)
 
     # -- what the Array API lacks --------------------------------------------------------
