@@ -58,14 +58,6 @@ from spacealg.emulation.spaces import Layout, Leaf, Struct, layout_of
 __all__ = ["Codec", "codec_for"]
 
 
-def _leaf_offsets(dtype: np.dtype, base: int = 0) -> list[int]:
-    """The byte offset of every leaf field of a structured dtype, depth first."""
-    if dtype.names is None:
-        return [base]
-    fields: Any = dtype.fields
-    return [o for name in dtype.names for o in _leaf_offsets(fields[name][0], base + fields[name][1])]
-
-
 class Field:
     """Where and how one leaf is stored: byte offset, storage dtype, entry count, decoding."""
 
@@ -199,10 +191,10 @@ class Codec:
         self.emulated_space = self.layout.emulated_space
         self.uniform = all(d == self.flat_dtype for d in self.layout.field_dtypes)
         self._row_shape = (self.width,)
-        offsets = [0] if self.layout.native else _leaf_offsets(self.struct_dtype)
+        layout = self.layout
         self.fields = [
             Field(keys, leaf, dtype, offset, self.flat_dtype)
-            for (keys, _, leaf), dtype, offset in zip(self.layout.leaves, self.layout.field_dtypes, offsets)
+            for (keys, _, leaf), dtype, offset in zip(layout.leaves, layout.field_dtypes, layout.field_offsets)
         ]
         self._views: IdentityCache[tuple[np.ndarray, ...]] = IdentityCache("row views", 64)
         self._batch_views: IdentityCache[tuple[np.ndarray, ...]] = IdentityCache("buffer views", 64)
@@ -235,12 +227,14 @@ class Codec:
             made = self._compiled[key] = build(self)
         return made
 
-    def _read(self, gen: Generator, field: Field, copy: bool) -> str:
-        """The expression of ``field``'s value in the 1-D row ``a`` (scalars as Python numbers)."""
+    def _read(self, gen: Generator, field: Field, copy: bool, listed: bool = False) -> str:
+        """The expression of ``field``'s value in the 1-D row ``a`` (scalars as Python numbers;
+        ``listed``: read from ``_l``, the row's ``tolist()``)."""
         if self.layout.native:
             part, item = "a", "a.item(0)"
         elif field.uniform:
-            part, item = f"a[{field.start}:{field.start + field.size}]", f"a.item({field.start})"
+            part = f"a[{field.start}:{field.start + field.size}]"
+            item = f"_l[{field.start}]" if listed else f"a.item({field.start})"
         else:
             part = f"a[{field.offset}:{field.offset + field.nbytes}].view({gen.bind(field.dtype)})"
             item = f"{part}.item(0)"
@@ -280,11 +274,16 @@ class Codec:
 
         fields = self.fields
         gen.namespace.update(_flat=self.as_row, _ndarray=np.ndarray, _dtype=self.flat_dtype)
+        # a row of scalars only (actions, mostly) is read by one tolist() rather than an item() each
+        listed = len(fields) > 1 and all(f.uniform and f.leaf.member in ("int", "label", "float") for f in fields)
+        if listed:
+            reads = ["_l = a.tolist()", f"return {nest(lambda k: self._read(gen, fields[k], False, True))}"]
+        else:
+            reads = [f"if copy: return {nest(lambda k: self._read(gen, fields[k], True))}",
+                     f"return {nest(lambda k: self._read(gen, fields[k], False))}"]
         self.nativize = gen.function("def nativize(a, copy=False):", [  # type: ignore[method-assign]
             f"if type(a) is not _ndarray or a.dtype is not _dtype or a.shape != {self._row_shape!r}:",
-            "    a = _flat(a, False)",
-            f"if copy: return {nest(lambda k: self._read(gen, fields[k], True))}",
-            f"return {nest(lambda k: self._read(gen, fields[k], False))}"])
+            "    a = _flat(a, False)", *reads])
         # assemble(values): the leaf values (in field order) nested as a member is
         self.assemble = gen.function("def assemble(v):", [f"return {nest(lambda k: f'v[{k}]')}"])
 
