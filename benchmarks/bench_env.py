@@ -10,7 +10,9 @@ For each environment, every contender replays the same seeded episodes with the 
 actions; only ``step`` calls are timed (resets are not). Rounds are interleaved and the
 fastest round per contender is kept. Printed: microseconds per step and the ratio to the
 raw ``env.step`` (1.00 = no overhead). Goals: spacealg <= 1.3x raw on CartPole, and faster
-than PufferLib's wrapper. PufferLib 2.0.2's GymnasiumPufferEnv takes no ``buf``: it is
+than PufferLib's wrapper. ``no guard`` is spacealg with its observation check taken out
+(what the wrapper did before the check existed): the difference is the check's cost.
+PufferLib 2.0.2's GymnasiumPufferEnv takes no ``buf``: it is
 timed as constructed (``puffer``: no buffer writes; a Box observation is returned as is)
 and with a buffer injected the way its vectorisation does (``puffer+buf``), which is the
 work spacealg always does.
@@ -29,6 +31,7 @@ import numpy as np
 from gymnasium import spaces
 
 from spacealg.emulation import GymnasiumPufferEnv
+from spacealg.emulation.codec import codec_for
 
 warnings.filterwarnings("ignore")
 
@@ -101,8 +104,24 @@ def _puffer_with_buf(env: Any) -> Any:
     return env
 
 
+def without_guard(env: GymnasiumPufferEnv) -> GymnasiumPufferEnv:
+    """The same wrapper with the observation guard taken out (the codec's plain writer, as
+    before issue 16): not an option of the library, only here to show what the guard costs."""
+    codec, row = codec_for(env.env.observation_space), env.obs
+    if codec.layout.native:
+        def write(x: Any) -> Any:
+            row[...] = x
+    else:
+        def write(x: Any, emulate_into: Any = codec.emulate_into) -> Any:
+            return emulate_into(row, x)
+    env._write = write
+    env._bound_step = env.step = env._bind_step()  # type: ignore[method-assign]
+    return env
+
+
 def contenders(make: Callable[[], Any]) -> dict[str, Any]:
     found = {"raw": make(), "spacealg": GymnasiumPufferEnv(make())}
+    found["no guard"] = without_guard(GymnasiumPufferEnv(make()))
     if puffer is not None:
         found["puffer"] = puffer.GymnasiumPufferEnv(make())
         found["puffer+buf"] = _puffer_with_buf(puffer.GymnasiumPufferEnv(make()))

@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -13,7 +17,6 @@ from tests.foreign_laws import (
     Kit,
     check_from_spacealg,
     check_membership,
-    check_roundtrip,
     check_sample,
     convertible_spaces,
     from_gymnasium_spaces,
@@ -63,30 +66,6 @@ GYMNAX_SPACES = [
 ]
 gymnax_spaces = st.one_of(st.sampled_from(GYMNAX_SPACES),
                           from_gymnasium_spaces(to_gymnax, (*gymnasium_leaves, "Dict", "Tuple")))
-
-
-@settings(max_examples=12)  # JAX dispatches op by op: keep these short
-@given(gymnax_spaces)
-def test_gymnax_round_trip(space):
-    check_roundtrip(GYMNAX, space)
-
-
-@settings(max_examples=12)  # JAX dispatches op by op: keep these short
-@given(gymnax_spaces, st.data())
-def test_gymnax_contains_agrees(space, data):
-    check_membership(GYMNAX, space, data)
-
-
-@settings(max_examples=12)  # JAX dispatches op by op: keep these short
-@given(gymnax_spaces, st.integers(0, 2**32 - 1))
-def test_gymnax_samples_pass(space, seed):
-    check_sample(GYMNAX, space, seed)
-
-
-@settings(max_examples=12)  # JAX dispatches op by op: keep these short
-@given(convertible_spaces, st.data())
-def test_to_gymnax_holds_the_encoded_members(space, data):
-    check_from_spacealg(GYMNAX, space, data)
 
 
 def test_gymnax_own_samples_are_members():
@@ -148,29 +127,58 @@ jumanji_specs = st.one_of(st.sampled_from(JUMANJI_SPECS),
                           from_gymnasium_spaces(to_jumanji, (*gymnasium_leaves, "Dict")))
 
 
-@settings(max_examples=12)  # JAX dispatches op by op: keep these short
-@given(jumanji_specs)
-def test_jumanji_round_trip(spec):
-    back = to_jumanji(from_jumanji(spec), spec.name)
-    assert _jumanji_equal(back, spec), back
+# -- the laws, for both libraries ----------------------------------------------------------
 
 
-@settings(max_examples=12)  # JAX dispatches op by op: keep these short
-@given(jumanji_specs, st.data())
-def test_jumanji_contains_agrees(spec, data):
-    check_membership(JUMANJI, spec, data)
+@dataclass(frozen=True)
+class Library:
+    """One JAX ecosystem under the shared laws: its kit, its own spaces, and the round trip
+    ``to(from_(spec))`` (Jumanji's keeps the spec's name)."""
+
+    kit: Kit
+    specs: st.SearchStrategy[Any]
+    round_trip: Callable[[Any], Any]
 
 
-@settings(max_examples=12)  # JAX dispatches op by op: keep these short
-@given(jumanji_specs, st.integers(0, 2**32 - 1))
-def test_jumanji_samples_pass(spec, seed):
-    check_sample(JUMANJI, spec, seed)
+LIBRARIES = [
+    pytest.param(Library(GYMNAX, gymnax_spaces, lambda spec: to_gymnax(from_gymnax(spec))), id="gymnax"),
+    pytest.param(Library(JUMANJI, jumanji_specs, lambda spec: to_jumanji(from_jumanji(spec), spec.name)), id="jumanji"),
+]
+laws = pytest.mark.parametrize("library", LIBRARIES)
+short = settings(max_examples=12)  # JAX dispatches op by op: keep these short
 
 
-@settings(max_examples=12)  # JAX dispatches op by op: keep these short
+@laws
+@short
+@given(st.data())
+def test_round_trip(library, data):
+    spec = data.draw(library.specs, label="spec")
+    back = library.round_trip(spec)
+    assert library.kit.equal(back, spec), f"{library.kit.name}: {spec!r} came back as {back!r}"
+
+
+@laws
+@short
+@given(st.data())
+def test_contains_agrees(library, data):
+    check_membership(library.kit, data.draw(library.specs, label="spec"), data)
+
+
+@laws
+@short
+@given(st.data(), st.integers(0, 2**32 - 1))
+def test_samples_pass(library, data, seed):
+    check_sample(library.kit, data.draw(library.specs, label="spec"), seed)
+
+
+@laws
+@short
 @given(convertible_spaces, st.data())
-def test_to_jumanji_holds_the_encoded_members(space, data):
-    check_from_spacealg(JUMANJI, space, data)
+def test_to_library_holds_the_encoded_members(library, space, data):
+    check_from_spacealg(library.kit, space, data)
+
+
+# -- Jumanji environments --------------------------------------------------------------------
 
 
 def test_jumanji_environment_specs():

@@ -10,6 +10,7 @@ import linecache
 import subprocess
 import sys
 import traceback
+import weakref
 from typing import Any
 
 import gymnasium.spaces as gs
@@ -112,6 +113,17 @@ def test_caches_do_not_pin_large_spaces() -> None:
         codec_for(sa.Box(0, 255, (84, 84, 3), np.uint8))
         assert cache.nbytes <= cache.max_bytes
     assert cache.nbytes > 0 and len(cache) < 40
+
+
+def test_a_sequences_batch_form_does_not_keep_its_space() -> None:
+    from spacealg.spaces.sequence import batch_form
+
+    space = sa.DictProduct(image=sa.Box(0, 255, (84, 84, 3), np.uint8), d=range(3))
+    assert batch_form(space) == "dict"
+    alive = weakref.ref(space)
+    del space
+    gc.collect()
+    assert alive() is None
 
 
 # -- one code generator -------------------------------------------------------------------------

@@ -77,6 +77,25 @@ def footprint(value: Any, depth: int = 4) -> int:
     return walk(value, depth)
 
 
+def _getter(data: dict[Any, Any], by_value: bool) -> Callable[[Any], Any]:
+    """The lookup of an :class:`IdentityCache`'s entries ``data``: a closure, since a bound
+    method's attribute loads cost as much as the lookup itself."""
+    if by_value:
+        def get_by_value(key: Any) -> Any:
+            entry = data.get(key)
+            return None if entry is None else entry[1]
+
+        return get_by_value
+
+    def get(key: Any, _id: Callable[[Any], int] = id, _weak: object = _WEAK) -> Any:
+        entry = data.get(_id(key))
+        if entry is not None and (entry[0] is _weak or entry[0] is key):
+            return entry[1]
+        return None
+
+    return get
+
+
 class IdentityCache(Generic[V]):
     """Values computed from key objects, kept under the module's one eviction rule."""
 
@@ -95,6 +114,8 @@ class IdentityCache(Generic[V]):
         self._weigh = weigh
         self._data: dict[Any, tuple[Any, V, int, Any]] = {}  # key -> (held key or _WEAK, value, bytes, ref)
         self.nbytes = 0
+        self.get: Callable[[Any], V | None] = _getter(self._data, by_value)
+        """``get(key)``: the value kept for ``key``, or None (a closure: the hot path of every cache)."""
 
     def __repr__(self) -> str:
         return (f"<IdentityCache {self.name}: {len(self._data)}/{self.max_entries} entries, "
@@ -102,13 +123,6 @@ class IdentityCache(Generic[V]):
 
     def _key(self, key: Any) -> Any:
         return key if self.by_value else id(key)
-
-    def get(self, key: Any) -> V | None:
-        """The value kept for ``key``, or None."""
-        entry = self._data.get(key if self.by_value else id(key))
-        if entry is not None and (entry[0] is _WEAK or entry[0] is key or self.by_value):
-            return entry[1]
-        return None
 
     def __contains__(self, key: Any) -> bool:
         return self.get(key) is not None
@@ -154,10 +168,8 @@ class IdentityCache(Generic[V]):
 
     def get_or_compute(self, key: Any, compute: Callable[[Any], V]) -> V:
         """The kept value for ``key``, else ``compute(key)`` (kept under the rule)."""
-        entry = self._data.get(key if self.by_value else id(key))
-        if entry is not None and (entry[0] is _WEAK or entry[0] is key or self.by_value):
-            return entry[1]
-        return self.put(key, compute(key))
+        value = self.get(key)
+        return value if value is not None else self.put(key, compute(key))
 
     def _drop(self, k: Any) -> None:
         entry = self._data.pop(k, None)

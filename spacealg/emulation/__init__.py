@@ -13,8 +13,8 @@ package name.
 """
 
 from spacealg.adapters.compat import Dict, Discrete, Tuple
-from spacealg.emulation.buffers import emulate_copy, make_buffer
-from spacealg.emulation.codec import Codec, codec_for, emulate, nativize
+from spacealg.emulation.buffers import emulate, emulate_copy, make_buffer, nativize
+from spacealg.emulation.codec import Codec, codec_for
 from spacealg.emulation.envs import (
     GymnasiumPufferEnv,
     PettingZooPufferEnv,

@@ -27,8 +27,6 @@ method                                 does
                                        ``(n, ...)``, tuples/dicts of component batches)
 ``nativize_batch(buf, copy=False)``    the batch stored in an ``(n, width)`` buffer
 ``new_buffer(n=None)``                 zeros of the emulated space's shape (``(n, ...)``)
-``checked(refuse, out=None)``          the env layer's guard: ``x`` tested while it is copied
-                                       into ``out`` (:mod:`spacealg.emulation.guard`)
 =====================================  ======================================================
 
 A row is a 1-D array of ``flat_dtype`` and ``width`` entries (for a space kept as is, an
@@ -40,16 +38,14 @@ or float tensor's array) when the layout has one dtype: it is cast first.
 
 Laws (tests/test_emulation.py): ``nativize(emulate(x)) == x``; the emulated row lies in
 ``emulated_space``; ``emulate_batch``/``nativize_batch`` equal the loop of single rows.
-PufferLib's free functions :func:`emulate` and :func:`nativize` are here too, with its
-signatures, built on the same machinery.
+PufferLib's free functions ``emulate`` and ``nativize`` (:mod:`spacealg.emulation.buffers`)
+and the env layer's checked writer (:mod:`spacealg.emulation.guard`) build on the same fields.
 """
 
 from __future__ import annotations
 
 import itertools
-import math
-import struct
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -58,27 +54,15 @@ from spacealg.backends.arrays import backend_name
 from spacealg.core.cache import IdentityCache
 from spacealg.core.codegen import Generator
 from spacealg.emulation.spaces import Layout, Leaf, Struct, layout_of
-from spacealg.spaces.box import Box
 
-__all__ = ["Codec", "codec_for", "emulate", "nativize"]
-
-
-def _leaf_offsets(dtype: np.dtype, base: int = 0) -> list[int]:
-    """The byte offset of every leaf field of a structured dtype, depth first."""
-    if dtype.names is None:
-        return [base]
-    fields: Any = dtype.fields
-    return [o for name in dtype.names for o in _leaf_offsets(fields[name][0], base + fields[name][1])]
+__all__ = ["Codec", "codec_for"]
 
 
-class _Field:
+class Field:
     """Where and how one leaf is stored: byte offset, storage dtype, entry count, decoding."""
 
-    def __init__(
-        self, keys: tuple[Any, ...], leaf: Leaf, dtype: np.dtype, offset: int, flat: np.dtype
-    ) -> None:
-        self.keys = keys
-        self.leaf = leaf
+    def __init__(self, keys: tuple[Any, ...], leaf: Leaf, dtype: np.dtype, offset: int, flat: np.dtype) -> None:
+        self.keys, self.leaf = keys, leaf
         self.dtype = np.dtype(dtype)
         self.shape = leaf.shape
         self.size = leaf.size
@@ -90,64 +74,6 @@ class _Field:
         self.rounds = leaf.discrete and self.dtype.kind == "f"  # integers held in a float action
         self.value_dtype = leaf.dtype
         self.decodes = bool(self.items) or self.rounds or self.dtype != self.value_dtype
-        # the struct code packing its entries (Codec.checked), up to 16 entries of a native dtype
-        small = self.size <= 16 and self.dtype.isnative and leaf.member != "labels"
-        self.code = _PACK.get((self.dtype.kind, self.dtype.itemsize)) if small else None
-
-    # -- the guard's cheap exact tests (see Codec.checked) ----------------------------------
-    def tests(self, gen: Generator, a: str) -> tuple[list[str], list[str] | None]:
-        """Lines raising ``_Miss`` unless ``a`` is surely a member in its usual form: an exact int
-        in range, a float strictly inside, a label of its item's exact type (``a`` becomes its
-        position), an array of the exact dtype and shape within the bounds its dtype does not
-        imply and free of NaN (compared as Python numbers up to 16 entries, by numpy beyond);
-        and the locals holding its values for ``struct.pack_into`` (None: stored by numpy)."""
-        leaf, member, kind = self.leaf, self.leaf.member, self.leaf.dtype.kind
-        packed = [a] if self.code else None
-        if member == "int":
-            return [f"if type({a}) not in _INTS or not {int(leaf.low)} <= {a} <= {int(leaf.high)}: "
-                    "raise _Miss"], packed
-        if member == "float":
-            return [f"if type({a}) is not float or not {float(leaf.low)!r} < {a} < {float(leaf.high)!r}: "
-                    "raise _Miss"], packed
-        if member == "label":
-            return [f"{a} = {gen.bind(self.exact_code)}({a})"], packed
-        if member == "labels":
-            return ["raise _Miss"], None
-        lines = [f"if type({a}) is not _ndarray or {a}.dtype is not {gen.bind(leaf.dtype)}"]
-        low, high = leaf.low.reshape(-1), leaf.high.reshape(-1)
-        if kind in "iu":
-            info = np.iinfo(leaf.dtype)  # type: ignore[type-var]
-            need = [lo > info.min or hi < info.max for lo, hi in zip(low, high)]  # none for a uint8 image
-        else:
-            need = [kind == "f"] * self.size
-        le = "<=" if kind in "iu" or isinstance(leaf.space, Box) else "<"  # open intervals: strictly
-        if self.code is None or not self.size or not all(need):  # shape not implied by the unpacking
-            lines[0] += f" or {a}.shape != {self.shape!r}"
-        lines[0] += ": raise _Miss"
-        if self.code is None:
-            if any(need):
-                lo, hi = (gen.bind(b.astype(leaf.dtype if kind in "iu" else np.float64)) for b in (low, high))
-                lines.append(f"if not (({lo} {le} {a}) & ({a} {le} {hi})).all(): raise _Miss")
-            return lines, None
-        if not self.size:
-            return lines, []
-        entries = [f"{a}e{i}" for i in range(self.size)]
-        names = iter(entries)
-
-        def target(shape: tuple[int, ...]) -> str:  # nested like tolist(): unpacking checks the shape
-            return next(names) if not shape else "(" + "".join(target(shape[1:]) + ", " for _ in range(shape[0])) + ")"
-
-        lines.append(f"{target(self.shape)} = {a}.tolist()")
-        bound = int if kind in "iu" else float
-        tests = [f"{bound(lo)!r} {le} {e} {le} {bound(hi)!r}" for e, lo, hi, n in zip(entries, low, high, need) if n]
-        return [*lines, *([f"if not ({' and '.join(tests)}): raise _Miss"] if tests else [])], entries
-
-    def exact_code(self, x: Any) -> int:
-        """The position of the label ``x`` if it is an item of the same type (else ``_Miss``)."""
-        i = self.lookup[x]
-        if type(self.items[i]) is not type(x):
-            raise _Miss
-        return i
 
     # -- label encoding ----------------------------------------------------------------
     def encode_label(self, x: Any) -> int:
@@ -184,21 +110,13 @@ class _Field:
         return part.reshape((*rows.shape[:-1], *self.shape))
 
 
-_PACK = {("i", 1): "b", ("i", 2): "h", ("i", 4): "i", ("i", 8): "q", ("u", 1): "B", ("u", 2): "H", ("u", 4): "I",
-         ("u", 8): "Q", ("f", 2): "e", ("f", 4): "f", ("f", 8): "d", ("b", 1): "?"}  # struct codes by (kind, size)
-
-
-class _Miss(Exception):  # noqa: N818 - not an error: the signal to take the slow path
-    """A cheap test failed: the generated code takes the slow, precise way."""
-
-
-def _fetch(gen: Generator, tree: Any, tests: Callable[[int, str], list[str]] | None = None,
-           store: Callable[[int, str], str] | None = None) -> list[str]:
+def read_leaves(gen: Generator, tree: Any, tests: Callable[[int, str], list[str]] | None = None,
+                store: Callable[[int, str], str] | None = None) -> list[str]:
     """Lines reading leaf ``k`` of ``x`` into ``a<k>``, depth first, a level read once (into a
     local where two or more leaves are under it). ``store(k, expr)``: the line using leaf ``k``
     instead (the plain writers). With ``tests`` (leaf ``k``, its local -> lines raising
-    ``_Miss``), each level must be a ``dict``/``tuple`` of its exact length and each leaf pass
-    its tests, all read before any store."""
+    ``_Miss`` on failure, :mod:`spacealg.emulation.guard`), each level must be a
+    ``dict``/``tuple`` of its exact length and each leaf pass its tests, all before any store."""
     lines: list[str] = []
     leaves = itertools.count()
 
@@ -226,7 +144,7 @@ def _leaf_count(node: Any) -> int:
     return sum(_leaf_count(part) for part in node.parts) if isinstance(node, Struct) else 1
 
 
-def _cached_views_function(gen: Generator, header: str, buffer: str, count: int, miss: list[str],
+def cached_views_function(gen: Generator, header: str, buffer: str, count: int, miss: list[str],
                            body: list[str]) -> Any:
     """Compiles ``header`` (a function of ``buffer``) that keeps the ``count`` views of the
     buffer it saw last in a closure cell; on a miss, ``miss`` leaves the views in ``v``.
@@ -273,14 +191,14 @@ class Codec:
         self.emulated_space = self.layout.emulated_space
         self.uniform = all(d == self.flat_dtype for d in self.layout.field_dtypes)
         self._row_shape = (self.width,)
-        offsets = [0] if self.layout.native else _leaf_offsets(self.struct_dtype)
+        layout = self.layout
         self.fields = [
-            _Field(keys, leaf, dtype, offset, self.flat_dtype)
-            for (keys, _, leaf), dtype, offset in zip(self.layout.leaves, self.layout.field_dtypes, offsets)
+            Field(keys, leaf, dtype, offset, self.flat_dtype)
+            for (keys, _, leaf), dtype, offset in zip(layout.leaves, layout.field_dtypes, layout.field_offsets)
         ]
         self._views: IdentityCache[tuple[np.ndarray, ...]] = IdentityCache("row views", 64)
         self._batch_views: IdentityCache[tuple[np.ndarray, ...]] = IdentityCache("buffer views", 64)
-        self._checked: dict[bool, Callable[..., Any]] = {}
+        self._compiled: dict[Any, Any] = {}
         self._compile()
 
     def __repr__(self) -> str:
@@ -298,64 +216,25 @@ class Codec:
             encoded = f"{gen.bind(getattr(fields[k], encode[member]))}({value})" if member in encode else value
             return f"v{k}[{target}] = {encoded}"
 
-        body = [*_fetch(gen, self.layout.tree, store=store), "return out"]
-        return _cached_views_function(gen, header, "out", len(self.fields), miss, body)
+        body = [*read_leaves(gen, self.layout.tree, store=store), "return out"]
+        return cached_views_function(gen, header, "out", len(self.fields), miss, body)
 
-    def checked(self, refuse: Callable[[Any], Any], out: Any = None) -> Callable[[Any], Any]:
-        """``f(x)``, the guard of an environment's observations: writes ``x`` into the row ``out``
-        (without ``out``, only checks it) when every level and leaf passes a cheap exact test
-        (:meth:`_Field.tests`), after all of them and before any store; otherwise calls
-        ``refuse(x)``, the precise check (it raises, naming the field, for a non-member), and
-        then :meth:`emulate_into`. Law: the row changes only when ``refuse`` accepts ``x``.
-        """
-        make = self._checked.get(out is not None)
-        if make is None:
-            make = self._checked[out is not None] = self._compile_checked(out is not None)
-        if out is None:
-            return make(refuse, None, None)  # type: ignore[no-any-return]
-        flat = self._flat(out, writing=True)
-        if not flat.flags.c_contiguous:
-            raise ValueError("emulation: a row to write checked must be contiguous")
+    def compiled(self, key: Any, build: Callable[[Codec], Any]) -> Any:
+        """``build(self)``, made once per ``key`` and kept as long as this codec (code other
+        modules generate over the fields, such as the guard's checked writers)."""
+        made = self._compiled.get(key)
+        if made is None:
+            made = self._compiled[key] = build(self)
+        return made
 
-        def slow(x: Any) -> Any:
-            refuse(x)
-            return self.emulate_into(out, x)
-
-        row_bytes = memoryview(flat).cast("B")  # type: ignore[arg-type]
-        return make(slow, out, row_bytes, *(f.view(flat) for f in self.fields))  # type: ignore[no-any-return]
-
-    def _compile_checked(self, write: bool) -> Callable[..., Any]:
-        """``_make(_slow, out, _bytes, *views)`` returning :meth:`checked`'s function: all
-        tests, then the small fields' values packed into the row's bytes by one
-        ``struct.pack_into`` (gaps padded with zeros, written over by the numpy stores that
-        follow), the others stored by numpy."""
-        gen = Generator(f"{'writing' if write else 'checking'} {self.space!r} ({self.role})")
-        gen.namespace.update(_Miss=_Miss, _INTS=(int, np.int64, np.int32), _ndarray=np.ndarray, inf=math.inf)
-        tested = [self.fields[k].tests(gen, f"a{k}") for k in range(len(self.fields))]
-        body = _fetch(gen, self.layout.tree, lambda k, a: tested[k][0])
-        stores, fmt, values, start, end = [], "=", [], None, 0
-        for k, (field, (_, entries)) in enumerate(zip(self.fields, tested)):
-            if entries is None:
-                stores.append(f"v{k}[()] = a{k}")
-                continue
-            start = field.offset if start is None else start
-            fmt += f"{field.offset - max(end, start)}x{field.size}{field.code}"
-            values += entries
-            end = field.offset + field.nbytes
-        if values:
-            stores.insert(0, f"{gen.bind(struct.Struct(fmt).pack_into)}(_bytes, {start}, {', '.join(values)})")
-        views = "".join(f", v{k}" for k in range(len(self.fields)))
-        lines = ["def checked(x):", "    try:", *("        " + line for line in body),
-                 "    except Exception:", "        pass", "    else:", *("        " + line for line in stores * write),
-                 "        return out", "    return _slow(x)", "return checked"]
-        return gen.function(f"def _make(_slow, out, _bytes{views if write else ''}):", lines)
-
-    def _read(self, gen: Generator, field: _Field, copy: bool) -> str:
-        """The expression of ``field``'s value in the 1-D row ``a`` (scalars as Python numbers)."""
+    def _read(self, gen: Generator, field: Field, copy: bool, listed: bool = False) -> str:
+        """The expression of ``field``'s value in the 1-D row ``a`` (scalars as Python numbers;
+        ``listed``: read from ``_l``, the row's ``tolist()``)."""
         if self.layout.native:
             part, item = "a", "a.item(0)"
         elif field.uniform:
-            part, item = f"a[{field.start}:{field.start + field.size}]", f"a.item({field.start})"
+            part = f"a[{field.start}:{field.start + field.size}]"
+            item = f"_l[{field.start}]" if listed else f"a.item({field.start})"
         else:
             part = f"a[{field.offset}:{field.offset + field.nbytes}].view({gen.bind(field.dtype)})"
             item = f"{part}.item(0)"
@@ -394,17 +273,22 @@ class Codec:
             return build(self.layout.tree)
 
         fields = self.fields
-        gen.namespace.update(_flat=self._flat, _ndarray=np.ndarray, _dtype=self.flat_dtype)
+        gen.namespace.update(_flat=self.as_row, _ndarray=np.ndarray, _dtype=self.flat_dtype)
+        # a row of scalars only (actions, mostly) is read by one tolist() rather than an item() each
+        listed = len(fields) > 1 and all(f.uniform and f.leaf.member in ("int", "label", "float") for f in fields)
+        if listed:
+            reads = ["_l = a.tolist()", f"return {nest(lambda k: self._read(gen, fields[k], False, True))}"]
+        else:
+            reads = [f"if copy: return {nest(lambda k: self._read(gen, fields[k], True))}",
+                     f"return {nest(lambda k: self._read(gen, fields[k], False))}"]
         self.nativize = gen.function("def nativize(a, copy=False):", [  # type: ignore[method-assign]
             f"if type(a) is not _ndarray or a.dtype is not _dtype or a.shape != {self._row_shape!r}:",
-            "    a = _flat(a, False)",
-            f"if copy: return {nest(lambda k: self._read(gen, fields[k], True))}",
-            f"return {nest(lambda k: self._read(gen, fields[k], False))}"])
+            "    a = _flat(a, False)", *reads])
         # assemble(values): the leaf values (in field order) nested as a member is
         self.assemble = gen.function("def assemble(v):", [f"return {nest(lambda k: f'v[{k}]')}"])
 
     # -- rows ---------------------------------------------------------------------------
-    def _flat(self, out: Any, writing: bool) -> np.ndarray:
+    def as_row(self, out: Any, writing: bool) -> np.ndarray:
         """``out`` as a 1-D array of ``flat_dtype`` and ``width`` entries (a view when writing)."""
         a = out if isinstance(out, np.ndarray) else np.asarray(out)
         one = a.reshape(1) if a.dtype.fields is not None else a.reshape(1, -1)
@@ -413,7 +297,7 @@ class Codec:
         return self._rows(one, writing)[0]
 
     def _bind(self, out: Any) -> tuple[np.ndarray, ...]:
-        flat = self._flat(out, writing=True)
+        flat = self.as_row(out, writing=True)
         views = tuple(f.view(flat) for f in self.fields)
         if isinstance(out, np.ndarray):
             self._views.put(out, views)
@@ -502,10 +386,6 @@ class Codec:
         return self.assemble(values)
 
 
-# =====================================================================================
-# PufferLib's free functions
-# =====================================================================================
-
 _CODECS = {role: IdentityCache[Codec](f"{role} codecs") for role in ("observation", "action")}
 
 
@@ -516,95 +396,3 @@ def codec_for(space: Any, role: str = "observation") -> Codec:
         return Codec(space, role)  # raises the ValueError naming role
     codec = cache.get(space)
     return codec if codec is not None else cache.put(space, Codec(space, role))
-
-
-def nativize(arr: Any, space: Any, struct_dtype: Any) -> Any:
-    """The member of ``space`` stored in ``arr`` under ``struct_dtype`` (PufferLib's signature).
-
-    ``struct_dtype`` is the one returned by ``emulate_observation_space`` or
-    ``emulate_action_space`` for ``space`` (which layout is meant). Arrays in the result
-    are views of ``arr`` (as in PufferLib); Discrete values are Python ints.
-    """
-    for role in ("observation", "action"):
-        try:
-            codec = codec_for(space, role)
-        except ValueError:
-            continue
-        if codec.struct_dtype is struct_dtype or codec.struct_dtype == np.dtype(struct_dtype):
-            return codec.nativize(arr)
-    raise ValueError(
-        f"nativize: {np.dtype(struct_dtype)} is neither the observation nor the action layout of {space!r}"
-    )
-
-
-class _StructWriter:
-    """Writes samples into structured arrays of one dtype (PufferLib's ``emulate``), fast.
-
-    The field tree comes from the dtype alone: levels named ``f0, f1, ...`` are read from
-    the sample by position (Tuples), others by field name (Dicts). Views are kept per
-    array, by identity. A sample of another shape (a dict for a tuple level, non-str keys)
-    makes the generated code raise, and :func:`emulate` falls back to the recursive walk.
-    """
-
-    def __init__(self, dtype: np.dtype) -> None:
-        self.names: list[tuple[str, ...]] = []
-        tree = self._tree(dtype, ())
-        self._views: IdentityCache[tuple[np.ndarray, ...]] = IdentityCache("struct views", 64)
-        gen = Generator(f"writing {dtype}")
-        gen.namespace.update(_views=self._views, _bind=self._bind)
-        miss = ["v = _views.get(struct)", "if v is None: v = _bind(struct)"]
-        body = _fetch(gen, tree, store=lambda k, value: f"v{k}[...] = {value}")
-        self.write = _cached_views_function(gen, "def write(struct, x):", "struct", len(self.names), miss, body)
-
-    def _tree(self, dtype: Any, names: tuple[str, ...]) -> Any:
-        """The dtype's levels as :class:`Struct` nodes (leaves: None); collects leaf names."""
-        if dtype.names is None:
-            self.names.append(names)
-            return None
-        positional = dtype.names == tuple(f"f{i}" for i in range(len(dtype.names)))
-        keys = tuple(range(len(dtype.names))) if positional else dtype.names
-        parts = tuple(self._tree(dtype.fields[name][0], (*names, name)) for name in dtype.names)
-        return Struct(keys, dtype.names, parts, not positional)
-
-    def _bind(self, struct: np.ndarray) -> tuple[np.ndarray, ...]:
-        views = []
-        for names in self.names:
-            view: Any = struct
-            for name in names:
-                view = view[name]
-            views.append(view)
-        return self._views.put(struct, tuple(views))
-
-
-_WRITERS: IdentityCache[_StructWriter] = IdentityCache("struct writers", 256, by_value=True)
-
-
-def _emulate_slow(struct: Any, sample: Any) -> None:
-    if struct.dtype.names is None:
-        struct[...] = sample
-    elif isinstance(sample, Mapping):
-        for key, value in sample.items():
-            _emulate_slow(struct[key if isinstance(key, str) else str(key)], value)
-    else:
-        for i, value in enumerate(sample):
-            _emulate_slow(struct[f"f{i}"], value)
-
-
-def emulate(struct: Any, sample: Any) -> None:
-    """Writes ``sample`` into the structured array ``struct`` (PufferLib's signature).
-
-    Dict samples go to the fields named by their keys, tuples (and lists) to ``f0, f1, ...``,
-    anything else into the array itself; values are written raw (cast to the field's
-    dtype). Spaces whose leaves need an encoding (labels) go through :class:`Codec`.
-    """
-    dtype = struct.dtype if isinstance(struct, np.ndarray) else None
-    if dtype is None or dtype.names is None:
-        _emulate_slow(struct, sample)
-        return
-    writer = _WRITERS.get(dtype)
-    if writer is None:
-        writer = _WRITERS.put(dtype, _StructWriter(dtype))
-    try:
-        writer.write(struct, sample)
-    except (KeyError, TypeError, IndexError):
-        _emulate_slow(struct, sample)

@@ -3,7 +3,7 @@ space, or a reward that is no number, is refused before anything is written.
 
 ``observation_writer(space, owner, row)`` gives ``write(x)``, which checks the observation
 while copying it into ``row``: the observation codec's generated writer
-(:meth:`~spacealg.emulation.codec.Codec.checked`) reads every level and leaf of ``x``,
+(:func:`checked`) reads every level and leaf of ``x``,
 tests each once with cheap exact tests (a dict/tuple of the right length, an int in range,
 an array of the field's exact dtype and shape, bounds the dtype does not already imply,
 no NaN) and only then stores. A value failing a cheap test goes to the precise check,
@@ -18,6 +18,8 @@ Either way a refused step leaves the buffers as they were.
 
 from __future__ import annotations
 
+import math
+import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -25,9 +27,11 @@ import gymnasium.spaces as gs
 import numpy as np
 
 from spacealg.adapters.gymnasium import from_gymnasium
+from spacealg.core.codegen import Generator
 from spacealg.core.protocol import contains
-from spacealg.emulation.codec import codec_for
+from spacealg.emulation.codec import Codec, Field, codec_for, read_leaves
 from spacealg.env.errors import APIUsageError
+from spacealg.spaces.box import Box
 
 __all__ = ["observation_guard", "observation_writer", "reward_guard"]
 
@@ -97,11 +101,153 @@ def _checker(space: Any, owner: str, path: str = "") -> Check:
     return rules.get(type(space), _by_value)(space, owner, path)
 
 
+
+# -- the fast path: cheap exact tests compiled into the codec's writer ----------------------
+
+_PACK = {("i", 1): "b", ("i", 2): "h", ("i", 4): "i", ("i", 8): "q", ("u", 1): "B", ("u", 2): "H", ("u", 4): "I",
+         ("u", 8): "Q", ("f", 2): "e", ("f", 4): "f", ("f", 8): "d", ("b", 1): "?"}  # struct codes by (kind, size)
+
+
+class _Miss(Exception):  # noqa: N818 - not an error: the signal to take the slow path
+    """A cheap test failed: the generated code takes the slow, precise way."""
+
+
+def _pack_code(field: Field) -> str | None:
+    """The struct code packing the field's entries: up to 16 entries of a native dtype."""
+    small = field.size <= 16 and field.dtype.isnative and field.leaf.member != "labels"
+    return _PACK.get((field.dtype.kind, field.dtype.itemsize)) if small else None
+
+
+def _exact_code(field: Field) -> Callable[[Any], int]:
+    """The position of a label that is an item of the same type (else ``_Miss``)."""
+    lookup, items = field.lookup, field.items
+
+    def code(x: Any) -> int:
+        i = lookup[x]
+        if type(items[i]) is not type(x):
+            raise _Miss
+        return i  # type: ignore[no-any-return]
+
+    return code
+
+
+def _in_bounds(entry: str, low: float, high: float, le: str) -> str | None:
+    """The test of one float entry (False for NaN); None when nothing is to test."""
+    if low == -math.inf and high == math.inf:
+        return f"{entry} == {entry}" if le == "<=" else f"-inf < {entry} < inf"
+    if low == -math.inf and le == "<=":
+        return f"{entry} <= {high!r}"
+    if high == math.inf and le == "<=":
+        return f"{low!r} <= {entry}"
+    return f"{low!r} {le} {entry} {le} {high!r}"
+
+
+def _tests(field: Field, gen: Generator, a: str) -> tuple[list[str], list[str] | None]:
+    """Lines raising ``_Miss`` unless ``a`` is surely a member in its usual form: an exact int
+    in range, a float strictly inside, a label of its item's exact type (``a`` becomes its
+    position), an array of the exact dtype and shape within the bounds its dtype does not
+    imply and free of NaN (compared as Python numbers up to 16 entries, by numpy beyond);
+    and the locals holding its values for ``struct.pack_into`` (None: stored by numpy)."""
+    leaf, code = field.leaf, _pack_code(field)
+    member, kind = leaf.member, leaf.dtype.kind
+    packed = [a] if code else None
+    if member == "int":
+        return [f"if type({a}) not in _INTS or not {int(leaf.low)} <= {a} <= {int(leaf.high)}: raise _Miss"], packed
+    if member == "float":
+        lo, hi = float(leaf.low), float(leaf.high)
+        return [f"if type({a}) is not float or not {lo!r} < {a} < {hi!r}: raise _Miss"], packed
+    if member == "label":
+        return [f"{a} = {gen.bind(_exact_code(field))}({a})"], packed
+    if member == "labels":
+        return ["raise _Miss"], None
+    lines = [f"if type({a}) is not _ndarray or {a}.dtype is not {gen.bind(leaf.dtype)}"]
+    low, high = leaf.low.reshape(-1), leaf.high.reshape(-1)
+    if kind in "iu":
+        info = np.iinfo(leaf.dtype)  # type: ignore[type-var]
+        need = [lo > info.min or hi < info.max for lo, hi in zip(low, high)]  # none for a uint8 image
+    else:
+        need = [kind == "f"] * field.size
+    le = "<=" if kind in "iu" or isinstance(leaf.space, Box) else "<"  # open intervals: strictly
+    if code is None or not field.size or not all(need):  # shape not implied by the unpacking
+        lines[0] += f" or {a}.shape != {field.shape!r}"
+    lines[0] += ": raise _Miss"
+    if code is None:
+        if any(need):
+            below, above = (gen.bind(b.astype(leaf.dtype if kind in "iu" else np.float64)) for b in (low, high))
+            lines.append(f"if not (({below} {le} {a}) & ({a} {le} {above})).all(): raise _Miss")
+        return lines, None
+    if not field.size:
+        return lines, []
+    entries = [f"{a}e{i}" for i in range(field.size)]
+    names = iter(entries)
+
+    def target(shape: tuple[int, ...]) -> str:  # nested like tolist(): unpacking checks the shape
+        return next(names) if not shape else "(" + "".join(target(shape[1:]) + ", " for _ in range(shape[0])) + ")"
+
+    lines.append(f"{target(field.shape)} = {a}.tolist()")
+    if kind in "iu":
+        tests = [f"{int(lo)} <= {e} <= {int(hi)}" for e, lo, hi, n in zip(entries, low, high, need) if n]
+    else:
+        floats = (_in_bounds(e, float(lo), float(hi), le) for e, lo, hi, n in zip(entries, low, high, need) if n)
+        tests = [t for t in floats if t]
+    return [*lines, *([f"if not ({' and '.join(tests)}): raise _Miss"] if tests else [])], entries
+
+
+def _compile_checked(codec: Codec, write: bool) -> Callable[..., Any]:
+    """``_make(_slow, out, _bytes, *views)`` returning :func:`checked`'s function: all tests,
+    then the small fields' values packed into the row's bytes by one ``struct.pack_into``
+    (gaps padded with zeros, written over by the numpy stores that follow), the others
+    stored by numpy."""
+    gen = Generator(f"{'writing' if write else 'checking'} {codec.space!r} ({codec.role})")
+    gen.namespace.update(_Miss=_Miss, _INTS=(int, np.int64, np.int32), _ndarray=np.ndarray, inf=math.inf)
+    fields = codec.fields
+    tested = [_tests(fields[k], gen, f"a{k}") for k in range(len(fields))]
+    body = read_leaves(gen, codec.layout.tree, lambda k, a: tested[k][0])
+    stores, fmt, values, start, end = [], "=", [], None, 0
+    for k, (field, (_, entries)) in enumerate(zip(fields, tested)):
+        if entries is None:
+            stores.append(f"v{k}[()] = a{k}")
+            continue
+        start = field.offset if start is None else start
+        fmt += f"{field.offset - max(end, start)}x{field.size}{_pack_code(field)}"
+        values += entries
+        end = field.offset + field.nbytes
+    if values:
+        stores.insert(0, f"{gen.bind(struct.Struct(fmt).pack_into)}(_bytes, {start}, {', '.join(values)})")
+    views = "".join(f", v{k}" for k in range(len(fields)))
+    lines = ["def checked(x):", "    try:", *("        " + line for line in body),
+             "    except Exception:", "        pass", "    else:", *("        " + line for line in stores * write),
+             "        return out", "    return _slow(x)", "return checked"]
+    return gen.function(f"def _make(_slow, out, _bytes{views if write else ''}):", lines)
+
+
+def checked(codec: Codec, refuse: Callable[[Any], Any], out: Any = None) -> Callable[[Any], Any]:
+    """``f(x)``: writes ``x`` into the row ``out`` (without ``out``, only checks it) when every
+    level and leaf passes a cheap exact test (:func:`_tests`), after all of them and before
+    any store; otherwise calls ``refuse(x)``, the precise check (it raises, naming the
+    field, for a non-member), and then ``codec.emulate_into``. Law: the row changes only
+    when ``refuse`` accepts ``x``.
+    """
+    make = codec.compiled(("checked", out is not None), lambda c: _compile_checked(c, out is not None))
+    if out is None:
+        return make(refuse, None, None)  # type: ignore[no-any-return]
+    flat = codec.as_row(out, writing=True)
+    if not flat.flags.c_contiguous:
+        raise ValueError("emulation: a row to write checked must be contiguous")
+
+    def slow(x: Any) -> Any:
+        refuse(x)
+        return codec.emulate_into(out, x)
+
+    row_bytes = memoryview(flat).cast("B")  # type: ignore[arg-type]
+    return make(slow, out, row_bytes, *(f.view(flat) for f in codec.fields))  # type: ignore[no-any-return]
+
+
 def observation_guard(space: Any, owner: str) -> Check:
     """``check(x)``: None for a member of ``space``, else APIUsageError (see the module docstring)."""
     precise = _checker(space, owner)
     try:
-        return codec_for(space, "observation").checked(precise)
+        return checked(codec_for(space, "observation"), precise)
     except ValueError:  # no fixed-size layout (Text, Sequence, ...): the precise check alone
         return precise
 
@@ -110,9 +256,9 @@ def observation_writer(space: Any, owner: str, row: np.ndarray) -> Callable[[Any
     """``write(x)``: ``x`` checked and written into ``row`` (see the module docstring)."""
     codec, precise = codec_for(space, "observation"), _checker(space, owner)
     try:
-        return codec.checked(precise, row)
+        return checked(codec, precise, row)
     except ValueError:  # a row numpy cannot see as flat (a strided user buffer): check, then copy
-        check = codec.checked(precise)
+        check = checked(codec, precise)
 
         def write(x: Any) -> Any:
             check(x)

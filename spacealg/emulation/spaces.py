@@ -217,11 +217,20 @@ _EXACT_INTEGERS = {np.dtype(np.float16): 2**11, np.dtype(np.float32): 2**24, np.
 _WIDER = {np.dtype(np.float16): np.dtype(np.float32), np.dtype(np.float32): np.dtype(np.float64)}
 
 
+def _leaf_offsets(dtype: np.dtype, base: int = 0) -> list[int]:
+    """The byte offset of every leaf field of a structured dtype, depth first."""
+    if dtype.names is None:
+        return [base]
+    fields: Any = dtype.fields
+    return [o for name in dtype.names for o in _leaf_offsets(fields[name][0], base + fields[name][1])]
+
+
 class Layout:
     """The structured layout of ``space`` in one ``role`` ("observation" or "action").
 
     Attributes: ``tree`` (Leaf/Struct), ``leaves`` (``(keys, names, Leaf)`` depth first),
-    ``field_dtypes`` (the storage dtype of each leaf's field), ``struct_dtype``,
+    ``field_dtypes`` (the storage dtype of each leaf's field), ``field_offsets`` (its byte
+    offset in a row), ``struct_dtype``,
     ``flat_dtype``, ``width`` (entries of ``flat_dtype`` per member), ``emulated_space`` (a
     Gymnasium space) and ``native`` (the space is kept as is: a row holds a member's entries).
     """
@@ -245,6 +254,7 @@ class Layout:
             if itemsize % self.flat_dtype.itemsize:  # pragma: no cover - align=True guarantees it
                 raise AssertionError(f"layout of {space!r}: itemsize {itemsize} is not a multiple")
             self.width = itemsize // self.flat_dtype.itemsize
+        self.field_offsets = [0] if self.native else _leaf_offsets(self.struct_dtype)
 
     def _set_fields(self, field_dtype: Any) -> None:
         self.field_dtypes = tuple(field_dtype(leaf) for _, _, leaf in self.leaves)

@@ -21,12 +21,12 @@ The style is Unknown and the cardinality infinite; ``clamp`` clamps every member
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from spacealg.core.cache import IdentityCache
 from spacealg.core.generic import as_space
 from spacealg.core.protocol import (
     bounds,
@@ -68,15 +68,10 @@ GEOMETRIC_P = 0.25
 def batch_form(space: Any) -> str:
     """How a batch of ``space`` stacks: "array", "tuple" (of component batches), "dict", or
     "items" (a tuple of members: the spaces whose batches are string or object arrays)."""
-    try:
-        return _cached_form(space)
-    except TypeError:  # an unhashable space
-        return _form(space)
+    return _FORMS.get_or_compute(space, _form)
 
 
-@functools.lru_cache(maxsize=4096)
-def _cached_form(space: Any) -> str:
-    return _form(space)
+_FORMS: IdentityCache[str] = IdentityCache("batch forms")
 
 
 def _form(space: Any) -> str:
