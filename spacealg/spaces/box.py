@@ -328,13 +328,14 @@ def _inside(space: Box, a: np.ndarray) -> np.ndarray:
     """Per-entry membership, comparing exact values (never storage): integer bounds with
     floats through the float64 values nearest inside them, float bounds with int64 entries
     beyond 2**53 as Python numbers."""
-    if a.dtype.kind == "b":
-        a = a.view(np.uint8)
-    if space.integral and a.dtype.kind == "f":
+    kind = a.dtype.kind
+    if kind == "f" and space.integral:
         inside = (a >= space._float_low) & (a <= space._float_high)
         inside &= np.floor(a) == a
         return inside  # type: ignore[no-any-return]
-    if not space.integral and not exact_ints_fit(a):
+    if kind == "b":
+        a = a.view(np.uint8)
+    elif kind != "f" and not space.integral and not exact_ints_fit(a):
         objects = a.astype(object)
         inside = (objects >= space.low.astype(object)) & (objects <= space.high.astype(object))
         return np.asarray(inside, dtype=bool)

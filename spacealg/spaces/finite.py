@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
 import numpy as np
@@ -78,6 +78,7 @@ class FiniteSet(Space):
     _numeric: bool
     _sorted: Any  # a sorted float64 array for numeric sets, else None
     _array: np.ndarray
+    _tests: dict[np.dtype, Callable[[np.ndarray], np.ndarray]]  # isin's test per array dtype (a memo)
 
     def __init__(self, *items: Hashable) -> None:
         unique: dict[Any, Any] = {}
@@ -102,6 +103,7 @@ class FiniteSet(Space):
             _numeric=numeric,
             _sorted=np.sort(np.asarray(kept, dtype=np.float64)) if numeric else None,
             _array=_item_array(kept),
+            _tests={},
         )
 
     def _constructor_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -169,13 +171,29 @@ def _isin(batch: Any, space: FiniteSet) -> np.ndarray:
     if space._numeric and array.dtype.kind in "biuf":
         if array.dtype.kind == "b":
             array = array.view(np.uint8)
-        return np.isin(array, _representable(space.items, array.dtype))
+        test = space._tests.get(array.dtype)
+        if test is None:
+            test = space._tests[array.dtype] = _membership_test(space.items, array.dtype)
+        return test(array)
     if space._array.dtype.kind == "U" and array.dtype.kind == "U":
         return np.isin(array, space._array)
     if array.dtype.kind != "O" and space._array.dtype.kind != "O":
         return np.zeros(array.shape, dtype=bool)
     member = np.frompyfunc(lambda item: contains(item, space), 1, 1)
     return np.asarray(member(array), dtype=bool).reshape(array.shape)
+
+
+def _membership_test(items: tuple[Any, ...], dtype: np.dtype) -> Callable[[np.ndarray], np.ndarray]:
+    """``test(array)``: which entries of an array of ``dtype`` are items, decided once per
+    dtype: two comparisons when the items ``dtype`` holds are a run of consecutive integers
+    (a Discrete, {False, True}), else ``np.isin`` against them."""
+    stored = _representable(items, dtype)
+    if dtype.kind in "iu" and stored.size:
+        values = np.unique(stored)
+        low, high = values[0], values[-1]
+        if values.size == int(high) - int(low) + 1:
+            return lambda array: (array >= low) & (array <= high)
+    return lambda array: np.isin(array, stored)
 
 
 def _representable(items: tuple[Any, ...], dtype: np.dtype) -> np.ndarray:
