@@ -48,15 +48,19 @@ def _root_backend(t: type) -> str | None:
 def backend_name(obj: Any) -> str | None:
     """``"torch"``/``"jax"`` for a tensor, JAX array, tracer or generator (or a tuple/dict of
     them: its first leaf); None for anything else (NumPy and Python objects)."""
-    name = _root_backend(type(obj))
-    if name is not None:
-        return name
-    if isinstance(obj, (tuple, list)):
-        return backend_name(obj[0]) if obj else None
-    if isinstance(obj, dict):
-        for value in obj.values():
-            return backend_name(value)
-    return None
+    while True:  # down to the first leaf; NumPy's arrays (the common case) answered first
+        kind = type(obj)
+        if kind is np.ndarray:
+            return None
+        name = _root_backend(kind)
+        if name is not None:
+            return name
+        if isinstance(obj, dict):
+            obj = next(iter(obj.values()), None)
+        elif isinstance(obj, (tuple, list)):
+            obj = obj[0] if obj else None
+        else:
+            return None
 
 
 def is_backend_array(obj: Any) -> bool:
