@@ -75,15 +75,16 @@ def has_nan(label: Any) -> bool:
         return False
 
 
-def batch_shape(batch: np.ndarray, element_shape: tuple[int, ...], what: str) -> tuple[int, ...]:
+def batch_shape(batch: np.ndarray, element_shape: tuple[int, ...], space: Any) -> tuple[int, ...]:
     """The leading batch shape of ``batch`` whose trailing shape must be ``element_shape``.
 
-    Raises ValueError naming ``what`` when the trailing shape does not match.
+    Raises ValueError naming ``space`` (its repr, made only then) when the trailing shape
+    does not match.
     """
     k = len(element_shape)
     if batch.ndim < k or batch.shape[batch.ndim - k :] != element_shape:
         raise ValueError(
-            f"isin: batch of shape {batch.shape} is not a batch of {what} "
+            f"isin: batch of shape {batch.shape} is not a batch of {space!r} "
             f"(elements of shape {element_shape})"
         )
     return batch.shape[: batch.ndim - k]

@@ -200,7 +200,7 @@ def _isin(batch: Any, space: ArraySpace) -> np.ndarray:
     a = _as_array(batch)
     if a is None:
         raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}")
-    batch_shape(a, space.dims, repr(space))
+    batch_shape(a, space.dims, space)
     return all_trailing(np.asarray(isin(a, space.space)), len(space.dims))
 
 

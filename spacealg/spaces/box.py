@@ -358,7 +358,7 @@ def _isin(batch: Any, space: Box) -> np.ndarray:
         if isinstance(batch, np.ndarray) and batch.ndim >= len(space.shape):
             return np.zeros(batch.shape[: batch.ndim - len(space.shape)], dtype=bool)
         raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}")
-    batch_shape(a, space.shape, repr(space))
+    batch_shape(a, space.shape, space)
     inside = _inside(space, a)
     return all_trailing(inside, len(space.shape))
 

@@ -221,7 +221,7 @@ def _isin(batch: Any, space: Categorical) -> np.ndarray:
         if isinstance(batch, np.ndarray) and batch.ndim >= len(space.shape):
             return np.zeros(batch.shape[: batch.ndim - len(space.shape)], dtype=bool)
         raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}")
-    leading = batch_shape(a, space.shape, repr(space))
+    leading = batch_shape(a, space.shape, space)
     return _inside(space, a).reshape((*leading, -1)).all(axis=-1)  # type: ignore[return-value]
 
 
@@ -260,7 +260,7 @@ def _bounds(space: Categorical) -> tuple[Any, Any]:
 def _clamp_values(a: np.ndarray, space: Categorical) -> np.ndarray:
     if a.dtype.kind == "f" and np.isnan(a).any():
         raise ValueError("clamp: x contains NaN, which has no nearest member")
-    batch_shape(a, space.shape, repr(space))
+    batch_shape(a, space.shape, space)
     rounded = np.rint(a) if a.dtype.kind == "f" else a
     return np.clip(rounded, space.low, space.high).astype(space.dtype)
 
