@@ -163,19 +163,34 @@ class TorchBackend(Backend):
         return self._to_numpy[native]
 
     def constant(self, array: Any, dtype: Any, device: Any) -> Any:
-        value = np.array(array)  # a copy: torch shares memory with (read-only) NumPy arrays
-        if value.dtype == object:
-            value = value.astype(np.float64 if dtype.is_floating_point else np.int64)
+        # cast on the host (NumPy's exact casts; no uint kernels needed on the device), a copy:
+        # torch shares memory with (read-only) NumPy arrays; bfloat16 goes over as float32
+        host = self._to_numpy.get(dtype)
+        if host is None:
+            host = np.dtype(np.float64 if dtype.is_floating_point else np.int64)
+        value = np.array(array, dtype=host)
         return self.module.as_tensor(value, device=device).to(dtype)
 
     def device(self, x: Any) -> Any:
         return x.device
 
+    def resolve(self, device: Any) -> Any:
+        """``device`` with its index: ``torch.Generator(device="cuda")`` has none (it draws on
+        whichever device is current), so plans and constants are keyed by the current one."""
+        if device.index is not None or device.type in ("cpu", "meta"):
+            return device
+        current = getattr(getattr(self.module, device.type, None), "current_device", None)
+        index = current() if current is not None else self.module.empty(0, device=device).device.index
+        return self.module.device(device.type, index)
+
+    def is_traced(self, x: Any) -> bool:
+        """Meta tensors (shapes and dtypes, no data) are abstract: nothing to read."""
+        return bool(getattr(x, "is_meta", False))
+
     def to_numpy(self, x: Any) -> np.ndarray:
-        x = x.detach().cpu()
         if x.dtype == self.module.bfloat16:
             x = x.float()
-        return x.numpy()  # type: ignore[no-any-return]
+        return x.numpy(force=True)  # type: ignore[no-any-return]  # detached, on the host, conj/neg resolved
 
 
 class JaxBackend(Backend):
@@ -218,10 +233,15 @@ class JaxBackend(Backend):
             return self._jax.device_put(value, device)
 
     def device(self, x: Any) -> Any:
+        """The one device ``x`` lives on; None when traced or spread over several devices
+        (sharded): constants are then left uncommitted, and JAX places them where needed."""
         if self.is_traced(x):
             return None
         devices = getattr(x, "devices", None)
-        return next(iter(devices())) if devices is not None else None
+        if devices is None:
+            return None
+        found = devices()
+        return next(iter(found)) if len(found) == 1 else None
 
     def to_numpy(self, x: Any) -> np.ndarray:
         return np.asarray(x)

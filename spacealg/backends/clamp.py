@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.backends.isin import _first, inner_float_bounds, lead_checker, leaf_dtypes
+from spacealg.backends.isin import inner_float_bounds, lead_checker, leaf_dtypes
 from spacealg.backends.kernel import Kernel
 from spacealg.backends.leaves import ArrayLeaf
 from spacealg.backends.plan import Plan, plan_for, variant
@@ -60,10 +60,9 @@ def clamp_inplace_on(name: str, x: Any, space: Any) -> Any:
 def _planned(name: str, x: Any, space: Any, what: str) -> tuple[Plan, tuple[Any, ...], Callable[[Any], list[Any]]]:
     plan = plan_for(space, name, what)
     parts = plan.check(x, what)
-    first = _first(x)
     dtypes = leaf_dtypes(plan, parts, what)
-    run = variant(space, plan, (what, dtypes, *Kernel.key_of(name, first)),
-                  lambda: _build(Kernel.for_array(name, first), plan, dtypes, what))
+    run = variant(space, plan, (what, dtypes, *Kernel.key_of(name, parts)),
+                  lambda: _build(Kernel.for_parts(name, parts), plan, dtypes, what))
     return plan, parts, run
 
 
@@ -87,8 +86,11 @@ def _nan_check(k: Kernel) -> Callable[[Any], None] | None:
     if k.traced:
         return None
     xp = k.xp
+    torch = k.name == "torch"
 
     def check(b: Any) -> None:
+        if torch:
+            b = b.detach()  # a value read, not a computation for autograd to record
         if math.isnan(float(b.sum())) and bool(xp.any(xp.isnan(b))):
             raise ValueError("clamp: x contains NaN, which has no nearest member")
 

@@ -147,6 +147,8 @@ def _decode(k: Kernel, field: Any, stored: Any, copy: bool) -> Any:
         return values[xp.astype(index, k.widest_int())]
     value_dtype = k.backend.dtype(field.value_dtype, field.leaf.low, field.leaf.high, field.leaf.path)
     if field.rounds:
+        if not np.asarray(field.leaf.low).size:  # no entries: nothing to round
+            return xp.astype(stored, value_dtype)
         low = float(np.asarray(field.leaf.low, dtype=np.float64).min())
         high = float(np.asarray(field.leaf.high, dtype=np.float64).max())
         if not (_uniform(field.leaf.low) and _uniform(field.leaf.high)):

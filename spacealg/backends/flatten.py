@@ -138,7 +138,7 @@ def _read_leaf(k: Kernel, leaf: ArrayLeaf, segment: Any) -> Any:
                 ok.append(xp.all(xp.any(part, axis=-1)))
                 columns.append(xp.argmax(xp.astype(part, k.native(leaf, np.int8)), axis=-1))
             found = xp.all(xp.stack(ok)) if ok else True
-            k_index = xp.stack(columns, axis=-1) if columns else xp.zeros((n, 0), dtype=k.widest_int())
+            k_index = xp.stack(columns, axis=-1) if columns else k.zeros((n, 0), k.widest_int())
         if not k.traced and not bool(found):
             raise ValueError("unflatten_batch: a row is not a concatenation of one-hot vectors")
         low = k.const(leaf, "flat_low", lambda: leaf.low.reshape(-1), k.widest_int())

@@ -46,10 +46,9 @@ def isin_on(name: str, batch: Any, space: Any) -> Any:
     """
     plan = plan_for(space, name, "isin")
     parts = plan.check(batch, "isin")
-    first = _first(batch)
     dtypes = leaf_dtypes(plan, parts, "isin")
-    run = variant(space, plan, ("isin", dtypes, *Kernel.key_of(name, first)),
-                  lambda: _build(Kernel.for_array(name, first), plan, dtypes, space))
+    run = variant(space, plan, ("isin", dtypes, *Kernel.key_of(name, parts)),
+                  lambda: _build(Kernel.for_parts(name, parts), plan, dtypes, space))
     return run(parts)
 
 

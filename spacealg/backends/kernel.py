@@ -35,14 +35,25 @@ class Kernel:
         backend = backend_named(name)
         return cls(backend, backend.device(x), x)
 
+    @classmethod
+    def for_parts(cls, name: str, parts: tuple[Any, ...]) -> Kernel:
+        """The kernel of a batch's leaf arrays: the first one's device; traced (JAX) when any
+        one is, so a jitted call that closes over some concrete leaves reads no value."""
+        kernel = cls.for_array(name, parts[0])
+        if name != "torch" and not kernel.traced and any(kernel.backend.is_traced(p) for p in parts):
+            kernel.traced, kernel.device = True, None
+        return kernel
+
     @staticmethod
-    def key_of(name: str, x: Any) -> tuple[Any, ...]:
+    def key_of(name: str, parts: tuple[Any, ...]) -> tuple[Any, ...]:
         """What a compiled plan variant depends on besides the space and the dtypes: the
-        backend, ``x``'s device, whether ``x`` is traced, and the backend's dtype policy."""
+        backend, the first leaf's device (torch: meta tensors are abstract, and have their
+        own device), whether any leaf is traced, and the backend's dtype policy."""
         if name == "torch":
-            return ("torch", x.device)
+            return ("torch", parts[0].device)
         backend = backend_named(name)
-        return (name, backend.device(x), backend.is_traced(x), backend.policy())
+        traced = any(backend.is_traced(p) for p in parts)
+        return (name, None if traced else backend.device(parts[0]), traced, backend.policy())
 
     # -- dtypes ------------------------------------------------------------------------
     def native(self, leaf: ArrayLeaf, dtype: Any = None) -> Any:
@@ -102,7 +113,7 @@ class Kernel:
             from_numpy, empty, clamp = torch.from_numpy, np.empty, torch.clamp
 
             def clip(x: Any) -> Any:
-                if not x.is_cpu:
+                if not numpy_memory(x):
                     return clamp(x, low, high)
                 return clamp(x, low, high, out=from_numpy(empty(tuple(x.shape), dtype=np_dtype)))
 
@@ -130,10 +141,35 @@ class Kernel:
         return jnp.zeros((n, dim), dtype=dtype).at[rows, positions].set(1)
 
     def any_true(self, flags: Any) -> bool:
-        """Whether any entry is True; False for abstract (traced) arrays, which cannot be read."""
-        if self.traced:
+        """Whether any entry is True; False for abstract (traced, meta) arrays, which cannot be read."""
+        if self.traced or self.backend.is_traced(flags):
             return False
         return bool(self.xp.any(flags))
+
+    def zeros(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        """Zeros of native ``dtype`` on this device (torch's factories default to the CPU)."""
+        if self.name == "torch":
+            return self.backend.module.zeros(shape, dtype=dtype, device=self.device)
+        return self.backend.module.zeros(shape, dtype)
+
+    def ones(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        """Ones of native ``dtype`` on this device."""
+        if self.name == "torch":
+            return self.backend.module.ones(shape, dtype=dtype, device=self.device)
+        return self.backend.module.ones(shape, dtype)
+
+
+def numpy_memory(x: Any) -> bool:
+    """Whether :meth:`Kernel.clipper` may clip the torch tensor ``x`` into NumPy-allocated
+    memory: on the CPU only (the memory is host memory), and not where autograd records the
+    clip (``out=`` has no gradient)."""
+    return bool(x.is_cpu) and not (x.requires_grad and _grad_enabled())
+
+
+def _grad_enabled() -> bool:
+    import torch
+
+    return bool(torch.is_grad_enabled())
 
 
 _NAMESPACES: dict[str, Any] = {}

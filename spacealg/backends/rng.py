@@ -24,7 +24,7 @@ import numpy as np
 
 from spacealg.backends.arrays import Backend, backend_named
 
-__all__ = ["JaxRng", "TorchCpuRng", "TorchRng", "rng_adapter"]
+__all__ = ["JaxRng", "TorchCpuRng", "TorchRng", "rng_adapter", "torch_adapter_class"]
 
 _WIDE = 2**62  # torch: offsets for per-entry widths come from [0, 2**62) mod w (bias < 2**-60)
 _WIDTHS: dict[Any, Any] = {}  # per-entry widths on a device (no host-to-device copy per call)
@@ -37,7 +37,7 @@ class TorchRng:
         self.backend: Backend = backend_named("torch")
         self.torch = self.backend.module
         self.generator = generator
-        self.device = generator.device
+        self.device = self.backend.resolve(generator.device)  # type: ignore[attr-defined]
 
     def uniform(self, shape: tuple[int, ...], dtype: Any) -> Any:
         return self.torch.rand(shape, generator=self.generator, device=self.device, dtype=dtype)
@@ -239,13 +239,19 @@ class JaxRng:
         return self.random.randint(self._next(), shape, 0, maxval, dtype)
 
 
+def torch_adapter_class(device: Any) -> type[TorchRng]:
+    """The adapter of a torch generator on ``device``: the NumPy-stream sampler for the CPU
+    only (its draws are host memory); torch's own kernels on every other device."""
+    return TorchCpuRng if device.type == "cpu" else TorchRng
+
+
 def rng_adapter(rng: Any, name: str) -> TorchRng | JaxRng:
     """The adapter of a ``torch.Generator`` (``name="torch"``) or a JAX key (``"jax"``)."""
     if name == "torch":
         torch = backend_named("torch").module
         if not isinstance(rng, torch.Generator):
             raise TypeError(f"rng: expected a torch.Generator, got {type(rng).__qualname__}")
-        return TorchCpuRng(rng) if rng.device.type == "cpu" else TorchRng(rng)
+        return torch_adapter_class(rng.device)(rng)
     backend = backend_named("jax")
     jax = backend._jax  # type: ignore[attr-defined]
     dtype = getattr(rng, "dtype", None)

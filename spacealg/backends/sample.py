@@ -113,7 +113,8 @@ def _sample_leaf(k: Kernel, kind: Any, leaf: ArrayLeaf) -> Draw:
             return xp.astype(xp.clip(drawn, low_f, high_f), dtype, copy=False)
 
         return floored
-    clip = _needs_clip(leaf)
+    # draws in a narrower dtype than the leaf's (JAX without x64) have bounds rounded to nearest
+    clip = _needs_clip(leaf) or k.backend.numpy_dtype(dtype) != leaf.dtype
     draw = _real_draw(k, leaf, dtype, integral=False)
     if not clip:
         return lambda rng, size: draw(rng, size + element)
@@ -133,17 +134,31 @@ def _real_draw(k: Kernel, leaf: ArrayLeaf, dtype: Any, integral: bool) -> Draw:
     (bounded: uniform; unbounded: normal; one side: exponential from it), constants built once."""
     below, above = leaf.bounded_low, leaf.bounded_high
     top = leaf.high.astype(np.float64) + 1.0 if integral else leaf.high
+    # a width beyond the dtype's largest float (a float32 Box over the whole float32 range):
+    # drawn at half scale and doubled (exact), as ``low + u * width`` would be inf
+    half = 0.5 if _wide(leaf, top, k.backend.numpy_dtype(dtype)) else 1.0
     if bool((below & above).all()):
         if leaf.uniform_bounds and leaf.size:
             low, high = float(leaf.low.reshape(-1)[0]), float(top.reshape(-1)[0])
-            return lambda rng, full: rng.between(full, dtype, low, high)
-        low_c = k.const(leaf, ("low", integral), lambda: leaf.low, dtype)
-        width = k.const(leaf, ("width", integral), lambda: top - leaf.low.astype(np.float64), dtype)
+            if half == 1.0:
+                return lambda rng, full: rng.between(full, dtype, low, high)
+
+            def doubled(rng: Any, full: tuple[int, ...]) -> Any:
+                drawn = rng.between(full, dtype, low * half, high * half)
+                drawn *= 2.0
+                return drawn
+
+            return doubled
+        low_c = k.const(leaf, ("low", integral, half), lambda: leaf.low.astype(np.float64) * half, dtype)
+        width = k.const(leaf, ("width", integral, half),
+                        lambda: top * half - leaf.low.astype(np.float64) * half, dtype)
 
         def uniform(rng: Any, full: tuple[int, ...]) -> Any:
             drawn = rng.uniform(full, dtype)
             drawn *= width  # in place on torch (a fresh draw), a new array on JAX
             drawn += low_c
+            if half != 1.0:
+                drawn *= 2.0
             return drawn
 
         return uniform
@@ -157,9 +172,9 @@ def _real_draw(k: Kernel, leaf: ArrayLeaf, dtype: Any, integral: bool) -> Draw:
     both = below & above
     two_sides = bool(both.any())
     if two_sides:
-        low_b = k.const(leaf, ("lowb", integral), lambda: np.where(both, leaf.low, 0), dtype)
-        width_b = k.const(leaf, ("widthb", integral),
-                          lambda: np.where(both, top - leaf.low.astype(np.float64), 1), dtype)
+        low_b = k.const(leaf, ("lowb", integral, half), lambda: np.where(both, leaf.low * half, 0), dtype)
+        width_b = k.const(leaf, ("widthb", integral, half),
+                          lambda: np.where(both, top * half - leaf.low.astype(np.float64) * half, 1), dtype)
         mask = k.const(leaf, "both", lambda: both, k.native(leaf, np.bool_))
 
     def mixed(rng: Any, full: tuple[int, ...]) -> Any:
@@ -169,10 +184,21 @@ def _real_draw(k: Kernel, leaf: ArrayLeaf, dtype: Any, integral: bool) -> Draw:
             drawn = xp.where(lower, low_0 + exponential, drawn)
             drawn = xp.where(upper, high_0 - exponential, drawn)
         if two_sides:
-            drawn = xp.where(mask, rng.uniform(full, dtype) * width_b + low_b, drawn)
+            uniform = rng.uniform(full, dtype) * width_b + low_b
+            drawn = xp.where(mask, uniform if half == 1.0 else uniform * 2.0, drawn)
         return drawn
 
     return mixed
+
+
+def _wide(leaf: ArrayLeaf, top: np.ndarray, dtype: np.dtype) -> bool:
+    """Whether an entry bounded on both sides is wider than the largest float of ``dtype``."""
+    both = leaf.bounded_low & leaf.bounded_high
+    if not both.any():
+        return False
+    with np.errstate(over="ignore", invalid="ignore"):
+        widths = np.asarray(top, dtype=np.float64)[both] - np.asarray(leaf.low, dtype=np.float64)[both]
+    return bool((widths > float(np.finfo(dtype).max)).any())
 
 
 def _needs_clip(leaf: ArrayLeaf) -> bool:

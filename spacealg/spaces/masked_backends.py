@@ -140,7 +140,7 @@ def _outer_run(k: Any, run: list[Block], sizes: tuple[int, ...]) -> Block:
     acc_width = 0
     start = 0
     for width, array in run:
-        part = array if array is not None else k.xp.ones(sizes[start : start + width], dtype=_native(k, True))
+        part = array if array is not None else k.ones(sizes[start : start + width], _native(k, True))
         start += width
         if acc is None:
             acc, acc_width = part, width
@@ -213,7 +213,7 @@ def _values(k: Any, space: Any, name: str, digits: list[Any], shape: tuple[int, 
     def leaf_values(leaf: Any) -> Any:
         xp = k.xp
         entries = [next(columns) for _ in range(leaf.size)]
-        d = xp.stack(entries, axis=-1) if entries else xp.zeros((*shape, 0), dtype=k.widest_int())
+        d = xp.stack(entries, axis=-1) if entries else k.zeros((*shape, 0), k.widest_int())
         d = xp.reshape(d, shape + leaf.shape)
         if leaf.kind == "set":
             values = k.const(leaf, "values", lambda: leaf.values, k.native(leaf))
