@@ -1,0 +1,108 @@
+"""The same timings in two checkouts of spacealg, side by side: did a change make anything slower?
+
+    python benchmarks/bench_before_after.py --before /path/to/old/checkout [--after .] [--runs 4]
+
+Each run measures, in a fresh interpreter whose ``PYTHONPATH`` is one checkout (the two
+alternate, so a noisy machine hurts both alike), the public operations issue 10 names:
+flatten/unflatten single and batched, the emulation codec's write and read, sample and
+contains/isin single and batched, on the spaces of bench_ops.py and bench_core.py. Printed:
+the best time per call in each checkout and the speed-up (before / after; > 1 means the
+after checkout is faster). Only names both checkouts have are used (``spacealg.sample``,
+``contains``, ``isin``, ``spacealg.ops.flatten*``, ``spacealg.emulation.Codec``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+MEASURE = r"""
+import json, sys, timeit, warnings
+warnings.filterwarnings("ignore")
+sys.path.insert(0, BENCHMARKS)
+import gymnasium.spaces as gs
+import numpy as np
+import spacealg as sa
+from bench_ops import discrete_dict, image_dict, nethack_obs, small_dict, to_spacealg
+from spacealg.emulation import Codec
+from spacealg.ops import flatten, flatten_batch, unflatten, unflatten_batch
+
+def best(function, number):
+    return min(timeit.repeat(function, number=number, repeat=7)) / number * 1e6
+
+out = {}
+for make, number in ((small_dict, 20000), (image_dict, 3000)):
+    space = make(); space.seed(0); x = space.sample(); s = to_spacealg(space)
+    flat = flatten(x, s); batch = sa.sample(s, 256, rng=0); flats = flatten_batch(batch, s)
+    out[f"flatten, {make.__name__}"] = best(lambda: flatten(x, s), number)
+    out[f"unflatten, {make.__name__}"] = best(lambda: unflatten(flat, s), number)
+    out[f"flatten_batch(256), {make.__name__}"] = best(lambda: flatten_batch(batch, s), 200)
+    out[f"unflatten_batch(256), {make.__name__}"] = best(lambda: unflatten_batch(flats, s), 200)
+for make in (nethack_obs, discrete_dict, small_dict):
+    space = make(); space.seed(0); x = space.sample()
+    codec = Codec(space); row = codec.new_buffer(); codec.emulate_into(row, x)
+    out[f"Codec.emulate_into, {make.__name__}"] = best(lambda: codec.emulate_into(row, x), 20000)
+    out[f"Codec.nativize, {make.__name__}"] = best(lambda: codec.nativize(row), 20000)
+box = sa.Box(-1.0, 1.0, shape=(16,), dtype=np.float32)
+gym_box = gs.Box(-1.0, 1.0, (16,), np.float32)
+digits = sa.ArraySpace(range(10), 8)
+small = to_spacealg(small_dict())
+boxes, digit_rows = sa.sample(box, 10000, rng=0), sa.sample(digits, 10000, rng=1)
+smalls = sa.sample(small, 10000, rng=0)
+x, member = boxes[0], sa.sample(small, rng=0)
+out["sample(Box(16), 10000)"] = best(lambda: sa.sample(box, 10000), 50)
+out["isin(10000 rows, Box(16))"] = best(lambda: sa.isin(boxes, box), 200)
+out["sample(ArraySpace(range(10), 8), 10000)"] = best(lambda: sa.sample(digits, 10000), 50)
+out["isin(10000 rows, ArraySpace(range(10), 8))"] = best(lambda: sa.isin(digit_rows, digits), 200)
+out["sample(small Dict, 10000)"] = best(lambda: sa.sample(small, 10000), 50)
+out["isin(10000 rows, small Dict)"] = best(lambda: sa.isin(smalls, small), 100)
+out["contains(x, Box(16))"] = best(lambda: sa.contains(x, box), 20000)
+out["sample(Box(16))"] = best(lambda: sa.sample(box), 20000)
+out["contains(x, gymnasium Box(16))"] = best(lambda: sa.contains(x, gym_box), 20000)
+out["sample(gymnasium Box(16))"] = best(lambda: sa.sample(gym_box), 20000)
+out["contains(x, small Dict)"] = best(lambda: sa.contains(member, small), 20000)
+out["sample(small Dict)"] = best(lambda: sa.sample(small), 20000)
+print(json.dumps({"spacealg": sa.__file__, "timings": out}))
+"""
+
+
+def measure(checkout: Path) -> dict[str, float]:
+    """One run of the timings (microseconds per call), importing spacealg from ``checkout``."""
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    code = f"BENCHMARKS = {str(HERE)!r}\n{MEASURE}"
+    result = subprocess.run(  # run in the checkout: ``-c`` puts the working directory first on the path
+        [sys.executable, "-c", code], env=env, cwd=checkout, capture_output=True, text=True, check=True
+    )
+    found = json.loads(result.stdout.strip().splitlines()[-1])
+    if not Path(found["spacealg"]).resolve().is_relative_to(checkout):
+        raise SystemExit(f"{checkout}: spacealg was imported from {found['spacealg']}, not from the checkout")
+    return found["timings"]  # type: ignore[no-any-return]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", type=Path, required=True, help="the old checkout (its root)")
+    parser.add_argument("--after", type=Path, default=HERE.parent, help="the new checkout (default: this one)")
+    parser.add_argument("--runs", type=int, default=3, help="runs per checkout, alternating (best kept)")
+    args = parser.parse_args()
+    before: dict[str, float] = {}
+    after: dict[str, float] = {}
+    for run in range(args.runs):
+        for checkout, best in ((args.before, before), (args.after, after)):
+            for name, micros in measure(checkout.resolve()).items():
+                best[name] = min(micros, best.get(name, float("inf")))
+        print(f"run {run + 1} of {args.runs} done", file=sys.stderr)
+    print(f"{'operation':<44} {'before':>11} {'after':>11} {'speed-up':>9}")
+    for name, old in before.items():
+        new = after[name]
+        print(f"{name:<44} {old:9.2f}us {new:9.2f}us {old / new:8.2f}x")
+
+
+if __name__ == "__main__":
+    main()
