@@ -270,3 +270,18 @@ def test_jax_batches_sharded_over_devices() -> None:
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300,
                           cwd=root)
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-2000:]
+
+
+def test_jax_without_x64_compares_a_float64_box_exactly() -> None:
+    """Without x64 a float64 Box's batches are float32: its ends are rounded inwards into the
+    batch's dtype, so ``isin`` agrees with ``contains`` of the row at the edges (float32(0.3)
+    is above 0.3)."""
+    jax = pytest.importorskip("jax")
+    space = sa.Box(np.array([0.1, -np.inf]), np.array([0.3, 0.7]), dtype=np.float64)
+    rows = np.array([[0.3, 0.2], [0.1, 0.7], [0.2, 0.2], [0.2, np.nan], [0.3, -1e4]], np.float32)
+    for dtype in (jax.numpy.float32, jax.numpy.float16):
+        batch = jax.numpy.asarray(rows, dtype)
+        expected = [bool(sa.contains(row, space)) for row in np.asarray(batch)]
+        assert np.asarray(sa.isin(batch, space)).tolist() == expected
+        assert np.asarray(jax.jit(lambda b: sa.isin(b, space))(batch)).tolist() == expected
+        assert all(sa.contains(row, space) for row in np.asarray(sa.clamp(batch[:3], space)))

@@ -235,11 +235,14 @@ def _isin_leaf(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> Callable[[Any], Any]:
 
 def _real_bounds(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> tuple[Any, Any]:
     """Interval ends as Python floats (NumPy's weak scalars); Box bounds in the Box's dtype
-    (Python floats where every entry has the same bounds and the batch has the Box's dtype)."""
+    (Python floats where every entry has the same bounds and the batch has the Box's dtype);
+    where the policy narrows the Box's dtype, its ends rounded inwards into the batch's."""
     same = leaf.uniform_bounds and leaf.size and k.backend.numpy_dtype(dtype) == leaf.dtype
     if isinstance(leaf.base, Interval) or same:
         return float(leaf.low.reshape(-1)[0]), float(leaf.high.reshape(-1)[0])
     native = k.native(leaf)
+    if k.backend.numpy_dtype(native) != leaf.dtype:  # narrowed by the policy (JAX without x64):
+        return inner_float_bounds(k, leaf, dtype)   # the ends rounded inwards, exact in ``dtype``
     return k.const(leaf, "low", lambda: leaf.low, native), k.const(leaf, "high", lambda: leaf.high, native)
 
 
