@@ -10,7 +10,7 @@ import gymnasium.spaces as gs
 import numpy as np
 import pytest
 from helpers import member_at, same
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 import spacealg as sa
@@ -173,8 +173,9 @@ def _variants(x: Any) -> list[Any]:
 
 
 @given(st.one_of(emulatable_spaces, spacealg_emulatable), seeds)
+@example(gs.Box(-np.inf, np.inf, (), np.float16), 0)  # a (1,) array for a scalar unbounded Box: refused
 def test_the_checked_writer_writes_exactly_the_members_and_nothing_else(space: Any, seed: int) -> None:
-    """``Codec.checked`` (what GymnasiumPufferEnv's guard runs) accepts exactly the members by
+    """``guard.checked`` (what GymnasiumPufferEnv's guard runs) accepts exactly the members by
     value; it writes what ``emulate_into`` writes, and a refused value leaves the row as it was."""
     from spacealg.emulation.guard import observation_guard, observation_writer
     from spacealg.env import APIUsageError

@@ -168,7 +168,7 @@ def _tests(field: Field, gen: Generator, a: str) -> tuple[list[str], list[str] |
     else:
         need = [kind == "f"] * field.size
     le = "<=" if kind in "iu" or isinstance(leaf.space, Box) else "<"  # open intervals: strictly
-    if code is None or not field.size or not all(need):  # shape not implied by the unpacking
+    if code is None or not field.size or not field.shape or not all(need):  # shape not implied by unpacking
         lines[0] += f" or {a}.shape != {field.shape!r}"
     lines[0] += ": raise _Miss"
     if code is None:
