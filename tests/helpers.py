@@ -9,6 +9,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 import spacealg as sa
+from spacealg.backends.leaves import space_tree
 from spacealg.strategies.spaces import boxes, finite_sets, intervals, ranges
 
 
@@ -84,3 +85,12 @@ def outsiders(draw: Any, space: Any) -> Any:
     size = int(np.prod(shape))
     entries = draw(st.lists(st.floats(-1e4, 1e4, allow_nan=False), min_size=size, max_size=size))
     return np.array(entries, dtype=np.float64).reshape(shape)
+
+
+def stacks(space: Any) -> bool:
+    """Whether batches of ``space`` stack into arrays (the kinds the torch/JAX backends take)."""
+    try:
+        space_tree(space)
+    except (TypeError, ValueError):
+        return False
+    return True

@@ -19,10 +19,9 @@ from hypothesis import strategies as st
 
 import spacealg as sa
 from spacealg.backends import to_numpy
-from spacealg.backends.leaves import space_tree
 from spacealg.ops import flatten_batch, unflatten_batch
 from spacealg.strategies import spaces
-from tests.helpers import member_at, same
+from tests.helpers import member_at, same, stacks
 
 torch = pytest.importorskip("torch")
 jax = pytest.importorskip("jax")
@@ -30,14 +29,6 @@ jnp = jax.numpy
 
 BACKENDS = ["torch", "jax"]
 LAWS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def stacks(space: Any) -> bool:
-    try:
-        space_tree(space)
-    except (TypeError, ValueError):
-        return False
-    return True
 
 
 stacking_spaces = spaces(composites=("tuple", "dict", "product"), max_depth=2).filter(stacks)

@@ -33,10 +33,11 @@ import spacealg as sa
 from spacealg.backends import sample as sampling
 from spacealg.backends.arrays import backend_named
 from spacealg.backends.kernel import Kernel, numpy_memory
-from spacealg.backends.leaves import space_tree
+from spacealg.backends.leaves import tree_values
 from spacealg.backends.rng import TorchCpuRng, TorchRng, torch_adapter_class
 from spacealg.ops import flatten_batch, unflatten_batch
 from spacealg.strategies import spaces
+from tests.helpers import stacks
 
 torch = pytest.importorskip("torch")
 
@@ -55,22 +56,6 @@ class MetaRng(TorchRng):
         return torch.empty(shape, device=self.device, dtype=dtype).exponential_()
 
 
-def stacks(space: Any) -> bool:
-    try:
-        space_tree(space)
-    except (TypeError, ValueError):
-        return False
-    return True
-
-
-def leaves(batch: Any) -> list[Any]:
-    if isinstance(batch, tuple):
-        return [x for b in batch for x in leaves(b)]
-    if isinstance(batch, dict):
-        return [x for b in batch.values() for x in leaves(b)]
-    return [batch]
-
-
 def cast(batch: Any, dtype: Any) -> Any:
     if isinstance(batch, tuple):
         return tuple(cast(b, dtype) for b in batch)
@@ -80,7 +65,7 @@ def cast(batch: Any, dtype: Any) -> Any:
 
 
 def on_meta(batch: Any) -> bool:
-    return all(x.device == META for x in leaves(batch))
+    return all(x.device == META for x in tree_values(batch))
 
 
 # -- the CPU-only shortcuts are taken for CPU data only ----------------------------------------

@@ -20,23 +20,16 @@ from hypothesis import strategies as st
 
 import spacealg as sa
 from spacealg.backends import plan as plans
-from spacealg.backends.leaves import ArrayLeaf, space_tree, tree_values
+from spacealg.backends.leaves import ArrayLeaf, tree_values
 from spacealg.backends.rng import TorchCpuRng
 from spacealg.core.cache import IdentityCache
 from spacealg.strategies import spaces
+from tests.helpers import stacks
 
 torch = pytest.importorskip("torch")
 
 LAWS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SPACE = sa.DictProduct(pos=sa.Box(-1.0, 1.0, (16,), np.float32), d=range(4), md=sa.Categorical([3, 4]))
-
-
-def stacks(space: Any) -> bool:
-    try:
-        space_tree(space)
-    except (TypeError, ValueError):
-        return False
-    return True
 
 
 def structure(tree: Any, batch: Any) -> Any:
