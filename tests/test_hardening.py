@@ -14,6 +14,8 @@ import gymnasium.spaces as gs
 import numpy as np
 import pytest
 from gymnasium.vector.utils import batch_space
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import spacealg as sa
 from spacealg.core.space import MAX_DEPTH
@@ -123,6 +125,32 @@ def test_members_by_exact_value_and_bools_are_numbers():
     assert sa.contains(np.True_, range(2)) and sa.isin([True], range(2)).tolist() == [True]
     assert sa.isin(np.array([2**63 + 4, 2**63], np.uint64), sa.FiniteSet(2**63)).tolist() == [False, True]
     assert sa.isin(np.array([0.1, 1.0], np.float32), sa.FiniteSet(0.1, 1)).tolist() == [False, True]
+
+
+INTEGER_DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int64, np.uint64]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(-(2**64), 2**64), min_size=1, max_size=6),
+    st.integers(-300, 300),
+    st.integers(0, 6),
+    st.sampled_from(INTEGER_DTYPES),
+    st.data(),
+)
+def test_finite_set_isin_decides_each_entry_by_value(items, start, run, dtype, data):
+    """``isin(a, FiniteSet(...))[i] == (a[i] is an item)`` for every integer dtype, whether the
+    items it holds are a consecutive run (two comparisons) or not (``np.isin``)."""
+    space = sa.FiniteSet(*items, *range(start, start + run))
+    info = np.iinfo(dtype) if dtype is not np.bool_ else np.iinfo(np.uint8)
+    lo, hi = int(info.min), 1 if dtype is np.bool_ else int(info.max)
+    near = [v + d for v in (*items, start, start + run) for d in (-1, 0, 1)]
+    values = data.draw(st.lists(st.sampled_from([v for v in near if lo <= v <= hi] or [lo]) | st.integers(lo, hi),
+                                min_size=1, max_size=8))
+    batch = np.array(values, dtype=np.uint64 if dtype is np.uint64 else object).astype(dtype)
+    expected = [int(v) in set(space.items) for v in batch.tolist()]
+    assert sa.isin(batch, space).tolist() == expected
+    assert sa.isin(batch, space).tolist() == expected  # the memoised test for this dtype, again
 
 
 class Hostile:
