@@ -101,7 +101,6 @@ def _checker(space: Any, owner: str, path: str = "") -> Check:
     return rules.get(type(space), _by_value)(space, owner, path)
 
 
-
 # -- the fast path: cheap exact tests compiled into the codec's writer ----------------------
 
 _PACK = {("i", 1): "b", ("i", 2): "h", ("i", 4): "i", ("i", 8): "q", ("u", 1): "B", ("u", 2): "H", ("u", 4): "I",

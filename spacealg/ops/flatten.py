@@ -399,9 +399,10 @@ class ProductCodec(FlatCodec):
         return [r for part, offset in zip(self.parts, self.starts) for r in part.onehot_ranges(start + offset)]
 
     def emit_fill(self, gen: Generator, value: str, start: int) -> None:
-        if value != "x":  # a part of a product: read once
-            gen.line(f"_x{len(gen.lines)} = {value}")
-            value = f"_x{len(gen.lines) - 1}"
+        if value != "x":  # a part of a product: read once, into a local of its own
+            local = f"_x{len(gen.lines)}"
+            gen.line(f"{local} = {value}")
+            value = local
         message = gen.bind(f"expected {self.expected}, got ")
         gen.line(f"if len({value}) != {len(self.parts)}: raise ValueError({message} + repr(len({value})) + ' parts')")
         for key, part, offset in zip(self.keys, self.parts, self.starts):
