@@ -29,7 +29,7 @@ import numpy as np
 from spacealg.core.cache import IdentityCache
 from spacealg.core.protocol import clamp, sample
 from spacealg.core.rng import RngLike, as_generator
-from spacealg.spaces._batch import normalize_size
+from spacealg.spaces._batch import items_array, normalize_size
 
 __all__ = [
     "all_of",
@@ -87,17 +87,6 @@ def safe_contains(space: Any, x: Any) -> bool:
         return bool(space.contains(x))
     except Exception:
         return False
-
-
-def items_array(batch: Any) -> np.ndarray:
-    """A batch as an array of elements: arrays as they are, sequences as 1-d object arrays."""
-    if isinstance(batch, np.ndarray):
-        return batch
-    items = list(batch)
-    array = np.empty(len(items), dtype=object)
-    for i, item in enumerate(items):
-        array[i] = item
-    return array
 
 
 def isin_items(batch: Any, space: Any) -> np.ndarray:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["REAL_KINDS", "all_trailing", "as_real_array", "batch_shape"]
+__all__ = ["REAL_KINDS", "all_trailing", "as_real_array", "batch_shape", "items_array"]
 
 REAL_KINDS = frozenset("biuf")
 
@@ -135,3 +135,14 @@ def all_trailing(inside: np.ndarray, k: int) -> np.ndarray:
     for j in range(1, width // 8):
         result &= words[..., j] == _ALL_ONES
     return result  # type: ignore[no-any-return]
+
+
+def items_array(batch: Any) -> np.ndarray:
+    """A batch as an array of elements: arrays as they are, sequences as 1-d object arrays."""
+    if isinstance(batch, np.ndarray):
+        return batch
+    items = list(batch)
+    array = np.empty(len(items), dtype=object)
+    for i, item in enumerate(items):
+        array[i] = item
+    return array

@@ -38,6 +38,7 @@ from typing import Any, SupportsIndex
 
 import numpy as np
 
+from spacealg.core import hooks
 from spacealg.core.generic import as_space, generic
 from spacealg.core.protocol import (
     SpaceStyle,
@@ -379,3 +380,5 @@ def _array_leaf(space: ArraySpace) -> _leaf_model.LeafModel | None:
     if base.image == "Discrete":
         return _leaf_model.LeafModel("MultiDiscrete", base.dtype, space.dims, base.low, base.high)
     return _leaf_model.LeafModel(base.image, base.dtype, space.dims, base.low, base.high, integral=base.integral)
+
+hooks.array_of.define(ArraySpace)  # ``a ** n`` on spacealg's spaces

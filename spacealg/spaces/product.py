@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.core import hooks
 from spacealg.core.generic import as_space
 from spacealg.core.protocol import (
     SpaceStyle,
@@ -514,3 +515,5 @@ def _dict_array(space: DictProduct, dims: tuple[int, ...], base: Any) -> DictPro
 @as_space.register(dict)
 def _dict_as_space(obj: dict[Any, Any]) -> DictProduct:
     return DictProduct(obj)
+
+hooks.product.define(product)  # ``a * b`` on spacealg's spaces
