@@ -57,6 +57,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from spacealg.adapters.gymnasium import to_gymnasium
 from spacealg.adapters.native import native_kind
 from spacealg.core.cache import IdentityCache
 from spacealg.core.generic import as_space, generic
@@ -270,8 +271,6 @@ class Layout:
             self.native = True
             self.emulated_space = self.space
         elif isinstance(self.space, Box):
-            from spacealg.adapters.gymnasium import to_gymnasium
-
             self.native = True
             self.emulated_space = to_gymnasium(self.space)
         elif uniform:
@@ -317,8 +316,6 @@ class Layout:
             return self.space
         if not isinstance(self.tree, Leaf) or self.tree.member == "float":
             return None
-        from spacealg.adapters.gymnasium import to_gymnasium
-
         try:
             image = to_gymnasium(self.space)
         except TypeError:

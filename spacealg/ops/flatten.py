@@ -56,6 +56,7 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.adapters.gymnasium import to_gymnasium
 from spacealg.adapters.native import native_kind
 from spacealg.core.arrays import backend_implementation, backend_name
 from spacealg.core.cache import IdentityCache
@@ -673,7 +674,5 @@ def flattened_box(space: Any) -> Any:
     space for a Gymnasium space. Law: ``flatten(x, s) in flattened_box(s)`` for every member ``x``."""
     box = _codec_of(space, "flattened_box").box()
     if native_kind(space) is not None:
-        from spacealg.adapters.gymnasium import to_gymnasium
-
         return to_gymnasium(box)
     return box
