@@ -318,7 +318,7 @@ class Codec:
         rows = a.reshape(n, -1)
         if rows.shape[1] != self.width:
             raise ValueError(f"emulation: expected rows of {self.width} entries, got shape {a.shape}")
-        if writing and rows.size and not np.shares_memory(rows, a):  # pragma: no cover - reshape copied
+        if writing and rows.size and not np.shares_memory(rows, a):  # a reshape that had to copy
             raise ValueError("emulation: the buffer must be contiguous along its rows")
         return rows
 

@@ -207,7 +207,7 @@ class _InjectableBuffers(HasBuffers):
         set_buffers(self, {name: get(name, getattr(self, name)) for name in BUFFER_NAMES})
         self._bind_buffers()
 
-    def _bind_buffers(self) -> None:  # pragma: no cover - both subclasses define it
+    def _bind_buffers(self) -> None:  # both subclasses define it
         raise NotImplementedError
 
 

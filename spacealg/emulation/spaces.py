@@ -252,7 +252,7 @@ class Layout:
             self._action()
         if not hasattr(self, "width"):
             itemsize = self.struct_dtype.itemsize
-            if itemsize % self.flat_dtype.itemsize:  # pragma: no cover - align=True guarantees it
+            if itemsize % self.flat_dtype.itemsize:  # the invariant align=True keeps
                 raise AssertionError(f"layout of {space!r}: itemsize {itemsize} is not a multiple")
             self.width = itemsize // self.flat_dtype.itemsize
         self.field_offsets = [0] if self.native else _leaf_offsets(self.struct_dtype)

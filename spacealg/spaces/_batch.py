@@ -90,11 +90,6 @@ def batch_shape(batch: np.ndarray, element_shape: tuple[int, ...], space: Any) -
     return batch.shape[: batch.ndim - k]
 
 
-def full_size(size: int | tuple[int, ...] | None, element_shape: tuple[int, ...]) -> tuple[int, ...]:
-    """The shape of a sample of ``size`` elements of shape ``element_shape``."""
-    return normalize_size(size) + element_shape
-
-
 def normalize_size(size: int | tuple[int, ...] | None) -> tuple[int, ...]:
     """``size`` as a shape tuple (None: a single element, ``()``); ValueError if invalid."""
     if size is None:

@@ -177,7 +177,7 @@ def _element(i: Any, space: OneOf) -> tuple[int, Any]:
         if i < n:
             return (tag, element(int(i), s))
         i -= n
-    raise AssertionError("unreachable")  # pragma: no cover
+    raise AssertionError("unreachable")
 
 
 @issubspace.register(OneOf, OneOf)
