@@ -39,15 +39,16 @@ constructors accept: every operation (``contains``, ``==``, pickle, ``repr`` and
 JSON) works at this depth, and a deeper space is refused with ValueError at construction."""
 
 
-def nested_depth(kind: str, components: Any) -> int:
-    """The depth of a composite space of ``kind`` over ``components`` (a leaf space is 1).
+def nested_depth(constructor: str, components: Any) -> int:
+    """The depth of a composite space built by ``constructor`` (its name) over
+    ``components`` (a leaf space is 1).
 
-    Raises ValueError naming ``kind`` beyond :data:`MAX_DEPTH`.
+    Raises ValueError naming ``constructor`` beyond :data:`MAX_DEPTH`.
     """
     depth = 1 + max((getattr(c, "_depth", 1) for c in components), default=1)
     if depth > MAX_DEPTH:
         raise ValueError(
-            f"{kind}: spaces nested {depth} deep exceed spacealg's limit of {MAX_DEPTH} "
+            f"{constructor}: spaces nested {depth} deep exceed spacealg's limit of {MAX_DEPTH} "
             "(spacealg.core.space.MAX_DEPTH), the depth every operation supports"
         )
     return depth

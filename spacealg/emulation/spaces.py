@@ -58,7 +58,7 @@ import gymnasium
 import numpy as np
 
 from spacealg.adapters.gymnasium import to_gymnasium
-from spacealg.adapters.native import native_kind
+from spacealg.adapters.native import gym_class_of
 from spacealg.core.cache import IdentityCache
 from spacealg.core.generic import as_space, generic
 from spacealg.core.leaf import LeafModel
@@ -360,8 +360,8 @@ def _gym_box(low: Any, high: Any, width: int, dtype: np.dtype) -> gymnasium.spac
 
 def _is_native(space: Any, names: tuple[str, ...]) -> bool:
     """Whether ``space`` is a Gymnasium (or Gym) space of one of the classes ``names``."""
-    kind = native_kind(space)
-    return kind is not None and kind[1] in names
+    gym_class = gym_class_of(space)
+    return gym_class is not None and gym_class[1] in names
 
 
 # =====================================================================================

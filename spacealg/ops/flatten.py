@@ -57,7 +57,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.adapters.gymnasium import to_gymnasium
-from spacealg.adapters.native import native_kind
+from spacealg.adapters.native import gym_class_of
 from spacealg.core.arrays import backend_implementation, backend_name
 from spacealg.core.cache import IdentityCache
 from spacealg.core.codegen import Generator
@@ -592,7 +592,7 @@ def _codec_of(space: Any, function: str, value: Any = None) -> FlatCodec:
     try:
         return _codec(space)
     except TypeError as error:
-        if isinstance(value, (Space, range)) or native_kind(value) is not None:
+        if isinstance(value, (Space, range)) or gym_class_of(value) is not None:
             raise TypeError(f"{function}: the arguments look swapped: spacealg's {function} takes the value "
                             f"first ({function}(x, space)), Gymnasium's the space; got x={value!r}, "
                             f"space={space!r}") from None
@@ -673,6 +673,6 @@ def flattened_box(space: Any) -> Any:
     Graph, Tuple or Dict of flattened parts where a Sequence or Graph is inside), a Gymnasium
     space for a Gymnasium space. Law: ``flatten(x, s) in flattened_box(s)`` for every member ``x``."""
     box = _codec_of(space, "flattened_box").box()
-    if native_kind(space) is not None:
+    if gym_class_of(space) is not None:
         return to_gymnasium(box)
     return box
