@@ -121,9 +121,15 @@ def test_torch_calls_reach_the_implementations_the_backends_registered() -> None
     torch = pytest.importorskip("torch")
     import spacealg as sa
 
-    for function in (sa.sample, sa.isin, sa.clamp, sa.clamp_, hooks.sample_with_mask):
-        assert arrays.backend_implementation(function, "torch").func.__module__.startswith("spacealg.backends")
-    assert sa.isin(torch.zeros(2, 3), sa.Box(0, 1, (3,))).tolist() == [True, True]
+    assert sa.isin(torch.zeros(2, 3), sa.Box(0, 1, (3,))).tolist() == [True, True]  # loads the table
+    from spacealg.backends.arrays import BACKEND_ROOTS
+    from spacealg.backends.operations import OPERATIONS
+
+    assert {sa.sample, sa.isin, sa.clamp, sa.clamp_, hooks.sample_with_mask} <= set(OPERATIONS)
+    for name in set(BACKEND_ROOTS.values()):
+        for function, implementation in OPERATIONS.items():
+            registered = arrays.backend_implementation(function, name)
+            assert (registered.func, registered.args) == (implementation, (name,))
 
 
 # -- spacealg.core.hooks --------------------------------------------------------------------------

@@ -31,6 +31,7 @@ module              operation
 ``flatten``         ``flatten_batch``, ``unflatten_batch``
 ``masked``          ``sample`` with ``mask=``/``probability=``
 ``emulation``       ``nativize_tensor``, ``emulate_tensor`` and the codec's batch operations
+``operations``      the table: which function of each module serves which generic function
 ==================  ==================================================================
 
 See docs/backends.md for the laws, the dtype policy and measured speed.
@@ -38,11 +39,10 @@ See docs/backends.md for the laws, the dtype policy and measured speed.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from spacealg.backends.arrays import BACKEND_ROOTS, backend_name, backend_of, is_backend_array, to_numpy
-from spacealg.core.arrays import register_array_root, register_backend, register_backend_loader
+from spacealg.core.arrays import register_array_root, register_backend_loader
 
 __all__ = [
     "backend_name",
@@ -55,44 +55,11 @@ __all__ = [
 
 
 def _register_operations() -> None:
-    """Import the operations' modules and register each for torch and JAX.
-
-    Run by the core at the first torch/JAX call (:func:`register_backend_loader`): the
-    modules load the leaf tables, plans and codecs, which ``import spacealg`` never needs.
-    """
-    from spacealg.backends.clamp import clamp_inplace_on, clamp_on
-    from spacealg.backends.emulation import emulate_batch_on, nativize_batch_on
-    from spacealg.backends.flatten import flatten_batch_on, unflatten_batch_on
-    from spacealg.backends.isin import isin_on
-    from spacealg.backends.masked import sample_masked_on
-    from spacealg.backends.sample import sample_on
-    from spacealg.core import hooks, protocol
-    from spacealg.emulation.codec import Codec
-    from spacealg.ops.flatten import flatten_batch, unflatten_batch
-
-    def sample_unmasked(name: str, space: Any, size: Any = None, *, rng: Any, **extra: Any) -> Any:
-        if any(value is not None for value in extra.values()):
-            raise TypeError(f"sample: {sorted(extra)} are not supported with a {name} rng")
-        return sample_on(name, space, size, rng)
-
-    def sample_masked(name: str, space: Any, size: Any, mask: Any, probability: Any, *, rng: Any) -> Any:
-        return sample_masked_on(name, space, size, mask, probability, rng)
-
-    # each implementation takes the backend's name, then the generic function's arguments
-    table: dict[Any, Any] = {
-        protocol.sample: sample_unmasked,
-        hooks.sample_with_mask: sample_masked,
-        protocol.isin: isin_on,
-        protocol.clamp: clamp_on,
-        protocol.clamp_: clamp_inplace_on,
-        flatten_batch: flatten_batch_on,
-        unflatten_batch: unflatten_batch_on,
-        Codec.emulate_batch: emulate_batch_on,
-        Codec.nativize_batch: nativize_batch_on,
-    }
-    for name in sorted(set(BACKEND_ROOTS.values())):
-        for function, implementation in table.items():
-            register_backend(function, name, functools.partial(implementation, name))
+    """Load :mod:`spacealg.backends.operations`, whose import registers every operation for
+    torch and JAX. Run by the core at the first torch/JAX call
+    (:func:`~spacealg.core.arrays.register_backend_loader`): the operations load the leaf
+    tables, plans and codecs, which ``import spacealg`` never needs."""
+    from spacealg.backends import operations  # noqa: F401
 
 
 for _root, _name in BACKEND_ROOTS.items():
