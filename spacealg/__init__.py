@@ -3,7 +3,7 @@
 The public names, nothing else. See README.md and ``spacealg.core.protocol`` for laws.
 """
 
-from spacealg import compat  # registers every adapter (through spacealg.adapters)
+from spacealg import backends, compat  # noqa: F401  (registering: the torch/JAX backends; every adapter)
 from spacealg.adapters.encoding import decode, encode
 from spacealg.adapters.gym import from_gym, to_gym
 from spacealg.adapters.gymnasium import from_gymnasium, to_gymnasium

@@ -99,6 +99,18 @@ def space(obj: Any) -> Any:
     return _declare(obj, "")
 
 
+_PLAIN_TYPE_AS_SPACE = as_space.implementation_for(type)  # spacealg.spaces.finite's rule
+
+
+@as_space.register(type)
+def _type_as_space(obj: type) -> Any:
+    """``as_space`` of a type: a dataclass declares the product of its fields; other types
+    as :mod:`spacealg.spaces.finite` reads them (bool, float, numpy scalar types)."""
+    if dataclasses.is_dataclass(obj):
+        return space(obj)
+    return _PLAIN_TYPE_AS_SPACE(obj)
+
+
 @generic(0)
 def _declare(obj: Any, path: str) -> Any:
     """The space ``obj`` declares (``path`` locates it for error messages)."""

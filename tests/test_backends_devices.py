@@ -150,7 +150,7 @@ def test_an_empty_multidiscrete_unflattens_on_the_device() -> None:
 def test_masked_draws_stay_on_the_device(monkeypatch: pytest.MonkeyPatch) -> None:
     """A mask per factor with a joint probability (factors without a mask filled with ones),
     and an empty leaf (no digits): both made on the generator's device."""
-    from spacealg.spaces import masked_backends
+    from spacealg.backends import masked as masked_backends
 
     monkeypatch.setattr(masked_backends, "rng_adapter", lambda rng, name: MetaRng(rng))
     space = sa.TupleProduct(range(3), range(4))

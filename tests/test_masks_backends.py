@@ -1,4 +1,4 @@
-"""Masked sampling on torch and JAX (spacealg.spaces.masked_backends): the draws are legal,
+"""Masked sampling on torch and JAX (spacealg.backends.masked): the draws are legal,
 land on the generator's backend, and follow the seeding law of each backend."""
 
 from __future__ import annotations

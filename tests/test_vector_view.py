@@ -21,7 +21,7 @@ from spacealg.emulation.spaces import emulate_observation_space
 from spacealg.env import APIUsageError
 from spacealg.ops import joint_space
 from spacealg.strategies import gymnasium_spaces
-from spacealg.vector import GymnasiumVectorView, puffer_env_kind
+from spacealg.vector import GymnasiumVectorView, puffer_env_flavour
 
 MODES = [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED]
 
@@ -70,9 +70,9 @@ def test_observations_are_the_buffer_unless_copy(index: int, copy: bool) -> None
 
 
 def test_puffer_env_kind() -> None:
-    assert puffer_env_kind(SeededWalkers(2)) == "native"
-    assert puffer_env_kind(GymnasiumPufferEnv(Walker())) == "gymnasium"
-    assert puffer_env_kind(PettingZooPufferEnv(DyingAgentsEnv())) == "pettingzoo"
+    assert puffer_env_flavour(SeededWalkers(2)) == "native"
+    assert puffer_env_flavour(GymnasiumPufferEnv(Walker())) == "gymnasium"
+    assert puffer_env_flavour(PettingZooPufferEnv(DyingAgentsEnv())) == "pettingzoo"
     with pytest.raises(TypeError, match="env must be a PufferEnv"):
         GymnasiumVectorView(Walker())
 

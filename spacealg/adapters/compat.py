@@ -20,6 +20,8 @@ from typing import Any
 
 import gymnasium.spaces as _gymnasium
 
+from spacealg.adapters.gym import import_gym
+
 __all__ = ["Box", "Dict", "Discrete", "MultiBinary", "MultiDiscrete", "Tuple", "class_pair"]
 
 
@@ -42,8 +44,6 @@ class _PairMeta(type):
         return issubclass(sub, cls._loaded())
 
     def __iter__(cls) -> Iterator[type]:
-        from spacealg.adapters.gym import import_gym
-
         gym = import_gym()
         if gym is not None:
             yield getattr(gym, cls.name)

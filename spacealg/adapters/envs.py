@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from spacealg.describe import describe
+
 __all__ = ["describe_env", "foreign_spaces"]
 
 
@@ -58,8 +60,6 @@ def describe_env(env: Any, title: str | None = None) -> str:
     """The algebraic description (:func:`spacealg.describe.describe`) of each declared space of
     a dm_env, TorchRL, gymnax (``(env, params)``) or Jumanji environment object, or of a
     Gymnasium one; TypeError for anything else."""
-    from spacealg.describe import describe
-
     named = foreign_spaces(env)
     if named is None:
         if not hasattr(env, "observation_space"):

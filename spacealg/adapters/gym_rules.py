@@ -26,7 +26,7 @@ from spacealg.spaces.graph import NUM_NODES
 from spacealg.spaces.sequence import GEOMETRIC_P
 
 gs = import_gym()
-if gs is None:  # pragma: no cover - imported only when Gym imports
+if gs is None:  # imported only when Gym imports
     raise ImportError("spacealg.adapters.gym_rules needs the gym package")
 
 GYM = Family("gym", gs, from_gym, to_gym, discrete_dtype=False, multidiscrete_start=False,

@@ -357,9 +357,9 @@ def register_family(family: Family) -> None:
         if cls is not None:
             family.from_.register(cls)(bound(rule))
     family.to.register(family.spaces.Space)(lambda space: space)  # already one of the family's
-    for kind, rule in TO_RULES.items():
-        if kind is not OneOf or hasattr(family.spaces, "OneOf"):
-            family.to.register(kind)(bound(rule))
+    for cls, rule in TO_RULES.items():
+        if cls is not OneOf or hasattr(family.spaces, "OneOf"):
+            family.to.register(cls)(bound(rule))
 
 
 GYMNASIUM = Family("gymnasium", gs, from_gymnasium, to_gymnasium)

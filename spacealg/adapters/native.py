@@ -29,18 +29,18 @@ import numpy as np
 from spacealg.core.cache import IdentityCache
 from spacealg.core.protocol import clamp, sample
 from spacealg.core.rng import RngLike, as_generator
-from spacealg.spaces._batch import normalize_size
+from spacealg.spaces._batch import items_array, normalize_size
 
 __all__ = [
     "all_of",
     "converted",
+    "gym_class_of",
     "isin_box",
     "isin_discrete",
     "isin_items",
     "isin_multibinary",
     "isin_multidiscrete",
     "items_array",
-    "native_kind",
     "safe_contains",
     "sample_box",
     "sample_discrete",
@@ -60,16 +60,16 @@ def converted(space: Any, convert: Callable[[Any], Any]) -> Any:
 
 
 FAMILIES = ("gymnasium", "gym")
-_KINDS: IdentityCache[tuple[str, str] | tuple[()]] = IdentityCache("Gymnasium/Gym classes")
+_GYM_CLASSES: IdentityCache[tuple[str, str] | tuple[()]] = IdentityCache("Gymnasium/Gym classes")
 
 
-def native_kind(space: Any) -> tuple[str, str] | None:
+def gym_class_of(space: Any) -> tuple[str, str] | None:
     """``(family, class name)`` for a Gymnasium or Gym space (family ``"gymnasium"`` or
     ``"gym"``; the nearest class of its MRO defined in ``<family>.spaces``, e.g.
     ``("gym", "Box")``), None for anything else. The one place spacealg tells Gymnasium
     and Gym spaces apart; it never imports Gym."""
     cls = type(space)
-    found = _KINDS.get(cls)
+    found = _GYM_CLASSES.get(cls)
     if found is None:
         found = ()
         for base in cls.__mro__:
@@ -77,7 +77,7 @@ def native_kind(space: Any) -> tuple[str, str] | None:
             if family in FAMILIES and rest.startswith("spaces"):
                 found = (family, base.__name__)
                 break
-        _KINDS.put(cls, found)
+        _GYM_CLASSES.put(cls, found)
     return found or None
 
 
@@ -87,17 +87,6 @@ def safe_contains(space: Any, x: Any) -> bool:
         return bool(space.contains(x))
     except Exception:
         return False
-
-
-def items_array(batch: Any) -> np.ndarray:
-    """A batch as an array of elements: arrays as they are, sequences as 1-d object arrays."""
-    if isinstance(batch, np.ndarray):
-        return batch
-    items = list(batch)
-    array = np.empty(len(items), dtype=object)
-    for i, item in enumerate(items):
-        array[i] = item
-    return array
 
 
 def isin_items(batch: Any, space: Any) -> np.ndarray:

@@ -7,10 +7,15 @@ None, an int or a ``numpy.random.Generator``; torch tensors on ``g.device`` for 
 ``unflatten_batch`` and the emulation codec's ``emulate_batch``/``nativize_batch`` take
 batches of any backend and answer in that backend, on that device.
 
-The protocol functions route here from one hook in :mod:`spacealg.core.protocol` (the
-type of ``rng``, or of the batch: torch/JAX types are recognised by their package's name,
-so neither library is imported until one of its objects arrives). One module per
-operation, each written once against :mod:`~spacealg.backends.leaves` (the per-kind table):
+The core knows none of this package: loading it registers torch's and JAX's package names
+with the core's recogniser (:func:`spacealg.core.arrays.backend_name`: types are recognised
+by their package's name, so neither library is imported until one of its objects arrives)
+and a loader that, at the first torch/JAX call, imports the operations' modules and
+registers each one's implementation for its generic function
+(:func:`spacealg.core.arrays.register_backend`: ``sample``, ``isin``, ``clamp``, ``clamp_``,
+``sample(mask=...)``, ``flatten_batch``, ``unflatten_batch`` and the emulation codec's batch
+methods). One module per operation, each written once against
+:mod:`~spacealg.backends.leaves` (the per-kind table):
 
 ==================  ==================================================================
 module              operation
@@ -24,7 +29,9 @@ module              operation
 ``isin``            ``isin``
 ``clamp``           ``clamp``, ``clamp_``
 ``flatten``         ``flatten_batch``, ``unflatten_batch``
+``masked``          ``sample`` with ``mask=``/``probability=``
 ``emulation``       ``nativize_tensor``, ``emulate_tensor`` and the codec's batch operations
+``operations``      the table: which function of each module serves which generic function
 ==================  ==================================================================
 
 See docs/backends.md for the laws, the dtype policy and measured speed.
@@ -34,7 +41,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from spacealg.backends.arrays import backend_name, backend_of, is_backend_array, to_numpy
+from spacealg.backends.arrays import BACKEND_ROOTS, backend_name, backend_of, is_backend_array, to_numpy
+from spacealg.core.arrays import register_array_root, register_backend_loader
 
 __all__ = [
     "backend_name",
@@ -42,39 +50,25 @@ __all__ = [
     "emulate_tensor",
     "is_backend_array",
     "nativize_tensor",
-    "route",
     "to_numpy",
 ]
 
 
-def route(operation: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """Run the protocol function ``operation`` on backend ``name`` (the protocol's hook)."""
-    if operation == "sample":
-        from spacealg.backends.sample import sample_on
+def _register_operations() -> None:
+    """Load :mod:`spacealg.backends.operations`, whose import registers every operation for
+    torch and JAX. Run by the core at the first torch/JAX call
+    (:func:`~spacealg.core.arrays.register_backend_loader`): the operations load the leaf
+    tables, plans and codecs, which ``import spacealg`` never needs."""
+    from spacealg.backends import operations  # noqa: F401
 
-        space, size = args[0], (args[1] if len(args) > 1 else kwargs.get("size"))
-        extra = set(kwargs) - {"rng", "size"}
-        if any(kwargs[key] is not None for key in extra):
-            raise TypeError(f"sample: {sorted(extra)} are not supported with a {name} rng")
-        return sample_on(name, space, size, kwargs["rng"])
-    if operation == "isin":
-        from spacealg.backends.isin import isin_on
 
-        return isin_on(name, args[0], args[1])
-    if operation == "clamp":
-        from spacealg.backends.clamp import clamp_on
-
-        return clamp_on(name, args[0], args[1])
-    if operation == "clamp_":
-        from spacealg.backends.clamp import clamp_inplace_on
-
-        return clamp_inplace_on(name, args[0], args[1])
-    raise ValueError(f"route: unknown operation {operation!r}")
-
+for _root, _name in BACKEND_ROOTS.items():
+    register_array_root(_root, _name)
+    register_backend_loader(_name, _register_operations)
 
 
 def __getattr__(name: str) -> Any:
-    # the emulation helpers load the spaces; the core imports this package, so they come lazily
+    # the emulation helpers load the emulation package, which ``import spacealg`` does not
     if name in ("emulate_tensor", "nativize_tensor"):
         from spacealg.backends import emulation
 

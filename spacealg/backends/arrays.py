@@ -28,39 +28,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BACKEND_ROOTS", "Backend", "backend_named", "backend_of", "is_backend_array", "to_numpy"]
+from spacealg.core.arrays import backend_name
 
-#: The top-level package of an array or generator type -> the backend that serves it.
+__all__ = ["BACKEND_ROOTS", "Backend", "backend_name", "backend_named", "backend_of", "is_backend_array", "to_numpy"]
+
+#: The top-level package of an array or generator type -> the backend that serves it
+#: (registered with the core's recogniser, :func:`spacealg.core.arrays.backend_name`).
 BACKEND_ROOTS: dict[str, str] = {"torch": "torch", "jax": "jax", "jaxlib": "jax"}
-
-_ROOT_CACHE: dict[type, str | None] = {}
-
-
-def _root_backend(t: type) -> str | None:
-    try:
-        return _ROOT_CACHE[t]
-    except KeyError:
-        name = BACKEND_ROOTS.get(t.__module__.partition(".")[0])
-        _ROOT_CACHE[t] = name
-        return name
-
-
-def backend_name(obj: Any) -> str | None:
-    """``"torch"``/``"jax"`` for a tensor, JAX array, tracer or generator (or a tuple/dict of
-    them: its first leaf); None for anything else (NumPy and Python objects)."""
-    while True:  # down to the first leaf; NumPy's arrays (the common case) answered first
-        kind = type(obj)
-        if kind is np.ndarray:
-            return None
-        name = _root_backend(kind)
-        if name is not None:
-            return name
-        if isinstance(obj, dict):
-            obj = next(iter(obj.values()), None)
-        elif isinstance(obj, (tuple, list)):
-            obj = obj[0] if obj else None
-        else:
-            return None
 
 
 def is_backend_array(obj: Any) -> bool:

@@ -27,6 +27,7 @@ import numpy as np
 from spacealg.backends.arrays import backend_name
 from spacealg.backends.isin import _first
 from spacealg.backends.kernel import Kernel
+from spacealg.emulation.codec import codec_for
 
 __all__ = ["emulate_batch_on", "emulate_tensor", "nativize_batch_on", "nativize_tensor"]
 
@@ -38,15 +39,11 @@ def nativize_tensor(buf: Any, space: Any, role: str = "observation", copy: bool 
     kept as is) ``(n, *shape)``. Fields are views of ``buf`` where a view suffices (torch),
     unless ``copy``.
     """
-    from spacealg.emulation.codec import codec_for
-
     return nativize_batch_on(_name(buf, "nativize_tensor"), codec_for(space, role), buf, copy)
 
 
 def emulate_tensor(xs: Any, space: Any, role: str = "observation", out: Any = None) -> Any:
     """The ``(n, width)`` rows holding the torch/JAX batch ``xs`` (written into ``out`` if given)."""
-    from spacealg.emulation.codec import codec_for
-
     codec = codec_for(space, role)
     name = _name(_first(xs), "emulate_tensor")
     if out is None:

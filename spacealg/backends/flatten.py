@@ -53,7 +53,7 @@ def flatten_batch_on(name: str, xs: Any, space: Any) -> Any:
     leads: list[tuple[int, ...]] = []
 
     def flat(leaf: ArrayLeaf, b: Any) -> Any:
-        lead = batch_lead(k, leaf, b, "flatten_batch")
+        lead = batch_lead(leaf, b, "flatten_batch")
         leads.append(lead)
         return _flatten_leaf(k, leaf, k.xp.reshape(b, (math.prod(lead), leaf.size)), out_dtype)
 

@@ -70,12 +70,12 @@ class Kernel:
     def kind_of(self, dtype: Any) -> str:
         """:meth:`kind` of an array of native ``dtype``."""
         try:
-            return _KINDS[dtype]
+            return _DTYPE_LETTERS[dtype]
         except KeyError:
             xp = self.xp
             kind = next((k for k, name in (("b", "bool"), ("i", "integral"), ("f", "real floating"))
                          if xp.isdtype(dtype, name)), "c")
-            _KINDS[dtype] = kind
+            _DTYPE_LETTERS[dtype] = kind
             return kind
 
     def widest_float(self) -> Any:
@@ -173,7 +173,7 @@ def _grad_enabled() -> bool:
 
 
 _NAMESPACES: dict[str, Any] = {}
-_KINDS: dict[Any, str] = {}  # dtype -> kind letter (a handful of dtypes per backend)
+_DTYPE_LETTERS: dict[Any, str] = {}  # native dtype -> NumPy-style kind letter (a handful of dtypes per backend)
 
 
 def _namespace(backend: Backend) -> Any:

@@ -55,7 +55,7 @@ class Plan:
         parts = self.split(batch)
         if parts is None:
             map_tree(_nothing, self.tree, batch, what=what)  # raises the message naming the structure
-            raise ValueError(f"{what}: the batch does not have the structure of the space")  # pragma: no cover
+            raise ValueError(f"{what}: the batch does not have the structure of the space")
         return parts  # type: ignore[no-any-return]
 
     def __repr__(self) -> str:

@@ -27,7 +27,6 @@ from spacealg.backends.arrays import Backend, backend_named
 __all__ = ["JaxRng", "TorchCpuRng", "TorchRng", "rng_adapter", "torch_adapter_class"]
 
 _WIDE = 2**62  # torch: offsets for per-entry widths come from [0, 2**62) mod w (bias < 2**-60)
-_WIDTHS: dict[Any, Any] = {}  # per-entry widths on a device (no host-to-device copy per call)
 
 
 class TorchRng:

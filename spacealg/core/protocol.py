@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.backends.arrays import backend_name
+from spacealg.core import hooks
+from spacealg.core.arrays import backend_implementation, backend_name
 from spacealg.core.generic import GenericFunction, NotASpaceError, as_space, coerce, generic
 from spacealg.core.rng import RngLike
 from spacealg.core.styles import Style, UnknownSpaceStyle
@@ -46,11 +47,12 @@ __all__ = [
 
 
 class _Routed(GenericFunction):
-    """A generic function whose calls on torch/JAX data go to :mod:`spacealg.backends`.
+    """A generic function whose calls on torch/JAX data go to the implementation a backend
+    registered for it (:func:`spacealg.core.arrays.register_backend`).
 
-    The one hook of the array backends: ``sample`` looks at the type of its ``rng``, the
-    batch operations at the type of their batch (a tensor, a JAX array or tracer, or a
-    tuple/dict of them). NumPy and Python arguments pay one dictionary lookup.
+    ``sample`` looks at the type of its ``rng``, the batch operations at the type of their
+    batch (a tensor, a JAX array or tracer, or a tuple/dict of them). NumPy and Python
+    arguments pay one dictionary lookup.
     """
 
     def __init__(self, declaration: Any, positions: tuple[int, ...], by_rng: bool, guard: Any = None) -> None:
@@ -64,11 +66,8 @@ class _Routed(GenericFunction):
             # an implementation marked ``serves_arrays`` (a foreign adapter whose own test
             # takes its ecosystem's arrays, e.g. TorchRL's ``is_in``) keeps the call
             if name is not None and not getattr(self._for_space(args), "serves_arrays", False):
-                from spacealg.backends import route
-
-                return route(self.name, name, args, kwargs)
+                return backend_implementation(self, name)(*args, **kwargs)
         return GenericFunction.__call__(self, *args, **kwargs)
-
 
     def _for_space(self, args: tuple[Any, ...]) -> Any:
         position = self.positions[0]
@@ -142,7 +141,8 @@ def _sample(
 
 class _Sample(_Routed):
     """``sample``'s dispatcher: ``mask=``/``probability=`` go to
-    :func:`spacealg.spaces.masked.sample_masked` (dispatched on the space in turn), and
+    :data:`spacealg.core.hooks.sample_with_mask` (``spacealg.spaces.masked.sample_masked``,
+    dispatched on the space in turn; a backend's own for a torch generator or JAX key), and
     ``rng=None`` becomes the space's own generator where its class has ``np_random``."""
 
     def __call__(  # type: ignore[override]
@@ -152,17 +152,13 @@ class _Sample(_Routed):
             rng = args[0].np_random
         if (mask is None and probability is None) or not args:  # not args: the positional-space error
             return _Routed.__call__(self, *args, rng=rng, **kwargs)
-        from spacealg.spaces.masked import sample_masked
-
         space, size = args[0], (args[1] if len(args) > 1 else kwargs.pop("size", None))
         if len(args) > 2 or kwargs:
             raise TypeError(f"sample() got unexpected arguments {args[2:]} {list(kwargs)}")
         backend = backend_name(rng) if rng is not None else None
         if backend is not None:  # a torch generator or a JAX key: the masked draw on that backend
-            from spacealg.spaces.masked_backends import sample_masked_on
-
-            return sample_masked_on(backend, space, size, mask, probability, rng)
-        return sample_masked(space, size, mask, probability, rng=rng)
+            return backend_implementation(hooks.sample_with_mask, backend)(space, size, mask, probability, rng=rng)
+        return hooks.sample_with_mask(space, size, mask, probability, rng=rng)
 
 
 _OWN_GENERATOR: dict[type, bool] = {}

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.core import protocol
+from spacealg.core import hooks, protocol
 from spacealg.core.rng import RngLike
 
 __all__ = ["MAX_DEPTH", "Space", "format_value", "nested_depth"]
@@ -39,15 +39,16 @@ constructors accept: every operation (``contains``, ``==``, pickle, ``repr`` and
 JSON) works at this depth, and a deeper space is refused with ValueError at construction."""
 
 
-def nested_depth(kind: str, components: Any) -> int:
-    """The depth of a composite space of ``kind`` over ``components`` (a leaf space is 1).
+def nested_depth(constructor: str, components: Any) -> int:
+    """The depth of a composite space built by ``constructor`` (its name) over
+    ``components`` (a leaf space is 1).
 
-    Raises ValueError naming ``kind`` beyond :data:`MAX_DEPTH`.
+    Raises ValueError naming ``constructor`` beyond :data:`MAX_DEPTH`.
     """
     depth = 1 + max((getattr(c, "_depth", 1) for c in components), default=1)
     if depth > MAX_DEPTH:
         raise ValueError(
-            f"{kind}: spaces nested {depth} deep exceed spacealg's limit of {MAX_DEPTH} "
+            f"{constructor}: spaces nested {depth} deep exceed spacealg's limit of {MAX_DEPTH} "
             "(spacealg.core.space.MAX_DEPTH), the depth every operation supports"
         )
     return depth
@@ -116,30 +117,21 @@ class Space:
     def __contains__(self, x: Any) -> bool:
         return protocol.contains(x, self)  # type: ignore[no-any-return]
 
+    # the kinds these operators build live above the core: spacealg.spaces fills the hooks
     def __mul__(self, other: Any) -> Any:
-        from spacealg.spaces.product import product
-
-        return product(self, other)
+        return hooks.product(self, other)
 
     def __rmul__(self, other: Any) -> Any:
-        from spacealg.spaces.product import product
-
-        return product(other, self)
+        return hooks.product(other, self)
 
     def __pow__(self, dims: int | tuple[int, ...]) -> Any:
-        from spacealg.spaces.array import ArraySpace
-
-        return ArraySpace(self, *(dims if isinstance(dims, tuple) else (dims,)))
+        return hooks.array_of(self, *(dims if isinstance(dims, tuple) else (dims,)))
 
     def __add__(self, other: Any) -> Any:
-        from spacealg.spaces.oneof import OneOf
-
-        return OneOf(self, other)
+        return hooks.one_of(self, other)
 
     def __radd__(self, other: Any) -> Any:
-        from spacealg.spaces.oneof import OneOf
-
-        return OneOf(other, self)
+        return hooks.one_of(other, self)
 
     def __le__(self, other: Any) -> bool:
         return protocol.issubspace(self, other)  # type: ignore[no-any-return]

@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.backends.arrays import backend_name
+from spacealg.core.arrays import backend_implementation, backend_name
 from spacealg.core.cache import IdentityCache
 from spacealg.core.codegen import Generator
 from spacealg.emulation.spaces import Layout, Leaf, Struct, layout_of
@@ -318,7 +318,7 @@ class Codec:
         rows = a.reshape(n, -1)
         if rows.shape[1] != self.width:
             raise ValueError(f"emulation: expected rows of {self.width} entries, got shape {a.shape}")
-        if writing and rows.size and not np.shares_memory(rows, a):  # pragma: no cover - reshape copied
+        if writing and rows.size and not np.shares_memory(rows, a):  # a reshape that had to copy
             raise ValueError("emulation: the buffer must be contiguous along its rows")
         return rows
 
@@ -356,10 +356,9 @@ class Codec:
     # -- batches ---------------------------------------------------------------------------
     def emulate_batch(self, buf: Any, xs: Any) -> Any:
         """Writes the batch ``xs`` (spacealg's batch form) into the rows of ``buf``; returns it."""
-        if backend_name(buf) is not None:  # a torch buffer: spacealg.backends.emulation
-            from spacealg.backends.emulation import emulate_batch_on
-
-            return emulate_batch_on(backend_name(buf), self, buf, xs)  # type: ignore[arg-type]
+        name = backend_name(buf)
+        if name is not None:  # a torch/JAX buffer: the implementation spacealg.backends registered
+            return backend_implementation(Codec.emulate_batch, name)(self, buf, xs)
         views = self._batch_views.get(buf)
         if views is None:
             views = self._bind_batch(buf)
@@ -374,10 +373,9 @@ class Codec:
 
     def nativize_batch(self, buf: Any, copy: bool = False) -> Any:
         """The batch stored in the rows of ``buf``: arrays ``(n, ...)`` in tuples/dicts."""
-        if backend_name(buf) is not None:  # torch/JAX rows: views where a view suffices
-            from spacealg.backends.emulation import nativize_batch_on
-
-            return nativize_batch_on(backend_name(buf), self, buf, copy)  # type: ignore[arg-type]
+        name = backend_name(buf)
+        if name is not None:  # torch/JAX rows (views where a view suffices): spacealg.backends
+            return backend_implementation(Codec.nativize_batch, name)(self, buf, copy)
         rows = self._rows(buf, writing=False)
         values = []
         for field in self.fields:

@@ -36,7 +36,7 @@ from spacealg.emulation.guard import REWARD_TYPES, observation_guard, observatio
 from spacealg.emulation.spaces import emulate_action_space, emulate_observation_space
 from spacealg.env.buffers import BUFFER_NAMES, HasBuffers, set_buffers
 from spacealg.env.errors import APIUsageError, InvalidAgentError
-from spacealg.env.kinds import space_kind
+from spacealg.env.kinds import puffer_space_class
 from spacealg.env.namespace import Namespace
 
 __all__ = ["GymnasiumPufferEnv", "PettingZooPufferEnv", "check_space", "make_object", "pad_agent_data"]
@@ -104,8 +104,8 @@ def _action_converter(native: Any) -> Callable[[Any], Any]:
     float row first); a Discrete action given as an array becomes its Python int; an array
     action of another shape (a buffer row) is reshaped to the space's shape.
     """
-    kind = space_kind(native)
-    if kind is None:
+    space_class = puffer_space_class(native)
+    if space_class is None:
         nativize = codec_for(native, "action").nativize
         width = codec_for(native, "action").width
 
@@ -118,7 +118,7 @@ def _action_converter(native: Any) -> Callable[[Any], Any]:
                 raise
 
         return structured_action
-    if kind == "Discrete":
+    if space_class == "Discrete":
         def discrete_action(action: Any) -> Any:
             if type(action) is not np.ndarray:
                 return action
@@ -150,7 +150,7 @@ def _wrong_size(action: Any, size: int, space: Any) -> APIUsageError:
 
 def _row_writer(native: Any, rows: np.ndarray) -> Callable[[int, Any], Any]:
     """``write(i, ob)``: the same for row ``i`` of a 2-D buffer (one view cache for all rows)."""
-    if space_kind(native) == "Box":
+    if puffer_space_class(native) == "Box":
         return rows.__setitem__
     return functools.partial(codec_for(native, "observation").emulate_row, rows)
 
@@ -207,7 +207,7 @@ class _InjectableBuffers(HasBuffers):
         set_buffers(self, {name: get(name, getattr(self, name)) for name in BUFFER_NAMES})
         self._bind_buffers()
 
-    def _bind_buffers(self) -> None:  # pragma: no cover - both subclasses define it
+    def _bind_buffers(self) -> None:  # both subclasses define it
         raise NotImplementedError
 
 
@@ -250,8 +250,8 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
         self.single_observation_space = self.observation_space
         self.single_action_space = self.action_space
         self.num_agents = 1
-        self.is_obs_emulated = space_kind(native_obs) != "Box"
-        self.is_atn_emulated = space_kind(native_atn) is None
+        self.is_obs_emulated = puffer_space_class(native_obs) != "Box"
+        self.is_atn_emulated = puffer_space_class(native_atn) is None
         self.emulated = Namespace(
             observation_dtype=self.observation_space.dtype,
             emulated_observation_dtype=self.obs_dtype,
@@ -437,8 +437,8 @@ class PettingZooPufferEnv(_InjectableBuffers):
             self.env_single_observation_space
         )
         self.single_action_space, self.atn_dtype = emulate_action_space(self.env_single_action_space)
-        self.is_obs_emulated = space_kind(self.env_single_observation_space) != "Box"
-        self.is_atn_emulated = space_kind(self.env_single_action_space) is None
+        self.is_obs_emulated = puffer_space_class(self.env_single_observation_space) != "Box"
+        self.is_atn_emulated = puffer_space_class(self.env_single_action_space) is None
         self.emulated = Namespace(
             observation_dtype=self.single_observation_space.dtype,
             emulated_observation_dtype=self.obs_dtype,

@@ -57,7 +57,8 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from spacealg.adapters.native import native_kind
+from spacealg.adapters.gymnasium import to_gymnasium
+from spacealg.adapters.native import gym_class_of
 from spacealg.core.cache import IdentityCache
 from spacealg.core.generic import as_space, generic
 from spacealg.core.leaf import LeafModel
@@ -251,7 +252,7 @@ class Layout:
             self._action()
         if not hasattr(self, "width"):
             itemsize = self.struct_dtype.itemsize
-            if itemsize % self.flat_dtype.itemsize:  # pragma: no cover - align=True guarantees it
+            if itemsize % self.flat_dtype.itemsize:  # the invariant align=True keeps
                 raise AssertionError(f"layout of {space!r}: itemsize {itemsize} is not a multiple")
             self.width = itemsize // self.flat_dtype.itemsize
         self.field_offsets = [0] if self.native else _leaf_offsets(self.struct_dtype)
@@ -270,8 +271,6 @@ class Layout:
             self.native = True
             self.emulated_space = self.space
         elif isinstance(self.space, Box):
-            from spacealg.adapters.gymnasium import to_gymnasium
-
             self.native = True
             self.emulated_space = to_gymnasium(self.space)
         elif uniform:
@@ -317,8 +316,6 @@ class Layout:
             return self.space
         if not isinstance(self.tree, Leaf) or self.tree.member == "float":
             return None
-        from spacealg.adapters.gymnasium import to_gymnasium
-
         try:
             image = to_gymnasium(self.space)
         except TypeError:
@@ -363,8 +360,8 @@ def _gym_box(low: Any, high: Any, width: int, dtype: np.dtype) -> gymnasium.spac
 
 def _is_native(space: Any, names: tuple[str, ...]) -> bool:
     """Whether ``space`` is a Gymnasium (or Gym) space of one of the classes ``names``."""
-    kind = native_kind(space)
-    return kind is not None and kind[1] in names
+    gym_class = gym_class_of(space)
+    return gym_class is not None and gym_class[1] in names
 
 
 # =====================================================================================

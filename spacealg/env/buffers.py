@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.env.errors import APIUsageError
-from spacealg.env.kinds import space_kind
+from spacealg.env.kinds import puffer_space_class
 
 __all__ = ["BUFFER_NAMES", "HasBuffers", "action_dtype", "buffer_layout", "make_buffers", "set_buffers"]
 
@@ -50,10 +50,10 @@ class HasBuffers:
 
 
 def _values_fit_int32(space: Any) -> bool:
-    kind = space_kind(space)
-    if kind == "Discrete":
+    space_class = puffer_space_class(space)
+    if space_class == "Discrete":
         low, high = int(space.start), int(space.start) + int(space.n) - 1
-    elif kind == "MultiDiscrete":
+    elif space_class == "MultiDiscrete":
         start = np.asarray(getattr(space, "start", 0))
         low = int(np.min(start, initial=0))
         high = int(np.max(start + np.asarray(space.nvec) - 1, initial=0))
@@ -64,7 +64,7 @@ def _values_fit_int32(space: Any) -> bool:
 
 def action_dtype(space: Any) -> np.dtype:
     """The dtype of an action buffer for ``space`` (see the module table)."""
-    if space_kind(space) == "Box":
+    if puffer_space_class(space) == "Box":
         return np.dtype(space.dtype)
     if _values_fit_int32(space):
         return np.dtype(np.int32)

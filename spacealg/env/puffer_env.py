@@ -43,7 +43,7 @@ import numpy as np
 
 from spacealg.env.buffers import HasBuffers, set_buffers
 from spacealg.env.errors import APIUsageError
-from spacealg.env.kinds import space_kind
+from spacealg.env.kinds import puffer_space_class
 from spacealg.ops.joint import joint_space
 
 __all__ = ["PufferEnv"]
@@ -72,12 +72,12 @@ def _check_declaration(env: Any) -> None:
                 f"{cls} already defines {joint}; a PufferEnv defines {single} and "
                 f"PufferEnv.__init__ derives {joint} = joint_space({single}, num_agents)"
             )
-    if space_kind(env.single_observation_space) != "Box":
+    if puffer_space_class(env.single_observation_space) != "Box":
         raise APIUsageError(
             f"{cls}.single_observation_space must be a Box, got {env.single_observation_space!r}; "
             "wrap structured observations with spacealg.emulation.GymnasiumPufferEnv instead"
         )
-    if space_kind(env.single_action_space) is None:
+    if puffer_space_class(env.single_action_space) is None:
         raise APIUsageError(
             f"{cls}.single_action_space must be a Discrete, MultiDiscrete or Box, got "
             f"{env.single_action_space!r}"

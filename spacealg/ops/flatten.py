@@ -56,8 +56,9 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.adapters.native import native_kind
-from spacealg.backends.arrays import backend_name
+from spacealg.adapters.gymnasium import to_gymnasium
+from spacealg.adapters.native import gym_class_of
+from spacealg.core.arrays import backend_implementation, backend_name
 from spacealg.core.cache import IdentityCache
 from spacealg.core.codegen import Generator
 from spacealg.core.generic import coerce, generic
@@ -591,7 +592,7 @@ def _codec_of(space: Any, function: str, value: Any = None) -> FlatCodec:
     try:
         return _codec(space)
     except TypeError as error:
-        if isinstance(value, (Space, range)) or native_kind(value) is not None:
+        if isinstance(value, (Space, range)) or gym_class_of(value) is not None:
             raise TypeError(f"{function}: the arguments look swapped: spacealg's {function} takes the value "
                             f"first ({function}(x, space)), Gymnasium's the space; got x={value!r}, "
                             f"space={space!r}") from None
@@ -646,27 +647,25 @@ def unflatten(v: Any, space: Any) -> Any:
 def flatten_batch(xs: Any, space: Any) -> np.ndarray:
     """A batch of members flattened at once: an array ``(*batch, flatdim(space))``; a
     torch/JAX one for a torch/JAX batch. Law: ``flatten_batch(xs, s)[i] == flatten(xs_i, s)``."""
-    return _batched("flatten_batch", "xs", xs, space)  # type: ignore[no-any-return]
+    return _batched(flatten_batch, "xs", xs, space)  # type: ignore[no-any-return]
 
 
 def unflatten_batch(vs: Any, space: Any) -> Any:
     """The batch whose flattenings are the rows of ``vs`` (``(*batch, flatdim)``); torch/JAX
     rows give torch/JAX batches. Law: ``unflatten_batch(flatten_batch(xs, s), s) == xs``."""
-    return _batched("unflatten_batch", "vs", vs, space)
+    return _batched(unflatten_batch, "vs", vs, space)
 
 
-def _batched(function: str, argument: str, values: Any, space: Any) -> Any:
+def _batched(function: Callable[..., Any], argument: str, values: Any, space: Any) -> Any:
     name = backend_name(values)
-    if name is not None:  # torch/JAX: spacealg.backends
-        from spacealg.backends.flatten import flatten_batch_on, unflatten_batch_on
-
-        on_backend = flatten_batch_on if function == "flatten_batch" else unflatten_batch_on
-        return on_backend(name, values, space)
-    codec = _lookup(space) or _codec_of(space, function, values)
+    if name is not None:  # torch/JAX: the implementation spacealg.backends registered
+        return backend_implementation(function, name)(values, space)
+    operation = function.__name__
+    codec = _lookup(space) or _codec_of(space, operation, values)
     try:
-        return getattr(codec, function)(values)
+        return getattr(codec, operation)(values)
     except _BAD_VALUE as error:
-        raise _bad(function, argument, values, space, error) from None
+        raise _bad(operation, argument, values, space, error) from None
 
 
 def flattened_box(space: Any) -> Any:
@@ -674,8 +673,6 @@ def flattened_box(space: Any) -> Any:
     Graph, Tuple or Dict of flattened parts where a Sequence or Graph is inside), a Gymnasium
     space for a Gymnasium space. Law: ``flatten(x, s) in flattened_box(s)`` for every member ``x``."""
     box = _codec_of(space, "flattened_box").box()
-    if native_kind(space) is not None:
-        from spacealg.adapters.gymnasium import to_gymnasium
-
+    if gym_class_of(space) is not None:
         return to_gymnasium(box)
     return box

@@ -49,6 +49,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from spacealg.adapters.gymnasium import from_gymnasium, to_gymnasium
 from spacealg.core.generic import as_space, generic
 from spacealg.core.leaf import LeafModel, leaf
 from spacealg.core.space import Space
@@ -117,6 +118,4 @@ def _dict_joint(space: DictProduct, n: int) -> DictProduct:
 
 @joint_space.register(gymnasium.spaces.Space)
 def _gymnasium_joint(space: gymnasium.spaces.Space, n: int) -> gymnasium.spaces.Space:
-    from spacealg.adapters.gymnasium import from_gymnasium, to_gymnasium
-
     return to_gymnasium(joint_space(from_gymnasium(space), _check_n(n)))

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from spacealg.adapters.native import native_kind
+from spacealg.adapters.native import gym_class_of
 from spacealg.core.generic import as_space, generic
 from spacealg.spaces.product import DictProduct, TupleProduct
 
@@ -34,11 +34,11 @@ def flatten_space(space: Any) -> list[Any]:
     Gymnasium and Gym spaces give their own leaves. These are the fields of
     :func:`spacealg.emulation.dtype_from_space`, in order.
     """
-    kind = native_kind(space)
-    if kind is not None and kind[1] in ("Tuple", "Dict"):
+    gym_class = gym_class_of(space)
+    if gym_class is not None and gym_class[1] in ("Tuple", "Dict"):
         parts = space.spaces.values() if isinstance(space.spaces, Mapping) else space.spaces
         return [leaf for part in parts for leaf in flatten_space(part)]
-    if kind is None and isinstance(space, Mapping):  # a plain dict of spaces is a product
+    if gym_class is None and isinstance(space, Mapping):  # a plain dict of spaces is a product
         return flatten_space(as_space(space))  # type: ignore[no-any-return]
     return [space]
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["REAL_KINDS", "all_trailing", "as_real_array", "batch_shape"]
+__all__ = ["REAL_KINDS", "all_trailing", "as_real_array", "batch_shape", "items_array"]
 
 REAL_KINDS = frozenset("biuf")
 
@@ -90,11 +90,6 @@ def batch_shape(batch: np.ndarray, element_shape: tuple[int, ...], space: Any) -
     return batch.shape[: batch.ndim - k]
 
 
-def full_size(size: int | tuple[int, ...] | None, element_shape: tuple[int, ...]) -> tuple[int, ...]:
-    """The shape of a sample of ``size`` elements of shape ``element_shape``."""
-    return normalize_size(size) + element_shape
-
-
 def normalize_size(size: int | tuple[int, ...] | None) -> tuple[int, ...]:
     """``size`` as a shape tuple (None: a single element, ``()``); ValueError if invalid."""
     if size is None:
@@ -135,3 +130,14 @@ def all_trailing(inside: np.ndarray, k: int) -> np.ndarray:
     for j in range(1, width // 8):
         result &= words[..., j] == _ALL_ONES
     return result  # type: ignore[no-any-return]
+
+
+def items_array(batch: Any) -> np.ndarray:
+    """A batch as an array of elements: arrays as they are, sequences as 1-d object arrays."""
+    if isinstance(batch, np.ndarray):
+        return batch
+    items = list(batch)
+    array = np.empty(len(items), dtype=object)
+    for i, item in enumerate(items):
+        array[i] = item
+    return array

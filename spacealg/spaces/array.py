@@ -38,6 +38,7 @@ from typing import Any, SupportsIndex
 
 import numpy as np
 
+from spacealg.core import hooks
 from spacealg.core.generic import as_space, generic
 from spacealg.core.protocol import (
     SpaceStyle,
@@ -63,6 +64,7 @@ from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style, 
 from spacealg.spaces._batch import all_trailing, batch_shape, normalize_size
 from spacealg.spaces._counting import lazy_product, power
 from spacealg.spaces.box import Box
+from spacealg.spaces.finite import BOOL, FiniteSet
 from spacealg.spaces.interval import Interval
 
 __all__ = ["ArraySpace", "array_of"]
@@ -320,8 +322,6 @@ def _box_array_subset(a: Box, b: ArraySpace) -> bool:
 
 @intersect.register(ArraySpace, ArraySpace)
 def _array_intersect(a: ArraySpace, b: ArraySpace) -> Any:
-    from spacealg.spaces.finite import FiniteSet
-
     if a.dims != b.dims:
         return FiniteSet()
     common = intersect(a.space, b.space)
@@ -342,8 +342,6 @@ def _uniform_entry_space(box: Box) -> Any:
 
 @intersect.register(Box, ArraySpace)
 def _box_array_intersect(a: Box, b: ArraySpace) -> Any:
-    from spacealg.spaces.finite import FiniteSet
-
     if a.shape != b.dims:
         return FiniteSet()
     entries = _uniform_entry_space(a)
@@ -367,8 +365,6 @@ from spacealg.core import leaf as _leaf_model  # noqa: E402
 
 @_leaf_model.leaf.register(ArraySpace)
 def _array_leaf(space: ArraySpace) -> _leaf_model.LeafModel | None:
-    from spacealg.spaces.finite import BOOL
-
     if space.space == BOOL:
         return _leaf_model.LeafModel("MultiBinary", np.dtype(np.int8), space.dims, 0, 1)
     base = _leaf_model.leaf(space.space)
@@ -379,3 +375,5 @@ def _array_leaf(space: ArraySpace) -> _leaf_model.LeafModel | None:
     if base.image == "Discrete":
         return _leaf_model.LeafModel("MultiDiscrete", base.dtype, space.dims, base.low, base.high)
     return _leaf_model.LeafModel(base.image, base.dtype, space.dims, base.low, base.high, integral=base.integral)
+
+hooks.array_of.define(ArraySpace)  # ``a ** n`` on spacealg's spaces

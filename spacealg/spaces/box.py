@@ -65,6 +65,7 @@ from spacealg.core.space import Space
 from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style
 from spacealg.spaces._batch import all_trailing, as_real_array, batch_shape, exact_ints_fit, normalize_size
 from spacealg.spaces._counting import count_product, lazy_product, power
+from spacealg.spaces.finite import FiniteSet
 
 __all__ = ["BoundLike", "Box", "DTypeArg"]
 
@@ -533,8 +534,6 @@ def _integer_side(bound: np.ndarray, integral: bool, rounding: Any) -> np.ndarra
 
 @intersect.register(Box, Box)
 def _box_intersect(a: Box, b: Box) -> Any:
-    from spacealg.spaces.finite import FiniteSet
-
     if a.shape != b.shape:
         return FiniteSet()
     if a.integral or b.integral:

@@ -20,7 +20,6 @@ nearest item (ties to the lower); labels have neither. Batches are arrays of ite
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import numbers
 from collections.abc import Callable, Hashable, Iterator
@@ -577,10 +576,7 @@ def _identity(obj: Any) -> Any:
 
 
 def _type_as_space(obj: type) -> Any:
-    if dataclasses.is_dataclass(obj):  # a dataclass declares the product of its fields
-        from spacealg.declarative import space
-
-        return space(obj)
+    # a dataclass declares the product of its fields: spacealg.declarative extends this rule
     if obj is bool or obj is np.bool_:
         return BOOL
     if obj is float or (isinstance(obj, type) and issubclass(obj, np.floating)):

@@ -267,15 +267,15 @@ def _clip_bounds(space: Interval, dtype: np.dtype) -> tuple[Any, Any]:
     An open end's nearest float64 rounds onto the end itself in float32/float16, so the
     bounds are stepped inwards in the array's own precision.
     """
-    kind = dtype.type if dtype.kind == "f" else np.float64
+    float_type = dtype.type if dtype.kind == "f" else np.float64
     with np.errstate(over="ignore"):
-        low, high = kind(space.inner_low), kind(space.inner_high)
+        low, high = float_type(space.inner_low), float_type(space.inner_high)
     if not contains(low, space):
-        low = np.nextafter(low, kind(np.inf))
+        low = np.nextafter(low, float_type(np.inf))
     if not contains(high, space):
-        high = np.nextafter(high, kind(-np.inf))
+        high = np.nextafter(high, float_type(-np.inf))
     if low > high:
-        raise ValueError(f"clamp: no {np.dtype(kind)} number lies in {space!r}")
+        raise ValueError(f"clamp: no {np.dtype(float_type)} number lies in {space!r}")
     return low, high
 
 

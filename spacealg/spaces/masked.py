@@ -53,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.core import hooks
 from spacealg.core.generic import as_space, generic
 from spacealg.core.protocol import (
     SpaceStyle,
@@ -74,7 +75,7 @@ from spacealg.core.protocol import (
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
 from spacealg.core.styles import Style
-from spacealg.spaces._batch import normalize_size
+from spacealg.spaces._batch import items_array, normalize_size
 from spacealg.spaces.categorical import Categorical
 from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.mask_blocks import (
@@ -297,8 +298,6 @@ def _isin(batch: Any, space: Masked) -> np.ndarray:
 
 
 def _isin_items(batch: Any, space: Masked, inside: np.ndarray) -> np.ndarray:
-    from spacealg.adapters.native import items_array
-
     array = items_array(batch)
     result = np.zeros(inside.shape, dtype=bool)
     for position in np.ndindex(inside.shape):
@@ -499,3 +498,5 @@ def _sample_masked_masked(space: Masked, size: Any, mask: Any, probability: Any,
     if probability is not None:
         blocks = combine(blocks, host_blocks(parse_blocks(probability, f, "probability")), f.sizes)
     return sample_blocks(space.root, f, blocks, size, as_generator(rng))
+
+hooks.sample_with_mask.define(sample_masked)  # ``sample(..., mask=...)``

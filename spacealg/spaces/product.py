@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.core import hooks
 from spacealg.core.generic import as_space
 from spacealg.core.protocol import (
     SpaceStyle,
@@ -52,8 +53,9 @@ from spacealg.core.space import Space, format_value, nested_depth
 from spacealg.core.styles import Style, combine_styles
 from spacealg.spaces._batch import has_nan
 from spacealg.spaces._counting import count_product, lazy_product
-from spacealg.spaces.array import array_of
+from spacealg.spaces.array import ArraySpace, array_of
 from spacealg.spaces.box import Box
+from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.interval import Interval
 
 __all__ = ["DictProduct", "SpaceTuple", "TupleProduct", "product"]
@@ -378,8 +380,6 @@ def _empty(space: Any) -> bool:
 
 @intersect.register(TupleProduct, TupleProduct)
 def _tuple_intersect(a: TupleProduct, b: TupleProduct) -> Any:
-    from spacealg.spaces.finite import FiniteSet
-
     if len(a._spaces) != len(b._spaces):
         return FiniteSet()
     parts = [intersect(sa, sb) for sa, sb in zip(a._spaces, b._spaces)]
@@ -388,8 +388,6 @@ def _tuple_intersect(a: TupleProduct, b: TupleProduct) -> Any:
 
 @array_of.register(TupleProduct)
 def _tuple_array(space: TupleProduct, dims: tuple[int, ...], base: Any) -> TupleProduct:
-    from spacealg.spaces.array import ArraySpace
-
     return TupleProduct(*(ArraySpace(s, *dims) for s in space.spaces))
 
 
@@ -496,8 +494,6 @@ def _dict_subset(a: DictProduct, b: DictProduct) -> bool:
 
 @intersect.register(DictProduct, DictProduct)
 def _dict_intersect(a: DictProduct, b: DictProduct) -> Any:
-    from spacealg.spaces.finite import FiniteSet
-
     if set(a._spaces) != set(b._spaces):
         return FiniteSet()
     parts = {k: intersect(s, b._spaces[k]) for k, s in a._spaces.items()}
@@ -506,11 +502,11 @@ def _dict_intersect(a: DictProduct, b: DictProduct) -> Any:
 
 @array_of.register(DictProduct)
 def _dict_array(space: DictProduct, dims: tuple[int, ...], base: Any) -> DictProduct:
-    from spacealg.spaces.array import ArraySpace
-
     return DictProduct({k: ArraySpace(s, *dims) for k, s in space._shown.items()}, sort_keys=space.sort_keys)
 
 
 @as_space.register(dict)
 def _dict_as_space(obj: dict[Any, Any]) -> DictProduct:
     return DictProduct(obj)
+
+hooks.product.define(product)  # ``a * b`` on spacealg's spaces

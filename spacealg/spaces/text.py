@@ -225,7 +225,7 @@ def _element(i: Any, space: Text) -> str:
                 digits.append(space.charset[digit])
             return "".join(reversed(digits))
         i -= count
-    raise AssertionError("unreachable")  # pragma: no cover
+    raise AssertionError("unreachable")
 
 
 @issubspace.register(Text, Text)

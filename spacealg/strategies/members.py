@@ -57,7 +57,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from spacealg.adapters.native import native_kind
+from spacealg.adapters.native import gym_class_of
 from spacealg.core.generic import as_space, coerce, generic
 from spacealg.core.protocol import sample
 from spacealg.core.space import Space
@@ -218,8 +218,8 @@ def _array(space: ArraySpace) -> Strategy[np.ndarray]:
 @members.register(Categorical)
 def _categorical(space: Categorical) -> Strategy[Any]:
     if space.scalar:
-        kind = space.dtype.type
-        return members(range(int(space.low), int(space.high) + 1)).map(kind)
+        scalar_type = space.dtype.type
+        return members(range(int(space.low), int(space.high) + 1)).map(scalar_type)
     return members(Box(space.low, space.high, shape=space.shape, dtype=space.dtype))
 
 
@@ -298,8 +298,8 @@ def _foreign_box(g: Any) -> Strategy[np.ndarray]:
 
 
 def _cast_scalar(g: Any) -> Strategy[Any]:
-    kind = np.dtype(g.dtype).type
-    return members(as_space(g)).map(kind)
+    scalar_type = np.dtype(g.dtype).type
+    return members(as_space(g)).map(scalar_type)
 
 
 def _text(g: Any) -> Strategy[str]:
@@ -386,8 +386,8 @@ def _foreign_rule(space: Any) -> Callable[[Any], Strategy[Any]] | None:
     """The rule for a Gym space (Gymnasium's classes are registered at import; Gym's are
     found by class name, so that importing this module does not import Gym and nothing is
     registered at call time), else None."""
-    kind = native_kind(space)
-    return _FOREIGN_RULES.get(kind[1]) if kind is not None and kind[0] == "gym" else None
+    gym_class = gym_class_of(space)
+    return _FOREIGN_RULES.get(gym_class[1]) if gym_class is not None and gym_class[0] == "gym" else None
 
 
 for _name, _rule in _FOREIGN_RULES.items():

@@ -25,6 +25,7 @@ from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.interval import CLOSED_OPTIONS, Interval
 from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct, product
+from spacealg.strategies.gymnasium import gym_spaces, gymnasium_spaces
 
 __all__ = ["COMPOSITE_KINDS", "FLAVOURS", "LEAF_KINDS", "finite_spaces", "spaces"]
 
@@ -155,8 +156,6 @@ def spaces(
     if flavour not in FLAVOURS:
         raise ValueError(f"spaces: flavour must be one of {FLAVOURS}, got {flavour!r}")
     if flavour in ("gymnasium", "gym", "any"):
-        from spacealg.strategies.gymnasium import gym_spaces, gymnasium_spaces
-
         foreign = gym_spaces if flavour == "gym" else gymnasium_spaces
         drawn = foreign(max_depth=max_depth, max_width=max_width)
         if flavour != "any":

@@ -6,7 +6,7 @@
 - :mod:`spacealg.vector.ray_actors`: Ray actors that each hold a vector environment (needs ray).
 """
 
-from spacealg.vector.gymnasium_view import GymnasiumVectorView, puffer_env_kind
+from spacealg.vector.gymnasium_view import GymnasiumVectorView, puffer_env_flavour
 from spacealg.vector.infos import info_rows
 from spacealg.vector.puffer_view import VectorPufferEnv
 from spacealg.vector.pufferlib_shim import as_pufferlib, for_pufferlib
@@ -17,5 +17,5 @@ __all__ = [
     "as_pufferlib",
     "for_pufferlib",
     "info_rows",
-    "puffer_env_kind",
+    "puffer_env_flavour",
 ]

@@ -76,21 +76,21 @@ from spacealg.env.errors import APIUsageError
 from spacealg.ops.joint import joint_space
 from spacealg.vector.infos import info_rows
 
-__all__ = ["GymnasiumVectorView", "puffer_env_kind"]
+__all__ = ["GymnasiumVectorView", "puffer_env_flavour"]
 
-_KINDS = (("PettingZooPufferEnv", "pettingzoo"), ("GymnasiumPufferEnv", "gymnasium"), ("PufferEnv", "native"))
+_PUFFER_BASES = (("PettingZooPufferEnv", "pettingzoo"), ("GymnasiumPufferEnv", "gymnasium"), ("PufferEnv", "native"))
 
 
-def puffer_env_kind(env: Any) -> str:
+def puffer_env_flavour(env: Any) -> str:
     """``"native"``, ``"gymnasium"`` or ``"pettingzoo"``: which PufferLib-style environment ``env`` is.
 
     Decided by the names of the classes ``env`` derives from, so spacealg's and PufferLib's own
     classes are both recognised. TypeError for anything else.
     """
     names = {cls.__name__ for cls in type(env).__mro__}
-    for name, kind in _KINDS:
+    for name, flavour in _PUFFER_BASES:
         if name in names:
-            return kind
+            return flavour
     raise TypeError(
         "env must be a PufferEnv, GymnasiumPufferEnv or PettingZooPufferEnv "
         f"(spacealg.env / spacealg.emulation), got {type(env).__qualname__}"
@@ -143,13 +143,13 @@ class GymnasiumVectorView(VectorEnv):
         copy: bool = False,
         final_obs: bool = True,
     ) -> None:
-        self.kind = puffer_env_kind(env)
+        self.flavour = puffer_env_flavour(env)
         if not isinstance(copy, bool):
             raise TypeError(f"copy must be a bool, got {copy!r}")
         if not isinstance(final_obs, bool):
             raise TypeError(f"final_obs must be a bool, got {final_obs!r}")
         declared = getattr(env, "metadata", None) or {}
-        if self.kind == "native":
+        if self.flavour == "native":
             native = _mode(declared.get("autoreset_mode", AutoresetMode.SAME_STEP), "env.metadata['autoreset_mode']")
             mode = native if autoreset_mode is None else _mode(autoreset_mode, "autoreset_mode")
             if mode != native:
@@ -182,13 +182,13 @@ class GymnasiumVectorView(VectorEnv):
             self.metadata["final_obs"] = False
         self.render_mode = getattr(env, "render_mode", None)
         self.logs: list[Any] = []
-        self._agents = list(env.possible_agents) if self.kind == "pettingzoo" else None
+        self._agents = list(env.possible_agents) if self.flavour == "pettingzoo" else None
         self._reset_pending = False
 
     # ----------------------------------------------------------------- the environment's calls
 
     def _env_reset(self, seed: int | None, options: dict[str, Any] | None) -> dict[str, Any]:
-        if self.kind == "native":
+        if self.flavour == "native":
             result = self.env.reset(seed) if not options else self.env.reset(seed, options=options)
             return self._native_infos(result[-1])
         _, info = self.env.reset(seed=seed) if options is None else self.env.reset(seed=seed, options=options)
@@ -201,10 +201,10 @@ class GymnasiumVectorView(VectorEnv):
         Python/NumPy rewards, not their float32 copies in the buffer), as Gymnasium's engines
         return them; a native environment's are its float32 buffer's.
         """
-        if self.kind == "native":
+        if self.flavour == "native":
             result = self.env.step(actions)
             return np.array(self.env.rewards, np.float64), self._native_infos(result[-1])
-        if self.kind == "gymnasium":
+        if self.flavour == "gymnasium":
             result = self.env.step(actions[0])
             return np.array([result[1]], np.float64), self._row_infos(result[-1])
         result = self.env.step(np.asarray(actions))
@@ -226,7 +226,7 @@ class GymnasiumVectorView(VectorEnv):
         return infos
 
     def _ended(self) -> bool:
-        return self.kind != "native" and bool(self.env.done)
+        return self.flavour != "native" and bool(self.env.done)
 
     def _observations(self) -> np.ndarray:
         observations: np.ndarray = self.env.observations
@@ -275,7 +275,7 @@ class GymnasiumVectorView(VectorEnv):
             raise APIUsageError("step() after the environment ended with autoreset_mode DISABLED; call reset()")
         rewards, infos = self._env_step(actions)
         terminations, truncations = env.terminals.copy(), env.truncations.copy()
-        if self.kind == "native":
+        if self.flavour == "native":
             ended = terminations | truncations
             if self.final_obs and self.autoreset_mode == AutoresetMode.SAME_STEP and ended.any():
                 infos = self._add_finals(infos, ended, [{}] * self.num_envs)

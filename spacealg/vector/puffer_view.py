@@ -42,7 +42,7 @@ import numpy as np
 
 from spacealg.emulation.codec import codec_for
 from spacealg.emulation.spaces import emulate_action_space, emulate_observation_space
-from spacealg.env.kinds import space_kind
+from spacealg.env.kinds import puffer_space_class
 from spacealg.env.namespace import Namespace
 from spacealg.env.puffer_env import PufferEnv
 from spacealg.vector.infos import info_rows
@@ -72,8 +72,8 @@ class VectorPufferEnv(PufferEnv):
         self.single_observation_space, self.obs_dtype = emulate_observation_space(native_obs)
         self.single_action_space, self.atn_dtype = emulate_action_space(native_atn)
         self.num_agents = int(vector_env.num_envs)
-        self.is_obs_emulated = space_kind(native_obs) != "Box"
-        self.is_atn_emulated = space_kind(native_atn) is None
+        self.is_obs_emulated = puffer_space_class(native_obs) != "Box"
+        self.is_atn_emulated = puffer_space_class(native_atn) is None
         self.metadata = dict(getattr(vector_env, "metadata", {}) or {})
         self.render_mode = getattr(vector_env, "render_mode", None)
         super().__init__(buf)

@@ -34,19 +34,19 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from spacealg.vector.gymnasium_view import puffer_env_kind
+from spacealg.vector.gymnasium_view import puffer_env_flavour
 
 __all__ = ["as_pufferlib", "for_pufferlib"]
 
 _CLASS_NAMES = {"native": "PufferEnv", "gymnasium": "GymnasiumPufferEnv", "pettingzoo": "PettingZooPufferEnv"}
 
 
-def _pufferlib_class(kind: str) -> type:
-    """PufferLib's class for ``kind``, from PufferLib 2 (``pufferlib``, ``pufferlib.emulation``)
+def _pufferlib_class(flavour: str) -> type:
+    """PufferLib's class for ``flavour``, from PufferLib 2 (``pufferlib``, ``pufferlib.emulation``)
     or PufferLib 3 (``pufferlib.pufferlib``)."""
     import importlib
 
-    name = _CLASS_NAMES[kind]
+    name = _CLASS_NAMES[flavour]
     modules = ["pufferlib", "pufferlib.emulation", "pufferlib.environment", "pufferlib.pufferlib"]
     for module_name in modules:
         try:
@@ -77,12 +77,12 @@ def _one_seed_reset(cls: type) -> Callable[..., Any]:
 _RELABELLED: dict[tuple[type, type], type] = {}
 
 
-def _relabelled(cls: type, base: type, kind: str) -> type:
+def _relabelled(cls: type, base: type, flavour: str) -> type:
     """The class deriving from ``cls`` then ``base`` (one per pair, so instances share it)."""
     if (cls, base) in _RELABELLED:
         return _RELABELLED[cls, base]
     namespace: dict[str, Any] = {"__module__": cls.__module__, "__qualname__": cls.__qualname__}
-    if kind == "native":
+    if flavour == "native":
         namespace["reset"] = _one_seed_reset(cls)
     relabelled = type(cls.__name__, (cls, base), namespace)
     _RELABELLED[cls, base] = relabelled
@@ -98,10 +98,10 @@ def as_pufferlib(env: Any) -> Any:
     entry is the seed); environments that already are PufferLib's are returned untouched.
     TypeError for an object that is not a PufferLib-style environment.
     """
-    kind = puffer_env_kind(env)
-    base = _pufferlib_class(kind)
+    flavour = puffer_env_flavour(env)
+    base = _pufferlib_class(flavour)
     if not isinstance(env, base):
-        env.__class__ = _relabelled(type(env), base, kind)
+        env.__class__ = _relabelled(type(env), base, flavour)
     return env
 
 
@@ -117,15 +117,15 @@ def _accepts(creator: Callable[..., Any], name: str) -> bool:
 def _make_and_relabel(creator: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     late = {name: kwargs.pop(name) for name in ("buf", "seed") if name in kwargs and not _accepts(creator, name)}
     env = creator(*args, **kwargs)
-    kind = puffer_env_kind(env)
+    flavour = puffer_env_flavour(env)
     if late.get("buf") is not None:
-        if kind == "native":
+        if flavour == "native":
             raise TypeError(
                 f"PufferLib passes buf= (its shared buffers) to the creator, but {creator!r} takes no buf "
                 "argument: a native PufferEnv's creator must pass buf on to PufferEnv.__init__"
             )
         env.buf = late["buf"]
-    if late.get("seed") is not None and kind != "native":
+    if late.get("seed") is not None and flavour != "native":
         env.seed(late["seed"])  # the seed of the first reset, as PufferLib 3's constructors take it
     return as_pufferlib(env)
 

@@ -33,7 +33,7 @@ __all__ = ["VectorEnvActor", "reset_all", "step_all", "vector_env_actors"]
 def _ray() -> Any:
     try:
         import ray
-    except ImportError as error:  # pragma: no cover - depends on the installation
+    except ImportError as error:  # depends on the installation
         raise ImportError(
             "spacealg.vector.ray_actors needs Ray: pip install 'ray[default]'"
         ) from error

@@ -10,7 +10,7 @@ NumPy arrays or arrays of the backend (a bool tensor on the GPU stays there), in
 form :class:`~spacealg.spaces.masked.Masked` accepts, with leading batch dimensions for
 one mask per row.
 
-Laws (tests/test_masks_backends.py, where spacealg.backends, torch and JAX are): every draw
+Laws (tests/test_masks_backends.py, where torch and JAX are): every draw
 is legal (``isin`` of the masked space after moving the batch to NumPy); the same
 generator state (torch) or key (JAX) gives the same draws. An all-false row raises
 ValueError on torch and on JAX outside ``jax.jit``; under ``jit`` it cannot be detected
@@ -24,27 +24,19 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.backends.arrays import backend_name
+from spacealg.backends.kernel import Kernel
+from spacealg.backends.leaves import map_tree, tree_for
+from spacealg.backends.rng import rng_adapter
 from spacealg.core.generic import as_space
 from spacealg.spaces._batch import normalize_size
 from spacealg.spaces.masked import Block, Masked, MaskError, factors, host_blocks, parse_blocks
-
-try:  # the array backends (spacealg.backends) serve the draws; without them, a clear error
-    from spacealg.backends.arrays import backend_name
-    from spacealg.backends.kernel import Kernel
-    from spacealg.backends.leaves import map_tree, tree_for
-    from spacealg.backends.rng import rng_adapter
-
-    _HAVE_BACKENDS = True
-except ImportError:  # pragma: no cover - only before the backends exist
-    _HAVE_BACKENDS = False
 
 __all__ = ["sample_masked_on"]
 
 
 def sample_masked_on(name: str, space: Any, size: Any, mask: Any, probability: Any, rng: Any) -> Any:
     """The masked batch of ``space`` drawn with the torch generator or JAX key ``rng``."""
-    if not _HAVE_BACKENDS:
-        raise TypeError(f"sample: masks with a {name} rng need spacealg's array backends (spacealg.backends)")
     adapter = rng_adapter(rng, name)
     k = Kernel(adapter.backend, adapter.device, rng)
     base = as_space(space)

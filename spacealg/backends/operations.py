@@ -1,0 +1,57 @@
+"""The backends' table: which operation serves which generic function, on torch and on JAX.
+
+Importing this module registers each with the core (:func:`spacealg.core.arrays.register_backend`);
+:mod:`spacealg.backends` imports it at the first torch/JAX call, so ``import spacealg`` does
+not. Each implementation takes the backend's name, then the generic function's arguments.
+
+Law: after this import, ``backend_implementation(f, b)(*args) == table[f](b, *args)`` for
+every function ``f`` of :data:`OPERATIONS` and backend ``b`` of
+:data:`~spacealg.backends.arrays.BACKEND_ROOTS`.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from spacealg.backends.arrays import BACKEND_ROOTS
+from spacealg.backends.clamp import clamp_inplace_on, clamp_on
+from spacealg.backends.emulation import emulate_batch_on, nativize_batch_on
+from spacealg.backends.flatten import flatten_batch_on, unflatten_batch_on
+from spacealg.backends.isin import isin_on
+from spacealg.backends.masked import sample_masked_on
+from spacealg.backends.sample import sample_on
+from spacealg.core import hooks, protocol
+from spacealg.core.arrays import register_backend
+from spacealg.emulation.codec import Codec
+from spacealg.ops.flatten import flatten_batch, unflatten_batch
+
+__all__ = ["OPERATIONS"]
+
+
+def _sample(name: str, space: Any, size: Any = None, *, rng: Any, **extra: Any) -> Any:
+    if any(value is not None for value in extra.values()):
+        raise TypeError(f"sample: {sorted(extra)} are not supported with a {name} rng")
+    return sample_on(name, space, size, rng)
+
+
+def _sample_masked(name: str, space: Any, size: Any, mask: Any, probability: Any, *, rng: Any) -> Any:
+    return sample_masked_on(name, space, size, mask, probability, rng)
+
+
+#: generic function -> its implementation (backend name first, then the function's arguments)
+OPERATIONS: dict[Any, Any] = {
+    protocol.sample: _sample,
+    hooks.sample_with_mask: _sample_masked,
+    protocol.isin: isin_on,
+    protocol.clamp: clamp_on,
+    protocol.clamp_: clamp_inplace_on,
+    flatten_batch: flatten_batch_on,
+    unflatten_batch: unflatten_batch_on,
+    Codec.emulate_batch: emulate_batch_on,
+    Codec.nativize_batch: nativize_batch_on,
+}
+
+for _name in sorted(set(BACKEND_ROOTS.values())):
+    for _function, _implementation in OPERATIONS.items():
+        register_backend(_function, _name, functools.partial(_implementation, _name))

@@ -1,0 +1,158 @@
+"""The package's layers: the import-linter contracts of pyproject.toml hold, and the core's
+registries (spacealg.core.arrays, spacealg.core.hooks) keep their laws.
+
+``lint-imports`` checks every import, function-level ones included: the core imports no
+subpackage above it, no subpackage is in an import cycle, and the light modules import
+neither torch nor JAX. The second test plants a forbidden import in a copy of the package
+and checks that the same command then fails, so the first one could fail too.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from spacealg.core import arrays, hooks
+
+ROOT = Path(__file__).resolve().parent.parent
+LINT = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
+
+
+def _lint(root: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run(
+        [LINT, "--config", str(root / "pyproject.toml")],
+        cwd=root, env=env, capture_output=True, text=True, timeout=120,
+    )
+
+
+def test_contracts_hold() -> None:
+    result = _lint(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout
+
+
+def test_a_core_import_upward_breaks_the_layers(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "spacealg", tmp_path / "spacealg", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    planted = tmp_path / "spacealg" / "core" / "arrays.py"
+    planted.write_text(
+        planted.read_text() + "\n\ndef _upward() -> None:\n    from spacealg.spaces import box  # noqa: F401\n"
+    )
+    result = _lint(tmp_path)
+    assert result.returncode != 0
+    assert "BROKEN" in result.stdout and "spacealg.core.arrays -> spacealg.spaces.box" in result.stdout
+
+
+def test_import_spacealg_loads_no_array_library_nor_backend_operation() -> None:
+    code = (
+        "import sys, spacealg; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'jax', 'jaxlib') "
+        "or m.startswith('spacealg.backends.') and m != 'spacealg.backends.arrays'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+# -- spacealg.core.arrays -------------------------------------------------------------------------
+
+python_objects = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(), st.text(), st.binary(),
+    hnp.arrays(hnp.scalar_dtypes(), hnp.array_shapes(min_dims=0, max_dims=3, max_side=3)),
+)
+
+
+@given(st.recursive(python_objects, lambda inner: st.lists(inner, max_size=3).map(tuple)
+                    | st.dictionaries(st.text(max_size=2), inner, max_size=3), max_leaves=6))
+def test_numpy_and_python_objects_belong_to_no_backend(obj: Any) -> None:
+    assert arrays.backend_name(obj) is None
+
+
+def test_a_registered_root_names_its_backend_through_tuples_and_dicts() -> None:
+    arrays.register_array_root("fractions", "test-fractions")
+    try:
+        from fractions import Fraction
+
+        x = Fraction(1, 3)
+        assert arrays.backend_name(x) == "test-fractions"
+        assert arrays.backend_name((x, 1)) == "test-fractions"
+        assert arrays.backend_name({"a": [x]}) == "test-fractions"
+        assert arrays.backend_name(np.zeros(2)) is None
+    finally:
+        del arrays._ROOTS["fractions"]
+        arrays._ROOT_CACHE.clear()
+
+
+def test_backend_implementations_load_once_and_are_found_by_function_and_backend() -> None:
+    def function(x: Any) -> Any:
+        return x
+
+    loads: list[str] = []
+
+    def load() -> None:
+        loads.append("loaded")
+        arrays.register_backend(function, "test-backend", lambda x: ("test-backend", x))
+
+    arrays.register_backend_loader("test-backend", load)
+    try:
+        assert arrays.backend_implementation(function, "test-backend")(3) == ("test-backend", 3)
+        assert arrays.backend_implementation(function, "test-backend")(4) == ("test-backend", 4)
+        assert loads == ["loaded"]
+        with pytest.raises(TypeError, match="no implementation for test-backend arrays"):
+            arrays.backend_implementation(lambda: None, "test-backend")
+        with pytest.raises(TypeError, match="function: no implementation for nowhere arrays"):
+            arrays.backend_implementation(function, "nowhere")
+    finally:
+        arrays._IMPLEMENTATIONS.pop((function, "test-backend"), None)
+        arrays._LOADERS.pop("test-backend", None)
+
+
+def test_torch_calls_reach_the_implementations_the_backends_registered() -> None:
+    torch = pytest.importorskip("torch")
+    import spacealg as sa
+
+    assert sa.isin(torch.zeros(2, 3), sa.Box(0, 1, (3,))).tolist() == [True, True]  # loads the table
+    from spacealg.backends.arrays import BACKEND_ROOTS
+    from spacealg.backends.operations import OPERATIONS
+
+    assert {sa.sample, sa.isin, sa.clamp, sa.clamp_, hooks.sample_with_mask} <= set(OPERATIONS)
+    for name in set(BACKEND_ROOTS.values()):
+        for function, implementation in OPERATIONS.items():
+            registered = arrays.backend_implementation(function, name)
+            assert (registered.func, registered.args) == (implementation, (name,))
+
+
+# -- spacealg.core.hooks --------------------------------------------------------------------------
+
+
+@given(st.lists(st.integers(), max_size=4))
+def test_a_defined_hook_is_its_definition(args: list[int]) -> None:
+    hook = hooks.Hook("total", "the sum of its arguments")
+    hook.define(lambda *xs: sum(xs))
+    assert hook(*args) == sum(args)
+
+
+def test_an_undefined_hook_raises_naming_itself() -> None:
+    with pytest.raises(RuntimeError, match="nothing"):
+        hooks.Hook("nothing", "never defined")()
+
+
+def test_the_spaces_define_the_core_hooks() -> None:
+    import spacealg as sa
+
+    a, b = sa.Interval(0, 1), range(3)
+    assert a * b == sa.product(a, b)
+    assert b * a == sa.product(b, a)
+    assert a**2 == sa.ArraySpace(a, 2)
+    assert a + b == sa.OneOf(a, b)
+    assert hooks.sample_with_mask.implementation is not None
