@@ -239,6 +239,24 @@ def test_masks_per_block():
     assert sa.cardinality(m) == 2 and all(x[0] == 1 and x[2] == 0 for x in m)
 
 
+@given(onehots(), st.sampled_from(["alone", "dict", "tuple"]), st.sampled_from(["observation", "action"]),
+       st.integers(0, 2**32 - 1))
+def test_emulation_stores_the_vector_as_a_leaf(s, where, role, seed):
+    from spacealg.emulation import emulate_action_space, emulate_observation_space
+    from spacealg.emulation.buffers import emulate_copy, nativize
+
+    space = {"alone": s, "dict": sa.DictProduct(v=s, b=sa.Box(0.0, 1.0, shape=(2,))),
+             "tuple": sa.TupleProduct(s, range(3))}[where]
+    emulated, struct = (emulate_observation_space if role == "observation" else emulate_action_space)(space)
+    x = sa.sample(space, rng=seed)
+    row = emulate_copy(x, emulated.dtype, struct)
+    assert emulated.contains(row)
+    back = nativize(row, space, struct)
+    assert sa.contains(back, space)
+    leaves = (back, x) if where == "alone" else ((back["v"], x["v"]) if where == "dict" else (back[0], x[0]))
+    assert np.array_equal(*leaves)
+
+
 @settings(suppress_health_check=[HealthCheck.too_slow])
 @given(onehots(), st.data())
 def test_members_draws_members(s, data):
