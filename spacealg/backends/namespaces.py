@@ -10,6 +10,7 @@ JAX key, split), on its device, so the same generator state gives the same draws
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -45,5 +46,12 @@ class BackendNamespace(Namespace):
         return self.adapter.below(np.asarray(widths, dtype=object), shape)
 
 
+def _maker(name: str) -> Callable[[Any, Any], Namespace]:
+    def make(probe: Any, rng: Any) -> Namespace:
+        return BackendNamespace(name, probe, rng)
+
+    return make
+
+
 for _name in sorted(set(BACKEND_ROOTS.values())):
-    register_namespace(_name, lambda probe, rng, _name=_name: BackendNamespace(_name, probe, rng))
+    register_namespace(_name, _maker(_name))

@@ -189,14 +189,18 @@ def register_kind_rule(operation: str, cls: type, rule: Callable[..., Any]) -> N
     ``"clamp"``, ``"clamp_"``, ``"flatten_batch"``, ``"unflatten_batch"``) for spaces of class
     ``cls`` on every backend."""
     _KIND_RULES[operation, cls] = rule
+    _FOUND.clear()
+
+
+#: (operation, class) -> the rule found for it by the MRO walk (one lookup per call)
+_FOUND: dict[tuple[str, type], Callable[..., Any] | None] = {}
 
 
 def kind_rule(operation: str, cls: type) -> Callable[..., Any] | None:
     """The rule registered for ``operation`` on ``cls`` or its nearest base class; None if none."""
-    if not _KIND_RULES:
-        return None
-    for base in cls.__mro__:
-        rule = _KIND_RULES.get((operation, base))
-        if rule is not None:
-            return rule
-    return None
+    try:
+        return _FOUND[operation, cls]
+    except KeyError:
+        found = next((r for b in cls.__mro__ if (r := _KIND_RULES.get((operation, b))) is not None), None)
+        _FOUND[operation, cls] = found
+        return found

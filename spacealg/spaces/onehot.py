@@ -86,6 +86,7 @@ __all__ = ["OneHot"]
 
 
 def _blocks_arg(nvec: Any) -> tuple[bool, tuple[int, ...]]:
+    sizes: tuple[int, ...]
     if isinstance(nvec, numbers.Integral) and not isinstance(nvec, (bool, np.bool_)):
         sizes, scalar = (int(nvec),), True
     else:
