@@ -366,3 +366,56 @@ def test_one_hot_flag_keeps_encoding_categorical_spaces():
     assert isinstance(to_torchrl(range(4), one_hot=True), td.OneHot)
     x = np.array([1, 2])
     assert bool(spec.is_in(torch.as_tensor(sa.decode(x, from_torchrl(spec)))))
+
+
+# -- the extension story: a kind of a test's own, served by the same mechanisms -------------------
+
+
+class Signs(sa.Space):
+    """Arrays of n entries in {-1, +1} (int8): a kind defined here, registered only here."""
+
+    _fields = ("n",)
+
+    def __init__(self, n: int) -> None:
+        self._set(n=n)
+
+
+def _register_signs() -> None:
+    from spacealg.core.catalog import register_space_class
+    from spacealg.core.image import Image
+
+    def member(x, s):
+        a = np.asarray(x) if not isinstance(x, str) else np.zeros(0)
+        return a.shape == (s.n,) and bool(np.isin(a, (-1, 1)).all())
+
+    sa.contains.register(Signs)(member)
+    sa.cardinality.register(Signs)(lambda s: 2**s.n)
+    sa.element.register(Signs)(lambda i, s: np.array([1 if (i >> (s.n - 1 - k)) & 1 else -1 for k in range(s.n)],
+                                                    np.int8))
+    sa.SpaceStyle.register(Signs)(lambda s: sa.FiniteSpaceStyle((s.n,)))
+    sa.elsize.register(Signs)(lambda s: (s.n,))
+    sa.bounds.register(Signs)(lambda s: (np.full(s.n, -1, np.int8), np.ones(s.n, np.int8)))
+    image_of.register(Signs)(lambda s: Image(sa.ArraySpace(range(2), s.n),
+                                             lambda x: (np.asarray(x) > 0).astype(np.int64),
+                                             lambda y: np.where(np.asarray(y) > 0, 1, -1).astype(np.int8)))
+    register_space_class(Signs, "signs-in-tests")
+
+
+_register_signs()
+
+
+def test_a_new_kind_gets_json_members_gymnasium_flattening_masks_joint_and_emulation_from_its_registrations():
+    from spacealg.emulation import emulate_observation_space
+    from spacealg.emulation.buffers import emulate_copy, nativize
+
+    s = Signs(3)
+    x = np.array([1, -1, 1], np.int8)
+    assert sa.from_json(sa.to_json(s)) == s                                  # core.catalog
+    assert np.array_equal(find(members(s), lambda v: True), sa.element(0, s))  # members by element(i)
+    assert sa.to_gymnasium(s) == gymnasium.spaces.MultiDiscrete([2, 2, 2])   # core.image
+    assert sa.decode(sa.encode(x, s), s).tolist() == x.tolist()
+    assert sa.flatten(x, s).tolist() == [0, 1, 1, 0, 0, 1] and np.array_equal(sa.unflatten(sa.flatten(x, s), s), x)
+    m = sa.Masked(s, (np.array([False, True]), None, None))                   # masks over the image
+    assert sa.cardinality(m) == 4 and all(v[0] == 1 for v in m)
+    box, struct = emulate_observation_space(s)                               # emulation: its arrays
+    assert np.array_equal(nativize(emulate_copy(x, box.dtype, struct), s, struct), x)
