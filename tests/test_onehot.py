@@ -159,6 +159,15 @@ def test_repr_evaluates_back_pickle_hash_json(s):
     assert sa.from_json(__import__("json").dumps(doc, allow_nan=False)) == s and repr(sa.from_json(doc)) == repr(s)
 
 
+@pytest.mark.parametrize("node", [{"kind": "onehot"}, {"kind": "onehot", "nvec": "4"}, {"kind": "onehot", "nvec": 0},
+                                  {"kind": "onehot", "nvec": 4, "colour": 1}, {"kind": "onehot", "nvec": {"tuple": 4}},
+                                  {"kind": "onehot", "nvec": 4, "dtype": {"dtype": "U3"}},
+                                  {"kind": "onehot", "nvec": 2, "shape": {"tuple": [1, 3]}}])
+def test_malformed_documents_raise_document_errors(node):
+    with pytest.raises(sa.serialize.DocumentError, match="space"):
+        sa.from_json({"format": "spacealg.space", "version": 1, "space": node})
+
+
 def test_equality_compares_nvec_shape_dtype_inclusion_compares_sets():
     assert OneHot(4) != OneHot([4]) and OneHot(4) != OneHot(4, dtype=np.float32)
     assert OneHot(4) <= OneHot([4], dtype=np.float32) <= OneHot(4)
@@ -208,6 +217,8 @@ def test_gymnasium_image_is_the_hot_positions(s, seed):
     assert sa.decode(y, s) in s and np.array_equal(sa.encode(sa.decode(y, s), s), y)
     with pytest.raises(ValueError, match="encode"):
         sa.encode(np.zeros(s.shape), s)
+    with pytest.raises(ValueError, match="decode"):  # a position beyond its block: no member, never a zero vector
+        sa.decode(np.full(np.shape(y), max(s.sizes)), s)
 
 
 @given(onehots(), st.integers(1, 3))

@@ -103,7 +103,10 @@ def decode(y: Any, space: Any) -> Any:
         image = image_of(space)
         if image is None:
             raise _no_rule("decode", space)
-        return image.decode(decode(y, image.space))
+        member = image.decode(decode(y, image.space))
+        if not contains(member, space):
+            raise ValueError(f"decode: y={y!r} is not a value of to_gymnasium(space) for space={space!r}")
+        return member
     return decode(y, converted)
 
 
