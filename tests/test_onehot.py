@@ -175,6 +175,11 @@ def test_equality_compares_nvec_shape_dtype_inclusion_compares_sets():
     assert OneHot([2, 1]) <= sa.Box(0, 1, shape=(3,), dtype=np.int8)
     assert OneHot([2, 1]) <= sa.Box(np.array([0, 0, 1]), 1, shape=(3,), dtype=np.int8)  # a block of one is always 1
     assert not OneHot([2, 1]) <= sa.Box(1, 1, shape=(3,), dtype=np.int8)
+    assert OneHot([2, 1]) <= sa.ArraySpace(bool, 3) and OneHot(3) <= sa.ArraySpace(range(2), 3)
+    assert not OneHot(3) <= sa.ArraySpace(range(1, 3), 3) and not OneHot(3) <= sa.ArraySpace(bool, 4)
+    assert OneHot(3) <= sa.Categorical([2, 2, 2], dtype=np.int8)
+    with pytest.raises(TypeError, match="not decided"):
+        sa.issubspace(OneHot([8] * 5), sa.ArraySpace(bool, 40))
 
 
 def test_constructor_errors_name_the_argument():

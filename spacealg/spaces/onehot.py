@@ -41,7 +41,9 @@ Membership is by value (spacealg's dtype policy): an array of ``shape`` whose en
   one rule each over an array namespace, for NumPy, torch (a ``torch.Generator`` for
   ``sample``) and JAX (a key) alike (:func:`spacealg.core.arrays.register_kind_rule`);
 * ``==``/``hash`` compare ``nvec`` (an int and a one-entry list differ, as Discrete and
-  MultiDiscrete do), ``shape`` and ``dtype``; ``issubspace`` compares the sets (by value).
+  MultiDiscrete do), ``shape`` and ``dtype``; ``issubspace`` compares the sets (by value):
+  against another OneHot by blocks, a ``Box`` by bounds, an ``ArraySpace`` or ``Categorical``
+  member by member (up to 4,096 members; TypeError beyond).
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ from spacealg.core.space import Space
 from spacealg.core.styles import FiniteSpaceStyle, Style
 from spacealg.spaces._batch import as_real_array, normalize_size
 from spacealg.spaces._counting import lazy_product, power
-from spacealg.spaces.array import array_of
+from spacealg.spaces.array import ArraySpace, array_of
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
 
@@ -417,6 +419,21 @@ def _onehot_in_box(a: OneHot, b: Box) -> bool:
     ones = (b.low <= 1) & (b.high >= 1)
     zeros = (b.low <= 0) & (b.high >= 0)
     return bool((ones & (zeros | ~takes_zero)).all())
+
+
+_ENUMERATED = 4096  # inclusion in an array space is decided member by member up to this many
+
+
+def _onehot_in_arrays(a: OneHot, b: Any) -> bool:
+    if tuple(elsize(b)) != a.shape:
+        return False
+    if _cardinality(a) > _ENUMERATED:
+        raise TypeError(f"issubspace: not decided for {a!r} and {b!r} (more than {_ENUMERATED} members)")
+    return all(contains(x, b) for x in _elements(a))
+
+
+issubspace.register(OneHot, ArraySpace)(_onehot_in_arrays)
+issubspace.register(OneHot, Categorical)(_onehot_in_arrays)
 
 
 # -- arrays of one-hot vectors, the image, the catalogue --------------------------------------------
