@@ -41,8 +41,7 @@ def register_space_class(cls: type, name: str, examples: Callable[[Sequence[int]
     known = _BY_NAME.get(name)
     if known is not None and known.cls is not cls:
         raise ValueError(f"register_space_class: the name {name!r} is taken by {known.cls.__qualname__}")
-    entry = _BY_NAME[name] = _BY_CLASS[cls] = Entry(cls, name, examples)
-    del entry
+    _BY_NAME[name] = _BY_CLASS[cls] = Entry(cls, name, examples)
     return cls
 
 
