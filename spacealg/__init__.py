@@ -44,6 +44,7 @@ from spacealg.spaces.finite import BOOL, FiniteSet
 from spacealg.spaces.graph import Graph
 from spacealg.spaces.interval import REALS, Interval
 from spacealg.spaces.masked import Masked, MaskError
+from spacealg.spaces.onehot import OneHot
 from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct, product
 from spacealg.spaces.sequence import Sequence
@@ -86,6 +87,7 @@ __all__ = [
     "Interval",
     "MaskError",
     "Masked",
+    "OneHot",
     "OneOf",
     "Sequence",
     "Space",

@@ -141,7 +141,7 @@ def test_to_torchrl_holds_the_encoded_members(space, data):
 
 
 def test_generic_functions_take_specs():
-    assert sa.SpaceStyle(td.OneHot(4)) == sa.FiniteSpaceStyle(())
+    assert sa.SpaceStyle(td.OneHot(4)) == sa.FiniteSpaceStyle((4,))  # the vectors (issue 22 point 5)
     assert sa.cardinality(td.MultiCategorical([2, 3])) == 6
     assert sa.bounds(td.Bounded(-2.0, 2.0, shape=(1,)))[0][0] == -2
     assert sa.contains(sa.clamp(np.array([5.0], dtype=np.float32), td.Bounded(-2.0, 2.0, shape=(1,))),

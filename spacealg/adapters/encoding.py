@@ -25,6 +25,8 @@ space                                      ``encode(x, space)``
 ``Sequence``                               the tuple of encoded members (stacked: Gymnasium's
                                            stacked form of the encoded members)
 ``Graph``                                  ``GraphInstance`` of encoded nodes and edges, same links
+a kind with an image (``OneHot``, ...)     ``encode(image.encode(x), image.space)``: what the
+                                           member stands for (a one-hot vector: its position)
 =========================================  =================================================
 
 ``decode`` is the inverse and returns spacealg's own value types (those of ``sample``).
@@ -48,8 +50,9 @@ from gymnasium.spaces import GraphInstance
 from spacealg.adapters import native
 from spacealg.adapters.gymnasium import from_gymnasium, to_gymnasium
 from spacealg.core.generic import as_space, generic
+from spacealg.core.image import image_of
 from spacealg.core.leaf import consecutive, leaf
-from spacealg.core.protocol import clamp, element, index
+from spacealg.core.protocol import clamp, contains, element, index
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
@@ -80,7 +83,12 @@ def encode(x: Any, space: Any) -> Any:
     """
     converted = as_space(space)
     if converted is space:
-        raise _no_rule("encode", space)
+        image = image_of(space)
+        if image is None:
+            raise _no_rule("encode", space)
+        if not contains(x, space):
+            raise ValueError(f"encode: x={x!r} is not a member of space={space!r}")
+        return encode(image.encode(x), image.space)
     return encode(x, converted)
 
 
@@ -92,7 +100,13 @@ def decode(y: Any, space: Any) -> Any:
     """
     converted = as_space(space)
     if converted is space:
-        raise _no_rule("decode", space)
+        image = image_of(space)
+        if image is None:
+            raise _no_rule("decode", space)
+        member = image.decode(decode(y, image.space))
+        if not contains(member, space):
+            raise ValueError(f"decode: y={y!r} is not a value of to_gymnasium(space) for space={space!r}")
+        return member
     return decode(y, converted)
 
 

@@ -66,6 +66,7 @@ import numpy as np
 
 from spacealg.adapters import native
 from spacealg.core.generic import as_space, generic
+from spacealg.core.image import image_of
 from spacealg.core.leaf import leaf
 from spacealg.core.protocol import cardinality, contains, eltype, isin, sample
 from spacealg.core.rng import RngLike, as_generator
@@ -102,10 +103,14 @@ def to_gymnasium(space: Any) -> Any:
     Gymnasium class holds the same values; see :func:`spacealg.encode`).
 
     Plain objects are converted with :func:`spacealg.as_space` first; a Gymnasium space is
-    returned as is. Raises TypeError naming the space if it has no Gymnasium equivalent.
+    returned as is; a kind with an image (:mod:`spacealg.core.image`) maps to its image's
+    Gymnasium space. Raises TypeError naming the space if it has no Gymnasium equivalent.
     """
     converted = as_space(space)
     if converted is space:
+        image = image_of(space)
+        if image is not None:
+            return to_gymnasium(image.space)
         raise TypeError(
             f"to_gymnasium: {space!r} has no Gymnasium equivalent; register one with "
             f"@spacealg.to_gymnasium.register({type(space).__qualname__})"

@@ -15,10 +15,8 @@ TorchRL                                        spacealg (``from_torchrl``)
                                                with dtype bool (done flags): ``Box`` of bool
 ``MultiCategorical(nvec, shape, dtype)``       ``Categorical(nvec, dtype=dtype)``
 ``Binary(n, shape, dtype)``                    ``Box(0, 1, shape, dtype)``
-``OneHot(n, shape=(*b, n))``                   encoding: ``Categorical`` of the hot positions,
-                                               shape ``b``, int64
-``MultiOneHot(nvec, shape=(*b, sum(nvec)))``   encoding: ``Categorical(nvec)`` of the hot
-                                               positions of each block, shape ``(*b, len(nvec))``
+``OneHot(n, shape=(*b, n), dtype)``            ``OneHot(n, shape, dtype)`` (the same vectors)
+``MultiOneHot(nvec, shape=(*b, sum(nvec)))``   ``OneHot(nvec, shape, dtype)``
 ``Composite(key=spec, ..., shape=batch)``      ``DictProduct`` (key order kept; the entries'
                                                shapes include the batch shape)
 ``NonTensor``, stacked specs, bfloat16         TypeError (no spacealg set equals them)
@@ -36,6 +34,8 @@ spacealg                                       TorchRL (``to_torchrl``)
 other ``Box``                                  ``Bounded(low, high, shape, dtype)``
 ``Categorical`` from 0, one ``n``              ``Categorical(n, shape, dtype)``
 ``Categorical`` from 0, per-entry ``nvec``     ``MultiCategorical(nvec, shape, dtype)``
+``OneHot(n)`` / ``OneHot(nvec)``                ``OneHot`` / ``MultiOneHot`` (shape, dtype kept)
+``Categorical`` from 0 with ``one_hot=True``   ``OneHot``/``MultiOneHot`` of its one-hot encoding
 ``Categorical`` with ``start != 0``            ``Bounded(start, start + nvec - 1, dtype)``
                                                (TorchRL has no ``start``: the set is kept)
 ``ArraySpace(bool, *dims)``                    ``Categorical(2, shape=dims, dtype=bool)``
@@ -48,20 +48,22 @@ Laws: ``to_torchrl(from_torchrl(spec), spec.device, batch_shape=spec.shape) == s
 ``==``: class, shape, bounds, dtype, device) for every spec with a rule, except where the
 set has two TorchRL names and the table picks one: ``Bounded(0, 1)`` of integers comes back
 as ``Binary``, a ``Bounded`` spec spanning its dtype's whole range as ``Unbounded``,
-bool ``Binary``/``Bounded``/``Unbounded`` specs as ``Categorical(2, dtype=bool)``,
-``OneHot``/``MultiOneHot`` as
-``Categorical``/``MultiCategorical`` unless ``one_hot=True`` (then a ``Categorical`` of
-positions goes to ``OneHot``, a per-entry one to ``MultiOneHot``). ``contains(x, spec)`` is
+bool ``Binary``/``Bounded``/``Unbounded`` specs as ``Categorical(2, dtype=bool)``.
+``OneHot``/``MultiOneHot`` specs round-trip without options (shape, batch axes and dtype
+included), and ``contains(x, from_torchrl(spec)) == spec.is_in(x)`` on their vectors.
+``one_hot=True`` is an encoding for the positions' spaces: a ``Categorical`` from 0 (one
+``n``, or a 1-d ``nvec``) maps to the ``OneHot``/``MultiOneHot`` spec whose space ``o =
+from_torchrl(spec)`` has that ``Categorical`` as its image, so ``decode(x, o)`` is the
+vector standing for the position ``x`` and ``encode(v, o)`` the way back. ``contains(x, spec)`` is
 ``spec.is_in(x)`` for a tensor of exactly the spec's shape (``is_in`` itself also accepts
 batches: use ``isin``); it is strict about dtype and device. ``sample(spec, ...)`` returns
 tensors (a ``TensorDict`` for ``Composite``) of the spec's dtype on its device;
-``to_torchrl_value``/``from_torchrl_value`` map values between the two sides (one-hot
-vectors <-> positions, tensors <-> arrays, TensorDicts <-> dicts).
+``to_torchrl_value``/``from_torchrl_value`` map values between the two sides (tensors <->
+arrays, TensorDicts <-> dicts).
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping
 from typing import Any
 
@@ -77,6 +79,7 @@ from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
 from spacealg.spaces.finite import BOOL, range_length
+from spacealg.spaces.onehot import OneHot
 from spacealg.spaces.product import DictProduct, TupleProduct
 
 __all__ = ["from_torchrl", "from_torchrl_value", "to_torchrl", "to_torchrl_value"]
@@ -107,7 +110,8 @@ def to_torchrl(space: Any, device: Device = None, *, batch_shape: Any = (), one_
     """The TorchRL spec equal to ``space``, on ``device`` (TorchRL's default when None).
 
     ``batch_shape`` is the shape of the ``Composite`` specs; ``one_hot=True`` maps categorical
-    spaces from 0 to ``OneHot``/``MultiOneHot`` (an encoding: values are one-hot vectors).
+    spaces from 0 to the ``OneHot``/``MultiOneHot`` spec of their one-hot encoding (whose
+    space has them as its image; see the module docstring). ``OneHot`` spaces need no flag.
     Plain objects are converted with :func:`spacealg.as_space` first; a space with no TorchRL
     class goes through Gymnasium's documented encoding (``spacealg.encode``). Raises
     TypeError naming the space where there is none.
@@ -185,9 +189,8 @@ def _binary_from(spec: td.Binary) -> Box:
 
 
 @from_torchrl.register(td.OneHot)
-def _onehot_from(spec: td.OneHot) -> Any:
-    n, batch = int(spec.space.n), _shape(spec)[:-1]
-    return Categorical(n) if batch == () else Categorical(np.full(batch, n))
+def _onehot_from(spec: td.OneHot) -> OneHot:
+    return OneHot(int(spec.space.n), shape=_shape(spec), dtype=numpy_dtype(spec.dtype, spec))
 
 
 def _blocks(spec: td.MultiOneHot) -> list[int]:
@@ -195,9 +198,8 @@ def _blocks(spec: td.MultiOneHot) -> list[int]:
 
 
 @from_torchrl.register(td.MultiOneHot)
-def _multionehot_from(spec: td.MultiOneHot) -> Any:
-    nvec = _blocks(spec)
-    return Categorical(np.broadcast_to(np.array(nvec), (*_shape(spec)[:-1], len(nvec))).copy())
+def _multionehot_from(spec: td.MultiOneHot) -> OneHot:
+    return OneHot(_blocks(spec), shape=_shape(spec), dtype=numpy_dtype(spec.dtype, spec))
 
 
 @from_torchrl.register(td.Composite)
@@ -284,6 +286,14 @@ def _array_to(space: ArraySpace, device: Device = None, *, batch_shape: Any = ()
     return expressible(space, "torchrl", lambda s: to_torchrl(s, device, one_hot=one_hot))
 
 
+@to_torchrl.register(OneHot)
+def _onehot_to(space: OneHot, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
+    where = {"shape": space.shape, "dtype": torch_dtype(space.dtype, space), **_leaf_device(device)}
+    if space.scalar:
+        return td.OneHot(space.nvec, **where)
+    return td.MultiOneHot(list(space.sizes), **where)
+
+
 @to_torchrl.register(DictProduct)
 def _dict_to(space: DictProduct, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
     entries = {str(k): to_torchrl(s, device, batch_shape=batch_shape, one_hot=one_hot)
@@ -307,8 +317,8 @@ def _tuple_to(space: TupleProduct, device: Device = None, *, batch_shape: Any = 
 def to_torchrl_value(x: Any, spec: Any, batch_shape: Any = None) -> Any:
     """The TorchRL value of ``spec`` standing for the member ``x`` of ``from_torchrl(spec)``
     (or a batch of members, of shape ``batch_shape``, read from the entries when None): a
-    tensor of the spec's dtype on its device, one-hot vectors for ``OneHot``/``MultiOneHot``,
-    a ``TensorDict`` for ``Composite`` (from a dict, or a tuple for the tuple encoding).
+    tensor of the spec's dtype on its device, a ``TensorDict`` for ``Composite`` (from a
+    dict, or a tuple for the tuple encoding).
 
     Law: ``from_torchrl_value(to_torchrl_value(x, spec), spec) == x``.
     """
@@ -317,44 +327,11 @@ def to_torchrl_value(x: Any, spec: Any, batch_shape: Any = None) -> Any:
 
 @generic(1)
 def from_torchrl_value(value: Any, spec: Any) -> Any:
-    """The spacealg value (NumPy) that the TorchRL value ``value`` of ``spec`` stands for.
-
-    A one-hot vector that is not one-hot decodes to position -1 (a non-member), so
-    ``contains(from_torchrl_value(v, spec), from_torchrl(spec)) == spec.is_in(v)`` for tensors
-    of the spec's shape and dtype.
+    """The spacealg value (NumPy) that the TorchRL value ``value`` of ``spec`` stands for,
+    so ``contains(from_torchrl_value(v, spec), from_torchrl(spec)) == spec.is_in(v)`` for
+    tensors of the spec's shape and dtype.
     """
     return _numpy(value) if isinstance(value, torch.Tensor) else np.asarray(value)
-
-
-def _hot(vectors: torch.Tensor) -> np.ndarray:
-    """The hot positions of one-hot vectors (last axis); -1 where a vector is not one-hot."""
-    array = _numpy(vectors)
-    valid = ((array == 0) | (array == 1)).all(axis=-1) & (array.astype(np.int64).sum(axis=-1) == 1)
-    return np.where(valid, array.argmax(axis=-1), -1).astype(np.int64)
-
-
-@to_torchrl_value.register(td.OneHot)
-def _onehot_value(x: Any, spec: td.OneHot, batch_shape: Any = None) -> torch.Tensor:
-    positions = torch.as_tensor(np.asarray(x, dtype=np.int64))
-    return torch.nn.functional.one_hot(positions, int(spec.space.n)).to(dtype=spec.dtype, device=spec.device)
-
-
-@from_torchrl_value.register(td.OneHot)
-def _onehot_decode(value: Any, spec: td.OneHot) -> Any:
-    return _hot(torch.as_tensor(value))
-
-
-@to_torchrl_value.register(td.MultiOneHot)
-def _multionehot_value(x: Any, spec: td.MultiOneHot, batch_shape: Any = None) -> torch.Tensor:
-    positions = torch.as_tensor(np.asarray(x, dtype=np.int64))
-    parts = [torch.nn.functional.one_hot(positions[..., i], n) for i, n in enumerate(_blocks(spec))]
-    return torch.cat(parts, dim=-1).to(dtype=spec.dtype, device=spec.device)
-
-
-@from_torchrl_value.register(td.MultiOneHot)
-def _multionehot_decode(value: Any, spec: td.MultiOneHot) -> Any:
-    tensor, ends = torch.as_tensor(value), np.cumsum([0, *_blocks(spec)])
-    return np.stack([_hot(tensor[..., a:b]) for a, b in itertools.pairwise(ends)], axis=-1)
 
 
 @to_torchrl_value.register(td.Composite)

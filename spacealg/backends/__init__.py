@@ -32,6 +32,7 @@ module              operation
 ``masked``          ``sample`` with ``mask=``/``probability=``
 ``emulation``       ``nativize_tensor``, ``emulate_tensor`` and the codec's batch operations
 ``operations``      the table: which function of each module serves which generic function
+``namespaces``      each backend's array namespace for a kind's own batched rules
 ==================  ==================================================================
 
 See docs/backends.md for the laws, the dtype policy and measured speed.
@@ -59,7 +60,7 @@ def _register_operations() -> None:
     torch and JAX. Run by the core at the first torch/JAX call
     (:func:`~spacealg.core.arrays.register_backend_loader`): the operations load the leaf
     tables, plans and codecs, which ``import spacealg`` never needs."""
-    from spacealg.backends import operations  # noqa: F401
+    from spacealg.backends import namespaces, operations  # noqa: F401
 
 
 for _root, _name in BACKEND_ROOTS.items():

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.core import hooks
-from spacealg.core.arrays import backend_implementation, backend_name
+from spacealg.core.arrays import backend_implementation, backend_name, kind_rule, namespace_for
 from spacealg.core.generic import GenericFunction, NotASpaceError, as_space, coerce, generic
 from spacealg.core.rng import RngLike
 from spacealg.core.styles import Style, UnknownSpaceStyle
@@ -66,6 +66,10 @@ class _Routed(GenericFunction):
             # an implementation marked ``serves_arrays`` (a foreign adapter whose own test
             # takes its ecosystem's arrays, e.g. TorchRL's ``is_in``) keeps the call
             if name is not None and not getattr(self._for_space(args), "serves_arrays", False):
+                position = self.positions[0]
+                rule = kind_rule(self.name, type(args[position])) if len(args) > position else None
+                if rule is not None:  # the kind's own rule, written once over an array namespace
+                    return rule(namespace_for(name, probe, probe if self.by_rng else None), *args, **kwargs)
                 return backend_implementation(self, name)(*args, **kwargs)
         return GenericFunction.__call__(self, *args, **kwargs)
 

@@ -19,6 +19,8 @@ space (its Gymnasium image)         field             discrete    ``nativize`` g
 ``Interval``                        float64 ``()``    no          a Python float
 ``ArraySpace(open interval, *d)``   float64 ``d``     no          the array
 ``TupleProduct``/``DictProduct``    a nested struct   —           a tuple / dict
+another finite kind of numeric      ``bounds``' dtype, yes         the array (``OneHot``: the
+arrays (``OneHot``)                 ``elsize``                     one-hot vectors themselves)
 ``OneOf``, ``Text``, ``Sequence``,  ValueError naming the leaf's path (no fixed-size layout;
 ``Graph``                           flatten them with :mod:`spacealg.ops` instead)
 ==================================  ================================================================
@@ -61,8 +63,12 @@ from spacealg.adapters.gymnasium import to_gymnasium
 from spacealg.adapters.native import gym_class_of
 from spacealg.core.cache import IdentityCache
 from spacealg.core.generic import as_space, generic
+from spacealg.core.image import image_of
 from spacealg.core.leaf import LeafModel
 from spacealg.core.leaf import leaf as leaf_model
+from spacealg.core.protocol import SpaceStyle, bounds
+from spacealg.core.space import Space
+from spacealg.core.styles import FiniteSpaceStyle
 from spacealg.ops.leaves import flatten_space
 from spacealg.spaces.box import Box
 from spacealg.spaces.oneof import OneOf
@@ -143,11 +149,31 @@ def emulation_layout(space: Any, path: str = "space") -> Leaf | Struct:
         return leaf_layout(space, model, path)
     if model is not None:
         raise ValueError(f"emulation: {path} = {space!r} is empty")
+    stored = _numeric_arrays(space)
+    if stored is not None:
+        low, high = stored
+        bound = object if low.dtype.kind in "biu" else np.float64
+        return Leaf(space, path, low.dtype, low.shape, low.astype(bound), high.astype(bound), True, "array")
     raise ValueError(
         f"emulation: {path} = {space!r} has no fixed-size structured layout (variable-size "
         "spaces such as Sequence, Graph and Text, and OneOf, cannot be emulated); flatten it "
         "with spacealg.ops.flatten or change the space"
     )
+
+
+def _numeric_arrays(space: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """A finite kind whose members are numeric arrays of one shape: its ``bounds``, whose dtype
+    and shape its members are stored in (None for any other space)."""
+    style = SpaceStyle(space)
+    if not isinstance(space, Space) or not isinstance(style, FiniteSpaceStyle) or not style.shape:
+        return None
+    try:
+        low, high = (np.asarray(b) for b in bounds(space))
+    except TypeError:
+        return None
+    if low.shape != style.shape or low.dtype != high.dtype or low.dtype.kind not in "biuf":
+        return None
+    return low, high
 
 
 @emulation_layout.register(TupleProduct)
@@ -321,7 +347,8 @@ class Layout:
         except TypeError:
             return None
         kinds = (gymnasium.spaces.Discrete, gymnasium.spaces.MultiDiscrete, gymnasium.spaces.Box)
-        return image if isinstance(image, kinds) else None
+        stored_as_image = image_of(self.space) is None  # a kind with an image stores its own values
+        return image if isinstance(image, kinds) and stored_as_image else None
 
 
 _INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)

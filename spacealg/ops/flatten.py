@@ -31,6 +31,8 @@ ranges, arrays of them)
 ``OneOf``                        promoted   ``[i, *flatten(v)]`` padded with its first entry
 ``Text``                         int32      character indices, padded with ``len(charset)``
 ``Sequence``/``Graph``           (none)     the stacked members' flattenings, not one vector
+a kind with an image            the        the image's flattening of the encoded member
+(:mod:`spacealg.core.image`)    image's    (a one-hot vector: itself, as its position's)
 ===============================  =========  ==============================================
 
 The batched forms :func:`flatten_batch`/:func:`unflatten_batch` take and give spacealg's
@@ -58,10 +60,11 @@ import numpy as np
 
 from spacealg.adapters.gymnasium import to_gymnasium
 from spacealg.adapters.native import gym_class_of
-from spacealg.core.arrays import backend_implementation, backend_name
+from spacealg.core.arrays import backend_implementation, backend_name, kind_rule, namespace_for
 from spacealg.core.cache import IdentityCache
 from spacealg.core.codegen import Generator
 from spacealg.core.generic import coerce, generic
+from spacealg.core.image import Image, image_of
 from spacealg.core.leaf import LeafModel, leaf, plain
 from spacealg.core.space import Space
 from spacealg.spaces.box import Box
@@ -217,6 +220,9 @@ def flat_codec(space: Any) -> FlatCodec:
     of your own. Raises TypeError for a space with no rule."""
     model = leaf(space)
     if model is None:
+        image = image_of(space)
+        if image is not None:
+            return ImageCodec(image)
         return coerce(flat_codec, (space,), {})  # type: ignore[no-any-return]
     if model.items is not None or model.image in ("Discrete", "MultiDiscrete"):
         return OneHotCodec(model)
@@ -356,6 +362,34 @@ class OneHotCodec(FlatCodec):
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(self.dim, self.dtype), np.ones(self.dim, self.dtype)
+
+
+class ImageCodec(FlatCodec):
+    """A kind with an image (:mod:`spacealg.core.image`): the image's codec, applied to the
+    encoded member (and the decoded one on the way back)."""
+
+    def __init__(self, image: Image) -> None:
+        self.image, self.inner = image, flat_codec(image.space)
+        self.dim, self.dtype, self.onehot = self.inner.dim, self.inner.dtype, self.inner.onehot
+        self.flattenable = self.inner.flattenable
+
+    def write(self, out: np.ndarray, x: Any) -> None:
+        out[...] = self.inner.flatten(self.image.encode(x))
+
+    def read(self, v: np.ndarray) -> Any:
+        return self.image.decode(self.inner.unflatten(v))
+
+    def batch_shape(self, xs: Any) -> tuple[int, ...]:
+        return self.inner.batch_shape(self.image.encode(xs))
+
+    def flatten_batch(self, xs: Any) -> np.ndarray:
+        return self.inner.flatten_batch(self.image.encode(xs))
+
+    def unflatten_batch(self, vs: Any) -> Any:
+        return self.image.decode(self.inner.unflatten_batch(vs))
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.inner.bounds()
 
 
 # -- products ----------------------------------------------------------------------------
@@ -658,7 +692,10 @@ def unflatten_batch(vs: Any, space: Any) -> Any:
 
 def _batched(function: Callable[..., Any], argument: str, values: Any, space: Any) -> Any:
     name = backend_name(values)
-    if name is not None:  # torch/JAX: the implementation spacealg.backends registered
+    if name is not None:  # torch/JAX: the kind's own rule, else the implementation spacealg.backends registered
+        rule = kind_rule(function.__name__, type(space))
+        if rule is not None:
+            return rule(namespace_for(name, values), values, space)
         return backend_implementation(function, name)(values, space)
     operation = function.__name__
     codec = _lookup(space) or _codec_of(space, operation, values)

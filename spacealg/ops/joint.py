@@ -29,6 +29,8 @@ array ``Categorical`` (dtype t)     ``Box(start, start + nvec - 1)`` tiled  Mult
 ``ArraySpace(labels, *d)``          ``ArraySpace(labels, n, *d)``           (see below)
 ``Box`` of shape ``d``              ``Box`` of shape ``(n, *d)``            Box → Box
 ``TupleProduct``/``DictProduct``    the product of the parts' joint spaces  Tuple/Dict recurse
+a kind with its own array form      ``ArraySpace(s, n)``: that form (a          its image's ``batch_space``
+(``array_of``; ``OneHot``)          ``OneHot`` with a batch axis)
 ``OneOf``, ``Text``, ...            ``TupleProduct`` of ``n`` copies        Tuple of ``n`` copies
 ==================================  ======================================  ==============================
 
@@ -53,7 +55,7 @@ from spacealg.adapters.gymnasium import from_gymnasium, to_gymnasium
 from spacealg.core.generic import as_space, generic
 from spacealg.core.leaf import LeafModel, leaf
 from spacealg.core.space import Space
-from spacealg.spaces.array import ArraySpace
+from spacealg.spaces.array import ArraySpace, array_of
 from spacealg.spaces.box import Box
 from spacealg.spaces.finite import BOOL
 from spacealg.spaces.product import DictProduct, TupleProduct
@@ -83,6 +85,8 @@ def joint_space(space: Any, n: int) -> Any:
     if model is not None:
         return _leaf_joint(space, model, n)
     if isinstance(space, Space):
+        if array_of.dispatch(type(space)) is not array_of.dispatch(object):  # the kind's own array form
+            return ArraySpace(space, n)
         return TupleProduct(*([space] * n))
     raise TypeError(f"joint_space: {space!r} is not a space")
 

@@ -36,11 +36,18 @@ The readers, :class:`Node` and the decoder registry live in :mod:`spacealg.seria
 this module holds the rule of each kind.
 
 Extending: register an encoder for a new class with ``@encode_space.register(MyClass)``
-(returning a node with a new ``kind``) and its inverse with ``@decoder("my-kind")``.
+(returning a node with a new ``kind``) and its inverse with ``@decoder("my-kind")``; or
+catalogue the class (:func:`spacealg.core.catalog.register_space_class`, from the kind's own
+module): its node is then ``{"kind": name, <argument>: value, ...}`` with the arguments of
+``_constructor_args`` named by the constructor's signature, each value an int, bool, string,
+null, list, ``{"float": n}``, ``{"tuple": [...]}``, ``{"dtype": name}``,
+``{"array": nested lists, "shape": [...], "dtype": name}`` or ``{"space": node}``, and
+reading it calls the class with those arguments (a class never catalogued is never built).
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 from collections.abc import Callable, Mapping
@@ -48,10 +55,13 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.core.catalog import catalogued, name_of
 from spacealg.core.generic import coerce, generic
+from spacealg.core.space import Space
 from spacealg.declarative import DataclassSpace, declared_dataclass
 from spacealg.declarative import space as declared_space
 from spacealg.serialize.document import (
+    CATALOGUED,
     OMIT,
     DocumentError,
     Node,
@@ -383,3 +393,70 @@ def _mask(value: Any, path: str, depth: int = 0) -> Any:
 
 rule("masked", Masked, Masked, space=(read_space, lambda s: encode_space(s.space)),
      mask=(_mask, lambda s: _encode_mask(s.mask)))
+
+
+# catalogued classes: their constructor arguments, named and typed --------------------------------
+
+
+def _write_argument(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, np.integer)) and not isinstance(value, np.bool_):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return {"float": write_number(value)}
+    if isinstance(value, list):
+        return [_write_argument(v) for v in value]
+    if isinstance(value, tuple):
+        return {"tuple": [_write_argument(v) for v in value]}
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        return {"dtype": _dtype_name(np.dtype(value))}
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        return {"array": _nest(value, write_number), "shape": list(value.shape), "dtype": _dtype_name(value.dtype)}
+    return {"space": encode_space(value)}
+
+
+def _read_argument(value: Any, path: str, depth: int = 0) -> Any:
+    """The inverse of :func:`_write_argument` (a reader)."""
+    if value is None or isinstance(value, (bool, str, int)):
+        return value
+    if isinstance(value, list):
+        return [_read_argument(v, f"{path}[{i}]", depth) for i, v in enumerate(value)]
+    node = Node(value, path, depth)
+    if node.has("float"):
+        result: Any = float(node.number("float"))
+    elif node.has("tuple"):
+        result = tuple(node.read("tuple", list_of(_read_argument, "arguments")))
+    elif node.has("array"):
+        shape, dtype = node.shape("shape"), node.dtype("dtype")
+        result = np.array(list(read_flat(node.get("array"), shape, node.at("array"))), dtype=dtype).reshape(shape)
+    elif node.has("dtype"):
+        result = node.dtype("dtype")
+    else:
+        result = node.space("space")
+    node.done()
+    return result
+
+
+@encode_space.register(Space)
+def _encode_catalogued(space: Space) -> dict[str, Any]:
+    name = name_of(type(space))
+    if name is None:
+        raise TypeError(
+            f"to_json: no JSON form for {type(space).__qualname__}; register one with "
+            "spacealg.serialize.encode_space.register and spacealg.serialize.decoder, or catalogue "
+            "the class with spacealg.core.catalog.register_space_class"
+        )
+    args, kwargs = space._constructor_args()
+    named = inspect.signature(type(space)).bind(*args, **kwargs).arguments
+    return {"kind": name, **{k: _write_argument(v) for k, v in named.items()}}
+
+
+@decoder(CATALOGUED)
+def _decode_catalogued(node: Node) -> Any:
+    name = node.string("kind")
+    cls = catalogued(name)
+    if cls is None:
+        raise node.error("kind", f"unknown kind {name!r}")
+    arguments = {k: node.read(k, _read_argument) for k in node.value if k != "kind"}
+    return cls(**arguments)

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.core.catalog import catalogued, entries
 from spacealg.core.space import MAX_DEPTH
 
 SPECIAL_NUMBERS = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
@@ -234,6 +235,8 @@ def decode_label(value: Any, path: str, depth: int = 0) -> Any:
 # -- the decoders, one per kind -----------------------------------------------------------------
 
 _DECODERS: dict[str, Callable[[Node], Any]] = {}
+#: the decoder of every class catalogued in spacealg.core.catalog (its arguments, generically)
+CATALOGUED = "(catalogued)"
 
 
 def decoder(kind: str) -> Callable[[Callable[[Node], Any]], Callable[[Node], Any]]:
@@ -258,10 +261,14 @@ def decode_space(value: Any, path: str = "space", depth: int = 1) -> Any:
         raise fail(path, f"spaces nested deeper than spacealg's limit of {MAX_DEPTH}")
     node = Node(value, path, depth)
     kind = node.string("kind")
-    if kind not in _DECODERS:
-        raise fail(f"{path}.kind", f"unknown kind {kind!r} (known: {', '.join(sorted(_DECODERS))})")
+    function = _DECODERS.get(kind)
+    if function is None and catalogued(kind) is not None:  # a kind that catalogued itself (core.catalog)
+        function = _DECODERS.get(CATALOGUED)
+    if function is None:
+        known = sorted({*_DECODERS, *(e.name for e in entries())} - {CATALOGUED})
+        raise fail(f"{path}.kind", f"unknown kind {kind!r} (known: {', '.join(known)})")
     try:
-        space = _DECODERS[kind](node)
+        space = function(node)
     except DocumentError:
         raise
     except Exception as error:  # one rule: whatever a constructor or numpy meets, name the path

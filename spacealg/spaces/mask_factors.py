@@ -4,7 +4,8 @@
 scalar factor in C order: a finite set or range is one factor (the digit is the item's
 position), an array of them has one factor per entry, a product concatenates its
 components' factors. ``index``/``element`` of the space are the mixed-radix number of the
-digits. One registration per kind, below; a space without one is not maskable (TypeError).
+digits. One registration per kind, below; a kind with an image (:mod:`spacealg.core.image`)
+factors as its image, through its encoding; any other space is not maskable (TypeError).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.core.generic import as_space, generic
+from spacealg.core.image import image_of
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
@@ -66,6 +68,11 @@ def factors(space: Any) -> Factors:
     """
     converted = as_space(space)
     if converted is space:
+        image = image_of(space)
+        if image is not None:  # masks over what the members stand for
+            inner = factors(image.space)
+            return Factors(inner.sizes, lambda batch: inner.digits(image.encode(batch)),
+                           lambda d: image.decode(inner.values(d)), inner.children)
         raise TypeError(
             f"Masked: {space!r} is not a finite space that masks apply to (finite sets, ranges, "
             "Categorical, integer Box, ArraySpace of those, and products of them)"

@@ -35,6 +35,8 @@ Gymnasium / Gym spaces         members of the adapted space (:func:`as_space`) c
                                the Gymnasium dtypes, so ``g.contains(x)`` holds;
                                composites recurse on their Gymnasium subspaces
 a plain object                 ``members(as_space(obj))``
+any other finite space         ``element(i, space)`` for a drawn ``i < cardinality``;
+                               toward ``element(0, space)``
 any other type with ``sample`` ``sample(space, rng=seed)`` for a drawn seed (members,
                                but no shrinking toward simple ones)
 =============================  =====================================================
@@ -59,7 +61,7 @@ from hypothesis.extra import numpy as hnp
 
 from spacealg.adapters.native import gym_class_of
 from spacealg.core.generic import as_space, coerce, generic
-from spacealg.core.protocol import sample
+from spacealg.core.protocol import cardinality, element, sample
 from spacealg.core.space import Space
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
@@ -92,6 +94,14 @@ def members(space: Any) -> Strategy[Any]:
     except TypeError:
         if not isinstance(space, Space) and as_space.dispatch(type(space)) is as_space.dispatch(object):
             raise
+    try:
+        n = cardinality(space)
+    except TypeError:
+        n = math.inf
+    if n == 0:
+        return st.nothing()
+    if n < math.inf:  # a finite kind without a rule of its own: its elements, shrinking toward the first
+        return st.integers(0, int(n) - 1).map(lambda i: element(i, space))
     return st.integers(0, 2**32 - 1).map(lambda seed: sample(space, rng=seed))
 
 

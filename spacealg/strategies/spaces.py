@@ -4,7 +4,9 @@ Leaves: intervals (every closedness, finite and infinite ends), finite sets of l
 numbers, ranges (any step), the types ``bool`` and ``float``, boxes (bool, integer and
 floating dtypes; bounded, half-bounded and unbounded entries) and arrays over finite sets,
 ranges, ``bool`` and open intervals. Composites: ``TupleProduct``, ``DictProduct``,
-``OneOf`` and ``product`` of those, nested up to ``max_depth``.
+``OneOf`` and ``product`` of those, nested up to ``max_depth``. The leaf kind
+``"catalogued"`` (not drawn unless named in ``leaves``) draws the classes catalogued with
+examples in :mod:`spacealg.core.catalog` (``OneHot``, a user's kinds), from small ints.
 
 ``finite_spaces(max_cardinality)`` draws only finite spaces small enough to enumerate.
 """
@@ -18,6 +20,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
+from spacealg.core.catalog import entries
 from spacealg.core.protocol import cardinality
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
@@ -27,9 +30,11 @@ from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct, product
 from spacealg.strategies.gymnasium import gym_spaces, gymnasium_spaces
 
-__all__ = ["COMPOSITE_KINDS", "FLAVOURS", "LEAF_KINDS", "finite_spaces", "spaces"]
+__all__ = ["COMPOSITE_KINDS", "EXTRA_LEAF_KINDS", "FLAVOURS", "LEAF_KINDS", "catalogued_spaces", "finite_spaces",
+           "spaces"]
 
 LEAF_KINDS = ("interval", "finite", "range", "type", "box", "array")
+EXTRA_LEAF_KINDS = ("catalogued",)  # drawn only where named in ``leaves``
 COMPOSITE_KINDS = ("tuple", "dict", "oneof", "product")
 
 _ends = st.one_of(
@@ -123,7 +128,19 @@ def arrays(draw: Any) -> Any:
     return ArraySpace(base, *dims)
 
 
+@st.composite
+def catalogued_spaces(draw: Any) -> Any:
+    """A space of a catalogued class (:mod:`spacealg.core.catalog`) built from small ints."""
+    kinds = [e for e in entries() if e.examples is not None]
+    if not kinds:
+        return draw(st.nothing())
+    entry = draw(st.sampled_from(kinds))
+    return entry.examples(draw(st.lists(st.integers(0, 7), min_size=4, max_size=8)))
+
+
 def _leaf(kind: str) -> st.SearchStrategy[Any]:
+    if kind == "catalogued":
+        return catalogued_spaces()
     return {
         "interval": intervals(),
         "finite": finite_sets(),
@@ -163,7 +180,7 @@ def spaces(
         return st.one_of(
             spaces(leaves=leaves, composites=composites, max_depth=max_depth, max_width=max_width), drawn
         )
-    unknown = set(leaves) - set(LEAF_KINDS) | set(composites) - set(COMPOSITE_KINDS)
+    unknown = set(leaves) - {*LEAF_KINDS, *EXTRA_LEAF_KINDS} | set(composites) - set(COMPOSITE_KINDS)
     if unknown:
         raise ValueError(f"spaces: unknown kinds {sorted(unknown)}")
     leaf = st.one_of(*[_leaf(k) for k in leaves])

@@ -1,0 +1,57 @@
+"""torch's and JAX's :class:`~spacealg.core.arrays.Namespace`: what a kind's batched rule,
+written once over an array namespace, needs of each backend (registered with the core when
+the backend's operations load; see :func:`spacealg.core.arrays.register_kind_rule`).
+
+Laws: ``ns.constant(a, d)`` has ``a``'s values in the backend's dtype for ``d``
+(:meth:`~spacealg.backends.arrays.Backend.dtype`'s policy), on the probe's device;
+``ns.below(w, shape)`` draws from the call's generator (a ``torch.Generator``, advanced, or a
+JAX key, split), on its device, so the same generator state gives the same draws.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from spacealg.backends.arrays import BACKEND_ROOTS, backend_named
+from spacealg.backends.kernel import _namespace
+from spacealg.backends.rng import rng_adapter
+from spacealg.core.arrays import Namespace, register_namespace
+
+__all__ = ["BackendNamespace"]
+
+
+class BackendNamespace(Namespace):
+    """A torch or JAX :class:`~spacealg.core.arrays.Namespace` for one call."""
+
+    def __init__(self, name: str, probe: Any, rng: Any) -> None:
+        self.backend = backend_named(name)
+        self.name = name
+        self.adapter = rng_adapter(rng, name) if rng is not None else None
+        device = getattr(self.adapter, "device", None) if rng is not None else self.backend.device(probe)
+        super().__init__(_namespace(self.backend), device, rng)
+
+    def dtype(self, dtype: Any) -> Any:
+        return self.backend.dtype(np.dtype(dtype), what=dtype)
+
+    def constant(self, array: Any, dtype: Any = None) -> Any:
+        array = np.asarray(array, dtype=dtype)
+        return self.backend.constant(array, self.dtype(array.dtype), self.device)
+
+    def below(self, widths: Any, shape: tuple[int, ...]) -> Any:
+        if self.adapter is None:
+            raise TypeError(f"{self.name}: this operation has no generator to draw from")
+        return self.adapter.below(np.asarray(widths, dtype=object), shape)
+
+
+def _maker(name: str) -> Callable[[Any, Any], Namespace]:
+    def make(probe: Any, rng: Any) -> Namespace:
+        return BackendNamespace(name, probe, rng)
+
+    return make
+
+
+for _name in sorted(set(BACKEND_ROOTS.values())):
+    register_namespace(_name, _maker(_name))

@@ -1,0 +1,483 @@
+"""OneHot: the set of one-hot vectors (``OneHot(n)``), or of concatenated one-hot blocks
+(``OneHot(nvec)``), optionally stacked along leading batch axes: TorchRL's ``OneHot`` and
+``MultiOneHot`` specs as a space.
+
+>>> import numpy as np
+>>> from spacealg import OneHot, cardinality, index, element, to_gymnasium, encode, flatten
+>>> s = OneHot(4)
+>>> x = np.array([False, False, True, False])
+>>> x in s, index(x, s), cardinality(s), to_gymnasium(s), encode(x, s)
+(True, 2, 4, Discrete(4), np.int64(2))
+>>> m = OneHot([2, 3], shape=(2, 5), dtype=np.float32)     # two rows of blocks [2 | 3]
+>>> m.sample(rng=0).shape, cardinality(m), to_gymnasium(m)
+((2, 5), 36, MultiDiscrete([[2 3]
+ [2 3]]))
+>>> flatten(x, s)                                           # a one-hot vector flattens to itself
+array([0, 0, 1, 0])
+
+``nvec`` an int: one block (its image is Gymnasium's ``Discrete(n)``); a sequence of ints:
+blocks of those sizes, concatenated along the last axis (its image ``MultiDiscrete(nvec)``).
+``shape`` is ``(*batch, sum(nvec))`` (default ``(sum(nvec),)``): each leading index holds
+its own blocks. ``dtype`` (bool by default; any bool, integer or floating dtype) is the
+storage dtype of samples, clamps and decodes.
+
+Membership is by value (spacealg's dtype policy): an array of ``shape`` whose entries are all
+0 or 1 with exactly one 1 in each block, whatever its numeric dtype. Laws:
+
+* ``cardinality(s) == prod(nvec) ** prod(batch)``; ``elements``/``index``/``element`` are the
+  bijection with ``range(cardinality)`` that reads the hot positions (batch entries in C
+  order, then blocks) as a mixed-radix number, the last block fastest;
+* ``bounds(s) == (zeros, ones)`` of ``shape`` and ``dtype``; the style is finite;
+* ``clamp(x, s)`` is the member nearest to ``x`` in Euclidean distance: per block, the hot
+  position is the argmax of ``x``'s entries, ties to the first (``x`` with NaN: ValueError);
+  members are returned unchanged;
+* the image (:mod:`spacealg.core.image`) is the space of hot positions, ``range(n)`` or a
+  ``Categorical`` of shape ``(*batch, len(nvec))`` (``(*batch,)`` for an int ``n``):
+  ``to_gymnasium``, ``encode``/``decode`` and flattening read it, so ``flatten(x, s)`` is
+  ``x`` itself as int64 (Gymnasium's one-hot of each position), ``flatdim(s) == prod(shape)``
+  and masks (``Masked(s, mask)``) are masks over the hot positions;
+* ``OneHot(nvec, shape, dtype) ** k`` and ``joint_space(s, k)`` add a leading batch axis;
+* ``isin``, ``sample``, ``clamp``, ``clamp_``, ``flatten_batch`` and ``unflatten_batch`` are
+  one rule each over an array namespace, for NumPy, torch (a ``torch.Generator`` for
+  ``sample``) and JAX (a key) alike (:func:`spacealg.core.arrays.register_kind_rule`);
+* ``==``/``hash`` compare ``nvec`` (an int and a one-entry list differ, as Discrete and
+  MultiDiscrete do), ``shape`` and ``dtype``; ``issubspace`` compares the sets (by value):
+  against another OneHot by blocks, a ``Box`` by bounds, an ``ArraySpace`` or ``Categorical``
+  member by member (up to 4,096 members; TypeError beyond).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from spacealg.core.arrays import Namespace, numpy_namespace, register_kind_rule
+from spacealg.core.catalog import register_space_class
+from spacealg.core.image import Image, image_of
+from spacealg.core.protocol import (
+    SpaceStyle,
+    bounds,
+    cardinality,
+    check_position,
+    clamp,
+    clamp_,
+    contains,
+    element,
+    elements,
+    elsize,
+    eltype,
+    index,
+    isin,
+    issubspace,
+    sample,
+)
+from spacealg.core.rng import RngLike, as_generator
+from spacealg.core.space import Space
+from spacealg.core.styles import FiniteSpaceStyle, Style
+from spacealg.spaces._batch import as_real_array, normalize_size
+from spacealg.spaces._counting import lazy_product, power
+from spacealg.spaces.array import ArraySpace, array_of
+from spacealg.spaces.box import Box
+from spacealg.spaces.categorical import Categorical
+
+__all__ = ["OneHot"]
+
+
+def _blocks_arg(nvec: Any) -> tuple[bool, tuple[int, ...]]:
+    sizes: tuple[int, ...]
+    if isinstance(nvec, numbers.Integral) and not isinstance(nvec, (bool, np.bool_)):
+        sizes, scalar = (int(nvec),), True
+    else:
+        try:
+            array = np.asarray(nvec)
+        except (TypeError, ValueError):
+            array = np.asarray(None)
+        if array.ndim != 1 or not array.size or array.dtype.kind not in "iu":
+            raise TypeError(f"OneHot: nvec must be an int or a non-empty sequence of ints, got {nvec!r}")
+        sizes, scalar = tuple(int(n) for n in array), False
+    if min(sizes) < 1:
+        raise ValueError(f"OneHot: nvec must be positive, got {nvec!r}")
+    return scalar, sizes
+
+
+def _shape_arg(shape: Any, width: int) -> tuple[int, ...]:
+    if shape is None:
+        return (width,)
+    if isinstance(shape, numbers.Integral):
+        shape = (shape,)
+    try:
+        dims = tuple(shape)
+    except TypeError:
+        raise TypeError(f"OneHot: shape must be a tuple of ints, got {shape!r}") from None
+    if any(isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 0 for d in dims):
+        raise ValueError(f"OneHot: shape must hold non-negative ints, got {shape!r}")
+    if not dims or dims[-1] != width:
+        raise ValueError(f"OneHot: shape must end with sum(nvec) = {width}, got {shape!r}")
+    return tuple(int(d) for d in dims)
+
+
+def _dtype_arg(dtype: Any) -> np.dtype:
+    try:
+        checked = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"OneHot: dtype must be a bool, integer or floating dtype, got {dtype!r}") from None
+    if checked.kind not in "biuf":
+        raise ValueError(f"OneHot: dtype must be a bool, integer or floating dtype, got {checked}")
+    return checked
+
+
+class OneHot(Space):
+    """One-hot vectors (blocks of sizes ``nvec``) stacked to ``shape``, stored as ``dtype``."""
+
+    nvec: int | tuple[int, ...]
+    sizes: tuple[int, ...]
+    scalar: bool
+    shape: tuple[int, ...]
+    batch: tuple[int, ...]
+    dtype: np.dtype
+    _gather: np.ndarray
+    _valid: np.ndarray
+    _block_of: np.ndarray
+    _local_of: np.ndarray
+
+    def __init__(self, nvec: Any, shape: Any = None, dtype: Any = np.bool_) -> None:
+        scalar, sizes = _blocks_arg(nvec)
+        width = sum(sizes)
+        checked_shape = _shape_arg(shape, width)
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        j = np.arange(max(sizes))
+        valid = j[None, :] < np.array(sizes)[:, None]
+        # block b, slot j -> its column; slots past the block read the block's first column,
+        # so an argmax (ties to the first) never picks them
+        gather = np.where(valid, offsets[:, None] + j[None, :], offsets[:, None])
+        block_of = np.repeat(np.arange(len(sizes)), sizes)
+        for array in (gather, valid, block_of):
+            array.flags.writeable = False
+        local_of = np.arange(width) - offsets[block_of]
+        local_of.flags.writeable = False
+        self._set(nvec=sizes[0] if scalar else sizes, sizes=sizes, scalar=scalar, shape=checked_shape,
+                  batch=checked_shape[:-1], dtype=_dtype_arg(dtype), _gather=gather, _valid=valid,
+                  _block_of=block_of, _local_of=local_of)
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.scalar, self.sizes, self.shape, self.dtype.str)
+
+    def _constructor_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        kwargs: dict[str, Any] = {}
+        if self.batch:
+            kwargs["shape"] = self.shape
+        if self.dtype != np.bool_:
+            kwargs["dtype"] = self.dtype
+        return (self.nvec if self.scalar else list(self.sizes),), kwargs
+
+    @property
+    def positions_shape(self) -> tuple[int, ...]:
+        """The shape of a member's hot positions: ``(*batch,)`` for an int ``n``, else
+        ``(*batch, len(nvec))``."""
+        return self.batch if self.scalar else (*self.batch, len(self.sizes))
+
+
+# -- the rules, written once over an array namespace (NumPy, torch, JAX) ---------------------
+
+
+def _lead(x: Any, space: OneHot, what: str) -> tuple[int, ...]:
+    """The batch's leading shape; ValueError naming ``what`` when its trailing shape is not ``shape``."""
+    shape, k = tuple(x.shape), len(space.shape)
+    if len(shape) < k or shape[len(shape) - k :] != space.shape:
+        raise ValueError(f"{what}: a batch of {space!r} has shape (*batch, *{space.shape}), got {shape}")
+    return shape[: len(shape) - k]
+
+
+def _blocks(ns: Namespace, x: Any, space: OneHot) -> Any:
+    """``x`` (``(..., width)``) as ``(..., len(nvec), max(nvec))`` blocks (see ``_gather``)."""
+    taken = ns.xp.take(x, ns.constant(space._gather.reshape(-1)), axis=-1)
+    return ns.xp.reshape(taken, (*x.shape[:-1], *space._gather.shape))
+
+
+def _flat_all(ns: Namespace, inside: Any, lead: tuple[int, ...]) -> Any:
+    return ns.xp.all(ns.xp.reshape(inside, (*lead, math.prod(inside.shape[len(lead):]))), axis=-1)
+
+
+def _isin_rule(ns: Namespace, batch: Any, space: OneHot) -> Any:
+    """Per row: entries all 0 or 1, one 1 per block."""
+    xp = ns.xp
+    lead = _lead(batch, space, "isin")
+    binary = (batch == 0) | (batch == 1)
+    hot = xp.astype(_blocks(ns, xp.astype(batch == 1, xp.int32), space), xp.int32)
+    counts = xp.sum(xp.where(ns.constant(space._valid), hot, 0), axis=-1)
+    return _flat_all(ns, binary, lead) & _flat_all(ns, counts == 1, lead)
+
+
+def _positions(ns: Namespace, x: Any, space: OneHot) -> Any:
+    """The hot positions (``(..., len(nvec))``): per block, the argmax, ties to the first."""
+    xp = ns.xp
+    if x.dtype == xp.bool:
+        x = xp.astype(x, xp.int8)
+    return xp.argmax(_blocks(ns, x, space), axis=-1)
+
+
+def _one_hot(ns: Namespace, positions: Any, space: OneHot) -> Any:
+    """The members (``(..., width)``, the space's dtype) with these hot positions."""
+    xp = ns.xp
+    per_column = xp.take(positions, ns.constant(space._block_of), axis=-1)
+    return xp.astype(per_column == ns.constant(space._local_of), ns.dtype(space.dtype))
+
+
+def _sample_rule(ns: Namespace, space: OneHot, size: Any = None, *, rng: Any = None, **extra: Any) -> Any:
+    if any(v is not None for v in extra.values()):
+        raise TypeError(f"sample: {sorted(extra)} are not supported with this rng")
+    shape = (*normalize_size(size), *space.batch, len(space.sizes))
+    return _one_hot(ns, ns.below(np.broadcast_to(np.array(space.sizes), shape[-1:]), shape), space)
+
+
+def _check_finite(ns: Namespace, x: Any) -> None:
+    xp = ns.xp
+    if xp.isdtype(x.dtype, "real floating") and not getattr(ns, "traced", False):
+        try:
+            has_nan = bool(xp.any(xp.isnan(x)))
+        except Exception:  # a traced JAX array: nothing to read
+            return
+        if has_nan:
+            raise ValueError("clamp: x contains NaN, which has no nearest member")
+
+
+def _clamp_rule(ns: Namespace, x: Any, space: OneHot) -> Any:
+    _lead(x, space, "clamp")
+    _check_finite(ns, x)
+    return _one_hot(ns, _positions(ns, x, space), space)
+
+
+def _clamp_inplace_rule(ns: Namespace, x: Any, space: OneHot) -> Any:
+    if ns.name == "jax":
+        raise TypeError("clamp_: JAX arrays are immutable; use clamp")
+    clamped = _clamp_rule(ns, x, space)
+    x[...] = ns.xp.astype(clamped, x.dtype)
+    return x
+
+
+def _flatten_batch_rule(ns: Namespace, xs: Any, space: OneHot) -> Any:
+    """Gymnasium's flattening of the hot positions: the vectors themselves, as int64 rows."""
+    lead = _lead(xs, space, "flatten_batch")
+    return ns.xp.astype(ns.xp.reshape(xs, (*lead, math.prod(space.shape))), ns.dtype(np.int64))
+
+
+def _unflatten_batch_rule(ns: Namespace, vs: Any, space: OneHot) -> Any:
+    """Rows back to members: per block the first nonzero entry (as Gymnasium reads a one-hot)."""
+    xp, dim = ns.xp, math.prod(space.shape)
+    if vs.ndim < 1 or vs.shape[-1] != dim:
+        raise ValueError(f"unflatten_batch: expected an array (*batch, {dim}), got shape {tuple(vs.shape)}")
+    rows = xp.reshape(vs != 0, (*vs.shape[:-1], *space.shape))
+    blocks = _blocks(ns, xp.astype(rows, xp.int8), space)
+    found = xp.any(xp.where(ns.constant(space._valid), blocks, 0) != 0, axis=-1)
+    try:
+        complete = bool(xp.all(found))
+    except Exception:  # traced: rows are taken as they come
+        complete = True
+    if not complete:
+        raise ValueError("unflatten_batch: a row is not a concatenation of one-hot vectors")
+    return _one_hot(ns, xp.argmax(blocks, axis=-1), space)
+
+
+for _operation, _rule in (("isin", _isin_rule), ("sample", _sample_rule), ("clamp", _clamp_rule),
+                          ("clamp_", _clamp_inplace_rule), ("flatten_batch", _flatten_batch_rule),
+                          ("unflatten_batch", _unflatten_batch_rule)):
+    register_kind_rule(_operation, OneHot, _rule)
+
+_NUMPY = numpy_namespace()
+
+
+# -- the protocol on NumPy: the same rules ----------------------------------------------------
+
+
+@contains.register(OneHot)
+def _contains(x: Any, space: OneHot) -> bool:
+    if isinstance(x, (str, bytes)):
+        return False
+    a = as_real_array(x)
+    if a is None or a.shape != space.shape:
+        return False
+    return bool(_isin_rule(_NUMPY, a, space))
+
+
+@isin.register(OneHot)
+def _isin(batch: Any, space: OneHot) -> np.ndarray:
+    a = as_real_array(batch)
+    if a is None:
+        if isinstance(batch, np.ndarray) and batch.ndim >= len(space.shape):
+            return np.zeros(batch.shape[: batch.ndim - len(space.shape)], dtype=bool)
+        raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}")
+    return np.asarray(_isin_rule(_NUMPY, a, space))
+
+
+@sample.register(OneHot)
+def _sample(space: OneHot, size: Any = None, *, rng: RngLike = None) -> np.ndarray:
+    return np.asarray(_sample_rule(numpy_namespace(as_generator(rng)), space, size))
+
+
+@eltype.register(OneHot)
+def _eltype(space: OneHot) -> type:
+    return np.ndarray
+
+
+@elsize.register(OneHot)
+def _elsize(space: OneHot) -> tuple[int, ...]:
+    return space.shape
+
+
+@SpaceStyle.register(OneHot)
+def _style(space: OneHot) -> Style:
+    return FiniteSpaceStyle(space.shape)
+
+
+@bounds.register(OneHot)
+def _bounds(space: OneHot) -> tuple[np.ndarray, np.ndarray]:
+    return np.zeros(space.shape, space.dtype), np.ones(space.shape, space.dtype)
+
+
+def _numeric(x: Any, what: str) -> np.ndarray:
+    a = as_real_array(x)
+    if a is None or isinstance(x, (str, bytes)):
+        raise TypeError(f"{what}: x must be a numeric array, got {type(x).__qualname__}")
+    return a
+
+
+@clamp.register(OneHot)
+def _clamp(x: Any, space: OneHot) -> Any:
+    if contains(x, space):
+        return x
+    return np.asarray(_clamp_rule(_NUMPY, _numeric(x, "clamp"), space))
+
+
+@clamp_.register(OneHot)
+def _clamp_inplace(x: Any, space: OneHot) -> Any:
+    if not isinstance(x, np.ndarray) or not x.flags.writeable or x.dtype.kind not in "biuf":
+        raise TypeError("clamp_: x must be a writable numeric numpy array")
+    return _clamp_inplace_rule(_NUMPY, x, space)
+
+
+# -- counting: hot positions as a mixed-radix number ------------------------------------------
+
+
+def _radices(space: OneHot) -> list[int]:
+    return list(space.sizes) * math.prod(space.batch)
+
+
+@cardinality.register(OneHot)
+def _cardinality(space: OneHot) -> int | float:
+    return power(math.prod(space.sizes), math.prod(space.batch))
+
+
+def _from_digits(digits: Sequence[int], space: OneHot) -> np.ndarray:
+    positions = np.array(digits, dtype=np.int64).reshape((*space.batch, len(space.sizes)))
+    return np.asarray(_one_hot(_NUMPY, positions, space))
+
+
+@elements.register(OneHot)
+def _elements(space: OneHot) -> Iterator[np.ndarray]:
+    axes = [range(n) for n in _radices(space)]
+    return (_from_digits(combo, space) for combo in lazy_product(axes.__getitem__, len(axes)))
+
+
+@index.register(OneHot)
+def _index(x: Any, space: OneHot) -> int:
+    if not contains(x, space):
+        raise ValueError(f"index: x={x!r} is not a member of {space!r}")
+    position = 0
+    for digit, radix in zip(np.asarray(_positions(_NUMPY, as_real_array(x), space)).flat, _radices(space)):
+        position = position * radix + int(digit)
+    return position
+
+
+@element.register(OneHot)
+def _element(i: Any, space: OneHot) -> np.ndarray:
+    i = check_position(i, _cardinality(space))
+    digits = []
+    for radix in reversed(_radices(space)):
+        i, digit = divmod(i, radix)
+        digits.append(digit)
+    return _from_digits(digits[::-1], space)
+
+
+# -- inclusion: by value ------------------------------------------------------------------------
+
+
+@issubspace.register(OneHot, OneHot)
+def _onehot_subset(a: OneHot, b: OneHot) -> bool:
+    return a.shape == b.shape and a.sizes == b.sizes
+
+
+@issubspace.register(OneHot, Box)
+def _onehot_in_box(a: OneHot, b: Box) -> bool:
+    if b.shape != a.shape:
+        return False
+    # an entry of a block wider than one is 0 in some member
+    takes_zero = np.broadcast_to((np.array(a.sizes) > 1)[a._block_of], a.shape)
+    ones = (b.low <= 1) & (b.high >= 1)
+    zeros = (b.low <= 0) & (b.high >= 0)
+    return bool((ones & (zeros | ~takes_zero)).all())
+
+
+_ENUMERATED = 4096  # inclusion in an array space is decided member by member up to this many
+
+
+def _onehot_in_arrays(a: OneHot, b: Any) -> bool:
+    if tuple(elsize(b)) != a.shape:
+        return False
+    if _cardinality(a) > _ENUMERATED:
+        raise TypeError(f"issubspace: not decided for {a!r} and {b!r} (more than {_ENUMERATED} members)")
+    return all(contains(x, b) for x in _elements(a))
+
+
+issubspace.register(OneHot, ArraySpace)(_onehot_in_arrays)
+issubspace.register(OneHot, Categorical)(_onehot_in_arrays)
+
+
+# -- arrays of one-hot vectors, the image, the catalogue --------------------------------------------
+
+
+@array_of.register(OneHot)
+def _onehot_array(space: OneHot, dims: tuple[int, ...], base: Any) -> OneHot:
+    return OneHot(space.nvec if space.scalar else list(space.sizes), shape=(*dims, *space.shape), dtype=space.dtype)
+
+
+def _image_space(space: OneHot) -> Any:
+    if space.scalar and not space.batch:
+        return range(space.sizes[0])
+    return Categorical(np.broadcast_to(np.array(space.sizes, dtype=np.int64), (*space.batch, len(space.sizes)))
+                       .reshape(space.positions_shape).copy())
+
+
+def _encode(x: Any, space: OneHot) -> Any:
+    positions = np.asarray(_positions(_NUMPY, np.asarray(x), space), dtype=np.int64)
+    if space.scalar:
+        positions = positions[..., 0]
+    return positions[()] if positions.ndim == 0 else positions
+
+
+def _decode(y: Any, space: OneHot) -> np.ndarray:
+    positions = np.asarray(y, dtype=np.int64)
+    if space.scalar:
+        positions = positions[..., None]
+    return np.asarray(_one_hot(_NUMPY, positions, space))
+
+
+@image_of.register(OneHot)
+def _image(space: OneHot) -> Image:
+    return Image(_image_space(space), lambda x: _encode(x, space), lambda y: _decode(y, space))
+
+
+def _example(ints: Sequence[int]) -> OneHot:
+    """A small OneHot from small ints: one block or two or three, maybe a batch axis, a dtype."""
+    count = 1 + ints[0] % 3
+    sizes = [1 + v % 4 for v in ints[1 : 1 + count]] or [2]
+    batch = (1 + ints[-1] % 2,) if ints[-2] % 3 == 0 else ()
+    dtype = (np.bool_, np.float32, np.int64, np.float16)[ints[-1] % 4]
+    nvec: Any = sizes[0] if count == 1 and ints[0] % 2 == 0 else sizes
+    return OneHot(nvec, shape=(*batch, sum(sizes)), dtype=dtype)
+
+
+register_space_class(OneHot, "onehot", _example)
