@@ -8,7 +8,8 @@ On fresh environments (an instance given by the caller is only reset, never clos
 - ``reset-stream``: where different seeds give different episodes, eight successive
   ``reset()`` calls without a seed must not all give the same episode (a reset that
   reseeds instead of continuing the stream);
-- ``reset-options``: ``reset(seed=0, options={})`` is accepted;
+- ``reset-options``: ``reset(seed=0, options={})`` is accepted (any exception it raises is a
+  finding where ``reset(seed=0)`` works; where that fails too, the crash is reported);
 - ``close-twice``: ``close()`` twice raises nothing;
 - ``render-modes``: each mode of ``metadata["render_modes"]`` but ``human`` (headless:
   ``SDL_VIDEODRIVER=dummy``) is built with ``render_mode=mode`` and renders what it
@@ -46,18 +47,25 @@ UNSEEDED = 8
 
 
 def resets_with_options(env: Any) -> bool:
-    """The ``reset-options`` probe: ``reset(seed=0, options={})`` is accepted. Raises the
-    property's error for a TypeError (options refused); False when reset fails otherwise
-    (the search reports that), True when it succeeds."""
+    """The ``reset-options`` probe: ``reset(seed=0, options={})`` is accepted. Where it
+    raises (any exception: a TypeError for a refused argument, a KeyError from
+    ``options["start"]``, ...), ``reset(seed=0)`` without options is tried: if that works,
+    the options are at fault and the property's error is raised; if it fails too, reset
+    itself crashes, which is no fault of the options: False (the search reports the crash,
+    with a reproduction). True when ``reset(seed=0, options={})`` succeeds."""
     try:
         env.reset(seed=0, options={})
-    except TypeError as error:
+    except Exception as error:
+        try:
+            env.reset(seed=0)
+        except Exception:
+            return False
         raise PropertyError(
-            "reset-options", f"reset(seed=0, options={{}}) raised {describe_exception(error)}"
+            "reset-options",
+            f"reset(seed=0, options={{}}) raised {describe_exception(error)}, while reset(seed=0) works",
         ) from error
-    except Exception:
-        return False
     return True
+
 
 def _fresh(source: EnvSource) -> Callable[[], Any]:
     shared: list[Any] = []

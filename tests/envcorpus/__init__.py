@@ -89,6 +89,8 @@ CORPUS: tuple[Case, ...] = (
     _case(c.CallCounterCorridor, "gymnasium", "step-determinism", "replay (infos)"),
     # API hygiene
     _case(c.NoOptionsCorridor, "gymnasium", "reset-options", "reset(options={})"),
+    _case(c.StartOptionCorridor, "gymnasium", "reset-options", "an option: reset(options={})"),
+    _case(c.BrokenResetCorridor, "gymnasium", "no-exception", "any reset (with or without options)"),
     _case(c.DoubleCloseCorridor, "gymnasium", "close-twice", "close() twice"),
     _case(c.PaintedCorridor, "gymnasium", None, "-"),
     _case(c.FloatPaintedCorridor, "gymnasium", "render-modes", "render_mode='rgb_array'"),

@@ -151,6 +151,27 @@ class NoOptionsCorridor(Corridor):
         return super().reset(seed=seed)
 
 
+class StartOptionCorridor(Corridor):
+    """Bug: reset reads ``options["start"]`` whenever options are given, so
+    ``reset(options={})`` raises KeyError (reached only through an option: issue 23 point 3)."""
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        obs, info = super().reset(seed=seed)
+        if options is not None:
+            self.x = float(options["start"])
+            obs = self._obs()
+        return obs, info
+
+
+class BrokenResetCorridor(Corridor):
+    """Bug: every reset raises TypeError (as PettingZoo 1.24.3's waterworld under NumPy 2),
+    with options or without: the crash, not ``reset-options``, is the finding."""
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        super().reset(seed=seed)
+        raise TypeError("unsupported operand type(s) for +: 'NoneType' and 'float'")
+
+
 class DoubleCloseCorridor(Corridor):
     """Bug: ``close()`` releases a window handle and a second call fails on the released one."""
 
