@@ -307,3 +307,57 @@ def test_the_spacealg_check_fixture_uses_the_command_line_options(pytester):
 
 def test_env_test_is_named_after_what_it_checks():
     assert env_test("CartPole-v1").__name__ == "test_env[CartPole-v1]"
+
+
+# -- volatile infos (issue 23 point 5) -------------------------------------------------------
+
+
+def test_gymnasiums_own_timing_wrapper_is_no_false_alarm():
+    """RecordEpisodeStatistics writes wall-clock time to info["episode"]["t"]: recognised
+    without options; its return and length are still compared."""
+    report = check_env(
+        lambda: gymnasium.wrappers.RecordEpisodeStatistics(gymnasium.make("CartPole-v1")), max_examples=20
+    )
+    assert "step-determinism" in report.properties
+
+
+def test_a_volatile_info_fails_replay_unless_named_and_only_that_entry_is_left_out():
+    from envcorpus import checks_envs as c
+
+    with pytest.raises(EnvCheckError) as caught:
+        check_env(c.TimedCorridor, max_examples=20)
+    assert caught.value.property == "step-determinism"
+    check_env(c.TimedCorridor, max_examples=20, ignore_info_keys="elapsed")
+    with pytest.raises(EnvCheckError) as caught:  # the other infos are still compared
+        check_env(c.TimedSlipCorridor, max_examples=50, ignore_info_keys=["elapsed"])
+    assert caught.value.property in ("global-rng", "step-determinism")
+
+
+@pytest.mark.parametrize("bad", [3, [""], [b"x"]])
+def test_ignore_info_keys_must_be_strings(bad):
+    with pytest.raises(TypeError, match="ignore_info_keys"):
+        check_env(g.Corridor, max_examples=1, ignore_info_keys=bad)
+
+
+def test_strip_removes_exactly_the_named_entries():
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from spacealg.testing.infos import strip
+
+    names = st.sampled_from(["a", "b", "c", "a.b"])
+    infos = st.dictionaries(names, st.integers() | st.dictionaries(names, st.integers(), max_size=3), max_size=4)
+
+    @given(infos, st.lists(names, max_size=3))
+    def law(info, keys):
+        before = repr(info)
+        out = strip(info, keys)
+        assert repr(info) == before  # the argument is left alone
+        assert set(out) <= set(info)
+        for key in info:
+            if key not in keys and "." not in key and not any(k.startswith(key + ".") for k in keys):
+                assert out[key] == info[key]
+            if key in keys:
+                assert key not in out
+
+    law()

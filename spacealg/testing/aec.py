@@ -36,6 +36,7 @@ from typing import Any, Unpack
 
 from spacealg.testing.driver import describe_exception, same, snapshot
 from spacealg.testing.errors import AEC_PROPERTIES, PropertyError, literal, short
+from spacealg.testing.infos import recorded, recorded_per_agent
 from spacealg.testing.masks import MaskedAction, check_mask, find_mask, is_rejection
 from spacealg.testing.parallel import max_cycles, same_space
 from spacealg.testing.probes import aec_probes
@@ -162,7 +163,7 @@ class AECEpisode:
             observed = snapshot(self.env.observe(agent))
         self._check_state(done_at, where)
         self.since_reset = 0
-        self.trace.append(("reset", agents, observed, snapshot(dict(self.env.infos))))
+        self.trace.append(("reset", agents, observed, recorded_per_agent(dict(self.env.infos))))
 
     def step(self, k: int) -> bool:
         agent = self._selection(k - 1 or None, "")
@@ -222,7 +223,7 @@ class AECEpisode:
                 snapshot(reward),
                 bool(terminated),
                 bool(truncated),
-                snapshot(info),
+                recorded(info),
                 action is None,
             )
         )

@@ -30,6 +30,7 @@ import numpy as np
 
 from spacealg.testing.driver import describe_exception, snapshot
 from spacealg.testing.errors import PARALLEL_PROPERTIES, PropertyError, literal, short
+from spacealg.testing.infos import recorded_per_agent
 from spacealg.testing.masks import MaskedAction, check_mask, find_mask, is_rejection
 from spacealg.testing.probes import parallel_probes
 from spacealg.testing.runner import (
@@ -144,7 +145,7 @@ class ParallelEpisode(Stepping):
             check_info(infos[agent], done_at, where, who)
         self.finished = {}
         self.last = (observations, infos)
-        self.trace.append(("reset", snapshot({a: observations[a] for a in agents}), agents, snapshot(infos)))
+        self.trace.append(("reset", snapshot({a: observations[a] for a in agents}), agents, recorded_per_agent(infos)))
 
     def _factors(self, live: list[Any], k: int) -> dict[Any, Any]:
         if not self.masks:
@@ -221,7 +222,7 @@ class ParallelEpisode(Stepping):
                 dict(terminations),
                 dict(truncations),
                 after,
-                snapshot(infos),
+                recorded_per_agent(infos),
             )
         )
         self.steps += 1

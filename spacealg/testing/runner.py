@@ -36,6 +36,7 @@ from spacealg.testing.driver import (
     snapshot,
 )
 from spacealg.testing.errors import OPTIONAL_PROPERTIES, EnvCheckError, PropertyError, short
+from spacealg.testing.infos import ignoring, info_keys
 from spacealg.testing.masks import MaskedAction
 from spacealg.testing.resolve import EnvSource, resolve
 
@@ -72,6 +73,7 @@ class CheckOptions(TypedDict, total=False):
     masks: bool
     illegal_actions: bool
     hygiene: bool
+    ignore_info_keys: Any
 
 
 DEFAULT_OPTIONS: CheckOptions = {
@@ -84,6 +86,7 @@ DEFAULT_OPTIONS: CheckOptions = {
     "masks": True,
     "illegal_actions": False,
     "hygiene": True,
+    "ignore_info_keys": (),
 }
 
 
@@ -520,14 +523,15 @@ def check_kind(kind: EnvKind, env: Any, given: CheckOptions) -> EnvCheckReport:
         and (options["hygiene"] or p not in HYGIENE)
         and p not in skipped
     )
-    return run_check(
-        source,
-        lambda source, stats, clock, focus: episode_body(kind, source, options, stats, clock, focus),
-        max_examples=options["max_examples"],
-        random_seed=options["random_seed"],
-        kind=kind.name,
-        properties=checked,
-        budget=options["budget"],
-        database=options["database"],
-        probes=kind.probes if options["hygiene"] else None,
-    )
+    with ignoring(info_keys(options["ignore_info_keys"])):
+        return run_check(
+            source,
+            lambda source, stats, clock, focus: episode_body(kind, source, options, stats, clock, focus),
+            max_examples=options["max_examples"],
+            random_seed=options["random_seed"],
+            kind=kind.name,
+            properties=checked,
+            budget=options["budget"],
+            database=options["database"],
+            probes=kind.probes if options["hygiene"] else None,
+        )

@@ -28,6 +28,7 @@ from spacealg.core.protocol import contains
 from spacealg.strategies.members import members
 from spacealg.testing.driver import describe_exception, same, snapshot
 from spacealg.testing.errors import PROPERTIES, PropertyError, literal, short
+from spacealg.testing.infos import recorded
 from spacealg.testing.masks import MaskedAction, check_mask, find_mask, is_rejection
 from spacealg.testing.probes import single_probes
 from spacealg.testing.runner import (
@@ -167,7 +168,7 @@ class Episode(Stepping):
         check_info(info, done_at, where)
         self._hold(obs, done_at)
         self.last = (obs, info)
-        self.trace.append(("reset", snapshot(obs), snapshot(info)))
+        self.trace.append(("reset", snapshot(obs), recorded(info)))
 
     def _factors(self, k: int) -> list[np.ndarray] | None:
         if not self.masks:
@@ -206,7 +207,7 @@ class Episode(Stepping):
         self._hold(obs, k)
         self.last = (obs, info)
         self.trace.append(
-            ("step", snapshot(obs), snapshot(reward), bool(terminated), bool(truncated), snapshot(info))
+            ("step", snapshot(obs), snapshot(reward), bool(terminated), bool(truncated), recorded(info))
         )
         self.steps += 1
         return bool(terminated or truncated)

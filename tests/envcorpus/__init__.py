@@ -45,6 +45,7 @@ def _case(factory: Callable[[], Any], api: str, expected: str | None, reach: str
 
 
 ILLEGAL = {"illegal_actions": True}
+VOLATILE = {"ignore_info_keys": ("elapsed",)}
 
 
 CORPUS: tuple[Case, ...] = (
@@ -87,6 +88,9 @@ CORPUS: tuple[Case, ...] = (
     _case(c.ReseedingCorridor, "gymnasium", "reset-stream", "successive resets"),
     _case(c.BufferCorridor, "gymnasium", "observation-aliasing", "any two steps"),
     _case(c.CallCounterCorridor, "gymnasium", "step-determinism", "replay (infos)"),
+    # volatile infos: one entry ignored by name, the others still compared
+    _case(c.TimedCorridor, "gymnasium", None, "-", options=VOLATILE),
+    _case(c.TimedSlipCorridor, "gymnasium", "global-rng", "action sequence (an info)", options=VOLATILE),
     # API hygiene
     _case(c.NoOptionsCorridor, "gymnasium", "reset-options", "reset(options={})"),
     _case(c.StartOptionCorridor, "gymnasium", "reset-options", "an option: reset(options={})"),

@@ -6,6 +6,8 @@ a mask or the environment's own time limit (see each docstring)."""
 from __future__ import annotations
 
 import itertools
+import random
+import time
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -139,6 +141,24 @@ class CallCounterCorridor(Corridor):
 
     def _info(self, terminated: bool) -> Any:
         return {"success": terminated, "call": next(self.calls)}
+
+
+class TimedCorridor(Corridor):
+    """Sound, with a volatile info: ``info["elapsed"]`` is wall-clock time, left out of the
+    replay comparison with ``ignore_info_keys=("elapsed",)``; every other info compared."""
+
+    def _info(self, terminated: bool) -> Any:
+        return {"success": terminated, "elapsed": time.perf_counter()}
+
+
+class TimedSlipCorridor(TimedCorridor):
+    """Bug: besides the volatile ``info["elapsed"]`` (ignored), ``info["success"]`` reports
+    success when the cart reaches x >= 9 with the global RNG's help, so a replay differs
+    in an info that is compared (reached through an action sequence toward the wall)."""
+
+    def _info(self, terminated: bool) -> Any:
+        lucky = self.x >= 5.0 and random.random() < 0.5
+        return {"success": terminated or lucky, "elapsed": time.perf_counter()}
 
 
 # -- API hygiene ---------------------------------------------------------------------------
