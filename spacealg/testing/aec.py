@@ -15,7 +15,8 @@ Properties (:data:`~spacealg.testing.errors.AEC_PROPERTIES`), at every reset and
 - ``agent-iteration``: ``agent_selection`` and the first agent of ``agent_iter()`` name a live
   agent; ``terminations``, ``truncations``, ``rewards``, ``infos`` and ``_cumulative_rewards``
   hold exactly ``env.agents``; ``last()`` returns ``observe(agent_selection)`` and
-  ``_cumulative_rewards[agent_selection]``; an agent stepped with None leaves ``env.agents``;
+  ``_cumulative_rewards[agent_selection]``, and that reward is the sum of the agent's
+  ``env.rewards`` entries since it last acted (summed by the checker); an agent stepped with None leaves ``env.agents``;
 - ``observation-in-space``: ``observe(agent)`` within ``observation_space(agent)``;
   ``same-space``: the space methods return the same object on every call;
 - ``state-in-space``: ``state()`` within ``state_space`` where one is declared;
@@ -31,6 +32,7 @@ Long episodes reach ``max_cycles``. PettingZoo is not imported.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Callable
 from typing import Any, Unpack
 
@@ -83,6 +85,7 @@ class AECEpisode:
         self.steps = 0
         self.episodes = 1
         self.since_reset = 0
+        self.owed: dict[Any, float] = {}  # per agent: its rewards entries since it last acted
 
     def _declares_state(self) -> bool:
         try:
@@ -130,6 +133,13 @@ class AECEpisode:
                 "state-in-space", f"state() returned {short(state)}, not in {self.env.state_space!r}", step, where
             )
 
+    def _collect(self) -> None:
+        """Add this step's ``env.rewards`` to what each agent is owed (rewards that are not
+        finite reals are reported by ``reward-finite-real`` when ``last()`` returns them)."""
+        for agent, reward in (getattr(self.env, "rewards", None) or {}).items():
+            with contextlib.suppress(TypeError, ValueError):
+                self.owed[agent] = self.owed.get(agent, 0.0) + float(reward)
+
     def _selection(self, step: int | None, where: str) -> Any:
         agent = self.env.agent_selection
         if agent not in self.env.agents:
@@ -163,6 +173,8 @@ class AECEpisode:
             observed = snapshot(self.env.observe(agent))
         self._check_state(done_at, where)
         self.since_reset = 0
+        self.owed = {}
+        self._collect()
         self.trace.append(("reset", agents, observed, recorded_per_agent(dict(self.env.infos))))
 
     def step(self, k: int) -> bool:
@@ -184,6 +196,14 @@ class AECEpisode:
         cumulative = getattr(self.env, "_cumulative_rewards", None)
         if cumulative is not None and agent in cumulative and not same(float(reward), float(cumulative[agent])):
             self._fail(f"{who}last() returned reward {reward!r} but _cumulative_rewards holds {cumulative[agent]!r}", k)
+        owed = self.owed.get(agent, 0.0)
+        if not math.isclose(float(reward), owed, rel_tol=1e-9, abs_tol=1e-12):
+            self._fail(
+                f"{who}last() returned reward {reward!r}, but the agent's rewards entries since it last acted "
+                f"sum to {owed!r}",
+                k,
+            )
+        self.owed[agent] = 0.0
         check_flags(terminated, truncated, k, who)
         check_info(info, k, "", who)
         dead = bool(terminated or truncated)
@@ -211,6 +231,7 @@ class AECEpisode:
             raise PropertyError(prop, f"{who}step({literal(action)}) raised {describe_exception(error)}", k) from error
         if returned is not None:
             raise PropertyError("step-signature", f"step returned {short(returned)} instead of None", k)
+        self._collect()
         agents = self._check_dicts(k, "")
         if dead and agent in agents:
             self._fail(f"{who}was stepped with None after terminating or truncation but is still in env.agents", k)

@@ -74,7 +74,7 @@ AEC_PROPERTIES: dict[str, str] = {
     "agent-iteration": "agent_selection (and agent_iter) names a live agent; a terminated or truncated agent "
     "is stepped with None and then leaves env.agents; terminations, truncations, rewards, infos and "
     "_cumulative_rewards hold exactly the live agents; last() agrees with observe() and "
-    "_cumulative_rewards",
+    "_cumulative_rewards, and its reward is the sum of the agent's rewards entries since it last acted",
     "state-in-space": "state() is a member of state_space",
     "max-cycles": "an environment with max_cycles ends every episode within max_cycles cycles",
 }

@@ -110,6 +110,8 @@ CORPUS: tuple[Case, ...] = (
     _case(a.FreshSpaceTakeAway, "aec", "same-space", "any reset"),
     _case(a.DeepPileTakeAway, "aec", "observation-in-space", "specific seeds"),
     _case(a.EndlessTakeAway, "aec", "max-cycles", "action sequence (small takes)"),
+    _case(a.TollTakeAway, "aec", None, "-"),
+    _case(a.ForgetfulTakeAway, "aec", "agent-iteration", "action sequence (a player acts twice)"),
     _case(a.CrashingTakeAway, "aec", "illegal-action", "an action outside the mask", options=ILLEGAL),
     # vector
     _case(v.CorridorVector, "vector", None, "-"),
