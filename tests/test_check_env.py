@@ -57,7 +57,7 @@ def test_the_reported_seed_and_actions_reproduce_and_are_shortest(case, caught):
     error = caught[case.name]
     if case.api in ("vector", "match"):
         pytest.skip("replay() drives single environments; vector and match failures replay through their snippets")
-    options = {"masks": True}
+    options = {"masks": True, **{k: v for k, v in case.options.items() if k == "ignore_info_keys"}}
     with pytest.raises(EnvCheckError) as again:
         replay(case.factory, error.seed, error.actions, **options)
     assert again.value.property == error.property
