@@ -101,7 +101,8 @@ def test_the_reproduction_snippet_replays_the_failure(caught):
     assert "from envcorpus.gym_envs import LeakyCorridor" in snippet
     assert f"SEED = {error.seed}" in snippet
     namespace: dict = {}
-    exec(compile(snippet, "<reproduction>", "exec"), namespace)
+    with pytest.raises(AssertionError, match=r"dtype float32\) is not in Box"):  # ends in an assertion
+        exec(compile(snippet, "<reproduction>", "exec"), namespace)
     last_observation = namespace["trace"][-1][0]
     assert last_observation not in namespace["env"].observation_space
 
@@ -111,9 +112,31 @@ def test_every_reproduction_snippet_compiles(case, caught):
     compile(caught[case.name].reproduction(), "<reproduction>", "exec")
 
 
+def _sound_base(case):
+    sound = {c.factory for c in SOUND}
+    return next((k for k in getattr(case.factory, "__mro__", ())[1:] if k in sound), None)
+
+
+@pytest.mark.parametrize("case", [c for c in BUGGY if c.api != "match"], ids=lambda c: c.name)
+def test_every_reproduction_is_a_regression_test(case, caught):
+    """Issue 23 point 7: a snippet fails (an exception: exit status 1) while the bug is
+    there, and passes once it is fixed (the same snippet on the sound class the buggy one
+    derives from)."""
+    error = caught[case.name]
+    snippet = error.reproduction()
+    with pytest.raises(Exception):  # noqa: B017 - AssertionError or the environment's own exception
+        exec(compile(snippet, "<reproduction>", "exec"), {"__name__": "snippet"})
+    base = _sound_base(case)
+    if base is None:
+        return
+    name = case.factory.__name__
+    fixed = "\n".join(line for line in snippet.splitlines() if not line.startswith("from envcorpus"))
+    exec(compile(fixed, "<fixed>", "exec"), {"__name__": "snippet", name: base})
+
+
 def test_old_api_reproduction_fails_the_same_way(caught):
     namespace: dict = {}
-    with pytest.raises(ValueError, match="not enough values to unpack"):
+    with pytest.raises(AssertionError, match="step returned"):
         exec(compile(caught["OldApiCorridor"].reproduction(), "<reproduction>", "exec"), namespace)
 
 
@@ -123,14 +146,17 @@ def test_sound_environments_pass(case):
     report = run_case(case, max_examples=40 if case.api != "vector" else 10)
     assert report.examples >= (10 if case.api == "vector" else 40) and report.steps > 0 and report.episodes > 0
     table = properties_of(case.api)
-    assert set(report.properties) <= set(table)
+    # issue 23 point 2: every property is held or not checked with why, none silently dropped
+    assert set(report.properties) | set(report.not_checked) == set(table)
+    assert not set(report.properties) & set(report.not_checked) and all(report.not_checked.values())
     basics = {"observation-in-space", "no-exception", "reset-after-done", "step-determinism"}
     if case.api in ("gymnasium", "parallel", "aec"):
         assert basics <= set(report.properties)
         assert ("illegal-action" in report.properties) == bool(case.options.get("illegal_actions"))
     if case.api == "gymnasium":
-        hygiene = {"global-rng", "reset-seed", "reset-stream", "observation-aliasing", "render-modes"}
+        hygiene = {"global-rng", "reset-seed", "reset-stream", "observation-aliasing"}
         assert hygiene <= set(report.properties)
+        assert "render-modes" in report.properties or "render_modes" in report.not_checked["render-modes"]
     assert any("not normalised" in w for w in report.warnings) == case.warns
 
 
@@ -361,3 +387,29 @@ def test_strip_removes_exactly_the_named_entries():
                 assert key not in out
 
     law()
+
+
+def test_a_check_reports_every_broken_property_each_with_its_own_reproduction():
+    """Issue 23 point 2: two bugs, two broken properties, each with its seed, its actions
+    and a snippet; the rest held or not checked with why."""
+
+    class TwoBugs(g.Float64ResetCorridor, g.IntTruncatedCorridor):
+        pass
+
+    with pytest.raises(EnvCheckError) as caught:
+        check_env(TwoBugs, max_examples=30)
+    error = caught.value
+    assert [e.property for e in error.broken] == ["observation-in-space", "truncated-bool"]
+    (other,) = error.also
+    assert other.step == 1 and len(other.actions) == 1 and "truncated-bool" in other.reproduction()
+    verdicts = error.verdicts()
+    assert set(verdicts) == set(properties_of("gymnasium"))
+    assert verdicts["truncated-bool"] == "broken" and verdicts["no-exception"] == "held"
+    assert verdicts["illegal-action"].startswith("not checked: ")
+    assert "also broken" in str(error) and "truncated-bool at step 1" in str(error)
+
+
+def test_an_instance_is_reported_with_what_it_could_not_check():
+    report = check_env(g.Corridor(), max_examples=5)
+    assert "close-twice" in report.not_checked and "instance" in report.not_checked["close-twice"]
+    assert "render-modes" in report.not_checked

@@ -300,12 +300,22 @@ def _declared(env: Any) -> Declared:
     return draw, None if cycles is None else min((cycles + 2) * (len(possible) or 1), 2000)
 
 
-def _unchecked(env: Any) -> list[str]:
-    facts = {"agents-possible": getattr(env, "possible_agents", None) is not None, "state-in-space": False}
+def _unchecked(env: Any) -> dict[str, str]:
+    """The properties that do not apply to ``env``, with why."""
+    why = {
+        "observation-aliasing": "AEC observations are read with observe(), which may build them anew",
+        "agents-life-cycle": "the AEC life cycle is checked as agent-iteration",
+    }
+    if getattr(env, "possible_agents", None) is None:
+        why["agents-possible"] = "the environment declares no possible_agents"
+    declared = False
     with contextlib.suppress(Exception):
-        facts["state-in-space"] = getattr(env, "state_space", None) is not None
-    facts["max-cycles"] = max_cycles(env) is not None
-    return ["observation-aliasing", "agents-life-cycle", *(p for p, holds in facts.items() if not holds)]
+        declared = getattr(env, "state_space", None) is not None
+    if not declared:
+        why["state-in-space"] = "the environment declares no state_space"
+    if max_cycles(env) is None:
+        why["max-cycles"] = "the environment declares no max_cycles"
+    return why
 
 
 AEC = EnvKind(

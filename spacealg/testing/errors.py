@@ -113,6 +113,11 @@ class EnvCheckError(AssertionError):
     examples: int = 0
     statement: str = field(default="", repr=False)
     kind: str = ""  # "gymnasium", "parallel", "aec", "vector", "match"; "" = by ``parallel``
+    also: tuple[EnvCheckError, ...] = field(default=(), repr=False)  # the other broken properties
+    held: tuple[str, ...] = field(default=(), repr=False)  # the checked properties that held
+    not_checked: dict[str, str] = field(default_factory=dict, repr=False)  # property -> why
+    warnings: tuple[str, ...] = field(default=(), repr=False)
+    ignored_info: tuple[str, ...] = field(default=(), repr=False)  # info keys left out of replays
 
     def __post_init__(self) -> None:
         self.kind = self.kind or ("parallel" if self.parallel else "gymnasium")
@@ -123,7 +128,29 @@ class EnvCheckError(AssertionError):
         super().__init__(self._message())
 
     def __str__(self) -> str:
-        return self._message()
+        return self._message() + self._others()
+
+    def _others(self) -> str:
+        if not self.also:
+            return ""
+        lines = [f"  also broken ({len(self.also)} more; each has its own reproduction in .also):"]
+        lines += [
+            f"    {e.property} {e._location()} (seed={e.seed}, {len(e.actions)} action{'s' * (len(e.actions) != 1)})"
+            for e in self.also
+        ]
+        return "\n" + "\n".join(lines)
+
+    @property
+    def broken(self) -> tuple[EnvCheckError, ...]:
+        """Every broken property found: this one first, then :attr:`also`."""
+        return (self, *self.also)
+
+    def verdicts(self) -> dict[str, str]:
+        """Each property: ``"held"``, ``"broken"`` or ``"not checked: <why>"``."""
+        from spacealg.testing.verdicts import verdicts
+
+        names = (*self.held, *(e.property for e in self.broken), *self.not_checked)
+        return verdicts(dict.fromkeys(names), (e.property for e in self.broken), self.not_checked)
 
     def _location(self) -> str:
         if self.where:

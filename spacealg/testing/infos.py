@@ -27,7 +27,7 @@ from typing import Any
 
 from spacealg.testing.driver import snapshot
 
-__all__ = ["GYMNASIUM_VOLATILE", "ignoring", "info_keys", "recorded", "recorded_per_agent", "strip"]
+__all__ = ["GYMNASIUM_VOLATILE", "current", "ignoring", "info_keys", "recorded", "recorded_per_agent", "strip"]
 
 GYMNASIUM_VOLATILE = ("episode.t",)
 """Entries volatile by design in Gymnasium's own wrappers (recognised where the entry has
@@ -58,6 +58,11 @@ def ignoring(keys: Iterable[str]) -> Iterator[None]:
         yield
     finally:
         _KEYS.reset(token)
+
+
+def current() -> tuple[str, ...]:
+    """The info keys ignored by the check running now."""
+    return _KEYS.get()
 
 
 def _remove(info: dict[Any, Any], path: str) -> dict[Any, Any]:

@@ -293,9 +293,12 @@ def _declared(env: Any) -> Declared:
     return draw, None if cycles is None else min(cycles, 2000)
 
 
-def _unchecked(env: Any) -> list[str]:
-    declares = getattr(env, "possible_agents", None) is not None
-    return ["observation-aliasing"] + ([] if declares else ["agents-possible"])
+def _unchecked(env: Any) -> dict[str, str]:
+    """The properties that do not apply to ``env``, with why."""
+    why = {"observation-aliasing": "not tracked across the per-agent dicts of a parallel environment"}
+    if getattr(env, "possible_agents", None) is None:
+        why["agents-possible"] = "the environment declares no possible_agents"
+    return why
 
 
 PARALLEL = EnvKind(

@@ -142,10 +142,16 @@ def _kind(kind: str) -> EnvKind:
 
 
 def _replay_probes(source: EnvSource, kind: str) -> None:
+    from spacealg.testing.verdicts import partition
+
     try:
-        _kind(kind).probes(source, None)
+        _, _, broken = partition(_kind(kind).probes(source, None))
     except PropertyError as violation:
-        raise fail(violation, source, True, 1, kind) from None
+        broken = [violation]
+    if broken:
+        error = fail(broken[0], source, True, 1, kind)
+        error.also = tuple(fail(v, source, True, 1, kind) for v in broken[1:])
+        raise error from None
 
 
 def env_test(env: Any, **options: Any) -> Callable[[], None]:

@@ -119,6 +119,11 @@ CORPUS: tuple[Case, ...] = (
     _case(v.SameSeedVector, "vector", "sub-env-seeding", "any seed"),
     _case(v.MislabelledVector, "vector", "autoreset", "action sequence (an episode ends)"),
     _case(v.WindyVector, "vector", "row-isolation", "a row's action"),
+    # natively batched (no single envs): the reference-free laws
+    _case(v.BatchedCorridors, "vector", None, "-"),
+    _case(v.SameSeedBatch, "vector", "sub-env-seeding", "any seed"),
+    _case(v.EagerResetBatch, "vector", "autoreset", "action sequence (a row's episode ends)"),
+    _case(v.PoolCorridors, "vector", "declared-spaces", "EnvPool's single-space declaration"),
     # differential
     _case(c.PortedCorridor, "match", None, "-", reference=g.Corridor),
     _case(c.SpeedCapPortedCorridor, "match", "observations-match", "action sequence", reference=g.Corridor),
