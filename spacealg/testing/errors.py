@@ -118,6 +118,8 @@ class EnvCheckError(AssertionError):
     not_checked: dict[str, str] = field(default_factory=dict, repr=False)  # property -> why
     warnings: tuple[str, ...] = field(default=(), repr=False)
     ignored_info: tuple[str, ...] = field(default=(), repr=False)  # info keys left out of replays
+    steps: int = field(default=0, repr=False)  # steps the check ran (all examples)
+    episodes: int = field(default=0, repr=False)
 
     def __post_init__(self) -> None:
         self.kind = self.kind or ("parallel" if self.parallel else "gymnasium")

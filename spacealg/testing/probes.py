@@ -260,11 +260,11 @@ def lifecycle_probes(
         with contextlib.suppress(Exception):
             env.close()
         return
-    try:
-        env.close()
-        env.close()
-    except Exception as error:
-        raise PropertyError("close-twice", f"the second close() raised {describe_exception(error)}") from error
+    for which in ("first", "second"):
+        try:
+            env.close()
+        except Exception as error:
+            raise PropertyError("close-twice", f"the {which} close() raised {describe_exception(error)}") from error
 
 
 def _outside(result: Any, space: Any) -> str | None:

@@ -317,6 +317,7 @@ def run_check(
         first, *others = broken
         first.also, first.held, first.not_checked = tuple(others), held, skipped
         first.warnings = tuple(warned)
+        first.steps, first.episodes = stats["steps"], stats["episodes"]
         raise first from None
     return EnvCheckReport(
         source.name,

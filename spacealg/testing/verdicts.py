@@ -63,3 +63,73 @@ def verdicts(
         else:
             out[prop] = "held"
     return out
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` as JSON data: numpy arrays as nested lists, numpy scalars as numbers,
+    tuples as lists, dict keys as strings; anything else JSON cannot hold as its repr."""
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        return jsonable(value.item())
+    if isinstance(value, dict):
+        return {str(key): jsonable(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(item) for item in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return repr(value)
+
+
+def broken_entry(error: Any) -> dict[str, Any]:
+    """One broken property of a failed check (an EnvCheckError): where, the seed and the
+    actions, the message and the reproduction snippet."""
+    from spacealg.testing.errors import literal
+
+    return {
+        "property": error.property,
+        "where": error._location(),
+        "seed": error.seed,
+        "actions": jsonable(error.actions),
+        "actions_literal": literal(error.actions),
+        "message": error._message(),
+        "reproduction": error.reproduction(),
+    }
+
+
+def report_document(report: Any) -> dict[str, Any]:
+    """A passed check (an EnvCheckReport) as JSON data: each property's verdict, the
+    warnings and how much ran."""
+    return {
+        "status": "passed",
+        "properties": list(report.properties),
+        "verdicts": report.verdicts(),
+        "not_checked": dict(report.not_checked),
+        "warnings": list(report.warnings),
+        "examples": report.examples,
+        "steps": report.steps,
+        "episodes": report.episodes,
+        "seconds": round(report.seconds, 3),
+        "out_of_time": report.out_of_time,
+    }
+
+
+def error_document(error: Any) -> dict[str, Any]:
+    """A failed check (an EnvCheckError) as JSON data: the first broken property's fields
+    at the top, every broken one in ``broken``, each property's verdict, the warnings."""
+    first = broken_entry(error)
+    return {
+        "status": "failed",
+        **first,
+        "message": str(error),
+        "broken": [first, *(broken_entry(e) for e in error.also)],
+        "properties": list(error.held),
+        "verdicts": error.verdicts(),
+        "not_checked": dict(error.not_checked),
+        "warnings": list(error.warnings),
+        "examples": error.examples,
+        "steps": error.steps,
+        "episodes": error.episodes,
+    }
