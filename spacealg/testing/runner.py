@@ -84,6 +84,7 @@ __all__ = [
     "Stepping",
     "agents_of",
     "check_kind",
+    "drawn_body",
     "episode_body",
     "run_check",
     "run_example",
@@ -560,21 +561,54 @@ class EnvKind:
     unchecked: Callable[[Any], Iterable[str] | Mapping[str, str]] | None = None
 
 
-def episode_body(
-    kind: EnvKind, source: EnvSource, options: CheckOptions, stats: dict[str, int], clock: Budget, focus: Focus
+Example = Callable[[Any, int, int, list[Any]], None]
+"""An example of a check: ``run(data, seed, n, taken)`` runs ``n`` steps from ``seed``,
+drawing what it needs from Hypothesis' ``data`` and recording the actions in ``taken``;
+raises PropertyError."""
+
+
+def drawn_body(
+    run: Example, *, max_steps: int, limit: int | None, clock: Budget, focus: Focus
 ) -> Callable[[Any], None]:
-    """The Hypothesis body of a check: draw the length and the seed (:meth:`Focus.length`,
-    :data:`SEEDS`), admit the example under the time budget, run it (and its replay) with
-    :func:`run_example`, drawing actions through :class:`Draws`."""
-    draw_action, limit = probe(source, kind.declared)
-    max_steps, masks = options["max_steps"], options["masks"]
+    """The one Hypothesis body of every checker around its example ``run``: draw the
+    length (:meth:`Focus.length`) and the seed (:data:`SEEDS`), admit the example under the
+    time budget, run it passing over the properties already found broken, and attribute a
+    violation: its seed and length, and the actions (all of them for a determinism failure,
+    whose replay needs the whole run; else those up to the failing step), unless ``run``
+    set them; a violation ``focus`` ignores passes."""
 
     def body(data: Any) -> None:
         n = focus.length(data, max_steps, limit)
         seed = data.draw(SEEDS, label="seed")
         clock.admit(seed, n)
+        taken: list[Any] = []
+        try:
+            with passing_over(focus.excluded):
+                run(data, seed, n, taken)
+        except PropertyError as violation:
+            if focus.ignores(violation):
+                return
+            violation.seed, violation.n = seed, n
+            if not violation.actions:
+                whole = violation.property.endswith("determinism") or violation.property == "global-rng"
+                violation.actions = list(taken) if whole else taken[: violation.step or 0]
+            raise
+
+    return body
+
+
+def episode_body(
+    kind: EnvKind, source: EnvSource, options: CheckOptions, stats: dict[str, int], clock: Budget, focus: Focus
+) -> Callable[[Any], None]:
+    """The Hypothesis body of a check of ``kind`` (:func:`drawn_body`): run the example (and
+    its replay) with :func:`run_example`, drawing actions through :class:`Draws`."""
+    draw_action, limit = probe(source, kind.declared)
+    max_steps, masks = options["max_steps"], options["masks"]
+
+    def run(data: Any, seed: int, n: int, taken: list[Any]) -> None:
         tail_seed = data.draw(SEEDS, label="tail") if n > max_steps else None
         draws = Draws(data, max_steps, options["illegal_actions"], tail_seed)
+        draws.taken = taken
 
         def draw(*args: Any) -> Any:
             action = draw_action(draws, *args)
@@ -584,17 +618,12 @@ def episode_body(
         def episode(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> Any:
             return kind.episode(env, seed, n, next_action, masks=masks)
 
-        try:
-            with passing_over(focus.excluded):
-                run_example(
-                    source, episode, seed, n, draw, draws.taken,
-                    determinism=options["determinism"], stats=stats, what=kind.what,
-                )
-        except PropertyError as violation:
-            if not focus.ignores(violation):
-                raise
+        run_example(
+            source, episode, seed, n, draw, draws.taken,
+            determinism=options["determinism"], stats=stats, what=kind.what,
+        )
 
-    return body
+    return drawn_body(run, max_steps=max_steps, limit=limit, clock=clock, focus=focus)
 
 
 def options_of(given: CheckOptions) -> CheckOptions:

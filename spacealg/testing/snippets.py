@@ -275,8 +275,41 @@ def _probe(error: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
+_FOREIGN_REPLAYS = {
+    "dm_env": [
+        "step = env.reset()",
+        "for action in ACTIONS:",
+        "    step = env.step(np.asarray(action, dtype=env.action_spec().dtype))",
+        "    print(step)",
+        "    if step.last():",
+        "        step = env.reset()",
+    ],
+    "torchrl": [
+        "import torch",
+        "env.set_seed(SEED)",
+        "td = env.reset()",
+        "for action in ACTIONS:",
+        "    td.set('action', torch.tensor(action, dtype=env.action_spec.dtype))",
+        "    td = env.step(td)",
+        "    print(td['next'])",
+        "    td = env.reset() if td['next', 'done'].any() else td['next'].clone()",
+    ],
+}
+
+
+def _foreign(error: Any) -> str:
+    """A dm_env or TorchRL failure: the actions replayed through that API."""
+    lines = [f"# spacealg: property {error.property!r} failed {error._location()}", f"# law: {error.statement}",
+             "import numpy as np", *error.imports, "", error.construction, f"SEED = {error.seed % 2**31}",
+             f"ACTIONS = {literal(error.actions)}", *_FOREIGN_REPLAYS[error.kind]]
+    lines += [f"# found: {line}" for line in error.detail.splitlines()]
+    return "\n".join(lines) + "\n"
+
+
 def reproduction(error: Any) -> str:
     """The snippet for ``error`` (an EnvCheckError)."""
+    if error.kind in _FOREIGN_REPLAYS:
+        return _foreign(error)
     if error.seed is None and error.property in PROBES:
         return _probe(error)
     head = [

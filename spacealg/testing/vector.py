@@ -40,10 +40,10 @@ from typing import Any
 import numpy as np
 
 from spacealg.strategies.members import members
-from spacealg.testing.driver import DEFAULT_BUDGET, SEEDS, Budget, Focus, describe_exception, same, snapshot
+from spacealg.testing.driver import DEFAULT_BUDGET, Budget, Focus, describe_exception, same, snapshot
 from spacealg.testing.errors import PROPERTIES, PropertyError, literal, short
 from spacealg.testing.resolve import EnvSource
-from spacealg.testing.runner import EnvCheckReport, _check_options, action_fallback, run_check
+from spacealg.testing.runner import EnvCheckReport, _check_options, action_fallback, drawn_body, run_check
 from spacealg.testing.single import is_member
 
 __all__ = ["VECTOR_PROPERTIES", "check_vector_env"]
@@ -559,12 +559,7 @@ def _body(
     mode = _mode(vec)
     other_env = other.make() if other is not None else None
 
-    def body(data: Any) -> None:
-        n = focus.length(data, max_steps, None)
-        seed = data.draw(SEEDS, label="seed")
-        clock.admit(seed, n)
-        taken: list[Any] = []
-
+    def body(data: Any, seed: int, n: int, taken: list[Any]) -> None:
         def other_than(action: Any) -> Any:
             """An action different from ``action`` where the space has one: drawn, or (when
             the draw equals it, as shrunk draws do) sampled from a fixed generator."""
@@ -596,29 +591,21 @@ def _body(
             return episode
 
         try:
-            try:
-                first = run(draw, True)
-            except PropertyError as violation:
-                if violation.property == "rows-match-sub-envs" and fresh is not None and mode != "disabled":
-                    # a leak between rows is the more precise diagnosis: look for one first
-                    for j in range(n_envs):
-                        _isolation(fresh, seed, taken, j, [other_than(row[j]) for row in taken])
-                raise
-            stats["steps"] += first.steps * n_envs
-            stats["episodes"] += first.episodes
-            if determinism:
-                replayed = iter(list(taken))
-                second = run(lambda _count: [snapshot(r) for r in next(replayed)], False)
-                compare_traces(first.trace, second.trace, "(observations, rewards, terminations, truncations)")
-            if taken and fresh is not None and mode != "disabled":
-                j = data.draw(st.integers(0, n_envs - 1), label="row")
-                _isolation(fresh, seed, taken[:5], j, [other_than(row[j]) for row in taken[:5]])
+            first = run(draw, True)
         except PropertyError as violation:
-            if focus.ignores(violation):
-                return
-            violation.seed, violation.n = seed, n
-            whole = violation.property.endswith("determinism")
-            violation.actions = list(taken) if whole else taken[: violation.step or 0]
+            if violation.property == "rows-match-sub-envs" and fresh is not None and mode != "disabled":
+                # a leak between rows is the more precise diagnosis: look for one first
+                for j in range(n_envs):
+                    _isolation(fresh, seed, taken, j, [other_than(row[j]) for row in taken])
             raise
+        stats["steps"] += first.steps * n_envs
+        stats["episodes"] += first.episodes
+        if determinism:
+            replayed = iter(list(taken))
+            second = run(lambda _count: [snapshot(r) for r in next(replayed)], False)
+            compare_traces(first.trace, second.trace, "(observations, rewards, terminations, truncations)")
+        if taken and fresh is not None and mode != "disabled":
+            j = data.draw(st.integers(0, n_envs - 1), label="row")
+            _isolation(fresh, seed, taken[:5], j, [other_than(row[j]) for row in taken[:5]])
 
-    return body
+    return drawn_body(body, max_steps=max_steps, limit=None, clock=clock, focus=focus)
