@@ -8,6 +8,7 @@ after an episode ended), the seed and the shortest action sequence found.
 
 from __future__ import annotations
 
+import builtins
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -142,7 +143,7 @@ class EnvCheckError(AssertionError):
         ]
         return "\n" + "\n".join(lines)
 
-    @property
+    @builtins.property  # the field ``property`` shadows the builtin in the class body
     def broken(self) -> tuple[EnvCheckError, ...]:
         """Every broken property found: this one first, then :attr:`also`."""
         return (self, *self.also)

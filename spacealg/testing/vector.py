@@ -390,11 +390,11 @@ class VectorEpisode:
         if self.mode == "disabled" and ended.any():
             before = obs
             obs, _ = _check_batch(env, self._call(env, "reset", options={"reset_mask": ended}), k, "reset")
-            for i in np.flatnonzero(~ended):
-                if not same(_row(obs, i, single), _row(before, i, single)):
+            for kept in map(int, np.flatnonzero(~ended)):
+                if not same(_row(obs, kept, single), _row(before, kept, single)):
                     raise PropertyError(
                         "autoreset",
-                        f"after reset(options={{'reset_mask': {ended.tolist()}}}) at step {k}, row {i}, which "
+                        f"after reset(options={{'reset_mask': {ended.tolist()}}}) at step {k}, row {kept}, which "
                         "was not to be reset, changed its observation",
                         k,
                     )
