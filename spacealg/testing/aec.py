@@ -49,7 +49,6 @@ from spacealg.testing.runner import (
     Draws,
     EnvCheckReport,
     EnvKind,
-    agents_of,
     check_kind,
 )
 from spacealg.testing.single import (
@@ -279,22 +278,13 @@ class AECEpisode:
 
 
 def _declared(env: Any) -> Declared:
-    agents = AgentActions()
-    try:
-        possible = agents_of(env)
-        for agent in possible:
-            agents.strategy(agent, env)
-    except PropertyError:
-        raise
-    except Exception as error:
-        raise PropertyError(
-            "declared-spaces", f"cannot read the agents and their spaces: {describe_exception(error)}"
-        ) from error
+    agents = AgentActions.read(env)
+    possible = list(agents.spaces)
 
     def draw(draws: Draws, agent: Any, env: Any, factors: Any) -> Any:
         if isinstance(factors, str) and factors == DEAD:
             return None  # recorded as None, so that actions align with agent-steps
-        return draws.action(agent, factors, lambda: env.action_space(agent), lambda: agents.strategy(agent, env))
+        return agents.draw(draws, agent, env, factors)
 
     cycles = max_cycles(env)
     return draw, None if cycles is None else min((cycles + 2) * (len(possible) or 1), 2000)

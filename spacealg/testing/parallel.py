@@ -41,7 +41,6 @@ from spacealg.testing.runner import (
     EnvCheckReport,
     EnvKind,
     Stepping,
-    agents_of,
     check_kind,
 )
 from spacealg.testing.single import after_done, check_flags, check_info, check_observation, check_reward
@@ -268,26 +267,10 @@ class ParallelEpisode(Stepping):
 
 
 def _declared(env: Any) -> Declared:
-    agents = AgentActions()
-    try:
-        agents.spaces.update({agent: env.action_space(agent) for agent in agents_of(env)})
-    except Exception as error:
-        raise PropertyError(
-            "declared-spaces", f"cannot read the agents and action_space(agent): {describe_exception(error)}"
-        ) from error
-    for agent in agents.spaces:
-        agents.strategy(agent)
+    agents = AgentActions.read(env)
 
     def draw(draws: Draws, live: list[Any], env: Any, factors: dict[Any, Any]) -> dict[Any, Any]:
-        def one(agent: Any) -> Any:
-            return draws.action(
-                agent,
-                factors.get(agent),
-                lambda: agents.spaces.get(agent) or env.action_space(agent),
-                lambda: agents.strategy(agent, env),
-            )
-
-        return {agent: one(agent) for agent in live}
+        return {agent: agents.draw(draws, agent, env, factors.get(agent)) for agent in live}
 
     cycles = max_cycles(env)
     return draw, None if cycles is None else min(cycles, 2000)

@@ -515,11 +515,34 @@ class Draws:
 
 class AgentActions:
     """Each agent's action space and Hypothesis strategy, read once (from ``env`` for an
-    agent not declared in ``spaces``); ``declared-spaces`` where no strategy can be built."""
+    agent not declared in ``spaces``); ``declared-spaces`` where no strategy can be built.
+    The one driver of the multi-agent checkers: :meth:`read` reads a fresh environment's
+    agents, :meth:`draw` draws an agent's action."""
 
     def __init__(self) -> None:
         self.spaces: dict[Any, Any] = {}
         self.strategies: dict[Any, Any] = {}
+
+    @classmethod
+    def read(cls, env: Any) -> AgentActions:
+        """The action spaces and strategies of ``env``'s agents (:func:`agents_of`)."""
+        agents = cls()
+        try:
+            agents.spaces.update({agent: env.action_space(agent) for agent in agents_of(env)})
+        except Exception as error:
+            raise PropertyError(
+                "declared-spaces", f"cannot read the agents and action_space(agent): {describe_exception(error)}"
+            ) from error
+        for agent in agents.spaces:
+            agents.strategy(agent)
+        return agents
+
+    def draw(self, draws: Draws, agent: Any, env: Any, factors: list[np.ndarray] | None) -> Any:
+        """``agent``'s action through :meth:`Draws.action` (its space read from ``env``
+        for an agent that spawned after the declaration was read)."""
+        return draws.action(
+            agent, factors, lambda: self.spaces.get(agent) or env.action_space(agent), lambda: self.strategy(agent, env)
+        )
 
     def strategy(self, agent: Any, env: Any = None) -> Any:
         if agent not in self.strategies:
