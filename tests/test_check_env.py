@@ -413,3 +413,66 @@ def test_an_instance_is_reported_with_what_it_could_not_check():
     report = check_env(g.Corridor(), max_examples=5)
     assert "close-twice" in report.not_checked and "instance" in report.not_checked["close-twice"]
     assert "render-modes" in report.not_checked
+
+
+# -- natively batched vector envs (issue 23 point 1) ----------------------------------------------
+
+
+def test_an_envpool_style_declaration_is_one_finding_and_the_rest_is_checked():
+    from envcorpus import vector_envs as v
+
+    from spacealg.testing import check_vector_env
+
+    with pytest.raises(EnvCheckError) as caught:
+        check_vector_env(v.PoolCorridors, max_examples=10)
+    verdicts = caught.value.verdicts()
+    assert [e.property for e in caught.value.broken] == ["declared-spaces"]
+    for prop in ("sub-env-seeding", "autoreset", "batch-in-space", "step-determinism", "row-isolation"):
+        assert verdicts[prop] == "held"
+    assert verdicts["rows-match-sub-envs"].startswith("not checked: no single environments")
+
+
+def test_a_natively_batched_env_is_checked_without_single_envs():
+    from envcorpus import vector_envs as v
+
+    from spacealg.testing import check_vector_env
+
+    report = check_vector_env(v.BatchedCorridors, max_examples=10)
+    assert {"sub-env-seeding", "autoreset"} <= set(report.properties)
+    assert set(report.not_checked) == {"rows-match-sub-envs", "sync-async-agree"}
+
+
+# -- warnings worth reading (issue 23 point 8) ------------------------------------------------------
+
+
+def test_warnings_point_at_the_callers_line_and_sound_envs_get_none_about_reset():
+    import warnings
+
+    from envcorpus import checks_envs as c
+
+    with warnings.catch_warnings(record=True) as records:
+        warnings.simplefilter("always")
+        check_env(c.UnnormalisedCorridor, max_examples=5)
+    assert records and all(r.filename == __file__ for r in records)
+    for case in SOUND:
+        if case.api == "gymnasium":
+            report = run_case(case, max_examples=3)
+            assert not any("before reset" in w for w in report.warnings), case.name
+
+
+def test_a_step_before_reset_that_answers_garbage_is_warned():
+    class Garbage(g.Corridor):
+        def step(self, action):
+            if not hasattr(self, "t_started"):
+                self.t_started = True
+                if not hasattr(self, "_np_random") or self._np_random is None:
+                    return np.full(2, 99.0, np.float32), 0.0, False, False, {}
+            return super().step(action)
+
+    report = check_env(Garbage, max_examples=3)
+    assert any("step before reset did not fail" in w for w in report.warnings)
+
+
+def test_gymnasiums_own_envs_lint_only_when_asked():
+    assert check_env("CartPole-v1", max_examples=3).warnings == ()
+    assert any("infinite bounds" in w for w in check_env("CartPole-v1", max_examples=3, lint=True).warnings)
