@@ -45,7 +45,8 @@ def test_check_handles_parallel_envs_without_possible_agents(capsys):
     env_id = "pettingzoo.test.example_envs.generated_agents_parallel_v0:parallel_env"
     assert main(["check", env_id, "-n", "10", "--max-steps", "20"]) == 0
     out = capsys.readouterr().out
-    assert "action space of" in out and "ok  agents-life-cycle" in out and "agents-possible" not in out
+    assert "action space of" in out and "ok  agents-life-cycle" in out and "ok  agents-possible" not in out
+    assert "agents-possible not checked: the environment declares no possible_agents" in out  # not silent
 
 
 def test_examples_and_episode_length_options(capsys):
@@ -60,7 +61,8 @@ def test_determinism_option(capsys):
     assert main(["check", "envcorpus.gym_envs:GlobalRngResetCorridor", "-n", "10"]) == 1
     assert "FAILED: global-rng at reset" in capsys.readouterr().out
     assert main(["check", "envcorpus.gym_envs:GlobalRngResetCorridor", "-n", "10", "--no-determinism"]) == 0
-    assert "global-rng" not in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "ok  global-rng" not in out and "global-rng not checked: determinism=False" in out
 
 
 def test_unknown_environment_exits_2(capsys):

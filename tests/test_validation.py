@@ -86,7 +86,8 @@ def test_an_aec_reproduction_replays_through_the_snippet():
         check(a.StuckTakeAway)
     error = caught.value
     namespace: dict = {}
-    exec(compile(error.reproduction(), "<reproduction>", "exec"), namespace)
+    with pytest.raises(AssertionError):  # the snippet ends in an assertion
+        exec(compile(error.reproduction(), "<reproduction>", "exec"), namespace)
     env = namespace["env"]
     assert not env.observe(env.agent_selection)["action_mask"].any()  # the empty mask, as reported
 
@@ -162,7 +163,8 @@ def test_a_determinism_failure_reports_the_whole_history_and_replays():
     assert again.value.property == "step-determinism"
     namespace: dict = {"__name__": "snippet"}
     snippet = error.reproduction().replace("env = Bipedal()", "")
-    exec(compile(snippet, "<snippet>", "exec"), {**namespace, "Bipedal": Bipedal, "env": Bipedal()})
+    with pytest.raises(AssertionError, match="differs between the runs"):
+        exec(compile(snippet, "<snippet>", "exec"), {**namespace, "Bipedal": Bipedal, "env": Bipedal()})
 
 
 def test_the_snippet_of_a_module_factory_target_is_valid_python_and_replays():
@@ -176,7 +178,8 @@ def test_the_snippet_of_a_module_factory_target_is_valid_python_and_replays():
         snippet = error.reproduction()
         assert "import envcorpus.factories" in snippet and "env = envcorpus.factories." in snippet
         namespace: dict = {}
-        exec(compile(snippet, "<snippet>", "exec"), namespace)
+        with pytest.raises(AssertionError):
+            exec(compile(snippet, "<snippet>", "exec"), namespace)
         assert error.property == prop
 
 
@@ -369,7 +372,8 @@ def test_a_match_failure_snippet_runs_both_envs():
         check_envs_match(g.Corridor, c.SpeedCapPortedCorridor)
     snippet = caught.value.reproduction()
     assert "env_a = Corridor()" in snippet and "env_b = SpeedCapPortedCorridor()" in snippet
-    exec(compile(snippet, "<snippet>", "exec"), {})
+    with pytest.raises(AssertionError, match="implementations differ"):
+        exec(compile(snippet, "<snippet>", "exec"), {})
 
 
 # -- declaration lints and API hygiene (point 5) ----------------------------------------------
@@ -399,7 +403,8 @@ def test_the_reproduction_of_a_probe_failure_replays():
     with pytest.raises(EnvCheckError):
         replay(c.ReseedingCorridor, None, [])
     namespace: dict = {}
-    exec(compile(caught.value.reproduction(), "<snippet>", "exec"), namespace)
+    with pytest.raises(AssertionError, match="reseeds"):
+        exec(compile(caught.value.reproduction(), "<snippet>", "exec"), namespace)
 
 
 def test_resolve_keeps_a_module_path_for_closures():

@@ -11,18 +11,23 @@ line on stderr and exit statuses 2, 2 and 130.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
 from spacealg.cli.common import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
+    EXIT_OK,
     CommandError,
     add_common_arguments,
     emit_json,
     interrupts,
+    json_stdout,
     missing_extra,
+    one_line,
 )
 
 __all__ = ["SUBCOMMANDS", "build_parser", "main"]
@@ -53,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _fail(arguments: argparse.Namespace, message: str, status: int) -> int:
+    message = " ".join(message.split("\n"))
     print(f"spacealg {arguments.command}: {message}", file=sys.stderr)
     if getattr(arguments, "json", False):
         emit_json({"command": arguments.command, "status": "error", "exit_status": status, "message": message})
@@ -60,18 +66,40 @@ def _fail(arguments: argparse.Namespace, message: str, status: int) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status (argparse's usage errors exit 2)."""
+    """Run the command line; returns the exit status (argparse's usage errors exit 2).
+
+    With ``--json`` stdout holds one JSON document and nothing else (what environments print
+    goes to stderr); an unexpected exception (an environment's, or the command's own) is one
+    line on stderr and exit status 2, never a traceback; a closed pipe (``| head``) ends the
+    command quietly with the status it had reached."""
     arguments = build_parser().parse_args(argv)
     try:
-        with interrupts(arguments.command):
-            return int(arguments.handler(arguments))
-    except CommandError as error:
-        return _fail(arguments, str(error), EXIT_ERROR)
-    except ModuleNotFoundError as error:
-        message = missing_extra(error)
-        if message is None:
-            raise
-        return _fail(arguments, message, EXIT_ERROR)
+        with interrupts(arguments.command), json_stdout(getattr(arguments, "json", False)):
+            try:
+                return int(arguments.handler(arguments))
+            except CommandError as error:
+                return _fail(arguments, str(error), EXIT_ERROR)
+            except ModuleNotFoundError as error:
+                message = missing_extra(error)
+                return _fail(arguments, message or f"unexpected error: {one_line(error)}", EXIT_ERROR)
+            except SystemExit as error:  # sys.exit() inside an environment: not ours to obey
+                return _fail(arguments, f"the environment called sys.exit({error.code!r})", EXIT_ERROR)
+            except BrokenPipeError:
+                raise
+            except Exception as error:
+                return _fail(arguments, f"unexpected error: {one_line(error)}", EXIT_ERROR)
     except KeyboardInterrupt:
-        sys.stdout.flush()
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
         return _fail(arguments, "interrupted (Ctrl-C)", EXIT_INTERRUPTED)
+    except BrokenPipeError:
+        return _closed_pipe(arguments)
+
+
+def _closed_pipe(arguments: argparse.Namespace) -> int:
+    """The reader of stdout went away: point stdout at /dev/null (so that the interpreter's
+    final flush does not complain) and return the status reached."""
+    with contextlib.suppress(Exception):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return int(getattr(arguments, "status_reached", EXIT_OK))

@@ -5,9 +5,12 @@ ENV_ID is a registered Gymnasium id (``CartPole-v1``), a glob over the registry
 parallel one, a Gymnasium vector environment; the module is imported from the working
 directory too, as with ``python -m``). One environment gets a detailed report; several are
 checked in parallel worker processes (or on a Ray cluster with ``--ray-address``) and
-summarised in a table. Exit status: 0 when every property held, 1 when one broke (the
-report names it, with the seed, the shortest action sequence and a reproduction snippet),
-2 when an environment cannot be made (its constructor raised).
+summarised in a table; every option applies to every environment, and ``--json`` prints
+one JSON document for any number of them (each property held, broken with its
+reproduction, or not checked with why; the warnings). Exit status: 0 when every property
+held, 1 when one broke (the report names each, with the seed, the shortest action sequence
+and a reproduction snippet), 2 when an environment cannot be made (its constructor raised
+or called ``sys.exit``), blocks past the time budget, or the checker itself failed.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import sys
 import textwrap
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from spacealg.cli.common import (
@@ -27,9 +31,7 @@ from spacealg.cli.common import (
     CommandError,
     emit_json,
     env_source,
-    failed_document,
     making,
-    passed_document,
 )
 
 __all__ = ["add_checking_options", "add_parser", "run"]
@@ -91,6 +93,18 @@ def add_checking_options(parser: argparse.ArgumentParser) -> None:
         "(share it between machines); default: none, nothing written",
     )
     checks = parser.add_argument_group("checks")
+    checks.add_argument(
+        "--ignore-info",
+        action="append",
+        default=[],
+        metavar="KEY",
+        dest="ignore_info",
+        help="leave the info entry KEY (a.b for info['a']['b']) out of the replay comparison, repeatable "
+        "(volatile infos such as wall-clock time; Gymnasium's own timing entries are recognised anyway)",
+    )
+    checks.add_argument(
+        "--lint", action="store_true", help="show the declaration lints of Gymnasium's own environments too"
+    )
     checks.add_argument("--no-determinism", action="store_true", help="do not replay episodes to check determinism")
     checks.add_argument("--no-masks", action="store_true", help="ignore published action masks")
     checks.add_argument(
@@ -166,6 +180,10 @@ def _options(arguments: argparse.Namespace) -> dict[str, Any]:
         options["masks"] = not arguments.no_masks
         options["illegal_actions"] = arguments.illegal_actions
         options["hygiene"] = not arguments.no_hygiene
+        if arguments.ignore_info:
+            options["ignore_info_keys"] = tuple(arguments.ignore_info)
+        if arguments.lint:
+            options["lint"] = True
     return options
 
 
@@ -207,39 +225,112 @@ def run(arguments: argparse.Namespace) -> int:
         raise CommandError(str(error)) from error
     if os.getcwd() not in sys.path:  # module:factory paths resolve from the working directory
         sys.path.insert(0, os.getcwd())
+    job = Job(tuple(arguments.env_kwarg), arguments.match, arguments.atol, arguments.rtol, arguments.vector,
+              arguments.num_envs)
     if len(targets) > 1 or arguments.ray_address is not None:
-        return _many(targets, options, arguments)
-    return _one(targets[0], options, arguments)
+        return _many(targets, options, arguments, job)
+    return _one(targets[0], options, arguments, job)
 
 
-def _many(targets: list[str], options: dict[str, Any], arguments: argparse.Namespace) -> int:
+@dataclass(frozen=True)
+class Job:
+    """How the command checks one ENV_ID, the same for one environment, several, a glob or a
+    Ray run (picklable, for worker processes): ``--env-kwarg``, ``--match``, ``--vector``."""
+
+    env_kwargs: tuple[str, ...] = ()
+    match: str | None = None
+    atol: float = 0.0
+    rtol: float = 0.0
+    vector: bool = False
+    num_envs: int = 3
+
+    def source(self, target: str) -> Any:
+        return env_source(target, list(self.env_kwargs))
+
+    def __call__(self, target: str, options: dict[str, Any]) -> Any:
+        from spacealg.testing.fanout import outcome_of
+
+        if os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())
+        try:
+            source = self.source(target)
+        except CommandError as error:
+            from spacealg.testing.fanout import Outcome
+
+            return Outcome(target, "cannot make", 0.0, message=str(error))
+        return outcome_of(target, source.make, lambda: self.check(source, target, options))
+
+    def check(self, source: Any, target: str, options: dict[str, Any]) -> Any:
+        from spacealg.testing import check, check_envs_match, check_vector_env
+
+        if self.match is not None:
+            return check_envs_match(source, self.match, atol=self.atol, rtol=self.rtol, **options)
+        if self.vector:
+            return check_vector_env(target, num_envs=self.num_envs, **options)
+        return check(source, **options)
+
+
+def _many(targets: list[str], options: dict[str, Any], arguments: argparse.Namespace, job: Job) -> int:
     from spacealg.testing.fanout import check_many, exit_status, summary_table
 
-    print(f"spacealg check: {len(targets)} environment(s)")
+    if not arguments.json:
+        print(f"spacealg check: {len(targets)} environment(s)")
     outcomes = check_many(
         targets,
         jobs=arguments.jobs,
         ray_address=arguments.ray_address,
-        progress=not arguments.no_progress,
+        progress=not arguments.no_progress and not arguments.json,
+        worker=job,
         **options,
     )
+    status = max(exit_status(o) for o in outcomes)
+    arguments.status_reached = status
+    if arguments.json:
+        emit_json(
+            {
+                "command": "check",
+                "status": "passed" if status == EXIT_OK else ("failed" if status == EXIT_FAILED else "error"),
+                "exit_status": status,
+                "environments": [_outcome_document(o) for o in outcomes],
+            }
+        )
+        return status
     print(summary_table(outcomes))
     for outcome in outcomes:
         if outcome.status != "passed":
             print()
             print(f"{outcome.target}: {outcome.status.upper()}")
             print(textwrap.indent(outcome.message, "  "))
-            if outcome.reproduction:
-                print("  Reproduce with:")
-                print(textwrap.indent(outcome.reproduction, "    "))
-    return max(exit_status(o) for o in outcomes)
+            for entry in outcome.document.get("broken", []):
+                print(f"  Reproduce {entry['property']} with:")
+                print(textwrap.indent(entry["reproduction"], "    "))
+        _print_not_checked(outcome.document.get("not_checked", {}))
+    return status
 
 
-def _one(target: str, options: dict[str, Any], arguments: argparse.Namespace) -> int:
-    from spacealg.testing import EnvCheckError
+def _outcome_document(outcome: Any) -> dict[str, Any]:
+    from spacealg.testing.fanout import exit_status
 
-    source = env_source(target, arguments.env_kwarg)  # the same ENV_ID rules as describe
-    with making(target):  # a constructor that raises (any exception): one line, exit status 2
+    return {
+        "env_id": outcome.target,
+        "exit_status": exit_status(outcome),
+        "status": outcome.status,
+        "seconds": round(outcome.seconds, 3),
+        **({"message": outcome.message} if outcome.status not in ("passed", "failed") else {}),
+        **outcome.document,
+    }
+
+
+def _print_not_checked(not_checked: dict[str, str]) -> None:
+    for prop, why in not_checked.items():
+        print(f"  --  {prop} not checked: {why}")
+
+
+def _one(target: str, options: dict[str, Any], arguments: argparse.Namespace, job: Job) -> int:
+    from spacealg.testing.fanout import deadline_of, exit_status, within
+
+    source = job.source(target)  # the same ENV_ID rules as describe
+    with making(target):  # a constructor that raises (any exception, sys.exit): one line, exit status 2
         env = source.make()
     try:
         with making(target):
@@ -253,43 +344,44 @@ def _one(target: str, options: dict[str, Any], arguments: argparse.Namespace) ->
         width = max(len(name) for name, _ in spaces)
         for name, text in spaces:
             print(f"  {name:<{width}}  {text}")
-    import warnings
-
-    from spacealg.testing.lints import EnvCheckWarning
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", EnvCheckWarning)  # printed with the report
-            shown = sys.stderr.isatty() and not arguments.json and not arguments.no_progress
-            with time_bar(options.get("budget"), shown, sys.stderr):
-                report = _run_check(source, target, options, arguments)
-    except EnvCheckError as error:
-        if arguments.json:
-            emit_json(failed_document(target, spaces, error))
-            return EXIT_FAILED
-        print()
-        print(f"FAILED: {error.property} {error._location()}")
-        print(textwrap.indent(str(error), "  "))
-        print()
-        print("Reproduce with:")
-        print(textwrap.indent(error.reproduction(), "    "))
-        return EXIT_FAILED
+    shown = sys.stderr.isatty() and not arguments.json and not arguments.no_progress
+    with time_bar(options.get("budget"), shown, sys.stderr):
+        outcome = within(deadline_of(options), lambda: job(target, options), target)
+    status = exit_status(outcome)
+    arguments.status_reached = status
+    if outcome.status in ("cannot make", "error", "timeout"):
+        raise CommandError(f"{target}: {outcome.status}: {outcome.message}")
+    document = {"command": "check", "env_id": target, "spaces": dict(spaces), "exit_status": status,
+                **outcome.document}
     if arguments.json:
-        emit_json(passed_document(target, spaces, report))
-        return EXIT_OK
-    print()
-    budget = "; the time budget ended the search" if report.out_of_time else ""
-    print(
-        f"passed: {len(report.properties)} properties held over {report.examples} examples "
-        f"({report.steps:,} steps, {report.episodes:,} episodes) in {report.seconds:.1f} s{budget}"
-    )
-    for prop in report.properties:
+        emit_json(document)
+        return status
+    if outcome.status == "failed":
+        for i, entry in enumerate(document["broken"]):
+            print()
+            print(f"FAILED: {entry['property']} {entry['where']}")
+            print(textwrap.indent(outcome.message if i == 0 else entry["message"], "  "))
+            print()
+            print("Reproduce with:")
+            print(textwrap.indent(entry["reproduction"], "    "))
+        held = document["properties"]
+        print()
+        print(f"{len(document['broken'])} broken, {len(held)} held over {document['examples']} examples")
+    else:
+        budget = "; the time budget ended the search" if document["out_of_time"] else ""
+        print()
+        print(
+            f"passed: {len(document['properties'])} properties held over {document['examples']} examples "
+            f"({document['steps']:,} steps, {document['episodes']:,} episodes) in {document['seconds']:.1f} s{budget}"
+        )
+    for prop in document["properties"]:
         print(f"  ok  {prop}")
-    if report.warnings:
+    _print_not_checked(document["not_checked"])
+    if document["warnings"]:
         print("warnings (not failures):")
-        for remark in report.warnings:
+        for remark in document["warnings"]:
             print(f"  !   {remark}")
-    return EXIT_OK
+    return status
 
 
 @contextlib.contextmanager
@@ -321,13 +413,3 @@ def time_bar(seconds: float | None, enabled: bool, stream: Any) -> Iterator[None
         stop.set()
         ticker.join()
         bar.close()
-
-
-def _run_check(source: Any, target: str, options: dict[str, Any], arguments: argparse.Namespace) -> Any:
-    from spacealg.testing import check, check_envs_match, check_vector_env
-
-    if arguments.match is not None:
-        return check_envs_match(source, arguments.match, atol=arguments.atol, rtol=arguments.rtol, **options)
-    if arguments.vector:
-        return check_vector_env(target, num_envs=arguments.num_envs, **options)
-    return check(source, **options)

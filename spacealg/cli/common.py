@@ -42,6 +42,7 @@ __all__ = [
     "env_source",
     "failed_document",
     "interrupts",
+    "json_stdout",
     "jsonable",
     "making",
     "missing_extra",
@@ -56,6 +57,7 @@ EXIT_OK, EXIT_FAILED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: Optional packages the commands may need -> the pyproject extra that installs them.
 OPTIONAL_EXTRAS: dict[str, str] = {
     "hypothesis": "check",
+    "ray": "ray",
     "tqdm": "check",
     "pettingzoo": "pettingzoo",
     "gym": "gym",
@@ -218,6 +220,8 @@ def making(env_id: str) -> Iterator[None]:
         yield
     except CommandError:
         raise
+    except SystemExit as error:  # sys.exit() in a constructor or its module: not the command's own exit
+        raise CommandError(f"cannot make {env_id!r}: it called sys.exit({error.code!r})") from None
     except Exception as error:
         extra = missing_extra(error)
         if extra is not None:
@@ -232,61 +236,40 @@ def env_source(env_id: str, env_kwargs: Sequence[str] | None = None) -> Any:
     from spacealg.testing.resolve import EnvSource
 
     target = resolve_target(env_id, env_kwargs)
-    return EnvSource(target.make, env_id, target.construction, target.imports)
+
+    def build(**given: Any) -> Any:  # render_mode=...: the render probes, as the API's
+        return target.factory(**{**target.kwargs, **given})
+
+    return EnvSource(target.make, env_id, target.construction, target.imports, build=build)
 
 
 def passed_document(env_id: str, spaces: Sequence[tuple[str, str]], report: Any) -> dict[str, Any]:
-    """``spacealg check --json`` for a check that passed (an EnvCheckReport)."""
-    return {
-        "command": "check",
-        "env_id": env_id,
-        "spaces": dict(spaces),
-        "status": "passed",
-        "exit_status": EXIT_OK,
-        "properties": list(report.properties),
-        "examples": report.examples,
-        "steps": report.steps,
-        "episodes": report.episodes,
-        "seconds": round(report.seconds, 3),
-    }
+    """``spacealg check --json`` for a check that passed (an EnvCheckReport): every property
+    held or not checked (with why), the warnings
+    (:func:`spacealg.testing.verdicts.report_document`)."""
+    from spacealg.testing.verdicts import report_document
+
+    return _document(env_id, spaces, report_document(report))
 
 
 def failed_document(env_id: str, spaces: Sequence[tuple[str, str]], error: Any) -> dict[str, Any]:
-    """``spacealg check --json`` for a broken property (an EnvCheckError)."""
-    from spacealg.testing.errors import literal
+    """``spacealg check --json`` for broken properties (an EnvCheckError), every one with
+    its reproduction (:func:`spacealg.testing.verdicts.error_document`)."""
+    from spacealg.testing.verdicts import error_document
 
-    return {
-        "command": "check",
-        "env_id": env_id,
-        "spaces": dict(spaces),
-        "status": "failed",
-        "exit_status": EXIT_FAILED,
-        "property": error.property,
-        "where": error._location(),
-        "seed": error.seed,
-        "actions": jsonable(error.actions),
-        "actions_literal": literal(error.actions),
-        "message": str(error),
-        "reproduction": error.reproduction(),
-    }
+    return _document(env_id, spaces, error_document(error))
+
+
+def _document(env_id: str, spaces: Sequence[tuple[str, str]], body: dict[str, Any]) -> dict[str, Any]:
+    status = EXIT_OK if body["status"] == "passed" else EXIT_FAILED
+    return {"command": "check", "env_id": env_id, "spaces": dict(spaces), "exit_status": status, **body}
 
 
 def jsonable(value: Any) -> Any:
-    """``value`` as JSON data: numpy arrays as nested lists, numpy scalars as numbers,
-    tuples as lists, dict keys as strings; anything else JSON cannot hold as its repr."""
-    import numpy as np
+    """``value`` as JSON data (:func:`spacealg.testing.verdicts.jsonable`)."""
+    from spacealg.testing.verdicts import jsonable as as_json
 
-    if isinstance(value, np.ndarray):
-        return jsonable(value.tolist())
-    if isinstance(value, np.generic):
-        return jsonable(value.item())
-    if isinstance(value, dict):
-        return {str(key): jsonable(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(item) for item in value]
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    return repr(value)
+    return as_json(value)
 
 
 #: Seconds between a Ctrl-C and the forced exit, if the KeyboardInterrupt gets swallowed.
@@ -342,6 +325,27 @@ def interrupts(command: str) -> Iterator[None]:
         sys.unraisablehook = previous_hook
 
 
+JSON_STREAM: list[Any] = []
+"""Where :func:`emit_json` writes (the real stdout, held while :func:`json_stdout` sends
+everything else printed, by the environment or its module too, to stderr)."""
+
+
+@contextlib.contextmanager
+def json_stdout(enabled: bool) -> Iterator[None]:
+    """With ``--json``: inside, ``print`` goes to stderr, so that stdout holds the one JSON
+    document :func:`emit_json` writes and nothing else."""
+    if not enabled:
+        yield
+        return
+    JSON_STREAM.append(sys.stdout)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        JSON_STREAM.pop()
+
+
 def emit_json(document: dict[str, Any]) -> None:
     """Print ``document`` as one JSON document on stdout (see :func:`jsonable`)."""
-    print(json.dumps(jsonable(document), indent=2))
+    stream = JSON_STREAM[-1] if JSON_STREAM else sys.stdout
+    print(json.dumps(jsonable(document), indent=2), file=stream, flush=True)

@@ -8,6 +8,7 @@ Exit status 0, or 2 when the environment cannot be made.
 from __future__ import annotations
 
 import argparse
+import contextlib
 from typing import Any
 
 from spacealg.cli.common import EXIT_OK, CommandError, emit_json, making, one_line, resolve_target
@@ -40,7 +41,7 @@ def run(arguments: argparse.Namespace) -> int:
         try:
             entries = [{"name": name, "given": repr(space), **describe_fields(space)} for name, space in spaces]
             texts = [describe(space, title=name) for name, space in spaces]
-        except TypeError as error:  # a space of a class spacealg does not know
+        except Exception as error:  # a space of a class spacealg does not know, a space that raises
             raise CommandError(f"cannot describe the spaces of {arguments.env_id!r}: {one_line(error)}") from error
         if arguments.json:
             emit_json({"command": "describe", "env_id": arguments.env_id, "spaces": entries})
@@ -50,7 +51,8 @@ def run(arguments: argparse.Namespace) -> int:
     finally:
         close = getattr(env, "close", None)
         if callable(close):
-            close()
+            with contextlib.suppress(Exception):  # an environment whose close() raises: described all the same
+                close()
     return EXIT_OK
 
 

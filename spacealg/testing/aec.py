@@ -15,7 +15,8 @@ Properties (:data:`~spacealg.testing.errors.AEC_PROPERTIES`), at every reset and
 - ``agent-iteration``: ``agent_selection`` and the first agent of ``agent_iter()`` name a live
   agent; ``terminations``, ``truncations``, ``rewards``, ``infos`` and ``_cumulative_rewards``
   hold exactly ``env.agents``; ``last()`` returns ``observe(agent_selection)`` and
-  ``_cumulative_rewards[agent_selection]``; an agent stepped with None leaves ``env.agents``;
+  ``_cumulative_rewards[agent_selection]``, and that reward is the sum of the agent's
+  ``env.rewards`` entries since it last acted (summed by the checker); an agent stepped with None leaves ``env.agents``;
 - ``observation-in-space``: ``observe(agent)`` within ``observation_space(agent)``;
   ``same-space``: the space methods return the same object on every call;
 - ``state-in-space``: ``state()`` within ``state_space`` where one is declared;
@@ -31,11 +32,13 @@ Long episodes reach ``max_cycles``. PettingZoo is not imported.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Callable
 from typing import Any, Unpack
 
 from spacealg.testing.driver import describe_exception, same, snapshot
 from spacealg.testing.errors import AEC_PROPERTIES, PropertyError, literal, short
+from spacealg.testing.infos import recorded, recorded_per_agent
 from spacealg.testing.masks import MaskedAction, check_mask, find_mask, is_rejection
 from spacealg.testing.parallel import max_cycles, same_space
 from spacealg.testing.probes import aec_probes
@@ -46,7 +49,6 @@ from spacealg.testing.runner import (
     Draws,
     EnvCheckReport,
     EnvKind,
-    agents_of,
     check_kind,
 )
 from spacealg.testing.single import (
@@ -82,6 +84,7 @@ class AECEpisode:
         self.steps = 0
         self.episodes = 1
         self.since_reset = 0
+        self.owed: dict[Any, float] = {}  # per agent: its rewards entries since it last acted
 
     def _declares_state(self) -> bool:
         try:
@@ -129,6 +132,13 @@ class AECEpisode:
                 "state-in-space", f"state() returned {short(state)}, not in {self.env.state_space!r}", step, where
             )
 
+    def _collect(self) -> None:
+        """Add this step's ``env.rewards`` to what each agent is owed (rewards that are not
+        finite reals are reported by ``reward-finite-real`` when ``last()`` returns them)."""
+        for agent, reward in (getattr(self.env, "rewards", None) or {}).items():
+            with contextlib.suppress(TypeError, ValueError):
+                self.owed[agent] = self.owed.get(agent, 0.0) + float(reward)
+
     def _selection(self, step: int | None, where: str) -> Any:
         agent = self.env.agent_selection
         if agent not in self.env.agents:
@@ -162,7 +172,9 @@ class AECEpisode:
             observed = snapshot(self.env.observe(agent))
         self._check_state(done_at, where)
         self.since_reset = 0
-        self.trace.append(("reset", agents, observed, snapshot(dict(self.env.infos))))
+        self.owed = {}
+        self._collect()
+        self.trace.append(("reset", agents, observed, recorded_per_agent(dict(self.env.infos))))
 
     def step(self, k: int) -> bool:
         agent = self._selection(k - 1 or None, "")
@@ -183,6 +195,14 @@ class AECEpisode:
         cumulative = getattr(self.env, "_cumulative_rewards", None)
         if cumulative is not None and agent in cumulative and not same(float(reward), float(cumulative[agent])):
             self._fail(f"{who}last() returned reward {reward!r} but _cumulative_rewards holds {cumulative[agent]!r}", k)
+        owed = self.owed.get(agent, 0.0)
+        if not math.isclose(float(reward), owed, rel_tol=1e-9, abs_tol=1e-12):
+            self._fail(
+                f"{who}last() returned reward {reward!r}, but the agent's rewards entries since it last acted "
+                f"sum to {owed!r}",
+                k,
+            )
+        self.owed[agent] = 0.0
         check_flags(terminated, truncated, k, who)
         check_info(info, k, "", who)
         dead = bool(terminated or truncated)
@@ -210,6 +230,7 @@ class AECEpisode:
             raise PropertyError(prop, f"{who}step({literal(action)}) raised {describe_exception(error)}", k) from error
         if returned is not None:
             raise PropertyError("step-signature", f"step returned {short(returned)} instead of None", k)
+        self._collect()
         agents = self._check_dicts(k, "")
         if dead and agent in agents:
             self._fail(f"{who}was stepped with None after terminating or truncation but is still in env.agents", k)
@@ -222,7 +243,7 @@ class AECEpisode:
                 snapshot(reward),
                 bool(terminated),
                 bool(truncated),
-                snapshot(info),
+                recorded(info),
                 action is None,
             )
         )
@@ -257,33 +278,34 @@ class AECEpisode:
 
 
 def _declared(env: Any) -> Declared:
-    agents = AgentActions()
-    try:
-        possible = agents_of(env)
-        for agent in possible:
-            agents.strategy(agent, env)
-    except PropertyError:
-        raise
-    except Exception as error:
-        raise PropertyError(
-            "declared-spaces", f"cannot read the agents and their spaces: {describe_exception(error)}"
-        ) from error
+    agents = AgentActions.read(env)
+    possible = list(agents.spaces)
 
     def draw(draws: Draws, agent: Any, env: Any, factors: Any) -> Any:
         if isinstance(factors, str) and factors == DEAD:
             return None  # recorded as None, so that actions align with agent-steps
-        return draws.action(agent, factors, lambda: env.action_space(agent), lambda: agents.strategy(agent, env))
+        return agents.draw(draws, agent, env, factors)
 
     cycles = max_cycles(env)
     return draw, None if cycles is None else min((cycles + 2) * (len(possible) or 1), 2000)
 
 
-def _unchecked(env: Any) -> list[str]:
-    facts = {"agents-possible": getattr(env, "possible_agents", None) is not None, "state-in-space": False}
+def _unchecked(env: Any) -> dict[str, str]:
+    """The properties that do not apply to ``env``, with why."""
+    why = {
+        "observation-aliasing": "AEC observations are read with observe(), which may build them anew",
+        "agents-life-cycle": "the AEC life cycle is checked as agent-iteration",
+    }
+    if getattr(env, "possible_agents", None) is None:
+        why["agents-possible"] = "the environment declares no possible_agents"
+    declared = False
     with contextlib.suppress(Exception):
-        facts["state-in-space"] = getattr(env, "state_space", None) is not None
-    facts["max-cycles"] = max_cycles(env) is not None
-    return ["observation-aliasing", "agents-life-cycle", *(p for p, holds in facts.items() if not holds)]
+        declared = getattr(env, "state_space", None) is not None
+    if not declared:
+        why["state-in-space"] = "the environment declares no state_space"
+    if max_cycles(env) is None:
+        why["max-cycles"] = "the environment declares no max_cycles"
+    return why
 
 
 AEC = EnvKind(

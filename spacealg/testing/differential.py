@@ -23,15 +23,13 @@ Gymnasium environments (single-agent API).
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
-from hypothesis import strategies as st
 
 from spacealg.strategies.members import members
-from spacealg.testing.driver import DEFAULT_BUDGET, SEEDS, Budget, _as_numpy, describe_exception, search, snapshot
+from spacealg.testing.driver import DEFAULT_BUDGET, Budget, Focus, _as_numpy, describe_exception, snapshot
 from spacealg.testing.errors import PropertyError, literal, short
 from spacealg.testing.masks import MaskedAction, check_mask, find_mask
 from spacealg.testing.resolve import EnvSource, resolve
@@ -41,8 +39,10 @@ from spacealg.testing.runner import (
     EnvCheckReport,
     _check_options,
     close,
+    drawn_body,
     fail,
     probe,
+    run_check,
 )
 
 __all__ = ["MATCH_PROPERTIES", "check_envs_match", "close_enough"]
@@ -173,72 +173,57 @@ def check_envs_match(
         raise ValueError(f"atol and rtol must be >= 0, got atol={atol!r}, rtol={rtol!r}")
     _check_options(max_examples=max_examples, max_steps=max_steps, budget=budget)
     sa, sb = resolve(a), resolve(b)
-    started = time.perf_counter()
-    stats = {"steps": 0, "episodes": 0}
+    pair = _pair(sa, sb)
 
     def declared(env: Any) -> tuple[Any, Any]:
         return env.observation_space, env.action_space
 
     (obs_a, act_a), (obs_b, act_b) = probe(sa, declared), probe(sb, declared)
-    pair = _pair(sa, sb)
-    name = pair.name
     for what, x, y in (("observation", obs_a, obs_b), ("action", act_a, act_b)):
         if x != y:
             violation = PropertyError("spaces-match", f"{what} spaces differ: a has {x!r}, b {y!r}")
             raise fail(violation, pair, True, 0, "match")
     actions = members(act_a)
-    clock = Budget(budget)
 
-    def body(data: Any) -> None:
-        n = data.draw(st.integers(0, max_steps), label="steps")
-        seed = data.draw(SEEDS, label="seed")
-        clock.admit(seed, n)
-        taken: list[Any] = []
-        env_a, env_b = sa.make(), sb.make()
-        run = Lockstep(env_a, env_b, atol, rtol, infos)
-        try:
-            last = run.reset(seed, None)
-            for k in range(1, n + 1):
-                if last is None:
-                    break
-                mask = find_mask(*last)
-                factors = check_mask(mask, act_a, True, k - 1 or None) if mask is not None else None
-                drawn = MaskedAction(act_a).draw(data, factors, actions)[0] if factors else data.draw(actions)
-                action = drawn
-                taken.append(snapshot(action))
-                out = run.step(action, k)
-                if out is None:
-                    break
-                done, last = out
-                if done:
-                    last = run.reset(None, k)
-                    run.episodes += 1
-        except PropertyError as violation:
-            violation.seed, violation.n = seed, n
-            violation.actions = taken[: violation.step] if violation.step is not None else []
-            raise
-        finally:
-            stats["steps"] += run.steps
-            stats["episodes"] += run.episodes
-            close(env_a, sa)
-            close(env_b, sb)
+    def make_body(source: EnvSource, stats: dict[str, int], clock: Budget, focus: Focus) -> Callable[[Any], None]:
+        def run_pair(data: Any, seed: int, n: int, taken: list[Any]) -> None:
+            env_a, env_b = sa.make(), sb.make()
+            run = Lockstep(env_a, env_b, atol, rtol, infos)
+            try:
+                last = run.reset(seed, None)
+                for k in range(1, n + 1):
+                    if last is None:
+                        break
+                    mask = find_mask(*last)
+                    factors = check_mask(mask, act_a, True, k - 1 or None) if mask is not None else None
+                    action = MaskedAction(act_a).draw(data, factors, actions)[0] if factors else data.draw(actions)
+                    taken.append(snapshot(action))
+                    out = run.step(action, k)
+                    if out is None:
+                        break
+                    done, last = out
+                    if done:
+                        last = run.reset(None, k)
+                        run.episodes += 1
+            finally:
+                stats["steps"] += run.steps
+                stats["episodes"] += run.episodes
+                close(env_a, sa)
+                close(env_b, sb)
 
-    outcome = search(
-        body, max_examples=max_examples, random_seed=random_seed, budget=clock, database=database, name=f"match:{name}"
-    )
-    if outcome.violation is not None:
-        raise fail(outcome.violation, pair, outcome.reproducible, outcome.examples, "match")
-    checked = tuple(p for p in MATCH_PROPERTIES if infos or p != "infos-match")
-    return EnvCheckReport(
-        name,
-        outcome.examples,
-        stats["steps"],
-        stats["episodes"],
-        time.perf_counter() - started,
-        checked,
-        (),
-        outcome.out_of_time,
-        "match",
+        return drawn_body(run_pair, max_steps=max_steps, limit=None, clock=clock, focus=focus)
+
+    skipped = {} if infos else {"infos-match": "infos=False: infos are not compared (pass infos=True)"}
+    return run_check(
+        pair,
+        make_body,
+        max_examples=max_examples,
+        random_seed=random_seed,
+        kind="match",
+        properties=tuple(p for p in MATCH_PROPERTIES if p not in skipped),
+        budget=budget,
+        database=database,
+        not_checked=skipped,
     )
 
 

@@ -22,6 +22,7 @@ Laws of the search:
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import copy
 import hashlib
 import math
@@ -54,6 +55,8 @@ __all__ = [
     "draw_length",
     "first_difference",
     "global_rng",
+    "passed_over",
+    "passing_over",
     "same",
     "search",
     "snapshot",
@@ -140,10 +143,12 @@ class Focus:
     """What an episode body searches for: by default any violation, with lengths from
     :func:`draw_length`; when refining a found violation, only the same property in episodes
     of at most ``shorter`` steps (Hypothesis shrinks within one seed's neighbourhood; a second
-    search over all seeds finds shorter sequences that shrinking cannot reach)."""
+    search over all seeds finds shorter sequences that shrinking cannot reach); ``excluded``:
+    properties already found broken, whose violations are passed over to find the others."""
 
     shorter: int | None = None
     only: str | None = None
+    excluded: frozenset[str] = frozenset()  # properties already found broken: look for others
 
     def length(self, data: Any, max_steps: int, limit: int | None) -> int:
         if self.shorter is None:
@@ -151,7 +156,27 @@ class Focus:
         return int(data.draw(st.integers(0, self.shorter), label="steps"))
 
     def ignores(self, violation: PropertyError) -> bool:
-        return self.only is not None and violation.property != self.only
+        return (self.only is not None and violation.property != self.only) or violation.property in self.excluded
+
+
+_PASSED_OVER: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("passed_over", default=frozenset())
+
+
+@contextlib.contextmanager
+def passing_over(properties: frozenset[str]) -> Iterator[None]:
+    """Inside, :func:`passed_over` is True for ``properties`` (already found broken), so that
+    the checks of a value (membership, types) let the episode go on to find other broken
+    properties instead of stopping at the known one."""
+    token = _PASSED_OVER.set(properties)
+    try:
+        yield
+    finally:
+        _PASSED_OVER.reset(token)
+
+
+def passed_over(prop: str) -> bool:
+    """Whether a violation of ``prop`` is to be passed over (see :func:`passing_over`)."""
+    return prop in _PASSED_OVER.get()
 
 
 class KeyedDatabase(ExampleDatabase):

@@ -8,6 +8,7 @@ after an episode ended), the seed and the shortest action sequence found.
 
 from __future__ import annotations
 
+import builtins
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -74,7 +75,7 @@ AEC_PROPERTIES: dict[str, str] = {
     "agent-iteration": "agent_selection (and agent_iter) names a live agent; a terminated or truncated agent "
     "is stepped with None and then leaves env.agents; terminations, truncations, rewards, infos and "
     "_cumulative_rewards hold exactly the live agents; last() agrees with observe() and "
-    "_cumulative_rewards",
+    "_cumulative_rewards, and its reward is the sum of the agent's rewards entries since it last acted",
     "state-in-space": "state() is a member of state_space",
     "max-cycles": "an environment with max_cycles ends every episode within max_cycles cycles",
 }
@@ -113,6 +114,13 @@ class EnvCheckError(AssertionError):
     examples: int = 0
     statement: str = field(default="", repr=False)
     kind: str = ""  # "gymnasium", "parallel", "aec", "vector", "match"; "" = by ``parallel``
+    also: tuple[EnvCheckError, ...] = field(default=(), repr=False)  # the other broken properties
+    held: tuple[str, ...] = field(default=(), repr=False)  # the checked properties that held
+    not_checked: dict[str, str] = field(default_factory=dict, repr=False)  # property -> why
+    warnings: tuple[str, ...] = field(default=(), repr=False)
+    ignored_info: tuple[str, ...] = field(default=(), repr=False)  # info keys left out of replays
+    steps: int = field(default=0, repr=False)  # steps the check ran (all examples)
+    episodes: int = field(default=0, repr=False)
 
     def __post_init__(self) -> None:
         self.kind = self.kind or ("parallel" if self.parallel else "gymnasium")
@@ -123,7 +131,29 @@ class EnvCheckError(AssertionError):
         super().__init__(self._message())
 
     def __str__(self) -> str:
-        return self._message()
+        return self._message() + self._others()
+
+    def _others(self) -> str:
+        if not self.also:
+            return ""
+        lines = [f"  also broken ({len(self.also)} more; each has its own reproduction in .also):"]
+        lines += [
+            f"    {e.property} {e._location()} (seed={e.seed}, {len(e.actions)} action{'s' * (len(e.actions) != 1)})"
+            for e in self.also
+        ]
+        return "\n" + "\n".join(lines)
+
+    @builtins.property  # the field ``property`` shadows the builtin in the class body
+    def broken(self) -> tuple[EnvCheckError, ...]:
+        """Every broken property found: this one first, then :attr:`also`."""
+        return (self, *self.also)
+
+    def verdicts(self) -> dict[str, str]:
+        """Each property: ``"held"``, ``"broken"`` or ``"not checked: <why>"``."""
+        from spacealg.testing.verdicts import verdicts
+
+        names = (*self.held, *(e.property for e in self.broken), *self.not_checked)
+        return verdicts(dict.fromkeys(names), (e.property for e in self.broken), self.not_checked)
 
     def _location(self) -> str:
         if self.where:

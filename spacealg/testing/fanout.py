@@ -23,11 +23,21 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Outcome", "check_many", "check_one", "exit_status", "expand", "summary_table"]
+__all__ = [
+    "Outcome",
+    "check_many",
+    "check_one",
+    "deadline_of",
+    "exit_status",
+    "expand",
+    "outcome_of",
+    "summary_table",
+    "within",
+]
 
 
 @dataclass
@@ -46,10 +56,12 @@ class Outcome:
     reproduction: str = ""
     warnings: tuple[str, ...] = ()
     out_of_time: bool = False
+    document: dict[str, Any] = field(default_factory=dict)  # verdicts, broken, not checked, warnings
 
 
 def exit_status(outcome: Outcome) -> int:
-    """0 passed, 1 a property broke, 2 cannot make (or an error of the checker itself)."""
+    """0 passed, 1 a property broke, 2 cannot make, timeout (the environment hangs past the
+    time budget) or an error of the checker itself."""
     return {"passed": 0, "failed": 1}.get(outcome.status, 2)
 
 
@@ -70,12 +82,10 @@ def expand(patterns: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _buildable(target: str) -> BaseException | None:
-    from spacealg.testing.resolve import resolve
-
+def _buildable(make: Callable[[], Any]) -> BaseException | None:
     try:
-        env = resolve(target).make()
-    except Exception as error:
+        env = make()
+    except (Exception, SystemExit) as error:
         return error
     with contextlib.suppress(Exception):
         env.close()
@@ -83,32 +93,47 @@ def _buildable(target: str) -> BaseException | None:
 
 
 def check_one(target: str, options: dict[str, Any]) -> Outcome:
-    """Check one target (a top-level function, so that worker processes can run it)."""
-    from spacealg.testing import EnvCheckError, check
+    """Check one target with :func:`~spacealg.testing.check` (a top-level function, so that
+    worker processes can run it)."""
+    from spacealg.testing import check
+    from spacealg.testing.resolve import resolve
 
-    started = time.perf_counter()
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
-    problem = _buildable(target)
+    return outcome_of(target, lambda: resolve(target).make(), lambda: check(target, **options))
+
+
+def outcome_of(target: str, make: Callable[[], Any], run: Callable[[], Any]) -> Outcome:
+    """The :class:`Outcome` of ``run()`` (a check of ``target``), after making sure
+    ``make()`` builds the environment: "cannot make" where it raises (``sys.exit()``
+    included), "failed" with every broken property, "error" for any other exception."""
+    from spacealg.testing import EnvCheckError
+    from spacealg.testing.verdicts import error_document, report_document
+
+    started = time.perf_counter()
+    problem = _buildable(make)
     if problem is not None:
-        return Outcome(
-            target, "cannot make", time.perf_counter() - started, message=f"{type(problem).__name__}: {problem}"
-        )
+        what = f"sys.exit({problem.code!r})" if isinstance(problem, SystemExit) else f"{type(problem).__name__}"
+        return Outcome(target, "cannot make", time.perf_counter() - started, message=f"{what}: {problem}")
     try:
         with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
             warnings.simplefilter("ignore")
-            report = check(target, **options)
+            report = run()
     except EnvCheckError as error:
         return Outcome(
             target,
             "failed",
             time.perf_counter() - started,
             examples=error.examples,
+            steps=error.steps,
+            episodes=error.episodes,
             property=error.property,
             message=str(error),
             reproduction=error.reproduction(),
+            warnings=tuple(error.warnings),
+            document=error_document(error),
         )
-    except Exception as error:
+    except (Exception, SystemExit) as error:
         return Outcome(target, "error", time.perf_counter() - started, message=f"{type(error).__name__}: {error}")
     return Outcome(
         target,
@@ -119,7 +144,40 @@ def check_one(target: str, options: dict[str, Any]) -> Outcome:
         report.episodes,
         warnings=report.warnings,
         out_of_time=report.out_of_time,
+        document=report_document(report),
     )
+
+
+def timed_out(target: str, seconds: float) -> Outcome:
+    """The outcome of a check that did not end within ``seconds`` (a step that blocks)."""
+    return Outcome(
+        target,
+        "timeout",
+        seconds,
+        message=f"the check did not end within {seconds:.0f} s: the environment blocks (a reset or step that "
+        "never returns?)",
+    )
+
+
+def within(seconds: float | None, run: Callable[[], Outcome], target: str) -> Outcome:
+    """``run()`` in a daemon thread, given up after ``seconds`` (None: waited for)."""
+    if seconds is None:
+        return run()
+    import threading
+
+    box: list[Outcome] = []
+    thread = threading.Thread(target=lambda: box.append(run()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    return box[0] if box else timed_out(target, seconds)
+
+
+def deadline_of(options: dict[str, Any]) -> float | None:
+    """The hard limit on one check under a time budget: the search, the shrinking and the
+    searches for further broken properties (each as long as the budget), and a margin for
+    building environments. None without a budget."""
+    budget = options.get("budget")
+    return None if not budget else 3 * float(budget) + 10.0
 
 
 def _progress(total: int, enabled: bool) -> Any:
@@ -133,11 +191,13 @@ def _progress(total: int, enabled: bool) -> Any:
     return None
 
 
-def _on_ray(targets: Sequence[str], options: dict[str, Any], address: str, bar: Any) -> dict[str, Outcome]:
+def _on_ray(
+    targets: Sequence[str], options: dict[str, Any], address: str, bar: Any, worker: Callable[..., Outcome]
+) -> dict[str, Outcome]:
     try:
         import ray
-    except ImportError as error:  # pragma: no cover - depends on the extra
-        raise ImportError("--ray-address needs Ray: pip install 'spacealg[ray]'") from error
+    except ImportError as error:
+        raise ModuleNotFoundError("--ray-address needs Ray: pip install 'spacealg[ray]'", name="ray") from error
     if not ray.is_initialized():
         # workers import module:factory targets as this process does: from its sys.path
         paths = [p for p in [os.getcwd(), *sys.path] if p and os.path.isdir(p)]
@@ -147,7 +207,7 @@ def _on_ray(targets: Sequence[str], options: dict[str, Any], address: str, bar: 
             log_to_driver=False,
             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(dict.fromkeys(paths))}},
         )
-    remote = ray.remote(check_one)
+    remote = ray.remote(worker)
     pending = {remote.remote(t, options): t for t in targets}
     done: dict[str, Outcome] = {}
     while pending:
@@ -167,41 +227,86 @@ def check_many(
     ray_address: str | None = None,
     progress: bool = True,
     on_result: Callable[[Outcome], None] | None = None,
+    worker: Callable[[str, dict[str, Any]], Outcome] = check_one,
     **options: Any,
 ) -> list[Outcome]:
     """Check every target (see the module docstring) with ``options`` of
     :func:`~spacealg.testing.check`; ``jobs``: worker processes (default: the CPU count,
-    at most the number of targets; 1 runs in this process)."""
+    at most the number of targets; 1 runs in this process); ``worker(target, options)``:
+    the check of one target (a picklable callable; default :func:`check_one`). Under a time
+    budget a check that does not end (an environment that blocks) is given up after
+    :func:`deadline_of` seconds as a "timeout" outcome, its worker process terminated."""
     names = expand(targets)
     if jobs is not None and jobs < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
     bar = _progress(len(names), progress and len(names) > 1)
     done: dict[str, Outcome] = {}
+    limit = deadline_of(options)
+
+    def record(name: str, outcome: Outcome) -> None:
+        done[name] = outcome
+        if on_result is not None:
+            on_result(outcome)
+        if bar is not None:
+            bar.update(1)
+
     try:
         if ray_address is not None:
-            done = _on_ray(names, options, ray_address, bar)
+            done = _on_ray(names, options, ray_address, bar, worker)
         elif (jobs or min(os.cpu_count() or 1, len(names))) <= 1 or len(names) == 1:
             for name in names:
-                done[name] = check_one(name, options)
-                if on_result is not None:
-                    on_result(done[name])
-                if bar is not None:
-                    bar.update(1)
+                record(name, within(limit, lambda name=name: worker(name, options), name))  # type: ignore[misc]
         else:
-            workers = jobs or min(os.cpu_count() or 1, len(names))
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                futures = {pool.submit(check_one, name, options): name for name in names}
-                for future in as_completed(futures):
-                    outcome = future.result()
-                    done[futures[future]] = outcome
-                    if on_result is not None:
-                        on_result(outcome)
-                    if bar is not None:
-                        bar.update(1)
+            _in_processes(names, options, jobs or min(os.cpu_count() or 1, len(names)), limit, worker, record)
     finally:
         if bar is not None:
             bar.close()
     return [done[name] for name in names]
+
+
+def _in_processes(
+    names: list[str],
+    options: dict[str, Any],
+    workers: int,
+    limit: float | None,
+    worker: Callable[[str, dict[str, Any]], Outcome],
+    record: Callable[[str, Outcome], None],
+) -> None:
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    pool = ProcessPoolExecutor(max_workers=workers)
+    futures = {pool.submit(worker, name, options): name for name in names}
+    started: dict[Any, float] = {}
+    try:
+        pending = set(futures)
+        while pending:
+            ready, pending = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
+            for future in ready:
+                record(futures[future], future.result())
+            now = time.perf_counter()
+            for future in pending:
+                if future.running():
+                    started.setdefault(future, now)
+            late = {f for f in pending if limit is not None and f in started and now - started[f] > limit}
+            for future in late:
+                record(futures[future], timed_out(futures[future], limit))  # type: ignore[arg-type]
+            pending -= late
+            if late:  # a blocked worker never returns: end the pool, start the rest anew
+                _terminate(pool)
+                rest = {futures[f] for f in pending}
+                pool = ProcessPoolExecutor(max_workers=workers)
+                futures = {pool.submit(worker, name, options): name for name in rest}
+                pending, started = set(futures), {}
+    finally:
+        _terminate(pool)
+
+
+def _terminate(pool: ProcessPoolExecutor) -> None:
+    processes = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.terminate()
 
 
 def summary_table(outcomes: Sequence[Outcome]) -> str:
@@ -222,7 +327,7 @@ def summary_table(outcomes: Sequence[Outcome]) -> str:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [header, *rows]]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    counts = {s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "cannot make", "error")}
+    counts = {s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "cannot make", "timeout", "error")}
     lines.append("")
     lines.append(", ".join(f"{v} {k}" for k, v in counts.items() if v) + f" of {len(outcomes)}")
     return "\n".join(lines)

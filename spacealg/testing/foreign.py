@@ -13,16 +13,16 @@ dm_env properties (:data:`DM_ENV_PROPERTIES`) and TorchRL properties
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
 from spacealg.core.protocol import sample
+from spacealg.testing.driver import Budget, Focus, describe_exception
 from spacealg.testing.errors import EnvCheckError, PropertyError
 from spacealg.testing.resolve import EnvSource, resolve
-from spacealg.testing.runner import EnvCheckReport
+from spacealg.testing.runner import EnvCheckReport, close, drawn_body, run_check
 
 __all__ = [
     "DM_ENV_PROPERTIES",
@@ -78,48 +78,36 @@ def _require(condition: bool, prop: str, detail: str, step: int | None) -> None:
         raise PropertyError(prop, detail, step)
 
 
-# -- failures and their reproduction ----------------------------------------------------------
+# -- the search: the runner every checker shares ----------------------------------------------
 
-_REPLAYS = {
-    "dm_env": [
-        "step = env.reset()",
-        "for action in ACTIONS:",
-        "    step = env.step(np.asarray(action, dtype=env.action_spec().dtype))",
-        "    print(step)",
-        "    if step.last():",
-        "        step = env.reset()",
-    ],
-    "torchrl": [
-        "import torch",
-        "env.set_seed(SEED)",
-        "td = env.reset()",
-        "for action in ACTIONS:",
-        "    td.set('action', torch.tensor(action, dtype=env.action_spec.dtype))",
-        "    td = env.step(td)",
-        "    print(td['next'])",
-        "    td = env.reset() if td['next', 'done'].any() else td['next'].clone()",
-    ],
-}
+ForeignEnvCheckError = EnvCheckError
+"""The error of a dm_env or TorchRL check (an :class:`EnvCheckError` of kind ``"dm_env"`` or
+``"torchrl"``, whose reproduction replays the actions through that API)."""
 
 
-class ForeignEnvCheckError(EnvCheckError):
-    """An :class:`EnvCheckError` of a dm_env or TorchRL environment, whose reproduction
-    replays the actions through that API."""
+def _body(
+    source: EnvSource, episode: Callable[[Any, int, int, list[Any]], int], max_steps: int
+) -> Callable[[EnvSource, dict[str, int], Budget, Focus], Callable[[Any], None]]:
+    """The Hypothesis body of a foreign check on :func:`~spacealg.testing.runner.run_check`:
+    the length and seed drawn as every checker draws them; the actions drawn by the
+    episode from the seed (through spacealg's adapters); any exception is ``no-exception``."""
 
-    api: str = "dm_env"
+    def make_body(source: EnvSource, stats: dict[str, int], clock: Budget, focus: Focus) -> Callable[[Any], None]:
+        def run(data: Any, seed: int, n: int, taken: list[Any]) -> None:
+            env = source.make()
+            try:
+                stats["steps"] += episode(env, seed % 2**31, n, taken)
+                stats["episodes"] += 1
+            except PropertyError:
+                raise
+            except Exception as error:
+                raise PropertyError("no-exception", describe_exception(error), len(taken) or None) from error
+            finally:
+                close(env, source)
 
-    def reproduction(self) -> str:
-        """A self-contained snippet that replays the failing actions."""
-        from spacealg.testing.errors import literal
+        return drawn_body(run, max_steps=max_steps, limit=None, clock=clock, focus=focus)
 
-        lines = [f"# spacealg: property {self.property!r} failed {self._location()}", f"# law: {self.statement}",
-                 "import numpy as np", *self.imports, "", self.construction, f"SEED = {self.seed}",
-                 f"ACTIONS = {literal(self.actions)}", *_REPLAYS[self.api]]
-        lines += [f"# found: {line}" for line in self.detail.splitlines()]
-        return "\n".join(lines) + "\n"
-
-
-# -- the search (Hypothesis) ----------------------------------------------------------------
+    return make_body
 
 
 def _search(
@@ -132,51 +120,15 @@ def _search(
     max_steps: int,
     random_seed: int | None,
 ) -> EnvCheckReport:
-    """Run ``episode(env, seed, steps, taken)`` on Hypothesis-drawn seeds and lengths; raise
-    the EnvCheckError of the shortest failure, or report."""
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import seed as hypothesis_seed
-    from hypothesis import strategies as st
-
-    env = source.make()
-    stats = {"examples": 0, "steps": 0, "episodes": 0}
-    started = time.perf_counter()
-
-    @settings(max_examples=max_examples, deadline=None, database=None, derandomize=random_seed is not None,
-              suppress_health_check=list(HealthCheck))
-    @given(st.integers(0, 2**31 - 1), st.integers(0, max_steps))
-    def run(seed: int, steps: int) -> None:
-        taken: list[Any] = []
-        stats["examples"] += 1
-        try:
-            stats["steps"] += episode(env, seed, steps, taken)
-            stats["episodes"] += 1
-        except PropertyError as violation:
-            violation.seed, violation.actions = seed, taken
-            raise
-        except Exception as error:
-            crash = PropertyError("no-exception", f"{type(error).__name__}: {error}", len(taken) or None)
-            crash.seed, crash.actions = seed, taken
-            raise crash from error
-
-    if random_seed is not None:
-        run = hypothesis_seed(random_seed)(run)
-    try:
-        run()
-    except PropertyError as violation:
-        error = ForeignEnvCheckError(
-            violation.property, violation.detail, violation.seed, violation.actions, violation.step,
-            env_name=source.name, construction=source.construction, imports=source.imports,
-            examples=stats["examples"], statement=table.get(violation.property, ""),
-        )
-        error.api = api
-        raise error from None
-    finally:
-        close = getattr(env, "close", None)
-        if source.owned and callable(close):
-            close()
-    return EnvCheckReport(source.name, stats["examples"], stats["steps"], stats["episodes"],
-                          time.perf_counter() - started, tuple(table))
+    return run_check(
+        source,
+        _body(source, episode, max_steps),
+        max_examples=max_examples,
+        random_seed=random_seed,
+        kind=api,
+        properties=tuple(table),
+        not_checked={},
+    )
 
 
 # -- dm_env -----------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 """Declaration lints: space declarations that are legal but usually a mistake. They are
-reported as warnings (:class:`EnvCheckWarning`, and in the report), never as failures:
+reported as warnings (:class:`EnvCheckWarning`, and in the report), never as failures; for
+Gymnasium's own environments (whose declarations the user did not write) only with
+``lint=True`` (``--lint``):
 
 - an observation ``Box`` with infinite bounds (normalisation and clipping cannot use them);
 - a ``Box`` with ``low == high`` in some entry (a constant entry);
@@ -10,17 +12,37 @@ reported as warnings (:class:`EnvCheckWarning`, and in the report), never as fai
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
-__all__ = ["EnvCheckWarning", "space_lints", "warn_all"]
+__all__ = ["EnvCheckWarning", "Lint", "own_gymnasium", "quiet_for", "space_lints", "warn_all"]
 
 
 class EnvCheckWarning(UserWarning):
     """A declaration lint or API-hygiene remark of an environment check (not a failure)."""
+
+
+class Lint(str):
+    """A declaration lint (a warning that :func:`quiet_for` may leave out)."""
+
+
+def own_gymnasium(env: Any) -> bool:
+    """Whether ``env`` is one of Gymnasium's own environments (its unwrapped class lives in
+    ``gymnasium.envs``): their declarations are Gymnasium's, not the user's."""
+    try:
+        return type(env.unwrapped).__module__.startswith("gymnasium.envs.")
+    except Exception:
+        return False
+
+
+def quiet_for(findings: list[Any]) -> list[Any]:
+    """``findings`` without the declaration lints (:class:`Lint`)."""
+    return [f for f in findings if not isinstance(f, Lint)]
 
 
 def _boxes(space: Any, path: str) -> Iterator[tuple[str, Any]]:
@@ -66,7 +88,7 @@ def space_lints(observation_space: Any, action_space: Any, who: str = "") -> lis
                     f"{path}: a continuous action Box not normalised to [-1, 1] "
                     f"(low {_range(low)}, high {_range(high)})"
                 )
-    return found
+    return [Lint(remark) for remark in found]
 
 
 def _range(values: np.ndarray) -> str:
@@ -74,7 +96,24 @@ def _range(values: np.ndarray) -> str:
     return f"{lo:g}" if lo == hi else f"{lo:g}..{hi:g}"
 
 
+def caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside spacealg (the caller's line), counted
+    from the function that calls :func:`warnings.warn`'s caller: a warning points at the
+    user's code, not at spacealg's."""
+    import spacealg
+
+    package = os.path.dirname(os.path.abspath(spacealg.__file__)) + os.sep
+    frame = sys._getframe(2)  # the caller of warn_all
+    level = 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
+
+
 def warn_all(name: str, remarks: list[str]) -> None:
-    """Issue each remark as an :class:`EnvCheckWarning`."""
+    """Issue each remark as an :class:`EnvCheckWarning`, attributed to the caller's line
+    (the first frame outside spacealg)."""
+    level = caller_level()
     for remark in remarks:
-        warnings.warn(f"{name}: {remark}", EnvCheckWarning, stacklevel=3)
+        warnings.warn(f"{name}: {remark}", EnvCheckWarning, stacklevel=level)

@@ -30,6 +30,7 @@ import numpy as np
 
 from spacealg.testing.driver import describe_exception, snapshot
 from spacealg.testing.errors import PARALLEL_PROPERTIES, PropertyError, literal, short
+from spacealg.testing.infos import recorded_per_agent
 from spacealg.testing.masks import MaskedAction, check_mask, find_mask, is_rejection
 from spacealg.testing.probes import parallel_probes
 from spacealg.testing.runner import (
@@ -40,7 +41,6 @@ from spacealg.testing.runner import (
     EnvCheckReport,
     EnvKind,
     Stepping,
-    agents_of,
     check_kind,
 )
 from spacealg.testing.single import after_done, check_flags, check_info, check_observation, check_reward
@@ -144,7 +144,7 @@ class ParallelEpisode(Stepping):
             check_info(infos[agent], done_at, where, who)
         self.finished = {}
         self.last = (observations, infos)
-        self.trace.append(("reset", snapshot({a: observations[a] for a in agents}), agents, snapshot(infos)))
+        self.trace.append(("reset", snapshot({a: observations[a] for a in agents}), agents, recorded_per_agent(infos)))
 
     def _factors(self, live: list[Any], k: int) -> dict[Any, Any]:
         if not self.masks:
@@ -221,7 +221,7 @@ class ParallelEpisode(Stepping):
                 dict(terminations),
                 dict(truncations),
                 after,
-                snapshot(infos),
+                recorded_per_agent(infos),
             )
         )
         self.steps += 1
@@ -267,34 +267,21 @@ class ParallelEpisode(Stepping):
 
 
 def _declared(env: Any) -> Declared:
-    agents = AgentActions()
-    try:
-        agents.spaces.update({agent: env.action_space(agent) for agent in agents_of(env)})
-    except Exception as error:
-        raise PropertyError(
-            "declared-spaces", f"cannot read the agents and action_space(agent): {describe_exception(error)}"
-        ) from error
-    for agent in agents.spaces:
-        agents.strategy(agent)
+    agents = AgentActions.read(env)
 
     def draw(draws: Draws, live: list[Any], env: Any, factors: dict[Any, Any]) -> dict[Any, Any]:
-        def one(agent: Any) -> Any:
-            return draws.action(
-                agent,
-                factors.get(agent),
-                lambda: agents.spaces.get(agent) or env.action_space(agent),
-                lambda: agents.strategy(agent, env),
-            )
-
-        return {agent: one(agent) for agent in live}
+        return {agent: agents.draw(draws, agent, env, factors.get(agent)) for agent in live}
 
     cycles = max_cycles(env)
     return draw, None if cycles is None else min(cycles, 2000)
 
 
-def _unchecked(env: Any) -> list[str]:
-    declares = getattr(env, "possible_agents", None) is not None
-    return ["observation-aliasing"] + ([] if declares else ["agents-possible"])
+def _unchecked(env: Any) -> dict[str, str]:
+    """The properties that do not apply to ``env``, with why."""
+    why = {"observation-aliasing": "not tracked across the per-agent dicts of a parallel environment"}
+    if getattr(env, "possible_agents", None) is None:
+        why["agents-possible"] = "the environment declares no possible_agents"
+    return why
 
 
 PARALLEL = EnvKind(

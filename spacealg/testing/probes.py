@@ -8,18 +8,23 @@ On fresh environments (an instance given by the caller is only reset, never clos
 - ``reset-stream``: where different seeds give different episodes, eight successive
   ``reset()`` calls without a seed must not all give the same episode (a reset that
   reseeds instead of continuing the stream);
-- ``reset-options``: ``reset(seed=0, options={})`` is accepted;
+- ``reset-options``: ``reset(seed=0, options={})`` is accepted (any exception it raises is a
+  finding where ``reset(seed=0)`` works; where that fails too, the crash is reported);
 - ``close-twice``: ``close()`` twice raises nothing;
 - ``render-modes``: each mode of ``metadata["render_modes"]`` but ``human`` (headless:
   ``SDL_VIDEODRIVER=dummy``) is built with ``render_mode=mode`` and renders what it
   promises: ``rgb_array`` an (H, W, 3) uint8 array, ``depth_array`` a 2-D array, ``ansi`` a
   str, ``*_list`` a list of those;
-- warnings (never failures): the declaration lints of :mod:`spacealg.testing.lints`, and a
-  step before reset (or after close) that does not fail clearly.
+- warnings (never failures): the declaration lints of :mod:`spacealg.testing.lints` (for
+  Gymnasium's own environments only with ``lint=True``), and a step before reset that
+  silently returns an observation outside the declared space.
 
 An episode is the first observation and, where no mask is published, three fixed actions.
 A probe whose environment raises is skipped: the search reports that failure, with a
-reproduction.
+reproduction. The probes return their findings (:mod:`spacealg.testing.verdicts`):
+warnings, the properties they could not check and why (an instance that cannot be rebuilt
+in each render mode, a reset that fails, the time budget), and the properties they found
+broken, each probe running whatever the others found.
 """
 
 from __future__ import annotations
@@ -34,9 +39,10 @@ import numpy as np
 from spacealg.testing.driver import Budget, describe_exception, first_difference, snapshot
 from spacealg.testing.errors import PropertyError
 from spacealg.testing.lints import space_lints
-from spacealg.testing.masks import find_mask, is_rejection
+from spacealg.testing.masks import find_mask
 from spacealg.testing.resolve import EnvSource
 from spacealg.testing.runner import action_fallback, agents_of
+from spacealg.testing.verdicts import NotChecked
 
 __all__ = ["check_render", "single_probes"]
 
@@ -46,18 +52,25 @@ UNSEEDED = 8
 
 
 def resets_with_options(env: Any) -> bool:
-    """The ``reset-options`` probe: ``reset(seed=0, options={})`` is accepted. Raises the
-    property's error for a TypeError (options refused); False when reset fails otherwise
-    (the search reports that), True when it succeeds."""
+    """The ``reset-options`` probe: ``reset(seed=0, options={})`` is accepted. Where it
+    raises (any exception: a TypeError for a refused argument, a KeyError from
+    ``options["start"]``, ...), ``reset(seed=0)`` without options is tried: if that works,
+    the options are at fault and the property's error is raised; if it fails too, reset
+    itself crashes, which is no fault of the options: False (the search reports the crash,
+    with a reproduction). True when ``reset(seed=0, options={})`` succeeds."""
     try:
         env.reset(seed=0, options={})
-    except TypeError as error:
+    except Exception as error:
+        try:
+            env.reset(seed=0)
+        except Exception:
+            return False
         raise PropertyError(
-            "reset-options", f"reset(seed=0, options={{}}) raised {describe_exception(error)}"
+            "reset-options",
+            f"reset(seed=0, options={{}}) raised {describe_exception(error)}, while reset(seed=0) works",
         ) from error
-    except Exception:
-        return False
     return True
+
 
 def _fresh(source: EnvSource) -> Callable[[], Any]:
     shared: list[Any] = []
@@ -93,14 +106,14 @@ def _episode(env: Any, seed: int | None, actions: list[Any]) -> list[Any]:
 
 def rng_probes(
     source: EnvSource, actions: list[Any], episode: Callable[..., list[Any]] = _episode, clock: Budget | None = None
-) -> None:
-    """``reset-seed`` and ``reset-stream`` (see the module docstring); skipped when the time
-    budget runs out."""
+) -> bool:
+    """``reset-seed`` and ``reset-stream`` (see the module docstring); False when the time
+    budget ran out before they were decided, else True (or their PropertyError)."""
     make = _fresh(source)
     seeded = []
     for seed in range(SEEDS):
         if clock is not None and clock.spent():
-            return
+            return False
         env = make()
         try:
             seeded.append(episode(env, seed, actions))
@@ -129,6 +142,7 @@ def rng_probes(
             f"{' as reset(seed=0)' if same_as_seed else ''}, while different seeds give different "
             "ones: reset() reseeds instead of continuing the random stream",
         )
+    return True
 
 
 def _promised(mode: str, frame: Any) -> str | None:
@@ -157,16 +171,26 @@ def _promised(mode: str, frame: Any) -> str | None:
     return None
 
 
-def check_render(source: EnvSource, warned: list[str], act: Callable[[Any], None]) -> None:
+def check_render(source: EnvSource, warned: list[Any], act: Callable[[Any], None]) -> None:
     """``render-modes``: build the environment in each declared mode (but human), reset it,
     ``act`` on it (a step or two) and render."""
     if source.build is None or not source.owned:
+        warned.append(
+            NotChecked(
+                "render-modes",
+                "the environment was given as an instance or a factory without render_mode, so it cannot be "
+                "built in each render mode (pass an id or module:factory)",
+            )
+        )
         return
     probe = source.make()
     try:
         modes = list((getattr(probe, "metadata", None) or {}).get("render_modes", []) or [])
     finally:
         _close(probe, source)
+    if not modes:
+        warned.append(NotChecked("render-modes", "metadata['render_modes'] declares no render mode"))
+        return
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
     for mode in modes:
@@ -175,7 +199,7 @@ def check_render(source: EnvSource, warned: list[str], act: Callable[[Any], None
         try:
             env = source.build(render_mode=mode)
         except TypeError:
-            warned.append(f"cannot build the environment with render_mode={mode!r} to check its rendering")
+            warned.append(NotChecked("render-modes", f"the environment cannot be built with render_mode={mode!r}"))
             return
         except Exception as error:
             if _missing_dependency(error):
@@ -210,83 +234,120 @@ def _missing_dependency(error: BaseException) -> bool:
     return isinstance(error, ImportError) or type(error).__name__ == "DependencyNotInstalled"
 
 
-def _clear(error: BaseException) -> bool:
-    """A clear error: a rejection type, or one whose message tells to reset."""
-    return is_rejection(error) or "reset" in str(error).lower()
-
-
 def lifecycle_probes(
-    source: EnvSource, warned: list[str], start: Callable[[Any], Any], act: Callable[[Any], Any]
+    source: EnvSource, warned: list[Any], start: Callable[[Any], Any], act: Callable[[Any], Any]
 ) -> None:
-    """``close-twice`` and the step-before-reset / step-after-close warnings."""
+    """``close-twice``, and a warning where a step before reset returns what looks like a
+    step's result outside the declared spaces instead of failing (a silent wrong answer,
+    which matters; a step that fails, with any exception, or that answers within the
+    declared spaces from a default state, does not)."""
     if not source.owned:
+        warned.append(NotChecked("close-twice", "the environment was given as an instance: closing it is the caller's"))
         return
     env = source.make()
     try:
-        act(env)
-    except Exception as error:
-        if not _clear(error):
-            warned.append(f"step before reset raised {type(error).__name__}: {error} (not a clear error)")
-    else:
-        warned.append("step before reset did not fail")
-    env.close()
+        wrong = act(env)
+    except Exception:
+        wrong = None
+    if wrong:
+        warned.append(f"step before reset did not fail and returned {wrong}")
+    with contextlib.suppress(Exception):
+        env.close()
     env = source.make()
     try:
         start(env)
     except Exception:
-        env.close()
+        with contextlib.suppress(Exception):
+            env.close()
         return
-    try:
-        env.close()
-        env.close()
-    except Exception as error:
-        raise PropertyError("close-twice", f"the second close() raised {describe_exception(error)}") from error
-    try:
-        act(env)
-    except Exception as error:
-        if not _clear(error):
-            warned.append(f"step after close raised {type(error).__name__}: {error} (not a clear error)")
+    for which in ("first", "second"):
+        try:
+            env.close()
+        except Exception as error:
+            raise PropertyError("close-twice", f"the {which} close() raised {describe_exception(error)}") from error
+
+
+def _outside(result: Any, space: Any) -> str | None:
+    """What is wrong with a single step's ``result`` (None: a 5-tuple whose observation is
+    in ``space``)."""
+    from spacealg.testing.errors import short
+    from spacealg.testing.single import is_member
+
+    if not (isinstance(result, tuple) and len(result) == 5):
+        return f"{short(result)}, not a step's 5-tuple"
+    if not is_member(result[0], space):
+        return f"the observation {short(result[0])}, outside the observation space"
+    return None
 
 
 def _then(
     source: EnvSource,
-    warned: list[str],
+    warned: list[Any],
     actions: list[Any],
     episode: Callable[..., list[Any]],
     clock: Budget | None,
     act: Callable[[Any], Any],
     start_and_act: Callable[[Any], Any],
-) -> list[str]:
+) -> list[Any]:
     """The RNG probes, then, while the budget lasts, the life-cycle and render probes
     (``act``: one step of a started environment; ``start_and_act``: reset, then a step
     where no mask is published); returns the warnings."""
     try:
-        rng_probes(source, actions, episode, clock)
-    except PropertyError:
-        raise
+        if not rng_probes(source, actions, episode, clock):
+            out_of_time(warned, "reset-seed", "reset-stream")
+    except PropertyError as violation:
+        warned.append(violation)
     except Exception:
         pass
-    if clock is None or not clock.spent():
-        lifecycle_probes(source, warned, lambda env: env.reset(seed=0), act)
-        check_render(source, warned, start_and_act)
+    if clock is not None and clock.spent():
+        out_of_time(warned, "close-twice", "render-modes")
+        return warned
+    for run in (
+        lambda: lifecycle_probes(source, warned, lambda env: env.reset(seed=0), act),
+        lambda: check_render(source, warned, start_and_act),
+    ):
+        try:
+            run()
+        except PropertyError as violation:
+            warned.append(violation)
     return warned
 
 
-def single_probes(source: EnvSource, clock: Budget | None = None) -> list[str]:
+def out_of_time(warned: list[Any], *properties: str) -> None:
+    """Mark ``properties`` not checked: the time budget ran out before their probes."""
+    warned += [NotChecked(p, "the time budget ran out before its probe") for p in properties]
+
+
+def with_options(env: Any, warned: list[Any]) -> bool:
+    """:func:`resets_with_options`, its violation added to ``warned``; False (and the probes
+    that need a working reset marked not checked) where reset itself fails."""
+    try:
+        if resets_with_options(env):
+            return True
+    except PropertyError as violation:
+        warned.append(violation)
+        return True
+    why = "reset(seed=0) itself raises (reported as no-exception by the search)"
+    needs_reset = ("reset-options", "reset-seed", "reset-stream", "close-twice", "render-modes")
+    warned += [NotChecked(p, why) for p in needs_reset]
+    return False
+
+
+def single_probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
     """The probes of a Gymnasium environment; returns the warnings."""
-    warned: list[str] = []
+    warned: list[Any] = []
     env = source.make()
     try:
         warned += space_lints(env.observation_space, env.action_space)
         draw = action_fallback(env.action_space, 0)
         actions = [draw(None) for _ in range(3)]
-        if not resets_with_options(env):
+        if not with_options(env, warned):
             return warned  # reset itself fails: the search reports it
     finally:
         _close(env, source)
 
-    def act(env: Any) -> None:
-        env.step(snapshot(actions[0]))
+    def act(env: Any) -> str | None:
+        return _outside(env.step(snapshot(actions[0])), env.observation_space)
 
     def start_and_act(env: Any) -> None:
         obs, info = env.reset(seed=0)
@@ -296,9 +357,9 @@ def single_probes(source: EnvSource, clock: Budget | None = None) -> list[str]:
     return _then(source, warned, actions, _episode, clock, act, start_and_act)
 
 
-def parallel_probes(source: EnvSource, clock: Budget | None = None) -> list[str]:
+def parallel_probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
     """The probes of a PettingZoo parallel environment; returns the warnings."""
-    warned: list[str] = []
+    warned: list[Any] = []
     env = source.make()
     try:
         agents = agents_of(env)
@@ -306,7 +367,7 @@ def parallel_probes(source: EnvSource, clock: Budget | None = None) -> list[str]
             warned += space_lints(env.observation_space(agent), env.action_space(agent), f"agent {agent!r}: ")
         draws = {agent: action_fallback(env.action_space(agent), 0) for agent in agents}
         actions = [{agent: draw(None) for agent, draw in draws.items()} for _ in range(3)]
-        if not resets_with_options(env):
+        if not with_options(env, warned):
             return warned  # reset itself fails: the search reports it
     finally:
         _close(env, source)
@@ -324,8 +385,9 @@ def parallel_probes(source: EnvSource, clock: Budget | None = None) -> list[str]
             trace.append((snapshot(observations), snapshot(rewards)))
         return trace
 
-    def act(env: Any) -> None:
+    def act(env: Any) -> str | None:
         env.step({a: snapshot(actions[0][a]) for a in list(getattr(env, "agents", [])) if a in actions[0]})
+        return None
 
     def start_and_act(env: Any) -> None:
         observations, infos = env.reset(seed=0)
@@ -335,15 +397,15 @@ def parallel_probes(source: EnvSource, clock: Budget | None = None) -> list[str]
     return _then(source, warned, actions, episode, clock, act, start_and_act)
 
 
-def aec_probes(source: EnvSource, clock: Budget | None = None) -> list[str]:
+def aec_probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
     """The probes of a PettingZoo AEC environment (an episode: the first observation of the
     selected agent and the infos); returns the warnings."""
-    warned: list[str] = []
+    warned: list[Any] = []
     env = source.make()
     try:
         for agent in agents_of(env):
             warned += space_lints(env.observation_space(agent), env.action_space(agent), f"agent {agent!r}: ")
-        if not resets_with_options(env):
+        if not with_options(env, warned):
             return warned  # reset itself fails: the search reports it
     finally:
         _close(env, source)
@@ -354,4 +416,7 @@ def aec_probes(source: EnvSource, clock: Budget | None = None) -> list[str]:
             return [None]
         return [snapshot(env.observe(env.agent_selection)), env.agent_selection]
 
-    return _then(source, warned, [], episode, clock, lambda env: env.last(), lambda env: env.reset(seed=0))
+    def last(env: Any) -> None:
+        env.last()
+
+    return _then(source, warned, [], episode, clock, last, lambda env: env.reset(seed=0))

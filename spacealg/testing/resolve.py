@@ -86,8 +86,15 @@ def is_parallel_env(env: Any) -> bool:
 
 
 def is_vector_env(env: Any) -> bool:
-    """Whether ``env`` is a Gymnasium vector environment (``num_envs`` and single spaces)."""
-    return hasattr(env, "num_envs") and hasattr(env, "single_action_space") and hasattr(env, "single_observation_space")
+    """Whether ``env`` is a Gymnasium vector environment: ``num_envs`` and single spaces, or
+    ``num_envs`` on a ``VectorEnv`` subclass or an EnvPool environment (whose declared
+    spaces are the single ones: EnvPool's convention, reported as ``declared-spaces``)."""
+    if not hasattr(env, "num_envs"):
+        return False
+    if hasattr(env, "single_action_space") and hasattr(env, "single_observation_space"):
+        return True
+    kinds = type(env).__mro__
+    return any(k.__name__ == "VectorEnv" for k in kinds) or type(env).__module__.startswith("envpool")
 
 
 def env_kind(env: Any) -> str:

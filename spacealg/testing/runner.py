@@ -6,10 +6,39 @@ environment and draw one action, the properties, the probes. :func:`check_kind` 
 rest, the same for every kind: validate the options, run the one-off probes, build the
 Hypothesis body of :func:`episode_body` (an episode length, a reset seed, the time budget,
 then the actions, drawn through :class:`Draws` and recorded for the report), search, refine
-a failure to the shortest action sequence found, and report.
+each failure to the shortest action sequence found, and report.
 
 Laws: the same ``random_seed`` and options give the same run (the same draws in the same
-order for every kind); a failure's ``actions`` replay it with :func:`spacealg.testing.replay`.
+order for every kind); a failure's ``actions`` replay it with :func:`spacealg.testing.replay`;
+every property of a kind's table is reported held, broken or not checked (with why), never
+silently dropped.
+
+How a new checker plugs in (the names below are the stable surface of this module):
+
+1. **Properties**: a ``{name: one-line law}`` table (as
+   :data:`~spacealg.testing.errors.PROPERTIES`); register it for reports and errors in
+   :func:`spacealg.testing.tables.properties_of` under the kind's name.
+2. **Episodes**: a class built as ``episode(env, seed, n, draw, masks=...)`` with ``run()``
+   (returning the trace: a list of entries compared with :func:`compare` on replay),
+   ``steps`` and ``episodes``; a broken property is raised inside as
+   :class:`~spacealg.testing.errors.PropertyError` ``(property, detail, step, where)``.
+   Stepped APIs subclass :class:`Stepping`. Record infos with
+   :func:`spacealg.testing.infos.recorded` so that ``ignore_info_keys`` applies.
+3. **Drivers**: ``declared(env) -> (draw, limit)`` reads the action spaces from a fresh
+   environment (raising ``declared-spaces``) and returns ``draw(draws, *args)``, which draws
+   one action through :meth:`Draws.action` (Hypothesis, masks, the tail generator), and the
+   episode limit. :func:`episode_body` turns the kind into the Hypothesis body.
+4. **Probes** (optional): ``probes(source, clock) -> findings``: a list holding warnings
+   (``str``), :class:`~spacealg.testing.verdicts.NotChecked` (a property left unchecked,
+   with why) and ``PropertyError`` (a broken property, reported with the others).
+   ``unchecked(env)`` returns ``{property: why}`` for properties that do not apply to a
+   given environment.
+5. **Reporting**: :func:`check_kind` (or, for a checker with a body of its own,
+   :func:`run_check` with ``make_body(source, stats, clock, focus)``, ``properties`` and
+   ``not_checked``) returns an :class:`EnvCheckReport` (``properties`` held,
+   ``not_checked``, ``warnings``) or raises an :class:`~spacealg.testing.errors.EnvCheckError`
+   whose ``also`` holds every further broken property, each with its reproduction; a body
+   must pass over the violations its ``focus`` ignores (:meth:`Focus.ignores`).
 """
 
 from __future__ import annotations
@@ -17,7 +46,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 import numpy as np
@@ -32,12 +61,17 @@ from spacealg.testing.driver import (
     describe_exception,
     first_difference,
     global_rng,
+    passing_over,
     search,
     snapshot,
 )
 from spacealg.testing.errors import OPTIONAL_PROPERTIES, EnvCheckError, PropertyError, short
+from spacealg.testing.infos import current as current_info_keys
+from spacealg.testing.infos import ignoring, info_keys
+from spacealg.testing.lints import own_gymnasium
 from spacealg.testing.masks import MaskedAction
 from spacealg.testing.resolve import EnvSource, resolve
+from spacealg.testing.verdicts import partition, verdicts
 
 __all__ = [
     "DEFAULT_MAX_EXAMPLES",
@@ -50,6 +84,7 @@ __all__ = [
     "Stepping",
     "agents_of",
     "check_kind",
+    "drawn_body",
     "episode_body",
     "run_check",
     "run_example",
@@ -72,6 +107,8 @@ class CheckOptions(TypedDict, total=False):
     masks: bool
     illegal_actions: bool
     hygiene: bool
+    ignore_info_keys: Any
+    lint: bool
 
 
 DEFAULT_OPTIONS: CheckOptions = {
@@ -84,12 +121,15 @@ DEFAULT_OPTIONS: CheckOptions = {
     "masks": True,
     "illegal_actions": False,
     "hygiene": True,
+    "ignore_info_keys": (),
+    "lint": False,
 }
 
 
 @dataclass
 class EnvCheckReport:
-    """A passed check: what was checked, and how much."""
+    """A passed check: what was checked, and how much. ``properties``: those that held;
+    ``not_checked``: every property of the checker's table that was not checked, and why."""
 
     env_name: str
     examples: int
@@ -100,12 +140,18 @@ class EnvCheckReport:
     warnings: tuple[str, ...] = ()
     out_of_time: bool = False  # the time budget ended the search before max_examples
     kind: str = "gymnasium"
+    not_checked: dict[str, str] = field(default_factory=dict)
+
+    def verdicts(self) -> dict[str, str]:
+        """Each property: ``"held"`` or ``"not checked: <why>"``."""
+        return verdicts((*self.properties, *self.not_checked), (), self.not_checked)
 
     def __str__(self) -> str:
         budget = " (the time budget ended the search)" if self.out_of_time else ""
+        skipped = f"; {len(self.not_checked)} not checked" if self.not_checked else ""
         return (
             f"{self.env_name}: {len(self.properties)} properties held over {self.examples} examples "
-            f"({self.steps:,} steps, {self.episodes:,} episodes) in {self.seconds:.1f} s{budget}"
+            f"({self.steps:,} steps, {self.episodes:,} episodes) in {self.seconds:.1f} s{budget}{skipped}"
         )
 
 
@@ -177,6 +223,7 @@ def fail(
         reproducible=reproducible,
         examples=examples,
         kind=kind,
+        ignored_info=current_info_keys(),
     )
 
 
@@ -196,6 +243,10 @@ def probe(source: EnvSource, read: Callable[[Any], Any]) -> Any:
         close(env, source)
 
 
+MAX_BROKEN = 8
+"""At most this many broken properties are searched for and reported by one check."""
+
+
 def run_check(
     source: EnvSource,
     make_body: Callable[[EnvSource, dict[str, int], Budget, Focus], Callable[[Any], None]],
@@ -206,59 +257,111 @@ def run_check(
     properties: tuple[str, ...],
     budget: float | None = DEFAULT_BUDGET,
     database: Any = None,
-    probes: Callable[[EnvSource, Budget], list[str]] | None = None,
+    probes: Callable[[EnvSource, Budget], list[Any]] | None = None,
+    not_checked: Mapping[str, str] | None = None,
 ) -> EnvCheckReport:
-    """Run the one-off probes, then search for a violation; raise it as an EnvCheckError,
-    or report (with the warnings of the probes, also issued as EnvCheckWarning). A violation
-    found with ``k`` actions is refined: further searches look for the same property with
-    fewer actions, over all seeds, until none is found (within the budget)."""
+    """Run the one-off probes, then search for violations; report (with the probes'
+    warnings, also issued as EnvCheckWarning) or raise an EnvCheckError.
+
+    ``properties``: those checked; ``not_checked``: the others, with why. The probes return
+    findings (:func:`~spacealg.testing.verdicts.partition`: warnings, properties they could
+    not check, broken properties). Every broken property is reported: once a search finds a
+    violation, it is refined (further searches look for the same property with fewer
+    actions, over all seeds, until none is found within the budget) and the search goes on
+    with that property passed over, until nothing more breaks (at most :data:`MAX_BROKEN`).
+    The error raised is the first broken property's; ``error.also`` holds the others, each
+    with its own shortest reproduction; ``error.held`` and ``error.not_checked`` the rest."""
     stats = {"steps": 0, "episodes": 0}
     started = time.perf_counter()
+    skipped: dict[str, str] = dict(not_checked or {})
     warned: list[str] = []
+    broken: list[EnvCheckError] = []
     try:
         clock = Budget(budget)
-        body = make_body(source, stats, clock, Focus())
+        body: Callable[[Any], None] | None = make_body(source, stats, clock, Focus())  # declared-spaces
         if probes is not None:
-            warned = probes(source, clock)
+            warned, left, found = partition(probes(source, clock))
+            skipped.update(left)
+            broken += [fail(violation, source, True, 0, kind) for violation in found]
     except PropertyError as violation:
-        raise fail(violation, source, True, 0, kind) from None
+        error = fail(violation, source, True, 0, kind)
+        error.not_checked = {p: "the environment's spaces cannot be read" for p in properties if p != error.property}
+        raise error from None
     name = f"{kind}:{source.name}"
-    outcome = search(
-        body, max_examples=max_examples, random_seed=random_seed, budget=clock, database=database, name=name
-    )
-    if outcome.violation is not None:
-        best = outcome
-        while best.reproducible and best.violation is not None and best.violation.actions and not clock.spent():
-            found = best.violation
-            focus = Focus(len(found.actions) - 1, found.property)
-            shorter = search(
-                make_body(source, stats, Budget(budget), focus),
-                max_examples=max_examples,
-                random_seed=random_seed,
-                name=name,
-            )
-            if (
-                shorter.violation is None
-                or not shorter.reproducible
-                or len(shorter.violation.actions) >= len(found.actions)
-            ):
-                break
-            best = Outcome(shorter.violation, True, best.examples + shorter.examples)
-        raise fail(best.violation, source, best.reproducible, best.examples, kind) from None  # type: ignore[arg-type]
+    examples, out_of_time = 0, False
+    while len(broken) < MAX_BROKEN:
+        excluded = frozenset(e.property for e in broken)
+        outcome = search(
+            body or make_body(source, stats, clock, Focus(excluded=excluded)),
+            max_examples=max_examples,
+            random_seed=random_seed,
+            budget=clock,
+            database=database,
+            name=name,
+        )
+        body = None
+        examples += outcome.examples
+        out_of_time = out_of_time or outcome.out_of_time
+        if outcome.violation is None:
+            break
+        best = _refine(outcome, source, make_body, stats, budget, excluded, max_examples, random_seed, name)
+        broken.append(fail(best.violation, source, best.reproducible, examples, kind))  # type: ignore[arg-type]
+        if clock.spent():
+            out_of_time = True
+            break
+        clock = Budget(None if budget is None else max(budget - (time.perf_counter() - started), 1.0))
     from spacealg.testing.lints import warn_all
 
     warn_all(source.name, warned)
+    held = tuple(p for p in properties if p not in skipped and all(p != e.property for e in broken))
+    if broken:
+        first, *others = broken
+        first.also, first.held, first.not_checked = tuple(others), held, skipped
+        first.warnings = tuple(warned)
+        first.steps, first.episodes = stats["steps"], stats["episodes"]
+        raise first from None
     return EnvCheckReport(
         source.name,
-        outcome.examples,
+        examples,
         stats["steps"],
         stats["episodes"],
         time.perf_counter() - started,
-        properties,
+        held,
         tuple(warned),
-        outcome.out_of_time,
+        out_of_time,
         kind,
+        skipped,
     )
+
+
+def _refine(
+    outcome: Outcome,
+    source: EnvSource,
+    make_body: Callable[[EnvSource, dict[str, int], Budget, Focus], Callable[[Any], None]],
+    stats: dict[str, int],
+    budget: float | None,
+    excluded: frozenset[str],
+    max_examples: int,
+    random_seed: int | None,
+    name: str,
+) -> Outcome:
+    """A found violation with the shortest action sequence further searches find."""
+    best = outcome
+    clock = Budget(budget)
+    while best.reproducible and best.violation is not None and best.violation.actions and not clock.spent():
+        found = best.violation
+        focus = Focus(len(found.actions) - 1, found.property, excluded)
+        shorter = search(
+            make_body(source, stats, Budget(budget), focus),
+            max_examples=max_examples,
+            random_seed=random_seed,
+            name=name,
+        )
+        worse = shorter.violation is None or not shorter.reproducible
+        if worse or len(shorter.violation.actions) >= len(found.actions):  # type: ignore[union-attr]
+            break
+        best = Outcome(shorter.violation, True, best.examples + shorter.examples)
+    return best
 
 
 def run_example(
@@ -412,11 +515,34 @@ class Draws:
 
 class AgentActions:
     """Each agent's action space and Hypothesis strategy, read once (from ``env`` for an
-    agent not declared in ``spaces``); ``declared-spaces`` where no strategy can be built."""
+    agent not declared in ``spaces``); ``declared-spaces`` where no strategy can be built.
+    The one driver of the multi-agent checkers: :meth:`read` reads a fresh environment's
+    agents, :meth:`draw` draws an agent's action."""
 
     def __init__(self) -> None:
         self.spaces: dict[Any, Any] = {}
         self.strategies: dict[Any, Any] = {}
+
+    @classmethod
+    def read(cls, env: Any) -> AgentActions:
+        """The action spaces and strategies of ``env``'s agents (:func:`agents_of`)."""
+        agents = cls()
+        try:
+            agents.spaces.update({agent: env.action_space(agent) for agent in agents_of(env)})
+        except Exception as error:
+            raise PropertyError(
+                "declared-spaces", f"cannot read the agents and action_space(agent): {describe_exception(error)}"
+            ) from error
+        for agent in agents.spaces:
+            agents.strategy(agent)
+        return agents
+
+    def draw(self, draws: Draws, agent: Any, env: Any, factors: list[np.ndarray] | None) -> Any:
+        """``agent``'s action through :meth:`Draws.action` (its space read from ``env``
+        for an agent that spawned after the declaration was read)."""
+        return draws.action(
+            agent, factors, lambda: self.spaces.get(agent) or env.action_space(agent), lambda: self.strategy(agent, env)
+        )
 
     def strategy(self, agent: Any, env: Any = None) -> Any:
         if agent not in self.strategies:
@@ -446,7 +572,8 @@ class EnvKind:
     ``episodes``; ``declared(env)``: the draw function and the episode limit, read from a
     fresh environment (raising ``declared-spaces``); ``what``: the fields of a step in the
     trace, named by determinism failures; ``unchecked(env)``: properties that a fresh
-    environment shows not to apply (None: all apply)."""
+    environment shows not to apply, as ``{property: why}`` (or an iterable of names; None:
+    all apply)."""
 
     name: str
     episode: Callable[..., Any]
@@ -454,24 +581,57 @@ class EnvKind:
     what: str
     properties: Mapping[str, str]
     probes: Callable[[EnvSource, Budget | None], list[str]]
-    unchecked: Callable[[Any], Iterable[str]] | None = None
+    unchecked: Callable[[Any], Iterable[str] | Mapping[str, str]] | None = None
 
 
-def episode_body(
-    kind: EnvKind, source: EnvSource, options: CheckOptions, stats: dict[str, int], clock: Budget, focus: Focus
+Example = Callable[[Any, int, int, list[Any]], None]
+"""An example of a check: ``run(data, seed, n, taken)`` runs ``n`` steps from ``seed``,
+drawing what it needs from Hypothesis' ``data`` and recording the actions in ``taken``;
+raises PropertyError."""
+
+
+def drawn_body(
+    run: Example, *, max_steps: int, limit: int | None, clock: Budget, focus: Focus
 ) -> Callable[[Any], None]:
-    """The Hypothesis body of a check: draw the length and the seed (:meth:`Focus.length`,
-    :data:`SEEDS`), admit the example under the time budget, run it (and its replay) with
-    :func:`run_example`, drawing actions through :class:`Draws`."""
-    draw_action, limit = probe(source, kind.declared)
-    max_steps, masks = options["max_steps"], options["masks"]
+    """The one Hypothesis body of every checker around its example ``run``: draw the
+    length (:meth:`Focus.length`) and the seed (:data:`SEEDS`), admit the example under the
+    time budget, run it passing over the properties already found broken, and attribute a
+    violation: its seed and length, and the actions (all of them for a determinism failure,
+    whose replay needs the whole run; else those up to the failing step), unless ``run``
+    set them; a violation ``focus`` ignores passes."""
 
     def body(data: Any) -> None:
         n = focus.length(data, max_steps, limit)
         seed = data.draw(SEEDS, label="seed")
         clock.admit(seed, n)
+        taken: list[Any] = []
+        try:
+            with passing_over(focus.excluded):
+                run(data, seed, n, taken)
+        except PropertyError as violation:
+            if focus.ignores(violation):
+                return
+            violation.seed, violation.n = seed, n
+            if not violation.actions:
+                whole = violation.property.endswith("determinism") or violation.property == "global-rng"
+                violation.actions = list(taken) if whole else taken[: violation.step or 0]
+            raise
+
+    return body
+
+
+def episode_body(
+    kind: EnvKind, source: EnvSource, options: CheckOptions, stats: dict[str, int], clock: Budget, focus: Focus
+) -> Callable[[Any], None]:
+    """The Hypothesis body of a check of ``kind`` (:func:`drawn_body`): run the example (and
+    its replay) with :func:`run_example`, drawing actions through :class:`Draws`."""
+    draw_action, limit = probe(source, kind.declared)
+    max_steps, masks = options["max_steps"], options["masks"]
+
+    def run(data: Any, seed: int, n: int, taken: list[Any]) -> None:
         tail_seed = data.draw(SEEDS, label="tail") if n > max_steps else None
         draws = Draws(data, max_steps, options["illegal_actions"], tail_seed)
+        draws.taken = taken
 
         def draw(*args: Any) -> Any:
             action = draw_action(draws, *args)
@@ -481,16 +641,12 @@ def episode_body(
         def episode(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> Any:
             return kind.episode(env, seed, n, next_action, masks=masks)
 
-        try:
-            run_example(
-                source, episode, seed, n, draw, draws.taken,
-                determinism=options["determinism"], stats=stats, what=kind.what,
-            )
-        except PropertyError as violation:
-            if not focus.ignores(violation):
-                raise
+        run_example(
+            source, episode, seed, n, draw, draws.taken,
+            determinism=options["determinism"], stats=stats, what=kind.what,
+        )
 
-    return body
+    return drawn_body(run, max_steps=max_steps, limit=limit, clock=clock, focus=focus)
 
 
 def options_of(given: CheckOptions) -> CheckOptions:
@@ -504,30 +660,56 @@ def options_of(given: CheckOptions) -> CheckOptions:
     return {**DEFAULT_OPTIONS, **given}
 
 
+def not_checked_by_options(properties: Iterable[str], options: Mapping[str, Any]) -> dict[str, str]:
+    """The properties that ``options`` switch off, each with why."""
+    why: dict[str, str] = {}
+    for p in properties:
+        if not options.get("determinism", True) and (p.endswith("determinism") or p == "global-rng"):
+            why[p] = "determinism=False (--no-determinism): episodes are not replayed"
+        elif not options.get("illegal_actions", False) and p in OPTIONAL_PROPERTIES:
+            why[p] = "illegal_actions=False: no action outside a mask is drawn (--illegal-actions draws some)"
+        elif not options.get("masks", True) and p == "action-mask":
+            why[p] = "masks=False (--no-masks): published masks are ignored"
+        elif not options.get("hygiene", True) and p in HYGIENE:
+            why[p] = "hygiene=False (--no-hygiene): the one-off probes did not run"
+    return why
+
+
+def _without_lints(probes: Callable[[EnvSource, Budget | None], list[Any]]) -> Callable[..., list[Any]]:
+    def quiet(source: EnvSource, clock: Budget | None) -> list[Any]:
+        from spacealg.testing.lints import quiet_for
+
+        return quiet_for(probes(source, clock))
+
+    return quiet
+
+
 def check_kind(kind: EnvKind, env: Any, given: CheckOptions) -> EnvCheckReport:
     """Check ``env`` (see :func:`~spacealg.testing.resolve.resolve`) as an environment of
     ``kind`` with the options ``given`` (the rest from :data:`DEFAULT_OPTIONS`)."""
     options = options_of(given)
     source = resolve(env)
     _check_options(max_examples=options["max_examples"], max_steps=options["max_steps"], budget=options["budget"])
-    skipped = set(probe(source, kind.unchecked)) if kind.unchecked is not None else set()
-    checked = tuple(
-        p
-        for p in kind.properties
-        if (options["determinism"] or not (p.endswith("determinism") or p == "global-rng"))
-        and (options["illegal_actions"] or p not in OPTIONAL_PROPERTIES)
-        and (options["masks"] or p != "action-mask")
-        and (options["hygiene"] or p not in HYGIENE)
-        and p not in skipped
-    )
-    return run_check(
-        source,
-        lambda source, stats, clock, focus: episode_body(kind, source, options, stats, clock, focus),
-        max_examples=options["max_examples"],
-        random_seed=options["random_seed"],
-        kind=kind.name,
-        properties=checked,
-        budget=options["budget"],
-        database=options["database"],
-        probes=kind.probes if options["hygiene"] else None,
-    )
+    keys = info_keys(options["ignore_info_keys"])
+    skipped = not_checked_by_options(kind.properties, options)
+    if kind.unchecked is not None:
+        unchecked = probe(source, kind.unchecked)
+        reasons = unchecked if isinstance(unchecked, Mapping) else dict.fromkeys(unchecked, "does not apply")
+        skipped.update({p: why for p, why in reasons.items() if p not in skipped})
+    checked = tuple(p for p in kind.properties if p not in skipped)
+    probes = kind.probes if options["hygiene"] else None
+    if probes is not None and not options["lint"] and probe(source, own_gymnasium):
+        probes = _without_lints(kind.probes)
+    with ignoring(keys):
+        return run_check(
+            source,
+            lambda source, stats, clock, focus: episode_body(kind, source, options, stats, clock, focus),
+            max_examples=options["max_examples"],
+            random_seed=options["random_seed"],
+            kind=kind.name,
+            properties=checked,
+            budget=options["budget"],
+            database=options["database"],
+            probes=probes,
+            not_checked=skipped,
+        )

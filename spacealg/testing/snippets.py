@@ -1,5 +1,13 @@
-"""Reproduction snippets for :class:`EnvCheckError`: self-contained Python (numpy and the
-environment's own imports only) that replays the failing seed and actions."""
+"""Reproduction snippets for :class:`EnvCheckError`: Python that replays the failing seed
+and actions and ends in an assertion, so that a snippet is a regression test: it fails
+(an AssertionError or the environment's own exception, exit status 1) while the bug is
+there and passes once it is fixed.
+
+The common properties of a Gymnasium environment (membership, with the dtype shown;
+reward, flag and info types; signatures; determinism; the probes) are asserted in plain
+Python (numpy and the environment's own imports only); the others end in spacealg's
+``replay`` (``check_vector_env`` for a vector environment), which raises the property's
+EnvCheckError."""
 
 from __future__ import annotations
 
@@ -19,14 +27,16 @@ def _actions_source(actions: list[Any]) -> list[str]:
 def _single_episode() -> list[str]:
     return [
         "def episode():",
-        "    observation, info = env.reset(seed=SEED)",
-        "    trace = [observation]",
+        "    result = env.reset(seed=SEED)",
+        "    assert isinstance(result, tuple) and len(result) == 2, f'reset returned {result!r}'",
+        "    trace = [result]  # resets: (observation, info); steps: the 5-tuple",
         "    for action in actions:",
-        "        observation, reward, terminated, truncated, info = env.step(action)",
-        "        trace.append((observation, reward, terminated, truncated, info))",
+        "        result = env.step(action)",
+        "        assert isinstance(result, tuple) and len(result) == 5, f'step returned {result!r}'",
+        "        trace.append(result)",
+        "        observation, reward, terminated, truncated, info = result",
         "        if terminated or truncated:",
-        "            observation, info = env.reset()",
-        "            trace.append(observation)",
+        "            trace.append(env.reset())",
         "    return trace",
     ]
 
@@ -92,34 +102,155 @@ def _match_episode() -> list[str]:
         "            trace.append(observation)",
         "    return trace",
         "",
+        *_SAME,
         "for a, b in zip(episode(env_a), episode(env_b)):  # they differ at the end",
-        "    print(a, b, sep='\\n', end='\\n\\n')",
+        "    assert same(a, b), f'the implementations differ:\\n{a!r}\\n{b!r}'",
     ]
 
 
+_SAME = [
+    "def same(a, b):  # equal values, dtypes and shapes (NaN equal to NaN)",
+    "    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):",
+    "        a, b = np.asarray(a), np.asarray(b)",
+    "        return a.dtype == b.dtype and a.shape == b.shape and bool(",
+    "            np.array_equal(a, b, equal_nan=a.dtype.kind in 'fc'))",
+    "    if isinstance(a, dict) and isinstance(b, dict):",
+    "        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)",
+    "    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):",
+    "        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))",
+    "    if isinstance(a, float) and isinstance(b, float) and a != a and b != b:",
+    "        return True",
+    "    return type(a) is type(b) and bool(a == b)",
+    "",
+]
+
+_RENDER_CHECK = [
+    "def promised(mode, frame):  # what metadata['render_modes'] promises",
+    "    frames = frame if mode.endswith('_list') else [frame]",
+    "    base = mode[: -len('_list')] if mode.endswith('_list') else mode",
+    "    for f in frames:",
+    "        if base == 'rgb_array':",
+    "            assert isinstance(f, np.ndarray) and f.dtype == np.uint8 and f.ndim == 3 and f.shape[2] == 3, (",
+    "                f'{mode}: {type(f).__name__} of shape {getattr(f, \"shape\", None)} and dtype '",
+    "                f'{getattr(f, \"dtype\", None)}, not an (H, W, 3) uint8 image')",
+    "        elif base == 'depth_array':",
+    "            assert isinstance(f, np.ndarray) and f.ndim == 2, f'{mode}: not a 2-D array'",
+    "        elif base == 'ansi':",
+    "            assert isinstance(f, str), f'{mode}: {type(f).__name__}, not a str'",
+    "",
+]
+
 PROBES = {
     "reset-seed": [
-        "firsts = [make().reset(seed=seed)[0] for seed in range(16)]  # all the same",
+        *_SAME,
+        "firsts = [make().reset(seed=seed)[0] for seed in range(16)]",
         "env = make()",
         "env.reset(seed=0)",
-        "print(firsts[0], [env.reset()[0] for _ in range(8)], sep='\\n')  # these differ",
+        "unseeded = [env.reset()[0] for _ in range(8)]",
+        "seeds_alike = all(same(firsts[0], first) for first in firsts[1:])",
+        "resets_alike = all(same(unseeded[0], first) for first in unseeded[1:])",
+        "assert not (seeds_alike and not resets_alike), 'reset(seed=s) gives the same start for every seed'",
     ],
     "reset-stream": [
+        *_SAME,
+        "firsts = [make().reset(seed=seed)[0] for seed in range(16)]",
         "env = make()",
         "env.reset(seed=0)",
-        "print([env.reset()[0] for _ in range(8)])  # all the same: reset() reseeds",
+        "unseeded = [env.reset()[0] for _ in range(8)]",
+        "seeds_alike = all(same(firsts[0], first) for first in firsts[1:])",
+        "resets_alike = all(same(unseeded[0], first) for first in unseeded[1:])",
+        "assert seeds_alike or not resets_alike, 'reset() reseeds instead of continuing the random stream'",
     ],
-    "reset-options": ["env = make()", "env.reset(seed=0, options={})"],
-    "close-twice": ["env = make()", "env.reset(seed=0)", "env.close()", "env.close()"],
+    "reset-options": [
+        "env = make()",
+        "env.reset(seed=0)  # works",
+        "env.reset(seed=0, options={})  # raises while the bug is there",
+    ],
+    "close-twice": ["env = make()", "env.reset(seed=0)", "env.close()", "env.close()  # raises while the bug is there"],
     "render-modes": [
+        *_RENDER_CHECK,
         "for mode in make().metadata.get('render_modes', []):",
         "    if mode != 'human':",
         "        env = make_with(render_mode=mode)",
         "        env.reset(seed=0)",
-        "        frame = env.render()",
-        "        print(mode, type(frame), getattr(frame, 'shape', None), getattr(frame, 'dtype', None))",
+        "        promised(mode, env.render())",
     ],
 }
+
+_OBSERVATION = [
+    "for entry in trace:",
+    "    observation = entry[0]",
+    "    kind = getattr(observation, 'dtype', type(observation).__name__)",
+    "    assert env.observation_space.contains(observation), (",
+    "        f'observation {observation!r} (dtype {kind}) is not in {env.observation_space}')",
+]
+
+_SINGLE_ASSERTIONS = {
+    "observation-in-space": _OBSERVATION,
+    "reward-finite-real": [
+        "for entry in trace[1:]:",
+        "    if len(entry) == 5:",
+        "        reward = entry[1]",
+        "        real = isinstance(reward, (int, float, np.integer, np.floating)) and not isinstance(",
+        "            reward, (bool, np.bool_))",
+        "        assert real and np.isfinite(reward), f'reward {reward!r} of type {type(reward).__name__}'",
+    ],
+    "terminated-bool": [
+        "for entry in trace[1:]:",
+        "    if len(entry) == 5:",
+        "        assert isinstance(entry[2], (bool, np.bool_)), f'terminated {entry[2]!r}'",
+    ],
+    "truncated-bool": [
+        "for entry in trace[1:]:",
+        "    if len(entry) == 5:",
+        "        assert isinstance(entry[3], (bool, np.bool_)), f'truncated {entry[3]!r}'",
+    ],
+    "info-dict": [
+        "for entry in trace:",
+        "    assert isinstance(entry[-1], dict), f'info {entry[-1]!r} of type {type(entry[-1]).__name__}'",
+    ],
+}
+
+
+def _replay_tail(error: Any) -> list[str]:
+    """The general assertion: spacealg's own replay, which raises the EnvCheckError (an
+    AssertionError) while a property breaks on these seed and actions."""
+    construction = error.construction.replace("env = ", "return ", 1)
+    return [
+        "from spacealg.testing import replay",
+        "",
+        "def make():",
+        f"    {construction}",
+        "",
+        f"replay(make, SEED, actions{_ignored(error)})  # raises (AssertionError) while the bug is there",
+    ]
+
+
+def _ignored(error: Any) -> str:
+    keys = tuple(getattr(error, "ignored_info", ()) or ())
+    return f", ignore_info_keys={keys!r}" if keys else ""
+
+
+def _determinism(error: Any) -> list[str]:
+    keys = tuple(getattr(error, "ignored_info", ()) or ())
+    lines = [*_SAME]
+    if keys:
+        lines += [
+            f"IGNORED = {keys!r}  # volatile info entries, left out as in the check",
+            "",
+            "def clean(entry):",
+            "    return tuple({k: v for k, v in x.items() if k not in IGNORED} if isinstance(x, dict) else x",
+            "                 for x in entry)",
+            "",
+        ]
+    wrap = "clean" if keys else ""
+    return [
+        *lines,
+        "first, second = episode(), episode()",
+        "assert len(first) == len(second), f'{len(first)} entries, then {len(second)}'",
+        "for i, (a, b) in enumerate(zip(first, second)):",
+        f"    assert same({wrap}(a), {wrap}(b)), f'entry {{i}} differs between the runs:\\n{{a!r}}\\n{{b!r}}'",
+    ]
 
 
 def _probe(error: Any) -> str:
@@ -144,8 +275,41 @@ def _probe(error: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
+_FOREIGN_REPLAYS = {
+    "dm_env": [
+        "step = env.reset()",
+        "for action in ACTIONS:",
+        "    step = env.step(np.asarray(action, dtype=env.action_spec().dtype))",
+        "    print(step)",
+        "    if step.last():",
+        "        step = env.reset()",
+    ],
+    "torchrl": [
+        "import torch",
+        "env.set_seed(SEED)",
+        "td = env.reset()",
+        "for action in ACTIONS:",
+        "    td.set('action', torch.tensor(action, dtype=env.action_spec.dtype))",
+        "    td = env.step(td)",
+        "    print(td['next'])",
+        "    td = env.reset() if td['next', 'done'].any() else td['next'].clone()",
+    ],
+}
+
+
+def _foreign(error: Any) -> str:
+    """A dm_env or TorchRL failure: the actions replayed through that API."""
+    lines = [f"# spacealg: property {error.property!r} failed {error._location()}", f"# law: {error.statement}",
+             "import numpy as np", *error.imports, "", error.construction, f"SEED = {error.seed % 2**31}",
+             f"ACTIONS = {literal(error.actions)}", *_FOREIGN_REPLAYS[error.kind]]
+    lines += [f"# found: {line}" for line in error.detail.splitlines()]
+    return "\n".join(lines) + "\n"
+
+
 def reproduction(error: Any) -> str:
     """The snippet for ``error`` (an EnvCheckError)."""
+    if error.kind in _FOREIGN_REPLAYS:
+        return _foreign(error)
     if error.seed is None and error.property in PROBES:
         return _probe(error)
     head = [
@@ -171,17 +335,29 @@ def reproduction(error: Any) -> str:
     episodes = {"aec": _aec_episode, "vector": _vector_episode, "parallel": _parallel_episode}
     lines += episodes.get(error.kind, _single_episode)()
     lines.append("")
-    if error.property.endswith("determinism") or error.property == "global-rng":
-        lines += [
-            "first, second = episode(), episode()",
-            "print(len(first), len(second))",
-            "for a, b in zip(first, second):  # the entries differ from the failing step on",
-            "    print(a, b, sep='\\n', end='\\n\\n')",
-        ]
+    kind = error.kind or ("parallel" if error.parallel else "gymnasium")
+    if kind == "gymnasium" and error.property in ("step-determinism", "reset-determinism", "global-rng"):
+        lines += _determinism(error)
+    elif kind == "gymnasium" and error.property in _SINGLE_ASSERTIONS:
+        lines += ["trace = episode()", *_SINGLE_ASSERTIONS[error.property]]
+    elif kind == "vector":
+        lines += _vector_tail(error)
     else:
-        lines += [
-            "trace = episode()",
-            "print(trace[-1])",
-        ]
+        lines += ["trace = episode()", "", *_replay_tail(error)]
     lines += [f"# expected: {error.statement}", *(f"# found: {line}" for line in error.detail.splitlines())]
     return "\n".join(lines) + "\n"
+
+
+def _vector_tail(error: Any) -> list[str]:
+    """A vector failure: the check itself, seeded as it was (it raises while the bug is there)."""
+    construction = error.construction.replace("env = ", "return ", 1)
+    return [
+        "trace = episode()",
+        "",
+        "from spacealg.testing import check_vector_env",
+        "",
+        "def make():",
+        f"    {construction}",
+        "",
+        "check_vector_env(make, random_seed=0)  # raises (AssertionError) while the bug is there",
+    ]

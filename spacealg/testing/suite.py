@@ -78,6 +78,7 @@ def replay(
     *,
     determinism: bool = True,
     masks: bool = True,
+    ignore_info_keys: Any = (),
 ) -> None:
     """Run the checks on one seed and action sequence (an :class:`EnvCheckError`'s
     ``seed`` and ``actions``, say, after a fix) on a fresh environment, replaying the whole
@@ -85,7 +86,14 @@ def replay(
     the first property that breaks, returns None if none does. For a parallel environment
     each action is the dict of the live agents' actions; for an AEC one, the actions of the
     agents that had to act, in order. ``seed=None`` (a failure of the one-off probes, which
-    reports no seed) re-runs the probes."""
+    reports no seed) re-runs the probes. ``ignore_info_keys`` as the checkers'."""
+    from spacealg.testing.infos import ignoring, info_keys
+
+    with ignoring(info_keys(ignore_info_keys)):
+        _replay(env, seed, actions, determinism=determinism, masks=masks)
+
+
+def _replay(env: Any, seed: int | None, actions: Sequence[Any], *, determinism: bool, masks: bool) -> None:
     source = resolve(env)
     kind = env_kind_of(source)
     if seed is None:
@@ -134,10 +142,16 @@ def _kind(kind: str) -> EnvKind:
 
 
 def _replay_probes(source: EnvSource, kind: str) -> None:
+    from spacealg.testing.verdicts import partition
+
     try:
-        _kind(kind).probes(source, None)
+        _, _, broken = partition(_kind(kind).probes(source, None))
     except PropertyError as violation:
-        raise fail(violation, source, True, 1, kind) from None
+        broken = [violation]
+    if broken:
+        error = fail(broken[0], source, True, 1, kind)
+        error.also = tuple(fail(v, source, True, 1, kind) for v in broken[1:])
+        raise error from None
 
 
 def env_test(env: Any, **options: Any) -> Callable[[], None]:

@@ -8,7 +8,7 @@ __all__ = ["properties_of"]
 
 
 def properties_of(kind: str) -> dict[str, str]:
-    """The properties checked for ``kind`` ("gymnasium", "parallel", "aec", "vector", "match")."""
+    """The properties checked for ``kind`` ("gymnasium", "parallel", "aec", "vector", "match", "dm_env", "torchrl")."""
     if kind == "parallel":
         return PARALLEL_PROPERTIES
     if kind == "aec":
@@ -17,6 +17,10 @@ def properties_of(kind: str) -> dict[str, str]:
         from spacealg.testing.vector import VECTOR_PROPERTIES
 
         return VECTOR_PROPERTIES
+    if kind in ("dm_env", "torchrl"):
+        from spacealg.testing.foreign import DM_ENV_PROPERTIES, TORCHRL_PROPERTIES
+
+        return DM_ENV_PROPERTIES if kind == "dm_env" else TORCHRL_PROPERTIES
     if kind == "match":
         from spacealg.testing.differential import MATCH_PROPERTIES
 

@@ -40,10 +40,10 @@ from typing import Any
 import numpy as np
 
 from spacealg.strategies.members import members
-from spacealg.testing.driver import DEFAULT_BUDGET, SEEDS, Budget, Focus, describe_exception, same, snapshot
+from spacealg.testing.driver import DEFAULT_BUDGET, Budget, Focus, describe_exception, same, snapshot
 from spacealg.testing.errors import PROPERTIES, PropertyError, literal, short
 from spacealg.testing.resolve import EnvSource
-from spacealg.testing.runner import EnvCheckReport, _check_options, action_fallback, run_check
+from spacealg.testing.runner import EnvCheckReport, _check_options, action_fallback, drawn_body, run_check
 from spacealg.testing.single import is_member
 
 __all__ = ["VECTOR_PROPERTIES", "check_vector_env"]
@@ -130,14 +130,29 @@ def _single_factories(env: Any, single: Any, n: int) -> list[Callable[[], Any]] 
     return None
 
 
+def single_space(env: Any, kind: str) -> Any:
+    """``single_{kind}_space``, or (EnvPool's convention: no single space, ``{kind}_space``
+    is the single one) ``{kind}_space``."""
+    single = getattr(env, f"single_{kind}_space", None)
+    return single if single is not None else getattr(env, f"{kind}_space")
+
+
+def joint_of(env: Any, kind: str) -> Any:
+    """The batched space Gymnasium's rule asks for: joint_space of the single space."""
+    from spacealg.ops.joint import joint_space
+
+    return joint_space(single_space(env, kind), env.num_envs)
+
+
 def _check_batch(env: Any, result: Any, step: int | None, kind: str) -> tuple[Any, ...]:
     n = env.num_envs
     size = 2 if kind == "reset" else 5
     if not (isinstance(result, tuple) and len(result) == size):
         raise PropertyError(f"{kind}-signature", f"{kind} returned {short(result)}", step)
     obs = result[0]
-    if not is_member(obs, env.observation_space):
-        raise PropertyError("batch-in-space", f"observations {short(obs)} are not in {env.observation_space!r}", step)
+    joint = joint_of(env, "observation")
+    if not is_member(obs, joint):
+        raise PropertyError("batch-in-space", f"observations {short(obs)} are not in {joint!r}", step)
     if kind == "step":
         _, rewards, terminations, truncations, _ = result
         for name, value, kinds in (
@@ -230,6 +245,8 @@ class VectorEpisode:
         self.trace: list[Any] = []
         self.steps = 0
         self.episodes = 1
+        self.free = False  # check the reference-free laws (no single environments)
+        self.ended = np.zeros(env.num_envs, dtype=bool)
 
     def _call(self, env: Any, what: str, *args: Any, **kwargs: Any) -> Any:
         try:
@@ -242,7 +259,7 @@ class VectorEpisode:
             ) from error
 
     def run(self) -> list[Any]:
-        env, single = self.env, self.env.single_observation_space
+        env, single = self.env, single_space(self.env, "observation")
         ref = Reference(self.factories, self.mode) if self.factories is not None else None
         try:
             obs, _ = _check_batch(env, self._call(env, "reset", seed=self.seed), None, "reset")
@@ -264,6 +281,8 @@ class VectorEpisode:
                             f"after reset(seed={self.seed}), row {i} is {short(_row(obs, i, single))} but sub-env {i} "
                             f"reset with seed {self.seed + i} gives {short(expected)}",
                         )
+            if ref is None and self.free:
+                self._seeding(obs)
             for k in range(1, self.n + 1):
                 self._step(k, ref)
         finally:
@@ -271,10 +290,54 @@ class VectorEpisode:
                 ref.close()
         return self.trace
 
+    def _seeding(self, obs: Any) -> None:
+        """Reference-free ``sub-env-seeding`` (a batch of identical sub-envs): row ``i`` of
+        ``reset(seed=s)`` is row 0 of ``reset(seed=s + i)``; then reset with ``s`` again."""
+        env, single = self.env, single_space(self.env, "observation")
+        for i in range(1, env.num_envs):
+            again = self._call(env, "reset", seed=self.seed + i)[0]
+            if not same(_row(obs, i, single), _row(again, 0, single)):
+                raise PropertyError(
+                    "sub-env-seeding",
+                    f"after reset(seed={self.seed}), row {i} is {short(_row(obs, i, single))}, but row 0 of "
+                    f"reset(seed={self.seed + i}) is {short(_row(again, 0, single))}: sub-env {i} is not seeded "
+                    f"with seed + {i}",
+                )
+        self._call(env, "reset", seed=self.seed)
+
+    def _autoreset(self, k: int, obs: Any, rewards: Any, terms: Any, truncs: Any, infos: Any, ended: Any) -> None:
+        """Reference-free ``autoreset``: next-step: the step after a row's end is a reset step
+        (reward 0, both flags False); same-step: an ending row's final observation is in
+        ``infos["final_obs"]`` (a member of the single space) and its row a reset observation
+        (in the single space)."""
+        single = single_space(self.env, "observation")
+        if self.mode == "next-step":
+            for i in np.flatnonzero(self.ended):
+                got = (float(rewards[i]), bool(terms[i]), bool(truncs[i]))
+                if got != (0.0, False, False):
+                    raise PropertyError(
+                        "autoreset",
+                        f"step {k}, row {i}: the episode of row {i} ended at step {k - 1}, so with next-step autoreset "
+                        f"step {k} resets it (reward 0, terminated and truncated False); got (reward, terminated, "
+                        f"truncated) = {short(got)}: the row was not reset on the next step",
+                        k,
+                    )
+        elif self.mode == "same-step":
+            for i in np.flatnonzero(ended):
+                finals = infos.get("final_obs") if isinstance(infos, dict) else None
+                final = None if finals is None else finals[i]
+                if final is None or not is_member(final, single):
+                    raise PropertyError(
+                        "autoreset",
+                        f"step {k}, row {i}: the episode ended and same-step autoreset is declared, but "
+                        f"info['final_obs'][{i}] is {short(final)}, not a final observation in {single!r}",
+                        k,
+                    )
+
     def _step(self, k: int, ref: Reference | None) -> None:
-        env, single = self.env, self.env.single_observation_space
+        env, single = self.env, single_space(self.env, "observation")
         rows = self.draw(env.num_envs)
-        actions = _batch_actions(env.single_action_space, rows)
+        actions = _batch_actions(single_space(env, "action"), rows)
         obs, rewards, terms, truncs, infos = _check_batch(env, self._call(env, "step", actions), k, "step")
         self.steps += 1
         self.trace.append(("step", snapshot(obs), snapshot(rewards), snapshot(terms), snapshot(truncs)))
@@ -319,10 +382,22 @@ class VectorEpisode:
                             k,
                         )
         ended = np.logical_or(terms, truncs)
+        if ref is None and self.free:
+            self._autoreset(k, obs, rewards, terms, truncs, infos, ended)
+        self.ended = ended
         if ended.any():
             self.episodes += int(ended.sum())
         if self.mode == "disabled" and ended.any():
+            before = obs
             obs, _ = _check_batch(env, self._call(env, "reset", options={"reset_mask": ended}), k, "reset")
+            for kept in map(int, np.flatnonzero(~ended)):
+                if not same(_row(obs, kept, single), _row(before, kept, single)):
+                    raise PropertyError(
+                        "autoreset",
+                        f"after reset(options={{'reset_mask': {ended.tolist()}}}) at step {k}, row {kept}, which "
+                        "was not to be reset, changed its observation",
+                        k,
+                    )
             if self.other is not None:
                 self._call(self.other, "reset", options={"reset_mask": ended})
             if ref is not None:
@@ -342,7 +417,7 @@ def _isolation(make: Callable[[], Any], seed: int, rows: list[list[Any]], j: int
     try:
         a.reset(seed=seed)
         b.reset(seed=seed)
-        space = a.single_action_space
+        space = single_space(a, "action")
         for k, (step_rows, alt) in enumerate(zip(rows, changed), 1):
             other_rows = list(step_rows)
             other_rows[j] = alt
@@ -351,8 +426,8 @@ def _isolation(make: Callable[[], Any], seed: int, rows: list[list[Any]], j: int
             for i in range(a.num_envs):
                 if i == j:
                     continue
-                row_a = (_row(out_a[0], i, a.single_observation_space), out_a[1][i], out_a[2][i], out_a[3][i])
-                row_b = (_row(out_b[0], i, a.single_observation_space), out_b[1][i], out_b[2][i], out_b[3][i])
+                row_a = (_row(out_a[0], i, single_space(a, "observation")), out_a[1][i], out_a[2][i], out_a[3][i])
+                row_b = (_row(out_b[0], i, single_space(a, "observation")), out_b[1][i], out_b[2][i], out_b[3][i])
                 if not all(same(x, y) for x, y in zip(row_a, row_b)):
                     raise PropertyError(
                         "row-isolation",
@@ -394,6 +469,7 @@ def check_vector_env(
     try:
         vec = source.make()
         factories = _single_factories(vec, single, vec.num_envs)
+        skipped = _not_checked(determinism, other is not None, factories is not None, fresh is not None)
         return run_check(
             source,
             lambda source, stats, clock, focus: _body(
@@ -402,20 +478,60 @@ def check_vector_env(
             max_examples=max_examples,
             random_seed=random_seed,
             kind="vector",
-            properties=tuple(
-                p
-                for p in VECTOR_PROPERTIES
-                if (determinism or not p.endswith("determinism"))
-                and (other is not None or p != "sync-async-agree")
-                and (factories is not None or p not in ("sub-env-seeding", "autoreset", "rows-match-sub-envs"))
-                and (fresh is not None or p != "row-isolation")
-            ),
+            properties=tuple(p for p in VECTOR_PROPERTIES if p not in skipped),
             budget=budget,
             database=database,
+            probes=lambda source, clock: declared_spaces(vec),
+            not_checked=skipped,
         )
     finally:
         while _OPEN:
             _OPEN.pop().close()
+
+
+def _not_checked(determinism: bool, other: bool, factories: bool, fresh: bool) -> dict[str, str]:
+    why: dict[str, str] = {}
+    if not determinism:
+        why.update(dict.fromkeys(("reset-determinism", "step-determinism"), "determinism=False (--no-determinism)"))
+    if not other:
+        why["sync-async-agree"] = "no second implementation to compare with (compare=, or a registered id)"
+    if not factories:
+        why["rows-match-sub-envs"] = (
+            "no single environments to compare rows with (pass single=, or a SyncVectorEnv/AsyncVectorEnv)"
+        )
+    if not fresh:
+        why["row-isolation"] = "the vector environment was given as an instance: two fresh copies are needed"
+    return why
+
+
+def declared_spaces(vec: Any) -> list[Any]:
+    """The ``declared-spaces`` finding (as a probe's): ``observation_space`` and
+    ``action_space`` are joint_space of the single spaces. EnvPool's convention (no single
+    spaces, ``observation_space`` the single one) breaks it; the other properties are
+    checked all the same, against the single spaces."""
+    found: list[Any] = []
+    for kind in ("observation", "action"):
+        try:
+            declared = getattr(vec, f"{kind}_space")
+            expected = joint_of(vec, kind)
+        except Exception as error:
+            detail = f"cannot read the {kind} spaces: {describe_exception(error)}"
+            found.append(PropertyError("declared-spaces", detail))
+            continue
+        if declared != expected:
+            has_single = getattr(vec, f"single_{kind}_space", None) is not None
+            said = (
+                f"joint_space of single_{kind}_space ({single_space(vec, kind)!r})"
+                if has_single
+                else f"there is no single_{kind}_space and {kind}_space is the single space (EnvPool's convention); "
+                "joint_space of it"
+            )
+            found.append(
+                PropertyError(
+                    "declared-spaces", f"{kind}_space is {declared!r}; {said} over {vec.num_envs} envs is {expected!r}"
+                )
+            )
+    return found[:1]
 
 
 def _body(
@@ -432,40 +548,23 @@ def _body(
 ) -> Callable[[Any], None]:
     from hypothesis import strategies as st
 
-    from spacealg.ops.joint import joint_space
     from spacealg.testing.runner import compare as compare_traces
 
     n_envs = vec.num_envs
     try:
-        for kind in ("observation", "action"):
-            declared, one = getattr(vec, f"{kind}_space"), getattr(vec, f"single_{kind}_space")
-            expected = joint_space(one, n_envs)
-            if declared != expected:
-                raise PropertyError(
-                    "declared-spaces",
-                    f"{kind}_space is {declared!r}; joint_space of single_{kind}_space ({one!r}) over "
-                    f"{n_envs} envs is {expected!r}",
-                )
-        actions = members(vec.single_action_space)
+        actions = members(single_space(vec, "action"))
         actions.validate()
-    except PropertyError:
-        raise
     except Exception as error:
         raise PropertyError("declared-spaces", f"cannot read the spaces: {describe_exception(error)}") from error
     mode = _mode(vec)
     other_env = other.make() if other is not None else None
 
-    def body(data: Any) -> None:
-        n = focus.length(data, max_steps, None)
-        seed = data.draw(SEEDS, label="seed")
-        clock.admit(seed, n)
-        taken: list[Any] = []
-
+    def body(data: Any, seed: int, n: int, taken: list[Any]) -> None:
         def other_than(action: Any) -> Any:
             """An action different from ``action`` where the space has one: drawn, or (when
             the draw equals it, as shrunk draws do) sampled from a fixed generator."""
             candidate = data.draw(actions)
-            sampler = action_fallback(vec.single_action_space, 0)
+            sampler = action_fallback(single_space(vec, "action"), 0)
             for _ in range(16):
                 if not same(candidate, action):
                     return candidate
@@ -487,33 +586,26 @@ def _body(
                 other=other_env if with_ref else None,
                 mode=mode,
             )
+            episode.free = with_ref and factories is None
             episode.run()
             return episode
 
         try:
-            try:
-                first = run(draw, True)
-            except PropertyError as violation:
-                if violation.property == "rows-match-sub-envs" and fresh is not None and mode != "disabled":
-                    # a leak between rows is the more precise diagnosis: look for one first
-                    for j in range(n_envs):
-                        _isolation(fresh, seed, taken, j, [other_than(row[j]) for row in taken])
-                raise
-            stats["steps"] += first.steps * n_envs
-            stats["episodes"] += first.episodes
-            if determinism:
-                replayed = iter(list(taken))
-                second = run(lambda _count: [snapshot(r) for r in next(replayed)], False)
-                compare_traces(first.trace, second.trace, "(observations, rewards, terminations, truncations)")
-            if taken and fresh is not None and mode != "disabled":
-                j = data.draw(st.integers(0, n_envs - 1), label="row")
-                _isolation(fresh, seed, taken[:5], j, [other_than(row[j]) for row in taken[:5]])
+            first = run(draw, True)
         except PropertyError as violation:
-            if focus.ignores(violation):
-                return
-            violation.seed, violation.n = seed, n
-            whole = violation.property.endswith("determinism")
-            violation.actions = list(taken) if whole else taken[: violation.step or 0]
+            if violation.property == "rows-match-sub-envs" and fresh is not None and mode != "disabled":
+                # a leak between rows is the more precise diagnosis: look for one first
+                for j in range(n_envs):
+                    _isolation(fresh, seed, taken, j, [other_than(row[j]) for row in taken])
             raise
+        stats["steps"] += first.steps * n_envs
+        stats["episodes"] += first.episodes
+        if determinism:
+            replayed = iter(list(taken))
+            second = run(lambda _count: [snapshot(r) for r in next(replayed)], False)
+            compare_traces(first.trace, second.trace, "(observations, rewards, terminations, truncations)")
+        if taken and fresh is not None and mode != "disabled":
+            j = data.draw(st.integers(0, n_envs - 1), label="row")
+            _isolation(fresh, seed, taken[:5], j, [other_than(row[j]) for row in taken[:5]])
 
-    return body
+    return drawn_body(body, max_steps=max_steps, limit=None, clock=clock, focus=focus)

@@ -45,6 +45,7 @@ def _case(factory: Callable[[], Any], api: str, expected: str | None, reach: str
 
 
 ILLEGAL = {"illegal_actions": True}
+VOLATILE = {"ignore_info_keys": ("elapsed",)}
 
 
 CORPUS: tuple[Case, ...] = (
@@ -87,8 +88,13 @@ CORPUS: tuple[Case, ...] = (
     _case(c.ReseedingCorridor, "gymnasium", "reset-stream", "successive resets"),
     _case(c.BufferCorridor, "gymnasium", "observation-aliasing", "any two steps"),
     _case(c.CallCounterCorridor, "gymnasium", "step-determinism", "replay (infos)"),
+    # volatile infos: one entry ignored by name, the others still compared
+    _case(c.TimedCorridor, "gymnasium", None, "-", options=VOLATILE),
+    _case(c.TimedSlipCorridor, "gymnasium", "global-rng", "action sequence (an info)", options=VOLATILE),
     # API hygiene
     _case(c.NoOptionsCorridor, "gymnasium", "reset-options", "reset(options={})"),
+    _case(c.StartOptionCorridor, "gymnasium", "reset-options", "an option: reset(options={})"),
+    _case(c.BrokenResetCorridor, "gymnasium", "no-exception", "any reset (with or without options)"),
     _case(c.DoubleCloseCorridor, "gymnasium", "close-twice", "close() twice"),
     _case(c.PaintedCorridor, "gymnasium", None, "-"),
     _case(c.FloatPaintedCorridor, "gymnasium", "render-modes", "render_mode='rgb_array'"),
@@ -104,6 +110,8 @@ CORPUS: tuple[Case, ...] = (
     _case(a.FreshSpaceTakeAway, "aec", "same-space", "any reset"),
     _case(a.DeepPileTakeAway, "aec", "observation-in-space", "specific seeds"),
     _case(a.EndlessTakeAway, "aec", "max-cycles", "action sequence (small takes)"),
+    _case(a.TollTakeAway, "aec", None, "-"),
+    _case(a.ForgetfulTakeAway, "aec", "agent-iteration", "action sequence (a player acts twice)"),
     _case(a.CrashingTakeAway, "aec", "illegal-action", "an action outside the mask", options=ILLEGAL),
     # vector
     _case(v.CorridorVector, "vector", None, "-"),
@@ -111,6 +119,11 @@ CORPUS: tuple[Case, ...] = (
     _case(v.SameSeedVector, "vector", "sub-env-seeding", "any seed"),
     _case(v.MislabelledVector, "vector", "autoreset", "action sequence (an episode ends)"),
     _case(v.WindyVector, "vector", "row-isolation", "a row's action"),
+    # natively batched (no single envs): the reference-free laws
+    _case(v.BatchedCorridors, "vector", None, "-"),
+    _case(v.SameSeedBatch, "vector", "sub-env-seeding", "any seed"),
+    _case(v.EagerResetBatch, "vector", "autoreset", "action sequence (a row's episode ends)"),
+    _case(v.PoolCorridors, "vector", "declared-spaces", "EnvPool's single-space declaration"),
     # differential
     _case(c.PortedCorridor, "match", None, "-", reference=g.Corridor),
     _case(c.SpeedCapPortedCorridor, "match", "observations-match", "action sequence", reference=g.Corridor),

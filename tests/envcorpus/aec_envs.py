@@ -21,6 +21,7 @@ class TakeAway(AECEnv):
     state is the pile and the turn; ``max_cycles`` bounds a game (it is never reached)."""
 
     metadata: ClassVar[dict[str, Any]] = {"name": "take_away_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    TOLL = 0.0  # a reward every take costs the taker
     MAX_CYCLES = 20
 
     def __init__(self, render_mode: str | None = None) -> None:
@@ -84,8 +85,10 @@ class TakeAway(AECEnv):
             self._finish_dead(action)
             return
         other = self.possible_agents[1 - self.possible_agents.index(agent)]
-        self._cumulative_rewards[agent] = 0.0
+        self._settle(agent)
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        if self.TOLL:
+            self.rewards[agent] = -self.TOLL
         take = self._take(action)
         if take > self.pile:
             self._end(other, agent, illegal=True)
@@ -100,6 +103,10 @@ class TakeAway(AECEnv):
 
     def _take(self, action: Any) -> int:
         return int(action) + 1
+
+    def _settle(self, agent: str) -> None:
+        """The agent acts: what it was owed has been paid by last()."""
+        self._cumulative_rewards[agent] = 0.0
 
     def _limit(self) -> None:
         if self.turns >= self.max_cycles * len(self.possible_agents):
@@ -165,3 +172,19 @@ class CrashingTakeAway(TakeAway):
         if take > self.pile:
             return (1, 2, 3)[take + 3]
         return take
+
+
+class TollTakeAway(TakeAway):
+    """Sound: every take costs the taker 0.1, so rewards arrive at every step and the
+    cumulative rewards of ``last()`` are sums over several steps."""
+
+    TOLL = 0.1
+
+
+class ForgetfulTakeAway(TollTakeAway):
+    """Bug: ``_cumulative_rewards[agent]`` is not zeroed when the agent acts, so ``last()``
+    pays old tolls again (``last()`` still equals ``_cumulative_rewards``: an action
+    sequence in which a player acts twice)."""
+
+    def _settle(self, agent: str) -> None:
+        pass

@@ -6,6 +6,8 @@ a mask or the environment's own time limit (see each docstring)."""
 from __future__ import annotations
 
 import itertools
+import random
+import time
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -141,6 +143,24 @@ class CallCounterCorridor(Corridor):
         return {"success": terminated, "call": next(self.calls)}
 
 
+class TimedCorridor(Corridor):
+    """Sound, with a volatile info: ``info["elapsed"]`` is wall-clock time, left out of the
+    replay comparison with ``ignore_info_keys=("elapsed",)``; every other info compared."""
+
+    def _info(self, terminated: bool) -> Any:
+        return {"success": terminated, "elapsed": time.perf_counter()}
+
+
+class TimedSlipCorridor(TimedCorridor):
+    """Bug: besides the volatile ``info["elapsed"]`` (ignored), ``info["success"]`` reports
+    success when the cart reaches x >= 9 with the global RNG's help, so a replay differs
+    in an info that is compared (reached through an action sequence toward the wall)."""
+
+    def _info(self, terminated: bool) -> Any:
+        lucky = self.x >= 5.0 and random.random() < 0.5
+        return {"success": terminated or lucky, "elapsed": time.perf_counter()}
+
+
 # -- API hygiene ---------------------------------------------------------------------------
 
 
@@ -149,6 +169,27 @@ class NoOptionsCorridor(Corridor):
 
     def reset(self, *, seed: int | None = None) -> tuple[Any, dict[str, Any]]:  # type: ignore[override]
         return super().reset(seed=seed)
+
+
+class StartOptionCorridor(Corridor):
+    """Bug: reset reads ``options["start"]`` whenever options are given, so
+    ``reset(options={})`` raises KeyError (reached only through an option: issue 23 point 3)."""
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        obs, info = super().reset(seed=seed)
+        if options is not None:
+            self.x = float(options["start"])
+            obs = self._obs()
+        return obs, info
+
+
+class BrokenResetCorridor(Corridor):
+    """Bug: every reset raises TypeError (as PettingZoo 1.24.3's waterworld under NumPy 2),
+    with options or without: the crash, not ``reset-options``, is the finding."""
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        super().reset(seed=seed)
+        raise TypeError("unsupported operand type(s) for +: 'NoneType' and 'float'")
 
 
 class DoubleCloseCorridor(Corridor):

@@ -25,3 +25,8 @@ env = wrapper_fn(g.LeakyCorridor)
 def broken() -> Any:
     """A constructor that raises (a missing asset, say)."""
     raise FileNotFoundError("assets/track.png")
+
+
+def corridor(leaky: bool = False) -> Any:
+    """A corridor whose bug is switched on by an option (``--env-kwarg leaky=True``)."""
+    return g.LeakyCorridor() if leaky else g.Corridor()

@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, SyncVectorEnv, VectorEnv
+from gymnasium.vector.utils import batch_space
 
 from envcorpus.gym_envs import Corridor
 
@@ -60,3 +62,95 @@ class WindyVector(SyncVectorEnv):
         obs = np.array(obs, copy=True)
         obs[1, 0] = np.float32(self.envs[1].unwrapped.x)
         return obs, rewards, terminations, truncations, infos
+
+
+# -- natively batched: no single environments to compare rows with (issue 23 point 1) -------
+
+
+class BatchedCorridors(VectorEnv):
+    """Three corridors in NumPy arrays, natively batched (no sub-env objects): row ``i`` is
+    seeded with ``seed + i``; next-step autoreset (the step after an end resets the row,
+    ignoring its action, with reward 0 and both flags False). Sound."""
+
+    GOAL, LIMIT = 10.0, 50
+
+    def __init__(self, num_envs: int = ROWS) -> None:
+        self.num_envs = num_envs
+        self.single_observation_space = spaces.Box(
+            np.array([0.0, -5.0], dtype=np.float32), np.array([10.0, 5.0], dtype=np.float32)
+        )
+        self.single_action_space = spaces.Discrete(3)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
+        self.rngs = [np.random.default_rng(i) for i in range(num_envs)]
+        self.x = np.zeros(num_envs)
+        self.v = np.zeros(num_envs)
+        self.t = np.zeros(num_envs, dtype=np.int64)
+        self.done = np.zeros(num_envs, dtype=bool)
+
+    def _seeds(self, seed: int) -> list[int]:
+        return [seed + i for i in range(self.num_envs)]
+
+    def _restart(self, rows: np.ndarray) -> None:
+        for i in np.flatnonzero(rows):
+            self.x[i], self.v[i], self.t[i] = self.rngs[i].uniform(0.0, 2.0), 0.0, 0
+
+    def _obs(self) -> np.ndarray:
+        return np.stack([self.x, self.v], axis=1).astype(np.float32)
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> Any:
+        if seed is not None:
+            self.rngs = [np.random.default_rng(s) for s in self._seeds(int(seed))]
+        self._restart(np.ones(self.num_envs, dtype=bool))
+        self.done[:] = False
+        return self._obs(), {}
+
+    def _ends(self, ended: np.ndarray, rewards: np.ndarray, terminated: np.ndarray, truncated: np.ndarray) -> None:
+        """What the rows that ended at this step do (next-step: restart on the next step)."""
+        self.done = ended
+
+    def step(self, actions: Any) -> Any:
+        actions = np.asarray(actions)
+        restarting = self.done.copy()
+        self.v = np.clip(self.v + actions - 1, -5.0, 5.0)
+        self.x = np.clip(self.x + self.v, 0.0, self.GOAL)
+        self.v[(self.x == 0.0) | (self.x == self.GOAL)] = 0.0
+        self.t += 1
+        terminated = self.x >= self.GOAL
+        truncated = self.t >= self.LIMIT
+        rewards = np.where(terminated, 10.0, -1.0)
+        self._restart(restarting)
+        rewards[restarting], terminated[restarting], truncated[restarting] = 0.0, False, False
+        self._ends(terminated | truncated, rewards, terminated, truncated)
+        return self._obs(), rewards, terminated, truncated, {}
+
+
+class SameSeedBatch(BatchedCorridors):
+    """Bug: ``reset(seed=s)`` seeds every row with ``s``, not ``s + i`` (a seed: any), and
+    there are no single envs to compare rows with."""
+
+    def _seeds(self, seed: int) -> list[int]:
+        return [seed] * self.num_envs
+
+
+class EagerResetBatch(BatchedCorridors):
+    """Bug: declares next-step autoreset but restarts an ended row in the same step, so the
+    step after an end is an ordinary step (reached when a row's episode ends: an action
+    sequence)."""
+
+    def _ends(self, ended: np.ndarray, rewards: np.ndarray, terminated: np.ndarray, truncated: np.ndarray) -> None:
+        self._restart(ended)
+        self.done[:] = False
+
+
+class PoolCorridors(BatchedCorridors):
+    """EnvPool's declared-space convention (as ``envpool.make(..., env_type="gymnasium")``):
+    no ``single_*_space``, ``observation_space`` and ``action_space`` are the single spaces.
+    Bug (declared-spaces only): Gymnasium's rule asks for the batched spaces; the dynamics,
+    seeding and autoreset are sound and are checked all the same."""
+
+    def __init__(self, num_envs: int = ROWS) -> None:
+        super().__init__(num_envs)
+        self.observation_space, self.action_space = self.single_observation_space, self.single_action_space
+        del self.single_observation_space, self.single_action_space

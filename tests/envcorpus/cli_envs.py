@@ -1,0 +1,57 @@
+"""Environments that are hostile to the command line itself (issue 25 points 31-35): a
+close() that raises, a constructor that calls sys.exit(0), an environment (and a module)
+that prints, a step that blocks, a space that raises. Each is sound otherwise."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Any
+
+from envcorpus.gym_envs import Corridor
+
+print("envcorpus.cli_envs imported")  # a module that prints on import
+
+
+class CloseRaises(Corridor):
+    """Bug: ``close()`` raises."""
+
+    def close(self) -> None:
+        raise RuntimeError("the window was already gone")
+
+
+class Exits(Corridor):
+    """Bug: the constructor calls ``sys.exit(0)`` (a script's habit)."""
+
+    def __init__(self) -> None:
+        sys.exit(0)
+
+
+class Chatty(Corridor):
+    """Sound, but prints at every step."""
+
+    def step(self, action: Any) -> tuple[Any, ...]:
+        print("stepping")
+        return super().step(action)
+
+
+class Blocks(Corridor):
+    """Bug: the fourth step of an episode blocks forever (a lost lock; an action sequence)."""
+
+    def step(self, action: Any) -> tuple[Any, ...]:
+        if self.t >= 3:
+            threading.Event().wait()
+        return super().step(action)
+
+
+class SpaceRaises(Corridor):
+    """Bug: reading ``observation_space`` after construction raises."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ready = True
+
+    def __getattribute__(self, name: str) -> Any:
+        if name == "observation_space" and object.__getattribute__(self, "__dict__").get("ready"):
+            raise ZeroDivisionError("the space is computed from an empty table")
+        return object.__getattribute__(self, name)
