@@ -63,22 +63,31 @@ class JaxEnvCheckReport(EnvCheckReport):
     not_checked: dict[str, str] = field(default_factory=dict)
     rollout_seconds: float = 0.0
     style: str = ""
+    setup_seconds: float = 0.0
 
     @property
     def steps_per_second(self) -> float:
-        """Env steps checked per second of the whole check (compilation included)."""
-        return self.steps / self.seconds if self.seconds else 0.0
+        """Env steps checked per second of the search (after the one-off compilation and
+        probes, which take ``setup_seconds``)."""
+        searching = self.seconds - self.setup_seconds
+        return self.steps / searching if searching > 0 else 0.0
 
     def __str__(self) -> str:
         skipped = "".join(f"\n  not checked: {k}: {why}" for k, why in self.not_checked.items())
+        compiled = self.steps / self.rollout_seconds if self.rollout_seconds else 0
         return (
-            f"{super().__str__()}; {self.steps_per_second:,.0f} steps/s "
-            f"({self.steps / self.rollout_seconds if self.rollout_seconds else 0:,.0f} in compiled rollouts){skipped}"
+            f"{super().__str__()}; {self.steps_per_second:,.0f} steps/s searching, after {self.setup_seconds:.1f} s "
+            f"compiling and probing ({compiled:,.0f} steps/s inside the compiled rollouts){skipped}"
         )
 
 
-def _checked(protocol: Protocol, masks: bool, illegal: bool, determinism: bool) -> tuple[set[str], dict[str, str]]:
-    skipped: dict[str, str] = {}
+def _checked(
+    protocol: Protocol, masks: bool, illegal: bool, determinism: bool, skip: Any = ()
+) -> tuple[set[str], dict[str, str]]:
+    unknown = sorted(set(skip) - set(JAX_PROPERTIES))
+    if unknown:
+        raise ValueError(f"skip: unknown properties {unknown}; the properties are {', '.join(JAX_PROPERTIES)}")
+    skipped: dict[str, str] = {name: "skipped by the caller (skip=...)" for name in skip}
     if not illegal:
         skipped["illegal-action"] = "illegal_actions=False"
     if protocol.sample_action is None:
@@ -128,7 +137,7 @@ class _Check:
         except TypeError as error:
             raise TypeError(f"check_jax_env: {source.name}: {error}") from None
         self.checked, self.skipped = _checked(
-            self.protocol, options["masks"], options["illegal_actions"], options["determinism"]
+            self.protocol, options["masks"], options["illegal_actions"], options["determinism"], options["skip"]
         )
         self.stats = {"steps": 0, "episodes": 0}
         self.rollout_seconds = 0.0
@@ -148,8 +157,9 @@ class _Check:
         from spacealg.testing.driver import global_rng
         from spacealg.testing.jax_env.relations import compile_once, scan_traced_once, trace_purity
 
-        compile_once(self.protocol, self.rollouts)
-        if self.options["determinism"]:
+        if "compile-once" in self.checked:
+            compile_once(self.protocol, self.rollouts)
+        if self.checked & {"purity", "global-rng"}:
             trace_purity(self.protocol, self.rollouts)
         try:
             with global_rng(0):  # compiled in a known global state (the replays are too)
@@ -157,7 +167,30 @@ class _Check:
             self.rollout_seconds = 0.0  # the compilation is not a rollout
         except Exception as error:
             raise PropertyError("no-exception", f"the compiled rollout raised {describe_exception(error)}") from error
-        scan_traced_once(self.rollouts, self.rollouts.traces)
+        if "compile-once" in self.checked:
+            scan_traced_once(self.rollouts, self.rollouts.traces)
+        self.warm_up()
+
+    def warm_up(self) -> None:
+        """Compile the replay and run one eager step before the search, so that the time
+        budget goes to examples (compilation and eager dispatch cost most the first time)."""
+        import jax
+
+        from spacealg.testing.driver import global_rng
+
+        if not self.options["determinism"]:
+            return
+        seeds, _, traj = self._run(0, 0)
+        actions = jax.tree.map(lambda a: a[0], traj["action"])
+        self.rollout_seconds = 0.0
+        try:
+            with global_rng(0):
+                jax.block_until_ready(self.rollouts.replay(seeds[0], actions))
+            if self.options["eager_steps"] and "jit-eager" in self.checked:
+                with global_rng(1):
+                    self.rollouts.eager(int(seeds[0]), actions, 1)
+        except Exception:  # the search reports it, with its example
+            return
 
     def _run(self, seed: int, action_seed: int) -> tuple[np.ndarray, Any, Any]:
         import jax
@@ -260,6 +293,7 @@ def check_jax_env(
     illegal_actions: bool = False,
     determinism: bool = True,
     hygiene: bool = True,
+    skip: Any = (),
 ) -> JaxEnvCheckReport:
     """Check a functional JAX environment (gymnax, Jumanji, pgx, Brax styles) under ``jit``
     and ``vmap`` on Hypothesis-drawn keys and action sequences.
@@ -270,7 +304,8 @@ def check_jax_env(
     to ``max_steps`` steps; ``eager_steps``: steps of the drawn row replayed without ``jit``;
     ``masks``: draw legal actions under a published mask (``illegal_actions``: one draw in
     four ignores it); ``determinism``: the relational laws (purity, jit-eager, global-rng,
-    batching); ``random_seed``, ``budget``, ``database`` as for
+    batching); ``skip``: names of properties not to check (reported as not checked);
+    ``random_seed``, ``budget``, ``database`` as for
     :func:`~spacealg.testing.check_env` (``hygiene`` is accepted for the CLI and has no
     effect here). The properties are :data:`~.properties.JAX_PROPERTIES`.
     Returns a :class:`JaxEnvCheckReport`; raises :class:`JaxEnvCheckError`.
@@ -278,7 +313,7 @@ def check_jax_env(
     del hygiene
     _options(max_examples, max_steps, batch, eager_steps, budget)
     options = {"max_steps": int(max_steps), "batch": int(batch), "eager_steps": int(eager_steps), "masks": masks,
-               "illegal_actions": illegal_actions, "determinism": determinism}
+               "illegal_actions": illegal_actions, "determinism": determinism, "skip": tuple(skip)}
     source = jax_source(env)
     started = time.perf_counter()
     check: _Check | None = None
@@ -287,6 +322,7 @@ def check_jax_env(
         check.probe()
     except PropertyError as violation:
         raise _error(violation, source, check.protocol if check else None, True, 0) from None
+    setup = time.perf_counter() - started
     clock = Budget(budget)
     name = f"jax:{source.name}"
     outcome = search(check.body(clock, Focus()), max_examples=max_examples, random_seed=random_seed, budget=clock,
@@ -316,6 +352,7 @@ def check_jax_env(
         "jax",
         not_checked=check.skipped,
         rollout_seconds=check.rollout_seconds,
+        setup_seconds=setup,
         style=check.protocol.style,
     )
 
