@@ -66,7 +66,8 @@ def test_each_relational_defect_is_caught_by_its_law(bug):
 def test_illegal_actions_are_drawn_only_when_asked():
     pytest.importorskip("jumanji")
     check_jax_env(lambda: make_line("illegal-action"), **FAST)  # the mask keeps the walker on the line
-    error = _failure(lambda: make_line("illegal-action"), **{**FAST, "illegal_actions": True, "max_examples": 20})
+    wide = {**FAST, "illegal_actions": True, "max_steps": 100, "batch": 32, "max_examples": 10}
+    error = _failure(lambda: make_line("illegal-action"), **wide)  # a walk to x = -10, then a step off
     assert error.property == "illegal-action" and "outside the mask" in error.detail
 
 
