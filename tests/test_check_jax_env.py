@@ -152,3 +152,21 @@ def test_jumanji_snake_passes():
     pytest.importorskip("jumanji")
     report = check_jax_env("jumanji:Snake-v1", **{**REAL, "determinism": False})
     assert report.style == "jumanji" and "action-mask" in report.properties
+
+
+def test_the_cli_checks_a_jax_environment_and_prints_its_reproduction(capsys):
+    from spacealg.cli import main
+
+    status = main(["check", "tests.jax_toy_envs:walk_observation_bug", "--examples", "3", "--max-steps", "30",
+                   "--no-determinism"])
+    printed = capsys.readouterr().out
+    assert status == 1
+    assert "FAILED: observation-in-space" in printed and "Reproduce with:" in printed
+    assert "assert is_member(obs, space)" in printed
+
+
+def test_jax_ids_resolve_to_the_library_make():
+    from spacealg.cli.common import resolve_target
+
+    target = resolve_target("jumanji:Snake-v1")
+    assert target.construction == "env = jumanji.make('Snake-v1')" and target.imports == ("import jumanji",)
