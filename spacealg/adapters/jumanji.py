@@ -11,15 +11,19 @@ Jumanji                                         spacealg (``from_jumanji``)
 ``BoundedArray(shape, dtype, min, max)``        ``Box(min, max, shape, dtype)``
 ``DiscreteArray(n, dtype)``                     ``Categorical(n, dtype=dtype)``
 ``MultiDiscreteArray(num_values, dtype)``       ``Categorical(num_values, dtype=dtype)``
-``Spec(constructor, name, **specs)``            ``DictProduct`` of the entries (key order kept);
-                                                encoding: a value ``constructor(**fields)``
-                                                stands for the dict ``fields``
+``Spec(constructor, name, **specs)``            ``Record(constructor, entries)`` (key order
+                                                kept): its members are the records
+                                                ``constructor(**fields)`` themselves (a
+                                                NamedTuple observation is a member); for a
+                                                ``dict``/``SimpleNamespace`` constructor, a
+                                                ``DictProduct`` (``constructor(**fields)``
+                                                stands for the dict ``fields``)
 ==============================================  =========================================
 
 ``to_jumanji(space, name="")`` runs the table backwards: a ``Box`` with no finite bound is an
 ``Array``, another ``Box`` (a bool one too, as Jumanji's action masks) a ``BoundedArray``;
-a ``Categorical`` from 0 a ``DiscreteArray`` (0-d) or ``MultiDiscreteArray``, one with
-``start != 0`` a ``BoundedArray`` (the set is kept);
+a ``Record`` a ``Spec`` of its constructor; a ``Categorical`` from 0 a ``DiscreteArray``
+(0-d) or ``MultiDiscreteArray``, one with ``start != 0`` a ``BoundedArray`` (the set is kept);
 ``ArraySpace(bool, *dims)`` a ``BoundedArray`` of bool; a ``DictProduct`` a ``Spec`` whose
 constructor is ``types.SimpleNamespace`` (values are namespaces with the keys as attributes;
 keys must be strings) and whose entries are named by their keys; a ``TupleProduct`` the same
@@ -48,6 +52,7 @@ import numpy as np
 from spacealg.adapters.dm_env import is_unbounded, unbounded_box
 from spacealg.adapters.foreign import expressible, register_native
 from spacealg.adapters.jax_dtypes import fit_bounds, jax_dtype
+from spacealg.adapters.records import Record, fields_of
 from spacealg.core.generic import as_space, generic
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
@@ -88,7 +93,9 @@ def _array_from(spec: js.Array) -> Box:
 
 @from_jumanji.register(js.BoundedArray)
 def _bounded_from(spec: js.BoundedArray) -> Box:
-    return Box(np.asarray(spec.minimum), np.asarray(spec.maximum), shape=tuple(spec.shape), dtype=np.dtype(spec.dtype))
+    shape = tuple(spec.shape)  # Jumanji broadcasts its bounds to the shape
+    low, high = (np.broadcast_to(np.asarray(bound), shape) for bound in (spec.minimum, spec.maximum))
+    return Box(low, high, shape=shape, dtype=np.dtype(spec.dtype))
 
 
 @from_jumanji.register(js.DiscreteArray)
@@ -103,7 +110,17 @@ def _multidiscrete_from(spec: js.MultiDiscreteArray) -> Any:
 
 @from_jumanji.register(js.Spec)
 def _nested_from(spec: js.Spec) -> DictProduct:
-    return DictProduct([(k, from_jumanji(s)) for k, s in spec._specs.items()])
+    entries = [(k, from_jumanji(s)) for k, s in spec._specs.items()]
+    if _is_record(spec._constructor):
+        return Record(spec._constructor, dict(entries))
+    return DictProduct(entries)
+
+
+def _is_record(constructor: Any) -> bool:
+    """Whether a Spec's values are records of their own class (a NamedTuple, a dataclass):
+    then the converted space is a :class:`Record` of that class; ``dict`` and
+    ``SimpleNamespace`` values (this module's encoding) stay a ``DictProduct``."""
+    return isinstance(constructor, type) and constructor not in (dict, types.SimpleNamespace)
 
 
 # -- to_jumanji ----------------------------------------------------------------------------
@@ -178,6 +195,12 @@ def _dict_to(space: DictProduct, name: str = "") -> js.Spec:
     return _nested(space, dict(space._spaces), name)
 
 
+@to_jumanji.register(Record)
+def _record_to(space: Record, name: str = "") -> js.Spec:
+    specs = {k: to_jumanji(s, k) for k, s in space._spaces.items()}
+    return js.Spec(space.constructor, name, **specs)
+
+
 @to_jumanji.register(TupleProduct)
 def _tuple_to(space: TupleProduct, name: str = "") -> js.Spec:
     return _nested(space, {f"item{i}": s for i, s in enumerate(space._spaces)}, name)
@@ -201,7 +224,9 @@ def to_jumanji_value(x: Any, spec: Any) -> Any:
 @to_jumanji_value.register(js.Spec)
 def _nested_value(x: Any, spec: js.Spec) -> Any:
     if not isinstance(spec, js.Array):
-        if isinstance(x, (tuple, list)):  # the tuple encoding: keys item0, item1, ...
+        if not isinstance(x, dict) and fields_of(x, spec._specs) is not None:  # a record
+            x = fields_of(x, spec._specs)
+        elif isinstance(x, (tuple, list)):  # the tuple encoding: keys item0, item1, ...
             x = {f"item{i}": v for i, v in enumerate(x)}
         return spec._constructor(**{k: to_jumanji_value(x[k], s) for k, s in spec._specs.items()})
     return jnp.asarray(x, dtype=spec.dtype)

@@ -189,7 +189,12 @@ def _options(arguments: argparse.Namespace) -> dict[str, Any]:
 
 def _spaces(env: Any) -> list[tuple[str, str]]:
     from spacealg.adapters.envs import foreign_spaces  # dm_env, TorchRL, ... (issue 15)
+    from spacealg.testing.jax_env import adapt, is_jax_env
     from spacealg.testing.resolve import env_kind
+
+    if is_jax_env(env):  # gymnax, Jumanji, pgx, Brax (issue 24)
+        protocol = adapt(env)
+        return [("observation space", repr(protocol.observation_space)), ("action space", repr(protocol.action_space))]
 
     named = foreign_spaces(env)
     if named is not None:

@@ -11,6 +11,7 @@ ENV_ID is resolved the same way by every subcommand (:func:`resolve_target`):
   ``python -m``) and the attribute, a class or a function, is called with the
   ``--env-kwarg`` keywords; if the module has no such attribute but registers a Gymnasium id
   of that name, ``gymnasium.make("module:attribute")`` (Gymnasium's own syntax) makes it;
+- ``gymnax:NAME``, ``jumanji:NAME``, ``pgx:NAME``: a JAX environment, ``library.make(NAME, **kwargs)``;
 - anything else is a registered Gymnasium id, made by ``gymnasium.make(ENV_ID, **kwargs)``.
 """
 
@@ -69,6 +70,7 @@ OPTIONAL_EXTRAS: dict[str, str] = {
     "tensordict": "torchrl",
     "gymnax": "gymnax",
     "jumanji": "jumanji",
+    "pgx": "pgx",
     "matplotlib": "notebooks",
 }
 
@@ -207,9 +209,29 @@ def resolve_target(env_id: str, env_kwargs: Sequence[str] | None = None, *, chec
     kwargs = parse_env_kwargs(env_kwargs)
     if os.getcwd() not in sys.path:  # module:factory resolves from the working directory, as python -m
         sys.path.insert(0, os.getcwd())
+    from spacealg.testing.jax_env.source import is_jax_id
+
+    if is_jax_id(env_id):  # gymnax:CartPole-v1, jumanji:Snake-v1, pgx:connect_four (issue 24)
+        return _jax_target(env_id, kwargs)
     if ":" in env_id and not env_id.startswith(":"):
         return _module_target(env_id, kwargs, checker)
     return _gymnasium_target(env_id, kwargs, checker)
+
+
+def _jax_target(env_id: str, kwargs: dict[str, Any]) -> Target:
+    """``library:name``: ``library.make(name, **kwargs)``, the library imported lazily (a
+    missing one: CommandError naming the extra that installs it)."""
+    library, _, name = env_id.partition(":")
+    try:
+        module = importlib.import_module(library)
+    except ModuleNotFoundError as error:
+        raise CommandError(f"cannot make {env_id!r}: {missing_extra(error) or one_line(error)}") from None
+
+    def make(**given: Any) -> Any:
+        return module.make(name, **given)
+
+    construction = "env = " + _call_text(f"{library}.make", [repr(name)], kwargs)
+    return Target(env_id, make, kwargs, construction, (f"import {library}",))
 
 
 @contextlib.contextmanager

@@ -37,6 +37,13 @@ def _foreign(instance: Any) -> Callable[..., Any] | None:
     return pick(instance) if callable(pick) else None
 
 
+def _jax(instance: Any) -> bool:
+    """Whether ``instance`` is a functional JAX environment (:mod:`spacealg.testing.jax_env`)."""
+    from spacealg.testing.jax_env import is_jax_env
+
+    return is_jax_env(instance)
+
+
 def env_kind_of(source: EnvSource) -> str:
     """The kind of the environment ``source`` builds (see :func:`~spacealg.testing.resolve.env_kind`)."""
     return str(probe(source, env_kind))
@@ -46,10 +53,15 @@ def checker_for(env: Any) -> Callable[..., EnvCheckReport]:
     """The checker :func:`check` uses for ``env``: ``check_aec_env`` (``agent_iter`` and
     ``agent_selection``), ``check_parallel_env`` (per-agent space methods),
     ``check_vector_env`` (``num_envs`` and single spaces), a foreign checker (dm_env,
-    TorchRL), else ``check_env``."""
+    TorchRL), ``check_jax_env`` for a functional JAX environment (gymnax, Jumanji, pgx,
+    Brax), else ``check_env``."""
     source = resolve(env)
     instance = source.make()
     try:
+        if _jax(instance):  # functional JAX environments (issue 24)
+            from spacealg.testing.jax_env import check_jax_env
+
+            return check_jax_env
         foreign = _foreign(instance)
         kind = env_kind(instance)
     finally:
@@ -67,6 +79,12 @@ def checker_for(env: Any) -> Callable[..., EnvCheckReport]:
 def check(env: Any, **options: Any) -> EnvCheckReport:
     """Check ``env`` with the checker of its kind (:func:`checker_for`); ``options`` as
     that checker's."""
+    from spacealg.testing.jax_env import is_jax_id, jax_source
+
+    if is_jax_id(env) or isinstance(env, tuple):  # "gymnax:CartPole-v1", gymnax's (env, params)
+        from spacealg.testing.jax_env import check_jax_env
+
+        return check_jax_env(jax_source(env), **options)
     source = resolve(env)
     return checker_for(source)(source, **options)
 

@@ -1,0 +1,115 @@
+"""Run ``check_jax_env`` on every registered gymnax and Jumanji environment (and the pgx,
+Craftax, navix, XLand-MiniGrid, JaxMARL and Brax ones that are installed) and print a
+Markdown table: env, result (every broken property: after a failure the check is rerun
+without it), steps/s of the search, steps/s inside the compiled rollouts, seconds of
+compilation and probes, seconds in all; then each failure's message.
+
+    python benchmarks/sweep_jax_envs.py [--examples N] [--max-steps N] [--budget S] [--only PREFIX]
+        [--json results.json]
+
+Each environment is checked in a fresh subprocess (a crash or a hang costs only that row;
+``--timeout`` seconds each). The figures depend on the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import textwrap
+import time
+
+ONE = textwrap.dedent(
+    """
+    import json, sys, time
+    from spacealg.testing.jax_env import check_jax_env, JaxEnvCheckError
+    target, options = sys.argv[1], json.loads(sys.argv[2])
+    started = time.perf_counter()
+    failures, skip = [], []
+    row = {}
+    for _ in range(4):  # after a failure, check the other properties (skip the broken ones)
+        try:
+            report = check_jax_env(target, skip=skip, **options)
+            row = {"steps": report.steps, "seconds": report.seconds, "setup_seconds": report.setup_seconds,
+                   "rollout_seconds": report.rollout_seconds, "properties": list(report.properties),
+                   "not_checked": report.not_checked}
+            break
+        except JaxEnvCheckError as error:
+            failures.append({"property": error.property, "message": str(error),
+                             "reproduction": error.reproduction()})
+            skip.append(error.property)
+        except Exception as error:
+            failures.append({"property": "error: " + type(error).__name__, "message": str(error)[:2000]})
+            break
+    row["failures"] = failures
+    row["result"] = "passed" if not failures else "FAILED: " + ", ".join(f["property"] for f in failures)
+    row["total_seconds"] = time.perf_counter() - started
+    print("RESULT " + json.dumps(row, default=str))
+    """
+)
+
+
+def targets(only: str | None) -> list[str]:
+    found: list[str] = []
+    try:
+        import gymnax
+
+        found += [f"gymnax:{name}" for name in gymnax.registered_envs]
+    except ImportError:
+        pass
+    try:
+        import jumanji
+
+        found += [f"jumanji:{name}" for name in sorted(jumanji.registered_environments())]
+    except ImportError:
+        pass
+    try:
+        import pgx
+
+        found += [f"pgx:{name}" for name in pgx.available_envs()]
+    except ImportError:
+        pass
+    return [t for t in found if only is None or t.startswith(only)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--examples", type=int, default=30)
+    parser.add_argument("--max-steps", type=int, default=100)
+    parser.add_argument("--budget", type=float, default=60.0)
+    parser.add_argument("--timeout", type=float, default=600.0)
+    parser.add_argument("--only", default=None, help="a prefix of the targets (gymnax:, jumanji:Snake)")
+    parser.add_argument("--json", default=None, help="write the rows to this file")
+    parser.add_argument("targets", nargs="*", help="ids to check instead of every registered one")
+    arguments = parser.parse_args()
+    options = {"max_examples": arguments.examples, "max_steps": arguments.max_steps, "budget": arguments.budget}
+    rows = []
+    for target in arguments.targets or targets(arguments.only):
+        started = time.perf_counter()
+        try:
+            done = subprocess.run(
+                [sys.executable, "-c", ONE, target, json.dumps(options)],
+                capture_output=True, text=True, timeout=arguments.timeout,
+            )
+            line = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
+            row = json.loads(line[-1][7:]) if line else {"result": "crashed", "message": done.stderr[-2000:]}
+        except subprocess.TimeoutExpired:
+            row = {"result": f"timeout after {arguments.timeout:.0f} s"}
+        row["target"], row["wall"] = target, time.perf_counter() - started
+        rows.append(row)
+        searching = row.get("seconds", 0) - row.get("setup_seconds", 0)
+        rate = f"{row['steps'] / searching:,.0f}" if row.get("steps") and searching > 0 else ""
+        inside = f"{row['steps'] / row['rollout_seconds']:,.0f}" if row.get("rollout_seconds") else ""
+        print(f"| {target} | {row['result']} | {rate} | {inside} | {row.get('setup_seconds', 0):.1f} | "
+              f"{row['wall']:.1f} |", flush=True)
+        if arguments.json:
+            with open(arguments.json, "w") as handle:
+                json.dump(rows, handle, indent=1, default=str)
+    for row in rows:
+        for failure in row.get("failures", []):
+            print(f"\n### {row['target']}: {failure['property']}\n\n```\n{failure.get('message', '')}\n```")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,327 @@
+"""The laws checked on recorded trajectories (numpy, leading axes rows x steps).
+
+:func:`first_violation` returns the earliest broken law of a batch of rollouts: the row, the
+step (``None``: at the first reset; ``k``: by the ``k``-th step, 1-based), the property and a
+detail; the earliest step wins, and at one step the order of :data:`ORDER`. Each law is
+a function of ``(protocol, out0, trajectory, n)`` returning a bool array ``ok`` of shape
+(rows, 1 + n) (column 0: the reset) and a detail for a failing entry.
+
+Laws: a trajectory of a sound environment passes every law; an entry fails a law only if
+the value recorded there breaks it (so a failure's reproduction replays to the same value).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from spacealg.testing.errors import short
+from spacealg.testing.jax_env.protocols import Protocol
+from spacealg.testing.jax_env.spaces import confirm, converted, dtype_problem, members
+
+__all__ = ["ORDER", "Found", "first_illegal", "first_violation", "is_legal", "mask_factors"]
+
+Found = tuple[int, int | None, str, str]  # row, step, property, detail
+
+
+def _pick(tree: Any, index: tuple[int, ...]) -> Any:
+    import jax
+
+    return jax.tree.map(lambda a: np.asarray(a)[index], tree)
+
+
+def _columns(rows: int, n: int, reset: np.ndarray | None, steps: np.ndarray | None) -> np.ndarray:
+    ok = np.ones((rows, 1 + n), bool)
+    if reset is not None:
+        ok[:, 0] = reset
+    if steps is not None:
+        ok[:, 1:] = steps[:, :n]
+    return ok
+
+
+Law = Callable[[Protocol, dict[str, Any], dict[str, Any], int], tuple[np.ndarray, Callable[[int, int], str]]]
+
+
+def _observations(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int) -> Any:
+    space = converted(p.observation_space)
+    lead0 = (_rows(out0),)
+    at_reset, why0 = members(out0["observation"], space, lead0, dtypes=False)
+    seen, why1 = members(traj["observation"], space, (lead0[0], _horizon(traj)), dtypes=False)
+    final, why2 = (
+        members(traj["final_observation"], space, (lead0[0], _horizon(traj)), dtypes=False)
+        if "final_observation" in traj
+        else (np.ones_like(seen), "")
+    )
+    ok = _columns(lead0[0], n, at_reset, seen & final)
+
+    def detail(row: int, column: int) -> str:
+        if column == 0:
+            value, why = _pick(out0["observation"], (row,)), why0
+            said = "the observation at reset"
+        elif not final[row, column - 1]:
+            value, why = _pick(traj["final_observation"], (row, column - 1)), why2
+            said = f"the final observation of the episode (returned by step {column})"
+        else:
+            value, why = _pick(traj["observation"], (row, column - 1)), why1
+            ended = "done" in traj and bool(np.asarray(traj["done"])[row, column - 1])
+            said = f"the observation {'of the reset after the episode ended at' if ended else 'after'} step {column}"
+        evidence = confirm(value, p.observation_space)
+        return f"{said} is not in the observation space: {why}\nvalue: {short(value)}\n{evidence}"
+
+    return ok, detail
+
+
+def _dtypes(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int) -> Any:
+    space = converted(p.observation_space)
+    rows = _rows(out0)
+    ok = np.ones((rows, 1 + n), bool)
+    problem = dtype_problem(out0["observation"], space)
+    if problem:
+        ok[:, 0] = False
+    elif n:
+        problem = dtype_problem(traj["observation"], space)
+        ok[:, 1] = not problem
+    return ok, lambda r, c: f"the observation {'at reset' if c == 0 else 'after step 1'}: {problem}"
+
+
+def _rows(out0: dict[str, Any]) -> int:
+    import jax
+
+    return int(np.shape(jax.tree.leaves(out0["observation"])[0])[0])
+
+
+def _horizon(traj: dict[str, Any]) -> int:
+    return int(np.shape(traj["elapsed"])[1])
+
+
+def _actions(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int) -> Any:
+    rows = _rows(out0)
+    if p.sample_action is None:  # drawn by spacealg: nothing of the library's to check
+        return np.ones((rows, 1 + n), bool), lambda r, c: ""
+    inside, why = members(traj["action"], converted(p.action_space), (rows, _horizon(traj)))
+    ok = _columns(rows, n, None, inside)
+
+    def detail(row: int, column: int) -> str:
+        value = _pick(traj["action"], (row, column - 1))
+        return (
+            f"the action {short(value)} drawn by the action space's own sample() for step {column} is not in it: "
+            f"{why}\n{confirm(value, p.action_space)}"
+        )
+
+    return ok, detail
+
+
+def _reward(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int) -> Any:
+    rows = _rows(out0)
+    reward = np.asarray(traj["reward"])
+    if p.reward_space is not None:
+        inside, why = members(traj["reward"], converted(p.reward_space), (rows, _horizon(traj)))
+    else:
+        expected = () if p.style != "pgx" else reward.shape[2:]
+        fine = reward.shape[2:] == expected and reward.dtype.kind in "iuf"
+        inside = np.full(reward.shape[:2], fine)
+        why = f"a reward of shape {reward.shape[2:]} and dtype {reward.dtype}, not a real scalar"
+    ok = _columns(rows, n, None, inside)
+    return ok, lambda r, c: f"the reward of step {c} is {short(reward[r, c - 1])}: {why}"
+
+
+def _discount(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int) -> Any:
+    rows = _rows(out0)
+    if "discount" not in traj:
+        return np.ones((rows, 1 + n), bool), lambda r, c: ""
+    discount = np.asarray(traj["discount"])
+    start = np.asarray(out0["discount"])
+    unit = ((discount >= 0) & (discount <= 1)).reshape(rows, _horizon(traj), -1).all(-1)
+    unit0 = ((start >= 0) & (start <= 1)).reshape(rows, -1).all(-1)
+    why = "not in [0, 1]"
+    if p.discount_space is not None:
+        space = converted(p.discount_space)
+        inside, why_in = members(traj["discount"], space, (rows, _horizon(traj)))
+        inside0, _ = members(out0["discount"], space, (rows,))
+        unit, unit0 = unit & inside, unit0 & inside0
+        why = why_in or why
+    ok = _columns(rows, n, np.asarray(unit0), np.asarray(unit))
+
+    def detail(r: int, c: int) -> str:
+        value = start[r] if c == 0 else discount[r, c - 1]
+        return f"the discount {'at reset' if c == 0 else f'of step {c}'} is {short(value)}: {why}"
+
+    return ok, detail
+
+
+def _floats(tree: Any, lead: int) -> np.ndarray:
+    import jax
+
+    flags = None
+    for leaf in jax.tree.leaves(tree):
+        a = np.asarray(leaf)
+        if a.dtype.kind not in "fc":
+            continue
+        finite = np.isfinite(a).reshape((*a.shape[:lead], -1)).all(-1)
+        flags = finite if flags is None else flags & finite
+    return flags if flags is not None else True  # type: ignore[return-value]
+
+
+def _finite(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int) -> Any:
+    rows, horizon = _rows(out0), _horizon(traj)
+    at_reset = np.broadcast_to(_floats(out0["observation"], 1), (rows,))
+    steps = np.broadcast_to(
+        _floats({k: traj[k] for k in ("observation", "final_observation", "reward") if k in traj}, 2), (rows, horizon)
+    )
+    ok = _columns(rows, n, at_reset, steps)
+
+    def detail(r: int, c: int) -> str:
+        if c == 0:
+            return f"the observation at reset holds NaN or infinity: {short(_pick(out0['observation'], (r,)))}"
+        parts = {k: _pick(traj[k], (r, c - 1)) for k in ("observation", "final_observation", "reward") if k in traj}
+        bad = [k for k, v in parts.items() if not np.all(_floats(v, 0))]
+        return "; ".join(f"the {k} of step {c} holds NaN or infinity: {short(parts[k])}" for k in bad)
+
+    return ok, detail
+
+
+def _constant(text: str) -> Callable[[int, int], str]:
+    return lambda row, column: text
+
+
+def _episode_end(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int) -> Any:
+    rows, horizon = _rows(out0), _horizon(traj)
+    ok = np.ones((rows, 1 + n), bool)
+    problems: dict[tuple[int, int], str] = {}
+
+    def flag(column_ok: np.ndarray, offset: int, text: Callable[[int, int], str]) -> None:
+        bad = ~column_ok
+        ok[:, offset : offset + column_ok.shape[1]] &= column_ok
+        for r, c in zip(*np.nonzero(bad)):
+            problems.setdefault((int(r), int(c) + offset), text(int(r), int(c) + offset))
+
+    for name in ("done", "terminated", "truncated"):
+        if name in traj:
+            value = np.asarray(traj[name])
+            if value.dtype != np.bool_ or value.shape[2:] != ():
+                said = f"{name} is not a bool scalar: dtype {value.dtype}, shape {value.shape[2:]}"
+                flag(np.zeros((rows, n), bool), 1, _constant(said))
+    if p.style == "jumanji":
+        first = np.asarray(out0["step_type"]).reshape(rows, 1) == 0
+        flag(first, 0, lambda r, c: f"reset returned step_type {int(np.asarray(out0['step_type'])[r])}, not FIRST (0)")
+        kind = np.asarray(traj["step_type"])[:, :n]
+        flag((kind == 1) | (kind == 2), 1, lambda r, c: f"step {c} returned step_type {int(kind[r, c - 1])}, not MID "
+             "(1) or LAST (2)")
+        again = np.asarray(traj["next_step_type"])[:, :n]
+        ended = np.asarray(traj["done"])[:, :n]
+        flag(~ended | (again == 0), 1, lambda r, c: f"the reset after the episode ended at step {c} returned "
+             f"step_type {int(again[r, c - 1])}, not FIRST (0)")
+    if p.max_steps is not None:
+        elapsed = np.asarray(traj["elapsed"])[:, :n]
+        flag(elapsed <= p.max_steps, 1, lambda r, c: f"the episode is still going after {int(elapsed[r, c - 1])} "
+             f"steps, beyond params.max_steps_in_episode = {p.max_steps}")
+    del horizon
+    return ok, lambda r, c: problems.get((r, c), "")
+
+
+def mask_factors(mask: np.ndarray, space: Any, lead: int) -> tuple[np.ndarray, str]:
+    """``(nonempty, why)``: per entry of the leading axes, whether the mask allows at least one
+    action (per factor where the mask has one row per factor of a Categorical); ``why``
+    names a shape the action space does not explain."""
+    from spacealg.spaces.categorical import Categorical
+
+    shape = mask.shape[lead:]
+    flat = mask.reshape((*mask.shape[:lead], -1))
+    if isinstance(space, Categorical) and space.shape:
+        nvec = (np.asarray(space.high).astype(np.int64) - np.asarray(space.low) + 1)
+        if shape == (*space.shape, int(nvec.max())):  # one row per factor
+            rows = mask.reshape((*mask.shape[:lead], -1, shape[-1]))
+            return np.asarray(rows.any(-1).all(-1)), ""
+        if shape == tuple(int(v) for v in nvec.reshape(-1)):
+            return np.asarray(flat.any(-1)), ""
+        return np.zeros(mask.shape[:lead], bool), f"a mask of shape {shape} for {space!r}"
+    if isinstance(space, Categorical):
+        n = int(np.asarray(space.high)) - int(np.asarray(space.low)) + 1
+        if shape != (n,):
+            return np.zeros(mask.shape[:lead], bool), f"a mask of shape {shape} for {space!r}"
+    return np.asarray(flat.any(-1)), ""
+
+
+def is_legal(mask: np.ndarray, action: Any, space: Any) -> bool:
+    """Whether ``action`` (a member of the Categorical ``space``) is allowed by ``mask`` (a
+    joint mask, or one row per factor); True where the mask cannot be read that way."""
+    mask, action = np.asarray(mask), np.asarray(action)
+    low = np.asarray(getattr(space, "low", 0))
+    index = (action - low).astype(np.int64)
+    try:
+        if mask.ndim == index.ndim + 1 and mask.shape[:-1] == index.shape and index.ndim:  # per factor
+            return bool(np.take_along_axis(mask, index[..., None], -1).all())
+        return bool(mask[tuple(index.reshape(-1))])
+    except (IndexError, ValueError):
+        return True
+
+
+def first_illegal(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], row: int, steps: int) -> int | None:
+    """The first step (1-based) among the first ``steps`` of ``row`` whose action the mask
+    in force forbade; None if none did (or no mask is published)."""
+    if "mask" not in out0:
+        return None
+    space = converted(p.action_space)
+    for t in range(steps):
+        mask = np.asarray(out0["mask"])[row] if t == 0 else np.asarray(traj["mask"])[row, t - 1]
+        action = np.asarray(traj["action"])[row, t]
+        if not is_legal(mask, action, space):
+            return t + 1
+    return None
+
+
+def _masks(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int) -> Any:
+    rows = _rows(out0)
+    if "mask" not in out0:
+        return np.ones((rows, 1 + n), bool), lambda r, c: ""
+    space = converted(p.action_space)
+    m0, m = np.asarray(out0["mask"]), np.asarray(traj["mask"])
+    if m0.dtype != np.bool_:
+        bad = np.zeros((rows, 1 + n), bool)
+        return bad, lambda r, c: f"{p.mask_of} has dtype {m0.dtype}, not bool"
+    first, why0 = mask_factors(m0, space, 1)
+    later, why1 = mask_factors(m, space, 2)
+    ok = _columns(rows, n, first, later)
+
+    def detail(r: int, c: int) -> str:
+        value = m0[r] if c == 0 else m[r, c - 1]
+        where = "at reset" if c == 0 else f"after step {c} (the episode goes on)"
+        return f"{p.mask_of} {where} allows no action: {short(value)}" + (f" ({why0 or why1})" if why0 or why1 else "")
+
+    return ok, detail
+
+
+ORDER: tuple[tuple[str, Law], ...] = (
+    ("episode-end", _episode_end),
+    ("observation-in-space", _observations),
+    ("declared-dtypes", _dtypes),
+    ("finite-values", _finite),
+    ("action-in-space", _actions),
+    ("reward-in-space", _reward),
+    ("discount-in-space", _discount),
+    ("action-mask", _masks),
+)
+
+
+def first_violation(
+    p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int, checked: set[str]
+) -> Found | None:
+    """The earliest broken law among ``checked`` in the first ``n`` steps (see the module)."""
+    best: tuple[int, int, int, str, Callable[[int, int], str]] | None = None
+    for rank, (name, law) in enumerate(ORDER):
+        if name not in checked:
+            continue
+        ok, detail = law(p, out0, traj, n)
+        bad = np.argwhere(~ok)
+        if not len(bad):
+            continue
+        column = int(bad[:, 1].min())
+        row = int(bad[bad[:, 1] == column][0, 0])
+        if best is None or (column, rank) < (best[1], best[2]):
+            best = (row, column, rank, name, detail)
+    if best is None:
+        return None
+    row, column, _, name, detail = best
+    return row, (None if column == 0 else column), name, detail(row, column)

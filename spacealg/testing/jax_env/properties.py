@@ -1,0 +1,37 @@
+"""The properties :func:`~spacealg.testing.check_jax_env` checks, by name, with their laws."""
+
+from __future__ import annotations
+
+__all__ = ["JAX_PROPERTIES", "OPTIONAL_JAX_PROPERTIES"]
+
+JAX_PROPERTIES: dict[str, str] = {
+    "declared-spaces": "the environment declares observation and action spaces (gymnax spaces, Jumanji "
+    "specs, spacealg spaces) that spacealg's adapters convert and that actions can be drawn from",
+    "no-exception": "reset and step trace, compile (jit, vmap, lax.scan) and run without raising",
+    "compile-once": "reset's and step's outputs keep one pytree structure, shapes, dtypes and weak-type "
+    "flags, the state carried by step has reset's type, and lax.scan over steps traces step once",
+    "observation-in-space": "every observation (at reset, after each step, and the final observation of "
+    "an episode) is a member of the declared observation space (values and shapes)",
+    "declared-dtypes": "every observation leaf has the dtype its space declares (JAX's rule: a 64-bit "
+    "declaration holds as its 32-bit form without x64)",
+    "action-in-space": "every action drawn by the library's own sampler is a member of its action space",
+    "reward-in-space": "every reward is a real (not bool) array of the declared reward shape and dtype "
+    "(a scalar where none is declared)",
+    "discount-in-space": "every discount is a member of the declared discount spec and lies in [0, 1]",
+    "finite-values": "observations and rewards hold no NaN or infinity",
+    "episode-end": "episodes end as the library defines them: done/terminated/truncated are bool scalars; "
+    "Jumanji: reset gives StepType.FIRST and step MID or LAST; gymnax: no episode outlasts "
+    "params.max_steps_in_episode",
+    "action-mask": "a published legal-action mask has a shape the action space explains and allows at "
+    "least one action (per factor, for a mask per factor) in every state the agent acts in",
+    "illegal-action": "an action outside the mask breaks none of the laws above",
+    "purity": "the same key and actions give the same trajectory, compiled or not, run after run",
+    "jit-eager": "jit gives what eager execution gives (up to float rounding: compared step by step from "
+    "identical inputs)",
+    "batching": "row i of the vmapped rollout over keys k_0..k_n equals the unbatched rollout with k_i",
+    "global-rng": "reset and step take their randomness from the key only, never from Python's or "
+    "NumPy's global random state",
+}
+
+OPTIONAL_JAX_PROPERTIES = ("illegal-action",)
+"""Checked only when asked for (``illegal_actions=True``)."""

@@ -1,0 +1,184 @@
+"""Compiled rollouts: ``lax.scan`` over steps, ``vmap`` over keys, actions drawn in-graph.
+
+:func:`drawer` builds the in-graph action draw of a :class:`~.protocols.Protocol`: the
+library's own sampler where it has one (gymnax spaces), else a uniform draw from the
+converted action space (Categorical, Box, products of them), legal under a published mask
+(a joint mask of the action space's shape, or one row per factor), with ``illegal`` one
+draw in four ignoring the mask. :class:`Rollouts` compiles, once per check:
+
+- ``drawn(seeds, action_keys)``: the batched rollout of ``horizon`` steps, one row per seed;
+- ``replay(seed, actions)``: the unbatched rollout of one row, feeding recorded actions;
+- ``one_step`` and ``batched_step``: a single step, compiled alone and under ``vmap``,
+  to confirm a difference step by step (floating-point results of fused code may differ in
+  the last bits; only a difference from identical inputs is a defect);
+
+and runs ``eager(seed, actions)``, the same steps without ``jit`` (``jax.disable_jit``).
+
+Laws: row ``i`` of ``drawn`` depends only on ``seeds[i]`` and ``action_keys[i]``; the
+``actions`` it records, fed to ``replay`` with ``seeds[i]``, give the same trajectory for a
+pure, batchable environment. ``traces`` counts how often the scan body was traced (1 for an
+environment whose step keeps its carry's types).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from spacealg.testing.jax_env.protocols import Protocol
+from spacealg.testing.jax_env.spaces import converted
+
+__all__ = ["Rollouts", "drawer", "row_keys"]
+
+
+def row_keys(seed: Any) -> tuple[Any, Any, Any]:
+    """``(k_reset, k_steps, k_resets)`` of a row (see :mod:`.protocols`)."""
+    k_reset, k_steps, k_resets = jax.random.split(jax.random.key(seed), 3)
+    return k_reset, k_steps, k_resets
+
+
+# -- drawing actions -------------------------------------------------------------------------
+
+
+def _leaf_draw(space: Any) -> Callable[[Any, Any], Any]:
+    from spacealg.spaces.box import Box
+    from spacealg.spaces.categorical import Categorical
+    from spacealg.spaces.product import DictProduct, TupleProduct
+
+    if isinstance(space, DictProduct):
+        parts = {k: _leaf_draw(s) for k, s in space.spaces.items()}
+
+        def draw_dict(key: Any, mask: Any) -> Any:
+            keys = jax.random.split(key, len(parts))
+            return {k: d(kk, None) for (k, d), kk in zip(parts.items(), keys)}
+
+        return draw_dict
+    if isinstance(space, TupleProduct):
+        items = [_leaf_draw(s) for s in space._spaces]
+
+        def draw_tuple(key: Any, mask: Any) -> Any:
+            keys = jax.random.split(key, len(items))
+            return tuple(d(kk, None) for d, kk in zip(items, keys))
+
+        return draw_tuple
+    if isinstance(space, Categorical):
+        return _categorical_draw(np.asarray(space.low), np.asarray(space.high), np.dtype(space.dtype))
+    if isinstance(space, Box):
+        low, high, dtype = np.asarray(space.low), np.asarray(space.high), np.dtype(space.dtype)
+        if dtype.kind == "b":
+            return lambda key, mask: jax.random.bernoulli(key, 0.5, space.shape)
+        if dtype.kind in "iu":
+            return _categorical_draw(low, high, dtype)
+        finite_low, finite_high = np.where(np.isfinite(low), low, -1e3), np.where(np.isfinite(high), high, 1e3)
+
+        def draw_box(key: Any, mask: Any) -> Any:
+            u = jax.random.uniform(key, space.shape, jnp.float32)
+            value = finite_low + u * (finite_high - finite_low)
+            return jnp.clip(value, low, high).astype(dtype)
+
+        return draw_box
+    raise TypeError(f"cannot draw actions from {space!r}: not a Categorical, a Box or a product of them")
+
+
+def _categorical_draw(low: np.ndarray, high: np.ndarray, dtype: np.dtype) -> Callable[[Any, Any], Any]:
+    shape = low.shape
+    nvec = (high.astype(np.int64) - low.astype(np.int64) + 1).reshape(shape)
+
+    def draw(key: Any, mask: Any) -> Any:
+        if mask is None:
+            return jax.random.randint(key, shape, low, high.astype(np.int64) + 1).astype(dtype)
+        mask = jnp.asarray(mask, bool)
+        if mask.shape == (*shape, int(nvec.max())) and shape:  # one row per factor
+            logits = jnp.where(mask, 0.0, -jnp.inf)
+            picks = jax.random.categorical(key, logits.reshape(-1, logits.shape[-1])).reshape(shape)
+            return (picks + low).astype(dtype)
+        flat = jnp.where(mask.reshape(-1), 0.0, -jnp.inf)  # a joint mask over the whole space
+        index = jax.random.categorical(key, flat)
+        if not shape:
+            return (index + low).astype(dtype)
+        return (jnp.stack(jnp.unravel_index(index, mask.shape)).reshape(shape) + low).astype(dtype)
+
+    return draw
+
+
+def drawer(protocol: Protocol, masks: bool, illegal: bool) -> Callable[[Any, Any], Any]:
+    """The in-graph draw ``draw(key, mask)`` of an action (see the module docstring)."""
+    if protocol.sample_action is not None:
+        own = protocol.sample_action
+        return lambda key, mask: own(key)
+    draw = _leaf_draw(converted(protocol.action_space))
+    if not masks:
+        return lambda key, mask: draw(key, None)
+    if not illegal:
+        return draw
+
+    def maybe_illegal(key: Any, mask: Any) -> Any:
+        k_coin, k_draw = jax.random.split(key)
+        legal, anything = draw(k_draw, mask), draw(k_draw, None)
+        coin = jax.random.bernoulli(k_coin, 0.25)
+        return jax.tree.map(lambda a, b: jnp.where(coin, a, b), anything, legal)
+
+    return maybe_illegal
+
+
+# -- rollouts --------------------------------------------------------------------------------
+
+
+class Rollouts:
+    """The compiled rollouts of one check (see the module docstring)."""
+
+    def __init__(self, protocol: Protocol, horizon: int, masks: bool, illegal: bool) -> None:
+        self.protocol, self.horizon = protocol, horizon
+        self.draw = drawer(protocol, masks, illegal)
+        self.traces = 0
+        self.drawn = jax.jit(jax.vmap(self._row))
+        self.replay = jax.jit(self._replay)
+        self.one_step = jax.jit(protocol.step)
+        self.batched_step = jax.jit(jax.vmap(protocol.step))
+
+    def _body(self, k_steps: Any, k_resets: Any, actions: Callable[[Any, Any], Any]) -> Callable[..., Any]:
+        step = self.protocol.step
+
+        def body(carry: Any, t: Any) -> Any:
+            self.traces += 1  # at trace time only
+            state, out, elapsed = carry
+            action = actions(t, out.get("mask"))
+            state, new = step(state, action, jax.random.fold_in(k_steps, t), jax.random.fold_in(k_resets, t))
+            elapsed = jnp.where(new["done"], 0, elapsed + 1) if "done" in new else elapsed + 1
+            record = {**new, "action": action, "elapsed": elapsed}
+            kept = {k: v for k, v in new.items() if k in out}
+            return (state, kept, elapsed), record
+
+        return body
+
+    def _scan(self, seed: Any, actions: Callable[[Any, Any], Any]) -> tuple[Any, Any]:
+        k_reset, k_steps, k_resets = row_keys(seed)
+        state, out = self.protocol.reset(k_reset)
+        carry = (state, {"mask": out["mask"]} if "mask" in out else {}, jnp.zeros((), jnp.int32))
+        _, trajectory = jax.lax.scan(self._body(k_steps, k_resets, actions), carry, jnp.arange(self.horizon))
+        return out, trajectory
+
+    def _row(self, seed: Any, action_key: Any) -> tuple[Any, Any]:
+        return self._scan(seed, lambda t, mask: self.draw(jax.random.fold_in(action_key, t), mask))
+
+    def _replay(self, seed: Any, actions: Any) -> tuple[Any, Any]:
+        return self._scan(seed, lambda t, mask: jax.tree.map(lambda a: a[t], actions))
+
+    def eager(self, seed: int, actions: Any, steps: int) -> list[Any]:
+        """``[reset's (state, out), then each step's (state, out)]`` for the first ``steps``
+        recorded ``actions`` (a pytree with a leading time axis), run without ``jit``."""
+        with jax.disable_jit():
+            k_reset, k_steps, k_resets = row_keys(np.uint32(seed))
+            state, out = self.protocol.reset(k_reset)
+            seen = [(state, out)]
+            for t in range(steps):
+                action = jax.tree.map(lambda a, t=t: a[t], actions)
+                state, out = self.protocol.step(
+                    state, action, jax.random.fold_in(k_steps, t), jax.random.fold_in(k_resets, t)
+                )
+                seen.append((state, out))
+        return seen

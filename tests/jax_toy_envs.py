@@ -1,0 +1,224 @@
+"""Toy JAX environments for tests/test_check_jax_env.py: a sound one per protocol and one
+buggy variant per law of ``check_jax_env``, each defect reachable by a key or an action
+sequence (``bug`` names it).
+
+``Walk`` (gymnax style, spacealg spaces): a walker on the integers -10..10; actions 0, 1, 2
+move left, stay, right (with probability 0.1 a random move instead, drawn from the step's
+key); the observation is ``[x / 10, t / 20]`` in ``Box(-1, 1, (2,), float32)``; the episode
+ends when ``|x| == 10`` or after 20 steps (``params.max_steps_in_episode``); ``step`` resets
+inside, as gymnax does.
+
+``Line`` (Jumanji style, Jumanji specs): the same walker with a legal-action mask (no move
+off the line), ``TimeStep``s and ``StepType``; ends at ``x == 10``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from spacealg.spaces.box import Box
+from spacealg.spaces.categorical import Categorical
+
+
+@jax.tree_util.register_dataclass
+@dataclass
+class WalkState:
+    x: jax.Array
+    t: jax.Array
+
+
+@dataclass(frozen=True)
+class WalkParams:
+    max_steps_in_episode: int = 20
+
+
+class Walk:
+    """The sound gymnax-style walker (see the module docstring); ``bug`` selects a defect."""
+
+    bug = ""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    @property
+    def default_params(self) -> WalkParams:
+        return WalkParams()
+
+    def observation_space(self, params: WalkParams) -> Box:
+        return Box(-1.0, 1.0, shape=(2,), dtype=np.float32)
+
+    def action_space(self, params: WalkParams) -> Categorical:
+        return Categorical(3, dtype=np.int32)
+
+    def _obs(self, state: WalkState) -> jax.Array:
+        scale = 5.0 if self.bug == "observation-in-space" else 10.0
+        obs = jnp.stack([state.x / scale, state.t / 20.0]).astype(jnp.float32)
+        if self.bug == "declared-dtypes":
+            return obs.astype(jnp.float16)
+        if self.bug == "purity":
+            self.calls += 1  # state outside the state pytree
+            return obs.at[1].set(self.calls % 7 / 10)
+        if self.bug == "global-rng":
+            return obs.at[1].set(np.float32(np.random.uniform(0, 1)))
+        if self.bug == "batching":
+            shift = jax.pure_callback(
+                lambda x: (x - x.mean()).astype(np.float32),
+                jax.ShapeDtypeStruct((), jnp.float32),
+                obs[0],
+                vmap_method="expand_dims",
+            )
+            return obs.at[0].set(jnp.clip(obs[0] + shift, -1, 1))
+        return obs
+
+    def reset_env(self, key: jax.Array, params: WalkParams) -> tuple[jax.Array, WalkState]:
+        x = jax.random.randint(key, (), -3, 4, dtype=jnp.int32)
+        t = jnp.asarray(0) if self.bug == "compile-once" else jnp.zeros((), jnp.int32)
+        state = WalkState(x, t)
+        return self._obs(state), state
+
+    def reset(self, key: jax.Array, params: WalkParams | None = None) -> tuple[jax.Array, WalkState]:
+        return self.reset_env(key, params or self.default_params)
+
+    def step(self, key: jax.Array, state: WalkState, action: Any, params: WalkParams | None = None) -> Any:
+        params = params or self.default_params
+        k_noise, k_move, k_reset = jax.random.split(key, 3)
+        move = jnp.where(jax.random.uniform(k_noise) < 0.1, jax.random.randint(k_move, (), 0, 3), action) - 1
+        x = jnp.clip(state.x + move.astype(jnp.int32), -10, 10)
+        t = state.t + jnp.int32(1)
+        stepped = WalkState(x, t)
+        limit = 10**6 if self.bug == "episode-end" else params.max_steps_in_episode
+        done = (jnp.abs(x) == 10) | (t >= limit)
+        reward = -jnp.abs(x).astype(jnp.float32) / 10
+        if self.bug == "finite-values":
+            reward = jnp.where(x >= 6, jnp.inf, reward)
+        if self.bug == "reward-in-space":
+            reward = jnp.stack([reward, reward])
+        if self.bug == "jit-eager" and isinstance(x, jax.core.Tracer):
+            reward = reward + 1.0
+        if self.bug == "no-exception":
+            reward = reward + jnp.zeros(3) @ jnp.zeros(4)
+        obs_step = self._obs(stepped)
+        obs_reset, fresh = self.reset_env(k_reset, params)
+        state = jax.tree.map(lambda a, b: jax.lax.select(done, a, b), fresh, stepped)
+        obs = jnp.where(done, obs_reset, obs_step)
+        return obs, state, reward, done, {}
+
+
+def make_walk(bug: str = "") -> Walk:
+    """A ``Walk`` with the defect ``bug`` ("" for the sound one)."""
+    env = Walk()
+    env.bug = bug
+    return env
+
+
+class Undeclared(Walk):
+    """An observation space no adapter converts."""
+
+    def observation_space(self, params: WalkParams) -> Any:
+        return object()
+
+
+# -- Jumanji style ---------------------------------------------------------------------------
+
+
+class LineObservation(NamedTuple):
+    position: jax.Array
+    action_mask: jax.Array
+
+
+@jax.tree_util.register_dataclass
+@dataclass
+class LineState:
+    x: jax.Array
+    key: jax.Array
+
+
+class Line:
+    """The sound Jumanji-style walker; ``bug`` selects a defect."""
+
+    bug = ""
+
+    @property
+    def observation_spec(self) -> Any:
+        import jumanji.specs as js
+
+        return js.Spec(
+            LineObservation,
+            "ObservationSpec",
+            position=js.BoundedArray((), jnp.int32, -10, 10, "position"),
+            action_mask=js.BoundedArray((3,), bool, False, True, "action_mask"),
+        )
+
+    @property
+    def action_spec(self) -> Any:
+        import jumanji.specs as js
+
+        return js.DiscreteArray(3, jnp.int32, "action")
+
+    @property
+    def reward_spec(self) -> Any:
+        import jumanji.specs as js
+
+        return js.Array((), jnp.float32, "reward")
+
+    @property
+    def discount_spec(self) -> Any:
+        import jumanji.specs as js
+
+        return js.BoundedArray((), jnp.float32, 0.0, 1.0, "discount")
+
+    def _obs(self, x: jax.Array) -> LineObservation:
+        mask = jnp.stack([x > -10, jnp.bool_(True), x < 10])
+        if self.bug == "action-mask":
+            mask = mask & (x != 5)
+        return LineObservation(x, mask)
+
+    def reset(self, key: jax.Array) -> Any:
+        from jumanji.types import restart
+
+        x = jax.random.randint(key, (), -3, 4, dtype=jnp.int32)
+        return LineState(x, key), restart(self._obs(x))
+
+    def step(self, state: LineState, action: Any) -> Any:
+        from jumanji.types import termination, transition
+
+        x = state.x + action.astype(jnp.int32) - 1
+        if self.bug != "illegal-action":
+            x = jnp.clip(x, -10, 10)
+        reward = jnp.float32(1.0) * (x == 10)
+        obs = self._obs(x)
+        ended = x >= 10
+        discount = jnp.float32(2.0) if self.bug == "discount-in-space" else jnp.float32(1.0)
+        mid = transition(reward, obs, discount)
+        last = termination(reward, obs)
+        timestep = jax.tree.map(lambda a, b: jax.lax.select(ended, a, b), last, mid)
+        if self.bug == "episode-end":
+            timestep = timestep.replace(step_type=jnp.where(x == 7, jnp.int8(0), timestep.step_type))
+        return LineState(x, state.key), timestep
+
+
+def make_line(bug: str = "") -> Line:
+    """A ``Line`` with the defect ``bug`` ("" for the sound one)."""
+    env = Line()
+    env.bug = bug
+    return env
+
+
+def walk_observation_bug() -> Walk:
+    """``Walk`` whose observation leaves its Box after six moves the same way."""
+    return make_walk("observation-in-space")
+
+
+def line_mask_bug() -> Line:
+    """``Line`` whose mask allows nothing at ``x == 5``."""
+    return make_line("action-mask")
+
+
+def walk_batching_bug() -> Walk:
+    """``Walk`` whose observation depends on the other rows of a vmapped batch."""
+    return make_walk("batching")

@@ -1,0 +1,172 @@
+"""check_jax_env (issue 24): each law catches the toy environment that breaks it, the sound
+toys pass, failures come with a JAX reproduction that fails, and a few real gymnax and
+Jumanji environments pass under a bounded budget."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("jax")
+pytest.importorskip("hypothesis")
+
+from spacealg.testing import check
+from spacealg.testing.jax_env import JAX_PROPERTIES, JaxEnvCheckError, check_jax_env, replay_jax
+from tests.jax_toy_envs import Undeclared, make_line, make_walk
+
+FAST = {"max_examples": 4, "max_steps": 30, "batch": 8, "determinism": False}
+"""The trajectory laws need neither the replays nor eager execution."""
+
+RELATIONAL = {"max_examples": 6, "max_steps": 12, "batch": 4, "eager_steps": 3}
+
+
+def _failure(env, **options) -> JaxEnvCheckError:
+    with pytest.raises(JaxEnvCheckError) as caught:
+        check_jax_env(env, **options)
+    return caught.value
+
+
+def test_sound_walk_passes_every_law():
+    report = check_jax_env(lambda: make_walk(), max_examples=8, max_steps=30, batch=8, eager_steps=4)
+    assert set(report.properties) | set(report.not_checked) == set(JAX_PROPERTIES)
+    assert report.steps == 8 * 30 * 8 and report.style == "gymnax"
+    assert {"batching", "purity", "jit-eager", "global-rng", "compile-once"} <= set(report.properties)
+
+
+def test_sound_line_passes_every_law():
+    pytest.importorskip("jumanji")
+    report = check_jax_env(lambda: make_line(), max_examples=8, max_steps=30, batch=8, eager_steps=4)
+    assert {"action-mask", "discount-in-space", "episode-end", "batching"} <= set(report.properties)
+
+
+@pytest.mark.parametrize(
+    "bug",
+    ["observation-in-space", "declared-dtypes", "finite-values", "reward-in-space", "episode-end", "compile-once",
+     "no-exception"],
+)
+def test_each_gymnax_style_defect_is_caught_by_its_law(bug):
+    error = _failure(lambda: make_walk(bug), **FAST)
+    assert error.property == bug, str(error)
+    assert error.statement == JAX_PROPERTIES[bug]
+
+
+@pytest.mark.parametrize("bug", ["action-mask", "discount-in-space", "episode-end"])
+def test_each_jumanji_style_defect_is_caught_by_its_law(bug):
+    pytest.importorskip("jumanji")
+    error = _failure(lambda: make_line(bug), **FAST)
+    assert error.property == bug, str(error)
+
+
+@pytest.mark.parametrize("bug", ["purity", "global-rng", "jit-eager", "batching"])
+def test_each_relational_defect_is_caught_by_its_law(bug):
+    error = _failure(lambda: make_walk(bug), **RELATIONAL)
+    assert error.property == bug, str(error)
+
+
+def test_illegal_actions_are_drawn_only_when_asked():
+    pytest.importorskip("jumanji")
+    check_jax_env(lambda: make_line("illegal-action"), **FAST)  # the mask keeps the walker on the line
+    wide = {**FAST, "illegal_actions": True, "max_steps": 100, "batch": 32, "max_examples": 10}
+    error = _failure(lambda: make_line("illegal-action"), **wide)  # a walk to x = -10, then a step off
+    assert error.property == "illegal-action" and "outside the mask" in error.detail
+
+
+def test_undeclared_spaces_are_reported():
+    assert _failure(Undeclared, **FAST).property == "declared-spaces"
+
+
+def test_the_library_sampler_is_checked_against_its_space():
+    spaces = pytest.importorskip("gymnax.environments.spaces")
+    import jax
+
+    class Overflowing(spaces.Discrete):
+        def sample(self, key):  # one value too many
+            return jax.random.randint(key, (), 0, self.n + 1, dtype=self.dtype)
+
+    class Sampled(type(make_walk())):
+        def action_space(self, params):
+            return Overflowing(3)
+
+    error = _failure(Sampled, **FAST)
+    assert error.property == "action-in-space"
+    assert "gymnax's space.contains(value) is False" in error.detail
+
+
+def test_a_failure_is_the_shortest_prefix_for_its_seed_and_replays():
+    error = _failure("tests.jax_toy_envs:walk_observation_bug", **FAST)
+    assert error.property == "observation-in-space" and error.step == len(error.actions) >= 3
+    with pytest.raises(JaxEnvCheckError) as again:
+        replay_jax("tests.jax_toy_envs:walk_observation_bug", error.seed, error.actions)
+    assert again.value.property == "observation-in-space"
+    replay_jax("tests.jax_toy_envs:walk_observation_bug", error.seed, error.actions[:-1])  # one step short: holds
+
+
+@pytest.mark.parametrize(
+    "target, options",
+    [("tests.jax_toy_envs:walk_observation_bug", FAST), ("tests.jax_toy_envs:line_mask_bug", FAST),
+     ("tests.jax_toy_envs:walk_batching_bug", RELATIONAL)],
+)
+def test_the_reproduction_replays_with_jax_and_fails_on_its_assertion(target, options):
+    if "line" in target:
+        pytest.importorskip("jumanji")
+    error = _failure(target, **options)
+    snippet = error.reproduction()
+    assert snippet.rstrip().splitlines()[-1].startswith("assert ")
+    with pytest.raises(AssertionError):
+        exec(compile(snippet, "<reproduction>", "exec"), {})
+
+
+def test_the_same_random_seed_gives_the_same_failure():
+    first = _failure(lambda: make_walk("observation-in-space"), **FAST)
+    second = _failure(lambda: make_walk("observation-in-space"), **FAST)
+    assert (first.seed, first.step) == (second.seed, second.step)
+    assert all(np.array_equal(a, b) for a, b in zip(first.actions, second.actions))
+
+
+def test_check_dispatches_jax_environments_to_check_jax_env():
+    with pytest.raises(JaxEnvCheckError) as caught:
+        check(lambda: make_walk("observation-in-space"), **FAST)
+    assert caught.value.kind == "jax"
+
+
+def test_bad_options_are_rejected_by_name():
+    for name, value in (("batch", 0), ("max_steps", 0), ("eager_steps", -1), ("budget", -1.0)):
+        with pytest.raises(ValueError, match=name):
+            check_jax_env(lambda: make_walk(), **{name: value})
+    with pytest.raises(TypeError, match="not a JAX environment"):
+        check_jax_env(lambda: object(), **FAST)
+
+
+# -- real environments, bounded -------------------------------------------------------------
+
+REAL = {"max_examples": 3, "max_steps": 50, "batch": 16, "eager_steps": 2}
+
+
+def test_gymnax_cartpole_passes():
+    pytest.importorskip("gymnax", reason="gymnax is installed with --no-deps (it pins gymnasium<1.4)")
+    report = check_jax_env("gymnax:CartPole-v1", **REAL)
+    assert report.style == "gymnax" and "action-in-space" in report.properties
+
+
+def test_jumanji_snake_passes():
+    pytest.importorskip("jumanji")
+    report = check_jax_env("jumanji:Snake-v1", **{**REAL, "determinism": False})
+    assert report.style == "jumanji" and "action-mask" in report.properties
+
+
+def test_the_cli_checks_a_jax_environment_and_prints_its_reproduction(capsys):
+    from spacealg.cli import main
+
+    status = main(["check", "tests.jax_toy_envs:walk_observation_bug", "--examples", "3", "--max-steps", "30",
+                   "--no-determinism"])
+    printed = capsys.readouterr().out
+    assert status == 1
+    assert "FAILED: observation-in-space" in printed and "Reproduce with:" in printed
+    assert "assert is_member(obs, space)" in printed
+
+
+def test_jax_ids_resolve_to_the_library_make():
+    from spacealg.cli.common import resolve_target
+
+    target = resolve_target("jumanji:Snake-v1")
+    assert target.construction == "env = jumanji.make('Snake-v1')" and target.imports == ("import jumanji",)
