@@ -49,6 +49,10 @@ __all__ = [
 
 def route(operation: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Run the protocol function ``operation`` on backend ``name`` (the protocol's hook)."""
+    from spacealg.spaces.masked import holds_masked, masked_on_backend  # masks have no array leaf
+
+    if holds_masked(args[0] if operation == "sample" else args[1]):
+        return masked_on_backend(operation, name, args, kwargs)
     if operation == "sample":
         from spacealg.backends.sample import sample_on
 

@@ -523,3 +523,71 @@ def _sample_masked_masked(space: Masked, size: Any, mask: Any, probability: Any,
     if probability is not None:
         blocks = combine(blocks, host_blocks(parse_blocks(probability, f, "probability")), f.sizes)
     return sample_blocks(space.root, f, blocks, size, as_generator(rng))
+
+
+# -- torch and JAX -----------------------------------------------------------------------------
+
+
+def holds_masked(space: Any) -> bool:
+    """Whether ``space`` is ``Masked`` or a product/array space with a ``Masked`` part (the
+    backends' per-leaf plans have no leaf for a mask; :func:`masked_on_backend` serves them)."""
+    from spacealg.spaces.array import ArraySpace
+    from spacealg.spaces.product import DictProduct, TupleProduct
+
+    if isinstance(space, Masked):
+        return True
+    if isinstance(space, TupleProduct):
+        return any(holds_masked(s) for s in space._spaces)
+    if isinstance(space, DictProduct):
+        return any(holds_masked(s) for s in space._spaces.values())
+    if isinstance(space, ArraySpace):
+        return holds_masked(space.space)
+    return False
+
+
+def masked_on_backend(operation: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``sample``/``isin``/``clamp``/``clamp_`` of a space holding a mask on torch/JAX.
+
+    ``sample`` of a ``Masked`` draws on the backend (:mod:`.masked_backends`); ``isin``
+    answers as NumPy's ``isin`` of the batch moved to the host, as a bool array of the
+    batch's backend and device; ``clamp``/``clamp_`` return members unchanged (``clamp_``:
+    ``x`` itself) and raise TypeError otherwise, as on NumPy (a mask has no nearest-member rule).
+    """
+    from spacealg.backends.arrays import backend_named, to_numpy
+
+    if operation == "sample":
+        space, size = args[0], (args[1] if len(args) > 1 else kwargs.get("size"))
+        if not isinstance(space, Masked):
+            raise TypeError(f"sample: a product holding a masked part is drawn with a NumPy rng, not {name}: {space!r}")
+        from spacealg.spaces.masked_backends import sample_masked_on
+
+        return sample_masked_on(name, space, size, None, None, kwargs["rng"])
+    batch, space = args[0], args[1]
+    inside = np.asarray(isin(to_numpy(batch), space))
+    if operation == "isin":
+        backend = backend_named(name)
+        return backend.constant(inside, backend.dtype(np.dtype(bool)), backend.device(_first_leaf(batch)))
+    if not inside.all():
+        raise TypeError(
+            f"{operation}: a masked space has no nearest-member rule ({space!r}) and the batch "
+            "holds non-members; sample legal values with sample(space) or test them with isin"
+        )
+    if operation == "clamp":
+        return _copy(batch)
+    return batch
+
+
+def _first_leaf(batch: Any) -> Any:
+    if isinstance(batch, (tuple, list)):
+        return _first_leaf(batch[0])
+    if isinstance(batch, Mapping):
+        return _first_leaf(next(iter(batch.values())))
+    return batch
+
+
+def _copy(batch: Any) -> Any:
+    if isinstance(batch, tuple):
+        return tuple(_copy(b) for b in batch)
+    if isinstance(batch, Mapping):
+        return {k: _copy(v) for k, v in batch.items()}
+    return batch.clone() if hasattr(batch, "clone") else batch  # JAX arrays are immutable
