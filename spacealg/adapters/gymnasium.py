@@ -249,6 +249,8 @@ def _discrete_to(space: Any, f: Family) -> Any:
     if model.dtype != np.int64:
         if not f.discrete_dtype:
             raise f.lacks(space, f"{f.name}'s Discrete is always int64")
+        if n > np.iinfo(model.dtype).max:
+            raise f.lacks(space, f"{f.name}'s Discrete stores its n = {n} in the dtype {model.dtype}")
         return f.spaces.Discrete(n, start=int(model.low), dtype=model.dtype)
     return f.spaces.Discrete(n, start=int(model.low))
 
@@ -262,6 +264,9 @@ def _multi_to(space: Any, f: Family) -> Any:
         dims = model.shape
         return f.spaces.MultiBinary(dims[0] if len(dims) == 1 else list(dims))
     low = np.broadcast_to(np.asarray(model.low, dtype=model.dtype), model.shape)
+    counts = np.asarray(model.high, dtype=object) - np.asarray(model.low, dtype=object) + 1
+    if counts.size and max(np.ravel(counts)) > np.iinfo(model.dtype).max:
+        raise f.lacks(space, f"{f.name}'s MultiDiscrete stores its nvec in the dtype {model.dtype}")
     nvec = np.broadcast_to(np.asarray(model.high, dtype=model.dtype), model.shape) - low + 1
     if not f.multidiscrete_start:
         if (low != 0).any():

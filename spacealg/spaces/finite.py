@@ -367,8 +367,11 @@ def _congruent(values: np.ndarray, first: int, step: int) -> np.ndarray:
 def _range_isin(batch: Any, space: range) -> np.ndarray:
     array = as_real_array(batch)
     if array is None:
-        if isinstance(batch, np.ndarray):
-            return np.zeros(batch.shape, dtype=bool)
+        if isinstance(batch, np.ndarray):  # object arrays (Python ints beyond 64 bits): entry by entry
+            if batch.dtype.kind != "O":
+                return np.zeros(batch.shape, dtype=bool)
+            inside = np.frompyfunc(lambda x: _range_contains(x, space), 1, 1)(batch)
+            return np.asarray(inside, dtype=bool).reshape(batch.shape)
         raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of integers")
     first, step, n = _ascending(space)
     if n == 0:
