@@ -37,6 +37,7 @@ labels: the Gymnasium adapters map it to ``Discrete``/``MultiDiscrete`` and flat
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 from collections.abc import Iterator
@@ -92,6 +93,9 @@ def _integers(name: str, value: Any) -> np.ndarray:
         raise TypeError(f"Categorical: {name} must be integers, got {value!r}") from None
     if array.dtype.kind in "iu" or (array.size == 0 and array.dtype.kind == "f"):
         return array.astype(object)
+    if array.dtype.kind == "f" and not isinstance(value, np.ndarray):  # [2**62, 2**63] reads as floats
+        with contextlib.suppress(TypeError, ValueError):
+            array = np.array(value, dtype=object)
     if array.dtype.kind == "O" and all(
         isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in array.flat
     ):

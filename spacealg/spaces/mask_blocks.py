@@ -110,10 +110,8 @@ def _rescaled(weights: Any, width: int) -> Any:
     if isinstance(weights, np.ndarray):
         top = weights.max(axis=axes, keepdims=True)
         return weights / np.where(top > 0, top, 1.0)
-    if hasattr(weights, "amax"):  # torch
-        top = weights.amax(dim=axes, keepdim=True)
-    else:  # JAX
-        top = weights.max(axis=axes, keepdims=True)
+    torch = hasattr(weights, "amax")
+    top = weights.amax(dim=axes, keepdim=True) if torch else weights.max(axis=axes, keepdims=True)
     return weights / (top + (top <= 0))
 
 
