@@ -5,16 +5,22 @@ the engineers who own that code."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import pickle
+import threading
+import time
 import tracemalloc
 
+import gymnasium
 import gymnasium.spaces as gs
 import numpy as np
 import pytest
 
 import spacealg as sa
 from spacealg import Masked
+from spacealg.emulation import GymnasiumPufferEnv
 from spacealg.spaces.masked import MaskError
 
 
@@ -220,3 +226,201 @@ def test_10_foreign_256_value_uint8_specs_convert():
     from spacealg.adapters.torchrl import from_torchrl
 
     assert from_torchrl(td.Categorical(256, dtype=torch.uint8)) == sa.Categorical(256, dtype=np.uint8)
+
+
+# -- Environment layer and vector views -------------------------------------------------------
+
+
+class _Lying(gymnasium.Env):
+    """A one-step environment returning whatever it is told to."""
+
+    def __init__(self, space=None, ob=None, reward=0.0, terminated=False, truncated=False):
+        self.observation_space = space if space is not None else gs.Box(0, 1, (2,), np.float32)
+        self.action_space = gs.Discrete(2)
+        self.ob = ob if ob is not None else np.zeros(2, np.float32)
+        self.reward, self.terminated, self.truncated = reward, terminated, truncated
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return self.ob, {}
+
+    def step(self, action):
+        return self.ob, self.reward, self.terminated, self.truncated, {}
+
+
+class _LyingVector:
+    """A VectorEnv-shaped object whose batches are whatever it is told."""
+
+    def __init__(self, space, good, bad, num_envs=3, rewards=None, flags=None):
+        self.num_envs = num_envs
+        self.single_observation_space = space
+        self.single_action_space = gs.Discrete(2)
+        self.good, self.bad = good, bad
+        self.rewards = np.zeros(num_envs) if rewards is None else rewards
+        self.flags = np.zeros(num_envs, bool) if flags is None else flags
+        self.metadata = {}
+
+    def reset(self, seed=None, options=None):
+        return self.good, {}
+
+    def step(self, actions):
+        return self.bad, self.rewards, self.flags, np.zeros(self.num_envs, bool), {}
+
+    def close(self):
+        pass
+
+
+_BOX = gs.Box(0, 255, (2,), np.uint8)
+_DICT = gs.Dict({"a": gs.Discrete(3), "b": gs.Box(-1.0, 1.0, (), np.float32)})
+
+
+@pytest.mark.parametrize(
+    ("space", "good", "bad"),
+    [
+        (_BOX, np.zeros((3, 2), np.uint8), np.zeros((1, 2), np.uint8)),  # a single row for every agent
+        (_BOX, np.zeros((3, 2), np.uint8), np.full((3, 2), 300.7)),  # stored as 44
+        (_BOX, np.zeros((3, 2), np.uint8), np.full((3, 2), -1)),  # stored as 255
+        (gs.Box(0.0, 1.0, (2,), np.float32), np.zeros((3, 2), np.float32), np.full((3, 2), np.nan, np.float32)),
+        (_DICT, {"a": np.zeros(3, np.int64), "b": np.zeros(3, np.float32)},
+         {"a": np.array([0, 1, 7]), "b": np.zeros(3, np.float32)}),  # a Discrete entry outside it
+    ],
+)
+def test_24_the_vector_view_refuses_non_members_before_writing(space, good, bad):
+    from spacealg.env import APIUsageError
+    from spacealg.vector import VectorPufferEnv
+
+    env = VectorPufferEnv(_LyingVector(space, good, bad))
+    env.reset(seed=0)
+    before = env.observations.copy()
+    with pytest.raises(APIUsageError, match="VectorPufferEnv"):
+        env.step(np.zeros(3, np.int64))
+    assert np.array_equal(env.observations, before)
+
+
+@pytest.mark.parametrize(
+    ("rewards", "flags"),
+    [
+        (np.array([0.0, np.nan, 1.0]), None),
+        (np.zeros(1), None),
+        (np.array(["a", "b", "c"]), None),
+        (None, np.array(["no", "", "yes"])),
+        (None, np.array([None, None, None])),
+        (None, np.zeros(2, bool)),
+    ],
+)
+def test_24_the_vector_view_refuses_malformed_rewards_and_flags(rewards, flags):
+    from spacealg.env import APIUsageError
+    from spacealg.vector import VectorPufferEnv
+
+    zeros = np.zeros((3, 2), np.uint8)
+    env = VectorPufferEnv(_LyingVector(_BOX, zeros, zeros, rewards=rewards, flags=flags))
+    env.reset(seed=0)
+    with pytest.raises(APIUsageError):
+        env.step(np.zeros(3, np.int64))
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("terminated", "no"), ("terminated", None), ("truncated", 1), ("truncated", np.array([True])),
+     ("reward", float("nan")), ("reward", np.float32("nan")), ("reward", np.array([np.nan]))],
+)
+def test_25_gymnasium_puffer_env_refuses_non_bool_flags_and_nan_rewards(field, value):
+    from spacealg.env import APIUsageError
+
+    env = GymnasiumPufferEnv(_Lying(**{field: value}))
+    env.reset(seed=0)
+    with pytest.raises(APIUsageError, match=field if field != "reward" else "NaN"):
+        env.step(0)
+    ok = GymnasiumPufferEnv(_Lying(terminated=np.bool_(True), reward=np.float32(1.5)))
+    ok.reset(seed=0)
+    assert ok.step(0)[1:3] == (np.float32(1.5), True)
+
+
+def test_25_pettingzoo_puffer_env_refuses_non_bool_flags_and_nan_rewards():
+    from pettingzoo.utils.env import ParallelEnv
+
+    from spacealg.emulation import PettingZooPufferEnv
+    from spacealg.env import APIUsageError
+
+    class Pz(ParallelEnv):
+        def __init__(self, reward, flag):
+            self.metadata, self.possible_agents = {}, ["a", "b"]
+            self.agents, self.reward, self.flag = [], reward, flag
+
+        def observation_space(self, agent):
+            return gs.Discrete(2)
+
+        def action_space(self, agent):
+            return gs.Discrete(2)
+
+        def reset(self, seed=None, options=None):
+            self.agents = list(self.possible_agents)
+            return {a: 0 for a in self.agents}, {a: {} for a in self.agents}
+
+        def step(self, actions):
+            return ({a: 0 for a in self.agents}, {a: self.reward for a in self.agents},
+                    {a: self.flag for a in self.agents}, {a: False for a in self.agents}, {a: {} for a in self.agents})
+
+    for reward, flag in ((float("nan"), False), (0.0, "no"), (0.0, None)):
+        env = PettingZooPufferEnv(Pz(reward, flag))
+        env.reset(seed=0)
+        with pytest.raises(APIUsageError):
+            env.step({"a": 0, "b": 1})
+
+
+class _Sleepy(gymnasium.Env):
+    """Action 1 blocks its step; action 2 kills its worker process."""
+
+    observation_space = gs.Discrete(2)
+    action_space = gs.Discrete(3)
+
+    def reset(self, *, seed=None, options=None):
+        return 0, {}
+
+    def step(self, action):
+        if action == 1:
+            time.sleep(600)
+        if action == 2:
+            os._exit(1)
+        return 0, 0.0, False, False, {}
+
+
+def _in_thread(function):
+    """Runs ``function`` in a daemon thread; whether it returned within 60 s (not a speed
+    test: a call that blocks forever is the defect)."""
+    done = threading.Event()
+
+    def run():
+        with contextlib.suppress(Exception):
+            function()
+        done.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    return done.wait(60)
+
+
+def test_26_the_vector_view_over_async_envs_times_out_and_closes():
+    import multiprocessing
+
+    from spacealg.vector import VectorPufferEnv
+
+    with pytest.raises(ValueError, match="timeout"):
+        VectorPufferEnv(gymnasium.vector.SyncVectorEnv([_Sleepy]), timeout=-1)
+    env = VectorPufferEnv(gymnasium.vector.AsyncVectorEnv([_Sleepy] * 2), timeout=2)
+    env.reset(seed=0)
+    env.step(np.array([0, 0]))
+    with pytest.raises(multiprocessing.TimeoutError):
+        env.step(np.array([0, 1]))  # one sub-environment blocks
+    assert _in_thread(env.close)
+    assert not any(p.is_alive() for p in env.vector_env.processes)
+
+
+def test_26_the_vector_view_closes_after_a_worker_died():
+    from spacealg.vector import VectorPufferEnv
+
+    env = VectorPufferEnv(gymnasium.vector.AsyncVectorEnv([_Sleepy] * 2))
+    env.reset(seed=0)
+    with pytest.raises(EOFError):
+        env.step(np.array([0, 2]))  # the worker dies in the middle of a step
+    assert _in_thread(env.close)
+    assert not any(p.is_alive() for p in env.vector_env.processes)

@@ -264,8 +264,8 @@ def _multi_to(space: Any, f: Family) -> Any:
         dims = model.shape
         return f.spaces.MultiBinary(dims[0] if len(dims) == 1 else list(dims))
     low = np.broadcast_to(np.asarray(model.low, dtype=model.dtype), model.shape)
-    counts = np.asarray(model.high, dtype=object) - np.asarray(model.low, dtype=object) + 1
-    if counts.size and max(np.ravel(counts)) > np.iinfo(model.dtype).max:
+    counts = np.ravel(np.asarray(model.high, dtype=object) - np.asarray(model.low, dtype=object) + 1)
+    if counts.size and max(counts) > np.iinfo(model.dtype).max:
         raise f.lacks(space, f"{f.name}'s MultiDiscrete stores its nvec in the dtype {model.dtype}")
     nvec = np.broadcast_to(np.asarray(model.high, dtype=model.dtype), model.shape) - low + 1
     if not f.multidiscrete_start:
