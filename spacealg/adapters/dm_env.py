@@ -56,7 +56,7 @@ from spacealg.core.generic import as_space, generic
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
-from spacealg.spaces.finite import BOOL, range_length
+from spacealg.spaces.finite import BOOL, int64_run, range_length
 from spacealg.spaces.product import DictProduct, TupleProduct
 
 __all__ = ["from_dm_env", "to_dm_env"]
@@ -179,9 +179,8 @@ def _categorical_to(space: Categorical, name: str | None = None) -> ds.Array:
 
 @to_dm_env.register(range)
 def _range_to(space: range, name: str | None = None) -> Any:
-    n = range_length(space)
-    if n and (space.step == 1 or n == 1):
-        return _integers((), np.dtype(np.int64), space.start, space.start + n - 1, name)
+    if int64_run(space):
+        return _integers((), np.dtype(np.int64), space.start, space.start + range_length(space) - 1, name)
     return expressible(space, "dm_env", lambda s: to_dm_env(s, name))
 
 
@@ -190,7 +189,7 @@ def _array_to(space: ArraySpace, name: str | None = None) -> Any:
     if space.space == BOOL:
         return ds.Array(space.dims, bool, name=name)
     base = space.space
-    if isinstance(base, range) and range_length(base) and (base.step == 1 or range_length(base) == 1):
+    if int64_run(base):
         last = base.start + range_length(base) - 1
         return ds.BoundedArray(space.dims, np.int64, np.full(space.dims, base.start, np.int64),
                                np.full(space.dims, last, np.int64), name=name)

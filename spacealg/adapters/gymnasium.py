@@ -263,6 +263,11 @@ def _multi_to(space: Any, f: Family) -> Any:
     if model.image == "MultiBinary":
         dims = model.shape
         return f.spaces.MultiBinary(dims[0] if len(dims) == 1 else list(dims))
+    lows, highs = np.ravel(np.asarray(model.low, dtype=object)), np.ravel(np.asarray(model.high, dtype=object))
+    if model.dtype.kind not in "iu" or (lows.size and (min(lows) < np.iinfo(model.dtype).min
+                                                       or max(highs) > np.iinfo(model.dtype).max)):
+        raise TypeError(f"to_{f.name}: {space!r} does not fit {f.name}'s MultiDiscrete (its integers exceed "
+                        f"{model.dtype})")
     low = np.broadcast_to(np.asarray(model.low, dtype=model.dtype), model.shape)
     counts = np.ravel(np.asarray(model.high, dtype=object) - np.asarray(model.low, dtype=object) + 1)
     if counts.size and max(counts) > np.iinfo(model.dtype).max:

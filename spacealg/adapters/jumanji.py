@@ -166,9 +166,16 @@ def _array_to(space: ArraySpace, name: str = "") -> Any:
     return expressible(space, "jumanji", lambda s: to_jumanji(s, name))
 
 
+_SPEC_NAMES = frozenset({"self", "constructor", "name", *dir(js.Spec)})
+
+
 def _nested(space: Any, entries: dict[Any, Any], name: str) -> js.Spec:
     if not all(isinstance(k, str) for k in entries):
         raise TypeError(f"to_jumanji: {space!r} has no jumanji equivalent (Jumanji's entry names are strings)")
+    taken = sorted(k for k in entries if k in _SPEC_NAMES)
+    if taken:  # Spec(constructor, name, **specs) sets each entry as an attribute of the spec
+        raise TypeError(f"to_jumanji: {space!r} has no jumanji equivalent: Jumanji's Spec cannot hold "
+                        f"entries named {taken} (its own arguments and attributes)")
     specs = {k: to_jumanji(s, k) for k, s in entries.items()}
     return js.Spec(types.SimpleNamespace, name, **specs)
 

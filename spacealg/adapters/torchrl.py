@@ -76,7 +76,7 @@ from spacealg.core.generic import as_space, generic
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
-from spacealg.spaces.finite import BOOL, range_length
+from spacealg.spaces.finite import BOOL, int64_run, range_length
 from spacealg.spaces.product import DictProduct, TupleProduct
 
 __all__ = ["from_torchrl", "from_torchrl_value", "to_torchrl", "to_torchrl_value"]
@@ -265,9 +265,8 @@ def _categorical_to(space: Categorical, device: Device = None, *, batch_shape: A
 
 @to_torchrl.register(range)
 def _range_to(space: range, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
-    n = range_length(space)
-    if n and (space.step == 1 or n == 1):
-        low, high = np.array(space.start), np.array(space.start + n - 1)
+    if int64_run(space):
+        low, high = np.array(space.start), np.array(space.start + range_length(space) - 1)
         return _integers(space, (), np.dtype(np.int64), low, high, device, one_hot)
     return expressible(space, "torchrl", lambda s: to_torchrl(s, device, one_hot=one_hot))
 
@@ -277,8 +276,8 @@ def _array_to(space: ArraySpace, device: Device = None, *, batch_shape: Any = ()
     base = space.space
     if base == BOOL:
         return td.Categorical(2, shape=space.dims, dtype=torch.bool, **_leaf_device(device))
-    n = range_length(base) if isinstance(base, range) else 0
-    if n and (base.step == 1 or n == 1):
+    if int64_run(base):
+        n = range_length(base)
         low, high = np.full(space.dims, base.start), np.full(space.dims, base.start + n - 1)
         return _integers(space, space.dims, np.dtype(np.int64), low, high, device, one_hot)
     return expressible(space, "torchrl", lambda s: to_torchrl(s, device, one_hot=one_hot))

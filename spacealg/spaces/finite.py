@@ -53,7 +53,7 @@ from spacealg.core.styles import FiniteSpaceStyle, Style
 from spacealg.spaces._batch import as_real_array, has_nan, normalize_size
 from spacealg.spaces.interval import REALS, Interval, float_inward, real_value
 
-__all__ = ["BOOL", "FiniteSet", "range_items", "range_length"]
+__all__ = ["BOOL", "FiniteSet", "int64_run", "range_items", "range_length"]
 
 
 def _is_real(item: Any) -> bool:
@@ -335,6 +335,15 @@ def _range_sample(space: range, size: Any = None, *, rng: RngLike = None) -> Any
         return first + step * offset
     offsets = generator.integers(0, n - 1, endpoint=True, size=normalize_size(size), dtype=np.uint64)
     return range_items(first, step, n, offsets)
+
+
+def int64_run(space: Any) -> bool:
+    """Whether ``space`` is a nonempty range of consecutive integers (step 1, or one item)
+    that int64 holds: the ranges the foreign adapters write as int64 bounds."""
+    if not isinstance(space, range):
+        return False
+    n = range_length(space)
+    return bool(n) and (space.step == 1 or n == 1) and -(2**63) <= space.start and space.start + n - 1 < 2**63
 
 
 def range_items(first: int, step: int, n: int, positions: np.ndarray) -> np.ndarray:
