@@ -52,6 +52,7 @@ import dm_env.specs as ds
 import numpy as np
 
 from spacealg.adapters.foreign import expressible, register_native
+from spacealg.adapters.unbounded import is_unbounded, unbounded_box
 from spacealg.core.generic import as_space, generic
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
@@ -95,24 +96,6 @@ def _dtype(spec: Any) -> np.dtype:
     if dtype.kind not in "biuf":
         raise TypeError(f"from_dm_env: {spec!r} has the dtype {dtype}; spacealg's Box holds bool, integers, floats")
     return dtype
-
-
-def unbounded_box(shape: tuple[int, ...], dtype: np.dtype) -> Box:
-    """The Box of every array of ``shape`` and ``dtype`` (unbounded flags where it can)."""
-    if dtype.kind == "b":
-        return Box(False, True, shape=shape, dtype=dtype)
-    if dtype.kind == "u":  # unsigned boxes take no infinite bound: the dtype's range
-        return Box(0, int(np.iinfo(dtype).max), shape=shape, dtype=dtype)
-    return Box(-np.inf, np.inf, shape=shape, dtype=dtype)
-
-
-def is_unbounded(space: Box) -> bool:
-    """Whether ``space`` is every array of its shape and dtype (``unbounded_box``'s image)."""
-    if space.dtype.kind == "b":
-        return bool((space.low == 0).all() and (space.high == 1).all())
-    if space.dtype.kind == "u":
-        return bool((space.low == 0).all() and (space.high == np.iinfo(space.dtype).max).all())
-    return bool(not space.bounded_below.any() and not space.bounded_above.any())
 
 
 @from_dm_env.register(ds.Array)

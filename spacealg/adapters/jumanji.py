@@ -45,9 +45,9 @@ import jax.numpy as jnp
 import jumanji.specs as js
 import numpy as np
 
-from spacealg.adapters.dm_env import is_unbounded, unbounded_box
 from spacealg.adapters.foreign import expressible, register_native
 from spacealg.adapters.jax_dtypes import fit_bounds, jax_dtype
+from spacealg.adapters.unbounded import is_unbounded, unbounded_box
 from spacealg.core.generic import as_space, generic
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
