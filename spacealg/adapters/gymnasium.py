@@ -401,8 +401,15 @@ isin.register(gs.MultiBinary)(native.isin_multibinary)
 
 @isin.register(gs.Tuple)
 def _isin_tuple(batch: Any, space: gs.Tuple) -> np.ndarray:
+    """A tuple of component batches; an object array of elements; or, as ``Tuple.contains``
+    takes a tuple-like ndarray, a numeric array whose rows (the last axis) are elements."""
     if isinstance(batch, np.ndarray) and batch.dtype.kind == "O":
         return native.isin_items(batch, space)
+    if isinstance(batch, np.ndarray) and batch.ndim and batch.shape[-1] == len(space.spaces):
+        result = np.zeros(batch.shape[:-1], dtype=bool)
+        for position in np.ndindex(result.shape):
+            result[position] = native.safe_contains(space, batch[position])
+        return result
     if not isinstance(batch, (tuple, list)) or len(batch) != len(space.spaces):
         raise ValueError(f"isin: a batch of {space} is a tuple of {len(space.spaces)} component batches")
     return native.all_of([isin(b, s) for b, s in zip(batch, space.spaces)], space)
