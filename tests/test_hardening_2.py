@@ -8,7 +8,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import pathlib
 import pickle
+import re
+import subprocess
+import sys
 import threading
 import time
 import tracemalloc
@@ -424,3 +428,412 @@ def test_26_the_vector_view_closes_after_a_worker_died():
         env.step(np.array([0, 2]))  # the worker dies in the middle of a step
     assert _in_thread(env.close)
     assert not any(p.is_alive() for p in env.vector_env.processes)
+
+
+# -- Adapters ---------------------------------------------------------------------------------
+
+
+def test_27_jax_narrows_float_bounds_inwards():
+    """Point 27: to_jumanji rounded float64 bounds to the nearest float32, so float32(0.3)
+    passed for Box(0.1, 0.3); every JAX adapter (gymnax, Jumanji) shares the rule."""
+    jax = pytest.importorskip("jax")
+    pytest.importorskip("jumanji")
+    from spacealg.adapters.jumanji import to_jumanji
+
+    if jax.config.jax_enable_x64:
+        pytest.skip("with x64, float64 bounds are kept")
+    space = sa.Box(np.array([0.1, -0.3]), np.array([0.3, -0.1]), dtype=np.float64)
+    spec = to_jumanji(space)
+    low, high = np.asarray(spec.minimum, np.float64), np.asarray(spec.maximum, np.float64)
+    assert (low >= space.low).all() and (high <= space.high).all()  # inside the set
+    # and the tightest: the next float32 outwards is outside
+    assert (np.nextafter(low.astype(np.float32), np.float32(-np.inf)) < space.low).all()
+    assert (np.nextafter(high.astype(np.float32), np.float32(np.inf)) > space.high).all()
+    assert not sa.contains(np.array([np.float32(0.3), np.float32(-0.2)]), spec)
+    assert not sa.contains(np.array([np.float32(0.2), np.float32(-0.3)]), spec)
+
+
+def test_28_jumanji_entry_names_that_spec_keeps_for_itself():
+    """Point 28: a DictProduct key "name" leaked "got multiple values for argument 'name'"."""
+    pytest.importorskip("jumanji")
+    from spacealg.adapters.jumanji import to_jumanji
+
+    for key in ("name", "constructor", "validate", "generate_value"):
+        with pytest.raises(TypeError, match=f"no jumanji equivalent.*{key}"):
+            to_jumanji(sa.DictProduct({key: range(3), "other": range(2)}))
+    assert to_jumanji(sa.DictProduct({"names": range(3)})).names.num_values == 3
+
+
+BEYOND_INT64 = [range(2**64, 2**64 + 3), range(2**63 - 1, 2**63 + 1), range(-(2**63) - 1, -(2**63) + 1),
+                sa.ArraySpace(range(2**64, 2**64 + 3), 2), sa.ArraySpace(range(2**63 - 1, 2**63 + 1), 2)]
+
+
+@pytest.mark.parametrize("space", BEYOND_INT64, ids=repr)
+def test_29_integers_beyond_int64_have_no_foreign_form(space):
+    """Point 29: OverflowError / torch's TypeError instead of the TypeError naming the space."""
+    converters = [sa.to_gymnasium]
+    if pytest.importorskip("dm_env"):
+        from spacealg.adapters.dm_env import to_dm_env
+
+        converters.append(to_dm_env)
+    try:
+        from spacealg.adapters.torchrl import to_torchrl
+
+        converters.append(to_torchrl)
+    except ImportError:
+        pass
+    for convert in converters:
+        with pytest.raises(TypeError, match=r"range\("):
+            convert(space)
+
+
+# -- Concurrency ------------------------------------------------------------------------------
+
+
+def test_36_a_full_cache_shared_by_threads():
+    """Point 36: put evicted with next(iter(dict)) unlocked: 'dictionary changed size
+    during iteration' under 8 threads (a stress test: before the fix it failed most runs)."""
+    import sys
+
+    from spacealg.core.cache import IdentityCache
+
+    errors: list[BaseException] = []
+
+    def hammer(cache, keys):
+        try:
+            for _ in range(100):
+                for k in keys:
+                    cache.put(k, 1)
+                    cache.get(k)
+        except BaseException as error:  # any error is the defect
+            errors.append(error)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(4):
+            cache = IdentityCache("stress", max_entries=8)
+            keys = [(i,) for i in range(160)]
+            threads = [threading.Thread(target=hammer, args=(cache, keys[i::8] * 2)) for i in range(8)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert len(cache) <= 8
+    finally:
+        sys.setswitchinterval(interval)
+    assert not errors, errors[:1]
+
+
+# -- Found by the peers' own test suites ------------------------------------------------------
+
+from gymnasium.utils.env_checker import data_equivalence  # noqa: E402
+from gymnasium.vector.utils import batch_space  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from spacealg.strategies.gymnasium import gymnasium_spaces  # noqa: E402
+
+_CUSTOM = [
+    gs.Graph(gs.Box(0, 1, (2,)), gs.Discrete(3)),
+    gs.Sequence(gs.Discrete(4)),
+    gs.Sequence(gs.Box(0, 1, (2,)), stack=True),
+    gs.Text(5),
+    gs.OneOf([gs.Discrete(2), gs.Box(0, 1)]),
+    gs.Tuple((gs.Graph(gs.Discrete(3), None), gs.Dict(a=gs.Sequence(gs.Discrete(2)), b=gs.MultiBinary(3)))),
+]
+
+
+@pytest.mark.parametrize("space", _CUSTOM, ids=repr)
+def test_37_joint_space_carries_the_generator_as_batch_space(space):
+    """Point 37: joint_space(s, n).np_random was a fresh generator; batch_space gives the batched
+    space (every level) the single space's state, so Graph/Sequence sample alike."""
+    for seed in (0, 1, 12345):
+        space.seed(seed)
+        expected = batch_space(space, 3)
+        space.seed(seed)
+        got = sa.joint_space(space, 3)
+        assert got == expected
+        for _ in range(3):
+            assert data_equivalence(got.sample(), expected.sample())
+
+
+@settings(max_examples=60, deadline=None)
+@given(gymnasium_spaces(), st.integers(0, 2**32 - 1), st.integers(1, 4))
+def test_37_joint_space_samples_as_batch_space_for_every_gymnasium_space(space, seed, n):
+    space.seed(seed)
+    expected = batch_space(space, n)
+    got = sa.joint_space(space, n)
+    assert got == expected
+    for _ in range(2):
+        assert data_equivalence(got.sample(), expected.sample())
+
+
+def _torchrl():
+    torch = pytest.importorskip("torch")
+    td = pytest.importorskip("torchrl.data")
+    from spacealg.adapters import torchrl as adapter
+
+    return torch, td, adapter
+
+
+def test_38_torchrl_masks_are_masked_spaces():
+    """Point 38: from_torchrl dropped the mask: spacealg.sample fell outside the spec."""
+    torch, td, adapter = _torchrl()
+    specs = [
+        td.Categorical(5, mask=torch.tensor([1, 0, 1, 0, 1], dtype=torch.bool)),
+        td.Categorical(4, shape=(2,), mask=torch.tensor([[1, 0, 1, 0], [0, 1, 1, 1]], dtype=torch.bool)),
+        td.MultiCategorical([2, 3], mask=torch.tensor([1, 0, 1, 1, 0], dtype=torch.bool)),
+        td.MultiCategorical([2, 3], shape=(2, 2), mask=torch.tensor([[1, 0, 1, 1, 0], [0, 1, 1, 0, 1]],
+                                                                     dtype=torch.bool)),
+    ]
+    for spec in specs:
+        space = adapter.from_torchrl(spec)
+        assert isinstance(space, Masked)
+        drawn = sa.sample(spec, 60, rng=0)
+        assert all(spec.is_in(row) for row in drawn)
+        assert sa.isin(drawn, spec).all()
+        members = list(sa.elements(space))
+        assert all(bool(spec.is_in(torch.as_tensor(x))) for x in members)
+        assert len(members) == sa.cardinality(space) == int(_allowed(spec))
+        back = adapter.to_torchrl(space)
+        assert type(back) is type(spec) and back == spec and torch.equal(back.mask, spec.mask)
+    with pytest.raises(TypeError, match="entry by entry"):
+        adapter.to_torchrl(Masked(sa.ArraySpace(range(2), 2), np.array([[1, 0], [0, 1]], bool)))
+
+
+def _allowed(spec):
+    """The number of values a per-entry-masked spec allows (the product over its entries)."""
+    torch = pytest.importorskip("torch")
+    mask = spec.mask.reshape(-1, spec.mask.shape[-1])
+    if type(spec).__name__ == "MultiCategorical":
+        nvec = [int(n) for n in spec.nvec.reshape(-1, spec.nvec.shape[-1])[0]]
+        ends = np.cumsum([0, *nvec])
+        counts = [int(row[ends[i]:ends[i + 1]].sum()) for row in mask for i in range(len(nvec))]
+    else:
+        counts = [int(row.sum()) for row in mask]
+    return torch.tensor(counts).prod()
+
+
+def test_39_composite_none_entries_are_left_out():
+    """Point 39: a Composite with None entries raised TypeError."""
+    _, td, adapter = _torchrl()
+    spec = td.Composite(a=td.Categorical(3), b=None, c=td.Unbounded((2,)))
+    space = adapter.from_torchrl(spec)
+    assert space == sa.DictProduct(a=range(3), c=adapter.from_torchrl(td.Unbounded((2,))))
+    value = spec.rand()
+    assert set(value.keys()) == {"a", "c"} and sa.contains(value, spec)
+    assert sa.contains(sa.sample(spec, rng=0), spec)
+
+
+def test_42_float_discrete_specs_are_a_type_error_naming_them():
+    """Point 42: a float-dtype MultiCategorical raised ValueError (and a float Binary became
+    the whole interval [0, 1])."""
+    torch, td, adapter = _torchrl()
+    for spec in (td.MultiCategorical([2, 3], dtype=torch.float32), td.Categorical(3, dtype=torch.float64),
+                 td.Binary(3, dtype=torch.float32)):
+        with pytest.raises(TypeError, match="stores its integers as float"):
+            adapter.from_torchrl(spec)
+
+
+def test_43_stacked_composites_that_differ_are_a_type_error():
+    """Point 43: converted to the common keys, then sampling raised KeyError."""
+    torch, td, adapter = _torchrl()
+    stacked = torch.stack([td.Composite(a=td.Categorical(3)), td.Composite(a=td.Categorical(3), b=td.Unbounded(()))])
+    with pytest.raises(TypeError, match="stacks Composites that differ"):
+        adapter.from_torchrl(stacked)
+    same = torch.stack([td.Composite(a=td.Categorical(3)), td.Composite(a=td.Categorical(3))])
+    assert sa.contains(sa.sample(same, rng=0), same)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_44_nan_is_in_no_space_torchrl_specs_included(dtype):
+    """Point 44: TorchRL's Unbounded is_in accepts NaN; the converted Box rejected it. The law
+    (docs/adapters.md, the adapter's docstring): NaN is a member of no spacealg space."""
+    torch, td, adapter = _torchrl()
+    spec = td.Unbounded((2,), dtype=getattr(torch, dtype))
+    box = adapter.from_torchrl(spec)
+    for values in ([np.nan, 0.0], [np.inf, -np.inf], [1.0, 2.0]):
+        x = torch.tensor(values, dtype=getattr(torch, dtype))
+        member = not np.isnan(values).any()
+        assert sa.contains(x, spec) is member and sa.contains(x.numpy(), box) is member
+        assert sa.isin(x[None], spec).tolist() == [member] == sa.isin(x.numpy()[None], box).tolist()
+    assert bool(spec.is_in(torch.tensor([np.nan, 0.0], dtype=getattr(torch, dtype))))  # TorchRL's own answer
+
+
+# -- 45: each extra installs what its modules import --------------------------------------------
+
+_SMOKE = {
+    "dm_env": "from dm_env import specs\nspec = specs.DiscreteArray(3)\n"
+              "assert sa.contains(sa.sample(spec, rng=0), spec)",
+    "torchrl": "import torchrl.data as td\nspec = td.Categorical(3)\nassert sa.contains(spec.rand(), spec)\n"
+               "assert sa.contains(sa.sample(spec, rng=0), spec)",
+    "jumanji": "import jumanji.specs as js\nspec = js.DiscreteArray(3)\n"
+               "assert sa.contains(sa.sample(spec, rng=0), spec)",
+    "gymnax": "import gymnax.environments.spaces as gx\nspec = gx.Discrete(3)\n"
+              "assert sa.contains(sa.sample(spec, rng=0), spec)",
+    "torch": "import torch\nb = sa.Box(0, 1, (2,))\nassert sa.isin(sa.sample(b, 3, rng=torch.Generator()), b).all()",
+    "jax": "import jax\nb = sa.Box(0, 1, (2,))\nassert bool(sa.isin(sa.sample(b, 3, rng=jax.random.key(0)), b).all())",
+}
+
+_ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def _requirements():
+    import tomllib
+
+    project = tomllib.loads((_ROOT / "pyproject.toml").read_text())["project"]
+    return project["dependencies"], project["optional-dependencies"]
+
+
+def _closure(requirements):
+    """The installed distributions ``requirements`` pull in (their names, canonical)."""
+    import importlib.metadata as md
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    seen: set[str] = set()
+    stack = [Requirement(r) for r in requirements]
+    while stack:
+        requirement = stack.pop()
+        name = canonicalize_name(requirement.name)
+        if (requirement.marker and not requirement.marker.evaluate({"extra": ""})) or name in seen:
+            continue
+        seen.add(name)
+        with contextlib.suppress(md.PackageNotFoundError):
+            stack.extend(Requirement(r) for r in md.requires(name) or [])
+    return seen
+
+
+def _site_of(distributions: set[str], where: pathlib.Path) -> pathlib.Path:
+    """A site-packages directory holding only ``distributions`` (links to the installed files):
+    what a clean venv with just these would hold, without the network."""
+    import importlib.metadata as md
+
+    from packaging.utils import canonicalize_name
+
+    site = where / "site-packages"
+    site.mkdir()
+    for dist in md.distributions():
+        if canonicalize_name(dist.metadata["Name"]) not in distributions or not dist.files:
+            continue
+        for top in {f.parts[0] for f in dist.files if f.parts and f.parts[0] not in ("..", "__pycache__")}:
+            source = pathlib.Path(dist.locate_file(top))
+            if source.exists() and not (site / top).exists():
+                (site / top).symlink_to(source)
+    return site
+
+
+def _isolated(code: str, site: pathlib.Path) -> subprocess.CompletedProcess:
+    """``code`` run by this Python with only the stdlib, ``site`` and this checkout importable."""
+    import sysconfig
+
+    path = os.pathsep.join([str(_ROOT), str(site), sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"],
+                            str(pathlib.Path(sysconfig.get_paths()["stdlib"]) / "lib-dynload")])
+    return subprocess.run([sys.executable, "-I", "-S", "-c", f"import sys; sys.path[:] = {path.split(os.pathsep)!r}\n"
+                           + code], capture_output=True, text=True, timeout=300, cwd=site)
+
+
+@pytest.mark.parametrize("extra", sorted(_SMOKE))
+def test_45_each_extra_imports_only_what_it_installs(extra, tmp_path):
+    """Point 45: the torchrl adapter imported the dm_env adapter, whose package the torchrl
+    extra does not install. Here the extra's adapter runs with only the distributions the
+    core and the extra pull in importable, and must load and answer."""
+    import importlib.metadata as md
+
+    from packaging.utils import canonicalize_name
+
+    core, extras = _requirements()
+    installed = {canonicalize_name(d.metadata["Name"]) for d in md.distributions()}
+    missing = [r for r in extras[extra] if canonicalize_name(re.split(r"[<>=\[ ;!~]", r)[0]) not in installed]
+    if missing:
+        pytest.skip(f"{missing} not installed here")
+    site = _site_of(_closure(core + extras[extra]), tmp_path)
+    result = _isolated("import spacealg as sa\n" + _SMOKE[extra], site)
+    assert result.returncode == 0, result.stderr[-3000:]
+
+
+def test_45_an_adapter_that_cannot_load_says_so(tmp_path):
+    """Point 45: without its dependencies the adapter failed to import and contains(x, spec)
+    silently answered False; now every protocol function raises AdapterUnavailableError
+    (naming the extra). Here: TorchRL installed without the adapter's dependency numpy...
+    rather, with the adapter's own helper module made unimportable."""
+    from spacealg.core.generic import AdapterUnavailableError
+
+    pytest.importorskip("torchrl")
+    assert issubclass(AdapterUnavailableError, ImportError)
+    script = """
+import sys
+import spacealg as sa
+sys.modules["spacealg.adapters.unbounded"] = None  # the adapter cannot load
+import torchrl.data as td
+spec = td.Categorical(3)
+for call in (lambda: sa.contains(spec.rand(), spec), lambda: sa.sample(spec), lambda: sa.isin(spec.rand((2,)), spec)):
+    try:
+        call()
+    except ImportError as error:
+        assert type(error).__name__ == "AdapterUnavailableError", error
+        assert "spacealg[torchrl]" in str(error), error
+    else:
+        raise AssertionError("no error")
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                            cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(_ROOT)})
+    assert result.returncode == 0, result.stderr[-3000:]
+
+
+@pytest.mark.skipif(not os.environ.get("SPACEALG_EXTRA_VENVS"), reason="set SPACEALG_EXTRA_VENVS=1 (minutes per extra)")
+@pytest.mark.parametrize("extra", sorted(_SMOKE))
+def test_45_each_extra_in_a_clean_venv(extra, tmp_path):
+    """Point 45, the real thing: ``pip install '.[extra]'`` in a fresh venv, then the smoke."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    install = subprocess.run([python, "-m", "pip", "install", "-q", f"{_ROOT}[{extra}]"], capture_output=True,
+                             text=True, timeout=3000)
+    assert install.returncode == 0, install.stderr[-3000:]
+    result = subprocess.run([python, "-c", "import spacealg as sa\n" + _SMOKE[extra]], capture_output=True,
+                            text=True, timeout=600, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+
+
+# -- 46, 47: Gymnasium's own answers ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("space", "batch"),
+    [
+        (gs.Tuple((gs.Discrete(3), gs.Discrete(3))), np.array([[1, 2], [0, 5], [2, 2]])),
+        (gs.Tuple((gs.Discrete(3), gs.Discrete(3))), np.array([[[1, 2], [3, 0]]])),
+        (gs.Tuple((gs.Box(0, 1), gs.Box(0, 1))), np.array([[0.5, 0.5], [0.5, 2.0]], dtype=np.float32)),
+    ],
+)
+def test_46_gymnasium_tuple_takes_tuple_like_arrays(space, batch):
+    """Point 46: Gymnasium's Tuple accepts a tuple-like ndarray; spacealg follows it on
+    Gymnasium spaces (TupleProduct keeps tuples: docs/gymnasium.md, the dtype policy)."""
+    expected = np.zeros(batch.shape[:-1], dtype=bool)
+    for position in np.ndindex(expected.shape):
+        expected[position] = space.contains(batch[position])
+        assert sa.contains(batch[position], space) == expected[position]
+    assert sa.isin(batch, space).tolist() == expected.tolist()
+    assert not sa.contains(np.array([1, 2]), sa.TupleProduct(range(3), range(3)))
+
+
+@pytest.mark.filterwarnings("ignore:.*Casting input x")
+@pytest.mark.parametrize(
+    "space", [gs.Box(0.0, 1.0, (), np.float32), gs.Box(0, 10, (), np.int64), gs.Box(0.0, 1.0, (2,), np.float32)]
+)
+def test_47_gymnasium_box_isin_of_an_object_array_is_contains_of_each(space):
+    """Point 47: isin(np.array([0.5, 0.25], dtype=object), Box(0, 1)) was all False."""
+    rows = [0.5, 0.25, 2.0, 3, np.float64(0.5), "a", None, [0.5, 0.5], np.array([0.5, 0.5])]
+    batch = np.empty(len(rows), dtype=object)
+    for i, row in enumerate(rows):
+        batch[i] = row
+    if space.shape:
+        batch = np.empty((2, 2), dtype=object)
+        batch[0, :] = [0.5, 0.25]
+        batch[1, :] = [0.5, 2.0]
+    expected = [space.contains(row) for row in batch] if not space.shape else [
+        space.contains(batch[0]), space.contains(batch[1])]
+    assert sa.isin(batch, space).tolist() == expected

@@ -430,7 +430,7 @@ def _multionehot_decode(value: Any, spec: td.MultiOneHot) -> Any:
 def _composite_value(x: Any, spec: td.Composite, batch_shape: Any = None) -> TensorDict:
     if isinstance(x, (tuple, list)):  # the tuple encoding: keys "0", "1", ...
         x = {str(i): v for i, v in enumerate(x)}
-    entries = {k: to_torchrl_value(x[k], s, batch_shape) for k, s in spec.items()}
+    entries = {k: to_torchrl_value(x[k], s, batch_shape) for k, s in spec.items() if s is not None}
     if batch_shape is None:
         first = next(iter(entries), None)
         batch_shape = _leading_dims(entries[first], spec[first]) if first is not None else []
@@ -439,7 +439,7 @@ def _composite_value(x: Any, spec: td.Composite, batch_shape: Any = None) -> Ten
 
 @from_torchrl_value.register(td.Composite)
 def _composite_decode(value: Any, spec: td.Composite) -> dict[str, Any]:
-    return {k: from_torchrl_value(value[k], s) for k, s in spec.items()}
+    return {k: from_torchrl_value(value[k], s) for k, s in spec.items() if s is not None}
 
 
 def _leading_dims(value: Any, spec: Any) -> list[int]:
@@ -454,11 +454,12 @@ def _is_member(spec: Any, x: Any) -> bool:
     """``spec.is_in(x)`` for one element: a tensor of exactly the spec's shape; for a
     ``Composite``, a dict or TensorDict with its keys whose entries are members."""
     if isinstance(spec, td.Composite):
-        if not isinstance(x, (Mapping, TensorDictBase)) or set(x.keys()) != set(spec.keys()):
+        keys = {k for k, s in spec.items() if s is not None}  # None entries: placeholders, left out
+        if not isinstance(x, (Mapping, TensorDictBase)) or set(x.keys()) != keys:
             return False
         if isinstance(x, TensorDictBase) and tuple(x.batch_size) != _shape(spec):
             return False
-        return all(_is_member(s, x[k]) for k, s in spec.items())
+        return all(_is_member(s, x[k]) for k, s in spec.items() if s is not None)
     if not isinstance(x, torch.Tensor) or tuple(x.shape) != _shape(spec):
         return False
     if x.is_floating_point() and bool(torch.isnan(x).any()):  # NaN is in no spacealg set (see the module)
