@@ -525,6 +525,43 @@ def test_36_a_full_cache_shared_by_threads():
     assert not errors, errors[:1]
 
 
+def test_36_eviction_never_sees_another_thread_change_the_cache():
+    """Point 36, deterministic: another thread changes the cache (here ``clear``; a weak key's
+    death drops an entry the same way) exactly while ``put`` iterates to evict the oldest."""
+    from spacealg.core.cache import IdentityCache
+
+    cache = IdentityCache("race", max_entries=2)
+    other_errors: list[BaseException] = []
+
+    class Meddling(dict):
+        meddle = True
+
+        def __iter__(self):
+            iterator = super().__iter__()
+            if Meddling.meddle:
+                Meddling.meddle = False
+
+                def other():
+                    try:
+                        cache.clear()
+                    except BaseException as error:  # any error is the defect
+                        other_errors.append(error)
+
+                thread = threading.Thread(target=other)
+                thread.start()
+                thread.join(0.5)  # with the lock, the other thread waits until this put is done
+            return iterator
+
+    cache.put((1,), 1)
+    cache.put((2,), 1)
+    cache._data = Meddling(cache._data)
+    cache.put((3,), 1)  # full: evicts the oldest, while the other thread puts
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and thread.name.startswith("Thread"):
+            thread.join(5)
+    assert not other_errors and len(cache) <= 2
+
+
 # -- Found by the peers' own test suites ------------------------------------------------------
 
 from gymnasium.utils.env_checker import data_equivalence  # noqa: E402
