@@ -287,6 +287,8 @@ _DICT = gs.Dict({"a": gs.Discrete(3), "b": gs.Box(-1.0, 1.0, (), np.float32)})
         (gs.Box(0.0, 1.0, (2,), np.float32), np.zeros((3, 2), np.float32), np.full((3, 2), np.nan, np.float32)),
         (_DICT, {"a": np.zeros(3, np.int64), "b": np.zeros(3, np.float32)},
          {"a": np.array([0, 1, 7]), "b": np.zeros(3, np.float32)}),  # a Discrete entry outside it
+        (_DICT, {"a": np.zeros(3, np.int64), "b": np.zeros(3, np.float32)},
+         {"a": np.zeros(1, np.int64), "b": np.zeros(3, np.float32)}),  # one component of one row (fuzz)
     ],
 )
 def test_24_the_vector_view_refuses_non_members_before_writing(space, good, bad):

@@ -202,7 +202,7 @@ class VectorPufferEnv(PufferEnv):
         row, no cast of 300.7 into a uint8 field, no NaN, no Discrete entry out of range."""
         space = self.vector_env.single_observation_space
         try:
-            inside = np.asarray(isin(observations, space))
+            inside = np.asarray(isin(observations, space)) if self._rows_everywhere(observations) else None
         except (ValueError, TypeError):
             inside = None
         if inside is None or inside.shape != (self.num_agents,):
@@ -212,6 +212,18 @@ class VectorPufferEnv(PufferEnv):
             rows = np.flatnonzero(~inside).tolist()
             raise APIUsageError(f"{self._owner}: the observations of sub-environments {rows} are not in "
                                 f"their declared space {space!r}")
+
+    def _rows_everywhere(self, batch: Any) -> bool:
+        """Whether every leaf of the batch has one row per sub-environment (``isin`` would
+        broadcast a component of one row over the others)."""
+        if isinstance(batch, dict):
+            return all(self._rows_everywhere(v) for v in batch.values())
+        if isinstance(batch, tuple):
+            return all(self._rows_everywhere(v) for v in batch)
+        shape = getattr(batch, "shape", None)
+        if shape is None:
+            return isinstance(batch, list) and len(batch) == self.num_agents
+        return len(shape) >= 1 and shape[0] == self.num_agents
 
     def render(self) -> Any:
         return self.vector_env.render()
