@@ -597,6 +597,28 @@ def test_37_joint_space_carries_the_generator_as_batch_space(space):
             assert data_equivalence(got.sample(), expected.sample())
 
 
+class _Custom(gs.Space):
+    """A Gymnasium Space subclass spacealg has no adapter for."""
+
+    def sample(self, mask=None, probability=None):
+        return int(self.np_random.integers(10**6))
+
+    def contains(self, x):
+        return isinstance(x, int)
+
+
+def test_37_joint_space_of_an_unknown_gymnasium_space_is_batch_spaces_tuple():
+    """batch_space's rule for any other Space: a Tuple of n copies, seeded as it seeds them
+    (Gymnasium's test_custom_space; joint_space raised TypeError from from_gymnasium)."""
+    space = _Custom()
+    space.seed(7)
+    expected = batch_space(space, 3)
+    space.seed(7)
+    got = sa.joint_space(space, 3)
+    assert got == expected and isinstance(got, gs.Tuple)
+    assert got.sample() == expected.sample()
+
+
 @settings(max_examples=60, deadline=None)
 @given(gymnasium_spaces(), st.integers(0, 2**32 - 1), st.integers(1, 4))
 def test_37_joint_space_samples_as_batch_space_for_every_gymnasium_space(space, seed, n):

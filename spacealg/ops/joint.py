@@ -124,7 +124,12 @@ def _gymnasium_joint(space: gymnasium.spaces.Space, n: int) -> gymnasium.spaces.
     from spacealg.adapters.gymnasium import from_gymnasium, to_gymnasium
 
     n = _check_n(n)
-    batched = to_gymnasium(joint_space(from_gymnasium(space), n))
+    try:
+        single = from_gymnasium(space)
+    except TypeError:  # a Space subclass spacealg does not know: batch_space's rule for it, n copies
+        batched = gymnasium.spaces.Tuple(tuple(copy.deepcopy(space) for _ in range(n)))
+    else:
+        batched = to_gymnasium(joint_space(single, n))
     _carry_generators(batched, space, n)
     return batched
 
