@@ -606,6 +606,11 @@ class _Custom(gs.Space):
     def contains(self, x):
         return isinstance(x, int)
 
+    def __eq__(self, other):
+        return isinstance(other, _Custom)
+
+    __hash__ = gs.Space.__hash__
+
 
 def test_37_joint_space_of_an_unknown_gymnasium_space_is_batch_spaces_tuple():
     """batch_space's rule for any other Space: a Tuple of n copies, seeded as it seeds them
