@@ -28,8 +28,13 @@ a tuple (dict) of masks, one per    per component of a ``TupleProduct`` (``DictP
 component of a product              each component's mask in any of these forms
 ==================================  ====================================================
 
+A list with one mask per entry is read as whichever of the joint and the per-factor form
+fits; where both fit it is ambiguous (MaskError naming both). A product of nothing takes a
+0-d bool. ``None`` parts cost O(1) memory (a canonical block is then just its size).
+
 ``probability`` weights (non-negative, not all zero on the allowed set, normalised for
-you) take the same shapes. A mask (or weights) with extra *leading* dimensions is a batch:
+you, each row rescaled by its largest weight so that neither ``1e308`` nor subnormals
+distort the draws) take the same shapes. A mask (or weights) with extra *leading* dimensions is a batch:
 ``sample(space, n, mask=masks)`` draws row ``i`` from ``masks[i]``, vectorised.
 
 Internally a mask is a list of *blocks*, each a bool array over a run of consecutive
