@@ -52,11 +52,12 @@ import dm_env.specs as ds
 import numpy as np
 
 from spacealg.adapters.foreign import expressible, register_native
+from spacealg.adapters.unbounded import is_unbounded, unbounded_box
 from spacealg.core.generic import as_space, generic
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
-from spacealg.spaces.finite import BOOL, range_length
+from spacealg.spaces.finite import BOOL, int64_run, range_length
 from spacealg.spaces.product import DictProduct, TupleProduct
 
 __all__ = ["from_dm_env", "to_dm_env"]
@@ -95,24 +96,6 @@ def _dtype(spec: Any) -> np.dtype:
     if dtype.kind not in "biuf":
         raise TypeError(f"from_dm_env: {spec!r} has the dtype {dtype}; spacealg's Box holds bool, integers, floats")
     return dtype
-
-
-def unbounded_box(shape: tuple[int, ...], dtype: np.dtype) -> Box:
-    """The Box of every array of ``shape`` and ``dtype`` (unbounded flags where it can)."""
-    if dtype.kind == "b":
-        return Box(False, True, shape=shape, dtype=dtype)
-    if dtype.kind == "u":  # unsigned boxes take no infinite bound: the dtype's range
-        return Box(0, int(np.iinfo(dtype).max), shape=shape, dtype=dtype)
-    return Box(-np.inf, np.inf, shape=shape, dtype=dtype)
-
-
-def is_unbounded(space: Box) -> bool:
-    """Whether ``space`` is every array of its shape and dtype (``unbounded_box``'s image)."""
-    if space.dtype.kind == "b":
-        return bool((space.low == 0).all() and (space.high == 1).all())
-    if space.dtype.kind == "u":
-        return bool((space.low == 0).all() and (space.high == np.iinfo(space.dtype).max).all())
-    return bool(not space.bounded_below.any() and not space.bounded_above.any())
 
 
 @from_dm_env.register(ds.Array)
@@ -179,9 +162,8 @@ def _categorical_to(space: Categorical, name: str | None = None) -> ds.Array:
 
 @to_dm_env.register(range)
 def _range_to(space: range, name: str | None = None) -> Any:
-    n = range_length(space)
-    if n and (space.step == 1 or n == 1):
-        return _integers((), np.dtype(np.int64), space.start, space.start + n - 1, name)
+    if int64_run(space):
+        return _integers((), np.dtype(np.int64), space.start, space.start + range_length(space) - 1, name)
     return expressible(space, "dm_env", lambda s: to_dm_env(s, name))
 
 
@@ -190,7 +172,7 @@ def _array_to(space: ArraySpace, name: str | None = None) -> Any:
     if space.space == BOOL:
         return ds.Array(space.dims, bool, name=name)
     base = space.space
-    if isinstance(base, range) and range_length(base) and (base.step == 1 or range_length(base) == 1):
+    if int64_run(base):
         last = base.start + range_length(base) - 1
         return ds.BoundedArray(space.dims, np.int64, np.full(space.dims, base.start, np.int64),
                                np.full(space.dims, last, np.int64), name=name)

@@ -254,6 +254,8 @@ def _discrete_to(space: Any, f: Family) -> Any:
     if model.dtype != np.int64:
         if not f.discrete_dtype:
             raise f.lacks(space, f"{f.name}'s Discrete is always int64")
+        if n > np.iinfo(model.dtype).max:
+            raise f.lacks(space, f"{f.name}'s Discrete stores its n = {n} in the dtype {model.dtype}")
         return f.spaces.Discrete(n, start=int(model.low), dtype=model.dtype)
     return f.spaces.Discrete(n, start=int(model.low))
 
@@ -266,7 +268,15 @@ def _multi_to(space: Any, f: Family) -> Any:
     if model.image == "MultiBinary":
         dims = model.shape
         return f.spaces.MultiBinary(dims[0] if len(dims) == 1 else list(dims))
+    lows, highs = np.ravel(np.asarray(model.low, dtype=object)), np.ravel(np.asarray(model.high, dtype=object))
+    if model.dtype.kind not in "iu" or (lows.size and (min(lows) < np.iinfo(model.dtype).min
+                                                       or max(highs) > np.iinfo(model.dtype).max)):
+        raise TypeError(f"to_{f.name}: {space!r} does not fit {f.name}'s MultiDiscrete (its integers exceed "
+                        f"{model.dtype})")
     low = np.broadcast_to(np.asarray(model.low, dtype=model.dtype), model.shape)
+    counts = np.ravel(np.asarray(model.high, dtype=object) - np.asarray(model.low, dtype=object) + 1)
+    if counts.size and max(counts) > np.iinfo(model.dtype).max:
+        raise f.lacks(space, f"{f.name}'s MultiDiscrete stores its nvec in the dtype {model.dtype}")
     nvec = np.broadcast_to(np.asarray(model.high, dtype=model.dtype), model.shape) - low + 1
     if not f.multidiscrete_start:
         if (low != 0).any():
@@ -396,8 +406,15 @@ isin.register(gs.MultiBinary)(native.isin_multibinary)
 
 @isin.register(gs.Tuple)
 def _isin_tuple(batch: Any, space: gs.Tuple) -> np.ndarray:
+    """A tuple of component batches; an object array of elements; or, as ``Tuple.contains``
+    takes a tuple-like ndarray, a numeric array whose rows (the last axis) are elements."""
     if isinstance(batch, np.ndarray) and batch.dtype.kind == "O":
         return native.isin_items(batch, space)
+    if isinstance(batch, np.ndarray) and batch.ndim and batch.shape[-1] == len(space.spaces):
+        result = np.zeros(batch.shape[:-1], dtype=bool)
+        for position in np.ndindex(result.shape):
+            result[position] = native.safe_contains(space, batch[position])
+        return result
     if not isinstance(batch, (tuple, list)) or len(batch) != len(space.spaces):
         raise ValueError(f"isin: a batch of {space} is a tuple of {len(space.spaces)} component batches")
     return native.all_of([isin(b, s) for b, s in zip(batch, space.spaces)], space)

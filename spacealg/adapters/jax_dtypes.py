@@ -22,7 +22,8 @@ def jax_dtype(dtype: Any) -> np.dtype:
 
 
 def fit_bounds(low: np.ndarray, high: np.ndarray, dtype: np.dtype, space: Any, target: str) -> tuple[Any, Any]:
-    """``low``/``high`` in ``dtype``; TypeError naming ``space`` if a finite bound does not fit."""
+    """``low``/``high`` in ``dtype`` (floats rounded inwards: the narrower set is the members of
+    ``space`` that ``dtype`` can hold); TypeError naming ``space`` if a finite bound does not fit."""
     if dtype.kind in "iub":
         info = (0, 1) if dtype.kind == "b" else (np.iinfo(dtype).min, np.iinfo(dtype).max)
         fits = low.size == 0 or (int(low.min()) >= info[0] and int(high.max()) <= info[1])
@@ -35,4 +36,18 @@ def fit_bounds(low: np.ndarray, high: np.ndarray, dtype: np.dtype, space: Any, t
             f"to_{target}: {space!r} has no {target} equivalent: it does not fit JAX's {dtype} "
             "(enable jax_enable_x64 for 64-bit dtypes)"
         )
-    return low.astype(dtype), high.astype(dtype)
+    if dtype.kind != "f":
+        return low.astype(dtype), high.astype(dtype)
+    return _inward(low, dtype, up=True), _inward(high, dtype, up=False)
+
+
+def _inward(bound: np.ndarray, dtype: np.dtype, up: bool) -> np.ndarray:
+    """``bound`` in the narrower float ``dtype``, rounded towards the inside of the set (a low
+    bound up, a high one down), as the backends round: the nearest float32 to 0.3 is above
+    0.3, and ``float32(0.3)`` must not pass for ``Box(0.1, 0.3)``."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        narrow = bound.astype(dtype)
+        wide = narrow.astype(bound.dtype) if bound.dtype.kind == "f" else narrow.astype(np.float64)
+        outside = (wide < bound) if up else (wide > bound)
+        step = np.nextafter(narrow, np.asarray(np.inf if up else -np.inf, dtype=dtype))
+    return np.where(outside, step, narrow).astype(dtype)

@@ -49,10 +49,10 @@ import jax.numpy as jnp
 import jumanji.specs as js
 import numpy as np
 
-from spacealg.adapters.dm_env import is_unbounded, unbounded_box
 from spacealg.adapters.foreign import expressible, register_native
 from spacealg.adapters.jax_dtypes import fit_bounds, jax_dtype
 from spacealg.adapters.records import Record, fields_of
+from spacealg.adapters.unbounded import is_unbounded, unbounded_box
 from spacealg.core.generic import as_space, generic
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
@@ -183,9 +183,16 @@ def _array_to(space: ArraySpace, name: str = "") -> Any:
     return expressible(space, "jumanji", lambda s: to_jumanji(s, name))
 
 
+_SPEC_NAMES = frozenset({"self", "constructor", "name", *dir(js.Spec)})
+
+
 def _nested(space: Any, entries: dict[Any, Any], name: str) -> js.Spec:
     if not all(isinstance(k, str) for k in entries):
         raise TypeError(f"to_jumanji: {space!r} has no jumanji equivalent (Jumanji's entry names are strings)")
+    taken = sorted(k for k in entries if k in _SPEC_NAMES)
+    if taken:  # Spec(constructor, name, **specs) sets each entry as an attribute of the spec
+        raise TypeError(f"to_jumanji: {space!r} has no jumanji equivalent: Jumanji's Spec cannot hold "
+                        f"entries named {taken} (its own arguments and attributes)")
     specs = {k: to_jumanji(s, k) for k, s in entries.items()}
     return js.Spec(types.SimpleNamespace, name, **specs)
 

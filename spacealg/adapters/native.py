@@ -140,6 +140,11 @@ def isin_box(batch: Any, space: Any) -> np.ndarray:
     """
     array = batch if isinstance(batch, np.ndarray) else np.asarray(batch)
     leading = _leading(array, space.shape, space)
+    if array.dtype.kind == "O":  # Python numbers (or arrays of them): each element as Box.contains takes it
+        result = np.zeros(leading, dtype=bool)
+        for position in np.ndindex(leading):
+            result[position] = safe_contains(space, array[position])
+        return result
     if array.dtype.kind not in "biuf":
         return np.zeros(leading, dtype=bool)
     if space.shape == () and array.ndim:

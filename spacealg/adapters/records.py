@@ -137,20 +137,3 @@ def _index(x: Any, space: Record) -> int:
     if found is None:
         raise ValueError(f"index: {x!r} is not a member of {space!r}")
     return index(found, space.product)  # type: ignore[no-any-return]
-
-
-def _register_strategy() -> None:
-    """``members(Record)``: records of the product's members (where Hypothesis is installed)."""
-    try:
-        from hypothesis import strategies as st
-
-        from spacealg.strategies.members import members
-    except ImportError:  # pragma: no cover - Hypothesis is the `check` extra
-        return
-
-    @members.register(Record)
-    def _members(space: Record) -> Any:
-        return st.builds(space.build, members(space.product))
-
-
-_register_strategy()

@@ -14,12 +14,16 @@ TorchRL                                        spacealg (``from_torchrl``)
                                                ``Categorical(full(shape, n), dtype=dtype)``;
                                                with dtype bool (done flags): ``Box`` of bool
 ``MultiCategorical(nvec, shape, dtype)``       ``Categorical(nvec, dtype=dtype)``
+a ``mask`` on either                           ``Masked`` of that, per entry
+a float-dtype ``Categorical``/``Binary``/...   TypeError (integers stored as floats)
 ``Binary(n, shape, dtype)``                    ``Box(0, 1, shape, dtype)``
 ``OneHot(n, shape=(*b, n), dtype)``            ``OneHot(n, shape, dtype)`` (the same vectors)
 ``MultiOneHot(nvec, shape=(*b, sum(nvec)))``   ``OneHot(nvec, shape, dtype)``
 ``Composite(key=spec, ..., shape=batch)``      ``DictProduct`` (key order kept; the entries'
-                                               shapes include the batch shape)
-``NonTensor``, stacked specs, bfloat16         TypeError (no spacealg set equals them)
+                                               shapes include the batch shape; ``None``
+                                               entries, which ``rand`` leaves out, left out)
+``NonTensor``, stacked specs (``Stacked``,     TypeError (no spacealg set equals them)
+``StackedComposite``), bfloat16
 =============================================  ==========================================
 
 ``to_torchrl(space, device=None, *, batch_shape=())`` runs the table backwards (every leaf on
@@ -39,13 +43,16 @@ other ``Box``                                  ``Bounded(low, high, shape, dtype
 ``Categorical`` with ``start != 0``            ``Bounded(start, start + nvec - 1, dtype)``
                                                (TorchRL has no ``start``: the set is kept)
 ``ArraySpace(bool, *dims)``                    ``Categorical(2, shape=dims, dtype=bool)``
+``Masked`` of a ``Categorical`` (per entry)    its spec with TorchRL's ``mask`` (a joint mask:
+                                               TypeError)
 ``DictProduct``                                ``Composite`` (same key order)
 ``TupleProduct``                               encoding: ``Composite`` with keys ``"0"``, ``"1"``, ...
 anything else                                  Gymnasium's encoding (``spacealg.encode``)
 =============================================  ==========================================
 
 Laws: ``to_torchrl(from_torchrl(spec), spec.device, batch_shape=spec.shape) == spec`` (TorchRL's
-``==``: class, shape, bounds, dtype, device) for every spec with a rule, except where the
+``==``: class, shape, bounds, dtype, device; a ``Categorical``/``MultiCategorical`` ``mask`` comes
+back too) for every spec with a rule, except where the
 set has two TorchRL names and the table picks one: ``Bounded(0, 1)`` of integers comes back
 as ``Binary``, a ``Bounded`` spec spanning its dtype's whole range as ``Unbounded``,
 bool ``Binary``/``Bounded``/``Unbounded`` specs as ``Categorical(2, dtype=bool)``.
@@ -56,7 +63,10 @@ included), and ``contains(x, from_torchrl(spec)) == spec.is_in(x)`` on their vec
 from_torchrl(spec)`` has that ``Categorical`` as its image, so ``decode(x, o)`` is the
 vector standing for the position ``x`` and ``encode(v, o)`` the way back. ``contains(x, spec)`` is
 ``spec.is_in(x)`` for a tensor of exactly the spec's shape (``is_in`` itself also accepts
-batches: use ``isin``); it is strict about dtype and device. ``sample(spec, ...)`` returns
+batches: use ``isin``) and free of NaN; it is strict about dtype and device. NaN: TorchRL's
+``Unbounded`` float ``is_in`` accepts NaN, but NaN is a member of no spacealg space (the
+dtype policy: a real set holds real numbers), so ``contains``/``isin`` on the spec reject it,
+as on the converted ``Box``; ``±inf`` is a member of both. ``sample(spec, ...)`` returns
 tensors (a ``TensorDict`` for ``Composite``) of the spec's dtype on its device;
 ``to_torchrl_value``/``from_torchrl_value`` map values between the two sides (tensors <->
 arrays, TensorDicts <-> dicts).
@@ -64,6 +74,7 @@ arrays, TensorDicts <-> dicts).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -72,13 +83,14 @@ import torch
 import torchrl.data as td
 from tensordict import TensorDict, TensorDictBase
 
-from spacealg.adapters.dm_env import is_unbounded, unbounded_box
 from spacealg.adapters.foreign import expressible, register_native
+from spacealg.adapters.unbounded import is_unbounded, unbounded_box
 from spacealg.core.generic import as_space, generic
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
-from spacealg.spaces.finite import BOOL, range_length
+from spacealg.spaces.finite import BOOL, int64_run, range_length
+from spacealg.spaces.masked import Masked
 from spacealg.spaces.onehot import OneHot
 from spacealg.spaces.product import DictProduct, TupleProduct
 
@@ -167,25 +179,56 @@ def _unbounded_from(spec: Any) -> Box:
     return unbounded_box(_shape(spec), numpy_dtype(spec.dtype, spec))
 
 
+def _integer_dtype(spec: Any) -> np.dtype:
+    """The numpy dtype of a discrete spec; TypeError naming it for a float dtype (integers
+    stored as floats: spacealg's discrete spaces have integer dtypes, and a float ``Box``
+    would be the whole interval, not its integers)."""
+    dtype = numpy_dtype(spec.dtype, spec)
+    if dtype.kind == "f":
+        raise TypeError(f"from_torchrl: {spec!r} stores its integers as {dtype}; no spacealg space equals it "
+                        "(spacealg's discrete spaces hold integer dtypes)")
+    return dtype
+
+
+def _masked(space: Any, spec: Any, split: list[int] | None) -> Any:
+    """``space`` restricted by the spec's ``mask``: TorchRL's per-entry masks, one row per
+    entry of the leading axes; ``split``: the lengths a ``MultiCategorical``'s rows hold one
+    after the other (a tuple of per-factor masks), None for a ``Categorical``'s one mask."""
+    mask = getattr(spec, "mask", None)
+    if mask is None:
+        return space
+    ends = np.cumsum([0, *(split or [])])
+
+    def nested(rows: np.ndarray) -> Any:
+        if rows.ndim > 1:
+            return tuple(nested(row) for row in rows)
+        return rows if split is None else tuple(rows[ends[i] : ends[i + 1]] for i in range(len(split)))
+
+    return Masked(space, nested(_numpy(mask).astype(bool)))
+
+
 @from_torchrl.register(td.Categorical)
 def _categorical_from(spec: td.Categorical) -> Any:
-    dtype = numpy_dtype(spec.dtype, spec)
     n = int(spec.space.n)
     shape = _shape(spec)
-    if dtype.kind == "b":  # TorchRL's done flags: Categorical(2, dtype=bool)
-        return Box(False, n > 1, shape=shape, dtype=dtype)
-    return Categorical(n, dtype=dtype) if shape == () else Categorical(np.full(shape, n), dtype=dtype)
+    if numpy_dtype(spec.dtype, spec).kind == "b":  # TorchRL's done flags: Categorical(2, dtype=bool)
+        return Box(False, n > 1, shape=shape, dtype=np.dtype(bool))
+    dtype = _integer_dtype(spec)
+    space = Categorical(n, dtype=dtype) if shape == () else Categorical(np.full(shape, n), dtype=dtype)
+    return _masked(space, spec, None)
 
 
 @from_torchrl.register(td.MultiCategorical)
 def _multicategorical_from(spec: td.MultiCategorical) -> Any:
     nvec = np.broadcast_to(_numpy(spec.nvec), _shape(spec))
-    return Categorical(np.array(nvec), dtype=numpy_dtype(spec.dtype, spec))
+    space = Categorical(np.array(nvec), dtype=_integer_dtype(spec))
+    split = [int(n) for n in nvec.reshape(-1, nvec.shape[-1])[0]] if nvec.ndim else None
+    return _masked(space, spec, split)
 
 
 @from_torchrl.register(td.Binary)
 def _binary_from(spec: td.Binary) -> Box:
-    return Box(0, 1, shape=_shape(spec), dtype=numpy_dtype(spec.dtype, spec))
+    return Box(0, 1, shape=_shape(spec), dtype=_integer_dtype(spec))
 
 
 @from_torchrl.register(td.OneHot)
@@ -204,7 +247,15 @@ def _multionehot_from(spec: td.MultiOneHot) -> OneHot:
 
 @from_torchrl.register(td.Composite)
 def _composite_from(spec: td.Composite) -> DictProduct:
-    return DictProduct([(k, from_torchrl(v)) for k, v in spec.items()])
+    """The named product of the entries; ``None`` entries (TorchRL's placeholders, which
+    ``rand``/``zero`` leave out and ``is_in`` ignores) are left out."""
+    return DictProduct([(k, from_torchrl(v)) for k, v in spec.items() if v is not None])
+
+
+@from_torchrl.register(td.StackedComposite)
+def _stacked_from(spec: Any) -> Any:
+    raise TypeError(f"from_torchrl: {spec!r} stacks Composites that differ (keys or entries); no spacealg "
+                    "space equals it (stack equal Composites, or convert each one)")
 
 
 @from_torchrl.register(td.NonTensor)
@@ -267,9 +318,8 @@ def _categorical_to(space: Categorical, device: Device = None, *, batch_shape: A
 
 @to_torchrl.register(range)
 def _range_to(space: range, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
-    n = range_length(space)
-    if n and (space.step == 1 or n == 1):
-        low, high = np.array(space.start), np.array(space.start + n - 1)
+    if int64_run(space):
+        low, high = np.array(space.start), np.array(space.start + range_length(space) - 1)
         return _integers(space, (), np.dtype(np.int64), low, high, device, one_hot)
     return expressible(space, "torchrl", lambda s: to_torchrl(s, device, one_hot=one_hot))
 
@@ -279,8 +329,8 @@ def _array_to(space: ArraySpace, device: Device = None, *, batch_shape: Any = ()
     base = space.space
     if base == BOOL:
         return td.Categorical(2, shape=space.dims, dtype=torch.bool, **_leaf_device(device))
-    n = range_length(base) if isinstance(base, range) else 0
-    if n and (base.step == 1 or n == 1):
+    if int64_run(base):
+        n = range_length(base)
         low, high = np.full(space.dims, base.start), np.full(space.dims, base.start + n - 1)
         return _integers(space, space.dims, np.dtype(np.int64), low, high, device, one_hot)
     return expressible(space, "torchrl", lambda s: to_torchrl(s, device, one_hot=one_hot))
@@ -292,6 +342,25 @@ def _onehot_to(space: OneHot, device: Device = None, *, batch_shape: Any = (), o
     if space.scalar:
         return td.OneHot(space.nvec, **where)
     return td.MultiOneHot(list(space.sizes), **where)
+
+
+@to_torchrl.register(Masked)
+def _masked_to(space: Masked, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
+    """The base's ``Categorical``/``MultiCategorical`` with TorchRL's per-entry ``mask``; a
+    joint mask (one not a product of per-entry masks) has no TorchRL form (TypeError)."""
+    spec = to_torchrl(space.root, device, batch_shape=batch_shape)
+    blocks = space.blocks
+    if (not isinstance(spec, (td.Categorical, td.MultiCategorical)) or spec.dtype == torch.bool or space.is_empty
+            or any(b.ndim != 1 for b in blocks) or len(blocks) != max(1, math.prod(_shape(spec)))):
+        raise TypeError(f"to_torchrl: {space!r} has no TorchRL equivalent (TorchRL masks a Categorical or "
+                        "MultiCategorical entry by entry)")
+    rows = np.concatenate(blocks) if blocks else np.zeros(0, dtype=bool)
+    if isinstance(spec, td.MultiCategorical):  # (a Categorical subclass) the entries' masks along the last axis
+        rows = rows.reshape((*_shape(spec)[:-1], -1))
+    else:
+        rows = rows.reshape((*_shape(spec), int(spec.space.n)))
+    spec.update_mask(torch.as_tensor(rows, device=spec.device))
+    return spec
 
 
 @to_torchrl.register(DictProduct)
@@ -338,7 +407,7 @@ def from_torchrl_value(value: Any, spec: Any) -> Any:
 def _composite_value(x: Any, spec: td.Composite, batch_shape: Any = None) -> TensorDict:
     if isinstance(x, (tuple, list)):  # the tuple encoding: keys "0", "1", ...
         x = {str(i): v for i, v in enumerate(x)}
-    entries = {k: to_torchrl_value(x[k], s, batch_shape) for k, s in spec.items()}
+    entries = {k: to_torchrl_value(x[k], s, batch_shape) for k, s in spec.items() if s is not None}
     if batch_shape is None:
         first = next(iter(entries), None)
         batch_shape = _leading_dims(entries[first], spec[first]) if first is not None else []
@@ -347,7 +416,7 @@ def _composite_value(x: Any, spec: td.Composite, batch_shape: Any = None) -> Ten
 
 @from_torchrl_value.register(td.Composite)
 def _composite_decode(value: Any, spec: td.Composite) -> dict[str, Any]:
-    return {k: from_torchrl_value(value[k], s) for k, s in spec.items()}
+    return {k: from_torchrl_value(value[k], s) for k, s in spec.items() if s is not None}
 
 
 def _leading_dims(value: Any, spec: Any) -> list[int]:
@@ -362,12 +431,17 @@ def _is_member(spec: Any, x: Any) -> bool:
     """``spec.is_in(x)`` for one element: a tensor of exactly the spec's shape; for a
     ``Composite``, a dict or TensorDict with its keys whose entries are members."""
     if isinstance(spec, td.Composite):
-        if not isinstance(x, (Mapping, TensorDictBase)) or set(x.keys()) != set(spec.keys()):
+        keys = {k for k, s in spec.items() if s is not None}  # None entries: placeholders, left out
+        if not isinstance(x, (Mapping, TensorDictBase)) or set(x.keys()) != keys:
             return False
         if isinstance(x, TensorDictBase) and tuple(x.batch_size) != _shape(spec):
             return False
-        return all(_is_member(s, x[k]) for k, s in spec.items())
-    return isinstance(x, torch.Tensor) and tuple(x.shape) == _shape(spec) and bool(spec.is_in(x))
+        return all(_is_member(s, x[k]) for k, s in spec.items() if s is not None)
+    if not isinstance(x, torch.Tensor) or tuple(x.shape) != _shape(spec):
+        return False
+    if x.is_floating_point() and bool(torch.isnan(x).any()):  # NaN is in no spacealg set (see the module)
+        return False
+    return bool(spec.is_in(x))
 
 
 def _leading(batch: Any, spec: Any) -> tuple[int, ...]:

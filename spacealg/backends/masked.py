@@ -20,19 +20,21 @@ and draws the row's first entry.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from spacealg.backends.arrays import backend_name
+from spacealg.backends.arrays import backend_name, backend_named, to_numpy
 from spacealg.backends.kernel import Kernel
 from spacealg.backends.leaves import map_tree, tree_for
 from spacealg.backends.rng import rng_adapter
 from spacealg.core.generic import as_space
+from spacealg.core.protocol import isin
 from spacealg.spaces._batch import normalize_size
 from spacealg.spaces.masked import Block, Masked, MaskError, factors, host_blocks, parse_blocks
 
-__all__ = ["sample_masked_on"]
+__all__ = ["masked_on_backend", "sample_masked_on"]
 
 
 def sample_masked_on(name: str, space: Any, size: Any, mask: Any, probability: Any, rng: Any) -> Any:
@@ -217,3 +219,47 @@ def _values(k: Any, space: Any, name: str, digits: list[Any], shape: tuple[int, 
         return xp.astype(low + leaf.step * xp.astype(d, k.widest_int()), k.native(leaf))
 
     return map_tree(leaf_values, tree)
+
+
+def masked_on_backend(operation: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``sample``/``isin``/``clamp``/``clamp_`` of a space holding a mask on torch/JAX.
+
+    ``sample`` of a ``Masked`` draws on the backend (:func:`sample_masked_on`); ``isin``
+    answers as NumPy's ``isin`` of the batch moved to the host, as a bool array of the
+    batch's backend and device; ``clamp``/``clamp_`` return members unchanged (``clamp_``:
+    ``x`` itself) and raise TypeError otherwise, as on NumPy (a mask has no nearest-member rule).
+    """
+    if operation == "sample":
+        space, size = args[0], (args[1] if len(args) > 1 else kwargs.get("size"))
+        if not isinstance(space, Masked):
+            raise TypeError(f"sample: a product holding a masked part is drawn with a NumPy rng, not {name}: {space!r}")
+        return sample_masked_on(name, space, size, None, None, kwargs["rng"])
+    batch, space = args[0], args[1]
+    inside = np.asarray(isin(to_numpy(batch), space))
+    if operation == "isin":
+        backend = backend_named(name)
+        return backend.constant(inside, backend.dtype(np.dtype(bool)), backend.device(_first_leaf(batch)))
+    if not inside.all():
+        raise TypeError(
+            f"{operation}: a masked space has no nearest-member rule ({space!r}) and the batch "
+            "holds non-members; sample legal values with sample(space) or test them with isin"
+        )
+    if operation == "clamp":
+        return _copy(batch)
+    return batch
+
+
+def _first_leaf(batch: Any) -> Any:
+    if isinstance(batch, (tuple, list)):
+        return _first_leaf(batch[0])
+    if isinstance(batch, Mapping):
+        return _first_leaf(next(iter(batch.values())))
+    return batch
+
+
+def _copy(batch: Any) -> Any:
+    if isinstance(batch, tuple):
+        return tuple(_copy(b) for b in batch)
+    if isinstance(batch, Mapping):
+        return {k: _copy(v) for k, v in batch.items()}
+    return batch.clone() if hasattr(batch, "clone") else batch  # JAX arrays are immutable

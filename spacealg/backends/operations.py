@@ -19,12 +19,13 @@ from spacealg.backends.clamp import clamp_inplace_on, clamp_on
 from spacealg.backends.emulation import emulate_batch_on, nativize_batch_on
 from spacealg.backends.flatten import flatten_batch_on, unflatten_batch_on
 from spacealg.backends.isin import isin_on
-from spacealg.backends.masked import sample_masked_on
+from spacealg.backends.masked import masked_on_backend, sample_masked_on
 from spacealg.backends.sample import sample_on
 from spacealg.core import hooks, protocol
 from spacealg.core.arrays import register_backend
 from spacealg.emulation.codec import Codec
 from spacealg.ops.flatten import flatten_batch, unflatten_batch
+from spacealg.spaces.masked import holds_masked
 
 __all__ = ["OPERATIONS"]
 
@@ -39,13 +40,26 @@ def _sample_masked(name: str, space: Any, size: Any, mask: Any, probability: Any
     return sample_masked_on(name, space, size, mask, probability, rng)
 
 
+def _masks_first(operation: str, implementation: Any, space_at: int) -> Any:
+    """``implementation``, except for a space holding a ``Masked`` part (no per-leaf plan has a
+    leaf for a mask): those go to :func:`~spacealg.backends.masked.masked_on_backend`."""
+
+    @functools.wraps(implementation)
+    def serve(name: str, *args: Any, **kwargs: Any) -> Any:
+        if holds_masked(args[space_at]):
+            return masked_on_backend(operation, name, args, kwargs)
+        return implementation(name, *args, **kwargs)
+
+    return serve
+
+
 #: generic function -> its implementation (backend name first, then the function's arguments)
 OPERATIONS: dict[Any, Any] = {
-    protocol.sample: _sample,
+    protocol.sample: _masks_first("sample", _sample, 0),
     hooks.sample_with_mask: _sample_masked,
-    protocol.isin: isin_on,
-    protocol.clamp: clamp_on,
-    protocol.clamp_: clamp_inplace_on,
+    protocol.isin: _masks_first("isin", isin_on, 1),
+    protocol.clamp: _masks_first("clamp", clamp_on, 1),
+    protocol.clamp_: _masks_first("clamp_", clamp_inplace_on, 1),
     flatten_batch: flatten_batch_on,
     unflatten_batch: unflatten_batch_on,
     Codec.emulate_batch: emulate_batch_on,

@@ -29,11 +29,14 @@ Gymnasium conversions, buffer views, generated writers):
   standing for spaces) are never cached: their content can change under one identity.
 
 Laws: ``get_or_compute(k, f) == f(k)``; ``len(cache) <= max_entries``;
-``cache.nbytes <= max_bytes``; an entry never outlives a weakly held key.
+``cache.nbytes <= max_bytes``; an entry never outlives a weakly held key. Thread-safe:
+lookups read one dict entry; every change (keeping, evicting, a key's death) holds the
+cache's lock, so threads sharing a full cache never see it change during an eviction.
 """
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
@@ -114,6 +117,7 @@ class IdentityCache(Generic[V]):
         self._weigh = weigh
         self._data: dict[Any, tuple[Any, V, int, Any]] = {}  # key -> (held key or _WEAK, value, bytes, ref)
         self.nbytes = 0
+        self._lock = threading.RLock()  # re-entrant: a key's death may drop its entry inside put
         self.get: Callable[[Any], V | None] = _getter(self._data, by_value)
         """``get(key)``: the value kept for ``key``, or None (a closure: the hot path of every cache)."""
 
@@ -147,12 +151,22 @@ class IdentityCache(Generic[V]):
                 size += self._weigh(key)
         if size > self.max_bytes:
             return value
-        self._drop(k)
-        while self._data and (len(self._data) >= self.max_entries or self.nbytes + size > self.max_bytes):
-            self._drop(next(iter(self._data)))
-        self._data[k] = (held, value, size, ref)
-        self.nbytes += size
+        with self._lock:  # threads share the caches: evicting iterates over the entries
+            self._drop(k)
+            while self._data and (len(self._data) >= self.max_entries or self.nbytes + size > self.max_bytes):
+                self._drop(self._oldest())
+            self._data[k] = (held, value, size, ref)
+            self.nbytes += size
         return value
+
+    def _oldest(self) -> Any:
+        """The key of the oldest entry. A weak key's death may drop an entry from the garbage
+        collector, in this thread, in the middle of the iteration: then it is read again."""
+        while True:
+            try:
+                return next(iter(self._data))
+            except RuntimeError:  # "dictionary changed size during iteration"
+                continue
 
     def _dead_callback(self, k: Any) -> Callable[[Any], None]:
         data = weakref.ref(self)
@@ -172,11 +186,13 @@ class IdentityCache(Generic[V]):
         return value if value is not None else self.put(key, compute(key))
 
     def _drop(self, k: Any) -> None:
-        entry = self._data.pop(k, None)
-        if entry is not None:
-            self.nbytes -= entry[2]
+        with self._lock:
+            entry = self._data.pop(k, None)
+            if entry is not None:
+                self.nbytes -= entry[2]
 
     def clear(self) -> None:
         """Drops every entry."""
-        self._data.clear()
-        self.nbytes = 0
+        with self._lock:
+            self._data.clear()
+            self.nbytes = 0

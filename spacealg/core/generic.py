@@ -22,6 +22,7 @@ from multipledispatch import Dispatcher
 
 __all__ = [
     "ADAPTER_MODULES",
+    "AdapterUnavailableError",
     "GenericFunction",
     "NotASpaceError",
     "as_space",
@@ -54,8 +55,21 @@ def load_adapters_for(obj: Any) -> bool:
     module = ADAPTER_MODULES.get(root)
     if module is None or module in sys.modules:
         return False
-    importlib.import_module(module)
+    try:
+        importlib.import_module(module)
+    except ImportError as error:
+        extra = module.rpartition(".")[2]
+        raise AdapterUnavailableError(
+            f"spacealg cannot take {type(obj).__qualname__} objects: its adapter {module} failed to "
+            f"import ({error}); install what it needs with pip install 'spacealg[{extra}]'"
+        ) from error
     return True
+
+
+class AdapterUnavailableError(ImportError):
+    """The adapter for a foreign space's package failed to import (a missing dependency).
+    Every protocol function raises it, ``contains`` too: a space whose adapter cannot load
+    is never answered False."""
 
 
 class NotASpaceError(TypeError):

@@ -21,7 +21,7 @@ import numpy as np
 
 from spacealg.core import hooks
 from spacealg.core.arrays import backend_implementation, backend_name, kind_rule, namespace_for
-from spacealg.core.generic import GenericFunction, NotASpaceError, as_space, coerce, generic
+from spacealg.core.generic import AdapterUnavailableError, GenericFunction, NotASpaceError, as_space, coerce, generic
 from spacealg.core.rng import RngLike
 from spacealg.core.styles import Style, UnknownSpaceStyle
 
@@ -90,6 +90,8 @@ def _routed(position: int, by_rng: bool = False, guard: Any = None) -> Any:
 
 
 def _not_a_member(error: Exception, args: tuple[Any, ...]) -> bool:
+    if isinstance(error, AdapterUnavailableError):  # the space's adapter cannot load: say so
+        raise error
     return False  # whatever x does (a raising __eq__, __hash__, __array__...), it is no member
 
 

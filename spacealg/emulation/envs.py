@@ -32,7 +32,14 @@ import gymnasium
 import numpy as np
 
 from spacealg.emulation.codec import codec_for
-from spacealg.emulation.guard import REWARD_TYPES, observation_guard, observation_writer, reward_guard
+from spacealg.emulation.guard import (
+    FLAG_TYPES,
+    REWARD_TYPES,
+    flag_guard,
+    observation_guard,
+    observation_writer,
+    reward_guard,
+)
 from spacealg.emulation.spaces import emulate_action_space, emulate_observation_space
 from spacealg.env.buffers import BUFFER_NAMES, HasBuffers, set_buffers
 from spacealg.env.errors import APIUsageError, InvalidAgentError
@@ -346,6 +353,7 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
         wrapper, env_step = self, self.env.step
         write, to_native, convert_all = self._write, self._to_native, self.is_atn_emulated
         check_reward, numbers = self._check_reward, REWARD_TYPES
+        check_flag, flags = flag_guard(self._owner), FLAG_TYPES
         row, rewards, terminals, truncations = self.obs, self.rewards, self.terminals, self.truncations
         # the per-step stores go through memoryviews: numpy's own conversion rules (the same
         # results, tested) at about half the cost of ndarray item assignment
@@ -362,8 +370,11 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
             if not wrapper.is_action_checked:
                 wrapper._check_action(action)
             ob, reward, terminated, truncated, info = env_step(action)
-            if type(reward) not in numbers:
+            if type(reward) not in numbers or reward != reward:  # not a plain number, or NaN
                 check_reward(reward)
+            if type(terminated) not in flags or type(truncated) not in flags:
+                check_flag(terminated, "terminated")
+                check_flag(truncated, "truncated")
             write(ob)  # checked while copied, refused before any store: no half-written row
             try:
                 reward_cell[0] = reward
@@ -448,7 +459,7 @@ class PettingZooPufferEnv(_InjectableBuffers):
         self._agents = agents
         self._index = {agent: i for i, agent in enumerate(agents)}
         self._to_native = _action_converter(self.env_single_action_space)
-        owner = f"PettingZooPufferEnv({_env_name(self.env)})"
+        owner = self._owner = f"PettingZooPufferEnv({_env_name(self.env)})"
         self._check_observation = observation_guard(self.env_single_observation_space, owner)
         self._check_reward = reward_guard(owner)
         self._seeds = _Seeds(seed)
@@ -520,10 +531,14 @@ class PettingZooPufferEnv(_InjectableBuffers):
         self.all_done = False
         return self.dict_obs, infos
 
-    def _refuse_malformed(self, obs: dict[Any, Any], rewards: dict[Any, Any]) -> None:
-        """Every agent's observation and reward checked before any row is written (so a
-        malformed step leaves the buffers as they were); APIUsageError naming the env, the
-        agent, the field and the value."""
+    def _refuse_malformed(self, obs: dict[Any, Any], rewards: dict[Any, Any], *flags: dict[Any, Any]) -> None:
+        """Every agent's observation, reward (a number, not NaN) and termination/truncation
+        flag (a bool) checked before any row is written (so a malformed step leaves the
+        buffers as they were); APIUsageError naming the env, the agent, the field and the value."""
+        check_flag = flag_guard(self._owner)
+        for name, values in zip(("terminations", "truncations"), flags):
+            for agent, flag in values.items():
+                check_flag(flag, f"{name}[{agent!r}]")
         for agent, ob in obs.items():
             self._agent_row(agent)
             try:
@@ -573,7 +588,7 @@ class PettingZooPufferEnv(_InjectableBuffers):
                 else "step() called before reset()"
             )
         obs, rewards, terminations, truncations, infos = self.env.step(self._native_actions(actions))
-        self._refuse_malformed(obs, rewards)  # InvalidAgentError for an unknown agent too
+        self._refuse_malformed(obs, rewards, terminations, truncations)  # InvalidAgentError for an unknown agent too
         for i, agent in enumerate(self._agents):
             if agent in obs:
                 self._write_row(i, obs[agent])

@@ -33,7 +33,7 @@ from spacealg.emulation.codec import Codec, Field, codec_for, read_leaves
 from spacealg.env.errors import APIUsageError
 from spacealg.spaces.box import Box
 
-__all__ = ["observation_guard", "observation_writer", "reward_guard"]
+__all__ = ["flag_guard", "observation_guard", "observation_writer", "reward_guard"]
 
 Check = Callable[[Any], None]
 
@@ -273,17 +273,32 @@ REWARD_TYPES = (float, int, np.float32, np.float64, np.int64, np.int32)
 
 
 def reward_guard(owner: str) -> Check:
-    """``check(reward)``: a real number (Python or numpy, not a bool or a string), or APIUsageError."""
+    """``check(reward)``: a real number (Python or numpy, not a bool or a string) that is not
+    NaN, or APIUsageError (a NaN reward would poison every return it enters)."""
 
     def check(reward: Any) -> None:
-        if type(reward) in REWARD_TYPES:
-            return
-        if isinstance(reward, (np.integer, np.floating)) or (
+        if type(reward) in REWARD_TYPES or isinstance(reward, (np.integer, np.floating)) or (
             isinstance(reward, np.ndarray) and reward.shape in ((), (1,)) and reward.dtype.kind in "iuf"
         ):
-            return
+            if not np.isnan(reward).any():
+                return
+            raise APIUsageError(f"{owner}: the reward is NaN")
         raise APIUsageError(
             f"{owner}: the reward {_describe(reward)} (a {type(reward).__qualname__}) is not a number"
         )
+
+    return check
+
+
+FLAG_TYPES = (bool, np.bool_)
+
+
+def flag_guard(owner: str) -> Callable[[Any, str], None]:
+    """``check(flag, name)``: a bool (Python or numpy), as Gymnasium's step API asserts for
+    ``terminated``/``truncated``, or APIUsageError: ``"no"`` is not True, ``None`` not False."""
+
+    def check(flag: Any, name: str) -> None:
+        if type(flag) not in FLAG_TYPES:
+            raise APIUsageError(f"{owner}: {name} = {_describe(flag)} (a {type(flag).__qualname__}) is not a bool")
 
     return check

@@ -40,11 +40,15 @@ product-of-copies rule) is a member of ``joint_space(s, n)``;
 Gymnasium image whose values are its own. The one knowing exception: arrays of labels (or
 of stepped ranges) map to Gymnasium by *position*, and ``batch_space`` of that image is an
 integer Box of positions, which is not a set of labels; their joint space stays the array
-of labels. ``n`` not a positive int raises ValueError naming ``n``.
+of labels. ``n`` not a positive int raises ValueError naming ``n``. On a Gymnasium space the
+result also carries ``batch_space``'s generator state (a copy of the space's generator at
+every level; the copies of a Tuple-of-copies seeded as ``batch_space`` seeds them), so the
+same seed samples the same joint values through either function.
 """
 
 from __future__ import annotations
 
+import copy
 import numbers
 from typing import Any
 
@@ -122,4 +126,33 @@ def _dict_joint(space: DictProduct, n: int) -> DictProduct:
 
 @joint_space.register(gymnasium.spaces.Space)
 def _gymnasium_joint(space: gymnasium.spaces.Space, n: int) -> gymnasium.spaces.Space:
-    return to_gymnasium(joint_space(from_gymnasium(space), _check_n(n)))
+    n = _check_n(n)
+    try:
+        single = from_gymnasium(space)
+    except TypeError:  # a Space subclass spacealg does not know: batch_space's rule for it, n copies
+        batched = gymnasium.spaces.Tuple(tuple(copy.deepcopy(space) for _ in range(n)))
+    else:
+        batched = to_gymnasium(joint_space(single, n))
+    _carry_generators(batched, space, n)
+    return batched
+
+
+_STACKED = (gymnasium.spaces.Box, gymnasium.spaces.Discrete, gymnasium.spaces.MultiDiscrete,
+            gymnasium.spaces.MultiBinary)
+
+
+def _carry_generators(batched: Any, single: Any, n: int) -> None:
+    """Gives ``batched`` (and its parts) the generator state ``batch_space`` gives them: a copy
+    of ``single``'s generator at every level; the ``n`` parts of a space batched as a Tuple of
+    copies (Graph, Sequence, Text, OneOf, ...) seeded with ``n`` ints drawn from another copy
+    of it. So the same seed samples the same joint values through either function."""
+    batched._np_random = copy.deepcopy(single.np_random)
+    if type(single) is gymnasium.spaces.Tuple:
+        for b, s in zip(batched.spaces, single.spaces):
+            _carry_generators(b, s, n)
+    elif type(single) is gymnasium.spaces.Dict:
+        for key, s in single.spaces.items():
+            _carry_generators(batched.spaces[key], s, n)
+    elif not isinstance(single, _STACKED):
+        seeds = copy.deepcopy(single.np_random).integers(0, 10**8, n)
+        batched.seed([int(seed) for seed in seeds])

@@ -259,10 +259,18 @@ def _entry_dtype(space: ArraySpace) -> np.dtype:
 @elements.register(ArraySpace)
 def _elements(space: ArraySpace) -> Iterator[np.ndarray]:
     dtype = _entry_dtype(space)
-    return (
-        np.array(combo, dtype=dtype).reshape(space.dims)
-        for combo in lazy_product(lambda _: elements(space.space), space.size)
-    )
+    return (_filled(combo, dtype, space.dims) for combo in lazy_product(lambda _: elements(space.space), space.size))
+
+
+def _filled(entries: Any, dtype: np.dtype, dims: tuple[int, ...]) -> np.ndarray:
+    """An array of shape ``dims`` whose entries are ``entries`` (C order), each kept whole:
+    an object array of tuple labels holds the tuples, never their items."""
+    if dtype.kind != "O":
+        return np.array(entries, dtype=dtype).reshape(dims)
+    out = np.empty(len(entries), dtype=object)
+    for i, entry in enumerate(entries):
+        out[i] = entry
+    return out.reshape(dims)
 
 
 @index.register(ArraySpace)
@@ -285,7 +293,7 @@ def _element(i: Any, space: ArraySpace) -> np.ndarray:
     for _ in range(space.size):
         i, digit = divmod(i, n)
         digits.append(element(digit, space.space))
-    return np.array(digits[::-1], dtype=_entry_dtype(space)).reshape(space.dims)
+    return _filled(digits[::-1], _entry_dtype(space), space.dims)
 
 
 @issubspace.register(ArraySpace, ArraySpace)

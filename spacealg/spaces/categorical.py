@@ -37,6 +37,7 @@ labels: the Gymnasium adapters map it to ``Discrete``/``MultiDiscrete`` and flat
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 from collections.abc import Iterator
@@ -92,11 +93,25 @@ def _integers(name: str, value: Any) -> np.ndarray:
         raise TypeError(f"Categorical: {name} must be integers, got {value!r}") from None
     if array.dtype.kind in "iu" or (array.size == 0 and array.dtype.kind == "f"):
         return array.astype(object)
+    if array.dtype.kind == "f" and not isinstance(value, np.ndarray):  # [2**62, 2**63] reads as floats
+        with contextlib.suppress(TypeError, ValueError):
+            array = np.array(value, dtype=object)
     if array.dtype.kind == "O" and all(
         isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in array.flat
     ):
         return array
     raise TypeError(f"Categorical: {name} must be integers, got {value!r}")
+
+
+def _count_dtype(counts: np.ndarray, dtype: np.dtype) -> np.dtype:
+    """The dtype ``nvec`` is stored in: the space's own where every count fits it, else the
+    first of int64, uint64 that holds them (``Categorical(256, dtype=np.uint8)``: the
+    values 0..255 fit uint8, their number does not), else Python ints (object)."""
+    top = max(counts.flat, default=0)
+    for candidate in (dtype, np.dtype(np.int64), np.dtype(np.uint64)):
+        if top <= np.iinfo(candidate).max:
+            return candidate
+    return np.dtype(object)
 
 
 def _is_scalar_arg(nvec: Any) -> bool:
@@ -161,14 +176,15 @@ class Categorical(Space):
             raise ValueError(f"Categorical: the ranges do not fit the dtype {checked}")
         low = np.array(starts, dtype=checked) if counts.size else np.zeros(counts.shape, dtype=checked)
         high = np.array(lasts, dtype=checked) if counts.size else np.zeros(counts.shape, dtype=checked)
-        stored_nvec = np.array(counts, dtype=checked) if counts.size else np.zeros(counts.shape, checked)
+        counted = _count_dtype(counts, checked)
+        stored_nvec = np.array(counts, dtype=counted) if counts.size else np.zeros(counts.shape, checked)
         for array in (low, high, stored_nvec):
             array.flags.writeable = False
         self._set(
             scalar=scalar,
             dtype=checked,
             shape=() if scalar else counts.shape,
-            nvec=checked.type(counts[()]) if scalar else stored_nvec,
+            nvec=counted.type(counts[()]) if scalar else stored_nvec,
             start=checked.type(starts[()]) if scalar else low,
             low=low,
             high=high,

@@ -52,7 +52,7 @@ from spacealg.core.styles import FiniteSpaceStyle, Style
 from spacealg.spaces._batch import as_real_array, has_nan, normalize_size
 from spacealg.spaces.interval import REALS, Interval, float_inward, real_value
 
-__all__ = ["BOOL", "FiniteSet", "range_length"]
+__all__ = ["BOOL", "FiniteSet", "int64_run", "range_items", "range_length"]
 
 
 def _is_real(item: Any) -> bool:
@@ -333,15 +333,32 @@ def _range_sample(space: range, size: Any = None, *, rng: RngLike = None) -> Any
         offset = int(generator.integers(0, n - 1, endpoint=True, dtype=np.uint64))
         return first + step * offset
     offsets = generator.integers(0, n - 1, endpoint=True, size=normalize_size(size), dtype=np.uint64)
-    last = first + step * (n - 1)
-    # modular uint64 arithmetic is exact whenever the result fits the output dtype
-    with np.errstate(over="ignore"):  # the wrap-around is the point
-        wrapped = offsets * np.uint64(step) + np.uint64(first % 2**64)
-    if first >= -(2**63) and last < 2**63:
-        return wrapped.view(np.int64)
-    if first >= 0 and last < 2**64:
-        return wrapped
-    return first + step * offsets.astype(object)
+    return range_items(first, step, n, offsets)
+
+
+def int64_run(space: Any) -> bool:
+    """Whether ``space`` is a nonempty range of consecutive integers (step 1, or one item)
+    that int64 holds: the ranges the foreign adapters write as int64 bounds."""
+    if not isinstance(space, range):
+        return False
+    n = range_length(space)
+    return bool(n) and (space.step == 1 or n == 1) and space.start >= -(2**63) and space.start + n - 1 < 2**63
+
+
+def range_items(first: int, step: int, n: int, positions: np.ndarray) -> np.ndarray:
+    """The items ``first + step * positions`` of a range of ``n`` items (``step`` of either
+    sign), exactly: int64 when every item of the range fits int64, else uint64 when they fit
+    uint64, else an object array of Python ints (the dtype of ``sample``'s batches)."""
+    positions = np.asarray(positions)
+    last = first + step * (n - 1) if n else first
+    low, high = min(first, last), max(first, last)
+    signed, unsigned = low >= -(2**63) and high < 2**63, low >= 0 and high < 2**64
+    if signed or unsigned:
+        # modular uint64 arithmetic is exact whenever the result fits the output dtype
+        with np.errstate(over="ignore"):  # the wrap-around is the point
+            wrapped = positions.astype(np.uint64) * np.uint64(step % 2**64) + np.uint64(first % 2**64)
+        return wrapped.view(np.int64) if signed else wrapped  # type: ignore[no-any-return]
+    return first + step * positions.astype(object)  # type: ignore[no-any-return]
 
 
 def _congruent(values: np.ndarray, first: int, step: int) -> np.ndarray:
@@ -358,8 +375,11 @@ def _congruent(values: np.ndarray, first: int, step: int) -> np.ndarray:
 def _range_isin(batch: Any, space: range) -> np.ndarray:
     array = as_real_array(batch)
     if array is None:
-        if isinstance(batch, np.ndarray):
-            return np.zeros(batch.shape, dtype=bool)
+        if isinstance(batch, np.ndarray):  # object arrays (Python ints beyond 64 bits): entry by entry
+            if batch.dtype.kind != "O":
+                return np.zeros(batch.shape, dtype=bool)
+            inside = np.frompyfunc(lambda x: _range_contains(x, space), 1, 1)(batch)
+            return np.asarray(inside, dtype=bool).reshape(batch.shape)
         raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of integers")
     first, step, n = _ascending(space)
     if n == 0:

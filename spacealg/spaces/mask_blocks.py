@@ -54,6 +54,8 @@ def _as_array(value: Any) -> Any:
     numbers and other array-likes as ndarrays), or None."""
     if isinstance(value, np.ndarray) or is_foreign_array(value):
         return value
+    if isinstance(value, (bool, int, float, np.generic)):  # a 0-d mask (of a product of nothing)
+        return np.asarray(value)
     if isinstance(value, (tuple, Mapping, str, bytes)) or value is None:
         return None
     if hasattr(value, "__array__") or isinstance(value, list):
@@ -79,9 +81,9 @@ def dtype_kind(dtype: Any) -> str:
         return "O"
 
 
-def _check_values(array: Any, what: str, path: str) -> Any:
+def _check_values(array: Any, what: str, path: str, width: int) -> Any:
     if not isinstance(array, np.ndarray):
-        return _check_foreign(array, what, path)
+        return _check_foreign(array, what, path, width)
     if what == "mask":
         if array.dtype.kind == "b":
             return array
@@ -95,10 +97,25 @@ def _check_values(array: Any, what: str, path: str) -> Any:
     weights = array.astype(np.float64)
     if weights.size and (not np.isfinite(weights).all() or (weights < 0).any()):
         raise MaskError(f"probability{path}: weights must be finite and non-negative")
-    return weights
+    return _rescaled(weights, width)
 
 
-def _check_foreign(array: Any, what: str, path: str) -> Any:
+def _rescaled(weights: Any, width: int) -> Any:
+    """The weights divided by each row's largest (rows: the last ``width`` axes), so that
+    their sums neither overflow (``[1e308, 1e308]``) nor round to a few subnormal steps
+    (``[5e-324, 5e-324]``); a row of zeros stays zeros. Any float backend's arrays."""
+    if width == 0 or not math.prod(weights.shape):
+        return weights
+    axes = tuple(range(weights.ndim - width, weights.ndim))
+    if isinstance(weights, np.ndarray):
+        top = weights.max(axis=axes, keepdims=True)
+        return weights / np.where(top > 0, top, 1.0)
+    torch = hasattr(weights, "amax")
+    top = weights.amax(dim=axes, keepdim=True) if torch else weights.max(axis=axes, keepdims=True)
+    return weights / (top + (top <= 0))
+
+
+def _check_foreign(array: Any, what: str, path: str, width: int) -> Any:
     """The checks of :func:`_check_values` on a torch/JAX array, where its values can be read
     (not under ``jax.jit``, whose abstract arrays have none)."""
     kind = dtype_kind(array.dtype)
@@ -121,7 +138,9 @@ def _check_foreign(array: Any, what: str, path: str) -> Any:
             if what == "mask"
             else f"probability{path}: weights must be finite and non-negative"
         )
-    return (array != 0) if what == "mask" else array
+    if what == "mask":
+        return array != 0
+    return _rescaled(array if kind == "f" else array * 1.0, width)
 
 
 def host_blocks(blocks: list[Block]) -> list[Block]:
@@ -152,10 +171,12 @@ def parse_blocks(value: Any, node: Any, what: str = "mask", path: str = "") -> l
     if not isinstance(node, Factors):
         return _parse_parts(value, node, what, path)
     k = len(node.sizes)
+    if isinstance(value, list) and isinstance(node.children, tuple) and len(value) == len(node.children):
+        return _parse_list(value, node, what, path)
     array = _as_array(value)
     if array is not None:
         if array.ndim >= k and array.shape[array.ndim - k :] == node.sizes:
-            return [(k, _check_values(array, what, path))]
+            return [(k, _check_values(array, what, path, k))]
         tail = " (per-factor masks are a tuple)" if node.children is not None else ""
         raise MaskError(
             f"{what}{path}: expected an array whose last dimensions are {node.sizes} "
@@ -164,6 +185,29 @@ def parse_blocks(value: Any, node: Any, what: str = "mask", path: str = "") -> l
     if node.children is None or not isinstance(value, (tuple, Mapping)):
         raise MaskTypeError(f"{what}{path}: expected {_expected(node)}, got {type(value).__qualname__}")
     return _parse_parts(value, node.children, what, path)
+
+
+def _parse_list(value: list[Any], node: Factors, what: str, path: str) -> list[Block]:
+    """A list with one item per entry of an array space reads two ways: as one joint (or
+    batched) array, and as per-factor masks (a tuple). The reading that parses is taken;
+    when both do, the list is ambiguous and a MaskError names both readings."""
+    readings: list[list[Block]] = []
+    errors: list[Exception] = []
+    for reading in (lambda: parse_blocks(np.asarray(value), node, what, path),
+                    lambda: _parse_parts(tuple(value), node.children, what, path)):
+        try:
+            readings.append(reading())
+        except (ValueError, TypeError) as error:
+            errors.append(error)
+    if len(readings) == 2:
+        raise MaskError(
+            f"{what}{path}: a list of {len(value)} masks over {node.sizes} is ambiguous: pass "
+            f"numpy.asarray(m) for one joint mask of shape {node.sizes} (with any batch dimensions), "
+            f"or tuple(m) for per-factor masks (Gymnasium's MultiDiscrete form)"
+        )
+    if readings:
+        return readings[0]
+    raise errors[0]
 
 
 def _expected(node: Factors) -> str:
@@ -292,6 +336,8 @@ def choose(
     """
     m = weights.shape[-1]
     integral = weights.dtype == bool
+    if not integral:  # a product of rescaled weights may be tiny again
+        weights = _rescaled(weights, 1)
     if weights.ndim == 1:
         if integral:
             legal = np.flatnonzero(weights)
@@ -338,7 +384,9 @@ def draw_digits(
         else:
             lead = array.shape[: array.ndim - width]
             flat = choose(array.reshape((*lead, m)), shape, generator)
-        if width == 1:
+        if width == 0:  # a mask over no factor (a product of nothing): it allows the one element or none
+            pass
+        elif width == 1:
             columns.append(np.asarray(flat, dtype=np.int64)[..., None])
         else:
             unravelled = np.unravel_index(np.asarray(flat, dtype=np.intp), block_sizes)

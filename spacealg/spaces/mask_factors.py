@@ -23,7 +23,7 @@ from spacealg.core.image import image_of
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
-from spacealg.spaces.finite import FiniteSet, range_length
+from spacealg.spaces.finite import FiniteSet, range_items, range_length
 from spacealg.spaces.product import DictProduct, TupleProduct
 
 __all__ = ["Factors", "MaskError", "MaskTypeError", "factors"]
@@ -113,12 +113,8 @@ def _int_digits(array: np.ndarray, low: Any, step: int = 1) -> np.ndarray:
 
 @factors.register(range)
 def _range_factors(space: range) -> Factors:
-    start, step = space.start, space.step
-    return _leaf(
-        range_length(space),
-        lambda a: _int_digits(a, start, step),
-        lambda d: start + step * d.astype(np.int64),
-    )
+    start, step, n = space.start, space.step, range_length(space)
+    return _leaf(n, lambda a: _int_digits(a, start, step), lambda d: range_items(start, step, n, d))
 
 
 @factors.register(FiniteSet)
@@ -207,8 +203,15 @@ def _low_high_factors(space: Any, low: np.ndarray, high: np.ndarray, dtype: np.d
     shape = low.shape
     if scalar:
         lo = low.reshape(())
-        return _leaf(int(widths[0]), lambda a: _int_digits(a, lo[()]), lambda d: (lo + d).astype(dtype))
-    return _array_factors(entries, shape, lambda a: _int_digits(a, low), lambda d: (low + d).astype(dtype))
+        return _leaf(int(widths[0]), lambda a: _int_digits(a, lo[()]), lambda d: _offset(lo, d, dtype))
+    return _array_factors(entries, shape, lambda a: _int_digits(a, low), lambda d: _offset(low, d, dtype))
+
+
+def _offset(low: np.ndarray, d: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``low + d`` in ``dtype``, exactly: modular arithmetic in the dtype is exact because
+    the result (a member) fits it (never through float64, which rounds beyond 2**53)."""
+    with np.errstate(over="ignore"):
+        return np.add(np.asarray(low).astype(dtype), np.asarray(d).astype(dtype), dtype=dtype)
 
 
 def _no_digits(batch: Any) -> np.ndarray:  # entries of an array space are read through the array's own digits

@@ -28,8 +28,13 @@ a tuple (dict) of masks, one per    per component of a ``TupleProduct`` (``DictP
 component of a product              each component's mask in any of these forms
 ==================================  ====================================================
 
+A list with one mask per entry is read as whichever of the joint and the per-factor form
+fits; where both fit it is ambiguous (MaskError naming both). A product of nothing takes a
+0-d bool. ``None`` parts cost O(1) memory (a canonical block is then just its size).
+
 ``probability`` weights (non-negative, not all zero on the allowed set, normalised for
-you) take the same shapes. A mask (or weights) with extra *leading* dimensions is a batch:
+you, each row rescaled by its largest weight so that neither ``1e308`` nor subnormals
+distort the draws) take the same shapes. A mask (or weights) with extra *leading* dimensions is a batch:
 ``sample(space, n, mask=masks)`` draws row ``i`` from ``masks[i]``, vectorised.
 
 Internally a mask is a list of *blocks*, each a bool array over a run of consecutive
@@ -114,21 +119,36 @@ _ENUMERATION_LIMIT = 1_000_000
 # -- the masked space ------------------------------------------------------------------------------
 
 
-def _canonical(blocks: list[Block], sizes: tuple[int, ...]) -> list[np.ndarray] | None:
+# A canonical block is a bool array over a run of factors, or an int n: one factor whose n
+# values are all allowed (an unmasked part costs O(1) memory, however many values it has).
+Canon = np.ndarray | int
+
+
+def _canonical(blocks: list[Block], sizes: tuple[int, ...]) -> list[Canon] | None:
     """The finest factorisation of the allowed set into blocks (bool arrays, one per run of
-    factors); None when the set is empty. Two masks allow the same set iff equal forms."""
-    out: list[np.ndarray] = []
+    factors, or ints for unmasked factors); None when the set is empty. Two masks allow the
+    same set iff equal forms."""
+    out: list[Canon] = []
     start = 0
     for width, array in blocks:
         block_sizes = sizes[start : start + width]
         start += width
         if array is None:
-            out.extend(np.ones((n,), dtype=bool) for n in block_sizes)
+            out.extend(block_sizes)
             continue
         if not array.any():
             return None
-        out.extend(_split(array))
+        out.extend(b.size if b.ndim == 1 and b.all() else b for b in _split(array))
     return out
+
+
+def _size(block: Canon) -> int:
+    return block if isinstance(block, int) else int(block.size)
+
+
+def _as_block(block: Canon) -> Block:
+    """A canonical block as a mask block (an unmasked factor as ``(1, None)``)."""
+    return (1, None) if isinstance(block, int) else (block.ndim, block)
 
 
 def _split(array: np.ndarray) -> list[np.ndarray]:
@@ -156,16 +176,16 @@ class Masked(Space):
     mask: Any
     root: Any
     _factors: Factors
-    _blocks: list[np.ndarray] | None
-    _legal: list[np.ndarray]
-    _ranks: list[np.ndarray]
+    _blocks: list[Canon] | None
+    _legal: list[Any]
+    _ranks: list[np.ndarray | None]
 
     def __init__(self, space: Any, mask: Any) -> None:
         mask = from_native_mask(space, mask)
         base = as_space(space)
         if isinstance(base, Masked):
             root, f = base.root, base._factors
-            inherited = None if base._blocks is None else [(b.ndim, b) for b in base._blocks]
+            inherited = None if base._blocks is None else [_as_block(b) for b in base._blocks]
         else:
             root, f, inherited = base, factors(base), None
         blocks = host_blocks(parse_blocks(mask, f))
@@ -182,8 +202,8 @@ class Masked(Space):
             root=root,
             _factors=f,
             _blocks=canonical,
-            _legal=[np.flatnonzero(b) for b in canonical or []],
-            _ranks=[np.cumsum(b.ravel()) - 1 for b in canonical or []],
+            _legal=[range(b) if isinstance(b, int) else np.flatnonzero(b) for b in canonical or []],
+            _ranks=[None if isinstance(b, int) else np.cumsum(b.ravel()) - 1 for b in canonical or []],
         )
 
     def _key(self) -> tuple[Any, ...]:
@@ -197,8 +217,9 @@ class Masked(Space):
     @property
     def blocks(self) -> list[np.ndarray]:
         """The canonical blocks: bool arrays over runs of consecutive factors whose product is
-        the allowed set (``[]`` for an empty set: see :attr:`is_empty`)."""
-        return list(self._blocks or [])
+        the allowed set (``[]`` for an empty set: see :attr:`is_empty`). An unmasked factor
+        is held as its size and materialised here (memory: its number of values)."""
+        return [np.ones(b, dtype=bool) if isinstance(b, int) else b for b in self._blocks or []]
 
     @property
     def is_empty(self) -> bool:
@@ -210,7 +231,9 @@ class Masked(Space):
         sizes = self._factors.sizes
         if self._blocks is None:
             return np.zeros(sizes, dtype=bool)
-        _width, array = merge_run([(b.ndim, b) for b in self._blocks], sizes)
+        _width, array = merge_run([_as_block(b) for b in self._blocks], sizes)
+        if array is None:
+            return np.ones(sizes, dtype=bool)
         return np.asarray(array, dtype=bool).reshape(sizes)
 
 
@@ -222,6 +245,11 @@ def _frozen(mask: Any) -> Any:
         return tuple(_frozen(m) for m in mask)
     if isinstance(mask, Mapping):
         return {k: _frozen(v) for k, v in mask.items()}
+    if isinstance(mask, list):  # a ragged list can only be per-factor masks (see parse_blocks)
+        try:
+            np.asarray(mask)
+        except ValueError:
+            return tuple(_frozen(m) for m in mask)
     array = np.array(host_blocks([(1, mask)])[0][1], dtype=bool)
     array.flags.writeable = False
     return array
@@ -243,8 +271,8 @@ def _contains(x: Any, space: Masked) -> bool:
     except (ValueError, TypeError):
         return False
     for block in reversed(space._blocks):
-        position, flat = divmod(position, block.size)
-        if not block.flat[flat]:
+        position, flat = divmod(position, _size(block))
+        if not isinstance(block, int) and not block.flat[flat]:
             return False
     return True
 
@@ -274,7 +302,7 @@ def sample_blocks(root: Any, f: Factors, blocks: list[Block], size: Any, generat
 def _sample(space: Masked, size: Any = None, *, rng: RngLike = None) -> Any:
     if space._blocks is None:
         raise MaskError(f"sample: {space!r} is empty (the mask allows no element)")
-    return sample_blocks(space.root, space._factors, [(b.ndim, b) for b in space._blocks], size, as_generator(rng))
+    return sample_blocks(space.root, space._factors, [_as_block(b) for b in space._blocks], size, as_generator(rng))
 
 
 @isin.register(Masked)
@@ -290,9 +318,10 @@ def _isin(batch: Any, space: Masked) -> np.ndarray:
     digits = np.clip(np.broadcast_to(digits, (*inside.shape, len(sizes))), 0, np.maximum(sizes - 1, 0))
     start = 0
     for block in space._blocks:
-        w = block.ndim
-        columns = tuple(np.moveaxis(digits[..., start : start + w], -1, 0))
-        inside = inside & block[columns]
+        w = _as_block(block)[0]
+        if not isinstance(block, int):
+            columns = tuple(np.moveaxis(digits[..., start : start + w], -1, 0))
+            inside = inside & block[columns]
         start += w
     return inside
 
@@ -346,7 +375,7 @@ def _cardinality(space: Masked) -> int:
 def _base_position(flats: Any, space: Masked) -> int:
     position = 0
     for flat, block in zip(flats, space._blocks or []):
-        position = position * block.size + int(flat)
+        position = position * _size(block) + int(flat)
     return position
 
 
@@ -364,8 +393,8 @@ def _index(x: Any, space: Masked) -> int:
     position = index(x, space.root)
     ranks = []
     for block, rank in zip(reversed(space._blocks or []), reversed(space._ranks)):
-        position, flat = divmod(position, block.size)
-        ranks.append(int(rank[flat]))
+        position, flat = divmod(position, _size(block))
+        ranks.append(flat if rank is None else int(rank[flat]))
     result = 0
     for r, legal in zip(reversed(ranks), space._legal):
         result = result * len(legal) + r
@@ -410,13 +439,13 @@ def _masked_masked_subset(a: Masked, b: Masked) -> bool:
     if b._blocks is None:
         return False
     sizes = a._factors.sizes
-    mine = [(x.ndim, x) for x in a._blocks]
-    both = _canonical(combine(mine, [(x.ndim, x) for x in b._blocks], sizes), sizes)
+    mine = [_as_block(x) for x in a._blocks]
+    both = _canonical(combine(mine, [_as_block(x) for x in b._blocks], sizes), sizes)
     return both is not None and _form(both) == _form(a._blocks)
 
 
-def _form(blocks: list[np.ndarray]) -> tuple[Any, ...]:
-    return tuple((b.shape, np.packbits(b).tobytes()) for b in blocks)
+def _form(blocks: list[Canon]) -> tuple[Any, ...]:
+    return tuple(b if isinstance(b, int) else (b.shape, np.packbits(b).tobytes()) for b in blocks)
 
 
 def _subset_of_masked(a: Any, b: Masked) -> bool:
@@ -492,11 +521,29 @@ def _sample_masked_masked(space: Masked, size: Any, mask: Any, probability: Any,
     if space._blocks is None:
         raise MaskError(f"sample: {space!r} is empty (the mask allows no element)")
     f = space._factors
-    blocks: list[Block] = [(b.ndim, b) for b in space._blocks]
+    blocks: list[Block] = [_as_block(b) for b in space._blocks]
     if mask is not None:
         blocks = combine(blocks, host_blocks(parse_blocks(mask, f, "mask")), f.sizes)
     if probability is not None:
         blocks = combine(blocks, host_blocks(parse_blocks(probability, f, "probability")), f.sizes)
     return sample_blocks(space.root, f, blocks, size, as_generator(rng))
+
+
+def holds_masked(space: Any) -> bool:
+    """Whether ``space`` is ``Masked`` or a product/array space with a ``Masked`` part (the
+    backends' per-leaf plans have no leaf for a mask; :func:`masked_on_backend` serves them)."""
+    from spacealg.spaces.array import ArraySpace
+    from spacealg.spaces.product import DictProduct, TupleProduct
+
+    if isinstance(space, Masked):
+        return True
+    if isinstance(space, TupleProduct):
+        return any(holds_masked(s) for s in space._spaces)
+    if isinstance(space, DictProduct):
+        return any(holds_masked(s) for s in space._spaces.values())
+    if isinstance(space, ArraySpace):
+        return holds_masked(space.space)
+    return False
+
 
 hooks.sample_with_mask.define(sample_masked)  # ``sample(..., mask=...)``

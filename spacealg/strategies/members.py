@@ -60,6 +60,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from spacealg.adapters.native import gym_class_of
+from spacealg.adapters.records import Record
 from spacealg.core.generic import as_space, coerce, generic
 from spacealg.core.protocol import cardinality, element, sample
 from spacealg.core.space import Space
@@ -403,3 +404,9 @@ def _foreign_rule(space: Any) -> Callable[[Any], Strategy[Any]] | None:
 for _name, _rule in _FOREIGN_RULES.items():
     if hasattr(gymnasium.spaces, _name):
         members.register(getattr(gymnasium.spaces, _name))(_rule)
+
+
+@members.register(Record)
+def _record(space: Record) -> Strategy[Any]:
+    """Records of the product's members (a Jumanji observation is one)."""
+    return st.builds(space.build, members(space.product))

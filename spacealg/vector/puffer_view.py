@@ -32,6 +32,13 @@ Final observations (the final-observation hook of :class:`~spacealg.env.PufferEn
 ``infos["final_obs"]`` a ``SAME_STEP`` vector environment gives are emulated into
 ``final_observations`` (row ``i`` for each sub-environment ``i`` that ended), so
 ``GymnasiumVectorView(VectorPufferEnv(vec))`` gives them back.
+
+Checked: the vector environment's observations (one member of the single observation space
+per sub-environment, by value), rewards (``num_envs`` real numbers, no NaN) and flags
+(``num_envs`` bools) are checked before any buffer is written; anything else raises
+:class:`~spacealg.env.APIUsageError` and leaves the buffers as they were. ``timeout=``
+(seconds): an ``AsyncVectorEnv``'s calls wait at most that long (``multiprocessing.TimeoutError``),
+and ``close`` terminates the workers of one whose call timed out or whose worker died.
 """
 
 from __future__ import annotations
@@ -40,8 +47,10 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.core.protocol import isin
 from spacealg.emulation.codec import codec_for
 from spacealg.emulation.spaces import emulate_action_space, emulate_observation_space
+from spacealg.env.errors import APIUsageError
 from spacealg.env.kinds import puffer_space_class
 from spacealg.env.namespace import Namespace
 from spacealg.env.puffer_env import PufferEnv
@@ -60,13 +69,18 @@ class VectorPufferEnv(PufferEnv):
 
     keeps_final_observations = True
 
-    def __init__(self, vector_env: Any, buf: Any = None) -> None:
+    def __init__(self, vector_env: Any, buf: Any = None, *, timeout: float | None = None) -> None:
+        if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
+            raise ValueError(f"VectorPufferEnv: timeout must be a positive number of seconds or None, got {timeout!r}")
         if not _is_vector_env(vector_env):
             raise TypeError(
                 "vector_env must be a Gymnasium VectorEnv (num_envs, single_observation_space, "
                 f"single_action_space, reset, step), got {type(vector_env).__qualname__}"
             )
         self.vector_env = vector_env
+        self.timeout = timeout
+        self._stalled = False  # a call timed out: the workers are in an unknown state
+        self._owner = f"VectorPufferEnv({type(vector_env).__qualname__})"
         native_obs = vector_env.single_observation_space
         native_atn = vector_env.single_action_space
         self.single_observation_space, self.obs_dtype = emulate_observation_space(native_obs)
@@ -97,6 +111,7 @@ class VectorPufferEnv(PufferEnv):
         return self.observations.view(self.obs_dtype).reshape(self.num_agents)
 
     def _write(self, observations: Any) -> None:
+        self._check_observations(observations)
         if self._obs_codec is None:
             self.observations[...] = observations
         else:
@@ -106,10 +121,8 @@ class VectorPufferEnv(PufferEnv):
         self, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, list[dict[str, Any]]]:
         """Reset the vector environment (Gymnasium's seeding: sub-environment ``i`` gets ``seed + i``)."""
-        if options is None:
-            observations, infos = self.vector_env.reset(seed=seed)
-        else:
-            observations, infos = self.vector_env.reset(seed=seed, options=options)
+        kwargs: dict[str, Any] = {"seed": seed} if options is None else {"seed": seed, "options": options}
+        observations, infos = self._call("reset", kwargs)
         self._write(observations)
         self.rewards[:] = 0
         self.terminals[:] = False
@@ -124,7 +137,10 @@ class VectorPufferEnv(PufferEnv):
             native = self._atn_codec.nativize_batch(self.actions, copy=True)
         else:
             native = self.actions.reshape((self.num_agents, *self.vector_env.single_action_space.shape))
-        observations, rewards, terminations, truncations, infos = self.vector_env.step(native)
+        observations, rewards, terminations, truncations, infos = self._call("step", {"actions": native})
+        rewards = self._numbers(rewards, "rewards")
+        terminations, truncations = self._flags(terminations, "terminations"), self._flags(truncations, "truncations")
+        self._check_observations(observations)  # everything checked before any buffer is written
         if "final_obs" in infos:
             self._keep_finals(infos["final_obs"], infos.get("_final_obs"))
         self._write(observations)
@@ -145,8 +161,81 @@ class VectorPufferEnv(PufferEnv):
             else:
                 self._obs_codec.emulate_row(final, int(i), finals[i])
 
+    def _call(self, method: str, kwargs: dict[str, Any]) -> Any:
+        """``vector_env.<method>(**kwargs)``; with a ``timeout``, through the vector env's
+        ``<method>_async``/``<method>_wait(timeout)`` pair (``AsyncVectorEnv``), so that a
+        blocked sub-environment raises ``multiprocessing.TimeoutError`` instead of blocking."""
+        start, wait = (getattr(self.vector_env, f"{method}_{part}", None) for part in ("async", "wait"))
+        if self.timeout is None or start is None or wait is None:
+            return getattr(self.vector_env, method)(**kwargs)
+        start(**kwargs)
+        try:
+            return wait(timeout=self.timeout)
+        except BaseException:
+            self._stalled = True
+            raise
+
+    def _refuse(self, what: str, value: Any, expected: str) -> APIUsageError:
+        text = repr(value)
+        text = text if len(text) <= 200 else text[:197] + "..."
+        return APIUsageError(f"{self._owner}: the {what} {text} are not {expected}")
+
+    def _numbers(self, values: Any, what: str) -> np.ndarray:
+        """``num_envs`` real numbers, none NaN (else APIUsageError, before any write)."""
+        array = np.asarray(values) if isinstance(values, (np.ndarray, list, tuple)) else None
+        if array is None or array.shape != (self.num_agents,) or array.dtype.kind not in "biuf" or (
+            array.dtype.kind == "f" and np.isnan(array).any()
+        ):
+            raise self._refuse(what, values, f"an array of {self.num_agents} real numbers (no NaN)")
+        return array
+
+    def _flags(self, values: Any, what: str) -> np.ndarray:
+        """``num_envs`` bools (Gymnasium's vector API), else APIUsageError."""
+        array = np.asarray(values) if isinstance(values, (np.ndarray, list, tuple)) else None
+        if array is None or array.shape != (self.num_agents,) or array.dtype.kind != "b":
+            raise self._refuse(what, values, f"an array of {self.num_agents} bools")
+        return array
+
+    def _check_observations(self, observations: Any) -> None:
+        """One member of the single observation space per sub-environment (spacealg's
+        membership by value), else APIUsageError naming the rows: no broadcast of a single
+        row, no cast of 300.7 into a uint8 field, no NaN, no Discrete entry out of range."""
+        space = self.vector_env.single_observation_space
+        try:
+            inside = np.asarray(isin(observations, space)) if self._rows_everywhere(observations) else None
+        except (ValueError, TypeError):
+            inside = None
+        if inside is None or inside.shape != (self.num_agents,):
+            raise self._refuse("observations", observations,
+                               f"a batch of {self.num_agents} members of {space!r}")
+        if not inside.all():
+            rows = np.flatnonzero(~inside).tolist()
+            raise APIUsageError(f"{self._owner}: the observations of sub-environments {rows} are not in "
+                                f"their declared space {space!r}")
+
+    def _rows_everywhere(self, batch: Any) -> bool:
+        """Whether every leaf of the batch has one row per sub-environment (``isin`` would
+        broadcast a component of one row over the others)."""
+        if isinstance(batch, dict):
+            return all(self._rows_everywhere(v) for v in batch.values())
+        if isinstance(batch, tuple):
+            return all(self._rows_everywhere(v) for v in batch)
+        shape = getattr(batch, "shape", None)
+        if shape is None:
+            return isinstance(batch, list) and len(batch) == self.num_agents
+        return len(shape) >= 1 and shape[0] == self.num_agents
+
     def render(self) -> Any:
         return self.vector_env.render()
 
     def close(self) -> None:
-        self.vector_env.close()
+        """Close the vector env; an ``AsyncVectorEnv`` whose call timed out or whose worker
+        died is closed by terminating its workers (a plain close would wait on them forever)."""
+        processes = getattr(self.vector_env, "processes", None)
+        dead = processes is not None and any(not p.is_alive() for p in processes)
+        if (self._stalled or dead) and processes is not None:
+            self.vector_env.close(terminate=True)
+        elif processes is not None and self.timeout is not None:
+            self.vector_env.close(timeout=self.timeout)
+        else:
+            self.vector_env.close()
