@@ -27,8 +27,8 @@ import numpy as np
 
 from spacealg.backends.isin import inner_float_bounds, lead_checker, leaf_dtypes
 from spacealg.backends.kernel import Kernel
-from spacealg.backends.leaves import ArrayLeaf
 from spacealg.backends.plan import Plan, plan_for, variant
+from spacealg.core.leaf import LeafModel, Members, all_equal
 
 __all__ = ["clamp_inplace_on", "clamp_on"]
 
@@ -70,7 +70,7 @@ def _build(k: Kernel, plan: Plan, dtypes: tuple[Any, ...], what: str) -> Callabl
     if what == "clamp_":
         for leaf, dtype in zip(plan.leaves, dtypes):
             kind = k.kind_of(dtype)
-            if leaf.kind == "real" and kind != "f":
+            if leaf.members is Members.REAL and kind != "f":
                 raise TypeError(f"clamp_: x of dtype {dtype} cannot hold the clamp of {leaf.space!r}")
             if kind not in "bif":
                 raise TypeError(f"clamp_: x must be a real tensor, got {dtype}")
@@ -97,7 +97,7 @@ def _nan_check(k: Kernel) -> Callable[[Any], None] | None:
     return check
 
 
-def _clamp_leaf(k: Kernel, leaf: ArrayLeaf, dtype: Any, what: str) -> Callable[[Any], Any]:
+def _clamp_leaf(k: Kernel, leaf: LeafModel, dtype: Any, what: str) -> Callable[[Any], Any]:
     """The clamp of batches of ``leaf`` of native ``dtype``, every decision made."""
     lead = lead_checker(leaf, what)
     kind = k.kind_of(dtype)
@@ -108,9 +108,9 @@ def _clamp_leaf(k: Kernel, leaf: ArrayLeaf, dtype: Any, what: str) -> Callable[[
 
         return complex_batch
     nan = _nan_check(k) if kind == "f" else None
-    if leaf.kind == "real":
+    if leaf.members is Members.REAL:
         clamp = _clamp_real(k, leaf, dtype, kind)
-    elif leaf.kind == "int":
+    elif leaf.members is Members.INTEGERS:
         clamp = _clamp_int(k, leaf, dtype, kind)
     else:
         clamp = _clamp_set(k, leaf, dtype)
@@ -129,7 +129,7 @@ def _clamp_leaf(k: Kernel, leaf: ArrayLeaf, dtype: Any, what: str) -> Callable[[
     return checked
 
 
-def _clamp_real(k: Kernel, leaf: ArrayLeaf, dtype: Any, kind: str) -> Callable[[Any], Any]:
+def _clamp_real(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[Any], Any]:
     xp = k.xp
     if kind == "f":
         low, high = inner_float_bounds(k, leaf, dtype)
@@ -140,7 +140,7 @@ def _clamp_real(k: Kernel, leaf: ArrayLeaf, dtype: Any, kind: str) -> Callable[[
     return lambda b: clip(xp.astype(b, work, copy=False))
 
 
-def _clamp_int(k: Kernel, leaf: ArrayLeaf, dtype: Any, kind: str) -> Callable[[Any], Any]:
+def _clamp_int(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[Any], Any]:
     xp = k.xp
     out = k.native(leaf)
     if kind == "f":
@@ -152,10 +152,10 @@ def _clamp_int(k: Kernel, leaf: ArrayLeaf, dtype: Any, kind: str) -> Callable[[A
             return clip(xp.round(b))
     else:
         wide = k.widest_int()
-        lo: Any = (int(leaf.low.reshape(-1)[0]) if _same(leaf.low) else
-                   k.const(leaf, "low", lambda: leaf.low, wide))
-        hi: Any = (int(leaf.high.reshape(-1)[0]) if _same(leaf.high) else
-                   k.const(leaf, "high", lambda: leaf.high, wide))
+        lo: Any = (int(leaf.value_low.reshape(-1)[0]) if leaf.size and all_equal(leaf.value_low) else
+                   k.const(leaf, "low", lambda: leaf.value_low, wide))
+        hi: Any = (int(leaf.value_high.reshape(-1)[0]) if leaf.size and all_equal(leaf.value_high) else
+                   k.const(leaf, "high", lambda: leaf.value_high, wide))
 
         clip_wide = k.clipper(wide, lo, hi)
 
@@ -163,7 +163,7 @@ def _clamp_int(k: Kernel, leaf: ArrayLeaf, dtype: Any, kind: str) -> Callable[[A
             return clip_wide(xp.astype(b, wide, copy=False))
     if leaf.step == 1:
         return lambda b: xp.astype(clipped(b), out, copy=False)
-    first, step = int(leaf.low.reshape(-1)[0]), leaf.step
+    first, step = int(leaf.value_low.reshape(-1)[0]), leaf.step
     work, wide_int = k.widest_float(), k.widest_int()
 
     def stepped(b: Any) -> Any:
@@ -173,17 +173,12 @@ def _clamp_int(k: Kernel, leaf: ArrayLeaf, dtype: Any, kind: str) -> Callable[[A
     return stepped
 
 
-def _same(a: np.ndarray) -> bool:
-    """Whether ``a`` has entries, all equal (a Python scalar then serves)."""
-    return bool(a.size) and bool((a == a.reshape(-1)[0]).all())
-
-
-def _clamp_set(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> Callable[[Any], Any]:
+def _clamp_set(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
     xp = k.xp
-    values = leaf.values
+    values = leaf.numbers
     assert values is not None
     result = np.result_type(values.dtype, k.backend.numpy_dtype(dtype))
-    out = k.backend.dtype(result, leaf.low, leaf.high, leaf.space)
+    out = k.backend.dtype(result, leaf.value_low, leaf.value_high, leaf.space)
     work = k.widest_float()
     ordered = k.const(leaf, "sorted", lambda: np.sort(values.astype(np.float64)), work)
     n = int(ordered.shape[0])

@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from spacealg.backends.arrays import backend_name
-from spacealg.backends.isin import _first
 from spacealg.backends.kernel import Kernel
+from spacealg.backends.leaves import first_array
+from spacealg.core.leaf import all_equal
 
 __all__ = ["emulate_batch_on", "emulate_tensor", "nativize_batch_on", "nativize_tensor"]
 
@@ -48,7 +49,7 @@ def emulate_tensor(xs: Any, space: Any, role: str = "observation", out: Any = No
     from spacealg.emulation.codec import codec_for
 
     codec = codec_for(space, role)
-    name = _name(_first(xs), "emulate_tensor")
+    name = _name(first_array(xs), "emulate_tensor")
     if out is None:
         return _emulate_new(name, codec, xs)
     return emulate_batch_on(name, codec, out, xs)
@@ -151,7 +152,7 @@ def _decode(k: Kernel, field: Any, stored: Any, copy: bool) -> Any:
             return xp.astype(stored, value_dtype)
         low = float(np.asarray(field.leaf.low, dtype=np.float64).min())
         high = float(np.asarray(field.leaf.high, dtype=np.float64).max())
-        if not (_uniform(field.leaf.low) and _uniform(field.leaf.high)):
+        if not (all_equal(field.leaf.low) and all_equal(field.leaf.high)):
             work = stored.dtype
             lo = k.backend.constant(field.leaf.low.astype(np.float64), work, k.device)
             hi = k.backend.constant(field.leaf.high.astype(np.float64), work, k.device)
@@ -162,11 +163,6 @@ def _decode(k: Kernel, field: Any, stored: Any, copy: bool) -> Any:
     if copy:
         return stored.clone() if k.name == "torch" else stored
     return stored
-
-
-def _uniform(a: Any) -> bool:
-    a = np.asarray(a)
-    return a.size == 0 or bool((a == a.reshape(-1)[0]).all())
 
 
 def nativize_batch_on(name: str, codec: Any, buf: Any, copy: bool = False) -> Any:
@@ -219,7 +215,7 @@ def emulate_batch_on(name: str, codec: Any, buf: Any, xs: Any) -> Any:
 
 
 def _emulate_new(name: str, codec: Any, xs: Any) -> Any:
-    first = _first(xs)
+    first = first_array(xs)
     k = Kernel.for_array(name, first)
     n = int(first.shape[0]) if len(first.shape) else 1
     flat = k.backend.dtype(codec.flat_dtype, None, None, codec.space)

@@ -20,18 +20,14 @@ Raises ValueError when the batch is not shaped as a batch of the space.
 
 from __future__ import annotations
 
-import math
-import operator
 from collections.abc import Callable
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from spacealg.backends.kernel import Kernel
-from spacealg.backends.leaves import ArrayLeaf
 from spacealg.backends.plan import Plan, plan_for, variant
-from spacealg.spaces.interval import Interval, _clip_bounds
+from spacealg.core.leaf import LeafModel, Members, all_equal
 
 __all__ = ["batch_lead", "inner_float_bounds", "isin_on", "lead_checker", "leaf_dtypes"]
 
@@ -79,18 +75,12 @@ def leaf_dtypes(plan: Plan, parts: tuple[Any, ...], what: str) -> tuple[Any, ...
         raise  # pragma: no cover - lead_checker raised
 
 
-def _first(batch: Any) -> Any:
-    while isinstance(batch, (tuple, list, dict)):
-        batch = next(iter(batch.values())) if isinstance(batch, dict) else batch[0]
-    return batch
-
-
-def batch_lead(k: Kernel, leaf: ArrayLeaf, b: Any, what: str) -> tuple[int, ...]:
+def batch_lead(k: Kernel, leaf: LeafModel, b: Any, what: str) -> tuple[int, ...]:
     """The batch shape of ``b``; ValueError naming ``what`` unless it ends in the element shape."""
     return tuple(lead_checker(leaf, what)(b))
 
 
-def lead_checker(leaf: ArrayLeaf, what: str) -> Callable[[Any], Any]:
+def lead_checker(leaf: LeafModel, what: str) -> Callable[[Any], Any]:
     """``lead(b)``: the batch shape of ``b`` (its shape without the element's); ValueError
     naming ``what`` unless ``b`` has a shape ending in the element shape."""
     element, n = leaf.shape, len(leaf.shape)
@@ -119,7 +109,7 @@ def lead_checker(leaf: ArrayLeaf, what: str) -> Callable[[Any], Any]:
     return lead_of
 
 
-def _trailing(k: Kernel, leaf: ArrayLeaf) -> Callable[[Any, Any], Any]:
+def _trailing(k: Kernel, leaf: LeafModel) -> Callable[[Any, Any], Any]:
     """``reduce(inside, lead)``: ``inside`` reduced over the element's trailing axes (every
     entry inside).
 
@@ -186,7 +176,7 @@ def _converter(xp: Any, dtypes: list[Any]) -> Callable[[Any], Any] | None:
     return cast
 
 
-def _isin_leaf(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> Callable[[Any], Any]:
+def _isin_leaf(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
     """The membership test of batches of ``leaf`` of native ``dtype``, every decision made."""
     lead = lead_checker(leaf, "isin")
     kind = k.kind_of(dtype)
@@ -200,21 +190,19 @@ def _isin_leaf(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> Callable[[Any], Any]:
         casts.append(dtype)
         kind = "i"
     reduce = _trailing(k, leaf)
-    if leaf.kind == "real":
+    if leaf.members is Members.REAL:
         if kind != "f":
             dtype = k.widest_float()
             casts.append(dtype)
         low, high = _real_bounds(k, leaf, dtype)
-        above = operator.gt if leaf.open_low else operator.ge
-        below = operator.lt if leaf.open_high else operator.le
 
         def within(b: Any) -> Any:
-            result = above(b, low)
-            result &= below(b, high)  # in place on torch (a fresh array), a new array on JAX
+            result = b >= low
+            result &= b <= high  # in place on torch (a fresh array), a new array on JAX
             return result
 
         inside: Callable[[Any], Any] = within
-    elif leaf.kind == "int":
+    elif leaf.members is Members.INTEGERS:
         inside = _int_inside(k, leaf, dtype, kind)
     else:
         inside = _set_inside(k, leaf, kind)
@@ -233,20 +221,14 @@ def _isin_leaf(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> Callable[[Any], Any]:
     return test
 
 
-def _real_bounds(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> tuple[Any, Any]:
-    """Interval ends as Python floats (NumPy's weak scalars); Box bounds in the Box's dtype
-    (Python floats where every entry has the same bounds and the batch has the Box's dtype);
-    where the policy narrows the Box's dtype, its ends rounded inwards into the batch's."""
-    same = leaf.uniform_bounds and leaf.size and k.backend.numpy_dtype(dtype) == leaf.dtype
-    if isinstance(leaf.base, Interval) or same:
-        return float(leaf.low.reshape(-1)[0]), float(leaf.high.reshape(-1)[0])
-    native = k.native(leaf)
-    if k.backend.numpy_dtype(native) != leaf.dtype:  # narrowed by the policy (JAX without x64):
-        return inner_float_bounds(k, leaf, dtype)   # the ends rounded inwards, exact in ``dtype``
-    return k.const(leaf, "low", lambda: leaf.low, native), k.const(leaf, "high", lambda: leaf.high, native)
+def _real_bounds(k: Kernel, leaf: LeafModel, dtype: Any) -> tuple[Any, Any]:
+    """The ends as ``inside(b) = low <= b <= high`` needs them, exact in the batch's float
+    ``dtype``: the nearest floats of ``dtype`` inside (open ends stepped in), so a bound that
+    ``dtype`` cannot hold never lets a value in or out (issue 25, point 11)."""
+    return inner_float_bounds(k, leaf, dtype)
 
 
-def _int_inside(k: Kernel, leaf: ArrayLeaf, dtype: Any, kind: str) -> Callable[[Any], Any]:
+def _int_inside(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[Any], Any]:
     xp = k.xp
     if kind == "f":
         low, high = inner_float_bounds(k, leaf, dtype)
@@ -265,7 +247,7 @@ def _int_inside(k: Kernel, leaf: ArrayLeaf, dtype: Any, kind: str) -> Callable[[
             return result
     if leaf.step == 1:
         return bounded
-    first, step = int(leaf.low.reshape(-1)[0]), leaf.step
+    first, step = int(leaf.value_low.reshape(-1)[0]), leaf.step
     wide = k.widest_float() if kind == "f" else k.widest_int()
 
     def stepped(b: Any) -> Any:
@@ -276,15 +258,15 @@ def _int_inside(k: Kernel, leaf: ArrayLeaf, dtype: Any, kind: str) -> Callable[[
     return stepped
 
 
-def _int_bounds(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> tuple[Any, Any]:
+def _int_bounds(k: Kernel, leaf: LeafModel, dtype: Any) -> tuple[Any, Any]:
     """The integer ends clipped to native ``dtype`` (exact comparisons in the batch's own
     dtype): a Python int for a side whose entries are all equal, else a cached constant."""
     np_dtype = k.backend.numpy_dtype(dtype)
     key = ("int_bounds", np_dtype.str)
     if key not in leaf.cache:
         info = np.iinfo(np_dtype)
-        low = np.asarray(leaf.low, dtype=object)
-        high = np.asarray(leaf.high, dtype=object)
+        low = np.asarray(leaf.value_low, dtype=object)
+        high = np.asarray(leaf.value_high, dtype=object)
         empty = (low > info.max) | (high < info.min)
         lo = np.where(empty, info.max, np.maximum(low, info.min)).astype(np_dtype)
         hi = np.where(empty, info.min, np.minimum(high, info.max)).astype(np_dtype)
@@ -293,82 +275,30 @@ def _int_bounds(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> tuple[Any, Any]:
         leaf.cache[key] = (lo, hi)
     lo, hi = leaf.cache[key]
     tag = np_dtype.str
-    first: Any = int(lo.reshape(-1)[0]) if _uniform(lo) and lo.size else k.const(leaf, ("lo", tag), lambda: lo, dtype)
-    last: Any = int(hi.reshape(-1)[0]) if _uniform(hi) and hi.size else k.const(leaf, ("hi", tag), lambda: hi, dtype)
+    first: Any = int(lo.reshape(-1)[0]) if all_equal(lo) and lo.size else k.const(leaf, ("lo", tag), lambda: lo, dtype)
+    last: Any = int(hi.reshape(-1)[0]) if all_equal(hi) and hi.size else k.const(leaf, ("hi", tag), lambda: hi, dtype)
     return first, last
 
 
-def _set_inside(k: Kernel, leaf: ArrayLeaf, kind: str) -> Callable[[Any], Any]:
+def _set_inside(k: Kernel, leaf: LeafModel, kind: str) -> Callable[[Any], Any]:
     xp = k.xp
-    assert leaf.values is not None
-    floating = kind == "f" or leaf.values.dtype.kind == "f"
+    assert leaf.numbers is not None
+    floating = kind == "f" or leaf.numbers.dtype.kind == "f"
     common = k.widest_float() if floating else k.widest_int()
-    values = k.const(leaf, ("values", floating), lambda: leaf.values, common)
+    values = k.const(leaf, ("values", floating), lambda: leaf.numbers, common)
     return lambda b: xp.any(xp.astype(b, common, copy=False)[..., None] == values, axis=-1)
-
-
-def _uniform(a: np.ndarray) -> bool:
-    return a.size == 0 or bool((a == a.reshape(-1)[0]).all())
 
 
 # -- the nearest members a float dtype can hold (shared with clamp and sample) -------------
 
 
-def inner_float_bounds(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> tuple[Any, Any]:
-    """The ends of ``leaf`` rounded inwards into the native float ``dtype``.
-
-    For an Interval, NumPy's own rule (its nearest floats inside, open ends stepped in);
-    for boxes and integer ranges, the smallest/largest float of ``dtype`` within the
-    bounds. Python floats where every entry has the same bounds, else cached constants.
-    """
+def inner_float_bounds(k: Kernel, leaf: LeafModel, dtype: Any) -> tuple[Any, Any]:
+    """The ends of ``leaf`` rounded inwards into the native float ``dtype``
+    (:meth:`~spacealg.core.leaf.LeafModel.inner_ends`): Python floats where every entry has
+    the same bounds, else cached constants."""
     np_dtype = np.dtype(k.backend.numpy_dtype(dtype))
-    key = ("inner", np_dtype.str)
-    if key not in leaf.cache:
-        if isinstance(leaf.base, Interval):
-            lo, hi = _clip_bounds(leaf.base, np_dtype)
-            low, high = np.full(leaf.shape, lo, np_dtype), np.full(leaf.shape, hi, np_dtype)
-        else:
-            low = _round_inward(leaf.low, np_dtype, up=True)
-            high = _round_inward(leaf.high, np_dtype, up=False)
-        leaf.cache[key] = (low, high)
-    low, high = leaf.cache[key]
-    scalars = leaf.cache.get((key, "scalars"), False)
-    if scalars is False:
-        scalars = leaf.cache[(key, "scalars")] = _scalars(low, high)
-    if scalars is not None:
-        return scalars  # type: ignore[no-any-return]
+    low, high = leaf.inner_ends(np_dtype)
+    if all_equal(low) and all_equal(high):
+        return (float(low.reshape(-1)[0]), float(high.reshape(-1)[0])) if low.size else (0.0, 0.0)
     return k.const(leaf, ("inner_lo", np_dtype.str), lambda: low, dtype), k.const(
         leaf, ("inner_hi", np_dtype.str), lambda: high, dtype)
-
-
-def _scalars(low: np.ndarray, high: np.ndarray) -> tuple[float, float] | None:
-    if not (_uniform(low) and _uniform(high)):
-        return None
-    return (float(low.reshape(-1)[0]), float(high.reshape(-1)[0])) if low.size else (0.0, 0.0)
-
-
-def _exact(v: Any) -> Fraction | None:
-    if isinstance(v, (int, np.integer)):
-        return Fraction(int(v))
-    f = float(v)
-    return Fraction(f) if math.isfinite(f) else None
-
-
-def _round_inward(values: np.ndarray, dtype: np.dtype, up: bool) -> np.ndarray:
-    out = np.empty(values.shape, dtype)
-    largest = np.finfo(dtype).max
-    for i, v in np.ndenumerate(values):
-        with np.errstate(over="ignore"):
-            f = dtype.type(v)
-        exact = _exact(v)
-        if exact is None:
-            out[i] = f  # an infinite bound stays infinite
-            continue
-        if not np.isfinite(f):
-            f = dtype.type(largest if f > 0 else -largest)
-        if up and Fraction(float(f)) < exact:
-            f = np.nextafter(f, dtype.type(np.inf))
-        elif not up and Fraction(float(f)) > exact:
-            f = np.nextafter(f, dtype.type(-np.inf))
-        out[i] = f
-    return out

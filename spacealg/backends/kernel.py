@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.backends.arrays import Backend, backend_named
-from spacealg.backends.leaves import ArrayLeaf
+from spacealg.core.leaf import LeafModel
 
 __all__ = ["Kernel"]
 
@@ -56,9 +56,9 @@ class Kernel:
         return (name, None if traced else backend.device(parts[0]), traced, backend.policy())
 
     # -- dtypes ------------------------------------------------------------------------
-    def native(self, leaf: ArrayLeaf, dtype: Any = None) -> Any:
+    def native(self, leaf: LeafModel, dtype: Any = None) -> Any:
         """The native dtype of ``leaf``'s values (or of NumPy ``dtype`` for them), by the policy."""
-        return self.backend.dtype(np.dtype(dtype or leaf.dtype), leaf.low, leaf.high, leaf.space)
+        return self.backend.dtype(np.dtype(dtype or leaf.value_dtype), leaf.value_low, leaf.value_high, leaf.space)
 
     def numpy_dtype(self, x: Any) -> np.dtype:
         return self.backend.numpy_dtype(x.dtype)
@@ -85,7 +85,7 @@ class Kernel:
         return self.backend.dtype(np.dtype(np.int64), None, None, "int64")
 
     # -- constants ---------------------------------------------------------------------
-    def const(self, leaf: ArrayLeaf, tag: Any, make: Callable[[], Any], dtype: Any) -> Any:
+    def const(self, leaf: LeafModel, tag: Any, make: Callable[[], Any], dtype: Any) -> Any:
         """A native array of ``make()`` in native ``dtype`` on this device, cached on the leaf."""
         key = (self.name, str(self.device), tag, str(dtype))
         try:

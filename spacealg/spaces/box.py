@@ -561,4 +561,5 @@ from spacealg.core import leaf as _leaf_model  # noqa: E402
 
 @_leaf_model.leaf.register(Box)
 def _box_leaf(space: Box) -> _leaf_model.LeafModel:
-    return _leaf_model.LeafModel("Box", space.dtype, space.shape, space.low, space.high, integral=space.integral)
+    return _leaf_model.LeafModel("Box", space.dtype, space.shape, space.low, space.high, integral=space.integral,
+                                 bounded=(space.bounded_below, space.bounded_above), space=space)

@@ -395,4 +395,5 @@ from spacealg.core import leaf as _leaf_model  # noqa: E402
 @_leaf_model.leaf.register(Categorical)
 def _categorical_leaf(space: Categorical) -> _leaf_model.LeafModel:
     image = "Discrete" if space.scalar else "MultiDiscrete"
-    return _leaf_model.LeafModel(image, space.dtype, space.shape, space.low, space.high, scalar=space.scalar)
+    return _leaf_model.LeafModel(image, space.dtype, space.shape, space.low, space.high, scalar=space.scalar,
+                                 space=space)

@@ -605,10 +605,17 @@ from spacealg.core import leaf as _leaf_model  # noqa: E402
 @_leaf_model.leaf.register(range)
 def _range_leaf(space: range) -> _leaf_model.LeafModel:
     if _leaf_model.consecutive(space):
-        return _leaf_model.LeafModel("Discrete", np.dtype(np.int64), (), space.start, space[-1], scalar=True)
-    return _leaf_model.labels(tuple(space))
+        return _leaf_model.LeafModel("Discrete", np.dtype(np.int64), (), space.start, space[-1], scalar=True,
+                                     space=space)
+    ends = (space[0], space[-1]) if space.step > 0 else (space[-1], space[0])  # a stepped range: positions
+    return dataclasses.replace(_leaf_model.labels(tuple(space)), members=_leaf_model.Members.INTEGERS,
+                               step=abs(space.step), span=ends, space=space)
 
 
 @_leaf_model.leaf.register(FiniteSet)
 def _finite_leaf(space: FiniteSet) -> _leaf_model.LeafModel:
-    return _leaf_model.labels(space.items)
+    values = space._array
+    numbers = values if space._numeric and values.dtype.kind in "biuf" else None
+    members = _leaf_model.Members.LABELS if numbers is None else _leaf_model.Members.NUMBERS
+    return dataclasses.replace(_leaf_model.labels(space.items), members=members, numbers=numbers,
+                               value_dtype=None if numbers is None else numbers.dtype, space=space)

@@ -369,4 +369,5 @@ def _interval_leaf(space: Interval) -> _leaf_model.LeafModel:
         not space.closed_right and math.isfinite(space.high))
     image = None if open_end else "Box"
     return _leaf_model.LeafModel(image, np.dtype(np.float64), (), float(space.low), float(space.high),
-                      scalar=True, integral=False)
+                                 scalar=True, integral=False, open_low=not space.closed_left,
+                                 open_high=not space.closed_right, space=space)
