@@ -52,7 +52,7 @@ import numpy as np
 
 from spacealg.core.generic import as_space, generic
 
-__all__ = ["LeafModel", "Members", "all_equal", "consecutive", "labels", "leaf", "over", "plain", "widths"]
+__all__ = ["Form", "LeafModel", "Members", "all_equal", "consecutive", "labels", "leaf", "over", "plain", "widths"]
 
 INT64 = np.dtype(np.int64)
 
@@ -64,6 +64,16 @@ class Members(enum.Enum):
     INTEGERS = "integers"  #: the integers ``value_low + step * k`` up to ``value_high``
     NUMBERS = "numbers"    #: the numbers of ``numbers`` (a finite set)
     LABELS = "labels"      #: labels with no number form: only their positions stack
+
+
+class Form(enum.Enum):
+    """The Python form of one member (what ``nativize`` builds, what a guard checks)."""
+
+    INT = "int"        #: a Python int (a scalar integer leaf)
+    FLOAT = "float"    #: a Python float (a scalar real leaf)
+    ARRAY = "array"    #: an array of the leaf's dtype
+    LABEL = "label"    #: one of ``items`` (stored: its position)
+    LABELS = "labels"  #: an array of ``items`` (stored: their positions)
 
 
 @dataclass(frozen=True, eq=False)
@@ -183,6 +193,28 @@ class LeafModel:
         if self.items is not None:
             return "index"
         return "onehot" if self.image in ("Discrete", "MultiDiscrete") else "ravel"
+
+    @property
+    def form(self) -> Form:
+        """The Python form of one member."""
+        if self.items is not None:
+            return Form.LABEL if self.scalar else Form.LABELS
+        if self.scalar:
+            return Form.INT if self.integral else Form.FLOAT
+        return Form.ARRAY
+
+    @functools.cached_property
+    def stored_low(self) -> np.ndarray:
+        """The least stored value per entry (an array of ``shape``: exact ints as objects for
+        an integral leaf, float64 otherwise)."""
+        return np.array(np.broadcast_to(np.asarray(self.low, dtype=object if self.integral else np.float64),
+                                        self.shape))
+
+    @functools.cached_property
+    def stored_high(self) -> np.ndarray:
+        """The greatest stored value per entry (as :attr:`stored_low`)."""
+        return np.array(np.broadcast_to(np.asarray(self.high, dtype=object if self.integral else np.float64),
+                                        self.shape))
 
     @property
     def discrete(self) -> bool:
