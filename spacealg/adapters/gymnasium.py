@@ -66,7 +66,7 @@ import numpy as np
 
 from spacealg.adapters import native
 from spacealg.core.generic import as_space, generic
-from spacealg.core.leaf import leaf
+from spacealg.core.leaf import leaf, widths
 from spacealg.core.protocol import cardinality, contains, eltype, isin, sample
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.spaces.array import ArraySpace
@@ -243,7 +243,7 @@ def _discrete_to(space: Any, f: Family) -> Any:
     assert model is not None  # this rule is registered for leaves only
     if model.items == ():
         raise f.lacks(space, "it is empty")
-    n = int(model.high) - int(model.low) + 1
+    n = widths(model.low, model.high)
     if not (int(model.low) >= -(2**63) and int(model.high) < 2**63):
         raise TypeError(f"to_{f.name}: {space!r} does not fit {f.name}'s int64 Discrete")
     if model.dtype != np.int64:
@@ -262,7 +262,7 @@ def _multi_to(space: Any, f: Family) -> Any:
         dims = model.shape
         return f.spaces.MultiBinary(dims[0] if len(dims) == 1 else list(dims))
     low = np.broadcast_to(np.asarray(model.low, dtype=model.dtype), model.shape)
-    nvec = np.broadcast_to(np.asarray(model.high, dtype=model.dtype), model.shape) - low + 1
+    nvec = np.broadcast_to(widths(model.low, model.high), model.shape).astype(model.dtype)
     if not f.multidiscrete_start:
         if (low != 0).any():
             raise f.lacks(space, f"{f.name}'s MultiDiscrete has no start")

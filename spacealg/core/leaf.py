@@ -302,9 +302,18 @@ def all_equal(a: Any) -> bool:
 def widths(low: Any, high: Any, step: int = 1) -> Any:
     """The number of integers ``low + step * k`` up to ``high``, per entry, exact (Python
     ints: an array of objects for arrays, an int for scalars); 0 where ``high < low``."""
-    lo, hi = np.asarray(low, dtype=object), np.asarray(high, dtype=object)
-    count = np.maximum((hi - lo) // step + 1, 0)
-    return int(count) if count.ndim == 0 else np.asarray(count, dtype=object)
+    lo, hi = (_exact_integers(np.asarray(bound)) for bound in (low, high))
+    shape = np.broadcast_shapes(lo.shape, hi.shape)
+    count = np.atleast_1d((np.atleast_1d(hi) - np.atleast_1d(lo)) // step + 1)  # 0-d object math gives ints
+    count[count < 0] = 0
+    return int(count[0]) if not shape else count.reshape(shape)
+
+
+def _exact_integers(array: np.ndarray) -> np.ndarray:
+    """Integer (or bool) entries as Python ints, in an object array."""
+    if array.dtype.kind == "O":
+        return array
+    return np.asarray(array.astype(np.int64 if array.dtype.kind == "b" else array.dtype).tolist(), dtype=object)
 
 
 def plain(x: Any) -> Any:

@@ -60,7 +60,7 @@ import numpy as np
 from spacealg.adapters.native import native_kind
 from spacealg.core.cache import IdentityCache
 from spacealg.core.generic import as_space, generic
-from spacealg.core.leaf import Form, LeafModel
+from spacealg.core.leaf import Form, LeafModel, widths
 from spacealg.core.leaf import leaf as leaf_model
 from spacealg.ops.leaves import flatten_space
 from spacealg.spaces.box import Box
@@ -272,7 +272,8 @@ class Layout:
                         "entries (its range does not fit int64)"
                     )
             low, high = _concatenated_bounds(leaves, _INT64)
-            self.emulated_space = gymnasium.spaces.MultiDiscrete(high - low + 1, start=low)
+            nvec = np.asarray(widths(low, high), dtype=np.int64)
+            self.emulated_space = gymnasium.spaces.MultiDiscrete(nvec, start=low)
         self._set_fields(lambda leaf: self.flat_dtype)
 
     def _native_action(self) -> Any:

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.core.leaf import widths
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
@@ -464,9 +465,8 @@ def _cardinality(space: Box) -> int | float:
     if space.is_point:
         return 1
     if space._low_scalar is not None:  # uniform bounds: one exact power, whatever the shape
-        return power(int(space._high_scalar) - int(space._low_scalar) + 1, math.prod(space.shape))
-    widths = space.high.reshape(-1).astype(object) - space.low.reshape(-1).astype(object) + 1
-    return count_product(widths.tolist())
+        return power(widths(space._low_scalar, space._high_scalar), math.prod(space.shape))
+    return count_product(widths(space.low, space.high).reshape(-1).tolist())
 
 
 def _require_finite(space: Box, what: str) -> None:

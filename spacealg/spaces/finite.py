@@ -607,6 +607,8 @@ def _range_leaf(space: range) -> _leaf_model.LeafModel:
     if _leaf_model.consecutive(space):
         return _leaf_model.LeafModel("Discrete", np.dtype(np.int64), (), space.start, space[-1], scalar=True,
                                      space=space)
+    if not (space.start < space.stop if space.step > 0 else space.start > space.stop):  # empty
+        return dataclasses.replace(_leaf_model.labels(()), space=space)
     ends = (space[0], space[-1]) if space.step > 0 else (space[-1], space[0])  # a stepped range: positions
     return dataclasses.replace(_leaf_model.labels(tuple(space)), members=_leaf_model.Members.INTEGERS,
                                step=abs(space.step), span=ends, space=space)

@@ -59,6 +59,7 @@ from hypothesis.extra import numpy as hnp
 
 from spacealg.adapters.native import native_kind
 from spacealg.core.generic import as_space, coerce, generic
+from spacealg.core.leaf import all_equal
 from spacealg.core.protocol import sample
 from spacealg.core.space import Space
 from spacealg.spaces.array import ArraySpace
@@ -146,7 +147,7 @@ def _scalar_strategy(dtype: np.dtype, low: Any, high: Any) -> Strategy[Any]:
 
 def _uniform(space: Box) -> bool:
     low, high = space.low, space.high
-    return low.size == 0 or bool((low == low.flat[0]).all() and (high == high.flat[0]).all())
+    return all_equal(low) and all_equal(high)
 
 
 @members.register(Box)
