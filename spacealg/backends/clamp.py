@@ -28,7 +28,7 @@ import numpy as np
 from spacealg.backends.isin import inner_float_bounds, lead_checker, leaf_dtypes
 from spacealg.backends.kernel import Kernel
 from spacealg.backends.plan import Plan, plan_for, variant
-from spacealg.core.leaf import LeafModel, Members, all_equal
+from spacealg.core.leaf import LeafModel, Members, common
 
 __all__ = ["clamp_inplace_on", "clamp_on"]
 
@@ -152,16 +152,16 @@ def _clamp_int(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[A
             return clip(xp.round(b))
     else:
         wide = k.widest_int()
-        lo: Any = (int(leaf.value_low.reshape(-1)[0]) if leaf.size and all_equal(leaf.value_low) else
-                   k.const(leaf, "low", lambda: leaf.value_low, wide))
-        hi: Any = (int(leaf.value_high.reshape(-1)[0]) if leaf.size and all_equal(leaf.value_high) else
-                   k.const(leaf, "high", lambda: leaf.value_high, wide))
+        lo: Any = common(leaf.value_low)
+        hi: Any = common(leaf.value_high)
+        lo = int(lo) if lo is not None else k.const(leaf, "low", lambda: leaf.value_low, wide)
+        hi = int(hi) if hi is not None else k.const(leaf, "high", lambda: leaf.value_high, wide)
 
         clip_wide = k.clipper(wide, lo, hi)
 
         def clipped(b: Any) -> Any:
             return clip_wide(xp.astype(b, wide, copy=False))
-    if leaf.step == 1:
+    if leaf.step == 1 or not leaf.size:
         return lambda b: xp.astype(clipped(b), out, copy=False)
     first, step = int(leaf.value_low.reshape(-1)[0]), leaf.step
     work, wide_int = k.widest_float(), k.widest_int()

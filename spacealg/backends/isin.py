@@ -27,7 +27,7 @@ import numpy as np
 
 from spacealg.backends.kernel import Kernel
 from spacealg.backends.plan import Plan, plan_for, variant
-from spacealg.core.leaf import LeafModel, Members, all_equal
+from spacealg.core.leaf import LeafModel, Members, common
 
 __all__ = ["batch_lead", "inner_float_bounds", "isin_on", "lead_checker", "leaf_dtypes"]
 
@@ -225,13 +225,13 @@ def _real_bounds(k: Kernel, leaf: LeafModel, dtype: Any) -> tuple[Any, Any]:
     """The ends as ``inside(b) = low <= b <= high`` needs them, exact in the batch's float
     ``dtype``: the nearest floats of ``dtype`` inside (open ends stepped in), so a bound that
     ``dtype`` cannot hold never lets a value in or out (issue 25, point 11)."""
-    return inner_float_bounds(k, leaf, dtype)
+    return inner_float_bounds(k, leaf, dtype, "isin")
 
 
 def _int_inside(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[Any], Any]:
     xp = k.xp
     if kind == "f":
-        low, high = inner_float_bounds(k, leaf, dtype)
+        low, high = inner_float_bounds(k, leaf, dtype, "isin")
 
         def bounded(b: Any) -> Any:
             result = b >= low
@@ -245,7 +245,7 @@ def _int_inside(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[
             result = b >= low
             result &= b <= high
             return result
-    if leaf.step == 1:
+    if leaf.step == 1 or not leaf.size:
         return bounded
     first, step = int(leaf.value_low.reshape(-1)[0]), leaf.step
     wide = k.widest_float() if kind == "f" else k.widest_int()
@@ -275,8 +275,11 @@ def _int_bounds(k: Kernel, leaf: LeafModel, dtype: Any) -> tuple[Any, Any]:
         leaf.cache[key] = (lo, hi)
     lo, hi = leaf.cache[key]
     tag = np_dtype.str
-    first: Any = int(lo.reshape(-1)[0]) if all_equal(lo) and lo.size else k.const(leaf, ("lo", tag), lambda: lo, dtype)
-    last: Any = int(hi.reshape(-1)[0]) if all_equal(hi) and hi.size else k.const(leaf, ("hi", tag), lambda: hi, dtype)
+    first, last = common(lo), common(hi)
+    if first is None:
+        first = k.const(leaf, ("lo", tag), lambda: lo, dtype)
+    if last is None:
+        last = k.const(leaf, ("hi", tag), lambda: hi, dtype)
     return first, last
 
 
@@ -292,13 +295,18 @@ def _set_inside(k: Kernel, leaf: LeafModel, kind: str) -> Callable[[Any], Any]:
 # -- the nearest members a float dtype can hold (shared with clamp and sample) -------------
 
 
-def inner_float_bounds(k: Kernel, leaf: LeafModel, dtype: Any) -> tuple[Any, Any]:
+def inner_float_bounds(k: Kernel, leaf: LeafModel, dtype: Any, what: str = "clamp") -> tuple[Any, Any]:
     """The ends of ``leaf`` rounded inwards into the native float ``dtype``
     (:meth:`~spacealg.core.leaf.LeafModel.inner_ends`): Python floats where every entry has
     the same bounds, else cached constants."""
     np_dtype = np.dtype(k.backend.numpy_dtype(dtype))
     low, high = leaf.inner_ends(np_dtype)
-    if all_equal(low) and all_equal(high):
-        return (float(low.reshape(-1)[0]), float(high.reshape(-1)[0])) if low.size else (0.0, 0.0)
+    if what == "clamp" and (low > high).any():
+        raise ValueError(f"clamp: no {np_dtype} number lies in {leaf.space!r}")
+    if not low.size:
+        return 0.0, 0.0
+    first, last = common(low), common(high)
+    if first is not None and last is not None:
+        return float(first), float(last)
     return k.const(leaf, ("inner_lo", np_dtype.str), lambda: low, dtype), k.const(
         leaf, ("inner_hi", np_dtype.str), lambda: high, dtype)

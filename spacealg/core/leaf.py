@@ -52,7 +52,8 @@ import numpy as np
 
 from spacealg.core.generic import as_space, generic
 
-__all__ = ["Form", "LeafModel", "Members", "all_equal", "consecutive", "labels", "leaf", "over", "plain", "widths"]
+__all__ = ["Form", "LeafModel", "Members", "all_equal", "common", "consecutive", "labels", "leaf", "over", "plain",
+           "widths"]
 
 INT64 = np.dtype(np.int64)
 
@@ -174,15 +175,13 @@ class LeafModel:
 
         Each end is rounded inwards exactly (an integer beyond 2**53 included); an open end
         that ``dtype`` holds is stepped inside; an infinite end stays infinite unless open.
-        Raises ValueError when no float of ``dtype`` lies inside some entry's bounds.
+        Where no float of ``dtype`` lies inside an entry's bounds, its low exceeds its high.
         """
         dtype = np.dtype(dtype)
         key = ("inner_ends", dtype.str)
         if key not in self.cache:
             low = _round_inward(self.value_low, dtype, up=True, open_end=self.open_low)
             high = _round_inward(self.value_high, dtype, up=False, open_end=self.open_high)
-            if (low > high).any():
-                raise ValueError(f"clamp: no {dtype} number lies in {self.space!r}")
             self.cache[key] = (low, high)
         return self.cache[key]  # type: ignore[no-any-return]
 
@@ -297,6 +296,13 @@ def all_equal(a: Any) -> bool:
         return True
     flat = array.reshape(-1)
     return bool((flat == flat[0]).all())
+
+
+def common(a: Any) -> Any:
+    """The one value every entry of ``a`` holds, as a Python number, or None where entries
+    differ or there are none (then an array must stand for ``a``)."""
+    array = np.asarray(a)
+    return array.reshape(-1)[0].item() if array.size and all_equal(array) else None
 
 
 def widths(low: Any, high: Any, step: int = 1) -> Any:

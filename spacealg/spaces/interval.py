@@ -96,8 +96,8 @@ def float_inward(end: int | float, closed: bool, *, up: bool) -> float:
 def real_value(x: Any) -> int | float | None:
     """``x`` as the exact Python number it stores (bools are 0 and 1), or None if ``x`` is
     not a real scalar (numpy's timedelta64 is an integer type but no number)."""
-    if isinstance(x, (bool, int, float)):
-        return x
+    if isinstance(x, (bool, int, float)) and not isinstance(x, np.generic):
+        return x  # np.float64 is a float, but compares with ints in float64: it is read below
     if isinstance(x, np.ndarray):
         if x.shape != ():
             return None
