@@ -23,6 +23,7 @@ import numpy as np
 from spacealg.backends.isin import batch_lead
 from spacealg.backends.kernel import Kernel
 from spacealg.backends.leaves import first_array, map_tree, tree_for, tree_values
+from spacealg.backends.sets import held, hits
 from spacealg.core.leaf import LeafModel
 
 __all__ = ["flatten_batch_on", "unflatten_batch_on"]
@@ -69,8 +70,8 @@ def _flatten_leaf(k: Kernel, leaf: LeafModel, rows: Any, out: Any) -> Any:
     xp = k.xp
     if leaf.flat == "ravel":
         return xp.astype(xp.astype(rows, k.native(leaf, leaf.dtype)), out)
-    widths = leaf.widths().reshape(-1).astype(np.int64)
     if leaf.flat == "onehot":
+        widths = leaf.widths().reshape(-1).astype(np.int64)
         wide = k.widest_int()
         low = k.const(leaf, "flat_low", lambda: leaf.value_low.reshape(-1), wide)
         offset = xp.astype(xp.round(rows), wide) if k.kind(rows) == "f" else xp.astype(rows, wide)
@@ -87,15 +88,21 @@ def _flatten_leaf(k: Kernel, leaf: LeafModel, rows: Any, out: Any) -> Any:
 
 
 def _index_of(k: Kernel, leaf: LeafModel, rows: Any) -> tuple[Any, Any]:
-    """Each entry's position among the base's items (elements order) and where none matches."""
+    """Each entry's position among the base's items (elements order) and where none matches:
+    compared with the items the rows' dtype holds exactly (:mod:`~spacealg.backends.sets`)."""
     xp = k.xp
-    items = leaf.numbers if leaf.numbers is not None else np.asarray(leaf.items, dtype=np.int64)
-    floating = k.kind(rows) == "f" or items.dtype.kind == "f"
-    work = k.widest_float() if floating else k.widest_int()
-    values = k.const(leaf, ("items", floating), lambda: items, work)
-    hits = xp.astype(rows, work)[..., None] == values
-    found = xp.any(hits, axis=-1)
-    return xp.astype(xp.argmax(xp.astype(hits, k.native(leaf, np.int8)), axis=-1), k.widest_int()), ~found
+    dtype = rows.dtype
+    if k.kind_of(dtype) == "b":
+        dtype = k.native(leaf, np.uint8)
+        rows = xp.astype(rows, dtype)
+    _, positions = held(leaf, k.backend.numpy_dtype(dtype))
+    matches = hits(k, leaf, dtype)(rows)
+    found = xp.any(matches, axis=-1)
+    wide = k.widest_int()
+    at = xp.argmax(xp.astype(matches, k.native(leaf, np.int8)), axis=-1) if positions.size else xp.astype(found, wide)
+    index = k.const(leaf, ("held_positions", str(dtype)),
+                    lambda: positions if positions.size else np.zeros(1, np.int64), wide)
+    return index[xp.astype(at, wide)], ~found
 
 
 def unflatten_batch_on(name: str, vs: Any, space: Any) -> Any:

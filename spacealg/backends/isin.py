@@ -25,8 +25,10 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.backends.integers import clip_bounds, ordered
 from spacealg.backends.kernel import Kernel
 from spacealg.backends.plan import Plan, plan_for, variant
+from spacealg.backends.sets import hits
 from spacealg.core.leaf import LeafModel, Members, common
 
 __all__ = ["batch_lead", "inner_float_bounds", "isin_on", "lead_checker", "leaf_dtypes"]
@@ -205,7 +207,7 @@ def _isin_leaf(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
     elif leaf.members is Members.INTEGERS:
         inside = _int_inside(k, leaf, dtype, kind)
     else:
-        inside = _set_inside(k, leaf, kind)
+        inside = _set_inside(k, leaf, dtype)
     cast = _converter(xp, casts)
     if cast is None:
         def plain(b: Any) -> Any:
@@ -238,12 +240,15 @@ def _int_inside(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[
             result &= b <= high
             result &= xp.floor(b) == b
             return result
-    else:
-        low, high = _int_bounds(k, leaf, dtype)
+    else:  # in the batch's own dtype (an order-keeping int64 view where torch lacks kernels)
+        view = ordered(k, dtype)
+        low, high, _ = clip_bounds(k, leaf, dtype, view)
+        convert = view.convert
 
         def bounded(b: Any) -> Any:
-            result = b >= low
-            result &= b <= high
+            c = b if convert is None else convert(b)
+            result = c >= low
+            result &= c <= high
             return result
     if leaf.step == 1 or not leaf.size:
         return bounded
@@ -258,38 +263,11 @@ def _int_inside(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[
     return stepped
 
 
-def _int_bounds(k: Kernel, leaf: LeafModel, dtype: Any) -> tuple[Any, Any]:
-    """The integer ends clipped to native ``dtype`` (exact comparisons in the batch's own
-    dtype): a Python int for a side whose entries are all equal, else a cached constant."""
-    np_dtype = k.backend.numpy_dtype(dtype)
-    key = ("int_bounds", np_dtype.str)
-    if key not in leaf.cache:
-        info = np.iinfo(np_dtype)
-        low = np.asarray(leaf.value_low, dtype=object)
-        high = np.asarray(leaf.value_high, dtype=object)
-        empty = (low > info.max) | (high < info.min)
-        lo = np.where(empty, info.max, np.maximum(low, info.min)).astype(np_dtype)
-        hi = np.where(empty, info.min, np.minimum(high, info.max)).astype(np_dtype)
-        if bool(np.asarray(empty).any()) and info.min == info.max - 1:  # pragma: no cover - 1-bit types
-            raise TypeError(f"isin: batches of {np_dtype} cannot hold members of {leaf.space!r}")
-        leaf.cache[key] = (lo, hi)
-    lo, hi = leaf.cache[key]
-    tag = np_dtype.str
-    first, last = common(lo), common(hi)
-    if first is None:
-        first = k.const(leaf, ("lo", tag), lambda: lo, dtype)
-    if last is None:
-        last = k.const(leaf, ("hi", tag), lambda: hi, dtype)
-    return first, last
-
-
-def _set_inside(k: Kernel, leaf: LeafModel, kind: str) -> Callable[[Any], Any]:
+def _set_inside(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
+    """Equal to an item the batch's dtype holds (:mod:`~spacealg.backends.sets`)."""
     xp = k.xp
-    assert leaf.numbers is not None
-    floating = kind == "f" or leaf.numbers.dtype.kind == "f"
-    common = k.widest_float() if floating else k.widest_int()
-    values = k.const(leaf, ("values", floating), lambda: leaf.numbers, common)
-    return lambda b: xp.any(xp.astype(b, common, copy=False)[..., None] == values, axis=-1)
+    match = hits(k, leaf, dtype)
+    return lambda b: xp.any(match(b), axis=-1)
 
 
 # -- the nearest members a float dtype can hold (shared with clamp and sample) -------------

@@ -12,6 +12,9 @@ a set of numbers or labels             the position of ``x`` among them
 a point (every entry one real)         0
 =====================================  ====================================================
 
+``held(m, d)``: the items of a set leaf that NumPy dtype ``d`` holds exactly (a batch of
+``d`` equals no other item; a clamp into ``d`` picks among these).
+
 Laws, for a finite leaf ``m`` and members ``x``: ``values_at(m, positions(m, x)) == x``;
 ``0 <= positions(m, x) < counts(m)`` entrywise. On non-members ``positions`` returns
 integers (junk, to be clipped) and never raises for a numeric array; an object array
@@ -20,13 +23,14 @@ raises TypeError (its entries are read one by one instead).
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from spacealg.core.leaf import LeafModel, Members, all_equal, plain, widths
 
-__all__ = ["counts", "finite", "positions", "values_at"]
+__all__ = ["counts", "exact_value", "finite", "held", "holds", "positions", "values_at"]
 
 
 def finite(model: LeafModel) -> bool:
@@ -124,3 +128,52 @@ def values_at(model: LeafModel, digits: np.ndarray) -> np.ndarray:
         # in the bounds' own dtype: uint64 + int64 would round through float64 beyond 2**53
         return (low + digits.astype(low.dtype)).astype(model.value_dtype)  # type: ignore[no-any-return]
     return _ordered(model)[digits]  # type: ignore[no-any-return]
+
+
+# -- the items a dtype holds exactly ---------------------------------------------------------
+
+
+def _items(leaf: LeafModel) -> list[Any]:
+    """The set's items as exact Python numbers (the labels where the leaf keeps them)."""
+    source = leaf.items if leaf.items is not None else (leaf.numbers if leaf.numbers is not None else ())
+    return [v.item() if isinstance(v, np.generic) else v for v in source]
+
+
+def exact_value(v: Any) -> Any:
+    """A real number as an exact Fraction (an infinity as the float it is)."""
+    value = float(v) if isinstance(v, float) else v
+    if isinstance(value, float) and not np.isfinite(value):
+        return value
+    return Fraction(value)
+
+
+def holds(dtype: np.dtype, v: Any) -> bool:
+    """Whether NumPy ``dtype`` holds the number ``v`` exactly."""
+    if isinstance(v, bool):
+        v = int(v)
+    if isinstance(v, float) and v != v:
+        return False
+    if dtype.kind == "b":
+        return v in (0, 1)
+    if dtype.kind in "iu":
+        if isinstance(v, float) and not (np.isfinite(v) and v.is_integer()):
+            return False
+        info = np.iinfo(dtype)
+        return int(info.min) <= int(v) <= int(info.max)
+    exact: Any = exact_value(v)
+    with np.errstate(over="ignore"):
+        x = dtype.type(v) if abs(exact) < 2**1024 else dtype.type(np.inf if exact > 0 else -np.inf)
+    return bool(exact_value(float(x)) == exact)
+
+
+def held(leaf: LeafModel, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """``(values, positions)``: the items NumPy ``dtype`` holds exactly, as an array of
+    ``dtype``, and their positions among the set's items."""
+    dtype = np.dtype(dtype)
+    key = ("held", dtype.str)
+    if key not in leaf.cache:
+        items = _items(leaf)
+        positions = [i for i, v in enumerate(items) if holds(dtype, v)]
+        values = np.array([items[i] for i in positions], dtype=object).astype(dtype)
+        leaf.cache[key] = (values, np.array(positions, dtype=np.int64))
+    return leaf.cache[key]  # type: ignore[no-any-return]

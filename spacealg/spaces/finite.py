@@ -24,11 +24,13 @@ import dataclasses
 import math
 import numbers
 from collections.abc import Callable, Hashable, Iterator
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from spacealg.core.generic import as_space
+from spacealg.core.leaf_index import exact_value, held
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
@@ -256,10 +258,18 @@ def _clamp(x: Any, space: FiniteSet) -> Any:
     array = as_real_array(x)
     if array is None or np.any(np.isnan(array)):
         raise TypeError(f"clamp: x must be a real number or array without NaN, got {x!r}")
-    nearest = _nearest(space._sorted, array)
-    if array.ndim == 0 and not isinstance(x, np.ndarray):
-        return space.items[space._positions[_scalar(nearest[()])]]
-    return nearest.astype(np.result_type(space._array.dtype, array.dtype))
+    if array.ndim == 0 and not isinstance(x, np.ndarray):  # a Python number: the exact nearest item
+        value = exact_value(array[()].item())
+        if not isinstance(value, Fraction):  # an infinity: the item at that end
+            return max(space.items, key=exact_value) if value > 0 else min(space.items, key=exact_value)
+        return min(space.items, key=lambda v: (abs(exact_value(v) - value), exact_value(v)))
+    result = np.result_type(space._array.dtype, array.dtype)
+    model = _leaf_model.leaf(space)
+    assert model is not None  # a FiniteSet is a leaf
+    values, _ = held(model, result)  # the items the result's dtype holds exactly
+    if not values.size:
+        raise TypeError(f"clamp: no item of {space!r} is a {result} number")
+    return _nearest(np.sort(values), array).astype(result)
 
 
 @clamp_.register(FiniteSet)
@@ -427,6 +437,16 @@ def _range_clamp(x: Any, space: range) -> Any:
         if value >= last:
             return last
         return first + step * round((value - first) / step)
+    if array.dtype.kind in "biu":  # clipped in its own dtype, the ends brought into its range
+        info = np.iinfo(np.uint8 if array.dtype.kind == "b" else array.dtype)
+        low, high = max(first, int(info.min)), min(last, int(info.max))
+        if low > high:  # no integer of the dtype is in range: every entry's nearest is one end
+            return np.full(array.shape, first if first > int(info.max) else last)
+        clipped = np.clip(array.view(np.uint8) if array.dtype.kind == "b" else array, low, high)
+        offsets = clipped.astype(np.int64) if high < 2**63 else clipped.astype(object)
+        q, r = np.divmod(offsets - first, step)  # the nearest step, ties to the even one (as rint)
+        k = q + ((2 * r > step) | ((2 * r == step) & (q % 2 == 1)))
+        return np.asarray(first + step * k, dtype=np.int64 if first >= -(2**63) and last < 2**63 else object)
     k = np.rint((np.clip(array, first, last) - first) / step).astype(np.int64)
     return first + step * k
 
