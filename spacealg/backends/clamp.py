@@ -31,6 +31,7 @@ from spacealg.backends.kernel import Kernel
 from spacealg.backends.plan import Plan, plan_for, variant
 from spacealg.backends.sets import held
 from spacealg.core.leaf import LeafModel, Members, common
+from spacealg.core.leaf_index import clamp_holds
 
 __all__ = ["clamp_inplace_on", "clamp_on"]
 
@@ -71,11 +72,10 @@ def _planned(name: str, x: Any, space: Any, what: str) -> tuple[Plan, tuple[Any,
 def _build(k: Kernel, plan: Plan, dtypes: tuple[Any, ...], what: str) -> Callable[[Any], list[Any]]:
     if what == "clamp_":
         for leaf, dtype in zip(plan.leaves, dtypes):
-            kind = k.kind_of(dtype)
-            if leaf.members is Members.REAL and kind != "f":
-                raise TypeError(f"clamp_: x of dtype {dtype} cannot hold the clamp of {leaf.space!r}")
-            if kind not in "bif":
+            if k.kind_of(dtype) not in "bif":
                 raise TypeError(f"clamp_: x must be a real tensor, got {dtype}")
+            if not clamp_holds(leaf, k.backend.numpy_dtype(dtype)):  # int8 into range(1000, 2000)
+                raise TypeError(f"clamp_: x of dtype {dtype} cannot hold the clamp of {leaf.space!r}")
     clamps = [_clamp_leaf(k, leaf, dtype, what) for leaf, dtype in zip(plan.leaves, dtypes)]
     pairs = list(enumerate(clamps))
     return lambda parts: [clamp(parts[i]) for i, clamp in pairs]

@@ -5,7 +5,8 @@ clipped to the dtype's range: no cast that wraps (uint64 through int64), no boun
 dtype cannot parse (a Python ``2**32 - 1`` meeting JAX's uint32 without x64), no rounding
 through floats. Where torch lacks the comparison and clip kernels (uint16, uint32,
 uint64), the batch is first mapped into int64 keeping its order: uint16/uint32 by a cast,
-uint64 by flipping its sign bit (``x - 2**63``, exact), and the bounds are shifted alike.
+uint64 by flipping its sign bit (``x - 2**63``, exact), and the bounds are shifted alike;
+bools are compared as the uint8 0 and 1.
 
 Laws, for an integer batch ``b`` of native dtype ``d`` and a leaf with integer bounds
 ``low..high``: ``inside(b) == (low <= b) & (b <= high)`` by exact value; ``clip(b)`` is
@@ -36,6 +37,10 @@ class Ordered:
         self.convert: Callable[[Any], Any] | None = None
         self.work, self.shift = dtype, 0
         self.k = k
+        if k.kind_of(dtype) == "b":  # bools are the integers 0 and 1
+            uint8 = k.backend.dtype(np.dtype(np.uint8))
+            self.convert, self.work = (lambda b: k.xp.astype(b, uint8)), uint8
+            return
         if k.name != "torch":
             return
         torch = k.backend.module
@@ -67,7 +72,10 @@ def clip_bounds(k: Kernel, leaf: LeafModel, dtype: Any, view: Ordered) -> tuple[
     x64) or cached constants; ``disjoint`` when some entry has no integer ``dtype`` holds
     (its clipped low then exceeds its high)."""
     np_dtype = k.backend.numpy_dtype(dtype)
-    key = ("int_bounds", np_dtype.str)
+    if np_dtype.kind == "b":
+        np_dtype = np.dtype(np.uint8)
+    work = k.backend.numpy_dtype(view.work)
+    key = ("int_bounds", np_dtype.str, work.str, view.shift)  # the view differs by backend
     if key not in leaf.cache:
         info = np.iinfo(np_dtype)
         info_min, info_max = int(info.min), int(info.max)
@@ -76,11 +84,10 @@ def clip_bounds(k: Kernel, leaf: LeafModel, dtype: Any, view: Ordered) -> tuple[
         empty = [lo > info_max or hi < info_min for lo, hi in zip(lows, highs)]
         lo = [(info_max if e else max(v, info_min)) - view.shift for v, e in zip(lows, empty)]
         hi = [(info_min if e else min(v, info_max)) - view.shift for v, e in zip(highs, empty)]
-        work = k.backend.numpy_dtype(view.work)
         shape = leaf.shape
         leaf.cache[key] = (np.array(lo, work).reshape(shape), np.array(hi, work).reshape(shape), any(empty))
     lo, hi, disjoint = leaf.cache[key]
-    tag = np_dtype.str
+    tag = (np_dtype.str, work.str)
     return _scalar(k, leaf, lo, ("lo", tag), view.work), _scalar(k, leaf, hi, ("hi", tag), view.work), disjoint
 
 

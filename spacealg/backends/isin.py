@@ -162,6 +162,14 @@ def _trailing(k: Kernel, leaf: LeafModel) -> Callable[[Any, Any], Any]:
     return lambda inside, lead: xp.all(rows_of(inside, lead), axis=-1)
 
 
+def _normal_ends(low: np.ndarray, high: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """Subnormal ends moved inwards to the nearest float that is zero or normal."""
+    tiny = np.finfo(dtype).smallest_normal
+    low = np.where((low > 0) & (low < tiny), tiny, np.where((low < 0) & (low > -tiny), 0.0, low)).astype(dtype)
+    high = np.where((high < 0) & (high > -tiny), -tiny, np.where((high > 0) & (high < tiny), 0.0, high)).astype(dtype)
+    return low, high
+
+
 def _converter(xp: Any, dtypes: list[Any]) -> Callable[[Any], Any] | None:
     """``b`` cast through ``dtypes`` in turn (None: no cast)."""
     if not dtypes:
@@ -276,11 +284,15 @@ def _set_inside(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
 def inner_float_bounds(k: Kernel, leaf: LeafModel, dtype: Any, what: str = "clamp") -> tuple[Any, Any]:
     """The ends of ``leaf`` rounded inwards into the native float ``dtype``
     (:meth:`~spacealg.core.leaf.LeafModel.inner_ends`): Python floats where every entry has
-    the same bounds, else cached constants."""
+    the same bounds, else cached constants. On JAX, whose XLA kernels flush subnormal
+    floats to zero, a subnormal end moves inwards to the nearest float XLA keeps (0 or the
+    smallest normal), so a clamp into ``(0, 1]`` never gives 0."""
     np_dtype = np.dtype(k.backend.numpy_dtype(dtype))
     low, high = leaf.inner_ends(np_dtype)
+    if k.name == "jax":
+        low, high = _normal_ends(low, high, np_dtype)
     if what == "clamp" and (low > high).any():
-        raise ValueError(f"clamp: no {np_dtype} number lies in {leaf.space!r}")
+        raise ValueError(f"clamp: no {np_dtype} number {k.name} keeps lies in {leaf.space!r}")
     if not low.size:
         return 0.0, 0.0
     first, last = common(low), common(high)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.backends.arrays import Backend, backend_named
+from spacealg.backends.arrays import Backend, backend_name, backend_named
 from spacealg.core.leaf import LeafModel
 
 __all__ = ["Kernel"]
@@ -38,7 +38,17 @@ class Kernel:
     @classmethod
     def for_parts(cls, name: str, parts: tuple[Any, ...]) -> Kernel:
         """The kernel of a batch's leaf arrays: the first one's device; traced (JAX) when any
-        one is, so a jitted call that closes over some concrete leaves reads no value."""
+        one is, so a jitted call that closes over some concrete leaves reads no value.
+
+        Raises TypeError for a torch batch with a leaf that is no tensor (a NumPy array
+        beside tensors: torch's operations take no NumPy operand); JAX takes NumPy leaves.
+        """
+        if name == "torch":
+            strays = sorted({f"{type(p).__module__}.{type(p).__qualname__}" for p in parts
+                             if backend_name(p) != "torch"})
+            if strays:
+                raise TypeError(f"torch: a batch mixes tensors with {', '.join(strays)} leaves; "
+                                "move every leaf to torch (torch.as_tensor)")
         kernel = cls.for_array(name, parts[0])
         if name != "torch" and not kernel.traced and any(kernel.backend.is_traced(p) for p in parts):
             kernel.traced, kernel.device = True, None

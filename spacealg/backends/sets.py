@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from spacealg.backends.kernel import Kernel
 from spacealg.core.leaf import LeafModel
 from spacealg.core.leaf_index import held
@@ -27,6 +29,10 @@ __all__ = ["held", "hits"]  # held: spacealg.core.leaf_index, the rule NumPy fol
 def hits(k: Kernel, leaf: LeafModel, dtype: Any) -> Any:
     """``match(b)``: for batches of native ``dtype``, a bool array ``(*b.shape, n)`` whose
     column ``j`` says where ``b`` equals held item ``j`` (:func:`held`)."""
-    values, _ = held(leaf, k.backend.numpy_dtype(dtype))
+    np_dtype = k.backend.numpy_dtype(dtype)
+    values, _ = held(leaf, np_dtype)
+    if k.name == "jax" and np_dtype.kind == "f":  # XLA flushes subnormals to zero: no subnormal item compares
+        tiny = np.finfo(np_dtype).smallest_normal
+        values = np.where((values != 0) & (np.abs(values) < tiny), np.nan, values).astype(np_dtype)
     constant = k.const(leaf, ("held", str(dtype)), lambda: values, dtype)
     return lambda b: b[..., None] == constant

@@ -30,7 +30,7 @@ import numpy as np
 
 from spacealg.core.leaf import LeafModel, Members, all_equal, plain, widths
 
-__all__ = ["counts", "exact_value", "finite", "held", "holds", "positions", "values_at"]
+__all__ = ["clamp_holds", "counts", "exact_value", "finite", "held", "holds", "positions", "values_at"]
 
 
 def finite(model: LeafModel) -> bool:
@@ -177,3 +177,40 @@ def held(leaf: LeafModel, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
         values = np.array([items[i] for i in positions], dtype=object).astype(dtype)
         leaf.cache[key] = (values, np.array(positions, dtype=np.int64))
     return leaf.cache[key]  # type: ignore[no-any-return]
+
+
+def clamp_holds(model: LeafModel, dtype: Any) -> bool:
+    """Whether NumPy ``dtype`` holds the clamp of every value it holds (``clamp_`` writes
+    in place only then): every member between the clamps of ``dtype``'s least and greatest
+    values, entry by entry, is a number of ``dtype``."""
+    dtype = np.dtype(dtype)
+    if model.members is Members.REAL or dtype.kind not in "biuf":
+        return dtype.kind == "f"
+    if dtype.kind == "f":
+        largest = Fraction(float(np.finfo(dtype).max))
+        least, greatest = -largest, largest
+    else:
+        info = np.iinfo(np.uint8 if dtype.kind == "b" else dtype)
+        least, greatest = Fraction(int(info.min)), Fraction(1 if dtype.kind == "b" else int(info.max))
+    if model.members is Members.INTEGERS:
+        exact = 2 ** (np.finfo(dtype).nmant + 1) if dtype.kind == "f" else None
+        for low, high in zip(np.asarray(model.value_low).reshape(-1).tolist(),
+                             np.asarray(model.value_high).reshape(-1).tolist()):
+            first, last = min(max(least, low), high), min(max(greatest, low), high)  # clamps of the ends
+            if exact is not None:
+                if max(abs(first), abs(last)) > exact:  # an integer between them the floats skip
+                    return False
+            elif first < least or last > greatest:
+                return False
+        return True
+    items = sorted({exact_value(v) for v in _items(model)})
+    if not items:
+        return True
+    first, last = _nearest_item(items, least), _nearest_item(items, greatest)
+    values = {exact_value(v): v for v in _items(model)}
+    return all(holds(dtype, values[v]) for v in items if first <= v <= last)
+
+
+def _nearest_item(items: list[Any], x: Fraction) -> Any:
+    """The item nearest to ``x`` (ties to the lower) of exact, sorted ``items``."""
+    return min(items, key=lambda v: (abs(v - x), v))

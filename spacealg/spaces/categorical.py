@@ -222,7 +222,8 @@ def _isin(batch: Any, space: Categorical) -> np.ndarray:
             return np.zeros(batch.shape[: batch.ndim - len(space.shape)], dtype=bool)
         raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}")
     leading = batch_shape(a, space.shape, space)
-    return _inside(space, a).reshape((*leading, -1)).all(axis=-1)  # type: ignore[return-value]
+    entries = math.prod(space.shape)  # counted, not inferred: reshape cannot infer -1 for no rows
+    return _inside(space, a).reshape((*leading, entries)).all(axis=-1)  # type: ignore[return-value]
 
 
 @sample.register(Categorical)
