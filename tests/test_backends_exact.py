@@ -144,6 +144,20 @@ def test_point_16_clamp_inplace_into_a_dtype_that_cannot_hold_the_clamp_raises(x
     assert torch.equal(x, before)
 
 
+@pytest.mark.parametrize(("x", "space"), [
+    (np.array([5], dtype=np.int8), range(1000, 2000)),
+    (np.array([5], dtype=np.uint8), range(-5, -1)),
+    (np.array([5]), sa.FiniteSet(0.5, 1.5)),
+    (np.array([True]), sa.Box(2, 5, (), np.int64)),
+    (np.array([5], dtype=np.int8), sa.Categorical(3, start=200)),
+])
+def test_point_16_numpy_clamp_inplace_follows_the_same_rule(x: Any, space: Any) -> None:
+    before = x.copy()
+    with pytest.raises(TypeError, match="clamp_"):
+        sa.clamp_(x, space)
+    assert np.array_equal(x, before)
+
+
 def test_point_16_clamp_inplace_where_every_clamp_fits_still_writes() -> None:
     x = torch.tensor([200, 3], dtype=torch.uint8)
     assert sa.clamp_(x, range(-5, 5)) is x and x.tolist() == [4, 3]

@@ -10,14 +10,17 @@ batches of any backend and answer in that backend, on that device.
 The protocol functions route here from one hook in :mod:`spacealg.core.protocol` (the
 type of ``rng``, or of the batch: torch/JAX types are recognised by their package's name,
 so neither library is imported until one of its objects arrives). One module per
-operation, each written once against :mod:`~spacealg.backends.leaves` (the per-kind table):
+operation, each written once against the leaf model (:mod:`spacealg.core.leaf`, the per-kind
+table; :mod:`~spacealg.backends.leaves` walks products into trees of leaf models):
 
 ==================  ==================================================================
 module              operation
 ==================  ==================================================================
 ``arrays``          backends, their dtype policy, ``to_numpy``
 ``rng``             one RNG adapter per backend (torch Generator, JAX key splitting)
-``leaves``          ``array_leaf``: one registration per kind of space
+``leaves``          products as trees of leaf models (``spacealg.core.leaf``)
+``integers``        integer batches compared and clipped exactly in their own dtype
+``sets``            batches meeting a set's items that their dtype holds exactly
 ``plan``            per-space plans: the operations' decisions made once per space,
                     backend, device and dtypes (kept under the package's cache rule)
 ``sample``          ``sample``

@@ -25,11 +25,12 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.backends.ends import inner_float_bounds
 from spacealg.backends.integers import clip_bounds, ordered
-from spacealg.backends.isin import inner_float_bounds, lead_checker, leaf_dtypes
 from spacealg.backends.kernel import Kernel
 from spacealg.backends.plan import Plan, plan_for, variant
 from spacealg.backends.sets import held
+from spacealg.backends.shapes import lead_checker, leaf_dtypes
 from spacealg.core.leaf import LeafModel, Members, common
 from spacealg.core.leaf_index import clamp_holds
 

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.backends.isin import batch_lead
 from spacealg.backends.kernel import Kernel
 from spacealg.backends.leaves import first_array, map_tree, tree_for, tree_values
 from spacealg.backends.sets import held, hits
+from spacealg.backends.shapes import batch_lead
 from spacealg.core.leaf import LeafModel
 
 __all__ = ["flatten_batch_on", "unflatten_batch_on"]

@@ -25,13 +25,15 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.backends.ends import inner_float_bounds
 from spacealg.backends.integers import clip_bounds, ordered
 from spacealg.backends.kernel import Kernel
 from spacealg.backends.plan import Plan, plan_for, variant
 from spacealg.backends.sets import hits
-from spacealg.core.leaf import LeafModel, Members, common
+from spacealg.backends.shapes import lead_checker, leaf_dtypes
+from spacealg.core.leaf import LeafModel, Members
 
-__all__ = ["batch_lead", "inner_float_bounds", "isin_on", "lead_checker", "leaf_dtypes"]
+__all__ = ["isin_on"]
 
 
 def isin_on(name: str, batch: Any, space: Any) -> Any:
@@ -65,50 +67,6 @@ def _build(k: Kernel, plan: Plan, dtypes: tuple[Any, ...], space: Any) -> Callab
         return result
 
     return run
-
-
-def leaf_dtypes(plan: Plan, parts: tuple[Any, ...], what: str) -> tuple[Any, ...]:
-    """The native dtype of every leaf batch; ValueError naming ``what`` for one that is not an array."""
-    try:
-        return tuple([p.dtype for p in parts])
-    except AttributeError:
-        for leaf, p in zip(plan.leaves, parts):
-            lead_checker(leaf, what)(p)
-        raise  # pragma: no cover - lead_checker raised
-
-
-def batch_lead(k: Kernel, leaf: LeafModel, b: Any, what: str) -> tuple[int, ...]:
-    """The batch shape of ``b``; ValueError naming ``what`` unless it ends in the element shape."""
-    return tuple(lead_checker(leaf, what)(b))
-
-
-def lead_checker(leaf: LeafModel, what: str) -> Callable[[Any], Any]:
-    """``lead(b)``: the batch shape of ``b`` (its shape without the element's); ValueError
-    naming ``what`` unless ``b`` has a shape ending in the element shape."""
-    element, n = leaf.shape, len(leaf.shape)
-
-    def fail(b: Any, shape: Any) -> None:
-        raise ValueError(
-            f"{what}: {type(b).__qualname__} of shape {shape} is not a batch of {leaf.space!r} "
-            f"(elements of shape {element})"
-        )
-
-    if not n:
-        def lead(b: Any) -> Any:
-            try:
-                return b.shape
-            except AttributeError:
-                fail(b, None)
-
-        return lead
-
-    def lead_of(b: Any) -> Any:
-        shape: Any = getattr(b, "shape", None)
-        if shape is None or len(shape) < n or tuple(shape[len(shape) - n:]) != element:
-            fail(b, None if shape is None else tuple(shape))
-        return shape[: len(shape) - n]
-
-    return lead_of
 
 
 def _trailing(k: Kernel, leaf: LeafModel) -> Callable[[Any, Any], Any]:
@@ -162,14 +120,6 @@ def _trailing(k: Kernel, leaf: LeafModel) -> Callable[[Any, Any], Any]:
     return lambda inside, lead: xp.all(rows_of(inside, lead), axis=-1)
 
 
-def _normal_ends(low: np.ndarray, high: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
-    """Subnormal ends moved inwards to the nearest float that is zero or normal."""
-    tiny = np.finfo(dtype).smallest_normal
-    low = np.where((low > 0) & (low < tiny), tiny, np.where((low < 0) & (low > -tiny), 0.0, low)).astype(dtype)
-    high = np.where((high < 0) & (high > -tiny), -tiny, np.where((high > 0) & (high < tiny), 0.0, high)).astype(dtype)
-    return low, high
-
-
 def _converter(xp: Any, dtypes: list[Any]) -> Callable[[Any], Any] | None:
     """``b`` cast through ``dtypes`` in turn (None: no cast)."""
     if not dtypes:
@@ -212,6 +162,8 @@ def _isin_leaf(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
             return result
 
         inside: Callable[[Any], Any] = within
+        if k.name == "jax":
+            inside = _subnormals_apart(k, leaf, dtype, within)
     elif leaf.members is Members.INTEGERS:
         inside = _int_inside(k, leaf, dtype, kind)
     else:
@@ -229,6 +181,31 @@ def _isin_leaf(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
         return reduce(inside(cast(b)), shape)
 
     return test
+
+
+def _subnormals_apart(k: Kernel, leaf: LeafModel, dtype: Any, within: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """JAX's XLA reads subnormal floats as zero: where an end is 0, a subnormal of the wrong
+    sign would pass. Its bits tell it apart (exponent 0, mantissa not)."""
+    np_dtype = np.dtype(k.backend.numpy_dtype(dtype))
+    low, high = leaf.inner_ends(np_dtype)
+    at_low, at_high = bool((low == 0).any()), bool((high == 0).any())
+    if not (at_low or at_high):
+        return within
+    bits = np.dtype(f"int{8 * np_dtype.itemsize}")
+    exponent_bits = int(np.finfo(np_dtype).nexp)
+    magnitude = (1 << (8 * np_dtype.itemsize - 1)) - 1
+    smallest_normal = 1 << (8 * np_dtype.itemsize - 1 - exponent_bits)
+    low_zero = k.const(leaf, ("low_zero", np_dtype.str), lambda: low == 0, k.backend.dtype(np.dtype(bool)))
+    high_zero = k.const(leaf, ("high_zero", np_dtype.str), lambda: high == 0, k.backend.dtype(np.dtype(bool)))
+
+    def exact(b: Any) -> Any:
+        raw = b.view(bits)
+        size = raw & magnitude
+        subnormal = (size > 0) & (size < smallest_normal)
+        wrong = subnormal & (((raw < 0) & low_zero) | ((raw >= 0) & high_zero))
+        return within(b) & ~wrong
+
+    return exact
 
 
 def _real_bounds(k: Kernel, leaf: LeafModel, dtype: Any) -> tuple[Any, Any]:
@@ -276,27 +253,3 @@ def _set_inside(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
     xp = k.xp
     match = hits(k, leaf, dtype)
     return lambda b: xp.any(match(b), axis=-1)
-
-
-# -- the nearest members a float dtype can hold (shared with clamp and sample) -------------
-
-
-def inner_float_bounds(k: Kernel, leaf: LeafModel, dtype: Any, what: str = "clamp") -> tuple[Any, Any]:
-    """The ends of ``leaf`` rounded inwards into the native float ``dtype``
-    (:meth:`~spacealg.core.leaf.LeafModel.inner_ends`): Python floats where every entry has
-    the same bounds, else cached constants. On JAX, whose XLA kernels flush subnormal
-    floats to zero, a subnormal end moves inwards to the nearest float XLA keeps (0 or the
-    smallest normal), so a clamp into ``(0, 1]`` never gives 0."""
-    np_dtype = np.dtype(k.backend.numpy_dtype(dtype))
-    low, high = leaf.inner_ends(np_dtype)
-    if k.name == "jax":
-        low, high = _normal_ends(low, high, np_dtype)
-    if what == "clamp" and (low > high).any():
-        raise ValueError(f"clamp: no {np_dtype} number {k.name} keeps lies in {leaf.space!r}")
-    if not low.size:
-        return 0.0, 0.0
-    first, last = common(low), common(high)
-    if first is not None and last is not None:
-        return float(first), float(last)
-    return k.const(leaf, ("inner_lo", np_dtype.str), lambda: low, dtype), k.const(
-        leaf, ("inner_hi", np_dtype.str), lambda: high, dtype)

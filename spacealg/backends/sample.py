@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.backends.isin import inner_float_bounds
+from spacealg.backends.ends import inner_float_bounds
 from spacealg.backends.kernel import Kernel
 from spacealg.backends.plan import plan_for, variant
 from spacealg.backends.rng import rng_adapter

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.core.leaf import widths
+from spacealg.core.leaf_index import clamp_holds
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
@@ -452,7 +453,7 @@ def _clamp(x: Any, space: Box) -> Any:
 def _clamp_inplace(x: Any, space: Box) -> Any:
     if not isinstance(x, np.ndarray) or not x.flags.writeable:
         raise TypeError("clamp_: x must be a writable numpy array")
-    if x.dtype.kind not in ("f" if not space.integral else "biuf"):
+    if not clamp_holds(_leaf_model.leaf(space), x.dtype):  # type: ignore[arg-type]
         raise TypeError(f"clamp_: x of dtype {x.dtype} cannot hold the clamp of {space!r}")
     x[...] = _clamp_values(x, space)
     return x

@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.core.leaf_index import clamp_holds
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
@@ -283,6 +284,8 @@ def _clamp(x: Any, space: Categorical) -> Any:
 def _clamp_inplace(x: Any, space: Categorical) -> Any:
     if not isinstance(x, np.ndarray) or not x.flags.writeable or x.dtype.kind not in "iuf":
         raise TypeError("clamp_: x must be a writable numeric numpy array")
+    if not clamp_holds(_leaf_model.leaf(space), x.dtype):  # type: ignore[arg-type]
+        raise TypeError(f"clamp_: x of dtype {x.dtype} cannot hold the clamp of {space!r}")
     x[...] = _clamp_values(x, space)
     return x
 

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.core.generic import as_space
-from spacealg.core.leaf_index import exact_value, held
+from spacealg.core.leaf_index import clamp_holds, exact_value, held
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
@@ -277,7 +277,9 @@ def _clamp_inplace(x: Any, space: FiniteSet) -> Any:
     _require_numeric(space, "clamp_")
     if not isinstance(x, np.ndarray) or not x.flags.writeable:
         raise TypeError("clamp_: x must be a writable numpy array")
-    x[...] = _nearest(space._sorted, x)
+    if not clamp_holds(_leaf_model.leaf(space), x.dtype):  # type: ignore[arg-type]
+        raise TypeError(f"clamp_: x of dtype {x.dtype} cannot hold the clamp of {space!r}")
+    x[...] = _clamp(x, space)
     return x
 
 
@@ -455,6 +457,8 @@ def _range_clamp(x: Any, space: range) -> Any:
 def _range_clamp_inplace(x: Any, space: range) -> Any:
     if not isinstance(x, np.ndarray) or not x.flags.writeable:
         raise TypeError("clamp_: x must be a writable numpy array")
+    if range_length(space) and not clamp_holds(_leaf_model.leaf(space), x.dtype):  # type: ignore[arg-type]
+        raise TypeError(f"clamp_: x of dtype {x.dtype} cannot hold the clamp of {space!r}")
     x[...] = _range_clamp(x.copy(), space)
     return x
 
