@@ -119,7 +119,8 @@ def test_point_14_a_set_of_floats_and_huge_ints_is_compared_by_value(name: str) 
     if name == "torch":
         assert host(sa.isin(on(name, [2**53, 2**53 + 1], np.int64), space)).tolist() == [False, True]
     assert host(sa.isin(on(name, [2.0**53], np.float64 if name == "torch" else np.float32), space)).tolist() == [False]
-    for clamped in (sa.clamp(np.array([2**53], dtype=np.int64), space), sa.clamp(on("torch", [2**53], np.int64), space)):
+    batches = (np.array([2**53], dtype=np.int64), on("torch", [2**53], np.int64))
+    for clamped in (sa.clamp(batch, space) for batch in batches):
         assert all(sa.contains(v, space) for v in host(clamped))
 
 
@@ -170,7 +171,7 @@ def test_point_17_torch_isin_on_wide_unsigned_tensors(dtype: str) -> None:
     values = [0, 5, 9, 10, 2**15]
     x = torch.tensor(values, dtype=getattr(torch, dtype))
     assert host(sa.isin(x, range(10))).tolist() == [v < 10 for v in values]
-    assert host(sa.isin(x, sa.Box(3, 2**15, (), np.int64))).tolist() == [3 <= v for v in values]
+    assert host(sa.isin(x, sa.Box(3, 2**15, (), np.int64))).tolist() == [v >= 3 for v in values]
     clamped = sa.clamp(x, range(2, 7))
     assert host(clamped).tolist() == [min(max(v, 2), 6) for v in values]
 
@@ -229,7 +230,7 @@ def test_point_23_a_torch_batch_with_a_numpy_leaf_is_a_type_error_naming_it() ->
     space = sa.TupleProduct(I(0, 1), I(0, 1))
     mixed = (on("torch", np.zeros(2)), np.zeros(2))
     for operation in (sa.isin, sa.clamp, sa.clamp_, flatten_batch):
-        with pytest.raises(TypeError, match="numpy.ndarray"):
+        with pytest.raises(TypeError, match=r"numpy\.ndarray"):
             operation(mixed, space)
 
 
@@ -249,7 +250,7 @@ def big_integer_spaces() -> st.SearchStrategy[Any]:
     """Integer leaves with ends near 2**53, 2**63 and 2**64 (ranges, boxes, sets)."""
     anchors = st.sampled_from([0, 2**53 - 2, -(2**53) - 2, 2**63 - 8, -(2**63), 2**64 - 8, 250, -130])
     ends = st.tuples(anchors, st.integers(0, 6), st.integers(0, 6)).map(lambda t: (t[0] + t[1], t[0] + t[1] + t[2]))
-    fits = ends.filter(lambda e: -(2**63) <= e[0] and e[1] < 2**64 and not (e[0] < 0 and e[1] >= 2**63))
+    fits = ends.filter(lambda e: e[0] >= -(2**63) and e[1] < 2**64 and not (e[0] < 0 and e[1] >= 2**63))
 
     def box(e: tuple[int, int]) -> Any:
         dtype = np.uint64 if e[1] >= 2**63 else np.int64
