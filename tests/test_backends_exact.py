@@ -340,3 +340,29 @@ def test_isin_and_clamp_of_narrow_floats_equal_contains(low: float, span: float,
         except ValueError:  # no float of this dtype lies inside
             continue
         assert rows_contained(clamped, space) == [True] * len(batch), name
+
+
+@given(big_integer_spaces(), st.integers(0, 2**16))
+@LAWS
+def test_sample_and_flatten_batch_of_big_integers_equal_the_numpy_path(space: Any, seed: int) -> None:
+    """Draws land in the space, keep NumPy's dtype (JAX: its 32-bit form without x64), and
+    ``flatten_batch`` of a torch/JAX batch equals NumPy's of the same rows; a space a
+    backend cannot hold is a TypeError/ValueError naming it, never a wrong value."""
+    numpy_batch = sa.sample(space, 3, rng=seed)
+    exact = bool(sa.isin(numpy_batch, space).all())  # False: NumPy rounds FiniteSet(0.5, 2**53 + 1) (reported)
+    for name in BACKENDS:
+        rng = torch.Generator().manual_seed(seed) if name == "torch" else jax.random.key(seed)
+        try:
+            drawn = sa.sample(space, 3, rng=rng)
+        except (TypeError, ValueError) as error:
+            assert type(space).__name__ in str(error), name
+            continue
+        assert exact, f"{name} drew from a set no dtype holds"
+        rows = host(drawn)
+        assert rows_contained(rows, space) == [True] * 3, name
+        expected = np.asarray(numpy_batch).dtype
+        if name == "jax" and not jax_holds(expected):
+            expected = np.dtype(expected.kind + "4")
+        assert rows.dtype == expected, name
+        flat = host(flatten_batch(drawn, space))
+        assert flat.tolist() == np.asarray(flatten_batch(rows.astype(np.asarray(numpy_batch).dtype), space)).tolist()

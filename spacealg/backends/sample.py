@@ -37,6 +37,7 @@ from spacealg.backends.kernel import Kernel
 from spacealg.backends.plan import plan_for, variant
 from spacealg.backends.rng import rng_adapter
 from spacealg.core.leaf import LeafModel, Members
+from spacealg.core.leaf_index import held
 from spacealg.spaces._batch import normalize_size
 
 __all__ = ["sample_on"]
@@ -70,7 +71,14 @@ def _sample_leaf(k: Kernel, kind: Any, leaf: LeafModel) -> Draw:
     xp = k.xp
     if leaf.members is Members.NUMBERS:
         assert leaf.numbers is not None
-        values = k.const(leaf, "values", lambda: leaf.numbers, dtype)
+        exact, _ = held(leaf, k.backend.numpy_dtype(dtype))
+        if len(exact) != len(leaf.numbers):  # FiniteSet(0.5, 2**53 + 1): no dtype holds every item
+            native = k.backend.numpy_dtype(dtype)
+            if native != leaf.value_dtype:  # narrowed by the policy (JAX without x64)
+                raise ValueError(f"{k.name}: {leaf.space!r} has {leaf.value_dtype} items that {native} cannot "
+                                 "hold; enable x64 with jax.config.update('jax_enable_x64', True)")
+            raise TypeError(f"sample: no {native} array holds every item of {leaf.space!r}")
+        values = k.const(leaf, "values", lambda: exact, dtype)
         count = kind.check_below(np.asarray(len(leaf.numbers), dtype=object), k.backend)
 
         def pick(rng: Any, size: tuple[int, ...]) -> Any:
