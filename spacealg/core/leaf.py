@@ -302,7 +302,10 @@ def common(a: Any) -> Any:
     """The one value every entry of ``a`` holds, as a Python number, or None where entries
     differ or there are none (then an array must stand for ``a``)."""
     array = np.asarray(a)
-    return array.reshape(-1)[0].item() if array.size and all_equal(array) else None
+    if not (array.size and all_equal(array)):
+        return None
+    first = array.reshape(-1)[0]
+    return first.item() if isinstance(first, np.generic) else first
 
 
 def widths(low: Any, high: Any, step: int = 1) -> Any:
