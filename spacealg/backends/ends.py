@@ -25,7 +25,7 @@ def inner_float_bounds(k: Kernel, leaf: LeafModel, dtype: Any, what: str = "clam
     smallest normal), so a clamp into ``(0, 1]`` never gives 0."""
     np_dtype = np.dtype(k.backend.numpy_dtype(dtype))
     low, high = leaf.inner_ends(np_dtype)
-    if k.name == "jax":
+    if k.name == "jax" and what == "clamp":
         low, high = _normal_ends(low, high, np_dtype)
     if what == "clamp" and (low > high).any():
         raise ValueError(f"clamp: no {np_dtype} number {k.name} keeps lies in {leaf.space!r}")

@@ -31,7 +31,7 @@ from spacealg.backends.kernel import Kernel
 from spacealg.backends.plan import Plan, plan_for, variant
 from spacealg.backends.sets import hits
 from spacealg.backends.shapes import lead_checker, leaf_dtypes
-from spacealg.core.leaf import LeafModel, Members
+from spacealg.core.leaf import LeafModel, Members, common
 
 __all__ = ["isin_on"]
 
@@ -184,26 +184,31 @@ def _isin_leaf(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
 
 
 def _subnormals_apart(k: Kernel, leaf: LeafModel, dtype: Any, within: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """JAX's XLA reads subnormal floats as zero: where an end is 0, a subnormal of the wrong
-    sign would pass. Its bits tell it apart (exponent 0, mantissa not)."""
+    """JAX's XLA reads subnormal floats as zero, inputs and constants alike. Where an end
+    is 0 or subnormal, entries are compared by their bits instead: IEEE floats ordered as
+    integers (sign-magnitude turned two's complement, -0.0 read as 0.0), against the ends'
+    bits worked out exactly in NumPy."""
     np_dtype = np.dtype(k.backend.numpy_dtype(dtype))
     low, high = leaf.inner_ends(np_dtype)
-    at_low, at_high = bool((low == 0).any()), bool((high == 0).any())
-    if not (at_low or at_high):
+    tiny = np.finfo(np_dtype).smallest_normal
+    if not ((np.abs(low) < tiny).any() or (np.abs(high) < tiny).any()):
         return within
     bits = np.dtype(f"int{8 * np_dtype.itemsize}")
-    exponent_bits = int(np.finfo(np_dtype).nexp)
     magnitude = (1 << (8 * np_dtype.itemsize - 1)) - 1
-    smallest_normal = 1 << (8 * np_dtype.itemsize - 1 - exponent_bits)
-    low_zero = k.const(leaf, ("low_zero", np_dtype.str), lambda: low == 0, k.backend.dtype(np.dtype(bool)))
-    high_zero = k.const(leaf, ("high_zero", np_dtype.str), lambda: high == 0, k.backend.dtype(np.dtype(bool)))
+
+    def order(raw: Any) -> Any:  # the float order of the bit patterns, -0.0 as 0.0
+        key = raw ^ ((raw >> (8 * np_dtype.itemsize - 1)) & magnitude)
+        return key + (key < 0)  # shifts negatives up by one, so that -0.0 lands on 0
+
+    keys = [order(np.ascontiguousarray(end, np_dtype).view(bits)) for end in (low, high)]
+    native = k.backend.dtype(bits)
+    first, last = (common(key) for key in keys)
+    lo = bits.type(first) if first is not None else k.const(leaf, ("low_bits", np_dtype.str), lambda: keys[0], native)
+    hi = bits.type(last) if last is not None else k.const(leaf, ("high_bits", np_dtype.str), lambda: keys[1], native)
 
     def exact(b: Any) -> Any:
-        raw = b.view(bits)
-        size = raw & magnitude
-        subnormal = (size > 0) & (size < smallest_normal)
-        wrong = subnormal & (((raw < 0) & low_zero) | ((raw >= 0) & high_zero))
-        return within(b) & ~wrong
+        key = order(b.view(bits))
+        return (key >= lo) & (key <= hi) & (b == b)  # NaN: outside
 
     return exact
 
