@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.core.generic import as_space
+from spacealg.core.leaf import all_equal
 from spacealg.core.protocol import SpaceStyle, bounds, cardinality, elsize, eltype
 
 __all__ = ["describe", "describe_fields"]
@@ -28,7 +29,7 @@ def _type_name(t: Any) -> str:
 
 def _short(value: Any) -> str:
     if isinstance(value, np.ndarray):
-        if value.size and (value == value.flat[0]).all():
+        if value.size and all_equal(value):
             return f"{value.flat[0].item()!r} (all {value.size})"
         with np.printoptions(threshold=8, edgeitems=2, linewidth=200):
             return np.array2string(value, separator=", ").replace("\n", "")

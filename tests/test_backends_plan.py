@@ -20,9 +20,10 @@ from hypothesis import strategies as st
 
 import spacealg as sa
 from spacealg.backends import plan as plans
-from spacealg.backends.leaves import ArrayLeaf, tree_values
+from spacealg.backends.leaves import tree_values
 from spacealg.backends.rng import TorchCpuRng
 from spacealg.core.cache import IdentityCache
+from spacealg.core.leaf import LeafModel
 from spacealg.strategies import spaces
 from tests.helpers import stacks
 
@@ -34,7 +35,7 @@ SPACE = sa.DictProduct(pos=sa.Box(-1.0, 1.0, (16,), np.float32), d=range(4), md=
 
 def structure(tree: Any, batch: Any) -> Any:
     """``batch``'s nesting (tuple/dict keys) with the leaf arrays replaced by their ids."""
-    if isinstance(tree, ArrayLeaf):
+    if isinstance(tree, LeafModel):
         return id(batch)
     if isinstance(tree, tuple):
         return tuple(structure(t, b) for t, b in zip(tree, batch))

@@ -148,7 +148,7 @@ def test_nativize_emulate_is_identity_on_actions(space: gs.Space, seed: int) -> 
     assert space.contains(back)
     if not codec.layout.native:
         assert isinstance(emulated, (gs.MultiDiscrete, gs.Box)) and emulated.shape == (codec.width,)
-        kinds = {leaf.discrete for _, _, leaf in codec.layout.leaves}
+        kinds = {leaf.integral for _, _, leaf, _ in codec.layout.leaves}
         assert isinstance(emulated, gs.MultiDiscrete) == (kinds == {True})
 
 

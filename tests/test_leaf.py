@@ -23,7 +23,8 @@ import spacealg as sa
 from spacealg.adapters.encoding import decode, encode
 from spacealg.core.cache import IdentityCache, footprint
 from spacealg.core.codegen import Generator
-from spacealg.core.leaf import LeafModel, leaf
+from spacealg.core.leaf import LeafModel, Members, all_equal, common, leaf, widths
+from spacealg.core.leaf_index import counts, finite, positions, values_at
 from spacealg.emulation import codec_for
 from spacealg.ops import flat_codec, flatten, flatten_batch, unflatten, unflatten_batch
 from spacealg.strategies import members, spaces
@@ -54,6 +55,43 @@ def test_leaf_model_agrees_with_every_derived_operation(data: Any) -> None:
         assert stored.shape == model.shape
         if model.image != "Box" or model.integral:
             assert (stored.astype(object) >= low).all() and (stored.astype(object) <= high).all()
+
+
+@given(st.data())
+def test_leaf_model_members_bound_every_member_and_index_maps_round_trip(data: Any) -> None:
+    """Every member's entries lie within ``value_low..value_high`` (strictly at open ends),
+    a set's numbers include each; the widths of an integer leaf count its values
+    (``cardinality`` of a scalar leaf); for a finite leaf, ``values_at(positions(x)) == x``
+    and ``0 <= positions(x) < counts``."""
+    space = data.draw(spaces(max_depth=0), label="space")
+    model = leaf(space)
+    if model is None or model.members is Members.LABELS or model.items == ():
+        return
+    x = np.asarray(data.draw(members(space), label="x"))
+    lows, highs = np.broadcast_to(model.value_low, model.shape), np.broadcast_to(model.value_high, model.shape)
+    for v, lo, hi in zip(x.reshape(-1).tolist(), lows.reshape(-1).tolist(), highs.reshape(-1).tolist()):
+        assert (lo < v if model.open_low else lo <= v) and (v < hi if model.open_high else v <= hi)
+    if model.members is Members.NUMBERS:
+        assert set(x.reshape(-1).tolist()) <= set(np.asarray(model.numbers).tolist())
+    if model.members is Members.INTEGERS and model.scalar and model.bounded_low.all() and model.bounded_high.all():
+        assert int(model.widths()) == sa.cardinality(space)
+    if finite(model):
+        digits = positions(model, x)
+        assert ((digits >= 0) & (digits < counts(model).astype(np.int64))).all()
+        assert np.asarray(values_at(model, digits)).tolist() == x.tolist()
+
+
+@given(st.lists(st.integers(-(2**70), 2**70), min_size=1, max_size=6), st.integers(0, 2**70), st.integers(1, 5))
+def test_widths_all_equal_and_common_are_exact(lows: list[int], span: int, step: int) -> None:
+    """``widths`` counts ``low + step * k`` up to ``high`` exactly (0 when empty), beyond
+    int64 too; ``all_equal`` and ``common`` agree with Python's view of the entries."""
+    low = np.array(lows, dtype=object)
+    high = low + span
+    assert widths(low, high, step).tolist() == [span // step + 1] * len(lows)
+    assert widths(high, low - 1) == 0 if len(lows) == 1 else True
+    assert all_equal(low) == (len(set(lows)) == 1)
+    assert common(low) == (lows[0] if len(set(lows)) == 1 else None)
+    assert common(np.zeros((0,))) is None and all_equal(np.zeros((0,)))
 
 
 def test_leaf_model_table() -> None:

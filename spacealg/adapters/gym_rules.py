@@ -10,6 +10,7 @@ behaviour differs (listed in ``DIFFERENCES``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -64,7 +65,8 @@ def _isin_multidiscrete(batch: Any, space: Any) -> np.ndarray:
         return np.zeros(leading, dtype=bool)
     with np.errstate(invalid="ignore"):
         inside = (array >= 0) & (array < space.nvec)
-    return inside.reshape((*leading, -1)).all(axis=-1)  # type: ignore[no-any-return]
+    entries = math.prod(inside.shape[len(leading):])  # reshape cannot infer -1 for no rows
+    return inside.reshape((*leading, entries)).all(axis=-1)  # type: ignore[no-any-return]
 
 
 def _sample_box(space: Any, size: Any = None, *, rng: RngLike = None) -> Any:

@@ -67,7 +67,7 @@ import numpy as np
 from spacealg.adapters import native
 from spacealg.core.generic import as_space, generic
 from spacealg.core.image import image_of
-from spacealg.core.leaf import leaf
+from spacealg.core.leaf import leaf, widths
 from spacealg.core.protocol import cardinality, contains, eltype, isin, sample
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.spaces.array import ArraySpace
@@ -248,7 +248,7 @@ def _discrete_to(space: Any, f: Family) -> Any:
     assert model is not None  # this rule is registered for leaves only
     if model.items == ():
         raise f.lacks(space, "it is empty")
-    n = int(model.high) - int(model.low) + 1
+    n = widths(model.low, model.high)
     if not (int(model.low) >= -(2**63) and int(model.high) < 2**63):
         raise TypeError(f"to_{f.name}: {space!r} does not fit {f.name}'s int64 Discrete")
     if model.dtype != np.int64:
@@ -274,10 +274,10 @@ def _multi_to(space: Any, f: Family) -> Any:
         raise TypeError(f"to_{f.name}: {space!r} does not fit {f.name}'s MultiDiscrete (its integers exceed "
                         f"{model.dtype})")
     low = np.broadcast_to(np.asarray(model.low, dtype=model.dtype), model.shape)
-    counts = np.ravel(np.asarray(model.high, dtype=object) - np.asarray(model.low, dtype=object) + 1)
-    if counts.size and max(counts) > np.iinfo(model.dtype).max:
+    counts = np.broadcast_to(widths(model.low, model.high), model.shape)
+    if counts.size and max(np.ravel(counts).tolist()) > np.iinfo(model.dtype).max:
         raise f.lacks(space, f"{f.name}'s MultiDiscrete stores its nvec in the dtype {model.dtype}")
-    nvec = np.broadcast_to(np.asarray(model.high, dtype=model.dtype), model.shape) - low + 1
+    nvec = counts.astype(model.dtype)
     if not f.multidiscrete_start:
         if (low != 0).any():
             raise f.lacks(space, f"{f.name}'s MultiDiscrete has no start")

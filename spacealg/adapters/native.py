@@ -21,6 +21,7 @@ Law: ``contains(sample(g, rng=r), g)`` and ``isin(sample(g, n, rng=r), g).all()`
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -129,7 +130,8 @@ def _scalars(array: np.ndarray, space: Any) -> bool:
 
 
 def _all_entries(inside: np.ndarray, leading: tuple[int, ...]) -> np.ndarray:
-    return inside.reshape((*leading, -1)).all(axis=-1)  # type: ignore[return-value]
+    entries = math.prod(inside.shape[len(leading):])  # reshape cannot infer -1 for no rows
+    return inside.reshape((*leading, entries)).all(axis=-1)  # type: ignore[return-value]
 
 
 def isin_box(batch: Any, space: Any) -> np.ndarray:

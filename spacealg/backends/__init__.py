@@ -15,14 +15,17 @@ registers each one's implementation for its generic function
 (:func:`spacealg.core.arrays.register_backend`: ``sample``, ``isin``, ``clamp``, ``clamp_``,
 ``sample(mask=...)``, ``flatten_batch``, ``unflatten_batch`` and the emulation codec's batch
 methods). One module per operation, each written once against
-:mod:`~spacealg.backends.leaves` (the per-kind table):
+the leaf model (:mod:`spacealg.core.leaf`, the per-kind table; :mod:`~spacealg.backends.leaves`
+walks products into trees of leaf models):
 
 ==================  ==================================================================
 module              operation
 ==================  ==================================================================
 ``arrays``          backends, their dtype policy, ``to_numpy``
 ``rng``             one RNG adapter per backend (torch Generator, JAX key splitting)
-``leaves``          ``array_leaf``: one registration per kind of space
+``leaves``          products as trees of leaf models (``spacealg.core.leaf``)
+``integers``        integer batches compared and clipped exactly in their own dtype
+``sets``            batches meeting a set's items that their dtype holds exactly
 ``plan``            per-space plans: the operations' decisions made once per space,
                     backend, device and dtypes (kept under the package's cache rule)
 ``sample``          ``sample``

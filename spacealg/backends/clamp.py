@@ -25,10 +25,14 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.backends.isin import inner_float_bounds, lead_checker, leaf_dtypes
+from spacealg.backends.ends import inner_float_bounds
+from spacealg.backends.integers import clip_bounds, ordered
 from spacealg.backends.kernel import Kernel
-from spacealg.backends.leaves import ArrayLeaf
 from spacealg.backends.plan import Plan, plan_for, variant
+from spacealg.backends.sets import held
+from spacealg.backends.shapes import lead_checker, leaf_dtypes
+from spacealg.core.leaf import LeafModel, Members, common
+from spacealg.core.leaf_index import clamp_holds
 
 __all__ = ["clamp_inplace_on", "clamp_on"]
 
@@ -69,11 +73,10 @@ def _planned(name: str, x: Any, space: Any, what: str) -> tuple[Plan, tuple[Any,
 def _build(k: Kernel, plan: Plan, dtypes: tuple[Any, ...], what: str) -> Callable[[Any], list[Any]]:
     if what == "clamp_":
         for leaf, dtype in zip(plan.leaves, dtypes):
-            kind = k.kind_of(dtype)
-            if leaf.kind == "real" and kind != "f":
-                raise TypeError(f"clamp_: x of dtype {dtype} cannot hold the clamp of {leaf.space!r}")
-            if kind not in "bif":
+            if k.kind_of(dtype) not in "bif":
                 raise TypeError(f"clamp_: x must be a real tensor, got {dtype}")
+            if not clamp_holds(leaf, k.backend.numpy_dtype(dtype)):  # int8 into range(1000, 2000)
+                raise TypeError(f"clamp_: x of dtype {dtype} cannot hold the clamp of {leaf.space!r}")
     clamps = [_clamp_leaf(k, leaf, dtype, what) for leaf, dtype in zip(plan.leaves, dtypes)]
     pairs = list(enumerate(clamps))
     return lambda parts: [clamp(parts[i]) for i, clamp in pairs]
@@ -97,7 +100,7 @@ def _nan_check(k: Kernel) -> Callable[[Any], None] | None:
     return check
 
 
-def _clamp_leaf(k: Kernel, leaf: ArrayLeaf, dtype: Any, what: str) -> Callable[[Any], Any]:
+def _clamp_leaf(k: Kernel, leaf: LeafModel, dtype: Any, what: str) -> Callable[[Any], Any]:
     """The clamp of batches of ``leaf`` of native ``dtype``, every decision made."""
     lead = lead_checker(leaf, what)
     kind = k.kind_of(dtype)
@@ -108,9 +111,9 @@ def _clamp_leaf(k: Kernel, leaf: ArrayLeaf, dtype: Any, what: str) -> Callable[[
 
         return complex_batch
     nan = _nan_check(k) if kind == "f" else None
-    if leaf.kind == "real":
+    if leaf.members is Members.REAL:
         clamp = _clamp_real(k, leaf, dtype, kind)
-    elif leaf.kind == "int":
+    elif leaf.members is Members.INTEGERS:
         clamp = _clamp_int(k, leaf, dtype, kind)
     else:
         clamp = _clamp_set(k, leaf, dtype)
@@ -129,7 +132,7 @@ def _clamp_leaf(k: Kernel, leaf: ArrayLeaf, dtype: Any, what: str) -> Callable[[
     return checked
 
 
-def _clamp_real(k: Kernel, leaf: ArrayLeaf, dtype: Any, kind: str) -> Callable[[Any], Any]:
+def _clamp_real(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[Any], Any]:
     xp = k.xp
     if kind == "f":
         low, high = inner_float_bounds(k, leaf, dtype)
@@ -140,30 +143,13 @@ def _clamp_real(k: Kernel, leaf: ArrayLeaf, dtype: Any, kind: str) -> Callable[[
     return lambda b: clip(xp.astype(b, work, copy=False))
 
 
-def _clamp_int(k: Kernel, leaf: ArrayLeaf, dtype: Any, kind: str) -> Callable[[Any], Any]:
+def _clamp_int(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[Any], Any]:
     xp = k.xp
     out = k.native(leaf)
-    if kind == "f":
-        low, high = inner_float_bounds(k, leaf, dtype)
-
-        clip = k.clipper(dtype, low, high)
-
-        def clipped(b: Any) -> Any:
-            return clip(xp.round(b))
-    else:
-        wide = k.widest_int()
-        lo: Any = (int(leaf.low.reshape(-1)[0]) if _same(leaf.low) else
-                   k.const(leaf, "low", lambda: leaf.low, wide))
-        hi: Any = (int(leaf.high.reshape(-1)[0]) if _same(leaf.high) else
-                   k.const(leaf, "high", lambda: leaf.high, wide))
-
-        clip_wide = k.clipper(wide, lo, hi)
-
-        def clipped(b: Any) -> Any:
-            return clip_wide(xp.astype(b, wide, copy=False))
-    if leaf.step == 1:
-        return lambda b: xp.astype(clipped(b), out, copy=False)
-    first, step = int(leaf.low.reshape(-1)[0]), leaf.step
+    clipped = _rounded_into(k, leaf, dtype, out) if kind == "f" else _clipped_int(k, leaf, dtype, out)
+    if leaf.step == 1 or not leaf.size:
+        return clipped
+    first, step = int(leaf.value_low.reshape(-1)[0]), leaf.step
     work, wide_int = k.widest_float(), k.widest_int()
 
     def stepped(b: Any) -> Any:
@@ -173,27 +159,93 @@ def _clamp_int(k: Kernel, leaf: ArrayLeaf, dtype: Any, kind: str) -> Callable[[A
     return stepped
 
 
-def _same(a: np.ndarray) -> bool:
-    """Whether ``a`` has entries, all equal (a Python scalar then serves)."""
-    return bool(a.size) and bool((a == a.reshape(-1)[0]).all())
-
-
-def _clamp_set(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> Callable[[Any], Any]:
+def _rounded_into(k: Kernel, leaf: LeafModel, dtype: Any, out: Any) -> Callable[[Any], Any]:
+    """Float batches of native ``dtype`` rounded (half to even) and clipped into the leaf's
+    integers, in native ``out``: in the float dtype where it holds every bound, else clipped
+    into ``out``'s range, cast, and clipped again there, values beyond ``out``'s range going
+    to the nearest end (a float32 batch into ``range(2**63 - 5, 2**63)``, which no float32
+    lies in)."""
     xp = k.xp
-    values = leaf.values
-    assert values is not None
-    result = np.result_type(values.dtype, k.backend.numpy_dtype(dtype))
-    out = k.backend.dtype(result, leaf.low, leaf.high, leaf.space)
+    np_dtype = np.dtype(k.backend.numpy_dtype(dtype))
+    low, high = leaf.inner_ends(np_dtype)
+    exact = bool((low == leaf.value_low).all() and (high == leaf.value_high).all()) and leaf.size > 0
+    if exact:
+        lo, hi = inner_float_bounds(k, leaf, dtype)
+        clip = k.clipper(dtype, lo, hi)
+        return lambda b: xp.astype(clip(xp.round(b)), out, copy=False)
+    info = np.iinfo(k.backend.numpy_dtype(out))
+    span = LeafModel("Box", np.dtype(np.int64), (), info.min, info.max, space=leaf.space)  # out's range
+    f_lo, f_hi = (float(v) for v in span.inner_ends(np_dtype))
+    into_out = k.clipper(dtype, f_lo, f_hi)
+    lo_i, hi_i = _int_scalars(k, leaf, out)
+    clip_out = k.clipper(out, lo_i, hi_i)
+
+    def two_stages(b: Any) -> Any:
+        r = xp.round(b)
+        c = clip_out(xp.astype(into_out(r), out, copy=False))
+        c = xp.where(r > f_hi, hi_i, c)  # beyond out's range: beyond every member
+        return xp.where(r < f_lo, lo_i, c)
+
+    return two_stages
+
+
+def _int_scalars(k: Kernel, leaf: LeafModel, native: Any) -> tuple[Any, Any]:
+    """The leaf's integer bounds for native ``native`` (which holds them): scalars or constants."""
+    lo: Any = common(leaf.value_low)
+    hi: Any = common(leaf.value_high)
+    if k.name != "torch":
+        np_native = k.backend.numpy_dtype(native)
+        lo = np_native.type(lo) if lo is not None else lo
+        hi = np_native.type(hi) if hi is not None else hi
+    lo = lo if lo is not None else k.const(leaf, ("low", str(native)), lambda: leaf.value_low, native)
+    hi = hi if hi is not None else k.const(leaf, ("high", str(native)), lambda: leaf.value_high, native)
+    return lo, hi
+
+
+def _clipped_int(k: Kernel, leaf: LeafModel, dtype: Any, out: Any) -> Callable[[Any], Any]:
+    """Integer batches of native ``dtype`` clipped into the leaf's integers, in native ``out``:
+    in the batch's own dtype (:mod:`~spacealg.backends.integers`) where it holds an integer
+    of every entry, else in ``out`` (a constant clamp: the nearest end)."""
+    xp = k.xp
+    view = ordered(k, dtype)
+    lo, hi, disjoint = clip_bounds(k, leaf, dtype, view)
+    if not disjoint:
+        clip = k.clipper(view.work, lo, hi)
+        if view.convert is None:
+            return lambda b: xp.astype(clip(b), out, copy=False)
+        return lambda b: view.restore(clip(view(b)), out)
+    if view.convert is None:
+        wide = k.widest_int()
+        clip_wide = k.clipper(wide, *_int_scalars(k, leaf, wide))
+        return lambda b: xp.astype(clip_wide(xp.astype(b, wide, copy=False)), out, copy=False)
+    clip_view = k.clipper(view.work, lo, hi)
+    clip_out = k.clipper(out, *_int_scalars(k, leaf, out))
+    return lambda b: clip_out(view.restore(clip_view(view(b)), out))
+
+
+def _clamp_set(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
+    """The nearest item that the result's dtype (the promotion of the items' and the
+    batch's) holds exactly (:mod:`~spacealg.backends.sets`), ties to the lower."""
+    xp = k.xp
+    numbers = leaf.numbers
+    assert numbers is not None
+    result = np.result_type(numbers.dtype, k.backend.numpy_dtype(dtype))
+    out = k.backend.dtype(result, leaf.value_low, leaf.value_high, leaf.space)
+    values, _ = held(leaf, k.backend.numpy_dtype(out))
+    if not values.size:
+        raise TypeError(f"clamp: no item of {leaf.space!r} is a {k.backend.numpy_dtype(out)} number")
+    candidates = np.sort(values)
     work = k.widest_float()
-    ordered = k.const(leaf, "sorted", lambda: np.sort(values.astype(np.float64)), work)
-    n = int(ordered.shape[0])
+    ordered = k.const(leaf, ("sorted", str(out)), lambda: candidates.astype(np.float64), work)
+    exact = k.const(leaf, ("sorted_exact", str(out)), lambda: candidates, out)
+    n = len(candidates)
     if n == 1:
-        return lambda b: xp.astype(xp.zeros_like(xp.astype(b, work, copy=False)) + ordered[0], out, copy=False)
+        return lambda b: xp.astype(xp.zeros_like(xp.astype(b, work, copy=False)), out, copy=False) + exact[0]
 
     def nearest(b: Any) -> Any:
         x = xp.astype(b, work, copy=False)
         right = xp.reshape(xp.clip(xp.searchsorted(ordered, xp.reshape(x, (-1,))), 1, n - 1), x.shape)
         lower, upper = ordered[right - 1], ordered[right]
-        return xp.astype(xp.where(xp.abs(x - lower) <= xp.abs(upper - x), lower, upper), out, copy=False)
+        return exact[xp.where(xp.abs(x - lower) <= xp.abs(upper - x), right - 1, right)]
 
     return nearest

@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from spacealg.backends.arrays import backend_name
-from spacealg.backends.isin import _first
 from spacealg.backends.kernel import Kernel
+from spacealg.backends.leaves import first_array
+from spacealg.core.leaf import Form, all_equal
 from spacealg.emulation.codec import codec_for
 
 __all__ = ["emulate_batch_on", "emulate_tensor", "nativize_batch_on", "nativize_tensor"]
@@ -45,7 +46,7 @@ def nativize_tensor(buf: Any, space: Any, role: str = "observation", copy: bool 
 def emulate_tensor(xs: Any, space: Any, role: str = "observation", out: Any = None) -> Any:
     """The ``(n, width)`` rows holding the torch/JAX batch ``xs`` (written into ``out`` if given)."""
     codec = codec_for(space, role)
-    name = _name(_first(xs), "emulate_tensor")
+    name = _name(first_array(xs), "emulate_tensor")
     if out is None:
         return _emulate_new(name, codec, xs)
     return emulate_batch_on(name, codec, out, xs)
@@ -83,7 +84,7 @@ def _field_view(k: Kernel, field: Any, rows: Any) -> Any:
     if field.uniform:
         part = rows[:, field.start : field.start + field.size]
     else:
-        stored = k.backend.dtype(field.dtype, None, None, field.leaf.path)
+        stored = k.backend.dtype(field.dtype, None, None, field.path)
         part = rows[:, field.offset : field.offset + field.nbytes]
         if k.name == "torch":
             part = part.view(stored)
@@ -96,7 +97,7 @@ def _narrowed(k: Kernel, field: Any, stored: Any) -> bool:
     """Whether JAX holds this 8-byte field in 4 bytes (no x64); floats cannot be narrowed."""
     narrowed = np.dtype(stored).itemsize < field.dtype.itemsize
     if narrowed and field.dtype.kind == "f":
-        raise ValueError(f"jax: {field.leaf.path} is stored as {field.dtype}, which JAX has only with x64 enabled")
+        raise ValueError(f"jax: {field.path} is stored as {field.dtype}, which JAX has only with x64 enabled")
     return narrowed
 
 
@@ -126,7 +127,7 @@ def _items(field: Any) -> np.ndarray:
     items = np.asarray(field.items)
     if not field.items or items.dtype.kind not in "biuf":
         raise TypeError(
-            f"emulation: {field.leaf.path} = {field.leaf.space!r} holds labels, which have no tensor "
+            f"emulation: {field.path} = {field.leaf.space!r} holds labels, which have no tensor "
             "form (their stored index is in the raw rows)"
         )
     return items
@@ -134,24 +135,23 @@ def _items(field: Any) -> np.ndarray:
 
 def _decode(k: Kernel, field: Any, stored: Any, copy: bool) -> Any:
     xp = k.xp
-    member = field.leaf.member
-    if member in ("label", "labels"):
+    if field.form in (Form.LABEL, Form.LABELS):
         items = _items(field)
         index = stored
         if field.rounds:
             index = xp.clip(xp.round(stored), 0, len(items) - 1)
-        values = k.backend.constant(items, k.backend.dtype(items.dtype, None, None, field.leaf.path), k.device)
+        values = k.backend.constant(items, k.backend.dtype(items.dtype, None, None, field.path), k.device)
         return values[xp.astype(index, k.widest_int())]
-    value_dtype = k.backend.dtype(field.value_dtype, field.leaf.low, field.leaf.high, field.leaf.path)
+    value_dtype = k.backend.dtype(field.value_dtype, field.low, field.high, field.path)
     if field.rounds:
-        if not np.asarray(field.leaf.low).size:  # no entries: nothing to round
+        if not np.asarray(field.low).size:  # no entries: nothing to round
             return xp.astype(stored, value_dtype)
-        low = float(np.asarray(field.leaf.low, dtype=np.float64).min())
-        high = float(np.asarray(field.leaf.high, dtype=np.float64).max())
-        if not (_uniform(field.leaf.low) and _uniform(field.leaf.high)):
+        low = float(np.asarray(field.low, dtype=np.float64).min())
+        high = float(np.asarray(field.high, dtype=np.float64).max())
+        if not (all_equal(field.low) and all_equal(field.high)):
             work = stored.dtype
-            lo = k.backend.constant(field.leaf.low.astype(np.float64), work, k.device)
-            hi = k.backend.constant(field.leaf.high.astype(np.float64), work, k.device)
+            lo = k.backend.constant(field.low.astype(np.float64), work, k.device)
+            hi = k.backend.constant(field.high.astype(np.float64), work, k.device)
             return xp.astype(xp.clip(xp.round(stored), lo, hi), value_dtype)
         return xp.astype(xp.clip(xp.round(stored), low, high), value_dtype)
     if stored.dtype != value_dtype:
@@ -159,11 +159,6 @@ def _decode(k: Kernel, field: Any, stored: Any, copy: bool) -> Any:
     if copy:
         return stored.clone() if k.name == "torch" else stored
     return stored
-
-
-def _uniform(a: Any) -> bool:
-    a = np.asarray(a)
-    return a.size == 0 or bool((a == a.reshape(-1)[0]).all())
 
 
 def nativize_batch_on(name: str, codec: Any, buf: Any, copy: bool = False) -> Any:
@@ -187,14 +182,14 @@ def _encode(k: Kernel, field: Any, value: Any, n: int, stored: Any) -> Any:
     """The stored form ``(n, *shape)`` of the leaf batch ``value`` in native dtype ``stored``."""
     xp = k.xp
     if backend_name(value) != k.name:
-        raise TypeError(f"emulation: {field.leaf.path} is a {type(value).__qualname__}, expected a {k.name} array")
-    if field.leaf.member in ("label", "labels"):
+        raise TypeError(f"emulation: {field.path} is a {type(value).__qualname__}, expected a {k.name} array")
+    if field.form in (Form.LABEL, Form.LABELS):
         items = _items(field)
         floating = k.kind(value) == "f" or items.dtype.kind == "f"
         work = k.widest_float() if floating else k.widest_int()
         hits = xp.astype(value, work)[..., None] == k.backend.constant(items, work, k.device)
         if k.any_true(~xp.any(hits, axis=-1)):
-            raise ValueError(f"emulate: a value is not a member of {field.leaf.path} = {field.leaf.space!r}")
+            raise ValueError(f"emulate: a value is not a member of {field.path} = {field.leaf.space!r}")
         value = xp.argmax(xp.astype(hits, k.backend.dtype(np.dtype(np.int8))), axis=-1)
     return xp.reshape(xp.astype(value, stored), (n, *field.shape))
 
@@ -216,7 +211,7 @@ def emulate_batch_on(name: str, codec: Any, buf: Any, xs: Any) -> Any:
 
 
 def _emulate_new(name: str, codec: Any, xs: Any) -> Any:
-    first = _first(xs)
+    first = first_array(xs)
     k = Kernel.for_array(name, first)
     n = int(first.shape[0]) if len(first.shape) else 1
     flat = k.backend.dtype(codec.flat_dtype, None, None, codec.space)
@@ -226,7 +221,7 @@ def _emulate_new(name: str, codec: Any, xs: Any) -> Any:
     jnp = k.backend.module
     pieces, at = [], 0
     for field in codec.fields:  # in storage order: pad the gaps, then the field's entries/bytes
-        stored = k.backend.dtype(field.dtype, None, None, field.leaf.path)
+        stored = k.backend.dtype(field.dtype, None, None, field.path)
         value = _encode(k, field, _value(field, xs), n, stored)
         if field.uniform:
             start, piece = field.start, jnp.reshape(value, (n, field.size))

@@ -20,14 +20,16 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.backends.isin import _first, batch_lead
 from spacealg.backends.kernel import Kernel
-from spacealg.backends.leaves import ArrayLeaf, map_tree, tree_for, tree_values
+from spacealg.backends.leaves import first_array, map_tree, tree_for, tree_values
+from spacealg.backends.sets import held, hits
+from spacealg.backends.shapes import batch_lead
+from spacealg.core.leaf import LeafModel
 
 __all__ = ["flatten_batch_on", "unflatten_batch_on"]
 
 
-def _width(leaf: ArrayLeaf) -> int:
+def _width(leaf: LeafModel) -> int:
     """Entries of the flat vector taken by ``leaf``."""
     if leaf.flat == "ravel":
         return leaf.size
@@ -36,23 +38,23 @@ def _width(leaf: ArrayLeaf) -> int:
     return leaf.size * _count(leaf)
 
 
-def _count(leaf: ArrayLeaf) -> int:
+def _count(leaf: LeafModel) -> int:
     """Items of an ``index`` leaf's base."""
-    return len(leaf.values) if leaf.values is not None else len(leaf.base)
+    return len(leaf.items or ())
 
 
 def flat_dtype(tree: Any) -> np.dtype:
-    return np.result_type(*[leaf.flat_dtype for leaf in tree_values(tree)])
+    return np.result_type(*[leaf.dtype for leaf in tree_values(tree)])
 
 
 def flatten_batch_on(name: str, xs: Any, space: Any) -> Any:
     """The ``(*batch, flatdim)`` array of a torch/JAX batch ``xs`` of ``space``."""
     tree = tree_for(space, name, "flatten_batch")
-    k = Kernel.for_array(name, _first(xs))
+    k = Kernel.for_array(name, first_array(xs))
     out_dtype = k.backend.dtype(flat_dtype(tree), None, None, space)
     leads: list[tuple[int, ...]] = []
 
-    def flat(leaf: ArrayLeaf, b: Any) -> Any:
+    def flat(leaf: LeafModel, b: Any) -> Any:
         lead = batch_lead(leaf, b, "flatten_batch")
         leads.append(lead)
         return _flatten_leaf(k, leaf, k.xp.reshape(b, (math.prod(lead), leaf.size)), out_dtype)
@@ -64,14 +66,14 @@ def flatten_batch_on(name: str, xs: Any, space: Any) -> Any:
     return k.xp.reshape(joined, (*leads[0], int(joined.shape[-1])))
 
 
-def _flatten_leaf(k: Kernel, leaf: ArrayLeaf, rows: Any, out: Any) -> Any:
+def _flatten_leaf(k: Kernel, leaf: LeafModel, rows: Any, out: Any) -> Any:
     xp = k.xp
     if leaf.flat == "ravel":
-        return xp.astype(xp.astype(rows, k.native(leaf, leaf.flat_dtype)), out)
-    widths = leaf.widths().reshape(-1).astype(np.int64)
+        return xp.astype(xp.astype(rows, k.native(leaf, leaf.dtype)), out)
     if leaf.flat == "onehot":
+        widths = leaf.widths().reshape(-1).astype(np.int64)
         wide = k.widest_int()
-        low = k.const(leaf, "flat_low", lambda: leaf.low.reshape(-1), wide)
+        low = k.const(leaf, "flat_low", lambda: leaf.value_low.reshape(-1), wide)
         offset = xp.astype(xp.round(rows), wide) if k.kind(rows) == "f" else xp.astype(rows, wide)
         offset = offset - low
         bad = (offset < 0) | (offset >= k.const(leaf, "flat_widths", lambda: widths, wide))
@@ -85,16 +87,22 @@ def _flatten_leaf(k: Kernel, leaf: ArrayLeaf, rows: Any, out: Any) -> Any:
     return k.onehot(positions, _width(leaf), out)
 
 
-def _index_of(k: Kernel, leaf: ArrayLeaf, rows: Any) -> tuple[Any, Any]:
-    """Each entry's position among the base's items (elements order) and where none matches."""
+def _index_of(k: Kernel, leaf: LeafModel, rows: Any) -> tuple[Any, Any]:
+    """Each entry's position among the base's items (elements order) and where none matches:
+    compared with the items the rows' dtype holds exactly (:mod:`~spacealg.backends.sets`)."""
     xp = k.xp
-    items = leaf.values if leaf.values is not None else np.asarray(tuple(leaf.base), dtype=np.int64)
-    floating = k.kind(rows) == "f" or items.dtype.kind == "f"
-    work = k.widest_float() if floating else k.widest_int()
-    values = k.const(leaf, ("items", floating), lambda: items, work)
-    hits = xp.astype(rows, work)[..., None] == values
-    found = xp.any(hits, axis=-1)
-    return xp.astype(xp.argmax(xp.astype(hits, k.native(leaf, np.int8)), axis=-1), k.widest_int()), ~found
+    dtype = rows.dtype
+    if k.kind_of(dtype) == "b":
+        dtype = k.native(leaf, np.uint8)
+        rows = xp.astype(rows, dtype)
+    _, positions = held(leaf, k.backend.numpy_dtype(dtype))
+    matches = hits(k, leaf, dtype)(rows)
+    found = xp.any(matches, axis=-1)
+    wide = k.widest_int()
+    at = xp.argmax(xp.astype(matches, k.native(leaf, np.int8)), axis=-1) if positions.size else xp.astype(found, wide)
+    index = k.const(leaf, ("held_positions", str(dtype)),
+                    lambda: positions if positions.size else np.zeros(1, np.int64), wide)
+    return index[xp.astype(at, wide)], ~found
 
 
 def unflatten_batch_on(name: str, vs: Any, space: Any) -> Any:
@@ -108,7 +116,7 @@ def unflatten_batch_on(name: str, vs: Any, space: Any) -> Any:
     rows = k.xp.reshape(vs, (math.prod(lead), dim))
     start = [0]
 
-    def read(leaf: ArrayLeaf) -> Any:
+    def read(leaf: LeafModel) -> Any:
         width = _width(leaf)
         segment = rows[:, start[0] : start[0] + width]
         start[0] += width
@@ -118,10 +126,10 @@ def unflatten_batch_on(name: str, vs: Any, space: Any) -> Any:
     return map_tree(read, tree)
 
 
-def _read_leaf(k: Kernel, leaf: ArrayLeaf, segment: Any) -> Any:
+def _read_leaf(k: Kernel, leaf: LeafModel, segment: Any) -> Any:
     xp = k.xp
     if leaf.flat == "ravel":
-        return xp.astype(segment, k.native(leaf, leaf.flat_dtype))
+        return xp.astype(segment, k.native(leaf, leaf.dtype))
     n = segment.shape[0]
     hot = segment != 0
     if leaf.flat == "onehot":
@@ -141,13 +149,13 @@ def _read_leaf(k: Kernel, leaf: ArrayLeaf, segment: Any) -> Any:
             k_index = xp.stack(columns, axis=-1) if columns else k.zeros((n, 0), k.widest_int())
         if not k.traced and not bool(found):
             raise ValueError("unflatten_batch: a row is not a concatenation of one-hot vectors")
-        low = k.const(leaf, "flat_low", lambda: leaf.low.reshape(-1), k.widest_int())
-        return xp.astype(xp.astype(k_index, k.widest_int()) + low, k.native(leaf, leaf.flat_dtype))
+        low = k.const(leaf, "flat_low", lambda: leaf.value_low.reshape(-1), k.widest_int())
+        return xp.astype(xp.astype(k_index, k.widest_int()) + low, k.native(leaf, leaf.dtype))
     count = _count(leaf)
     per_entry = xp.reshape(hot, (n, leaf.size, count))
     if not k.traced and not bool(xp.all(xp.any(per_entry, axis=-1))):
         raise ValueError("unflatten_batch: a row is not a concatenation of one-hot vectors")
     positions = xp.argmax(xp.astype(per_entry, k.native(leaf, np.int8)), axis=-1)
-    items = leaf.values if leaf.values is not None else np.asarray(tuple(leaf.base), dtype=np.int64)
+    items = leaf.numbers if leaf.numbers is not None else np.asarray(leaf.items, dtype=np.int64)
     values = k.const(leaf, "item_values", lambda: items, k.native(leaf, items.dtype))
     return values[positions]

@@ -20,20 +20,20 @@ Raises ValueError when the batch is not shaped as a batch of the space.
 
 from __future__ import annotations
 
-import math
-import operator
 from collections.abc import Callable
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
+from spacealg.backends.ends import inner_float_bounds
+from spacealg.backends.integers import clip_bounds, ordered
 from spacealg.backends.kernel import Kernel
-from spacealg.backends.leaves import ArrayLeaf
 from spacealg.backends.plan import Plan, plan_for, variant
-from spacealg.spaces.interval import Interval, _clip_bounds
+from spacealg.backends.sets import hits
+from spacealg.backends.shapes import lead_checker, leaf_dtypes
+from spacealg.core.leaf import LeafModel, Members, common
 
-__all__ = ["batch_lead", "inner_float_bounds", "isin_on", "lead_checker", "leaf_dtypes"]
+__all__ = ["isin_on"]
 
 
 def isin_on(name: str, batch: Any, space: Any) -> Any:
@@ -69,57 +69,7 @@ def _build(k: Kernel, plan: Plan, dtypes: tuple[Any, ...], space: Any) -> Callab
     return run
 
 
-def leaf_dtypes(plan: Plan, parts: tuple[Any, ...], what: str) -> tuple[Any, ...]:
-    """The native dtype of every leaf batch; ValueError naming ``what`` for one that is not an array."""
-    try:
-        return tuple([p.dtype for p in parts])
-    except AttributeError:
-        for leaf, p in zip(plan.leaves, parts):
-            lead_checker(leaf, what)(p)
-        raise  # when no leaf check names the bad part
-
-
-def _first(batch: Any) -> Any:
-    while isinstance(batch, (tuple, list, dict)):
-        batch = next(iter(batch.values())) if isinstance(batch, dict) else batch[0]
-    return batch
-
-
-def batch_lead(leaf: ArrayLeaf, b: Any, what: str) -> tuple[int, ...]:
-    """The batch shape of ``b``; ValueError naming ``what`` unless it ends in the element shape."""
-    return tuple(lead_checker(leaf, what)(b))
-
-
-def lead_checker(leaf: ArrayLeaf, what: str) -> Callable[[Any], Any]:
-    """``lead(b)``: the batch shape of ``b`` (its shape without the element's); ValueError
-    naming ``what`` unless ``b`` has a shape ending in the element shape."""
-    element, n = leaf.shape, len(leaf.shape)
-
-    def fail(b: Any, shape: Any) -> None:
-        raise ValueError(
-            f"{what}: {type(b).__qualname__} of shape {shape} is not a batch of {leaf.space!r} "
-            f"(elements of shape {element})"
-        )
-
-    if not n:
-        def lead(b: Any) -> Any:
-            try:
-                return b.shape
-            except AttributeError:
-                fail(b, None)
-
-        return lead
-
-    def lead_of(b: Any) -> Any:
-        shape: Any = getattr(b, "shape", None)
-        if shape is None or len(shape) < n or tuple(shape[len(shape) - n:]) != element:
-            fail(b, None if shape is None else tuple(shape))
-        return shape[: len(shape) - n]
-
-    return lead_of
-
-
-def _trailing(k: Kernel, leaf: ArrayLeaf) -> Callable[[Any, Any], Any]:
+def _trailing(k: Kernel, leaf: LeafModel) -> Callable[[Any, Any], Any]:
     """``reduce(inside, lead)``: ``inside`` reduced over the element's trailing axes (every
     entry inside).
 
@@ -186,7 +136,7 @@ def _converter(xp: Any, dtypes: list[Any]) -> Callable[[Any], Any] | None:
     return cast
 
 
-def _isin_leaf(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> Callable[[Any], Any]:
+def _isin_leaf(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
     """The membership test of batches of ``leaf`` of native ``dtype``, every decision made."""
     lead = lead_checker(leaf, "isin")
     kind = k.kind_of(dtype)
@@ -200,24 +150,24 @@ def _isin_leaf(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> Callable[[Any], Any]:
         casts.append(dtype)
         kind = "i"
     reduce = _trailing(k, leaf)
-    if leaf.kind == "real":
+    if leaf.members is Members.REAL:
         if kind != "f":
             dtype = k.widest_float()
             casts.append(dtype)
         low, high = _real_bounds(k, leaf, dtype)
-        above = operator.gt if leaf.open_low else operator.ge
-        below = operator.lt if leaf.open_high else operator.le
 
         def within(b: Any) -> Any:
-            result = above(b, low)
-            result &= below(b, high)  # in place on torch (a fresh array), a new array on JAX
+            result = b >= low
+            result &= b <= high  # in place on torch (a fresh array), a new array on JAX
             return result
 
         inside: Callable[[Any], Any] = within
-    elif leaf.kind == "int":
+        if k.name == "jax":
+            inside = _subnormals_apart(k, leaf, dtype, within)
+    elif leaf.members is Members.INTEGERS:
         inside = _int_inside(k, leaf, dtype, kind)
     else:
-        inside = _set_inside(k, leaf, kind)
+        inside = _set_inside(k, leaf, dtype)
     cast = _converter(xp, casts)
     if cast is None:
         def plain(b: Any) -> Any:
@@ -233,39 +183,66 @@ def _isin_leaf(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> Callable[[Any], Any]:
     return test
 
 
-def _real_bounds(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> tuple[Any, Any]:
-    """Interval ends as Python floats (NumPy's weak scalars); Box bounds in the Box's dtype
-    (Python floats where every entry has the same bounds and the batch has the Box's dtype);
-    where the policy narrows the Box's dtype, its ends rounded inwards into the batch's."""
-    same = leaf.uniform_bounds and leaf.size and k.backend.numpy_dtype(dtype) == leaf.dtype
-    if isinstance(leaf.base, Interval) or same:
-        return float(leaf.low.reshape(-1)[0]), float(leaf.high.reshape(-1)[0])
-    native = k.native(leaf)
-    if k.backend.numpy_dtype(native) != leaf.dtype:  # narrowed by the policy (JAX without x64):
-        return inner_float_bounds(k, leaf, dtype)   # the ends rounded inwards, exact in ``dtype``
-    return k.const(leaf, "low", lambda: leaf.low, native), k.const(leaf, "high", lambda: leaf.high, native)
+def _subnormals_apart(k: Kernel, leaf: LeafModel, dtype: Any, within: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """JAX's XLA reads subnormal floats as zero, inputs and constants alike. Where an end
+    is 0 or subnormal, entries are compared by their bits instead: IEEE floats ordered as
+    integers (sign-magnitude turned two's complement, -0.0 read as 0.0), against the ends'
+    bits worked out exactly in NumPy."""
+    np_dtype = np.dtype(k.backend.numpy_dtype(dtype))
+    low, high = leaf.inner_ends(np_dtype)
+    tiny = np.finfo(np_dtype).smallest_normal
+    if not ((np.abs(low) < tiny).any() or (np.abs(high) < tiny).any()):
+        return within
+    bits = np.dtype(f"int{8 * np_dtype.itemsize}")
+    magnitude = (1 << (8 * np_dtype.itemsize - 1)) - 1
+
+    def order(raw: Any) -> Any:  # the float order of the bit patterns, -0.0 as 0.0
+        key = raw ^ ((raw >> (8 * np_dtype.itemsize - 1)) & magnitude)
+        return key + (key < 0)  # shifts negatives up by one, so that -0.0 lands on 0
+
+    keys = [order(np.ascontiguousarray(end, np_dtype).view(bits)) for end in (low, high)]
+    native = k.backend.dtype(bits)
+    first, last = (common(key) for key in keys)
+    lo = bits.type(first) if first is not None else k.const(leaf, ("low_bits", np_dtype.str), lambda: keys[0], native)
+    hi = bits.type(last) if last is not None else k.const(leaf, ("high_bits", np_dtype.str), lambda: keys[1], native)
+
+    def exact(b: Any) -> Any:
+        key = order(b.view(bits))
+        return (key >= lo) & (key <= hi) & (b == b)  # NaN: outside
+
+    return exact
 
 
-def _int_inside(k: Kernel, leaf: ArrayLeaf, dtype: Any, kind: str) -> Callable[[Any], Any]:
+def _real_bounds(k: Kernel, leaf: LeafModel, dtype: Any) -> tuple[Any, Any]:
+    """The ends as ``inside(b) = low <= b <= high`` needs them, exact in the batch's float
+    ``dtype``: the nearest floats of ``dtype`` inside (open ends stepped in), so a bound that
+    ``dtype`` cannot hold never lets a value in or out (issue 25, point 11)."""
+    return inner_float_bounds(k, leaf, dtype, "isin")
+
+
+def _int_inside(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[Any], Any]:
     xp = k.xp
     if kind == "f":
-        low, high = inner_float_bounds(k, leaf, dtype)
+        low, high = inner_float_bounds(k, leaf, dtype, "isin")
 
         def bounded(b: Any) -> Any:
             result = b >= low
             result &= b <= high
             result &= xp.floor(b) == b
             return result
-    else:
-        low, high = _int_bounds(k, leaf, dtype)
+    else:  # in the batch's own dtype (an order-keeping int64 view where torch lacks kernels)
+        view = ordered(k, dtype)
+        low, high, _ = clip_bounds(k, leaf, dtype, view)
+        convert = view.convert
 
         def bounded(b: Any) -> Any:
-            result = b >= low
-            result &= b <= high
+            c = b if convert is None else convert(b)
+            result = c >= low
+            result &= c <= high
             return result
-    if leaf.step == 1:
+    if leaf.step == 1 or not leaf.size:
         return bounded
-    first, step = int(leaf.low.reshape(-1)[0]), leaf.step
+    first, step = int(leaf.value_low.reshape(-1)[0]), leaf.step
     wide = k.widest_float() if kind == "f" else k.widest_int()
 
     def stepped(b: Any) -> Any:
@@ -276,97 +253,8 @@ def _int_inside(k: Kernel, leaf: ArrayLeaf, dtype: Any, kind: str) -> Callable[[
     return stepped
 
 
-def _int_bounds(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> tuple[Any, Any]:
-    """The integer ends clipped to native ``dtype`` (exact comparisons in the batch's own
-    dtype): a Python int for a side whose entries are all equal, else a cached constant."""
-    np_dtype = k.backend.numpy_dtype(dtype)
-    key = ("int_bounds", np_dtype.str)
-    if key not in leaf.cache:
-        info = np.iinfo(np_dtype)
-        low = np.asarray(leaf.low, dtype=object)
-        high = np.asarray(leaf.high, dtype=object)
-        empty = (low > info.max) | (high < info.min)
-        lo = np.where(empty, info.max, np.maximum(low, info.min)).astype(np_dtype)
-        hi = np.where(empty, info.min, np.minimum(high, info.max)).astype(np_dtype)
-        leaf.cache[key] = (lo, hi)
-    lo, hi = leaf.cache[key]
-    tag = np_dtype.str
-    first: Any = int(lo.reshape(-1)[0]) if _uniform(lo) and lo.size else k.const(leaf, ("lo", tag), lambda: lo, dtype)
-    last: Any = int(hi.reshape(-1)[0]) if _uniform(hi) and hi.size else k.const(leaf, ("hi", tag), lambda: hi, dtype)
-    return first, last
-
-
-def _set_inside(k: Kernel, leaf: ArrayLeaf, kind: str) -> Callable[[Any], Any]:
+def _set_inside(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
+    """Equal to an item the batch's dtype holds (:mod:`~spacealg.backends.sets`)."""
     xp = k.xp
-    assert leaf.values is not None
-    floating = kind == "f" or leaf.values.dtype.kind == "f"
-    common = k.widest_float() if floating else k.widest_int()
-    values = k.const(leaf, ("values", floating), lambda: leaf.values, common)
-    return lambda b: xp.any(xp.astype(b, common, copy=False)[..., None] == values, axis=-1)
-
-
-def _uniform(a: np.ndarray) -> bool:
-    return a.size == 0 or bool((a == a.reshape(-1)[0]).all())
-
-
-# -- the nearest members a float dtype can hold (shared with clamp and sample) -------------
-
-
-def inner_float_bounds(k: Kernel, leaf: ArrayLeaf, dtype: Any) -> tuple[Any, Any]:
-    """The ends of ``leaf`` rounded inwards into the native float ``dtype``.
-
-    For an Interval, NumPy's own rule (its nearest floats inside, open ends stepped in);
-    for boxes and integer ranges, the smallest/largest float of ``dtype`` within the
-    bounds. Python floats where every entry has the same bounds, else cached constants.
-    """
-    np_dtype = np.dtype(k.backend.numpy_dtype(dtype))
-    key = ("inner", np_dtype.str)
-    if key not in leaf.cache:
-        if isinstance(leaf.base, Interval):
-            lo, hi = _clip_bounds(leaf.base, np_dtype)
-            low, high = np.full(leaf.shape, lo, np_dtype), np.full(leaf.shape, hi, np_dtype)
-        else:
-            low = _round_inward(leaf.low, np_dtype, up=True)
-            high = _round_inward(leaf.high, np_dtype, up=False)
-        leaf.cache[key] = (low, high)
-    low, high = leaf.cache[key]
-    scalars = leaf.cache.get((key, "scalars"), False)
-    if scalars is False:
-        scalars = leaf.cache[(key, "scalars")] = _scalars(low, high)
-    if scalars is not None:
-        return scalars  # type: ignore[no-any-return]
-    return k.const(leaf, ("inner_lo", np_dtype.str), lambda: low, dtype), k.const(
-        leaf, ("inner_hi", np_dtype.str), lambda: high, dtype)
-
-
-def _scalars(low: np.ndarray, high: np.ndarray) -> tuple[float, float] | None:
-    if not (_uniform(low) and _uniform(high)):
-        return None
-    return (float(low.reshape(-1)[0]), float(high.reshape(-1)[0])) if low.size else (0.0, 0.0)
-
-
-def _exact(v: Any) -> Fraction | None:
-    if isinstance(v, (int, np.integer)):
-        return Fraction(int(v))
-    f = float(v)
-    return Fraction(f) if math.isfinite(f) else None
-
-
-def _round_inward(values: np.ndarray, dtype: np.dtype, up: bool) -> np.ndarray:
-    out = np.empty(values.shape, dtype)
-    largest = np.finfo(dtype).max
-    for i, v in np.ndenumerate(values):
-        with np.errstate(over="ignore"):
-            f = dtype.type(v)
-        exact = _exact(v)
-        if exact is None:
-            out[i] = f  # an infinite bound stays infinite
-            continue
-        if not np.isfinite(f):
-            f = dtype.type(largest if f > 0 else -largest)
-        if up and Fraction(float(f)) < exact:
-            f = np.nextafter(f, dtype.type(np.inf))
-        elif not up and Fraction(float(f)) > exact:
-            f = np.nextafter(f, dtype.type(-np.inf))
-        out[i] = f
-    return out
+    match = hits(k, leaf, dtype)
+    return lambda b: xp.any(match(b), axis=-1)

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.backends.arrays import Backend, backend_named
-from spacealg.backends.leaves import ArrayLeaf
+from spacealg.backends.arrays import Backend, backend_name, backend_named
+from spacealg.core.leaf import LeafModel
 
 __all__ = ["Kernel"]
 
@@ -38,7 +38,17 @@ class Kernel:
     @classmethod
     def for_parts(cls, name: str, parts: tuple[Any, ...]) -> Kernel:
         """The kernel of a batch's leaf arrays: the first one's device; traced (JAX) when any
-        one is, so a jitted call that closes over some concrete leaves reads no value."""
+        one is, so a jitted call that closes over some concrete leaves reads no value.
+
+        Raises TypeError for a torch batch with a leaf that is no tensor (a NumPy array
+        beside tensors: torch's operations take no NumPy operand); JAX takes NumPy leaves.
+        """
+        if name == "torch":
+            strays = sorted({f"{type(p).__module__}.{type(p).__qualname__}" for p in parts
+                             if backend_name(p) != "torch"})
+            if strays:
+                raise TypeError(f"torch: a batch mixes tensors with {', '.join(strays)} leaves; "
+                                "move every leaf to torch (torch.as_tensor)")
         kernel = cls.for_array(name, parts[0])
         if name != "torch" and not kernel.traced and any(kernel.backend.is_traced(p) for p in parts):
             kernel.traced, kernel.device = True, None
@@ -56,9 +66,9 @@ class Kernel:
         return (name, None if traced else backend.device(parts[0]), traced, backend.policy())
 
     # -- dtypes ------------------------------------------------------------------------
-    def native(self, leaf: ArrayLeaf, dtype: Any = None) -> Any:
+    def native(self, leaf: LeafModel, dtype: Any = None) -> Any:
         """The native dtype of ``leaf``'s values (or of NumPy ``dtype`` for them), by the policy."""
-        return self.backend.dtype(np.dtype(dtype or leaf.dtype), leaf.low, leaf.high, leaf.space)
+        return self.backend.dtype(np.dtype(dtype or leaf.value_dtype), leaf.value_low, leaf.value_high, leaf.space)
 
     def numpy_dtype(self, x: Any) -> np.dtype:
         return self.backend.numpy_dtype(x.dtype)
@@ -85,7 +95,7 @@ class Kernel:
         return self.backend.dtype(np.dtype(np.int64), None, None, "int64")
 
     # -- constants ---------------------------------------------------------------------
-    def const(self, leaf: ArrayLeaf, tag: Any, make: Callable[[], Any], dtype: Any) -> Any:
+    def const(self, leaf: LeafModel, tag: Any, make: Callable[[], Any], dtype: Any) -> Any:
         """A native array of ``make()`` in native ``dtype`` on this device, cached on the leaf."""
         key = (self.name, str(self.device), tag, str(dtype))
         try:

@@ -30,6 +30,7 @@ from spacealg.backends.kernel import Kernel
 from spacealg.backends.leaves import map_tree, tree_for
 from spacealg.backends.rng import rng_adapter
 from spacealg.core.generic import as_space
+from spacealg.core.leaf import Members
 from spacealg.core.protocol import isin
 from spacealg.spaces._batch import normalize_size
 from spacealg.spaces.masked import Block, Masked, MaskError, factors, host_blocks, parse_blocks
@@ -209,13 +210,13 @@ def _values(k: Any, space: Any, name: str, digits: list[Any], shape: tuple[int, 
         entries = [next(columns) for _ in range(leaf.size)]
         d = xp.stack(entries, axis=-1) if entries else k.zeros((*shape, 0), k.widest_int())
         d = xp.reshape(d, shape + leaf.shape)
-        if leaf.kind == "set":
-            values = k.const(leaf, "values", lambda: leaf.values, k.native(leaf))
+        if leaf.members is Members.NUMBERS:
+            values = k.const(leaf, "values", lambda: leaf.numbers, k.native(leaf))
             return values[d]
-        base = leaf.base
-        if isinstance(base, range) and base.step < 0:  # the leaf counts up from the smallest
-            d = (len(base) - 1) - d
-        low = k.const(leaf, "low", lambda: leaf.low, k.widest_int())
+        if leaf.items is not None:  # a stepped range: the digit is the item's position
+            items = k.const(leaf, "items", lambda: np.asarray(leaf.items, dtype=np.int64), k.native(leaf))
+            return items[d]
+        low = k.const(leaf, "low", lambda: leaf.value_low, k.widest_int())
         return xp.astype(low + leaf.step * xp.astype(d, k.widest_int()), k.native(leaf))
 
     return map_tree(leaf_values, tree)

@@ -7,7 +7,7 @@ microseconds of Python that a small batch (a few thousand rows) pays on every ca
 one cache (:class:`~spacealg.core.cache.IdentityCache`, keyed by the space's identity),
 and it holds:
 
-* ``tree``: the space as a tree of :class:`~spacealg.backends.leaves.ArrayLeaf`;
+* ``tree``: the space as a tree of :class:`~spacealg.core.leaf.LeafModel`;
 * ``split(batch)``: the batch's leaf arrays as a tuple, depth first, or None when the
   batch does not have the tree's structure (a generated function, :mod:`spacealg.core.codegen`);
 * ``join(parts)``: the inverse, a batch of the tree's structure from the leaf arrays;
@@ -28,9 +28,10 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.backends.leaves import ArrayLeaf, ObjectBatchError, map_tree, space_tree, tree_values
+from spacealg.backends.leaves import ObjectBatchError, map_tree, space_tree, tree_values
 from spacealg.core.cache import IdentityCache, footprint
 from spacealg.core.codegen import Generator
+from spacealg.core.leaf import LeafModel
 
 __all__ = ["MAX_VARIANTS", "Plan", "plan_for", "variant"]
 
@@ -43,7 +44,7 @@ class Plan:
 
     def __init__(self, space: Any) -> None:
         self.tree = space_tree(space)
-        self.leaves: list[ArrayLeaf] = tree_values(self.tree)
+        self.leaves: list[LeafModel] = tree_values(self.tree)
         # a plain dict/list standing for a space is never cached (its content can change):
         # its plan serves one call, so it walks the tree instead of compiling code
         kept = not isinstance(space, (dict, list, set))
@@ -143,7 +144,7 @@ def _structure(tree: Any, space: Any) -> tuple[Callable[[Any], Any], Callable[[A
 
     def walk(node: Any, var: str) -> str:
         """Lines checking ``var`` against ``node``; returns the join expression of ``node``."""
-        if isinstance(node, ArrayLeaf):
+        if isinstance(node, LeafModel):
             leaves.append(var)
             return f"p[{len(leaves) - 1}]"
         items = list(enumerate(node)) if isinstance(node, tuple) else list(node.items())

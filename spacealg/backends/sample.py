@@ -32,11 +32,12 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.backends.isin import inner_float_bounds
+from spacealg.backends.ends import inner_float_bounds
 from spacealg.backends.kernel import Kernel
-from spacealg.backends.leaves import ArrayLeaf
 from spacealg.backends.plan import plan_for, variant
 from spacealg.backends.rng import rng_adapter
+from spacealg.core.leaf import LeafModel, Members
+from spacealg.core.leaf_index import held
 from spacealg.spaces._batch import normalize_size
 
 __all__ = ["sample_on"]
@@ -62,27 +63,34 @@ def sample_on(name: str, space: Any, size: Any, rng: Any) -> Any:
 Draw = Callable[[Any, tuple[int, ...]], Any]
 
 
-def _sample_leaf(k: Kernel, kind: Any, leaf: ArrayLeaf) -> Draw:
+def _sample_leaf(k: Kernel, kind: Any, leaf: LeafModel) -> Draw:
     """``draw(rng, size)``: a batch of ``size`` of ``leaf`` from an adapter of class ``kind``,
     every decision made."""
     element = leaf.shape
     dtype = k.native(leaf)
     xp = k.xp
-    if leaf.kind == "set":
-        assert leaf.values is not None
-        values = k.const(leaf, "values", lambda: leaf.values, dtype)
-        count = kind.check_below(np.asarray(len(leaf.values), dtype=object), k.backend)
+    if leaf.members is Members.NUMBERS:
+        assert leaf.numbers is not None
+        exact, _ = held(leaf, k.backend.numpy_dtype(dtype))
+        if len(exact) != len(leaf.numbers):  # FiniteSet(0.5, 2**53 + 1): no dtype holds every item
+            native = k.backend.numpy_dtype(dtype)
+            if native != leaf.value_dtype:  # narrowed by the policy (JAX without x64)
+                raise ValueError(f"{k.name}: {leaf.space!r} has {leaf.value_dtype} items that {native} cannot "
+                                 "hold; enable x64 with jax.config.update('jax_enable_x64', True)")
+            raise TypeError(f"sample: no {native} array holds every item of {leaf.space!r}")
+        values = k.const(leaf, "values", lambda: exact, dtype)
+        count = kind.check_below(np.asarray(len(leaf.numbers), dtype=object), k.backend)
 
         def pick(rng: Any, size: tuple[int, ...]) -> Any:
             return values[rng.below_checked(count, size + element)]
 
         return pick
-    if leaf.kind == "int" and bool(leaf.bounded_low.all() and leaf.bounded_high.all()):
+    if leaf.members is Members.INTEGERS and bool(leaf.bounded_low.all() and leaf.bounded_high.all()):
         widths = kind.check_below(leaf.widths(), k.backend)
         step = leaf.step
         if getattr(kind, "numpy_stream", False) and step == 1:  # NumPy draws the values themselves
             np_dtype = k.backend.numpy_dtype(dtype)
-            lo, hi = _end(leaf, leaf.low, np_dtype), _end(leaf, leaf.high, np_dtype)
+            lo, hi = _end(leaf, leaf.value_low, np_dtype), _end(leaf, leaf.value_high, np_dtype)
             from_numpy = k.backend.module.from_numpy
 
             def numpy_integers(rng: Any, size: tuple[int, ...]) -> Any:
@@ -90,9 +98,9 @@ def _sample_leaf(k: Kernel, kind: Any, leaf: ArrayLeaf) -> Draw:
 
             return numpy_integers
         if leaf.uniform_bounds:
-            low: Any = int(leaf.low.reshape(-1)[0]) if leaf.size else 0
+            low: Any = int(leaf.value_low.reshape(-1)[0]) if leaf.size else 0
         else:
-            low = k.const(leaf, "low", lambda: leaf.low, k.widest_int())
+            low = k.const(leaf, "low", lambda: leaf.value_low, k.widest_int())
 
         def integers(rng: Any, size: tuple[int, ...]) -> Any:
             offsets = rng.below_checked(widths, size + element)
@@ -103,7 +111,7 @@ def _sample_leaf(k: Kernel, kind: Any, leaf: ArrayLeaf) -> Draw:
             return xp.astype(offsets, dtype, copy=False)
 
         return integers
-    if leaf.kind == "int":  # an integer Box unbounded on some side: NumPy's real rule, floored
+    if leaf.members is Members.INTEGERS:  # an integer Box unbounded on some side: NumPy's real rule, floored
         work = k.widest_float()
         low_f, high_f = inner_float_bounds(k, leaf, work)
         draw_real = _real_draw(k, leaf, work, integral=True)
@@ -114,7 +122,7 @@ def _sample_leaf(k: Kernel, kind: Any, leaf: ArrayLeaf) -> Draw:
 
         return floored
     # draws in a narrower dtype than the leaf's (JAX without x64) have bounds rounded to nearest
-    clip = _needs_clip(leaf) or k.backend.numpy_dtype(dtype) != leaf.dtype
+    clip = _needs_clip(leaf) or k.backend.numpy_dtype(dtype) != leaf.value_dtype
     draw = _real_draw(k, leaf, dtype, integral=False)
     if not clip:
         return lambda rng, size: draw(rng, size + element)
@@ -122,24 +130,24 @@ def _sample_leaf(k: Kernel, kind: Any, leaf: ArrayLeaf) -> Draw:
     return lambda rng, size: xp.clip(draw(rng, size + element), low_c, high_c)
 
 
-def _end(leaf: ArrayLeaf, bound: np.ndarray, dtype: np.dtype) -> Any:
+def _end(leaf: LeafModel, bound: np.ndarray, dtype: np.dtype) -> Any:
     """A bound as a Python int where every entry has the same bounds, else an array of ``dtype``."""
     if not leaf.uniform_bounds:
         return bound.astype(dtype)
     return int(bound.reshape(-1)[0]) if leaf.size else 0
 
 
-def _real_draw(k: Kernel, leaf: ArrayLeaf, dtype: Any, integral: bool) -> Draw:
+def _real_draw(k: Kernel, leaf: LeafModel, dtype: Any, integral: bool) -> Draw:
     """``draw(rng, full)``: real draws of shape ``full`` by Gymnasium's rule per entry
     (bounded: uniform; unbounded: normal; one side: exponential from it), constants built once."""
     below, above = leaf.bounded_low, leaf.bounded_high
-    top = leaf.high.astype(np.float64) + 1.0 if integral else leaf.high
+    top = leaf.value_high.astype(np.float64) + 1.0 if integral else leaf.value_high
     # a width beyond the dtype's largest float (a float32 Box over the whole float32 range):
     # drawn at half scale and doubled (exact), as ``low + u * width`` would be inf
     half = 0.5 if _wide(leaf, top, k.backend.numpy_dtype(dtype)) else 1.0
     if bool((below & above).all()):
         if leaf.uniform_bounds and leaf.size:
-            low, high = float(leaf.low.reshape(-1)[0]), float(top.reshape(-1)[0])
+            low, high = float(leaf.value_low.reshape(-1)[0]), float(top.reshape(-1)[0])
             if half == 1.0:
                 return lambda rng, full: rng.between(full, dtype, low, high)
 
@@ -149,9 +157,9 @@ def _real_draw(k: Kernel, leaf: ArrayLeaf, dtype: Any, integral: bool) -> Draw:
                 return drawn
 
             return doubled
-        low_c = k.const(leaf, ("low", integral, half), lambda: leaf.low.astype(np.float64) * half, dtype)
+        low_c = k.const(leaf, ("low", integral, half), lambda: leaf.value_low.astype(np.float64) * half, dtype)
         width = k.const(leaf, ("width", integral, half),
-                        lambda: top * half - leaf.low.astype(np.float64) * half, dtype)
+                        lambda: top * half - leaf.value_low.astype(np.float64) * half, dtype)
 
         def uniform(rng: Any, full: tuple[int, ...]) -> Any:
             drawn = rng.uniform(full, dtype)
@@ -165,16 +173,16 @@ def _real_draw(k: Kernel, leaf: ArrayLeaf, dtype: Any, integral: bool) -> Draw:
     xp = k.xp
     one_side = bool((below ^ above).any())
     if one_side:
-        low_0 = k.const(leaf, ("low0", integral), lambda: np.where(below, leaf.low, 0), dtype)
+        low_0 = k.const(leaf, ("low0", integral), lambda: np.where(below, leaf.value_low, 0), dtype)
         high_0 = k.const(leaf, ("high0", integral), lambda: np.where(above, top, 0), dtype)
         lower = k.const(leaf, "below_only", lambda: below & ~above, k.native(leaf, np.bool_))
         upper = k.const(leaf, "above_only", lambda: above & ~below, k.native(leaf, np.bool_))
     both = below & above
     two_sides = bool(both.any())
     if two_sides:
-        low_b = k.const(leaf, ("lowb", integral, half), lambda: np.where(both, leaf.low * half, 0), dtype)
+        low_b = k.const(leaf, ("lowb", integral, half), lambda: np.where(both, leaf.value_low * half, 0), dtype)
         width_b = k.const(leaf, ("widthb", integral, half),
-                          lambda: np.where(both, top * half - leaf.low.astype(np.float64) * half, 1), dtype)
+                          lambda: np.where(both, top * half - leaf.value_low.astype(np.float64) * half, 1), dtype)
         mask = k.const(leaf, "both", lambda: both, k.native(leaf, np.bool_))
 
     def mixed(rng: Any, full: tuple[int, ...]) -> Any:
@@ -191,17 +199,17 @@ def _real_draw(k: Kernel, leaf: ArrayLeaf, dtype: Any, integral: bool) -> Draw:
     return mixed
 
 
-def _wide(leaf: ArrayLeaf, top: np.ndarray, dtype: np.dtype) -> bool:
+def _wide(leaf: LeafModel, top: np.ndarray, dtype: np.dtype) -> bool:
     """Whether an entry bounded on both sides is wider than the largest float of ``dtype``."""
     both = leaf.bounded_low & leaf.bounded_high
     if not both.any():
         return False
     with np.errstate(over="ignore", invalid="ignore"):
-        widths = np.asarray(top, dtype=np.float64)[both] - np.asarray(leaf.low, dtype=np.float64)[both]
+        widths = np.asarray(top, dtype=np.float64)[both] - np.asarray(leaf.value_low, dtype=np.float64)[both]
     return bool((widths > float(np.finfo(dtype).max)).any())
 
 
-def _needs_clip(leaf: ArrayLeaf) -> bool:
+def _needs_clip(leaf: LeafModel) -> bool:
     """Whether a real draw may land outside: open ends, or a width not exact in the dtype.
 
     ``low + u * (high - low)`` with ``u < 1`` never exceeds ``high`` when ``high - low``
@@ -212,14 +220,14 @@ def _needs_clip(leaf: ArrayLeaf) -> bool:
         both = leaf.bounded_low & leaf.bounded_high
         exact = True
         if both.any():
-            lows = leaf.low[both].astype(leaf.dtype)
-            highs = leaf.high[both].astype(leaf.dtype)
+            lows = leaf.value_low[both].astype(leaf.value_dtype)
+            highs = leaf.value_high[both].astype(leaf.value_dtype)
             with np.errstate(over="ignore"):
-                widths = (highs - lows).astype(leaf.dtype)
+                widths = (highs - lows).astype(leaf.value_dtype)
             exact = bool(np.isfinite(widths).all()) and all(
                 Fraction(float(h)) - Fraction(float(lo)) == Fraction(float(w))
                 for lo, h, w in zip(lows.reshape(-1), highs.reshape(-1), widths.reshape(-1))
             )
-        leaf.cache[key] = leaf.open_low or leaf.open_high or not exact or leaf.dtype.itemsize < 4
+        leaf.cache[key] = leaf.open_low or leaf.open_high or not exact or np.dtype(leaf.value_dtype).itemsize < 4
     return leaf.cache[key]  # type: ignore[no-any-return]
 

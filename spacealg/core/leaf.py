@@ -40,28 +40,60 @@ when members are Python/numpy scalars rather than arrays; ``image`` is the class
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import functools
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from spacealg.core.generic import as_space, generic
 
-__all__ = ["LeafModel", "consecutive", "labels", "leaf", "plain"]
+__all__ = ["Form", "LeafModel", "Members", "all_equal", "common", "consecutive", "labels", "leaf", "over", "plain",
+           "widths"]
 
 INT64 = np.dtype(np.int64)
+
+
+class Members(enum.Enum):
+    """What a leaf's members are, entry by entry (the rule every batched operation follows)."""
+
+    REAL = "real"          #: the floats between ``value_low`` and ``value_high`` (open ends excluded)
+    INTEGERS = "integers"  #: the integers ``value_low + step * k`` up to ``value_high``
+    NUMBERS = "numbers"    #: the numbers of ``numbers`` (a finite set)
+    LABELS = "labels"      #: labels with no number form: only their positions stack
+
+
+class Form(enum.Enum):
+    """The Python form of one member (what ``nativize`` builds, what a guard checks)."""
+
+    INT = "int"        #: a Python int (a scalar integer leaf)
+    FLOAT = "float"    #: a Python float (a scalar real leaf)
+    ARRAY = "array"    #: an array of the leaf's dtype
+    LABEL = "label"    #: one of ``items`` (stored: its position)
+    LABELS = "labels"  #: an array of ``items`` (stored: their positions)
 
 
 @dataclass(frozen=True, eq=False)
 class LeafModel:
     """One leaf, as the derived operations see it (see the module's table).
 
-    ``image``: the Gymnasium class of its image ("Box", "Discrete", "MultiDiscrete",
+    Storage: ``image``: the Gymnasium class of its image ("Box", "Discrete", "MultiDiscrete",
     "MultiBinary"; None where it has none); ``dtype``/``shape``: of the stored entries;
     ``low``/``high``: bounds of stored values (scalars or arrays broadcasting to
     ``shape``); ``items``: the labels that stored positions stand for, or None;
     ``scalar``: members are scalars; ``integral``: stored values are integers.
+
+    Members: ``members`` (:class:`Members`; derived from ``integral`` and ``items`` when
+    not given); ``value_dtype``: the NumPy dtype of NumPy's samples (``dtype`` unless
+    given); ``value_low``/``value_high``: per-entry bounds of member values (arrays of
+    ``shape``); ``step``: a stepped range's spacing; ``numbers``: a set's numbers, in order;
+    ``open_low``/``open_high``: open ends (Interval); ``bounded_low``/``bounded_high``: which
+    entries are finite on that side. ``space``: the space it describes (for messages);
+    ``cache``: what operations derive from it (device constants), kept with it.
     """
 
     image: str | None
@@ -72,6 +104,116 @@ class LeafModel:
     items: tuple[Any, ...] | None = None
     scalar: bool = False
     integral: bool = True
+    members: Members | None = None
+    value_dtype: np.dtype | None = None
+    step: int = 1
+    numbers: np.ndarray | None = None
+    span: tuple[Any, Any] | None = None  # member bounds where stored values are positions (a stepped range)
+    open_low: bool = False
+    open_high: bool = False
+    bounded: tuple[Any, Any] | None = None  # which entries are bounded below/above, where not ``isfinite``
+    space: Any = field(default=None, repr=False)
+    cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.members is None:
+            members = (Members.NUMBERS if self.numbers is not None else Members.LABELS if self.items is not None
+                       else Members.INTEGERS if self.integral else Members.REAL)
+            object.__setattr__(self, "members", members)
+        if self.value_dtype is None:
+            numbers = self.numbers
+            object.__setattr__(self, "value_dtype", numbers.dtype if numbers is not None else np.dtype(self.dtype))
+
+    @property
+    def size(self) -> int:
+        """The number of entries of a member."""
+        return math.prod(self.shape)
+
+    @functools.cached_property
+    def value_low(self) -> np.ndarray:
+        """The least member value per entry (an array of ``shape``)."""
+        return self._value_bound(0)
+
+    @functools.cached_property
+    def value_high(self) -> np.ndarray:
+        """The greatest member value per entry (an array of ``shape``)."""
+        return self._value_bound(1)
+
+    def _value_bound(self, side: int) -> np.ndarray:
+        if self.numbers is not None and len(self.numbers):
+            bound = self.numbers.max() if side else self.numbers.min()
+        elif self.span is not None:
+            bound = self.span[side]
+        else:
+            bound = self.high if side else self.low
+        array = np.asarray(bound)
+        if self.members is Members.REAL:
+            array = array.astype(np.float64) if array.dtype.kind not in "f" else array
+        return np.array(np.broadcast_to(array, self.shape))
+
+    @functools.cached_property
+    def bounded_low(self) -> np.ndarray:
+        """Which entries are bounded below (finite ``value_low`` unless given)."""
+        return np.array(np.broadcast_to(self.bounded[0], self.shape)) if self.bounded else _finite(self.value_low)
+
+    @functools.cached_property
+    def bounded_high(self) -> np.ndarray:
+        """Which entries are bounded above (finite ``value_high`` unless given)."""
+        return np.array(np.broadcast_to(self.bounded[1], self.shape)) if self.bounded else _finite(self.value_high)
+
+    @functools.cached_property
+    def uniform_bounds(self) -> bool:
+        """Whether every entry has the same member bounds (scalars then suffice)."""
+        return all_equal(self.value_low) and all_equal(self.value_high)
+
+    def widths(self) -> np.ndarray:
+        """The number of member values per entry (an object array of ``shape``: exact ints)."""
+        return np.asarray(widths(self.value_low, self.value_high, self.step), dtype=object)
+
+    def inner_ends(self, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The least and greatest floats of ``dtype`` inside the member bounds, per entry.
+
+        Each end is rounded inwards exactly (an integer beyond 2**53 included); an open end
+        that ``dtype`` holds is stepped inside; an infinite end stays infinite unless open.
+        Where no float of ``dtype`` lies inside an entry's bounds, its low exceeds its high.
+        """
+        dtype = np.dtype(dtype)
+        key = ("inner_ends", dtype.str)
+        if key not in self.cache:
+            low = _round_inward(self.value_low, dtype, up=True, open_end=self.open_low)
+            high = _round_inward(self.value_high, dtype, up=False, open_end=self.open_high)
+            self.cache[key] = (low, high)
+        return self.cache[key]  # type: ignore[no-any-return]
+
+    @property
+    def flat(self) -> str:
+        """How flattening stores it: ``"index"`` (one-hot of the stored position), ``"onehot"``
+        (of ``x - low``) or ``"ravel"``."""
+        if self.items is not None:
+            return "index"
+        return "onehot" if self.image in ("Discrete", "MultiDiscrete") else "ravel"
+
+    @property
+    def form(self) -> Form:
+        """The Python form of one member."""
+        if self.items is not None:
+            return Form.LABEL if self.scalar else Form.LABELS
+        if self.scalar:
+            return Form.INT if self.integral else Form.FLOAT
+        return Form.ARRAY
+
+    @functools.cached_property
+    def stored_low(self) -> np.ndarray:
+        """The least stored value per entry (an array of ``shape``: exact ints as objects for
+        an integral leaf, float64 otherwise)."""
+        return np.array(np.broadcast_to(np.asarray(self.low, dtype=object if self.integral else np.float64),
+                                        self.shape))
+
+    @functools.cached_property
+    def stored_high(self) -> np.ndarray:
+        """The greatest stored value per entry (as :attr:`stored_low`)."""
+        return np.array(np.broadcast_to(np.asarray(self.high, dtype=object if self.integral else np.float64),
+                                        self.shape))
 
     @property
     def discrete(self) -> bool:
@@ -109,6 +251,80 @@ class LeafModel:
                 f"low={show(self.low)}, high={show(self.high)}{flags})")
 
 
+def _finite(a: np.ndarray) -> np.ndarray:
+    if a.dtype.kind == "f":
+        return np.asarray(np.isfinite(a))
+    return np.ones(a.shape, dtype=bool)
+
+
+def _exact(v: Any) -> Fraction | None:
+    if isinstance(v, (int, np.integer)):
+        return Fraction(int(v))
+    f = float(v)
+    return Fraction(f) if math.isfinite(f) else None
+
+
+def _round_inward(values: np.ndarray, dtype: np.dtype, up: bool, open_end: bool) -> np.ndarray:
+    """Per entry: the nearest float of ``dtype`` at or inside the bound (strictly inside an
+    open end), compared exactly with the bound's value."""
+    out = np.empty(values.shape, dtype)
+    largest = np.finfo(dtype).max
+    toward = dtype.type(np.inf if up else -np.inf)
+    for i, v in np.ndenumerate(values):
+        exact = _exact(v)
+        if exact is None:  # an infinite bound: infinite unless open
+            f = dtype.type(float(v))
+            out[i] = np.nextafter(f, toward) if open_end else f
+            continue
+        with np.errstate(over="ignore"):
+            f = dtype.type(float(exact)) if abs(exact) < 2**1023 else dtype.type(np.inf if exact > 0 else -np.inf)
+        if not np.isfinite(f):
+            f = dtype.type(largest if f > 0 else -largest)
+        value = Fraction(float(f))
+        if (up and (value < exact or (open_end and value == exact))) or (
+                not up and (value > exact or (open_end and value == exact))):
+            f = np.nextafter(f, toward)
+        out[i] = f
+    return out
+
+
+def all_equal(a: Any) -> bool:
+    """Whether every entry of ``a`` equals the first (True for no entries): the one test of
+    "the same bounds everywhere", which lets a scalar stand for an array."""
+    array = np.asarray(a)
+    if array.size <= 1:
+        return True
+    flat = array.reshape(-1)
+    return bool((flat == flat[0]).all())
+
+
+def common(a: Any) -> Any:
+    """The one value every entry of ``a`` holds, as a Python number, or None where entries
+    differ or there are none (then an array must stand for ``a``)."""
+    array = np.asarray(a)
+    if not (array.size and all_equal(array)):
+        return None
+    first = array.reshape(-1)[0]
+    return first.item() if isinstance(first, np.generic) else first
+
+
+def widths(low: Any, high: Any, step: int = 1) -> Any:
+    """The number of integers ``low + step * k`` up to ``high``, per entry, exact (Python
+    ints: an array of objects for arrays, an int for scalars); 0 where ``high < low``."""
+    lo, hi = (_exact_integers(np.asarray(bound)) for bound in (low, high))
+    shape = np.broadcast_shapes(lo.shape, hi.shape)
+    count = np.atleast_1d((np.atleast_1d(hi) - np.atleast_1d(lo)) // step + 1)  # 0-d object math gives ints
+    count[count < 0] = 0
+    return int(count[0]) if not shape else count.reshape(shape)
+
+
+def _exact_integers(array: np.ndarray) -> np.ndarray:
+    """Integer (or bool) entries as Python ints, in an object array."""
+    if array.dtype.kind == "O":
+        return array
+    return np.asarray(array.astype(np.int64 if array.dtype.kind == "b" else array.dtype).tolist(), dtype=object)
+
+
 def plain(x: Any) -> Any:
     """A numpy scalar (or 0-d array) as its Python value, for label lookups; else ``x``."""
     if isinstance(x, np.generic) or (isinstance(x, np.ndarray) and x.shape == ()):
@@ -131,6 +347,12 @@ def labels(items: tuple[Any, ...], shape: tuple[int, ...] = ()) -> LeafModel:
     return LeafModel(image, INT64, shape, 0, len(items) - 1, tuple(items), scalar=shape == ())
 
 
+def over(base: LeafModel, dims: tuple[int, ...], space: Any, image: str | None = None) -> LeafModel:
+    """``base`` (a scalar leaf) on every entry of arrays of shape ``dims`` (an array space)."""
+    return dataclasses.replace(base, image=image if image is not None else base.image, shape=dims + base.shape,
+                               scalar=False, space=space, cache={})
+
+
 @generic(0)
 def leaf(space: Any) -> LeafModel | None:
     """The :class:`LeafModel` of ``space``, or None for a space that is not a leaf.
@@ -140,5 +362,10 @@ def leaf(space: Any) -> LeafModel | None:
     """
     converted = as_space(space)
     if converted is not space:
-        return leaf(converted)  # type: ignore[no-any-return]
+        model = leaf(converted)
+        own = getattr(space, "dtype", None)  # a converted space's values keep its own dtype (Gymnasium's)
+        if model is None or not isinstance(own, np.dtype) or own == model.value_dtype or model.items is not None:
+            return model
+        numbers = None if model.numbers is None else model.numbers.astype(own)
+        return dataclasses.replace(model, value_dtype=own, numbers=numbers, space=space, cache={})
     return None

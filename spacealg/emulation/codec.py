@@ -53,7 +53,8 @@ import numpy as np
 from spacealg.core.arrays import backend_implementation, backend_name
 from spacealg.core.cache import IdentityCache
 from spacealg.core.codegen import Generator
-from spacealg.emulation.spaces import Layout, Leaf, Struct, layout_of
+from spacealg.core.leaf import Form, LeafModel
+from spacealg.emulation.spaces import Layout, Struct, layout_of
 
 __all__ = ["Codec", "codec_for"]
 
@@ -61,8 +62,10 @@ __all__ = ["Codec", "codec_for"]
 class Field:
     """Where and how one leaf is stored: byte offset, storage dtype, entry count, decoding."""
 
-    def __init__(self, keys: tuple[Any, ...], leaf: Leaf, dtype: np.dtype, offset: int, flat: np.dtype) -> None:
-        self.keys, self.leaf = keys, leaf
+    def __init__(self, keys: tuple[Any, ...], leaf: LeafModel, path: str, dtype: np.dtype, offset: int,
+                 flat: np.dtype) -> None:
+        self.keys, self.leaf, self.path = keys, leaf, path
+        self.form = leaf.form
         self.dtype = np.dtype(dtype)
         self.shape = leaf.shape
         self.size = leaf.size
@@ -70,8 +73,9 @@ class Field:
         self.nbytes = self.dtype.itemsize * self.size
         self.uniform = self.dtype == flat
         self.start = offset // flat.itemsize  # entry offset when uniform
-        self.items, self.lookup = leaf.items, leaf.lookup
-        self.rounds = leaf.discrete and self.dtype.kind == "f"  # integers held in a float action
+        self.items, self.lookup = leaf.items or (), leaf.lookup
+        self.low, self.high = leaf.stored_low, leaf.stored_high
+        self.rounds = leaf.integral and self.dtype.kind == "f"  # integers held in a float action
         self.value_dtype = leaf.dtype
         self.decodes = bool(self.items) or self.rounds or self.dtype != self.value_dtype
 
@@ -80,8 +84,7 @@ class Field:
         try:
             return self.lookup[x.item() if isinstance(x, (np.generic, np.ndarray)) else x]
         except (KeyError, TypeError, ValueError):
-            leaf = self.leaf
-            raise ValueError(f"emulate: {x!r} is not a member of {leaf.path} = {leaf.space!r}") from None
+            raise ValueError(f"emulate: {x!r} is not a member of {self.path} = {self.leaf.space!r}") from None
 
     def encode_labels(self, xs: Any) -> np.ndarray:
         entries = np.asarray(xs, dtype=object)
@@ -91,14 +94,14 @@ class Field:
     # -- decoding from stored values ------------------------------------------------------
     def decode_int(self, value: Any) -> int:
         if self.rounds:
-            value = min(max(round(float(value)), int(self.leaf.low)), int(self.leaf.high))
+            value = min(max(round(float(value)), int(self.low)), int(self.high))
         return int(value)
 
     def decode(self, array: np.ndarray) -> np.ndarray:
         """Stored values as the leaf's (where ``decodes``): integers held in floats rounded and
         clipped into range, positions as their labels, other dtypes cast."""
         if self.rounds:
-            array = np.clip(np.rint(array), self.leaf.low.astype(np.float64), self.leaf.high.astype(np.float64))
+            array = np.clip(np.rint(array), self.low.astype(np.float64), self.high.astype(np.float64))
         return self.leaf.item_array[array.astype(np.intp)] if self.items else array.astype(self.value_dtype)  # type: ignore[index]
 
     def view(self, rows: np.ndarray) -> np.ndarray:
@@ -193,8 +196,8 @@ class Codec:
         self._row_shape = (self.width,)
         layout = self.layout
         self.fields = [
-            Field(keys, leaf, dtype, offset, self.flat_dtype)
-            for (keys, _, leaf), dtype, offset in zip(layout.leaves, layout.field_dtypes, layout.field_offsets)
+            Field(keys, leaf, path, dtype, offset, self.flat_dtype)
+            for (keys, _, leaf, path), dtype, offset in zip(layout.leaves, layout.field_dtypes, layout.field_offsets)
         ]
         self._views: IdentityCache[tuple[np.ndarray, ...]] = IdentityCache("row views", 64)
         self._batch_views: IdentityCache[tuple[np.ndarray, ...]] = IdentityCache("buffer views", 64)
@@ -208,11 +211,11 @@ class Codec:
     def _writer(self, gen: Generator, header: str, cache: str, bind: str, target: str) -> Any:
         """A writer into rows ``out`` (the views of the last one kept; others through ``cache``)."""
         miss = [f"v = {cache}.get(out)", f"if v is None: v = {bind}(out)"]
-        encode = {"label": "encode_label", "labels": "encode_labels"}
+        encode = {Form.LABEL: "encode_label", Form.LABELS: "encode_labels"}
         fields = self.fields
 
         def store(k: int, value: str) -> str:
-            member = fields[k].leaf.member
+            member = fields[k].form
             encoded = f"{gen.bind(getattr(fields[k], encode[member]))}({value})" if member in encode else value
             return f"v{k}[{target}] = {encoded}"
 
@@ -239,11 +242,11 @@ class Codec:
             part = f"a[{field.offset}:{field.offset + field.nbytes}].view({gen.bind(field.dtype)})"
             item = f"{part}.item(0)"
         stored = f"{part}.reshape({field.shape!r})" if len(field.shape) != 1 else part
-        member = field.leaf.member
-        if member in ("int", "label"):
+        member = field.form
+        if member in (Form.INT, Form.LABEL):
             number = f"{gen.bind(field.decode_int)}({item})" if field.rounds else item
-            return f"{gen.bind(field.items)}[{number}]" if member == "label" else number
-        if member == "float":
+            return f"{gen.bind(field.items)}[{number}]" if member is Form.LABEL else number
+        if member is Form.FLOAT:
             return item
         if field.decodes:
             return f"{gen.bind(field.decode)}({stored})"
@@ -263,7 +266,7 @@ class Codec:
             position = itertools.count()
 
             def build(node: Any) -> str:
-                if isinstance(node, Leaf):
+                if isinstance(node, LeafModel):
                     return leaf(next(position))
                 parts = [build(part) for part in node.parts]
                 if node.named:
@@ -275,7 +278,7 @@ class Codec:
         fields = self.fields
         gen.namespace.update(_flat=self.as_row, _ndarray=np.ndarray, _dtype=self.flat_dtype)
         # a row of scalars only (actions, mostly) is read by one tolist() rather than an item() each
-        listed = len(fields) > 1 and all(f.uniform and f.leaf.member in ("int", "label", "float") for f in fields)
+        listed = len(fields) > 1 and all(f.uniform and f.form in (Form.INT, Form.LABEL, Form.FLOAT) for f in fields)
         if listed:
             reads = ["_l = a.tolist()", f"return {nest(lambda k: self._read(gen, fields[k], False, True))}"]
         else:
@@ -366,7 +369,7 @@ class Codec:
             value: Any = xs
             for key in field.keys:
                 value = value[key]
-            if field.leaf.member in ("label", "labels"):
+            if field.form in (Form.LABEL, Form.LABELS):
                 value = field.encode_labels(value)
             view[...] = np.asarray(value).reshape(view.shape)
         return buf

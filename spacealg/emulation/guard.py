@@ -28,6 +28,7 @@ import numpy as np
 
 from spacealg.adapters.gymnasium import from_gymnasium
 from spacealg.core.codegen import Generator
+from spacealg.core.leaf import Form
 from spacealg.core.protocol import contains
 from spacealg.emulation.codec import Codec, Field, codec_for, read_leaves
 from spacealg.env.errors import APIUsageError
@@ -113,7 +114,7 @@ class _Miss(Exception):  # noqa: N818 - not an error: the signal to take the slo
 
 def _pack_code(field: Field) -> str | None:
     """The struct code packing the field's entries: up to 16 entries of a native dtype."""
-    small = field.size <= 16 and field.dtype.isnative and field.leaf.member != "labels"
+    small = field.size <= 16 and field.dtype.isnative and field.form is not Form.LABELS
     return _PACK.get((field.dtype.kind, field.dtype.itemsize)) if small else None
 
 
@@ -148,19 +149,19 @@ def _tests(field: Field, gen: Generator, a: str) -> tuple[list[str], list[str] |
     imply and free of NaN (compared as Python numbers up to 16 entries, by numpy beyond);
     and the locals holding its values for ``struct.pack_into`` (None: stored by numpy)."""
     leaf, code = field.leaf, _pack_code(field)
-    member, kind = leaf.member, leaf.dtype.kind
+    member, kind = field.form, leaf.dtype.kind
     packed = [a] if code else None
-    if member == "int":
-        return [f"if type({a}) not in _INTS or not {int(leaf.low)} <= {a} <= {int(leaf.high)}: raise _Miss"], packed
-    if member == "float":
-        lo, hi = float(leaf.low), float(leaf.high)
+    if member is Form.INT:
+        return [f"if type({a}) not in _INTS or not {int(field.low)} <= {a} <= {int(field.high)}: raise _Miss"], packed
+    if member is Form.FLOAT:
+        lo, hi = float(field.low), float(field.high)
         return [f"if type({a}) is not float or not {lo!r} < {a} < {hi!r}: raise _Miss"], packed
-    if member == "label":
+    if member is Form.LABEL:
         return [f"{a} = {gen.bind(_exact_code(field))}({a})"], packed
-    if member == "labels":
+    if member is Form.LABELS:
         return ["raise _Miss"], None
     lines = [f"if type({a}) is not _ndarray or {a}.dtype is not {gen.bind(leaf.dtype)}"]
-    low, high = leaf.low.reshape(-1), leaf.high.reshape(-1)
+    low, high = field.low.reshape(-1), field.high.reshape(-1)
     if kind in "iu":
         info = np.iinfo(leaf.dtype)  # type: ignore[type-var]
         need = [lo > info.min or hi < info.max for lo, hi in zip(low, high)]  # none for a uint8 image

@@ -53,7 +53,7 @@ of a member lies in the emulated space; ``nativize(emulate(x)) == x``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import gymnasium
@@ -64,7 +64,7 @@ from spacealg.adapters.native import gym_class_of
 from spacealg.core.cache import IdentityCache
 from spacealg.core.generic import as_space, generic
 from spacealg.core.image import image_of
-from spacealg.core.leaf import LeafModel
+from spacealg.core.leaf import Form, LeafModel, widths
 from spacealg.core.leaf import leaf as leaf_model
 from spacealg.core.protocol import SpaceStyle, bounds
 from spacealg.core.space import Space
@@ -76,7 +76,6 @@ from spacealg.spaces.product import DictProduct, TupleProduct
 
 __all__ = [
     "Layout",
-    "Leaf",
     "Struct",
     "dtype_from_space",
     "emulate_action_space",
@@ -91,39 +90,15 @@ _UINT8 = np.dtype(np.uint8)
 
 
 @dataclass(frozen=True, eq=False)
-class Leaf:
-    """One field: the leaf space, its storage dtype and shape, and how values map.
-
-    ``low``/``high`` bound the stored values (arrays of ``shape``, float64 or int64);
-    ``member`` says what ``nativize`` builds: ``"int"`` (a Python int), ``"float"``, ``"array"``,
-    ``"label"`` (``items[index]``) or ``"labels"`` (an array of items).
-    """
-
-    space: Any
-    path: str
-    dtype: np.dtype
-    shape: tuple[int, ...]
-    low: np.ndarray
-    high: np.ndarray
-    discrete: bool
-    member: str
-    items: tuple[Any, ...] = ()
-    lookup: dict[Any, int] = field(default_factory=dict)
-    item_array: np.ndarray | None = None
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
-
-
-@dataclass(frozen=True, eq=False)
 class Struct:
-    """A Tuple/Dict: the member's ``keys``, the struct's field ``names`` and the ``parts``."""
+    """A Tuple/Dict: the member's ``keys``, the struct's field ``names``, the ``parts`` (leaf
+    models or structs) and the parts' ``paths`` (for messages: ``space['inventory'][2]``)."""
 
     keys: tuple[Any, ...]
     names: tuple[str, ...]
     parts: tuple[Any, ...]
     named: bool
+    paths: tuple[str, ...] = ()
 
 
 # =====================================================================================
@@ -132,8 +107,9 @@ class Struct:
 
 
 @generic(0)
-def emulation_layout(space: Any, path: str = "space") -> Leaf | Struct:
-    """The layout of ``space`` (a :class:`Leaf` or a :class:`Struct`); see the module's table.
+def emulation_layout(space: Any, path: str = "space") -> LeafModel | Struct:
+    """The layout of ``space`` (its :class:`~spacealg.core.leaf.LeafModel` or a
+    :class:`Struct`); see the module's table.
 
     Raises ValueError naming ``path`` (e.g. ``space['inventory'][2]``) for a part with no
     fixed-size layout (OneOf, Text, Sequence, Graph, unknown kinds).
@@ -146,14 +122,16 @@ def emulation_layout(space: Any, path: str = "space") -> Leaf | Struct:
         return emulation_layout(converted, path)  # type: ignore[no-any-return]
     model = leaf_model(space)
     if model is not None and model.items != ():
-        return leaf_layout(space, model, path)
+        return model
     if model is not None:
         raise ValueError(f"emulation: {path} = {space!r} is empty")
     stored = _numeric_arrays(space)
     if stored is not None:
         low, high = stored
-        bound = object if low.dtype.kind in "biu" else np.float64
-        return Leaf(space, path, low.dtype, low.shape, low.astype(bound), high.astype(bound), True, "array")
+        integral = low.dtype.kind in "biu"
+        bound = object if integral else np.float64
+        return LeafModel("MultiDiscrete" if integral else "Box", low.dtype, low.shape, low.astype(bound),
+                         high.astype(bound), integral=integral, space=space)
     raise ValueError(
         f"emulation: {path} = {space!r} has no fixed-size structured layout (variable-size "
         "spaces such as Sequence, Graph and Text, and OneOf, cannot be emulated); flatten it "
@@ -179,8 +157,9 @@ def _numeric_arrays(space: Any) -> tuple[np.ndarray, np.ndarray] | None:
 @emulation_layout.register(TupleProduct)
 def _tuple_layout(space: TupleProduct, path: str = "space") -> Struct:
     n = len(space.spaces)
-    parts = tuple(emulation_layout(space[i], f"{path}[{i}]") for i in range(n))
-    return Struct(tuple(range(n)), tuple(f"f{i}" for i in range(n)), parts, named=False)
+    paths = tuple(f"{path}[{i}]" for i in range(n))
+    parts = tuple(emulation_layout(space[i], p) for i, p in enumerate(paths))
+    return Struct(tuple(range(n)), tuple(f"f{i}" for i in range(n)), parts, named=False, paths=paths)
 
 
 @emulation_layout.register(DictProduct)
@@ -189,33 +168,17 @@ def _dict_layout(space: DictProduct, path: str = "space") -> Struct:
     names = tuple(k if isinstance(k, str) else str(k) for k, _ in items)
     if len(set(names)) != len(names):
         raise ValueError(f"emulation: {path} has keys whose field names collide: {[k for k, _ in items]!r}")
-    parts = tuple(emulation_layout(s, f"{path}[{k!r}]") for k, s in items)
-    return Struct(tuple(k for k, _ in items), names, parts, named=True)
+    paths = tuple(f"{path}[{k!r}]" for k, _ in items)
+    parts = tuple(emulation_layout(s, p) for (_, s), p in zip(items, paths))
+    return Struct(tuple(k for k, _ in items), names, parts, named=True, paths=paths)
 
 
 @emulation_layout.register(OneOf)
-def _oneof_layout(space: OneOf, path: str = "space") -> Leaf:
+def _oneof_layout(space: OneOf, path: str = "space") -> LeafModel:
     raise ValueError(
         f"emulation: {path} = {space!r} is a OneOf, whose members have no common layout; "
         "flatten it with spacealg.ops.flatten (Gymnasium's [index, *value] encoding) instead"
     )
-
-
-def leaf_layout(space: Any, model: LeafModel, path: str) -> Leaf:
-    """The field of a leaf (:mod:`spacealg.core.leaf`): its stored dtype, shape and bounds;
-    ``nativize`` builds labels from positions, scalars as Python numbers, else arrays."""
-    if model.items is not None:
-        member = "label" if model.scalar else "labels"
-    elif model.scalar:
-        member = "int" if model.integral else "float"
-    else:
-        member = "array"
-    bound = object if model.integral else np.float64  # exact integers; floats as float64
-    low = np.array(np.broadcast_to(np.asarray(model.low, dtype=bound), model.shape))
-    high = np.array(np.broadcast_to(np.asarray(model.high, dtype=bound), model.shape))
-    labels = model.items is not None
-    return Leaf(space, path, model.dtype, model.shape, low, high, model.integral, member, model.items or (),
-                model.lookup, model.item_array if labels else None)
 
 
 # =====================================================================================
@@ -223,17 +186,18 @@ def leaf_layout(space: Any, model: LeafModel, path: str) -> Leaf:
 # =====================================================================================
 
 
-def _walk(tree: Leaf | Struct, keys: tuple[Any, ...] = (), names: tuple[str, ...] = ()) -> list[Any]:
-    if isinstance(tree, Leaf):
-        return [(keys, names, tree)]
+def _walk(tree: LeafModel | Struct, keys: tuple[Any, ...] = (), names: tuple[str, ...] = (),
+          path: str = "space") -> list[Any]:
+    if isinstance(tree, LeafModel):
+        return [(keys, names, tree, path)]
     found = []
-    for key, name, part in zip(tree.keys, tree.names, tree.parts):
-        found += _walk(part, (*keys, key), (*names, name))
+    for key, name, part, where in zip(tree.keys, tree.names, tree.parts, tree.paths):
+        found += _walk(part, (*keys, key), (*names, name), where)
     return found
 
 
-def _struct_dtype(tree: Leaf | Struct, field_dtype: Any) -> np.dtype:
-    if isinstance(tree, Leaf):
+def _struct_dtype(tree: LeafModel | Struct, field_dtype: Any) -> np.dtype:
+    if isinstance(tree, LeafModel):
         dtype = field_dtype(tree)
         return np.dtype((dtype, tree.shape), align=True) if tree.shape else np.dtype(dtype)
     fields = [(name, _struct_dtype(part, field_dtype)) for name, part in zip(tree.names, tree.parts)]
@@ -255,7 +219,8 @@ def _leaf_offsets(dtype: np.dtype, base: int = 0) -> list[int]:
 class Layout:
     """The structured layout of ``space`` in one ``role`` ("observation" or "action").
 
-    Attributes: ``tree`` (Leaf/Struct), ``leaves`` (``(keys, names, Leaf)`` depth first),
+    Attributes: ``tree`` (LeafModel/Struct), ``leaves`` (``(keys, names, LeafModel, path)``
+    depth first),
     ``field_dtypes`` (the storage dtype of each leaf's field), ``field_offsets`` (its byte
     offset in a row), ``struct_dtype``,
     ``flat_dtype``, ``width`` (entries of ``flat_dtype`` per member), ``emulated_space`` (a
@@ -284,12 +249,12 @@ class Layout:
         self.field_offsets = [0] if self.native else _leaf_offsets(self.struct_dtype)
 
     def _set_fields(self, field_dtype: Any) -> None:
-        self.field_dtypes = tuple(field_dtype(leaf) for _, _, leaf in self.leaves)
+        self.field_dtypes = tuple(field_dtype(leaf) for _, _, leaf, _ in self.leaves)
         self.struct_dtype = _struct_dtype(self.tree, field_dtype)
 
     # -- observations ------------------------------------------------------------------
     def _observation(self) -> None:
-        leaves = [leaf for _, _, leaf in self.leaves]
+        leaves = [leaf for _, _, leaf, _ in self.leaves]
         self._set_fields(lambda leaf: leaf.dtype)
         uniform = len({leaf.dtype for leaf in leaves}) == 1
         self.flat_dtype = leaves[0].dtype if uniform else _UINT8
@@ -307,7 +272,8 @@ class Layout:
 
     # -- actions ---------------------------------------------------------------------------
     def _action(self) -> None:
-        leaves = [leaf for _, _, leaf in self.leaves]
+        leaves = [leaf for _, _, leaf, _ in self.leaves]
+        paths = {id(leaf): path for _, _, leaf, path in self.leaves}  # this layout's own models
         native = self._native_action()
         if native is not None:
             self.native = True
@@ -317,9 +283,9 @@ class Layout:
             self.struct_dtype = self.flat_dtype  # PufferLib returns the space's dtype here
             self.width = math.prod(native.shape)
             return
-        continuous = [leaf for leaf in leaves if not leaf.discrete]
+        continuous = [leaf for leaf in leaves if not leaf.integral]
         if continuous:
-            self.flat_dtype = _float_for(continuous, leaves)
+            self.flat_dtype = _float_for(continuous, leaves, paths)
             low, high = _concatenated_bounds(leaves, self.flat_dtype)
             self.emulated_space = _gym_box(low, high, low.size, self.flat_dtype)
         else:
@@ -327,20 +293,21 @@ class Layout:
             for leaf in leaves:
                 if not leaf.size:
                     continue
-                if np.min(leaf.low) < _INT64_MIN or np.max(leaf.high - leaf.low) >= _INT64_MAX:
+                if np.min(leaf.stored_low) < _INT64_MIN or np.max(leaf.stored_high - leaf.stored_low) >= _INT64_MAX:
                     raise ValueError(
-                        f"emulation: {leaf.path} = {leaf.space!r} is too wide for MultiDiscrete "
+                        f"emulation: {paths[id(leaf)]} = {leaf.space!r} is too wide for MultiDiscrete "
                         "entries (its range does not fit int64)"
                     )
             low, high = _concatenated_bounds(leaves, _INT64)
-            self.emulated_space = gymnasium.spaces.MultiDiscrete(high - low + 1, start=low)
+            nvec = np.asarray(widths(low, high), dtype=np.int64)
+            self.emulated_space = gymnasium.spaces.MultiDiscrete(nvec, start=low)
         self._set_fields(lambda leaf: self.flat_dtype)
 
     def _native_action(self) -> Any:
         """The space itself where PufferLib keeps it: a Discrete, MultiDiscrete or Box image."""
         if _is_native(self.space, ("Discrete", "MultiDiscrete", "Box")):
             return self.space
-        if not isinstance(self.tree, Leaf) or self.tree.member == "float":
+        if not isinstance(self.tree, LeafModel) or self.tree.form is Form.FLOAT:
             return None
         try:
             image = to_gymnasium(self.space)
@@ -354,28 +321,25 @@ class Layout:
 _INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 
 
-def _float_for(continuous: list[Leaf], leaves: list[Leaf]) -> np.dtype:
+def _float_for(continuous: list[LeafModel], leaves: list[LeafModel], paths: dict[int, str]) -> np.dtype:
     """The continuous leaves' promoted float dtype, widened until every discrete value is exact."""
     dtype: Any = np.result_type(*[leaf.dtype for leaf in continuous])
     for leaf in leaves:
-        if leaf.discrete and leaf.size:
-            largest = max(abs(int(np.min(leaf.low))), abs(int(np.max(leaf.high))))
+        if leaf.integral and leaf.size:
+            largest = max(abs(int(np.min(leaf.stored_low))), abs(int(np.max(leaf.stored_high))))
             while largest > _EXACT_INTEGERS[dtype]:
                 if dtype not in _WIDER:
                     raise ValueError(
-                        f"emulation: {leaf.path} = {leaf.space!r} has integers too large to hold "
+                        f"emulation: {paths[id(leaf)]} = {leaf.space!r} has integers too large to hold "
                         "exactly in a float action Box"
                     )
                 dtype = _WIDER[dtype]
     return dtype
 
 
-def _concatenated_bounds(leaves: list[Leaf], dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
-    def flat(bound: np.ndarray, leaf: Leaf) -> np.ndarray:
-        return np.asarray(bound, dtype=object if leaf.discrete else np.float64).reshape(-1)
-
-    low = np.concatenate([flat(leaf.low, leaf) for leaf in leaves])
-    high = np.concatenate([flat(leaf.high, leaf) for leaf in leaves])
+def _concatenated_bounds(leaves: list[LeafModel], dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    low = np.concatenate([leaf.stored_low.reshape(-1) for leaf in leaves])
+    high = np.concatenate([leaf.stored_high.reshape(-1) for leaf in leaves])
     if dtype.kind in "iub":
         return low.astype(dtype), high.astype(dtype)
     return low.astype(np.float64).astype(dtype), high.astype(np.float64).astype(dtype)

@@ -65,7 +65,7 @@ from spacealg.core.cache import IdentityCache
 from spacealg.core.codegen import Generator
 from spacealg.core.generic import coerce, generic
 from spacealg.core.image import Image, image_of
-from spacealg.core.leaf import LeafModel, leaf, plain
+from spacealg.core.leaf import LeafModel, leaf, plain, widths
 from spacealg.core.space import Space
 from spacealg.spaces.box import Box
 from spacealg.spaces.graph import Graph, GraphInstance
@@ -279,7 +279,7 @@ class OneHotCodec(FlatCodec):
         self.dtype = model.dtype
         self.shape = self.element_shape = model.shape
         low = np.broadcast_to(np.asarray(model.low, dtype=object), model.shape)
-        self.nvec = np.array(np.asarray(model.high, dtype=object) - low + 1, np.int64).reshape(-1)
+        self.nvec = np.array(np.broadcast_to(widths(model.low, model.high), model.shape), np.int64).reshape(-1)
         self.low = low.astype(np.int64).reshape(-1)
         self.size = self.nvec.size
         self.dim = int(self.nvec.sum())

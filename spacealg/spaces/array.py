@@ -373,15 +373,14 @@ from spacealg.core import leaf as _leaf_model  # noqa: E402
 
 @_leaf_model.leaf.register(ArraySpace)
 def _array_leaf(space: ArraySpace) -> _leaf_model.LeafModel | None:
-    if space.space == BOOL:
-        return _leaf_model.LeafModel("MultiBinary", np.dtype(np.int8), space.dims, 0, 1)
+    if space.space == BOOL:  # stored as int8 0/1, its members bools
+        return _leaf_model.LeafModel("MultiBinary", np.dtype(np.int8), space.dims, 0, 1,
+                                     numbers=np.array([False, True]), space=space)
     base = _leaf_model.leaf(space.space)
-    if base is None or not base.scalar:
+    if base is None or not base.scalar or base.items == ():
         return None
-    if base.items is not None:
-        return _leaf_model.labels(base.items, space.dims) if base.items else None
-    if base.image == "Discrete":
-        return _leaf_model.LeafModel("MultiDiscrete", base.dtype, space.dims, base.low, base.high)
-    return _leaf_model.LeafModel(base.image, base.dtype, space.dims, base.low, base.high, integral=base.integral)
+    image = "MultiDiscrete" if base.image == "Discrete" else base.image
+    return _leaf_model.over(base, space.dims, space, image)
+
 
 hooks.array_of.define(ArraySpace)  # ``a ** n`` on spacealg's spaces

@@ -42,6 +42,8 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.core.leaf import widths
+from spacealg.core.leaf_index import clamp_holds
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
@@ -452,7 +454,7 @@ def _clamp(x: Any, space: Box) -> Any:
 def _clamp_inplace(x: Any, space: Box) -> Any:
     if not isinstance(x, np.ndarray) or not x.flags.writeable:
         raise TypeError("clamp_: x must be a writable numpy array")
-    if x.dtype.kind not in ("f" if not space.integral else "biuf"):
+    if not clamp_holds(_leaf_model.leaf(space), x.dtype):  # type: ignore[arg-type]
         raise TypeError(f"clamp_: x of dtype {x.dtype} cannot hold the clamp of {space!r}")
     x[...] = _clamp_values(x, space)
     return x
@@ -465,9 +467,8 @@ def _cardinality(space: Box) -> int | float:
     if space.is_point:
         return 1
     if space._low_scalar is not None:  # uniform bounds: one exact power, whatever the shape
-        return power(int(space._high_scalar) - int(space._low_scalar) + 1, math.prod(space.shape))
-    widths = space.high.reshape(-1).astype(object) - space.low.reshape(-1).astype(object) + 1
-    return count_product(widths.tolist())
+        return power(widths(space._low_scalar, space._high_scalar), math.prod(space.shape))
+    return count_product(widths(space.low, space.high).reshape(-1).tolist())
 
 
 def _require_finite(space: Box, what: str) -> None:
@@ -560,4 +561,5 @@ from spacealg.core import leaf as _leaf_model  # noqa: E402
 
 @_leaf_model.leaf.register(Box)
 def _box_leaf(space: Box) -> _leaf_model.LeafModel:
-    return _leaf_model.LeafModel("Box", space.dtype, space.shape, space.low, space.high, integral=space.integral)
+    return _leaf_model.LeafModel("Box", space.dtype, space.shape, space.low, space.high, integral=space.integral,
+                                 bounded=(space.bounded_below, space.bounded_above), space=space)

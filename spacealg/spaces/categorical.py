@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.core.leaf_index import clamp_holds
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
@@ -238,7 +239,8 @@ def _isin(batch: Any, space: Categorical) -> np.ndarray:
             return np.zeros(batch.shape[: batch.ndim - len(space.shape)], dtype=bool)
         raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}")
     leading = batch_shape(a, space.shape, space)
-    return _inside(space, a).reshape((*leading, -1)).all(axis=-1)  # type: ignore[return-value]
+    entries = math.prod(space.shape)  # counted, not inferred: reshape cannot infer -1 for no rows
+    return _inside(space, a).reshape((*leading, entries)).all(axis=-1)  # type: ignore[return-value]
 
 
 @sample.register(Categorical)
@@ -298,6 +300,8 @@ def _clamp(x: Any, space: Categorical) -> Any:
 def _clamp_inplace(x: Any, space: Categorical) -> Any:
     if not isinstance(x, np.ndarray) or not x.flags.writeable or x.dtype.kind not in "iuf":
         raise TypeError("clamp_: x must be a writable numeric numpy array")
+    if not clamp_holds(_leaf_model.leaf(space), x.dtype):  # type: ignore[arg-type]
+        raise TypeError(f"clamp_: x of dtype {x.dtype} cannot hold the clamp of {space!r}")
     x[...] = _clamp_values(x, space)
     return x
 
@@ -411,4 +415,5 @@ from spacealg.core import leaf as _leaf_model  # noqa: E402
 @_leaf_model.leaf.register(Categorical)
 def _categorical_leaf(space: Categorical) -> _leaf_model.LeafModel:
     image = "Discrete" if space.scalar else "MultiDiscrete"
-    return _leaf_model.LeafModel(image, space.dtype, space.shape, space.low, space.high, scalar=space.scalar)
+    return _leaf_model.LeafModel(image, space.dtype, space.shape, space.low, space.high, scalar=space.scalar,
+                                 space=space)

@@ -20,14 +20,17 @@ nearest item (ties to the lower); labels have neither. Batches are arrays of ite
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 from collections.abc import Callable, Hashable, Iterator
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from spacealg.core.generic import as_space
+from spacealg.core.leaf_index import clamp_holds, exact_value, held
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
@@ -255,10 +258,18 @@ def _clamp(x: Any, space: FiniteSet) -> Any:
     array = as_real_array(x)
     if array is None or np.any(np.isnan(array)):
         raise TypeError(f"clamp: x must be a real number or array without NaN, got {x!r}")
-    nearest = _nearest(space._sorted, array)
-    if array.ndim == 0 and not isinstance(x, np.ndarray):
-        return space.items[space._positions[_scalar(nearest[()])]]
-    return nearest.astype(np.result_type(space._array.dtype, array.dtype))
+    if array.ndim == 0 and not isinstance(x, np.ndarray):  # a Python number: the exact nearest item
+        value = exact_value(array[()].item())
+        if not isinstance(value, Fraction):  # an infinity: the item at that end
+            return max(space.items, key=exact_value) if value > 0 else min(space.items, key=exact_value)
+        return min(space.items, key=lambda v: (abs(exact_value(v) - value), exact_value(v)))
+    result = np.result_type(space._array.dtype, array.dtype)
+    model = _leaf_model.leaf(space)
+    assert model is not None  # a FiniteSet is a leaf
+    values, _ = held(model, result)  # the items the result's dtype holds exactly
+    if not values.size:
+        raise TypeError(f"clamp: no item of {space!r} is a {result} number")
+    return _nearest(np.sort(values), array).astype(result)
 
 
 @clamp_.register(FiniteSet)
@@ -266,7 +277,9 @@ def _clamp_inplace(x: Any, space: FiniteSet) -> Any:
     _require_numeric(space, "clamp_")
     if not isinstance(x, np.ndarray) or not x.flags.writeable:
         raise TypeError("clamp_: x must be a writable numpy array")
-    x[...] = _nearest(space._sorted, x)
+    if not clamp_holds(_leaf_model.leaf(space), x.dtype):  # type: ignore[arg-type]
+        raise TypeError(f"clamp_: x of dtype {x.dtype} cannot hold the clamp of {space!r}")
+    x[...] = _clamp(x, space)
     return x
 
 
@@ -446,6 +459,21 @@ def _range_clamp(x: Any, space: range) -> Any:
         if value >= last:
             return last
         return first + step * round((value - first) / step)
+    if array.dtype.kind in "biu":  # clipped in its own dtype, the ends brought into its range
+        info = np.iinfo(np.uint8 if array.dtype.kind == "b" else array.dtype)
+        low, high = max(first, int(info.min)), min(last, int(info.max))
+        if low > high:  # no integer of the dtype is in range: every entry's nearest is one end
+            return np.full(array.shape, first if first > int(info.max) else last)
+        clipped = np.clip(array.view(np.uint8) if array.dtype.kind == "b" else array, low, high)
+        fits = first >= -(2**63) and last < 2**63
+        if step == 1 and fits:  # the clip is the clamp
+            return clipped.astype(np.int64, copy=False)
+        if max(-first, last) < 2**52:  # exact in float64: rint, 2.6x faster than divmod at 65,536 rows
+            return first + step * np.rint((clipped.astype(np.float64) - first) / step).astype(np.int64)
+        offsets = clipped.astype(np.int64) if high < 2**63 else clipped.astype(object)
+        q, r = np.divmod(offsets - first, step)  # the nearest step, ties to the even one (as rint)
+        k = q + ((2 * r > step) | ((2 * r == step) & (q % 2 == 1)))
+        return np.asarray(first + step * k, dtype=np.int64 if fits else object)
     k = np.rint((np.clip(array, first, last) - first) / step).astype(np.int64)
     return first + step * k
 
@@ -454,6 +482,8 @@ def _range_clamp(x: Any, space: range) -> Any:
 def _range_clamp_inplace(x: Any, space: range) -> Any:
     if not isinstance(x, np.ndarray) or not x.flags.writeable:
         raise TypeError("clamp_: x must be a writable numpy array")
+    if range_length(space) and not clamp_holds(_leaf_model.leaf(space), x.dtype):  # type: ignore[arg-type]
+        raise TypeError(f"clamp_: x of dtype {x.dtype} cannot hold the clamp of {space!r}")
     x[...] = _range_clamp(x.copy(), space)
     return x
 
@@ -621,10 +651,19 @@ from spacealg.core import leaf as _leaf_model  # noqa: E402
 @_leaf_model.leaf.register(range)
 def _range_leaf(space: range) -> _leaf_model.LeafModel:
     if _leaf_model.consecutive(space):
-        return _leaf_model.LeafModel("Discrete", np.dtype(np.int64), (), space.start, space[-1], scalar=True)
-    return _leaf_model.labels(tuple(space))
+        return _leaf_model.LeafModel("Discrete", np.dtype(np.int64), (), space.start, space[-1], scalar=True,
+                                     space=space)
+    if not (space.start < space.stop if space.step > 0 else space.start > space.stop):  # empty
+        return dataclasses.replace(_leaf_model.labels(()), space=space)
+    ends = (space[0], space[-1]) if space.step > 0 else (space[-1], space[0])  # a stepped range: positions
+    return dataclasses.replace(_leaf_model.labels(tuple(space)), members=_leaf_model.Members.INTEGERS,
+                               step=abs(space.step), span=ends, space=space)
 
 
 @_leaf_model.leaf.register(FiniteSet)
 def _finite_leaf(space: FiniteSet) -> _leaf_model.LeafModel:
-    return _leaf_model.labels(space.items)
+    values = space._array
+    numbers = values if space._numeric and values.dtype.kind in "biuf" else None
+    members = _leaf_model.Members.LABELS if numbers is None else _leaf_model.Members.NUMBERS
+    return dataclasses.replace(_leaf_model.labels(space.items), members=members, numbers=numbers,
+                               value_dtype=None if numbers is None else numbers.dtype, space=space)

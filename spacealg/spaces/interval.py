@@ -96,8 +96,8 @@ def float_inward(end: int | float, closed: bool, *, up: bool) -> float:
 def real_value(x: Any) -> int | float | None:
     """``x`` as the exact Python number it stores (bools are 0 and 1), or None if ``x`` is
     not a real scalar (numpy's timedelta64 is an integer type but no number)."""
-    if isinstance(x, (bool, int, float)):
-        return x
+    if isinstance(x, (bool, int, float)) and not isinstance(x, np.generic):
+        return x  # np.float64 is a float, but compares with ints in float64: it is read below
     if isinstance(x, np.ndarray):
         if x.shape != ():
             return None
@@ -369,4 +369,5 @@ def _interval_leaf(space: Interval) -> _leaf_model.LeafModel:
         not space.closed_right and math.isfinite(space.high))
     image = None if open_end else "Box"
     return _leaf_model.LeafModel(image, np.dtype(np.float64), (), float(space.low), float(space.high),
-                      scalar=True, integral=False)
+                                 scalar=True, integral=False, open_low=not space.closed_left,
+                                 open_high=not space.closed_right, space=space)

@@ -62,6 +62,7 @@ from hypothesis.extra import numpy as hnp
 from spacealg.adapters.native import gym_class_of
 from spacealg.adapters.records import Record
 from spacealg.core.generic import as_space, coerce, generic
+from spacealg.core.leaf import all_equal
 from spacealg.core.protocol import cardinality, element, sample
 from spacealg.core.space import Space
 from spacealg.spaces.array import ArraySpace
@@ -157,7 +158,7 @@ def _scalar_strategy(dtype: np.dtype, low: Any, high: Any) -> Strategy[Any]:
 
 def _uniform(space: Box) -> bool:
     low, high = space.low, space.high
-    return low.size == 0 or bool((low == low.flat[0]).all() and (high == high.flat[0]).all())
+    return all_equal(low) and all_equal(high)
 
 
 @members.register(Box)

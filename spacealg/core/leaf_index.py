@@ -1,0 +1,216 @@
+"""The index <-> value map of a finite leaf: every entry's values, numbered from 0.
+
+One rule per kind of members (:class:`~spacealg.core.leaf.Members`), read by masks
+(:mod:`spacealg.spaces.mask_factors`):
+
+=====================================  ====================================================
+leaf                                   the index of an entry ``x``
+=====================================  ====================================================
+integers ``low..high`` (no ``items``)  ``x - low``
+a stepped range (``items``)            ``(x - items[0]) // (items[1] - items[0])``
+a set of numbers or labels             the position of ``x`` among them
+a point (every entry one real)         0
+=====================================  ====================================================
+
+``held(m, d)``: the items of a set leaf that NumPy dtype ``d`` holds exactly (a batch of
+``d`` equals no other item; a clamp into ``d`` picks among these).
+
+Laws, for a finite leaf ``m`` and members ``x``: ``values_at(m, positions(m, x)) == x``;
+``0 <= positions(m, x) < counts(m)`` entrywise. On non-members ``positions`` returns
+integers (junk, to be clipped) and never raises for a numeric array; an object array
+raises TypeError (its entries are read one by one instead).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from spacealg.core.leaf import LeafModel, Members, all_equal, plain, widths
+
+__all__ = ["clamp_holds", "counts", "exact_value", "finite", "held", "holds", "positions", "values_at"]
+
+
+def finite(model: LeafModel) -> bool:
+    """Whether every entry of the leaf has finitely many values (then masks apply)."""
+    if model.members is Members.REAL:
+        return bool((model.value_low == model.value_high).all()) and not (model.open_low or model.open_high)
+    if model.members is Members.INTEGERS:
+        return bool(model.bounded_low.all() and model.bounded_high.all())
+    return True
+
+
+def counts(model: LeafModel) -> np.ndarray:
+    """The number of values of every entry (an object array of ``shape``: exact ints)."""
+    if model.items is not None:
+        return np.full(model.shape, len(model.items), dtype=object)
+    if model.numbers is not None:
+        return np.full(model.shape, len(model.numbers), dtype=object)
+    if model.members is Members.REAL:
+        return np.ones(model.shape, dtype=object)
+    return np.asarray(widths(model.value_low, model.value_high), dtype=object)
+
+
+def _ordered(model: LeafModel) -> np.ndarray:
+    """The values of an entry as an array, in index order."""
+    return model.numbers if model.numbers is not None and model.items is None else model.item_array
+
+
+def _stepped(model: LeafModel) -> tuple[Any, int]:
+    """A stepped range's first item and signed step."""
+    items = model.items or ()
+    step = model.step if len(items) < 2 or items[1] > items[0] else -model.step
+    return items[0], step
+
+
+def positions(model: LeafModel, array: np.ndarray) -> np.ndarray:
+    """The index of every entry of ``array`` (int64, ``array``'s shape)."""
+    if array.dtype.kind == "O" and model.members is Members.INTEGERS:
+        raise TypeError("an object batch is read element by element")  # isin falls back to contains
+    if model.members is Members.REAL:
+        return np.zeros(array.shape, dtype=np.int64)
+    if model.members is Members.INTEGERS:
+        if model.items is not None:
+            first, step = _stepped(model)
+            return _offsets(array, first, step)
+        low = model.value_low
+        return _offsets(array, low.reshape(-1)[0] if low.size and all_equal(low) else low)
+    values = _ordered(model)
+    n = len(values)
+    if values.dtype.kind != "O" and n:
+        order = np.argsort(values, kind="stable")
+        ordered = values[order]
+        if not (array.dtype.kind == values.dtype.kind or (array.dtype.kind in "biuf" and values.dtype.kind in "biuf")):
+            return np.zeros(array.shape, dtype=np.int64)
+        at = np.clip(np.searchsorted(ordered, array), 0, n - 1)
+        return order[at].astype(np.int64)  # type: ignore[no-any-return]
+    lookup = model.lookup
+
+    def position(x: Any) -> int:
+        try:
+            return lookup.get(plain(x), 0)
+        except TypeError:  # unhashable
+            return 0
+
+    return np.asarray(np.frompyfunc(position, 1, 1)(array), dtype=np.int64).reshape(array.shape)
+
+
+def _offsets(array: np.ndarray, low: Any, step: int = 1) -> np.ndarray:
+    """``(array - low) // step`` as int64 for numeric arrays (junk, clipped later, elsewhere)."""
+    if array.dtype.kind not in "biuf":
+        return np.zeros(array.shape, dtype=np.int64)
+    if array.dtype.kind == "f":
+        values = np.where(np.isfinite(array), array, 0.0)
+        offsets = np.floor((values - np.asarray(low, dtype=np.float64)) / step)
+        return np.clip(offsets, -1, 2.0**62).astype(np.int64)
+    low = np.asarray(low)
+    if array.dtype == np.uint64 or low.dtype.kind in "uO":  # exact beyond int64
+        offsets = (array.astype(object) - low.astype(object)) // step
+        return np.asarray(np.clip(offsets, -1, 2**62), dtype=np.int64)
+    return np.asarray((array.astype(np.int64) - low.astype(np.int64)) // step, dtype=np.int64)
+
+
+def values_at(model: LeafModel, digits: np.ndarray) -> np.ndarray:
+    """The values of the given indices (the leaf's value dtype; exact integers beyond it)."""
+    digits = np.asarray(digits)
+    if model.members is Members.REAL:
+        low = model.value_low.astype(model.value_dtype)
+        return np.broadcast_to(low, digits.shape).copy() if low.shape else np.full(digits.shape, low[()])
+    if model.members is Members.INTEGERS:
+        if model.items is not None:
+            first, step = _stepped(model)
+            return first + step * digits.astype(np.int64)  # type: ignore[no-any-return]
+        low = model.value_low
+        if low.dtype.kind == "O":
+            return low + digits.astype(object)  # type: ignore[no-any-return]
+        # in the bounds' own dtype: uint64 + int64 would round through float64 beyond 2**53
+        return (low + digits.astype(low.dtype)).astype(model.value_dtype)  # type: ignore[no-any-return]
+    return _ordered(model)[digits]  # type: ignore[no-any-return]
+
+
+# -- the items a dtype holds exactly ---------------------------------------------------------
+
+
+def _items(leaf: LeafModel) -> list[Any]:
+    """The set's items as exact Python numbers (the labels where the leaf keeps them)."""
+    source = leaf.items if leaf.items is not None else (leaf.numbers if leaf.numbers is not None else ())
+    return [v.item() if isinstance(v, np.generic) else v for v in source]
+
+
+def exact_value(v: Any) -> Any:
+    """A real number as an exact Fraction (an infinity as the float it is)."""
+    value = float(v) if isinstance(v, float) else v
+    if isinstance(value, float) and not np.isfinite(value):
+        return value
+    return Fraction(value)
+
+
+def holds(dtype: np.dtype, v: Any) -> bool:
+    """Whether NumPy ``dtype`` holds the number ``v`` exactly."""
+    if isinstance(v, bool):
+        v = int(v)
+    if isinstance(v, float) and v != v:
+        return False
+    if dtype.kind == "b":
+        return v in (0, 1)
+    if dtype.kind in "iu":
+        if isinstance(v, float) and not (np.isfinite(v) and v.is_integer()):
+            return False
+        info = np.iinfo(dtype)
+        return int(info.min) <= int(v) <= int(info.max)
+    exact: Any = exact_value(v)
+    with np.errstate(over="ignore"):
+        x = dtype.type(v) if abs(exact) < 2**1024 else dtype.type(np.inf if exact > 0 else -np.inf)
+    return bool(exact_value(float(x)) == exact)
+
+
+def held(leaf: LeafModel, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """``(values, positions)``: the items NumPy ``dtype`` holds exactly, as an array of
+    ``dtype``, and their positions among the set's items."""
+    dtype = np.dtype(dtype)
+    key = ("held", dtype.str)
+    if key not in leaf.cache:
+        items = _items(leaf)
+        positions = [i for i, v in enumerate(items) if holds(dtype, v)]
+        values = np.array([items[i] for i in positions], dtype=object).astype(dtype)
+        leaf.cache[key] = (values, np.array(positions, dtype=np.int64))
+    return leaf.cache[key]  # type: ignore[no-any-return]
+
+
+def clamp_holds(model: LeafModel, dtype: Any) -> bool:
+    """Whether NumPy ``dtype`` holds the clamp of every value it holds (``clamp_`` writes
+    in place only then): every member between the clamps of ``dtype``'s least and greatest
+    values, entry by entry, is a number of ``dtype``."""
+    dtype = np.dtype(dtype)
+    if model.members is Members.REAL or dtype.kind not in "biuf":
+        return dtype.kind == "f"
+    if dtype.kind == "f":
+        largest = Fraction(float(np.finfo(dtype).max))
+        least, greatest = -largest, largest
+    else:
+        info = np.iinfo(np.uint8 if dtype.kind == "b" else dtype)
+        least, greatest = Fraction(int(info.min)), Fraction(1 if dtype.kind == "b" else int(info.max))
+    if model.members is Members.INTEGERS:
+        exact = 2 ** (np.finfo(dtype).nmant + 1) if dtype.kind == "f" else None
+        for low, high in zip(np.asarray(model.value_low).reshape(-1).tolist(),
+                             np.asarray(model.value_high).reshape(-1).tolist()):
+            first, last = min(max(least, low), high), min(max(greatest, low), high)  # clamps of the ends
+            if exact is not None:
+                if max(abs(first), abs(last)) > exact:  # an integer between them the floats skip
+                    return False
+            elif first < least or last > greatest:
+                return False
+        return True
+    items = sorted({exact_value(v) for v in _items(model)})
+    if not items:
+        return True
+    first, last = _nearest_item(items, least), _nearest_item(items, greatest)
+    values = {exact_value(v): v for v in _items(model)}
+    return all(holds(dtype, values[v]) for v in items if first <= v <= last)
+
+
+def _nearest_item(items: list[Any], x: Fraction) -> Any:
+    """The item nearest to ``x`` (ties to the lower) of exact, sorted ``items``."""
+    return min(items, key=lambda v: (abs(v - x), v))
