@@ -30,7 +30,7 @@ import numpy as np
 
 from spacealg.core.leaf import LeafModel, Members, all_equal, plain, widths
 
-__all__ = ["clamp_holds", "counts", "exact_value", "finite", "held", "holds", "positions", "values_at"]
+__all__ = ["clamp_holds", "counts", "exact_value", "finite", "held", "holds", "positions", "range_items", "values_at"]
 
 
 def finite(model: LeafModel) -> bool:
@@ -121,13 +121,34 @@ def values_at(model: LeafModel, digits: np.ndarray) -> np.ndarray:
     if model.members is Members.INTEGERS:
         if model.items is not None:
             first, step = _stepped(model)
-            return first + step * digits.astype(np.int64)  # type: ignore[no-any-return]
+            return range_items(first, step, len(model.items), digits)
         low = model.value_low
         if low.dtype.kind == "O":
             return low + digits.astype(object)  # type: ignore[no-any-return]
+        if not holds(model.value_dtype, int(model.value_high.max(initial=0))):  # ends beyond the dtype
+            if model.uniform_bounds and low.size:
+                first, last = int(low.reshape(-1)[0]), int(model.value_high.reshape(-1)[0])
+                return range_items(first, 1, last - first + 1, digits)
+            return low.astype(object) + digits.astype(object)  # type: ignore[no-any-return]
         # in the bounds' own dtype: uint64 + int64 would round through float64 beyond 2**53
         return (low + digits.astype(low.dtype)).astype(model.value_dtype)  # type: ignore[no-any-return]
     return _ordered(model)[digits]  # type: ignore[no-any-return]
+
+
+def range_items(first: int, step: int, n: int, positions: np.ndarray) -> np.ndarray:
+    """The items ``first + step * positions`` of a range of ``n`` items (``step`` of either
+    sign), exactly: int64 when every item of the range fits int64, else uint64 when they fit
+    uint64, else an object array of Python ints (the dtype of ``sample``'s batches)."""
+    positions = np.asarray(positions)
+    last = first + step * (n - 1) if n else first
+    low, high = min(first, last), max(first, last)
+    signed, unsigned = low >= -(2**63) and high < 2**63, low >= 0 and high < 2**64
+    if signed or unsigned:
+        # modular uint64 arithmetic is exact whenever the result fits the output dtype
+        with np.errstate(over="ignore"):  # the wrap-around is the point
+            wrapped = positions.astype(np.uint64) * np.uint64(step % 2**64) + np.uint64(first % 2**64)
+        return wrapped.view(np.int64) if signed else wrapped  # type: ignore[no-any-return]
+    return first + step * positions.astype(object)  # type: ignore[no-any-return]
 
 
 # -- the items a dtype holds exactly ---------------------------------------------------------

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.core.generic import as_space
-from spacealg.core.leaf_index import clamp_holds, exact_value, held
+from spacealg.core.leaf_index import clamp_holds, exact_value, held, range_items
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
@@ -356,22 +356,6 @@ def int64_run(space: Any) -> bool:
         return False
     n = range_length(space)
     return bool(n) and (space.step == 1 or n == 1) and space.start >= -(2**63) and space.start + n - 1 < 2**63
-
-
-def range_items(first: int, step: int, n: int, positions: np.ndarray) -> np.ndarray:
-    """The items ``first + step * positions`` of a range of ``n`` items (``step`` of either
-    sign), exactly: int64 when every item of the range fits int64, else uint64 when they fit
-    uint64, else an object array of Python ints (the dtype of ``sample``'s batches)."""
-    positions = np.asarray(positions)
-    last = first + step * (n - 1) if n else first
-    low, high = min(first, last), max(first, last)
-    signed, unsigned = low >= -(2**63) and high < 2**63, low >= 0 and high < 2**64
-    if signed or unsigned:
-        # modular uint64 arithmetic is exact whenever the result fits the output dtype
-        with np.errstate(over="ignore"):  # the wrap-around is the point
-            wrapped = positions.astype(np.uint64) * np.uint64(step % 2**64) + np.uint64(first % 2**64)
-        return wrapped.view(np.int64) if signed else wrapped  # type: ignore[no-any-return]
-    return first + step * positions.astype(object)  # type: ignore[no-any-return]
 
 
 def _congruent(values: np.ndarray, first: int, step: int) -> np.ndarray:
