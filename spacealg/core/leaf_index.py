@@ -125,7 +125,7 @@ def values_at(model: LeafModel, digits: np.ndarray) -> np.ndarray:
         low = model.value_low
         if low.dtype.kind == "O":
             return low + digits.astype(object)  # type: ignore[no-any-return]
-        if not holds(model.value_dtype, int(model.value_high.max(initial=0))):  # ends beyond the dtype
+        if not holds(np.dtype(model.value_dtype), int(model.value_high.max(initial=0))):  # ends beyond the dtype
             if model.uniform_bounds and low.size:
                 first, last = int(low.reshape(-1)[0]), int(model.value_high.reshape(-1)[0])
                 return range_items(first, 1, last - first + 1, digits)
