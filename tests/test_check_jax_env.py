@@ -219,3 +219,16 @@ def test_the_compile_once_probe_draws_under_an_abstract_multi_discrete_mask():
         Box(-np.inf, np.inf, shape=(2,), dtype=np.float32), Categorical([3, 2], dtype=np.int32),
     )
     compile_once(protocol, Rollouts(protocol, 3, True, False))
+
+
+def test_a_sound_brax_style_environment_passes():
+    from tests.jax_toy_envs import Slide
+
+    report = check_jax_env(Slide, **FAST)
+    assert report.style == "brax" and "observation-in-space" in report.properties
+
+
+def test_a_pgx_environment_passes():
+    pytest.importorskip("pgx")
+    report = check_jax_env("pgx:tic_tac_toe", **{**FAST, "max_examples": 2, "max_steps": 20})
+    assert report.style == "pgx" and "action-mask" in report.properties
