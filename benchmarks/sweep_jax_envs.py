@@ -36,6 +36,8 @@ ONE = textwrap.dedent(
                    "not_checked": report.not_checked}
             break
         except JaxEnvCheckError as error:
+            if error.property in skip:  # not skippable (a probe reports it before any law)
+                break
             failures.append({"property": error.property, "message": str(error),
                              "reproduction": error.reproduction()})
             skip.append(error.property)
@@ -79,11 +81,16 @@ def main() -> None:
     parser.add_argument("--max-steps", type=int, default=100)
     parser.add_argument("--budget", type=float, default=60.0)
     parser.add_argument("--timeout", type=float, default=600.0)
+    parser.add_argument("--batch", type=int, default=None, help="rows per compiled batch (default: the checker's)")
+    parser.add_argument("--no-determinism", action="store_true", help="skip the relational laws (faster)")
     parser.add_argument("--only", default=None, help="a prefix of the targets (gymnax:, jumanji:Snake)")
     parser.add_argument("--json", default=None, help="write the rows to this file")
     parser.add_argument("targets", nargs="*", help="ids to check instead of every registered one")
     arguments = parser.parse_args()
-    options = {"max_examples": arguments.examples, "max_steps": arguments.max_steps, "budget": arguments.budget}
+    options = {"max_examples": arguments.examples, "max_steps": arguments.max_steps, "budget": arguments.budget,
+               "determinism": not arguments.no_determinism}
+    if arguments.batch is not None:
+        options["batch"] = arguments.batch
     rows = []
     for target in arguments.targets or targets(arguments.only):
         started = time.perf_counter()

@@ -222,3 +222,32 @@ def line_mask_bug() -> Line:
 def walk_batching_bug() -> Walk:
     """``Walk`` whose observation depends on the other rows of a vmapped batch."""
     return make_walk("batching")
+
+
+# -- Brax style ------------------------------------------------------------------------------
+
+
+@jax.tree_util.register_dataclass
+@dataclass
+class BraxState:
+    obs: jax.Array
+    reward: jax.Array
+    done: jax.Array
+    t: jax.Array
+
+
+class Slide:
+    """A Brax-style toy: a point pushed by a continuous action in [-1, 1]^2, ``done`` (a float,
+    as Brax's) after 15 steps; no randomness in step."""
+
+    action_size = 2
+    observation_size = 2
+
+    def reset(self, rng: jax.Array) -> BraxState:
+        obs = jax.random.uniform(rng, (2,), jnp.float32, -1, 1)
+        return BraxState(obs, jnp.zeros((), jnp.float32), jnp.zeros((), jnp.float32), jnp.zeros((), jnp.int32))
+
+    def step(self, state: BraxState, action: jax.Array) -> BraxState:
+        obs = state.obs + 0.1 * action
+        t = state.t + 1
+        return BraxState(obs, -jnp.sum(obs**2), (t >= 15).astype(jnp.float32), t)

@@ -170,3 +170,65 @@ def test_jax_ids_resolve_to_the_library_make():
 
     target = resolve_target("jumanji:Snake-v1")
     assert target.construction == "env = jumanji.make('Snake-v1')" and target.imports == ("import jumanji",)
+
+
+@pytest.mark.parametrize("mask_shape", [(3, 2), (2, 3)])
+def test_masked_draws_of_a_multi_discrete_action_are_legal(mask_shape):
+    """A joint mask (one entry per action, BinPack's) and a mask per factor (one row per
+    factor, Connector's), traced abstractly too (the compile-once probe draws with an
+    abstract mask)."""
+    import jax
+    import jax.numpy as jnp
+
+    from spacealg.spaces.categorical import Categorical
+    from spacealg.testing.jax_env.laws import is_legal
+    from spacealg.testing.jax_env.protocols import Protocol
+    from spacealg.testing.jax_env.rollout import drawer
+
+    space = Categorical([3, 2], dtype=np.int32)
+    protocol = Protocol("jumanji", None, lambda k: (None, {}), lambda *a: (None, {}), None, space)
+    draw = drawer(protocol, masks=True, illegal=False)
+    mask = np.zeros(mask_shape, bool)
+    if mask_shape == (3, 2):
+        mask[2, 1] = mask[0, 1] = True
+    else:
+        mask[0, 1] = mask[1, 0] = True
+    assert jax.eval_shape(draw, jax.random.key(0), jax.ShapeDtypeStruct(mask_shape, jnp.bool_)).shape == (2,)
+    for i in range(20):
+        action = np.asarray(jax.jit(draw)(jax.random.key(i), jnp.asarray(mask)))
+        assert is_legal(mask, action, space), (mask, action)
+
+
+def test_the_compile_once_probe_draws_under_an_abstract_multi_discrete_mask():
+    """Regression: the probe closed over the abstract mask as a constant, which read as a 0-d
+    mask, so every environment with a joint multi-discrete mask (BinPack) failed no-exception."""
+    import jax.numpy as jnp
+
+    from spacealg.spaces.box import Box
+    from spacealg.spaces.categorical import Categorical
+    from spacealg.testing.jax_env.protocols import Protocol
+    from spacealg.testing.jax_env.relations import compile_once
+    from spacealg.testing.jax_env.rollout import Rollouts
+
+    def out(state):
+        return {"observation": state, "mask": jnp.ones((3, 2), bool)}
+
+    protocol = Protocol(
+        "jumanji", None, lambda key: (jnp.zeros(2), out(jnp.zeros(2))),
+        lambda state, action, key, again: (state + action, out(state + action)),
+        Box(-np.inf, np.inf, shape=(2,), dtype=np.float32), Categorical([3, 2], dtype=np.int32),
+    )
+    compile_once(protocol, Rollouts(protocol, 3, True, False))
+
+
+def test_a_sound_brax_style_environment_passes():
+    from tests.jax_toy_envs import Slide
+
+    report = check_jax_env(Slide, **FAST)
+    assert report.style == "brax" and "observation-in-space" in report.properties
+
+
+def test_a_pgx_environment_passes():
+    pytest.importorskip("pgx")
+    report = check_jax_env("pgx:tic_tac_toe", **{**FAST, "max_examples": 2, "max_steps": 20})
+    assert report.style == "pgx" and "action-mask" in report.properties

@@ -5,7 +5,9 @@
 ``check`` (the right one, by the environment's kind) drive Hypothesis-generated episodes and
 raise :class:`EnvCheckError` — an AssertionError naming the broken property, the seed and
 the shortest action sequence found, with ``.reproduction()`` — or return a report.
-``check_envs_match`` drives two implementations of one environment side by side.
+``check_envs_match`` drives two implementations of one environment side by side;
+``check_jax_env`` checks functional JAX environments (gymnax, Jumanji, pgx, Brax) under
+``jit`` and ``vmap`` (docs/jax_envs.md).
 ``replay`` re-runs the checks on one seed and action sequence; ``env_test`` makes a
 pytest test of a check in one line; ``check_many`` checks several environments in parallel
 worker processes (or on a Ray cluster). See docs/validation.md.
@@ -15,6 +17,7 @@ from spacealg.testing.aec import check_aec_env
 from spacealg.testing.differential import check_envs_match
 from spacealg.testing.errors import AEC_PROPERTIES, PARALLEL_PROPERTIES, PROPERTIES, EnvCheckError
 from spacealg.testing.fanout import check_many
+from spacealg.testing.jax_env import JAX_PROPERTIES, JaxEnvCheckError, check_jax_env
 from spacealg.testing.lints import EnvCheckWarning
 from spacealg.testing.parallel import check_parallel_env
 from spacealg.testing.single import EnvCheckReport, check_env
@@ -23,16 +26,19 @@ from spacealg.testing.vector import VECTOR_PROPERTIES, check_vector_env
 
 __all__ = [
     "AEC_PROPERTIES",
+    "JAX_PROPERTIES",
     "PARALLEL_PROPERTIES",
     "PROPERTIES",
     "VECTOR_PROPERTIES",
     "EnvCheckError",
     "EnvCheckReport",
     "EnvCheckWarning",
+    "JaxEnvCheckError",
     "check",
     "check_aec_env",
     "check_env",
     "check_envs_match",
+    "check_jax_env",
     "check_many",
     "check_parallel_env",
     "check_vector_env",

@@ -36,7 +36,7 @@ from spacealg.testing.runner import EnvCheckReport
 
 __all__ = ["JaxEnvCheckError", "JaxEnvCheckReport", "check_jax_env", "replay_jax"]
 
-DEFAULT_BATCH = 128
+DEFAULT_BATCH = 512
 RECORD_BYTES = 32 * 2**20  # the most the recorded trajectories of one example may take
 
 

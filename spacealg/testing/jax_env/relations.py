@@ -61,7 +61,7 @@ def compile_once(protocol: Protocol, rollouts: Rollouts) -> None:
     key = jax.random.key(0)
     try:
         state0, out0 = jax.eval_shape(protocol.reset, key)
-        action = jax.eval_shape(lambda k: rollouts.draw(k, out0.get("mask", None)), key)
+        action = jax.eval_shape(rollouts.draw, key, out0.get("mask"))  # the mask as an argument, abstract
         state1, out1 = jax.eval_shape(protocol.step, state0, action, key, key)
     except Exception as error:
         from spacealg.testing.driver import describe_exception
@@ -83,7 +83,7 @@ def compile_once(protocol: Protocol, rollouts: Rollouts) -> None:
 def _jaxprs(protocol: Protocol, rollouts: Rollouts) -> list[Any]:
     key = jax.random.key(0)
     state, out = jax.eval_shape(protocol.reset, key)
-    action = jax.eval_shape(lambda k: rollouts.draw(k, out.get("mask", None)), key)
+    action = jax.eval_shape(rollouts.draw, key, out.get("mask"))
     # fresh functions: JAX caches traces by function, and a cached trace would hide the change
     return [
         jax.make_jaxpr(lambda k: protocol.reset(k))(key),
