@@ -439,3 +439,41 @@ def test_a_new_kind_gets_json_members_gymnasium_flattening_masks_joint_and_emula
     assert sa.cardinality(m) == 4 and all(v[0] == 1 for v in m)
     box, struct = emulate_observation_space(s)                               # emulation: its arrays
     assert np.array_equal(nativize(emulate_copy(x, box.dtype, struct), s, struct), x)
+
+
+# -- review: regressions ------------------------------------------------------------------------
+
+
+def _peak_bytes(f) -> int:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        f()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_construction_costs_o_len_nvec_and_batch_ops_o_width_never_len_times_max():
+    """A 6 kB document of 2,001 blocks, one of 2,000 columns: the constructor held a padded
+    (len(nvec), max(nvec)) table (36 MB); OneHot(10**6) from a 40-byte document 33 MB."""
+    nvec = [1] * 2000 + [2000]
+    doc = {"format": "spacealg.space", "version": 1, "space": {"kind": "onehot", "nvec": nvec}}
+    assert _peak_bytes(lambda: sa.from_json(doc)) < 64 * len(str(doc))
+    assert _peak_bytes(lambda: OneHot(10**6)) < 100_000
+    s = OneHot(nvec)
+    x = sa.element(1234, s)
+    assert _peak_bytes(lambda: sa.contains(x, s)) < 64 * 8 * s.shape[-1]  # O(width), not 4M table entries
+    assert sa.index(sa.clamp(x.astype(np.float32), s), s) == 1234
+
+
+@given(st.lists(st.integers(1, 4), min_size=2, max_size=6), st.integers(0, 2**32 - 1))
+def test_blocks_of_mixed_sizes_in_any_order(sizes, seed):
+    """Blocks grouped by size internally: positions come back in block order."""
+    s = OneHot(sizes)
+    x = sa.sample(s, rng=seed)
+    assert _brute_member(x, s)
+    ends = np.cumsum([0, *sizes])
+    assert sa.encode(x, s).tolist() == [int(x[a:b].argmax()) for a, b in itertools.pairwise(ends)]
+    assert np.array_equal(sa.decode(sa.encode(x, s), s), x)

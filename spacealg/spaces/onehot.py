@@ -48,9 +48,11 @@ Membership is by value (spacealg's dtype policy): an array of ``shape`` whose en
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -139,29 +141,13 @@ class OneHot(Space):
     shape: tuple[int, ...]
     batch: tuple[int, ...]
     dtype: np.dtype
-    _gather: np.ndarray
-    _valid: np.ndarray
-    _block_of: np.ndarray
-    _local_of: np.ndarray
 
     def __init__(self, nvec: Any, shape: Any = None, dtype: Any = np.bool_) -> None:
         scalar, sizes = _blocks_arg(nvec)
-        width = sum(sizes)
-        checked_shape = _shape_arg(shape, width)
-        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-        j = np.arange(max(sizes))
-        valid = j[None, :] < np.array(sizes)[:, None]
-        # block b, slot j -> its column; slots past the block read the block's first column,
-        # so an argmax (ties to the first) never picks them
-        gather = np.where(valid, offsets[:, None] + j[None, :], offsets[:, None])
-        block_of = np.repeat(np.arange(len(sizes)), sizes)
-        for array in (gather, valid, block_of):
-            array.flags.writeable = False
-        local_of = np.arange(width) - offsets[block_of]
-        local_of.flags.writeable = False
+        checked_shape = _shape_arg(shape, sum(sizes))
+        # O(len(nvec)) here: the column tables (O(sum(nvec))) are built at the first batch operation
         self._set(nvec=sizes[0] if scalar else sizes, sizes=sizes, scalar=scalar, shape=checked_shape,
-                  batch=checked_shape[:-1], dtype=_dtype_arg(dtype), _gather=gather, _valid=valid,
-                  _block_of=block_of, _local_of=local_of)
+                  batch=checked_shape[:-1], dtype=_dtype_arg(dtype))
 
     def _key(self) -> tuple[Any, ...]:
         return (self.scalar, self.sizes, self.shape, self.dtype.str)
@@ -192,10 +178,51 @@ def _lead(x: Any, space: OneHot, what: str) -> tuple[int, ...]:
     return shape[: len(shape) - k]
 
 
-def _blocks(ns: Namespace, x: Any, space: OneHot) -> Any:
-    """``x`` (``(..., width)``) as ``(..., len(nvec), max(nvec))`` blocks (see ``_gather``)."""
-    taken = ns.xp.take(x, ns.constant(space._gather.reshape(-1)), axis=-1)
-    return ns.xp.reshape(taken, (*x.shape[:-1], *space._gather.shape))
+@dataclass(frozen=True)
+class _Tables:
+    """Where each block's columns are, with no padding (O(sum(nvec)) entries in all): the
+    blocks grouped by size, ``groups[g]`` the columns of one group, of shape
+    ``(count, size)``; ``order`` takes the groups' concatenated per-block results back to
+    block order (None when already in order); ``block_of``/``local_of`` per column."""
+
+    groups: tuple[np.ndarray, ...]
+    order: np.ndarray | None
+    block_of: np.ndarray
+    local_of: np.ndarray
+
+
+@functools.lru_cache(maxsize=32)
+def _tables(sizes: tuple[int, ...]) -> _Tables:
+    widths = np.array(sizes, dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(widths)[:-1]]).astype(np.int64)
+    groups, members = [], []
+    for size in dict.fromkeys(sizes):  # distinct sizes, in order of first appearance
+        blocks = np.flatnonzero(widths == size)
+        groups.append(offsets[blocks, None] + np.arange(size, dtype=np.int64))
+        members.append(blocks)
+    permutation = np.concatenate(members)
+    order = None if (permutation == np.arange(len(sizes))).all() else np.argsort(permutation)
+    block_of = np.repeat(np.arange(len(sizes), dtype=np.int64), widths)
+    local_of = np.arange(int(widths.sum()), dtype=np.int64) - offsets[block_of]
+    for array in (order, block_of, local_of, *groups):
+        if array is not None:
+            array.flags.writeable = False
+    return _Tables(tuple(groups), order, block_of, local_of)
+
+
+def _grouped(ns: Namespace, x: Any, space: OneHot) -> Iterator[Any]:
+    """``x`` (``(..., width)``) as ``(..., count, size)`` blocks, one array per group of
+    blocks of one size (see :class:`_Tables`)."""
+    for columns in _tables(space.sizes).groups:
+        taken = ns.xp.take(x, ns.constant(columns.reshape(-1)), axis=-1)
+        yield ns.xp.reshape(taken, (*x.shape[:-1], *columns.shape))
+
+
+def _in_block_order(ns: Namespace, per_group: list[Any], space: OneHot) -> Any:
+    """Per-block results (``(..., count)`` per group) as one ``(..., len(nvec))`` array."""
+    joined = per_group[0] if len(per_group) == 1 else ns.xp.concat(per_group, axis=-1)
+    order = _tables(space.sizes).order
+    return joined if order is None else ns.xp.take(joined, ns.constant(order), axis=-1)
 
 
 def _flat_all(ns: Namespace, inside: Any, lead: tuple[int, ...]) -> Any:
@@ -206,10 +233,10 @@ def _isin_rule(ns: Namespace, batch: Any, space: OneHot) -> Any:
     """Per row: entries all 0 or 1, one 1 per block."""
     xp = ns.xp
     lead = _lead(batch, space, "isin")
-    binary = (batch == 0) | (batch == 1)
-    hot = xp.astype(_blocks(ns, xp.astype(batch == 1, xp.int32), space), xp.int32)
-    counts = xp.sum(xp.where(ns.constant(space._valid), hot, 0), axis=-1)
-    return _flat_all(ns, binary, lead) & _flat_all(ns, counts == 1, lead)
+    inside = _flat_all(ns, (batch == 0) | (batch == 1), lead)
+    for blocks in _grouped(ns, xp.astype(batch == 1, xp.int32), space):
+        inside = inside & _flat_all(ns, xp.sum(blocks, axis=-1) == 1, lead)
+    return inside
 
 
 def _positions(ns: Namespace, x: Any, space: OneHot) -> Any:
@@ -217,14 +244,15 @@ def _positions(ns: Namespace, x: Any, space: OneHot) -> Any:
     xp = ns.xp
     if x.dtype == xp.bool:
         x = xp.astype(x, xp.int8)
-    return xp.argmax(_blocks(ns, x, space), axis=-1)
+    return _in_block_order(ns, [xp.argmax(blocks, axis=-1) for blocks in _grouped(ns, x, space)], space)
 
 
 def _one_hot(ns: Namespace, positions: Any, space: OneHot) -> Any:
     """The members (``(..., width)``, the space's dtype) with these hot positions."""
     xp = ns.xp
-    per_column = xp.take(positions, ns.constant(space._block_of), axis=-1)
-    return xp.astype(per_column == ns.constant(space._local_of), ns.dtype(space.dtype))
+    tables = _tables(space.sizes)
+    per_column = xp.take(positions, ns.constant(tables.block_of), axis=-1)
+    return xp.astype(per_column == ns.constant(tables.local_of), ns.dtype(space.dtype))
 
 
 def _sample_rule(ns: Namespace, space: OneHot, size: Any = None, *, rng: Any = None, **extra: Any) -> Any:
@@ -271,15 +299,14 @@ def _unflatten_batch_rule(ns: Namespace, vs: Any, space: OneHot) -> Any:
     if vs.ndim < 1 or vs.shape[-1] != dim:
         raise ValueError(f"unflatten_batch: expected an array (*batch, {dim}), got shape {tuple(vs.shape)}")
     rows = xp.reshape(vs != 0, (*vs.shape[:-1], *space.shape))
-    blocks = _blocks(ns, xp.astype(rows, xp.int8), space)
-    found = xp.any(xp.where(ns.constant(space._valid), blocks, 0) != 0, axis=-1)
+    groups = list(_grouped(ns, xp.astype(rows, xp.int8), space))
     try:
-        complete = bool(xp.all(found))
+        complete = all(bool(xp.all(xp.any(blocks != 0, axis=-1))) for blocks in groups)
     except Exception:  # traced: rows are taken as they come
         complete = True
     if not complete:
         raise ValueError("unflatten_batch: a row is not a concatenation of one-hot vectors")
-    return _one_hot(ns, xp.argmax(blocks, axis=-1), space)
+    return _one_hot(ns, _in_block_order(ns, [xp.argmax(blocks, axis=-1) for blocks in groups], space), space)
 
 
 for _operation, _rule in (("isin", _isin_rule), ("sample", _sample_rule), ("clamp", _clamp_rule),
@@ -415,7 +442,7 @@ def _onehot_in_box(a: OneHot, b: Box) -> bool:
     if b.shape != a.shape:
         return False
     # an entry of a block wider than one is 0 in some member
-    takes_zero = np.broadcast_to((np.array(a.sizes) > 1)[a._block_of], a.shape)
+    takes_zero = np.broadcast_to((np.array(a.sizes) > 1)[_tables(a.sizes).block_of], a.shape)
     ones = (b.low <= 1) & (b.high >= 1)
     zeros = (b.low <= 0) & (b.high >= 0)
     return bool((ones & (zeros | ~takes_zero)).all())
