@@ -477,3 +477,28 @@ def test_blocks_of_mixed_sizes_in_any_order(sizes, seed):
     ends = np.cumsum([0, *sizes])
     assert sa.encode(x, s).tolist() == [int(x[a:b].argmax()) for a, b in itertools.pairwise(ends)]
     assert np.array_equal(sa.decode(sa.encode(x, s), s), x)
+
+
+@pytest.mark.parametrize(("nvec", "shape", "error", "word"), [
+    ([True, 2], None, TypeError, "nvec"), ([np.True_, 2], None, TypeError, "nvec"),
+    ([2, 3.0], None, TypeError, "nvec"), ([[2], [3, 4]], None, TypeError, "nvec"), ({"a": 2}, None, TypeError, "nvec"),
+    (2**70, None, ValueError, "nvec"), ([2**62, 2**62], None, ValueError, "nvec"), ([2**70], None, ValueError, "nvec"),
+    (3, (2**40, 2**30, 3), ValueError, "shape")])
+def test_constructor_refuses_bools_non_ints_and_widths_no_array_has(nvec, shape, error, word):
+    """[True, 2] was OneHot([1, 2]); 2**70 raised numpy's 'Maximum allowed size exceeded'."""
+    with pytest.raises(error, match=word):
+        OneHot(nvec, shape=shape)
+    node = {"kind": "onehot", "nvec": nvec, **({"shape": {"tuple": list(shape)}} if shape else {})}
+    if not isinstance(nvec, dict) and not any(isinstance(v, np.bool_) for v in np.ravel(np.asarray(nvec, object))):
+        with pytest.raises(sa.serialize.DocumentError, match=word):
+            sa.from_json({"format": "spacealg.space", "version": 1, "space": node})
+
+
+def test_huge_counts_are_exact_ints():
+    """cardinality beyond int64 is an exact int; element/index beyond 2**63 round-trip."""
+    s = OneHot([2] * 100)
+    assert sa.cardinality(s) == 2**100 and isinstance(sa.cardinality(s), int)
+    for i in (2**63 - 1, 2**63, 2**63 + 5, 2**99 + 12345, 2**100 - 1):
+        assert sa.index(sa.element(i, s), s) == i
+    assert sa.cardinality(OneHot([2**40] * 3)) == 2**120
+    assert sa.cardinality(OneHot(3, shape=(0, 3))) == 1 and len(list(OneHot(3, shape=(0, 3)))) == 1

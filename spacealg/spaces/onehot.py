@@ -89,20 +89,29 @@ from spacealg.spaces.categorical import Categorical
 __all__ = ["OneHot"]
 
 
+_MAX_LENGTH = 2**63 - 1  # the most entries an array (numpy's, torch's) can have
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
 def _blocks_arg(nvec: Any) -> tuple[bool, tuple[int, ...]]:
-    sizes: tuple[int, ...]
-    if isinstance(nvec, numbers.Integral) and not isinstance(nvec, (bool, np.bool_)):
-        sizes, scalar = (int(nvec),), True
+    if _is_count(nvec):
+        values, scalar = [nvec], True
     else:
         try:
-            array = np.asarray(nvec)
-        except (TypeError, ValueError):
-            array = np.asarray(None)
-        if array.ndim != 1 or not array.size or array.dtype.kind not in "iu":
+            array = None if isinstance(nvec, (str, bytes)) else np.asarray(nvec, dtype=object)
+        except Exception:  # ragged, or a hostile __len__/__iter__
+            array = None
+        if array is None or array.ndim != 1 or not array.size or not all(_is_count(v) for v in array):
             raise TypeError(f"OneHot: nvec must be an int or a non-empty sequence of ints, got {nvec!r}")
-        sizes, scalar = tuple(int(n) for n in array), False
+        values, scalar = array.tolist(), False
+    sizes = tuple(int(n) for n in values)
     if min(sizes) < 1:
         raise ValueError(f"OneHot: nvec must be positive, got {nvec!r}")
+    if sum(sizes) > _MAX_LENGTH:
+        raise ValueError(f"OneHot: nvec must sum to at most 2**63 - 1 (the length of an array), got {nvec!r}")
     return scalar, sizes
 
 
@@ -119,6 +128,8 @@ def _shape_arg(shape: Any, width: int) -> tuple[int, ...]:
         raise ValueError(f"OneHot: shape must hold non-negative ints, got {shape!r}")
     if not dims or dims[-1] != width:
         raise ValueError(f"OneHot: shape must end with sum(nvec) = {width}, got {shape!r}")
+    if math.prod(dims) > _MAX_LENGTH:
+        raise ValueError(f"OneHot: shape must have at most 2**63 - 1 entries (an array's), got {shape!r}")
     return tuple(int(d) for d in dims)
 
 
