@@ -502,3 +502,16 @@ def test_huge_counts_are_exact_ints():
         assert sa.index(sa.element(i, s), s) == i
     assert sa.cardinality(OneHot([2**40] * 3)) == 2**120
     assert sa.cardinality(OneHot(3, shape=(0, 3))) == 1 and len(list(OneHot(3, shape=(0, 3)))) == 1
+
+
+@pytest.mark.parametrize("dtype", [">f4", ">i8", ">u2", "<f2"])
+def test_byte_order_is_no_part_of_the_space(dtype):
+    """'>f4' gave a space unequal to float32's whose repr said float32, and to_torchrl raised."""
+    native = np.dtype(dtype).newbyteorder("=")
+    s = OneHot([2, 3], dtype=dtype)
+    assert s == OneHot([2, 3], dtype=native) and hash(s) == hash(OneHot([2, 3], dtype=native))
+    assert eval(repr(s), {**vars(sa), "np": np}) == s and sa.from_json(sa.to_json(s)) == s
+    assert sa.sample(s, rng=0).dtype == native and sa.bounds(s)[0].dtype == native
+    assert sa.contains(np.array([1, 0, 0, 1, 0], dtype=dtype), s)
+    if native.kind != "u":  # torch cannot compare uint16
+        assert to_torchrl(s) == to_torchrl(OneHot([2, 3], dtype=native))

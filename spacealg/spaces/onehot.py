@@ -140,7 +140,7 @@ def _dtype_arg(dtype: Any) -> np.dtype:
         raise TypeError(f"OneHot: dtype must be a bool, integer or floating dtype, got {dtype!r}") from None
     if checked.kind not in "biuf":
         raise ValueError(f"OneHot: dtype must be a bool, integer or floating dtype, got {checked}")
-    return checked
+    return checked if checked.isnative else checked.newbyteorder("=")  # the byte order is no part of the set
 
 
 class OneHot(Space):
