@@ -515,3 +515,34 @@ def test_byte_order_is_no_part_of_the_space(dtype):
     assert sa.contains(np.array([1, 0, 0, 1, 0], dtype=dtype), s)
     if native.kind != "u":  # torch cannot compare uint16
         assert to_torchrl(s) == to_torchrl(OneHot([2, 3], dtype=native))
+
+
+TORCH_ALL_DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16,
+                    torch.uint32, torch.uint64, torch.float16, torch.bfloat16, torch.float32, torch.float64,
+                    torch.complex64]
+
+
+@settings(max_examples=30)
+@given(onehots(max_batch=1), st.data())
+def test_torch_membership_is_numpys_for_every_dtype(s, data):
+    """torch isin said complex vectors were members (NumPy: not), contains of a bfloat16
+    tensor was False while isin said True: now contains, isin and NumPy agree on every dtype."""
+    rows = np.stack(data.draw(st.lists(_rows(s), min_size=1, max_size=3)))
+    expected = sa.isin(rows.astype(np.float64), s).tolist()
+    for dtype in TORCH_ALL_DTYPES:
+        t = torch.from_numpy(rows.astype(np.int64)).to(dtype)
+        want = [False] * len(rows) if dtype.is_complex else expected
+        assert sa.isin(t, s).tolist() == want, dtype
+        assert [sa.contains(r, s) for r in t] == want, dtype
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "uint16", "uint32", "float16", "int16", "complex64"])
+def test_jax_membership_is_numpys_for_every_dtype(dtype):
+    s = OneHot([2, 3])
+    rows = np.array([[1, 0, 0, 0, 1], [1, 1, 0, 0, 1], [0, 1, 0, 1, 0]])
+    j = jax.numpy.asarray(rows).astype(dtype)
+    want = [False] * 3 if dtype.startswith("complex") else [True, False, True]
+    assert np.asarray(sa.isin(j, s)).tolist() == want
+    assert [sa.contains(r, s) for r in j] == want
+    assert sa.isin(np.asarray(j), s).tolist() == want  # NumPy's view of a JAX bfloat16 array too
+    assert [sa.contains(r, s) for r in np.asarray(j)] == want

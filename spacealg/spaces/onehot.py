@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.core.arrays import Namespace, numpy_namespace, register_kind_rule
+from spacealg.core.arrays import Namespace, backend_name, namespace_for, numpy_namespace, register_kind_rule
 from spacealg.core.catalog import register_space_class
 from spacealg.core.image import Image, image_of
 from spacealg.core.protocol import (
@@ -236,6 +236,10 @@ def _in_block_order(ns: Namespace, per_group: list[Any], space: OneHot) -> Any:
     return joined if order is None else ns.xp.take(joined, ns.constant(order), axis=-1)
 
 
+#: the dtypes whose arrays can be members (array API kinds; bfloat16 is a real floating dtype)
+_REAL = ("bool", "integral", "real floating")
+
+
 def _flat_all(ns: Namespace, inside: Any, lead: tuple[int, ...]) -> Any:
     return ns.xp.all(ns.xp.reshape(inside, (*lead, math.prod(inside.shape[len(lead):]))), axis=-1)
 
@@ -244,6 +248,8 @@ def _isin_rule(ns: Namespace, batch: Any, space: OneHot) -> Any:
     """Per row: entries all 0 or 1, one 1 per block."""
     xp = ns.xp
     lead = _lead(batch, space, "isin")
+    if not xp.isdtype(batch.dtype, _REAL):  # complex, strings: no member, as on NumPy
+        return ns.constant(np.zeros(lead, dtype=bool))
     inside = _flat_all(ns, (batch == 0) | (batch == 1), lead)
     for blocks in _grouped(ns, xp.astype(batch == 1, xp.int32), space):
         inside = inside & _flat_all(ns, xp.sum(blocks, axis=-1) == 1, lead)
@@ -286,6 +292,8 @@ def _check_finite(ns: Namespace, x: Any) -> None:
 
 def _clamp_rule(ns: Namespace, x: Any, space: OneHot) -> Any:
     _lead(x, space, "clamp")
+    if not ns.xp.isdtype(x.dtype, _REAL):
+        raise TypeError(f"clamp: x must be a real numeric array, got dtype {x.dtype}")
     _check_finite(ns, x)
     return _one_hot(ns, _positions(ns, x, space), space)
 
@@ -331,11 +339,25 @@ _NUMPY = numpy_namespace()
 # -- the protocol on NumPy: the same rules ----------------------------------------------------
 
 
+def _real(x: Any) -> np.ndarray | None:
+    """``x`` as a real ndarray (:func:`as_real_array`), or, for an ndarray of a numeric
+    extension dtype (ml_dtypes' bfloat16, float8, int4: JAX's dtypes as NumPy sees them), its
+    values as float64, which holds each exactly; None for anything else."""
+    a = as_real_array(x)
+    if a is None and isinstance(x, np.ndarray) and x.dtype.kind == "V" and x.dtype.names is None \
+            and np.can_cast(x.dtype, np.float64, "safe"):
+        return x.astype(np.float64)
+    return a
+
+
 @contains.register(OneHot)
 def _contains(x: Any, space: OneHot) -> bool:
-    if isinstance(x, (str, bytes)):
-        return False
-    a = as_real_array(x)
+    name = backend_name(x)
+    if name is not None and hasattr(x, "dtype"):  # a tensor (on any device) or JAX array: the same rule
+        if tuple(x.shape) != space.shape:
+            return False
+        return bool(_isin_rule(namespace_for(name, x), x[None], space)[0])
+    a = _real(x)
     if a is None or a.shape != space.shape:
         return False
     return bool(_isin_rule(_NUMPY, a, space))
@@ -343,7 +365,7 @@ def _contains(x: Any, space: OneHot) -> bool:
 
 @isin.register(OneHot)
 def _isin(batch: Any, space: OneHot) -> np.ndarray:
-    a = as_real_array(batch)
+    a = _real(batch)
     if a is None:
         if isinstance(batch, np.ndarray) and batch.ndim >= len(space.shape):
             return np.zeros(batch.shape[: batch.ndim - len(space.shape)], dtype=bool)
@@ -377,7 +399,7 @@ def _bounds(space: OneHot) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _numeric(x: Any, what: str) -> np.ndarray:
-    a = as_real_array(x)
+    a = _real(x)
     if a is None or isinstance(x, (str, bytes)):
         raise TypeError(f"{what}: x must be a numeric array, got {type(x).__qualname__}")
     return a
