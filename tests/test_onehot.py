@@ -546,3 +546,18 @@ def test_jax_membership_is_numpys_for_every_dtype(dtype):
     assert [sa.contains(r, s) for r in j] == want
     assert sa.isin(np.asarray(j), s).tolist() == want  # NumPy's view of a JAX bfloat16 array too
     assert [sa.contains(r, s) for r in np.asarray(j)] == want
+
+
+@pytest.mark.parametrize("dtype", ["uint16", "uint32", "uint64"])
+def test_torch_clamp_of_wide_unsigned_tensors_is_numpys(dtype):
+    """torch's argmax leaked NotImplementedError ("argmax_cpu" not implemented for 'UInt64')."""
+    s = OneHot([2, 3], shape=(2, 5))
+    top = np.iinfo(dtype).max
+    values = np.array([[[3, 5, 0, top - 1, top], [0, 0, 0, 0, 0]], [[top, top, 7, 2**15, 1], [1, 0, 0, 1, 0]]],
+                      dtype=dtype)
+    expected = sa.clamp(values, s)
+    t = torch.from_numpy(values)
+    assert t.dtype == getattr(torch, dtype)
+    assert np.array_equal(sa.clamp(t, s).numpy(), expected)
+    inplace = t.clone()
+    assert sa.clamp_(inplace, s) is inplace and inplace.to(torch.int64).tolist() == expected.astype(np.int64).tolist()

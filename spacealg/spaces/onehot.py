@@ -261,6 +261,9 @@ def _positions(ns: Namespace, x: Any, space: OneHot) -> Any:
     xp = ns.xp
     if x.dtype == xp.bool:
         x = xp.astype(x, xp.int8)
+    ordered = getattr(ns, "ordered", None)  # a backend that cannot compare some dtypes (torch's uint64)
+    if ordered is not None:
+        x = ordered(x)
     return _in_block_order(ns, [xp.argmax(blocks, axis=-1) for blocks in _grouped(ns, x, space)], space)
 
 
