@@ -561,3 +561,19 @@ def test_torch_clamp_of_wide_unsigned_tensors_is_numpys(dtype):
     assert np.array_equal(sa.clamp(t, s).numpy(), expected)
     inplace = t.clone()
     assert sa.clamp_(inplace, s) is inplace and inplace.to(torch.int64).tolist() == expected.astype(np.int64).tolist()
+
+
+class _OneHotSubclass(OneHot):
+    """A subclass that does not catalogue itself."""
+
+
+def test_a_subclass_of_a_catalogued_class_is_not_written_as_its_base():
+    """to_json(_OneHotSubclass(3)) was {"kind": "onehot", ...}, which read back as OneHot(3): a
+    different space, silently. A subclass must catalogue itself (or to_json says it cannot)."""
+    from spacealg.core.catalog import catalogued, name_of, register_space_class
+
+    assert name_of(OneHot) == "onehot" and catalogued("onehot") is OneHot and name_of(_OneHotSubclass) is None
+    with pytest.raises(TypeError, match="to_json: no JSON form for _OneHotSubclass"):
+        sa.to_json(_OneHotSubclass(3))
+    with pytest.raises(ValueError, match="taken"):
+        register_space_class(_OneHotSubclass, "onehot")
