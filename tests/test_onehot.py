@@ -577,3 +577,14 @@ def test_a_subclass_of_a_catalogued_class_is_not_written_as_its_base():
         sa.to_json(_OneHotSubclass(3))
     with pytest.raises(ValueError, match="taken"):
         register_space_class(_OneHotSubclass, "onehot")
+
+
+@given(small, st.data())
+def test_index_and_encode_take_every_form_of_member_contains_takes(s, data):
+    """index/elements/element are the image's (one mixed-radix definition, Categorical's)."""
+    i = data.draw(st.integers(0, sa.cardinality(s) - 1))
+    x = sa.element(i, s)
+    for form in (x, x.tolist(), x.astype(np.float16), torch.from_numpy(x.astype(np.float32)),
+                 np.asarray(jax.numpy.asarray(x, dtype=jax.numpy.bfloat16))):
+        assert sa.contains(form, s) and sa.index(form, s) == i
+        assert np.array_equal(np.asarray(sa.encode(form, s)), np.asarray(sa.encode(x, s)))

@@ -64,7 +64,6 @@ from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
     cardinality,
-    check_position,
     clamp,
     clamp_,
     contains,
@@ -81,7 +80,7 @@ from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
 from spacealg.core.styles import FiniteSpaceStyle, Style
 from spacealg.spaces._batch import as_real_array, normalize_size
-from spacealg.spaces._counting import lazy_product, power
+from spacealg.spaces._counting import power
 from spacealg.spaces.array import ArraySpace, array_of
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
@@ -422,47 +421,32 @@ def _clamp_inplace(x: Any, space: OneHot) -> Any:
     return _clamp_inplace_rule(_NUMPY, x, space)
 
 
-# -- counting: hot positions as a mixed-radix number ------------------------------------------
-
-
-def _radices(space: OneHot) -> list[int]:
-    return list(space.sizes) * math.prod(space.batch)
+# -- counting: the image's (the hot positions, a Categorical or a range) ---------------------------
 
 
 @cardinality.register(OneHot)
 def _cardinality(space: OneHot) -> int | float:
-    return power(math.prod(space.sizes), math.prod(space.batch))
-
-
-def _from_digits(digits: Sequence[int], space: OneHot) -> np.ndarray:
-    positions = np.array(digits, dtype=np.int64).reshape((*space.batch, len(space.sizes)))
-    return np.asarray(_one_hot(_NUMPY, positions, space))
+    return power(math.prod(space.sizes), math.prod(space.batch))  # O(1): the image's count, unbuilt
 
 
 @elements.register(OneHot)
 def _elements(space: OneHot) -> Iterator[np.ndarray]:
-    axes = [range(n) for n in _radices(space)]
-    return (_from_digits(combo, space) for combo in lazy_product(axes.__getitem__, len(axes)))
+    image = _image(space)
+    return (image.decode(y) for y in elements(image.space))
 
 
 @index.register(OneHot)
 def _index(x: Any, space: OneHot) -> int:
     if not contains(x, space):
         raise ValueError(f"index: x={x!r} is not a member of {space!r}")
-    position = 0
-    for digit, radix in zip(np.asarray(_positions(_NUMPY, as_real_array(x), space)).flat, _radices(space)):
-        position = position * radix + int(digit)
-    return position
+    image = _image(space)
+    return index(image.encode(x), image.space)  # type: ignore[no-any-return]
 
 
 @element.register(OneHot)
 def _element(i: Any, space: OneHot) -> np.ndarray:
-    i = check_position(i, _cardinality(space))
-    digits = []
-    for radix in reversed(_radices(space)):
-        i, digit = divmod(i, radix)
-        digits.append(digit)
-    return _from_digits(digits[::-1], space)
+    image = _image(space)
+    return image.decode(element(i, image.space))  # type: ignore[no-any-return]
 
 
 # -- inclusion: by value ------------------------------------------------------------------------
@@ -515,7 +499,7 @@ def _image_space(space: OneHot) -> Any:
 
 
 def _encode(x: Any, space: OneHot) -> Any:
-    positions = np.asarray(_positions(_NUMPY, np.asarray(x), space), dtype=np.int64)
+    positions = np.asarray(_positions(_NUMPY, _numeric(x, "encode"), space), dtype=np.int64)
     if space.scalar:
         positions = positions[..., 0]
     return positions[()] if positions.ndim == 0 else positions
