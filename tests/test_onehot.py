@@ -588,3 +588,12 @@ def test_index_and_encode_take_every_form_of_member_contains_takes(s, data):
                  np.asarray(jax.numpy.asarray(x, dtype=jax.numpy.bfloat16))):
         assert sa.contains(form, s) and sa.index(form, s) == i
         assert np.array_equal(np.asarray(sa.encode(form, s)), np.asarray(sa.encode(x, s)))
+
+
+def test_dtype_none_is_refused_as_box_refuses_it():
+    """OneHot(3, dtype=None) was a float64 space (numpy's reading of None), and so was the
+    document {"kind": "onehot", "nvec": 3, "dtype": null}."""
+    with pytest.raises(ValueError, match="dtype"):
+        OneHot(3, dtype=None)
+    with pytest.raises(sa.serialize.DocumentError, match="dtype"):
+        sa.from_json({"format": "spacealg.space", "version": 1, "space": {"kind": "onehot", "nvec": 3, "dtype": None}})

@@ -133,6 +133,8 @@ def _shape_arg(shape: Any, width: int) -> tuple[int, ...]:
 
 
 def _dtype_arg(dtype: Any) -> np.dtype:
+    if dtype is None:  # numpy reads None as float64: as Box, refuse it rather than guess
+        raise ValueError("OneHot: dtype must be a bool, integer or floating dtype (None is not a dtype)")
     try:
         checked = np.dtype(dtype)
     except TypeError:
