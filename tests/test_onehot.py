@@ -439,3 +439,161 @@ def test_a_new_kind_gets_json_members_gymnasium_flattening_masks_joint_and_emula
     assert sa.cardinality(m) == 4 and all(v[0] == 1 for v in m)
     box, struct = emulate_observation_space(s)                               # emulation: its arrays
     assert np.array_equal(nativize(emulate_copy(x, box.dtype, struct), s, struct), x)
+
+
+# -- review: regressions ------------------------------------------------------------------------
+
+
+def _peak_bytes(f) -> int:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        f()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_construction_costs_o_len_nvec_and_batch_ops_o_width_never_len_times_max():
+    """A 6 kB document of 2,001 blocks, one of 2,000 columns: the constructor held a padded
+    (len(nvec), max(nvec)) table (36 MB); OneHot(10**6) from a 40-byte document 33 MB."""
+    nvec = [1] * 2000 + [2000]
+    doc = {"format": "spacealg.space", "version": 1, "space": {"kind": "onehot", "nvec": nvec}}
+    assert _peak_bytes(lambda: sa.from_json(doc)) < 64 * len(str(doc))
+    assert _peak_bytes(lambda: OneHot(10**6)) < 100_000
+    s = OneHot(nvec)
+    x = sa.element(1234, s)
+    assert _peak_bytes(lambda: sa.contains(x, s)) < 64 * 8 * s.shape[-1]  # O(width), not 4M table entries
+    assert sa.index(sa.clamp(x.astype(np.float32), s), s) == 1234
+
+
+@given(st.lists(st.integers(1, 4), min_size=2, max_size=6), st.integers(0, 2**32 - 1))
+def test_blocks_of_mixed_sizes_in_any_order(sizes, seed):
+    """Blocks grouped by size internally: positions come back in block order."""
+    s = OneHot(sizes)
+    x = sa.sample(s, rng=seed)
+    assert _brute_member(x, s)
+    ends = np.cumsum([0, *sizes])
+    assert sa.encode(x, s).tolist() == [int(x[a:b].argmax()) for a, b in itertools.pairwise(ends)]
+    assert np.array_equal(sa.decode(sa.encode(x, s), s), x)
+
+
+@pytest.mark.parametrize(("nvec", "shape", "error", "word"), [
+    ([True, 2], None, TypeError, "nvec"), ([np.True_, 2], None, TypeError, "nvec"),
+    ([2, 3.0], None, TypeError, "nvec"), ([[2], [3, 4]], None, TypeError, "nvec"), ({"a": 2}, None, TypeError, "nvec"),
+    (2**70, None, ValueError, "nvec"), ([2**62, 2**62], None, ValueError, "nvec"), ([2**70], None, ValueError, "nvec"),
+    (3, (2**40, 2**30, 3), ValueError, "shape")])
+def test_constructor_refuses_bools_non_ints_and_widths_no_array_has(nvec, shape, error, word):
+    """[True, 2] was OneHot([1, 2]); 2**70 raised numpy's 'Maximum allowed size exceeded'."""
+    with pytest.raises(error, match=word):
+        OneHot(nvec, shape=shape)
+    node = {"kind": "onehot", "nvec": nvec, **({"shape": {"tuple": list(shape)}} if shape else {})}
+    if not isinstance(nvec, dict) and not any(isinstance(v, np.bool_) for v in np.ravel(np.asarray(nvec, object))):
+        with pytest.raises(sa.serialize.DocumentError, match=word):
+            sa.from_json({"format": "spacealg.space", "version": 1, "space": node})
+
+
+def test_huge_counts_are_exact_ints():
+    """cardinality beyond int64 is an exact int; element/index beyond 2**63 round-trip."""
+    s = OneHot([2] * 100)
+    assert sa.cardinality(s) == 2**100 and isinstance(sa.cardinality(s), int)
+    for i in (2**63 - 1, 2**63, 2**63 + 5, 2**99 + 12345, 2**100 - 1):
+        assert sa.index(sa.element(i, s), s) == i
+    assert sa.cardinality(OneHot([2**40] * 3)) == 2**120
+    assert sa.cardinality(OneHot(3, shape=(0, 3))) == 1 and len(list(OneHot(3, shape=(0, 3)))) == 1
+
+
+@pytest.mark.parametrize("dtype", [">f4", ">i8", ">u2", "<f2"])
+def test_byte_order_is_no_part_of_the_space(dtype):
+    """'>f4' gave a space unequal to float32's whose repr said float32, and to_torchrl raised."""
+    native = np.dtype(dtype).newbyteorder("=")
+    s = OneHot([2, 3], dtype=dtype)
+    assert s == OneHot([2, 3], dtype=native) and hash(s) == hash(OneHot([2, 3], dtype=native))
+    assert eval(repr(s), {**vars(sa), "np": np}) == s and sa.from_json(sa.to_json(s)) == s
+    assert sa.sample(s, rng=0).dtype == native and sa.bounds(s)[0].dtype == native
+    assert sa.contains(np.array([1, 0, 0, 1, 0], dtype=dtype), s)
+    if native.kind != "u":  # torch cannot compare uint16
+        assert to_torchrl(s) == to_torchrl(OneHot([2, 3], dtype=native))
+
+
+TORCH_ALL_DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16,
+                    torch.uint32, torch.uint64, torch.float16, torch.bfloat16, torch.float32, torch.float64,
+                    torch.complex64]
+
+
+@settings(max_examples=30)
+@given(onehots(max_batch=1), st.data())
+def test_torch_membership_is_numpys_for_every_dtype(s, data):
+    """torch isin said complex vectors were members (NumPy: not), contains of a bfloat16
+    tensor was False while isin said True: now contains, isin and NumPy agree on every dtype."""
+    rows = np.stack(data.draw(st.lists(_rows(s), min_size=1, max_size=3)))
+    expected = sa.isin(rows.astype(np.float64), s).tolist()
+    for dtype in TORCH_ALL_DTYPES:
+        t = torch.from_numpy(rows.astype(np.int64)).to(dtype)
+        want = [False] * len(rows) if dtype.is_complex else expected
+        assert sa.isin(t, s).tolist() == want, dtype
+        assert [sa.contains(r, s) for r in t] == want, dtype
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "uint16", "uint32", "float16", "int16", "complex64"])
+def test_jax_membership_is_numpys_for_every_dtype(dtype):
+    s = OneHot([2, 3])
+    rows = np.array([[1, 0, 0, 0, 1], [1, 1, 0, 0, 1], [0, 1, 0, 1, 0]])
+    j = jax.numpy.asarray(rows).astype(dtype)
+    want = [False] * 3 if dtype.startswith("complex") else [True, False, True]
+    assert np.asarray(sa.isin(j, s)).tolist() == want
+    assert [sa.contains(r, s) for r in j] == want
+    assert sa.isin(np.asarray(j), s).tolist() == want  # NumPy's view of a JAX bfloat16 array too
+    assert [sa.contains(r, s) for r in np.asarray(j)] == want
+
+
+@pytest.mark.parametrize("dtype", ["uint16", "uint32", "uint64"])
+def test_torch_clamp_of_wide_unsigned_tensors_is_numpys(dtype):
+    """torch's argmax leaked NotImplementedError ("argmax_cpu" not implemented for 'UInt64')."""
+    s = OneHot([2, 3], shape=(2, 5))
+    top = np.iinfo(dtype).max
+    values = np.array([[[3, 5, 0, top - 1, top], [0, 0, 0, 0, 0]], [[top, top, 7, 2**15, 1], [1, 0, 0, 1, 0]]],
+                      dtype=dtype)
+    expected = sa.clamp(values, s)
+    t = torch.from_numpy(values)
+    assert t.dtype == getattr(torch, dtype)
+    assert np.array_equal(sa.clamp(t, s).numpy(), expected)
+    inplace = t.clone()
+    assert sa.clamp_(inplace, s) is inplace and inplace.to(torch.int64).tolist() == expected.astype(np.int64).tolist()
+
+
+class _OneHotSubclass(OneHot):
+    """A subclass that does not catalogue itself."""
+
+
+def test_a_subclass_of_a_catalogued_class_is_not_written_as_its_base():
+    """to_json(_OneHotSubclass(3)) was {"kind": "onehot", ...}, which read back as OneHot(3): a
+    different space, silently. A subclass must catalogue itself (or to_json says it cannot)."""
+    from spacealg.core.catalog import catalogued, name_of, register_space_class
+
+    assert name_of(OneHot) == "onehot" and catalogued("onehot") is OneHot and name_of(_OneHotSubclass) is None
+    with pytest.raises(TypeError, match="to_json: no JSON form for _OneHotSubclass"):
+        sa.to_json(_OneHotSubclass(3))
+    with pytest.raises(ValueError, match="taken"):
+        register_space_class(_OneHotSubclass, "onehot")
+
+
+@given(small, st.data())
+def test_index_and_encode_take_every_form_of_member_contains_takes(s, data):
+    """index/elements/element are the image's (one mixed-radix definition, Categorical's)."""
+    i = data.draw(st.integers(0, sa.cardinality(s) - 1))
+    x = sa.element(i, s)
+    for form in (x, x.tolist(), x.astype(np.float16), torch.from_numpy(x.astype(np.float32)),
+                 np.asarray(jax.numpy.asarray(x, dtype=jax.numpy.bfloat16))):
+        assert sa.contains(form, s) and sa.index(form, s) == i
+        assert np.array_equal(np.asarray(sa.encode(form, s)), np.asarray(sa.encode(x, s)))
+
+
+def test_dtype_none_is_refused_as_box_refuses_it():
+    """OneHot(3, dtype=None) was a float64 space (numpy's reading of None), and so was the
+    document {"kind": "onehot", "nvec": 3, "dtype": null}."""
+    with pytest.raises(ValueError, match="dtype"):
+        OneHot(3, dtype=None)
+    with pytest.raises(sa.serialize.DocumentError, match="dtype"):
+        sa.from_json({"format": "spacealg.space", "version": 1, "space": {"kind": "onehot", "nvec": 3, "dtype": None}})

@@ -40,6 +40,18 @@ class BackendNamespace(Namespace):
         array = np.asarray(array, dtype=dtype)
         return self.backend.constant(array, self.dtype(array.dtype), self.device)
 
+    def ordered(self, x: Any) -> Any:
+        """``x``, or an array ordered as ``x`` (``argmax``, ``<``) in a dtype the backend can
+        compare: torch cannot compare uint16/32/64 tensors, which become int64 (uint64 through
+        its bits with the sign bit flipped, so that the order holds beyond 2**63)."""
+        if self.name != "torch" or str(x.dtype) not in ("torch.uint16", "torch.uint32", "torch.uint64"):
+            return x
+        import torch  # x is a tensor: torch is loaded
+
+        if x.dtype == torch.uint64:
+            return x.view(torch.int64) ^ torch.tensor(-(2**63), dtype=torch.int64, device=x.device)
+        return x.to(torch.int64)
+
     def below(self, widths: Any, shape: tuple[int, ...]) -> Any:
         if self.adapter is None:
             raise TypeError(f"{self.name}: this operation has no generator to draw from")

@@ -11,7 +11,8 @@ serve it without a rule of their own for it:
   (so the core needs no Hypothesis; the strategy draws the ints and shrinks them to zeros).
 
 Laws: ``catalogued(name) is cls`` and ``name_of(cls) == name`` after
-``register_space_class(cls, name)``; a name is taken once (ValueError on a second class).
+``register_space_class(cls, name)``; a name is taken once (ValueError on a second class);
+``name_of`` of a subclass that did not register itself is None.
 """
 
 from __future__ import annotations
@@ -52,12 +53,10 @@ def catalogued(name: str) -> type | None:
 
 
 def name_of(cls: type) -> str | None:
-    """The document name of ``cls`` (or of its nearest catalogued base class), or None."""
-    for base in cls.__mro__:
-        entry = _BY_CLASS.get(base)
-        if entry is not None:
-            return entry.name
-    return None
+    """The document name of ``cls`` itself, or None: a subclass of a catalogued class is not
+    catalogued (its document would read back as the base class, a different space)."""
+    entry = _BY_CLASS.get(cls)
+    return None if entry is None else entry.name
 
 
 def entries() -> list[Entry]:

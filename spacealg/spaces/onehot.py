@@ -48,21 +48,22 @@ Membership is by value (spacealg's dtype policy): an array of ``shape`` whose en
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from spacealg.core.arrays import Namespace, numpy_namespace, register_kind_rule
+from spacealg.core.arrays import Namespace, backend_name, namespace_for, numpy_namespace, register_kind_rule
 from spacealg.core.catalog import register_space_class
 from spacealg.core.image import Image, image_of
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
     cardinality,
-    check_position,
     clamp,
     clamp_,
     contains,
@@ -79,7 +80,7 @@ from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
 from spacealg.core.styles import FiniteSpaceStyle, Style
 from spacealg.spaces._batch import as_real_array, normalize_size
-from spacealg.spaces._counting import lazy_product, power
+from spacealg.spaces._counting import power
 from spacealg.spaces.array import ArraySpace, array_of
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
@@ -87,20 +88,29 @@ from spacealg.spaces.categorical import Categorical
 __all__ = ["OneHot"]
 
 
+_MAX_LENGTH = 2**63 - 1  # the most entries an array (numpy's, torch's) can have
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
 def _blocks_arg(nvec: Any) -> tuple[bool, tuple[int, ...]]:
-    sizes: tuple[int, ...]
-    if isinstance(nvec, numbers.Integral) and not isinstance(nvec, (bool, np.bool_)):
-        sizes, scalar = (int(nvec),), True
+    if _is_count(nvec):
+        values, scalar = [nvec], True
     else:
         try:
-            array = np.asarray(nvec)
-        except (TypeError, ValueError):
-            array = np.asarray(None)
-        if array.ndim != 1 or not array.size or array.dtype.kind not in "iu":
+            array = None if isinstance(nvec, (str, bytes)) else np.asarray(nvec, dtype=object)
+        except Exception:  # ragged, or a hostile __len__/__iter__
+            array = None
+        if array is None or array.ndim != 1 or not array.size or not all(_is_count(v) for v in array):
             raise TypeError(f"OneHot: nvec must be an int or a non-empty sequence of ints, got {nvec!r}")
-        sizes, scalar = tuple(int(n) for n in array), False
+        values, scalar = array.tolist(), False
+    sizes = tuple(int(n) for n in values)
     if min(sizes) < 1:
         raise ValueError(f"OneHot: nvec must be positive, got {nvec!r}")
+    if sum(sizes) > _MAX_LENGTH:
+        raise ValueError(f"OneHot: nvec must sum to at most 2**63 - 1 (the length of an array), got {nvec!r}")
     return scalar, sizes
 
 
@@ -117,17 +127,21 @@ def _shape_arg(shape: Any, width: int) -> tuple[int, ...]:
         raise ValueError(f"OneHot: shape must hold non-negative ints, got {shape!r}")
     if not dims or dims[-1] != width:
         raise ValueError(f"OneHot: shape must end with sum(nvec) = {width}, got {shape!r}")
+    if math.prod(dims) > _MAX_LENGTH:
+        raise ValueError(f"OneHot: shape must have at most 2**63 - 1 entries (an array's), got {shape!r}")
     return tuple(int(d) for d in dims)
 
 
 def _dtype_arg(dtype: Any) -> np.dtype:
+    if dtype is None:  # numpy reads None as float64: as Box, refuse it rather than guess
+        raise ValueError("OneHot: dtype must be a bool, integer or floating dtype (None is not a dtype)")
     try:
         checked = np.dtype(dtype)
     except TypeError:
         raise TypeError(f"OneHot: dtype must be a bool, integer or floating dtype, got {dtype!r}") from None
     if checked.kind not in "biuf":
         raise ValueError(f"OneHot: dtype must be a bool, integer or floating dtype, got {checked}")
-    return checked
+    return checked if checked.isnative else checked.newbyteorder("=")  # the byte order is no part of the set
 
 
 class OneHot(Space):
@@ -139,29 +153,13 @@ class OneHot(Space):
     shape: tuple[int, ...]
     batch: tuple[int, ...]
     dtype: np.dtype
-    _gather: np.ndarray
-    _valid: np.ndarray
-    _block_of: np.ndarray
-    _local_of: np.ndarray
 
     def __init__(self, nvec: Any, shape: Any = None, dtype: Any = np.bool_) -> None:
         scalar, sizes = _blocks_arg(nvec)
-        width = sum(sizes)
-        checked_shape = _shape_arg(shape, width)
-        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-        j = np.arange(max(sizes))
-        valid = j[None, :] < np.array(sizes)[:, None]
-        # block b, slot j -> its column; slots past the block read the block's first column,
-        # so an argmax (ties to the first) never picks them
-        gather = np.where(valid, offsets[:, None] + j[None, :], offsets[:, None])
-        block_of = np.repeat(np.arange(len(sizes)), sizes)
-        for array in (gather, valid, block_of):
-            array.flags.writeable = False
-        local_of = np.arange(width) - offsets[block_of]
-        local_of.flags.writeable = False
+        checked_shape = _shape_arg(shape, sum(sizes))
+        # O(len(nvec)) here: the column tables (O(sum(nvec))) are built at the first batch operation
         self._set(nvec=sizes[0] if scalar else sizes, sizes=sizes, scalar=scalar, shape=checked_shape,
-                  batch=checked_shape[:-1], dtype=_dtype_arg(dtype), _gather=gather, _valid=valid,
-                  _block_of=block_of, _local_of=local_of)
+                  batch=checked_shape[:-1], dtype=_dtype_arg(dtype))
 
     def _key(self) -> tuple[Any, ...]:
         return (self.scalar, self.sizes, self.shape, self.dtype.str)
@@ -192,10 +190,55 @@ def _lead(x: Any, space: OneHot, what: str) -> tuple[int, ...]:
     return shape[: len(shape) - k]
 
 
-def _blocks(ns: Namespace, x: Any, space: OneHot) -> Any:
-    """``x`` (``(..., width)``) as ``(..., len(nvec), max(nvec))`` blocks (see ``_gather``)."""
-    taken = ns.xp.take(x, ns.constant(space._gather.reshape(-1)), axis=-1)
-    return ns.xp.reshape(taken, (*x.shape[:-1], *space._gather.shape))
+@dataclass(frozen=True)
+class _Tables:
+    """Where each block's columns are, with no padding (O(sum(nvec)) entries in all): the
+    blocks grouped by size, ``groups[g]`` the columns of one group, of shape
+    ``(count, size)``; ``order`` takes the groups' concatenated per-block results back to
+    block order (None when already in order); ``block_of``/``local_of`` per column."""
+
+    groups: tuple[np.ndarray, ...]
+    order: np.ndarray | None
+    block_of: np.ndarray
+    local_of: np.ndarray
+
+
+@functools.lru_cache(maxsize=32)
+def _tables(sizes: tuple[int, ...]) -> _Tables:
+    widths = np.array(sizes, dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(widths)[:-1]]).astype(np.int64)
+    groups, members = [], []
+    for size in dict.fromkeys(sizes):  # distinct sizes, in order of first appearance
+        blocks = np.flatnonzero(widths == size)
+        groups.append(offsets[blocks, None] + np.arange(size, dtype=np.int64))
+        members.append(blocks)
+    permutation = np.concatenate(members)
+    order = None if (permutation == np.arange(len(sizes))).all() else np.argsort(permutation)
+    block_of = np.repeat(np.arange(len(sizes), dtype=np.int64), widths)
+    local_of = np.arange(int(widths.sum()), dtype=np.int64) - offsets[block_of]
+    for array in (order, block_of, local_of, *groups):
+        if array is not None:
+            array.flags.writeable = False
+    return _Tables(tuple(groups), order, block_of, local_of)
+
+
+def _grouped(ns: Namespace, x: Any, space: OneHot) -> Iterator[Any]:
+    """``x`` (``(..., width)``) as ``(..., count, size)`` blocks, one array per group of
+    blocks of one size (see :class:`_Tables`)."""
+    for columns in _tables(space.sizes).groups:
+        taken = ns.xp.take(x, ns.constant(columns.reshape(-1)), axis=-1)
+        yield ns.xp.reshape(taken, (*x.shape[:-1], *columns.shape))
+
+
+def _in_block_order(ns: Namespace, per_group: list[Any], space: OneHot) -> Any:
+    """Per-block results (``(..., count)`` per group) as one ``(..., len(nvec))`` array."""
+    joined = per_group[0] if len(per_group) == 1 else ns.xp.concat(per_group, axis=-1)
+    order = _tables(space.sizes).order
+    return joined if order is None else ns.xp.take(joined, ns.constant(order), axis=-1)
+
+
+#: the dtypes whose arrays can be members (array API kinds; bfloat16 is a real floating dtype)
+_REAL = ("bool", "integral", "real floating")
 
 
 def _flat_all(ns: Namespace, inside: Any, lead: tuple[int, ...]) -> Any:
@@ -206,10 +249,12 @@ def _isin_rule(ns: Namespace, batch: Any, space: OneHot) -> Any:
     """Per row: entries all 0 or 1, one 1 per block."""
     xp = ns.xp
     lead = _lead(batch, space, "isin")
-    binary = (batch == 0) | (batch == 1)
-    hot = xp.astype(_blocks(ns, xp.astype(batch == 1, xp.int32), space), xp.int32)
-    counts = xp.sum(xp.where(ns.constant(space._valid), hot, 0), axis=-1)
-    return _flat_all(ns, binary, lead) & _flat_all(ns, counts == 1, lead)
+    if not xp.isdtype(batch.dtype, _REAL):  # complex, strings: no member, as on NumPy
+        return ns.constant(np.zeros(lead, dtype=bool))
+    inside = _flat_all(ns, (batch == 0) | (batch == 1), lead)
+    for blocks in _grouped(ns, xp.astype(batch == 1, xp.int32), space):
+        inside = inside & _flat_all(ns, xp.sum(blocks, axis=-1) == 1, lead)
+    return inside
 
 
 def _positions(ns: Namespace, x: Any, space: OneHot) -> Any:
@@ -217,14 +262,18 @@ def _positions(ns: Namespace, x: Any, space: OneHot) -> Any:
     xp = ns.xp
     if x.dtype == xp.bool:
         x = xp.astype(x, xp.int8)
-    return xp.argmax(_blocks(ns, x, space), axis=-1)
+    ordered = getattr(ns, "ordered", None)  # a backend that cannot compare some dtypes (torch's uint64)
+    if ordered is not None:
+        x = ordered(x)
+    return _in_block_order(ns, [xp.argmax(blocks, axis=-1) for blocks in _grouped(ns, x, space)], space)
 
 
 def _one_hot(ns: Namespace, positions: Any, space: OneHot) -> Any:
     """The members (``(..., width)``, the space's dtype) with these hot positions."""
     xp = ns.xp
-    per_column = xp.take(positions, ns.constant(space._block_of), axis=-1)
-    return xp.astype(per_column == ns.constant(space._local_of), ns.dtype(space.dtype))
+    tables = _tables(space.sizes)
+    per_column = xp.take(positions, ns.constant(tables.block_of), axis=-1)
+    return xp.astype(per_column == ns.constant(tables.local_of), ns.dtype(space.dtype))
 
 
 def _sample_rule(ns: Namespace, space: OneHot, size: Any = None, *, rng: Any = None, **extra: Any) -> Any:
@@ -247,6 +296,8 @@ def _check_finite(ns: Namespace, x: Any) -> None:
 
 def _clamp_rule(ns: Namespace, x: Any, space: OneHot) -> Any:
     _lead(x, space, "clamp")
+    if not ns.xp.isdtype(x.dtype, _REAL):
+        raise TypeError(f"clamp: x must be a real numeric array, got dtype {x.dtype}")
     _check_finite(ns, x)
     return _one_hot(ns, _positions(ns, x, space), space)
 
@@ -271,15 +322,14 @@ def _unflatten_batch_rule(ns: Namespace, vs: Any, space: OneHot) -> Any:
     if vs.ndim < 1 or vs.shape[-1] != dim:
         raise ValueError(f"unflatten_batch: expected an array (*batch, {dim}), got shape {tuple(vs.shape)}")
     rows = xp.reshape(vs != 0, (*vs.shape[:-1], *space.shape))
-    blocks = _blocks(ns, xp.astype(rows, xp.int8), space)
-    found = xp.any(xp.where(ns.constant(space._valid), blocks, 0) != 0, axis=-1)
+    groups = list(_grouped(ns, xp.astype(rows, xp.int8), space))
     try:
-        complete = bool(xp.all(found))
+        complete = all(bool(xp.all(xp.any(blocks != 0, axis=-1))) for blocks in groups)
     except Exception:  # traced: rows are taken as they come
         complete = True
     if not complete:
         raise ValueError("unflatten_batch: a row is not a concatenation of one-hot vectors")
-    return _one_hot(ns, xp.argmax(blocks, axis=-1), space)
+    return _one_hot(ns, _in_block_order(ns, [xp.argmax(blocks, axis=-1) for blocks in groups], space), space)
 
 
 for _operation, _rule in (("isin", _isin_rule), ("sample", _sample_rule), ("clamp", _clamp_rule),
@@ -293,11 +343,25 @@ _NUMPY = numpy_namespace()
 # -- the protocol on NumPy: the same rules ----------------------------------------------------
 
 
+def _real(x: Any) -> np.ndarray | None:
+    """``x`` as a real ndarray (:func:`as_real_array`), or, for an ndarray of a numeric
+    extension dtype (ml_dtypes' bfloat16, float8, int4: JAX's dtypes as NumPy sees them), its
+    values as float64, which holds each exactly; None for anything else."""
+    a = as_real_array(x)
+    if a is None and isinstance(x, np.ndarray) and x.dtype.kind == "V" and x.dtype.names is None \
+            and np.can_cast(x.dtype, np.float64, "safe"):
+        return x.astype(np.float64)
+    return a
+
+
 @contains.register(OneHot)
 def _contains(x: Any, space: OneHot) -> bool:
-    if isinstance(x, (str, bytes)):
-        return False
-    a = as_real_array(x)
+    name = backend_name(x)
+    if name is not None and hasattr(x, "dtype"):  # a tensor (on any device) or JAX array: the same rule
+        if tuple(x.shape) != space.shape:
+            return False
+        return bool(_isin_rule(namespace_for(name, x), x[None], space)[0])
+    a = _real(x)
     if a is None or a.shape != space.shape:
         return False
     return bool(_isin_rule(_NUMPY, a, space))
@@ -305,7 +369,7 @@ def _contains(x: Any, space: OneHot) -> bool:
 
 @isin.register(OneHot)
 def _isin(batch: Any, space: OneHot) -> np.ndarray:
-    a = as_real_array(batch)
+    a = _real(batch)
     if a is None:
         if isinstance(batch, np.ndarray) and batch.ndim >= len(space.shape):
             return np.zeros(batch.shape[: batch.ndim - len(space.shape)], dtype=bool)
@@ -339,7 +403,7 @@ def _bounds(space: OneHot) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _numeric(x: Any, what: str) -> np.ndarray:
-    a = as_real_array(x)
+    a = _real(x)
     if a is None or isinstance(x, (str, bytes)):
         raise TypeError(f"{what}: x must be a numeric array, got {type(x).__qualname__}")
     return a
@@ -359,47 +423,32 @@ def _clamp_inplace(x: Any, space: OneHot) -> Any:
     return _clamp_inplace_rule(_NUMPY, x, space)
 
 
-# -- counting: hot positions as a mixed-radix number ------------------------------------------
-
-
-def _radices(space: OneHot) -> list[int]:
-    return list(space.sizes) * math.prod(space.batch)
+# -- counting: the image's (the hot positions, a Categorical or a range) ---------------------------
 
 
 @cardinality.register(OneHot)
 def _cardinality(space: OneHot) -> int | float:
-    return power(math.prod(space.sizes), math.prod(space.batch))
-
-
-def _from_digits(digits: Sequence[int], space: OneHot) -> np.ndarray:
-    positions = np.array(digits, dtype=np.int64).reshape((*space.batch, len(space.sizes)))
-    return np.asarray(_one_hot(_NUMPY, positions, space))
+    return power(math.prod(space.sizes), math.prod(space.batch))  # O(1): the image's count, unbuilt
 
 
 @elements.register(OneHot)
 def _elements(space: OneHot) -> Iterator[np.ndarray]:
-    axes = [range(n) for n in _radices(space)]
-    return (_from_digits(combo, space) for combo in lazy_product(axes.__getitem__, len(axes)))
+    image = _image(space)
+    return (image.decode(y) for y in elements(image.space))
 
 
 @index.register(OneHot)
 def _index(x: Any, space: OneHot) -> int:
     if not contains(x, space):
         raise ValueError(f"index: x={x!r} is not a member of {space!r}")
-    position = 0
-    for digit, radix in zip(np.asarray(_positions(_NUMPY, as_real_array(x), space)).flat, _radices(space)):
-        position = position * radix + int(digit)
-    return position
+    image = _image(space)
+    return index(image.encode(x), image.space)  # type: ignore[no-any-return]
 
 
 @element.register(OneHot)
 def _element(i: Any, space: OneHot) -> np.ndarray:
-    i = check_position(i, _cardinality(space))
-    digits = []
-    for radix in reversed(_radices(space)):
-        i, digit = divmod(i, radix)
-        digits.append(digit)
-    return _from_digits(digits[::-1], space)
+    image = _image(space)
+    return image.decode(element(i, image.space))  # type: ignore[no-any-return]
 
 
 # -- inclusion: by value ------------------------------------------------------------------------
@@ -415,7 +464,7 @@ def _onehot_in_box(a: OneHot, b: Box) -> bool:
     if b.shape != a.shape:
         return False
     # an entry of a block wider than one is 0 in some member
-    takes_zero = np.broadcast_to((np.array(a.sizes) > 1)[a._block_of], a.shape)
+    takes_zero = np.broadcast_to((np.array(a.sizes) > 1)[_tables(a.sizes).block_of], a.shape)
     ones = (b.low <= 1) & (b.high >= 1)
     zeros = (b.low <= 0) & (b.high >= 0)
     return bool((ones & (zeros | ~takes_zero)).all())
@@ -452,7 +501,7 @@ def _image_space(space: OneHot) -> Any:
 
 
 def _encode(x: Any, space: OneHot) -> Any:
-    positions = np.asarray(_positions(_NUMPY, np.asarray(x), space), dtype=np.int64)
+    positions = np.asarray(_positions(_NUMPY, _numeric(x, "encode"), space), dtype=np.int64)
     if space.scalar:
         positions = positions[..., 0]
     return positions[()] if positions.ndim == 0 else positions
