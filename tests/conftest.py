@@ -41,3 +41,108 @@ def ray_session():
                  runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in paths if p)}})
     yield ray
     ray.shutdown()
+
+
+# --- How much the suite checks: ``python -m pytest --count-checks`` ---------------------------
+# Prints, at the end, the number of Hypothesis runs and of their passing test cases (every
+# phase: explicit, reuse, generate, shrink; from Hypothesis's own run statistics, so the
+# searches inside check_env count too), and the number of environment checks that ended
+# (an EnvCheckReport made or an EnvCheckError raised) with the episode examples and steps their
+# reports state. Counts made in subprocesses (the CLI's worker processes, Ray actors) are not
+# seen. Under pytest-xdist each worker counts and the controller adds the counts up.
+
+_COUNTS: dict[str, int] = {}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--count-checks", action="store_true", default=False,
+                     help="count Hypothesis test cases and environment checks and print the totals")
+
+
+def _count(key: str, amount: int = 1) -> None:
+    _COUNTS[key] = _COUNTS.get(key, 0) + amount
+
+
+def _note_hypothesis_run(stats: dict) -> None:
+    _count("hypothesis runs")
+    for name, phase in stats.items():
+        if name.endswith("-phase") and isinstance(phase, dict):
+            cases = phase.get("test-cases", [])
+            _count("hypothesis passing test cases", sum(case.get("status") == "valid" for case in cases))
+            if name == "generate-phase":
+                _count("hypothesis generated test cases", len(cases))
+
+
+def _count_env_checks() -> None:
+    try:
+        from spacealg.testing import EnvCheckError, EnvCheckReport
+    except ImportError:  # hypothesis is not installed: nothing to count
+        return
+
+    def counted(cls: type, what: str) -> None:
+        init = cls.__init__
+
+        def __init__(self, *args, **kwargs):  # noqa: N807
+            init(self, *args, **kwargs)
+            _count(what)
+            if what == "env checks passed":
+                _count("env check examples", int(getattr(self, "examples", 0) or 0))
+                _count("env check steps", int(getattr(self, "steps", 0) or 0))
+
+        cls.__init__ = __init__
+
+    counted(EnvCheckReport, "env checks passed")
+    counted(EnvCheckError, "env checks failed (EnvCheckError)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--count-checks", default=False):
+        _count_env_checks()
+        config.pluginmanager.register(_CheckCounter(), "spacealg-check-counter")
+
+
+class _CheckCounter:
+    @pytest.hookimpl(hookwrapper=True, trylast=True)
+    def pytest_runtest_call(self, item: pytest.Item):
+        from hypothesis.statistics import collector
+
+        outer = collector.value
+
+        def note(stats: dict) -> None:
+            _note_hypothesis_run(stats)
+            if outer is not None:
+                outer(stats)
+
+        with collector.with_value(note):
+            yield
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        workeroutput = getattr(session.config, "workeroutput", None)
+        if workeroutput is not None:  # an xdist worker: send the counts to the controller
+            workeroutput["spacealg_counts"] = dict(_COUNTS)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error) -> None:  # xdist controller
+        for key, amount in getattr(node, "workeroutput", {}).get("spacealg_counts", {}).items():
+            _count(key, amount)
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if getattr(terminalreporter.config, "workeroutput", None) is not None:
+            return
+        terminalreporter.section("what the suite checked (--count-checks)")
+        for key in sorted(_COUNTS):
+            terminalreporter.write_line(f"{key}: {_COUNTS[key]:,}")
+
+
+# --- Parallel runs (pytest-xdist, --dist loadgroup in pyproject.toml) --------------------------
+# Tests that share one expensive resource run on one worker: every Ray test (one local Ray
+# instance per session), and the mypy runs of test_typing.py (one module fixture, one cache).
+_XDIST_GROUPS = {"test_typing.py": "mypy"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("ray") is not None or "ray_session" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("ray"))
+        elif item.path.name in _XDIST_GROUPS:
+            item.add_marker(pytest.mark.xdist_group(_XDIST_GROUPS[item.path.name]))
