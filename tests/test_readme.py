@@ -28,12 +28,12 @@ from __future__ import annotations
 import ast
 import doctest
 import json
-import tomllib
 import re
 import shlex
 import shutil
 import subprocess
 import sys
+import textwrap
 import types
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +42,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-FENCE = re.compile(r"^```([\w+-]*)[^\n]*\n(.*?)^```[ \t]*$", flags=re.DOTALL | re.MULTILINE)
+# a fenced block, at the margin or indented (inside a content tab of the site)
+FENCE = re.compile(r"^([ \t]*)```([\w+-]*)[^\n]*\n(.*?)^\1```[ \t]*$", flags=re.DOTALL | re.MULTILINE)
 MARKER = re.compile(r"<!--\s*docs-test:\s*(requires|skip)\b\s*(.*?)\s*-->\s*$")
 
 
@@ -66,9 +67,8 @@ def _blocks(path: Path) -> list[Block]:
         line = text.count("\n", 0, match.start()) + 1
         above = text[: match.start()].rstrip("\n").rpartition("\n")[2]
         marker = MARKER.search(above)
-        found.append(
-            Block(path, line, match.group(1).lower(), match.group(2), marker.groups() if marker else None)
-        )
+        code = textwrap.dedent(match.group(3))
+        found.append(Block(path, line, match.group(2).lower(), code, marker.groups() if marker else None))
     return found
 
 
@@ -230,6 +230,7 @@ def extras_needed(code: str) -> set[str]:
 
 
 def test_the_extras_named_are_extras_of_the_project():
+    tomllib = pytest.importorskip("tomllib", reason="tomllib is Python 3.11's")
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert {extra for extra in EXTRA_OF.values() if extra} <= set(extras)
     for block in PYTHON:
