@@ -135,14 +135,22 @@ class _CheckCounter:
 
 
 # --- Parallel runs (pytest-xdist, --dist loadgroup in pyproject.toml) --------------------------
-# Tests that share one expensive resource run on one worker: every Ray test (one local Ray
-# instance per session), and the mypy runs of test_typing.py (one module fixture, one cache).
-_XDIST_GROUPS = {"test_typing.py": "mypy"}
+# Tests that share an expensive module- or session-scoped fixture of this suite (one local Ray
+# instance, the checker's run over the bug corpus, one mypy run over the typing snippets) run
+# on one worker, so that the fixture is made once, as in a serial run; every other test goes
+# to whichever worker is free.
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        if item.get_closest_marker("ray") is not None or "ray_session" in getattr(item, "fixturenames", ()):
+        if item.get_closest_marker("ray") is not None:
             item.add_marker(pytest.mark.xdist_group("ray"))
-        elif item.path.name in _XDIST_GROUPS:
-            item.add_marker(pytest.mark.xdist_group(_XDIST_GROUPS[item.path.name]))
+            continue
+        info = getattr(item, "_fixtureinfo", None)
+        for name in getattr(info, "names_closure", ()):
+            definitions = info.name2fixturedefs.get(name, ())
+            if definitions and definitions[-1].scope in ("module", "package", "session"):
+                where = definitions[-1].baseid
+                if where.startswith("tests") or name == "ray_session":  # a fixture of this suite
+                    item.add_marker(pytest.mark.xdist_group("ray" if name == "ray_session" else f"{where}::{name}"))
+                    break
