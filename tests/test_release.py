@@ -72,7 +72,7 @@ def test_the_metadata_has_one_version_urls_and_classifiers(dist: Path) -> None:
     urls = dict(value.split(", ", 1) for value in metadata.get_all("Project-URL"))
     assert {"Homepage", "Documentation", "Repository", "Changelog"} <= set(urls)
     classifiers = metadata.get_all("Classifier")
-    assert "Typing :: Typed" in classifiers and any(c.startswith("License ::") for c in classifiers)
+    assert "Typing :: Typed" in classifiers and metadata["License-Expression"] == "MIT"
     assert any(c.startswith("Programming Language :: Python :: 3.") for c in classifiers)
 
 
@@ -86,7 +86,7 @@ def test_the_wheel_and_the_sdist_hold_the_package(dist: Path) -> None:
     with tarfile.open(_one(dist, "*.tar.gz")) as archive:
         in_sdist = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
     assert sources <= in_sdist, sorted(sources - in_sdist)
-    assert {"README.md", "pyproject.toml"} <= in_sdist
+    assert {"README.md", "pyproject.toml", "LICENSE", "CHANGELOG.md"} <= in_sdist
 
 
 def test_the_wheel_installs_imports_and_runs(dist: Path, tmp_path: Path) -> None:
