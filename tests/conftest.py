@@ -96,6 +96,11 @@ def _count_env_checks() -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # pytest-xdist workers must collect the same test ids, and ids that show a set (a
+    # parametrized frozenset({'a', 'b'})) follow the string hash seed: the workers, started
+    # after this hook, share one seed (a serial run is unaffected).
+    if not os.environ.get("PYTHONHASHSEED") and not hasattr(config, "workerinput"):
+        os.environ["PYTHONHASHSEED"] = "0"
     if config.getoption("--count-checks", default=False):
         _count_env_checks()
         config.pluginmanager.register(_CheckCounter(), "spacealg-check-counter")
