@@ -1,7 +1,9 @@
 """Hypothesis profiles: deterministic and time-bounded everywhere (``ci`` under CI=true)."""
 
+import functools
 import os
 import pathlib
+import re
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -139,23 +141,28 @@ class _CheckCounter:
             terminalreporter.write_line(f"{key}: {_COUNTS[key]:,}")
 
 
-# --- Parallel runs (pytest-xdist, --dist loadgroup in pyproject.toml) --------------------------
-# Tests that share an expensive module- or session-scoped fixture of this suite (one local Ray
-# instance, the checker's run over the bug corpus, one mypy run over the typing snippets) run
-# on one worker, so that the fixture is made once, as in a serial run; every other test goes
-# to whichever worker is free.
+# --- Parallel runs (pytest-xdist, -n auto in pyproject.toml) -----------------------------------
+# Tests go one by one to whichever worker is free, except the tests of a file that defines a
+# module-, package- or session-scoped fixture (the checker's run over the bug corpus, the mypy
+# run over the typing snippets, the docs site build, the sdist/wheel build) or that starts Ray:
+# those run on one worker together, so that each such fixture is made once, as in a serial run.
+# (A scheduler of our own: pytest-xdist 3.8's --dist loadgroup writes its groups into a node
+# attribute that pytest 9 no longer reads, so xdist_group marks are silently ignored.)
+_SHARED = re.compile(r"@pytest\.fixture\(\s*scope=[\"'](?:module|package|session)[\"']|pytest\.mark\.ray\b")
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        if item.get_closest_marker("ray") is not None:
-            item.add_marker(pytest.mark.xdist_group("ray"))
-            continue
-        info = getattr(item, "_fixtureinfo", None)
-        for name in getattr(info, "names_closure", ()):
-            definitions = info.name2fixturedefs.get(name, ())
-            if definitions and definitions[-1].scope in ("module", "package", "session"):
-                where = definitions[-1].baseid
-                if where.startswith("tests") or name == "ray_session":  # a fixture of this suite
-                    item.add_marker(pytest.mark.xdist_group("ray" if name == "ray_session" else f"{where}::{name}"))
-                    break
+@functools.cache
+def _shares_fixtures(path: str) -> bool:
+    file = pathlib.Path(__file__).resolve().parent.parent / path
+    return file.suffix == ".py" and file.is_file() and bool(_SHARED.search(file.read_text(encoding="utf-8")))
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):  # a pytest-xdist hook
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedFixtureScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return path if _shares_fixtures(path) else nodeid
+
+    return SharedFixtureScheduling(config, log)
