@@ -1,7 +1,9 @@
 """Hypothesis profiles: deterministic and time-bounded everywhere (``ci`` under CI=true)."""
 
+import functools
 import os
 import pathlib
+import re
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -41,3 +43,126 @@ def ray_session():
                  runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in paths if p)}})
     yield ray
     ray.shutdown()
+
+
+# --- How much the suite checks: ``python -m pytest --count-checks`` ---------------------------
+# Prints, at the end, the number of Hypothesis runs and of their passing test cases (every
+# phase: explicit, reuse, generate, shrink; from Hypothesis's own run statistics, so the
+# searches inside check_env count too), and the number of environment checks that ended
+# (an EnvCheckReport made or an EnvCheckError raised) with the episode examples and steps their
+# reports state. Counts made in subprocesses (the CLI's worker processes, Ray actors) are not
+# seen. Under pytest-xdist each worker counts and the controller adds the counts up.
+
+_COUNTS: dict[str, int] = {}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--count-checks", action="store_true", default=False,
+                     help="count Hypothesis test cases and environment checks and print the totals")
+
+
+def _count(key: str, amount: int = 1) -> None:
+    _COUNTS[key] = _COUNTS.get(key, 0) + amount
+
+
+def _note_hypothesis_run(stats: dict) -> None:
+    _count("hypothesis runs")
+    for name, phase in stats.items():
+        if name.endswith("-phase") and isinstance(phase, dict):
+            cases = phase.get("test-cases", [])
+            _count("hypothesis passing test cases", sum(case.get("status") == "valid" for case in cases))
+            if name == "generate-phase":
+                _count("hypothesis generated test cases", len(cases))
+
+
+def _count_env_checks() -> None:
+    try:
+        from spacealg.testing import EnvCheckError, EnvCheckReport
+    except ImportError:  # hypothesis is not installed: nothing to count
+        return
+
+    def counted(cls: type, what: str) -> None:
+        init = cls.__init__
+
+        def __init__(self, *args, **kwargs):  # noqa: N807
+            init(self, *args, **kwargs)
+            _count(what)
+            if what == "env checks passed":
+                _count("env check examples", int(getattr(self, "examples", 0) or 0))
+                _count("env check steps", int(getattr(self, "steps", 0) or 0))
+
+        cls.__init__ = __init__
+
+    counted(EnvCheckReport, "env checks passed")
+    counted(EnvCheckError, "env checks failed (EnvCheckError)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # pytest-xdist workers must collect the same test ids, and ids that show a set (a
+    # parametrized frozenset({'a', 'b'})) follow the string hash seed: the workers, started
+    # after this hook, share one seed (a serial run is unaffected).
+    if not os.environ.get("PYTHONHASHSEED") and not hasattr(config, "workerinput"):
+        os.environ["PYTHONHASHSEED"] = "0"
+    if config.getoption("--count-checks", default=False):
+        _count_env_checks()
+        config.pluginmanager.register(_CheckCounter(), "spacealg-check-counter")
+
+
+class _CheckCounter:
+    @pytest.hookimpl(hookwrapper=True, trylast=True)
+    def pytest_runtest_call(self, item: pytest.Item):
+        from hypothesis.statistics import collector
+
+        outer = collector.value
+
+        def note(stats: dict) -> None:
+            _note_hypothesis_run(stats)
+            if outer is not None:
+                outer(stats)
+
+        with collector.with_value(note):
+            yield
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        workeroutput = getattr(session.config, "workeroutput", None)
+        if workeroutput is not None:  # an xdist worker: send the counts to the controller
+            workeroutput["spacealg_counts"] = dict(_COUNTS)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error) -> None:  # xdist controller
+        for key, amount in getattr(node, "workeroutput", {}).get("spacealg_counts", {}).items():
+            _count(key, amount)
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if getattr(terminalreporter.config, "workeroutput", None) is not None:
+            return
+        terminalreporter.section("what the suite checked (--count-checks)")
+        for key in sorted(_COUNTS):
+            terminalreporter.write_line(f"{key}: {_COUNTS[key]:,}")
+
+
+# --- Parallel runs (pytest-xdist, -n auto in pyproject.toml) -----------------------------------
+# Tests go one by one to whichever worker is free, except the tests of a file that defines a
+# module-, package- or session-scoped fixture (the checker's run over the bug corpus, the mypy
+# run over the typing snippets, the docs site build, the sdist/wheel build) or that starts Ray:
+# those run on one worker together, so that each such fixture is made once, as in a serial run.
+# (A scheduler of our own: pytest-xdist 3.8's --dist loadgroup writes its groups into a node
+# attribute that pytest 9 no longer reads, so xdist_group marks are silently ignored.)
+_SHARED = re.compile(r"@pytest\.fixture\(\s*scope=[\"'](?:module|package|session)[\"']|pytest\.mark\.ray\b")
+
+
+@functools.cache
+def _shares_fixtures(path: str) -> bool:
+    file = pathlib.Path(__file__).resolve().parent.parent / path
+    return file.suffix == ".py" and file.is_file() and bool(_SHARED.search(file.read_text(encoding="utf-8")))
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):  # a pytest-xdist hook
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedFixtureScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return path if _shares_fixtures(path) else nodeid
+
+    return SharedFixtureScheduling(config, log)

@@ -8,6 +8,11 @@ from the code).
   and every ``$ python path/to/script.py`` names a script that exists.
 - Output samples (``text`` or no language) are not code.
 
+A block that needs an optional package names the extra that installs it, from a clone, on a
+comment line of its own (``tests`` checks it against the block's imports, both ways)::
+
+    # needs: pip install '.[pettingzoo,check]'
+
 Opt-out marker, on the line right above a block's fence, for a block that needs an optional
 package CI does not install (the block runs wherever the packages are importable)::
 
@@ -20,6 +25,7 @@ and, for a fragment that cannot run on its own, with the reason (keep these rare
 
 from __future__ import annotations
 
+import ast
 import doctest
 import json
 import re
@@ -27,6 +33,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import textwrap
 import types
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +42,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-FENCE = re.compile(r"^```([\w+-]*)[^\n]*\n(.*?)^```[ \t]*$", flags=re.DOTALL | re.MULTILINE)
+# a fenced block, at the margin or indented (inside a content tab of the site)
+FENCE = re.compile(r"^([ \t]*)```([\w+-]*)[^\n]*\n(.*?)^\1```[ \t]*$", flags=re.DOTALL | re.MULTILINE)
 MARKER = re.compile(r"<!--\s*docs-test:\s*(requires|skip)\b\s*(.*?)\s*-->\s*$")
 
 
@@ -59,9 +67,8 @@ def _blocks(path: Path) -> list[Block]:
         line = text.count("\n", 0, match.start()) + 1
         above = text[: match.start()].rstrip("\n").rpartition("\n")[2]
         marker = MARKER.search(above)
-        found.append(
-            Block(path, line, match.group(1).lower(), match.group(2), marker.groups() if marker else None)
-        )
+        code = textwrap.dedent(match.group(3))
+        found.append(Block(path, line, match.group(2).lower(), code, marker.groups() if marker else None))
     return found
 
 
@@ -164,3 +171,99 @@ def test_the_readme_test_command_is_what_ci_runs():
     extra = install_command.rpartition(" ")[2]  # '.[test]'
     assert any(line.startswith("python -m pip install") and extra in line for line in ci.splitlines())
     assert "'.[check]'" in install  # spacealg check works after the first command
+
+
+# -- every block names the extras it needs (issue 26.4) ------------------------------------------
+# module (or module prefix) a block imports -> the extra of pyproject.toml that installs it
+EXTRA_OF = {
+    "hypothesis": "check",
+    "spacealg.testing": "check",
+    "spacealg.strategies": "check",
+    "pettingzoo": "pettingzoo",
+    "gym": "gym",
+    "torch": "torch",
+    "spacealg.backends": None,  # the backend's own import names its extra
+    "jax": "jax",
+    "dm_env": "dm_env",
+    "spacealg.adapters.dm_env": "dm_env",
+    "torchrl": "torchrl",
+    "tensordict": "torchrl",
+    "spacealg.adapters.torchrl": "torchrl",
+    "gymnax": "gymnax",
+    "spacealg.adapters.gymnax": "gymnax",
+    "jumanji": "jumanji",
+    "spacealg.adapters.jumanji": "jumanji",
+    "ray.rllib": "rllib",
+    "ray": "ray",
+    "spacealg.vector.ray_actors": "ray",
+    "matplotlib": "notebooks",
+}
+NEEDS = re.compile(r"^\s*(?:>>> )?# needs: pip install '\.\[([\w,-]+)\]'\s*$", flags=re.MULTILINE)
+
+
+def _imported(code: str) -> set[str]:
+    if re.search(r"^\s*>>> ", code, flags=re.MULTILINE):  # a doctest: its source lines only
+        code = "\n".join(line.strip()[4:] for line in code.splitlines() if line.strip()[:4] in (">>> ", "... "))
+    source = code
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            reference = re.fullmatch(r"([A-Za-z_][\w.]*):[A-Za-z_]\w*", node.value)  # "module:factory"
+            if reference:
+                names.add(reference.group(1))
+    return names
+
+
+def extras_needed(code: str) -> set[str]:
+    """The extras a block's imports need: for each imported module, the longest prefix of
+    :data:`EXTRA_OF` that names it."""
+    needed = set()
+    for name in _imported(code):
+        prefixes = [key for key in EXTRA_OF if name == key or name.startswith(key + ".")]
+        if prefixes and (extra := EXTRA_OF[max(prefixes, key=len)]) is not None:
+            needed.add(extra)
+    return needed
+
+
+def test_the_extras_named_are_extras_of_the_project():
+    tomllib = pytest.importorskip("tomllib", reason="tomllib is Python 3.11's")
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert {extra for extra in EXTRA_OF.values() if extra} <= set(extras)
+    for block in PYTHON:
+        for named in NEEDS.findall(block.code):
+            assert set(named.split(",")) <= set(extras), f"{block.name}: no such extra in {named!r}"
+
+
+@pytest.mark.parametrize("block", PYTHON, ids=lambda b: b.name)
+def test_a_block_names_the_extras_it_needs(block: Block):
+    """A reader who installed one extra knows before running a block whether it will import:
+    a block whose imports need extras says which in one ``# needs:`` line, and one that
+    needs none (``pip install .``) says nothing."""
+    needed = extras_needed(block.code)
+    named = NEEDS.findall(block.code)
+    assert len(named) <= 1, f"{block.name}: one '# needs:' line, not {len(named)}"
+    stated = set(named[0].split(",")) if named else set()
+    want = f"# needs: pip install '.[{','.join(sorted(needed))}]'" if needed else "no '# needs:' line"
+    assert stated == needed, f"{block.name}: its imports need {sorted(needed)}; write {want}"
+
+
+def test_the_extras_rule_reads_imports():
+    code = "import numpy as np\nfrom pettingzoo.classic import tictactoe_v3\nfrom spacealg.testing import check\n"
+    assert extras_needed(code) == {"pettingzoo", "check"}
+    assert extras_needed(">>> import torch\n>>> 1\n1\n") == {"torch"}
+    assert extras_needed("from ray.rllib.algorithms.ppo import PPOConfig\n") == {"rllib"}
+    assert extras_needed("import spacealg.adapters.torchrl\n") == {"torchrl"}
+    assert extras_needed("import gymnasium\nimport spacealg\n") == set()
+    assert extras_needed("check('pettingzoo.classic.tictactoe_v3:env')") == {"pettingzoo"}
+
+
+def test_install_advice_works_from_a_clone():
+    """``pip install 'spacealg[x]'`` needs spacealg on an index; a clone installs ``'.[x]'``."""
+    for path in DOCUMENTS:
+        text = path.read_text(encoding="utf-8")
+        found = re.findall(r"pip install [\"']?spacealg\[", text)
+        assert not found, f"{path.name}: write pip install '.[extra]' (from the clone), not {found[0]!r}"

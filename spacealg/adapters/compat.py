@@ -66,8 +66,14 @@ def class_pair(name: str) -> type:
 
 
 Discrete = class_pair("Discrete")
+"""``isinstance(x, Discrete)``: ``x`` is a Gym or a Gymnasium ``Discrete``."""
 Box = class_pair("Box")
+"""``isinstance(x, Box)``: ``x`` is a Gym or a Gymnasium ``Box``."""
 MultiDiscrete = class_pair("MultiDiscrete")
+"""``isinstance(x, MultiDiscrete)``: ``x`` is a Gym or a Gymnasium ``MultiDiscrete``."""
 MultiBinary = class_pair("MultiBinary")
+"""``isinstance(x, MultiBinary)``: ``x`` is a Gym or a Gymnasium ``MultiBinary``."""
 Tuple = class_pair("Tuple")
+"""``isinstance(x, Tuple)``: ``x`` is a Gym or a Gymnasium ``Tuple``."""
 Dict = class_pair("Dict")
+"""``isinstance(x, Dict)``: ``x`` is a Gym or a Gymnasium ``Dict``."""

@@ -102,7 +102,9 @@ __all__ = ["FORMAT", "VERSION", "DocumentError", "Node", "Reader", "decode_label
            "write_number"]
 
 FORMAT = "spacealg.space"
+"""The ``format`` field of every document."""
 VERSION = 1
+"""The ``version`` field of the documents this version writes (and the newest it reads)."""
 
 
 def to_json(space: Any) -> dict[str, Any]:

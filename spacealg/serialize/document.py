@@ -57,6 +57,7 @@ def _checked(test: Callable[[Any], bool], what: str) -> Reader:
 
 
 read_integer = _checked(lambda v: isinstance(v, int) and not isinstance(v, bool), "an int")
+"""Read a JSON integer (not a boolean) at ``path``, or raise the DocumentError naming the path."""
 read_string = _checked(lambda v: isinstance(v, str), "a string")
 read_boolean = _checked(lambda v: isinstance(v, bool), "true or false")
 _real = _checked(

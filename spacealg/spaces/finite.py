@@ -133,6 +133,7 @@ def _item_array(items: tuple[Any, ...]) -> np.ndarray:
 
 
 BOOL = FiniteSet(False, True)
+"""The set {False, True}: the space of the type ``bool``."""
 
 
 def _lookup(x: Any, space: FiniteSet) -> int | None:

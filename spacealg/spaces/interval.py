@@ -187,6 +187,7 @@ class Interval(Space):
 
 
 REALS = Interval(-math.inf, math.inf, closed="neither")
+"""The real line: the space of ``float`` and of NumPy's floating types."""
 
 
 @contains.register(Interval)

@@ -56,6 +56,7 @@ PROPERTIES: dict[str, str] = {
     "render-modes": "each declared render mode renders what metadata['render_modes'] promises (an "
     "RGB uint8 image, a string, a list of them, None for human)",
 }
+"""The properties ``check_env`` checks: name -> the law it states."""
 
 OPTIONAL_PROPERTIES = ("illegal-action",)
 """Checked only when asked for (``illegal_actions=True``)."""
@@ -67,6 +68,7 @@ PARALLEL_PROPERTIES: dict[str, str] = {
     "terminated or was truncated is not returned again and leaves env.agents",
     "same-space": "observation_space(agent) and action_space(agent) return the same object on every call",
 }
+"""The properties ``check_parallel_env`` checks (those of ``PROPERTIES`` and the agents'): name -> law."""
 
 AEC_PROPERTIES: dict[str, str] = {
     **PARALLEL_PROPERTIES,
@@ -79,6 +81,7 @@ AEC_PROPERTIES: dict[str, str] = {
     "state-in-space": "state() is a member of state_space",
     "max-cycles": "an environment with max_cycles ends every episode within max_cycles cycles",
 }
+"""The properties ``check_aec_env`` checks (the parallel ones and the AEC protocol's): name -> law."""
 
 
 class PropertyError(Exception):

@@ -65,6 +65,7 @@ VECTOR_PROPERTIES: dict[str, str] = {
     "reset-determinism": PROPERTIES["reset-determinism"],
     "step-determinism": PROPERTIES["step-determinism"],
 }
+"""The properties ``check_vector_env`` checks: name -> the law it states."""
 
 DEFAULT_VECTOR_STEPS = 60
 NUM_ENVS = 3
