@@ -597,3 +597,28 @@ def test_dtype_none_is_refused_as_box_refuses_it():
         OneHot(3, dtype=None)
     with pytest.raises(sa.serialize.DocumentError, match="dtype"):
         sa.from_json({"format": "spacealg.space", "version": 1, "space": {"kind": "onehot", "nvec": 3, "dtype": None}})
+
+
+@given(onehot_specs(), st.data())
+def test_torchrl_is_in_agrees_on_binary_values_and_membership_is_by_value_beyond(spec, data):
+    """The law's domain, as docs/onehot.md states it: values of the spec's shape and dtype
+    whose entries are 0 or 1. Beyond it membership is by value: TorchRL's is_in only checks
+    that each block sums to 1, so it takes [1, -1, 1, 0] (float) where no one-hot vector is."""
+    space = from_torchrl(spec)
+    n = math.prod(spec.shape)
+    entries = data.draw(st.lists(st.sampled_from([-1, 0, 1, 2]), min_size=n, max_size=n))
+    values = np.array(entries).reshape(spec.shape)
+    binary = bool(np.isin(values, (0, 1)).all())
+    assert sa.contains(values, space) == (binary and _brute_member(values, space))
+    if binary or spec.dtype not in (torch.bool, torch.uint8):  # -1 and 2 kept as values
+        tensor = torch.as_tensor(values).to(spec.dtype)
+        if binary:
+            assert sa.contains(tensor, space) == bool(spec.is_in(tensor))
+        else:
+            assert not sa.contains(tensor, space)
+
+
+def test_torchrl_is_in_takes_a_vector_summing_to_one_that_is_not_one_hot():
+    spec = td.OneHot(4, dtype=torch.float32)
+    x = torch.tensor([1.0, -1.0, 1.0, 0.0])
+    assert bool(spec.is_in(x)) and not sa.contains(x, from_torchrl(spec))
