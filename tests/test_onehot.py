@@ -622,3 +622,39 @@ def test_torchrl_is_in_takes_a_vector_summing_to_one_that_is_not_one_hot():
     spec = td.OneHot(4, dtype=torch.float32)
     x = torch.tensor([1.0, -1.0, 1.0, 0.0])
     assert bool(spec.is_in(x)) and not sa.contains(x, from_torchrl(spec))
+
+
+@settings(max_examples=60)
+@given(small, st.data())
+def test_issubspace_is_inclusion_of_the_member_sets(s, data):
+    """issubspace(s, b) == all members of s are in b, for Boxes, ArraySpaces, Categoricals, OneHots."""
+    n = math.prod(s.shape)
+    ends = st.lists(st.sampled_from([-1, 0, 1, 2]), min_size=n, max_size=n).map(lambda v: np.array(v).reshape(s.shape))
+    low, high = data.draw(ends), data.draw(ends)
+    dtype = data.draw(st.sampled_from([np.int8, np.float32, np.uint8, np.bool_]))
+    low, high = np.minimum(low, high), np.maximum(low, high)
+    if np.dtype(dtype).kind in "ub":
+        low, high = np.clip(low, 0, 1), np.clip(high, 0, 1)
+    others = [sa.Box(low.astype(dtype), high.astype(dtype), shape=s.shape, dtype=dtype),
+              sa.ArraySpace(range(data.draw(st.integers(0, 1)), 2), *s.shape),
+              sa.Categorical(np.full(s.shape, data.draw(st.integers(1, 3)))),
+              OneHot(s.nvec if s.scalar else list(s.sizes), shape=s.shape, dtype=np.float32),
+              OneHot([1] * s.shape[-1], shape=s.shape)]
+    for b in others:
+        assert sa.issubspace(s, b) == all(sa.contains(x, b) for x in s), b
+
+
+@given(onehots(), st.integers(0, 2**32 - 1), st.data())
+def test_image_laws_and_clamp_idempotence(s, seed, data):
+    """core.image's laws for OneHot's image (members and batches), and clamp(clamp(x)) == clamp(x)."""
+    m = image_of(s)
+    x = sa.sample(s, rng=seed)
+    assert sa.contains(m.encode(x), m.space) and np.array_equal(m.decode(m.encode(x)), x)
+    y = sa.sample(m.space, rng=seed)
+    assert sa.contains(m.decode(y), s) and np.array_equal(np.asarray(m.encode(m.decode(y))), np.asarray(y))
+    batch = sa.sample(s, 3, rng=seed)
+    assert np.array_equal(m.decode(m.encode(batch)), batch)
+    n = math.prod(s.shape)
+    raw = np.array(data.draw(st.lists(st.floats(-2, 2), min_size=n, max_size=n))).reshape(s.shape)
+    once = sa.clamp(raw, s)
+    assert np.array_equal(sa.clamp(once, s), once) and sa.clamp(once, s) is once
