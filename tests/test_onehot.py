@@ -658,3 +658,15 @@ def test_image_laws_and_clamp_idempotence(s, seed, data):
     raw = np.array(data.draw(st.lists(st.floats(-2, 2), min_size=n, max_size=n))).reshape(s.shape)
     once = sa.clamp(raw, s)
     assert np.array_equal(sa.clamp(once, s), once) and sa.clamp(once, s) is once
+
+
+def test_torch_clamp_inplace_of_a_tensor_it_cannot_write_is_a_type_error():
+    """An expanded view or a leaf requiring grad leaked torch's RuntimeError; the law says TypeError."""
+    s = OneHot([2, 3])
+    expanded = torch.zeros(1, 5).expand(3, 5)
+    leaf = torch.rand(2, 5, requires_grad=True)
+    before = leaf.detach().clone()
+    for x in (expanded, leaf):
+        with pytest.raises(TypeError, match="clamp_: x must be a writable array"):
+            sa.clamp_(x, s)
+    assert torch.equal(leaf.detach(), before) and torch.equal(expanded, torch.zeros(3, 5))  # nothing written

@@ -312,8 +312,11 @@ def _clamp_rule(ns: Namespace, x: Any, space: OneHot) -> Any:
 def _clamp_inplace_rule(ns: Namespace, x: Any, space: OneHot) -> Any:
     if ns.name == "jax":
         raise TypeError("clamp_: JAX arrays are immutable; use clamp")
-    clamped = _clamp_rule(ns, x, space)
-    x[...] = ns.xp.astype(clamped, x.dtype)
+    clamped = ns.xp.astype(_clamp_rule(ns, x, space), x.dtype)
+    try:
+        x[...] = clamped
+    except RuntimeError as error:  # torch: an expanded view, a leaf that requires grad (nothing written)
+        raise TypeError(f"clamp_: x must be a writable array ({error})") from None
     return x
 
 
