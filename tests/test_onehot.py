@@ -597,3 +597,76 @@ def test_dtype_none_is_refused_as_box_refuses_it():
         OneHot(3, dtype=None)
     with pytest.raises(sa.serialize.DocumentError, match="dtype"):
         sa.from_json({"format": "spacealg.space", "version": 1, "space": {"kind": "onehot", "nvec": 3, "dtype": None}})
+
+
+@given(onehot_specs(), st.data())
+def test_torchrl_is_in_agrees_on_binary_values_and_membership_is_by_value_beyond(spec, data):
+    """The law's domain, as docs/onehot.md states it: values of the spec's shape and dtype
+    whose entries are 0 or 1. Beyond it membership is by value: TorchRL's is_in only checks
+    that each block sums to 1, so it takes [1, -1, 1, 0] (float) where no one-hot vector is."""
+    space = from_torchrl(spec)
+    n = math.prod(spec.shape)
+    entries = data.draw(st.lists(st.sampled_from([-1, 0, 1, 2]), min_size=n, max_size=n))
+    values = np.array(entries).reshape(spec.shape)
+    binary = bool(np.isin(values, (0, 1)).all())
+    assert sa.contains(values, space) == (binary and _brute_member(values, space))
+    if binary or spec.dtype not in (torch.bool, torch.uint8):  # -1 and 2 kept as values
+        tensor = torch.as_tensor(values).to(spec.dtype)
+        if binary:
+            assert sa.contains(tensor, space) == bool(spec.is_in(tensor))
+        else:
+            assert not sa.contains(tensor, space)
+
+
+def test_torchrl_is_in_takes_a_vector_summing_to_one_that_is_not_one_hot():
+    spec = td.OneHot(4, dtype=torch.float32)
+    x = torch.tensor([1.0, -1.0, 1.0, 0.0])
+    assert bool(spec.is_in(x)) and not sa.contains(x, from_torchrl(spec))
+
+
+@settings(max_examples=60)
+@given(small, st.data())
+def test_issubspace_is_inclusion_of_the_member_sets(s, data):
+    """issubspace(s, b) == all members of s are in b, for Boxes, ArraySpaces, Categoricals, OneHots."""
+    n = math.prod(s.shape)
+    ends = st.lists(st.sampled_from([-1, 0, 1, 2]), min_size=n, max_size=n).map(lambda v: np.array(v).reshape(s.shape))
+    low, high = data.draw(ends), data.draw(ends)
+    dtype = data.draw(st.sampled_from([np.int8, np.float32, np.uint8, np.bool_]))
+    low, high = np.minimum(low, high), np.maximum(low, high)
+    if np.dtype(dtype).kind in "ub":
+        low, high = np.clip(low, 0, 1), np.clip(high, 0, 1)
+    others = [sa.Box(low.astype(dtype), high.astype(dtype), shape=s.shape, dtype=dtype),
+              sa.ArraySpace(range(data.draw(st.integers(0, 1)), 2), *s.shape),
+              sa.Categorical(np.full(s.shape, data.draw(st.integers(1, 3)))),
+              OneHot(s.nvec if s.scalar else list(s.sizes), shape=s.shape, dtype=np.float32),
+              OneHot([1] * s.shape[-1], shape=s.shape)]
+    for b in others:
+        assert sa.issubspace(s, b) == all(sa.contains(x, b) for x in s), b
+
+
+@given(onehots(), st.integers(0, 2**32 - 1), st.data())
+def test_image_laws_and_clamp_idempotence(s, seed, data):
+    """core.image's laws for OneHot's image (members and batches), and clamp(clamp(x)) == clamp(x)."""
+    m = image_of(s)
+    x = sa.sample(s, rng=seed)
+    assert sa.contains(m.encode(x), m.space) and np.array_equal(m.decode(m.encode(x)), x)
+    y = sa.sample(m.space, rng=seed)
+    assert sa.contains(m.decode(y), s) and np.array_equal(np.asarray(m.encode(m.decode(y))), np.asarray(y))
+    batch = sa.sample(s, 3, rng=seed)
+    assert np.array_equal(m.decode(m.encode(batch)), batch)
+    n = math.prod(s.shape)
+    raw = np.array(data.draw(st.lists(st.floats(-2, 2), min_size=n, max_size=n))).reshape(s.shape)
+    once = sa.clamp(raw, s)
+    assert np.array_equal(sa.clamp(once, s), once) and sa.clamp(once, s) is once
+
+
+def test_torch_clamp_inplace_of_a_tensor_it_cannot_write_is_a_type_error():
+    """An expanded view or a leaf requiring grad leaked torch's RuntimeError; the law says TypeError."""
+    s = OneHot([2, 3])
+    expanded = torch.zeros(1, 5).expand(3, 5)
+    leaf = torch.rand(2, 5, requires_grad=True)
+    before = leaf.detach().clone()
+    for x in (expanded, leaf):
+        with pytest.raises(TypeError, match="clamp_: x must be a writable array"):
+            sa.clamp_(x, s)
+    assert torch.equal(leaf.detach(), before) and torch.equal(expanded, torch.zeros(3, 5))  # nothing written

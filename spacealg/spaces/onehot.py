@@ -18,15 +18,22 @@ array([0, 0, 1, 0])
 ``nvec`` an int: one block (its image is Gymnasium's ``Discrete(n)``); a sequence of ints:
 blocks of those sizes, concatenated along the last axis (its image ``MultiDiscrete(nvec)``).
 ``shape`` is ``(*batch, sum(nvec))`` (default ``(sum(nvec),)``): each leading index holds
-its own blocks. ``dtype`` (bool by default; any bool, integer or floating dtype) is the
-storage dtype of samples, clamps and decodes.
+its own blocks. ``dtype`` (bool by default; any bool, integer or floating dtype, in native
+byte order: ``'>f4'`` is float32; None is refused) is the storage dtype of samples, clamps
+and decodes. Every ``nvec`` entry is an int >= 1 (bools refused); ``sum(nvec)`` and
+``prod(shape)`` at most ``2**63 - 1``. Construction costs O(len(nvec)); a batch operation
+O(sum(nvec)) beyond its batch (no table of len(nvec) * max(nvec) entries).
 
 Membership is by value (spacealg's dtype policy): an array of ``shape`` whose entries are all
-0 or 1 with exactly one 1 in each block, whatever its numeric dtype. Laws:
+0 or 1 with exactly one 1 in each block, whatever its real dtype (bool, any int or uint,
+any float including bfloat16); complex arrays are never members. ``contains`` of a torch
+tensor (on any device) or JAX array runs the same rule as ``isin``, so both answer as NumPy
+does for the same values on every backend and dtype. Laws:
 
-* ``cardinality(s) == prod(nvec) ** prod(batch)``; ``elements``/``index``/``element`` are the
-  bijection with ``range(cardinality)`` that reads the hot positions (batch entries in C
-  order, then blocks) as a mixed-radix number, the last block fastest;
+* ``cardinality(s) == prod(nvec) ** prod(batch)`` (an exact int); ``elements``/``index``/
+  ``element`` are the image's: the bijection with ``range(cardinality)`` that reads the hot
+  positions (batch entries in C order, then blocks) as a mixed-radix number, the last block
+  fastest;
 * ``bounds(s) == (zeros, ones)`` of ``shape`` and ``dtype``; the style is finite;
 * ``clamp(x, s)`` is the member nearest to ``x`` in Euclidean distance: per block, the hot
   position is the argmax of ``x``'s entries, ties to the first (``x`` with NaN: ValueError);
@@ -305,8 +312,11 @@ def _clamp_rule(ns: Namespace, x: Any, space: OneHot) -> Any:
 def _clamp_inplace_rule(ns: Namespace, x: Any, space: OneHot) -> Any:
     if ns.name == "jax":
         raise TypeError("clamp_: JAX arrays are immutable; use clamp")
-    clamped = _clamp_rule(ns, x, space)
-    x[...] = ns.xp.astype(clamped, x.dtype)
+    clamped = ns.xp.astype(_clamp_rule(ns, x, space), x.dtype)
+    try:
+        x[...] = clamped
+    except RuntimeError as error:  # torch: an expanded view, a leaf that requires grad (nothing written)
+        raise TypeError(f"clamp_: x must be a writable array ({error})") from None
     return x
 
 
