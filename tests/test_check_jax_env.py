@@ -245,3 +245,10 @@ def test_a_mask_per_agent_may_empty_a_finished_agents_row():
     masks[0, 1, 2] = True  # agents 0 and 2 finished, agent 1 may move
     allowed, why = mask_factors(masks, space, 1)
     assert allowed.tolist() == [True, False] and why == ""
+
+
+def test_a_probe_failure_reproduces_through_its_snippet():
+    error = _failure("tests.jax_toy_envs:walk_compile_bug", **FAST)
+    assert error.property == "compile-once" and error.seed is None
+    with pytest.raises(AssertionError, match="compile-once"):
+        exec(compile(error.reproduction(), "<reproduction>", "exec"), {})
