@@ -251,3 +251,8 @@ class Slide:
         obs = state.obs + 0.1 * action
         t = state.t + 1
         return BraxState(obs, -jnp.sum(obs**2), (t >= 15).astype(jnp.float32), t)
+
+
+def walk_compile_bug() -> Walk:
+    """``Walk`` whose reset builds a weakly typed step counter."""
+    return make_walk("compile-once")

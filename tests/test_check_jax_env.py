@@ -232,3 +232,23 @@ def test_a_pgx_environment_passes():
     pytest.importorskip("pgx")
     report = check_jax_env("pgx:tic_tac_toe", **{**FAST, "max_examples": 2, "max_steps": 20})
     assert report.style == "pgx" and "action-mask" in report.properties
+
+
+def test_a_mask_per_agent_may_empty_a_finished_agents_row():
+    """Regression (MMST-v0 in the sweep): Jumanji masks a finished agent's row by design;
+    the law asks for one legal action in some row, not in every row."""
+    from spacealg.spaces.categorical import Categorical
+    from spacealg.testing.jax_env.laws import mask_factors
+
+    space = Categorical([4, 4, 4], dtype=np.int32)
+    masks = np.zeros((2, 3, 4), bool)
+    masks[0, 1, 2] = True  # agents 0 and 2 finished, agent 1 may move
+    allowed, why = mask_factors(masks, space, 1)
+    assert allowed.tolist() == [True, False] and why == ""
+
+
+def test_a_probe_failure_reproduces_through_its_snippet():
+    error = _failure("tests.jax_toy_envs:walk_compile_bug", **FAST)
+    assert error.property == "compile-once" and error.seed is None
+    with pytest.raises(AssertionError, match="compile-once"):
+        exec(compile(error.reproduction(), "<reproduction>", "exec"), {})

@@ -364,10 +364,12 @@ def check_jax_env(
     )
 
 
-def replay_jax(env: Any, seed: int, actions: list[Any], *, masks: bool = True, eager_steps: int = 8) -> None:
+def replay_jax(env: Any, seed: int | None, actions: list[Any], *, masks: bool = True, eager_steps: int = 8) -> None:
     """Re-run the laws of one row on ``seed`` and ``actions`` (a failure's, say after a fix):
-    the trajectory laws and purity/jit-eager/global-rng on the compiled, unbatched replay.
-    Raises the :class:`JaxEnvCheckError` of the first broken one; returns None if none is."""
+    the trajectory laws and purity/jit-eager/global-rng on the compiled, unbatched replay;
+    ``seed=None`` (a failure of the one-off probes: declared spaces, compile once, tracing
+    purity) re-runs the probes. Raises the :class:`JaxEnvCheckError` of the first broken
+    one; returns None if none is."""
     import jax
     import jax.numpy as jnp
 
@@ -376,6 +378,16 @@ def replay_jax(env: Any, seed: int, actions: list[Any], *, masks: bool = True, e
     from spacealg.testing.jax_env.rollout import Rollouts
 
     source = jax_source(env)
+    if seed is None:
+        options = {"max_steps": 1, "batch": 1, "eager_steps": 0, "masks": masks, "illegal_actions": False,
+                   "determinism": True, "skip": ("batching", "jit-eager")}
+        check: _Check | None = None
+        try:
+            check = _Check(source, options)
+            check.probe()
+        except PropertyError as violation:
+            raise _error(violation, source, check.protocol if check else None, True, 1) from None
+        return
     protocol = adapt(source.make())
     steps = len(actions)
     checked, _ = _checked(protocol, masks, False, True)

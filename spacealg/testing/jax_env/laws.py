@@ -223,8 +223,10 @@ def _episode_end(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int
 
 def mask_factors(mask: np.ndarray, space: Any, lead: int) -> tuple[np.ndarray, str]:
     """``(nonempty, why)``: per entry of the leading axes, whether the mask allows at least one
-    action (per factor where the mask has one row per factor of a Categorical); ``why``
-    names a shape the action space does not explain."""
+    action (where the mask has one row per factor of a Categorical, as one row per agent in
+    Jumanji's multi-agent environments, at least one row allows one: a finished agent's
+    row is empty by design, MMST's); ``why`` names a shape the action space does not
+    explain."""
     from spacealg.spaces.categorical import Categorical
 
     shape = mask.shape[lead:]
@@ -233,7 +235,7 @@ def mask_factors(mask: np.ndarray, space: Any, lead: int) -> tuple[np.ndarray, s
         nvec = (np.asarray(space.high).astype(np.int64) - np.asarray(space.low) + 1)
         if shape == (*space.shape, int(nvec.max())):  # one row per factor
             rows = mask.reshape((*mask.shape[:lead], -1, shape[-1]))
-            return np.asarray(rows.any(-1).all(-1)), ""
+            return np.asarray(rows.any(-1).any(-1)), ""
         if shape == tuple(int(v) for v in nvec.reshape(-1)):
             return np.asarray(flat.any(-1)), ""
         return np.zeros(mask.shape[:lead], bool), f"a mask of shape {shape} for {space!r}"

@@ -23,7 +23,8 @@ JAX_PROPERTIES: dict[str, str] = {
     "Jumanji: reset gives StepType.FIRST and step MID or LAST; gymnax: no episode outlasts "
     "params.max_steps_in_episode",
     "action-mask": "a published legal-action mask has a shape the action space explains and allows at "
-    "least one action (per factor, for a mask per factor) in every state the agent acts in",
+    "least one action in every state the agent acts in (a mask with one row per factor or agent: in "
+    "some row, since a finished agent's row may be empty)",
     "illegal-action": "an action outside the mask breaks none of the laws above",
     "purity": "the same key and actions give the same trajectory, compiled or not, run after run",
     "jit-eager": "jit gives what eager execution gives (up to float rounding: compared step by step from "
