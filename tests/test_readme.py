@@ -193,6 +193,7 @@ EXTRA_OF = {
     "spacealg.adapters.gymnax": "gymnax",
     "jumanji": "jumanji",
     "spacealg.adapters.jumanji": "jumanji",
+    "pgx": "pgx",
     "ray.rllib": "rllib",
     "ray": "ray",
     "spacealg.vector.ray_actors": "ray",
@@ -215,6 +216,9 @@ def _imported(code: str) -> set[str]:
             reference = re.fullmatch(r"([A-Za-z_][\w.]*):[A-Za-z_]\w*", node.value)  # "module:factory"
             if reference:
                 names.add(reference.group(1))
+            jax_id = re.fullmatch(r"(gymnax|jumanji|pgx):\S+", node.value)  # an id of a JAX env library
+            if jax_id:
+                names.add(jax_id.group(1))
     return names
 
 

@@ -13,7 +13,16 @@ from typing import Any
 
 from spacealg.describe import describe
 
-__all__ = ["describe_env", "foreign_spaces"]
+__all__ = ["JAX_PREFIXES", "describe_env", "foreign_spaces", "is_jax_id"]
+
+
+JAX_PREFIXES = ("gymnax", "jumanji", "pgx")
+"""The id prefixes: each names a library whose ``make(name)`` makes the environment."""
+
+
+def is_jax_id(env: Any) -> bool:
+    """Whether ``env`` is a string naming a JAX environment by one of :data:`JAX_PREFIXES`."""
+    return isinstance(env, str) and env.partition(":")[0] in JAX_PREFIXES and bool(env.partition(":")[2])
 
 
 def _roots(obj: Any) -> set[str]:

@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from spacealg.adapters.envs import is_jax_id
+
 __all__ = [
     "EXIT_ERROR",
     "EXIT_FAILED",
@@ -209,8 +211,6 @@ def resolve_target(env_id: str, env_kwargs: Sequence[str] | None = None, *, chec
     kwargs = parse_env_kwargs(env_kwargs)
     if os.getcwd() not in sys.path:  # module:factory resolves from the working directory, as python -m
         sys.path.insert(0, os.getcwd())
-    from spacealg.testing.jax_env.source import is_jax_id
-
     if is_jax_id(env_id):  # gymnax:CartPole-v1, jumanji:Snake-v1, pgx:connect_four (issue 24)
         return _jax_target(env_id, kwargs)
     if ":" in env_id and not env_id.startswith(":"):

@@ -33,6 +33,8 @@ JAX_PROPERTIES: dict[str, str] = {
     "global-rng": "reset and step take their randomness from the key only, never from Python's or "
     "NumPy's global random state",
 }
+"""The properties ``check_jax_env`` checks, by name: what each law states (the report and
+the reproduction quote it)."""
 
 OPTIONAL_JAX_PROPERTIES = ("illegal-action",)
 """Checked only when asked for (``illegal_actions=True``)."""

@@ -108,9 +108,11 @@ def adapt(env: Any) -> Protocol:
 
 
 def _jumanji_like(env: Any) -> bool:
-    """Specs as values (Jumanji's properties), not as methods (dm_env's)."""
+    """Jumanji's specs as values (properties), not as methods (dm_env's); TorchRL's
+    ``observation_spec``/``action_spec`` properties are specs of another library."""
     specs = [getattr(env, name, None) for name in ("observation_spec", "action_spec")]
-    return all(s is not None and not callable(s) for s in specs) and callable(getattr(env, "reset", None))
+    return (all(s is not None and not callable(s) and type(s).__module__.split(".")[0] == "jumanji" for s in specs)
+            and callable(getattr(env, "reset", None)))
 
 
 def _gymnax_like(env: Any) -> bool:

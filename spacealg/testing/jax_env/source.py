@@ -12,18 +12,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from spacealg.adapters.envs import JAX_PREFIXES, is_jax_id
 from spacealg.testing.resolve import EnvSource, resolve
 
 __all__ = ["JAX_PREFIXES", "is_jax_id", "jax_source"]
-
-JAX_PREFIXES = ("gymnax", "jumanji", "pgx")
-"""The id prefixes: each names a library whose ``make(name)`` makes the environment."""
-
-
-def is_jax_id(env: Any) -> bool:
-    """Whether ``env`` is a string naming a JAX environment by one of :data:`JAX_PREFIXES`."""
-    return isinstance(env, str) and env.partition(":")[0] in JAX_PREFIXES and bool(env.partition(":")[2])
-
 
 def jax_source(env: Any) -> EnvSource:
     """The :class:`EnvSource` of ``env`` (see the module docstring)."""
