@@ -33,6 +33,7 @@ from spacealg.core.generic import as_space
 from spacealg.core.leaf import Members
 from spacealg.core.protocol import isin
 from spacealg.spaces._batch import normalize_size
+from spacealg.spaces.mask_blocks import _rescaled, combine, is_foreign_array
 from spacealg.spaces.masked import Block, Masked, MaskError, factors, host_blocks, parse_blocks
 
 __all__ = ["masked_on_backend", "sample_masked_on"]
@@ -50,10 +51,20 @@ def sample_masked_on(name: str, space: Any, size: Any, mask: Any, probability: A
         inherited = [(b.ndim, b) for b in base.blocks]
         base = base.root
     f = factors(base)
-    blocks = _on_backend(k, parse_blocks(mask, f, "mask"), name) if mask is not None else None
-    weights = _on_backend(k, parse_blocks(probability, f, "probability"), name) if probability is not None else None
-    parts = [p for p in (_on_backend(k, inherited, name) if inherited else None, blocks, weights) if p]
-    merged = _combine_all(k, parts, f.sizes) if parts else [(1, None)] * len(f.sizes)
+    given = [parse_blocks(mask, f, "mask")] if mask is not None else []
+    given += [parse_blocks(probability, f, "probability")] if probability is not None else []
+    parts = [p for p in ([inherited] if inherited else []) + given if p]
+    if parts and not any(is_foreign_array(a) for p in parts for _, a in p):
+        # all on the host: combined there in float64, each product row rescaled (as NumPy's
+        # path does), so that neither 1e308 nor subnormal weights reach the device unscaled
+        host = parts[0]
+        for other in parts[1:]:
+            host = combine(host, other, f.sizes)
+        merged = _on_backend(k, [(w, _rescale_row(a, w)) for w, a in host], name)
+    elif parts:
+        merged = _combine_all(k, [_on_backend(k, p, name) for p in parts], f.sizes)
+    else:
+        merged = [(1, None)] * len(f.sizes)
     batch = _batch(merged)
     if size is None and batch:
         size = batch
@@ -62,6 +73,13 @@ def sample_masked_on(name: str, space: Any, size: Any, mask: Any, probability: A
         raise MaskError(f"sample: a batch of masks of shape {batch} needs size={batch}, got size={size!r}")
     digits = _draw(k, adapter, merged, f.sizes, shape)
     return _values(k, base, name, digits, shape)
+
+
+def _rescale_row(array: Any, width: int) -> Any:
+    """Weights divided by each row's largest (bool masks unchanged)."""
+    if array is None or array.dtype == bool:
+        return array
+    return _rescaled(array, width)
 
 
 def _on_backend(k: Any, blocks: list[Block], name: str) -> list[Block]:
@@ -100,7 +118,10 @@ def _combine_all(k: Any, parts: list[list[Block]], sizes: tuple[int, ...]) -> li
             continue
         acc = arrays[0]
         for other in arrays[1:]:
-            acc = acc & other if _is_bool(k, acc) and _is_bool(k, other) else _float(k, acc) * _float(k, other)
+            if _is_bool(k, acc) and _is_bool(k, other):
+                acc = acc & other
+            else:  # a product of weights rescaled per row, as on NumPy
+                acc = _rescaled(_float(k, acc) * _float(k, other), width)
         result.append((width, acc))
     return result
 
@@ -143,8 +164,11 @@ def _outer_run(k: Any, run: list[Block], sizes: tuple[int, ...]) -> Block:
         left = k.xp.reshape(acc, tuple(acc.shape) + (1,) * width)
         lead = tuple(part.shape[: part.ndim - width])
         right = k.xp.reshape(part, lead + (1,) * acc_width + tuple(part.shape[part.ndim - width :]))
-        acc = left & right if _is_bool(k, left) and _is_bool(k, right) else _float(k, left) * _float(k, right)
         acc_width += width
+        if _is_bool(k, left) and _is_bool(k, right):
+            acc = left & right
+        else:
+            acc = _rescaled(_float(k, left) * _float(k, right), acc_width)
     return (total, acc)
 
 
@@ -187,8 +211,8 @@ def _choose(k: Any, rng: Any, weights: Any) -> Any:
     if integral:
         counts = k.backend.dtype(np.dtype(np.int32), None, None, "counts")
         cumulative = xp.cumulative_sum(xp.astype(weights, counts), axis=-1)
-    else:
-        cumulative = xp.cumulative_sum(_float(k, weights), axis=-1)
+    else:  # rescaled per row: a product of rescaled weights may be tiny again
+        cumulative = xp.cumulative_sum(_rescaled(_float(k, weights), 1), axis=-1)
     total = cumulative[:, -1]
     if k.any_true(~(total > 0)):
         raise MaskError("sample: the mask of a row allows no element")
