@@ -69,3 +69,77 @@ def test_device_weights_are_rescaled_too(backend):
     both = sa.sample(Masked(range(3), mask), N, probability=native, rng=_rngs()[backend])
     freq = np.bincount(np.asarray(to_numpy(both)), minlength=3) / N
     assert np.abs(freq - [0, 0.5, 0.5]).max() < 0.05
+
+
+# -- C: products holding Masked parts, drawn on the backend ----------------------------------------
+
+
+def _numeric(space):
+    """Whether every factor of ``space`` has numbers (torch/JAX hold no labels)."""
+    return "'" not in repr(space)
+
+
+def _products():
+    from hypothesis import strategies as st
+
+    from spacealg.strategies.masks import mask_bases, masked_spaces
+
+    masked = masked_spaces(mask_bases(1).filter(_numeric), nonempty=True)
+    plain = mask_bases(1).filter(_numeric)
+    part = st.one_of(masked, plain)
+    tuples = st.tuples(masked, st.lists(part, max_size=2)).map(lambda t: sa.TupleProduct(t[0], *t[1]))
+    dicts = st.tuples(masked, st.lists(part, max_size=2)).map(
+        lambda t: sa.DictProduct({f"k{i}": s for i, s in enumerate([t[0], *t[1]])})
+    )
+    scalar = masked.filter(lambda m: sa.elsize(m) == ())
+    arrays = st.tuples(scalar, st.integers(0, 3)).map(lambda t: ArraySpace(t[0], t[1]))
+    nested = st.tuples(tuples, part).map(lambda t: sa.TupleProduct(*t))
+    return st.one_of(tuples, dicts, arrays, nested)
+
+
+def _leaves(batch):
+    if isinstance(batch, tuple):
+        return [x for b in batch for x in _leaves(b)]
+    if isinstance(batch, dict):
+        return [x for b in batch.values() for x in _leaves(b)]
+    return [batch]
+
+
+def _make_product_test():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @pytest.mark.parametrize("name", ["torch", "jax"])
+    @given(space=_products(), size=st.sampled_from([None, 1, 4, (2, 3)]), seed=st.integers(0, 2**16))
+    @settings(max_examples=25, deadline=None)
+    def test_products_with_masked_parts_draw_on_the_backend(name, space, size, seed):
+        """Laws: every draw is a member (NumPy's ``isin``/``contains`` after moving it to the
+        host); its leaves are the backend's arrays; the same seed gives the same draws;
+        NumPy draws the same space too (the same set of laws on every backend)."""
+        rng = (lambda: torch.Generator().manual_seed(seed)) if name == "torch" else (lambda: jax.random.key(seed))
+        drawn = sa.sample(space, size, rng=rng())
+        host = to_numpy(drawn)
+        if size is None:
+            assert sa.contains(host, space)
+            assert sa.contains(sa.sample(space, rng=seed), space)
+        else:
+            assert np.asarray(sa.isin(host, space)).all()
+            assert np.asarray(sa.isin(sa.sample(space, size, rng=seed), space)).all()
+        kind = torch.Tensor if name == "torch" else jax.Array
+        assert all(isinstance(leaf, kind) for leaf in _leaves(drawn))
+        assert repr(host) == repr(to_numpy(sa.sample(space, size, rng=rng())))
+
+    return test_products_with_masked_parts_draw_on_the_backend
+
+
+test_products_with_masked_parts_draw_on_the_backend = _make_product_test()
+
+
+@pytest.mark.parametrize("name", ["torch", "jax"])
+def test_a_product_with_a_masked_part_is_not_refused(name):
+    """The regression of point 6: this raised TypeError ("drawn with a NumPy rng")."""
+    space = sa.TupleProduct(Masked(range(3), np.array([0, 1, 1], bool)), range(4))
+    rng = torch.Generator().manual_seed(0) if name == "torch" else jax.random.key(0)
+    first, second = sa.sample(space, 64, rng=rng)
+    assert set(np.unique(np.asarray(to_numpy(first)))) <= {1, 2}
+    assert set(np.unique(np.asarray(to_numpy(second)))) <= {0, 1, 2, 3}

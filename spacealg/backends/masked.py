@@ -249,16 +249,18 @@ def _values(k: Any, space: Any, name: str, digits: list[Any], shape: tuple[int, 
 def masked_on_backend(operation: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``sample``/``isin``/``clamp``/``clamp_`` of a space holding a mask on torch/JAX.
 
-    ``sample`` of a ``Masked`` draws on the backend (:func:`sample_masked_on`); ``isin``
+    ``sample`` draws on the backend: a ``Masked`` space by :func:`sample_masked_on`, a product
+    or array space holding one part by part (:func:`_sample_holding`); ``isin``
     answers as NumPy's ``isin`` of the batch moved to the host, as a bool array of the
     batch's backend and device; ``clamp``/``clamp_`` return members unchanged (``clamp_``:
     ``x`` itself) and raise TypeError otherwise, as on NumPy (a mask has no nearest-member rule).
     """
     if operation == "sample":
         space, size = args[0], (args[1] if len(args) > 1 else kwargs.get("size"))
-        if not isinstance(space, Masked):
-            raise TypeError(f"sample: a product holding a masked part is drawn with a NumPy rng, not {name}: {space!r}")
-        return sample_masked_on(name, space, size, None, None, kwargs["rng"])
+        extra = {key: value for key, value in kwargs.items() if key != "rng" and value is not None}
+        if extra:
+            raise TypeError(f"sample: {sorted(extra)} are not supported with a {name} rng")
+        return _sample_holding(name, space, size, kwargs["rng"])
     batch, space = args[0], args[1]
     inside = np.asarray(isin(to_numpy(batch), space))
     if operation == "isin":
@@ -272,6 +274,41 @@ def masked_on_backend(operation: str, name: str, args: tuple[Any, ...], kwargs: 
     if operation == "clamp":
         return _copy(batch)
     return batch
+
+
+def _sample_holding(name: str, space: Any, size: Any, rng: Any) -> Any:
+    """A batch of a space holding ``Masked`` parts, drawn on the backend of ``rng``: each
+    ``Masked`` part by :func:`sample_masked_on`, every other part by the backend's ``sample``,
+    a product part by part, an array space as ``size + dims`` draws of its entry. A JAX key
+    is split into one key per part (no key is used twice); a torch generator advances."""
+    from spacealg.core.protocol import sample
+    from spacealg.spaces.array import ArraySpace
+    from spacealg.spaces.masked import holds_masked
+    from spacealg.spaces.product import DictProduct, TupleProduct
+
+    if isinstance(space, Masked):
+        return sample_masked_on(name, space, size, None, None, rng)
+    if not holds_masked(space):
+        return sample(space, size, rng=rng)
+    if isinstance(space, ArraySpace):
+        return _sample_holding(name, space.space, (*normalize_size(size), *space.dims), rng)
+    parts = list(space._spaces.values()) if isinstance(space, DictProduct) else list(space._spaces)
+    keys = _split(name, rng, len(parts))
+    drawn = [_sample_holding(name, part, size, key) for part, key in zip(parts, keys)]
+    if isinstance(space, DictProduct):
+        return dict(zip(space._spaces, drawn))
+    if isinstance(space, TupleProduct):
+        return tuple(drawn)
+    raise TypeError(f"sample: {space!r} holds a masked part in a form the {name} backend does not draw")
+
+
+def _split(name: str, rng: Any, n: int) -> list[Any]:
+    """``n`` generators for ``n`` parts: the torch generator itself, or ``n`` new JAX keys."""
+    if name != "jax":
+        return [rng] * n
+    import jax
+
+    return list(jax.random.split(rng, n)) if n else []
 
 
 def _first_leaf(batch: Any) -> Any:
