@@ -143,3 +143,127 @@ def test_a_product_with_a_masked_part_is_not_refused(name):
     first, second = sa.sample(space, 64, rng=rng)
     assert set(np.unique(np.asarray(to_numpy(first)))) <= {1, 2}
     assert set(np.unique(np.asarray(to_numpy(second)))) <= {0, 1, 2, 3}
+
+
+# -- A: from_json allocates at most a small multiple of the document, for every kind ---------------
+
+
+def _peak(text):
+    """The peak bytes traced while reading ``text`` (a DocumentError is an answer too)."""
+    import contextlib
+    import tracemalloc
+
+    from spacealg.serialize import DocumentError
+
+    tracemalloc.start()
+    try:
+        with contextlib.suppress(DocumentError):  # any other exception fails
+            sa.from_json(text)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def _bound(text):
+    return 4_000_000 + 1000 * len(text)  # bytes: a small multiple of the document
+
+
+_HUGE = 10_000_000
+_ALIKE_BASES = [
+    {"kind": "range", "stop": 2},
+    {"kind": "range", "start": -(2**70), "stop": 2**70, "step": 3},
+    {"kind": "finite", "items": [0.5, 1.5, 2.5]},
+]
+
+
+@pytest.mark.parametrize("base", _ALIKE_BASES, ids=["range", "stepped-bigint-range", "finite"])
+@pytest.mark.parametrize("dims", [[_HUGE], [2, _HUGE // 2]])
+def test_a_masked_array_of_alike_entries_costs_bytes(base, dims):
+    """Regression (point 1, general form): an unmasked array of ten million alike entries
+    held one factor per entry (over 300 bytes each); now its factors are runs, O(1)."""
+    space = {"kind": "masked", "space": {"kind": "array", "base": base, "dims": dims}, "mask": None}
+    import json
+
+    text = json.dumps({"format": "spacealg.space", "version": 1, "space": space})
+    assert _peak(text) < _bound(text)
+
+
+def test_a_compact_masked_array_keeps_the_laws():
+    """The runs form answers as the per-entry form: equal spaces, equal hashes, same
+    members, cardinality, index and element, and the JSON round trip."""
+    k = 3000  # beyond the runs threshold
+    base = ArraySpace(range(3), k)
+    compact = Masked(base, None)
+    spelled = Masked(base, tuple([None] * k))
+    assert compact == spelled and hash(compact) == hash(spelled)
+    assert sa.cardinality(compact) == 3**k
+    x = sa.sample(compact, rng=0)
+    assert sa.contains(x, compact) and sa.index(x, compact) == sa.index(x, base)
+    assert np.array_equal(sa.element(12345, compact), sa.element(12345, base))
+    assert np.asarray(sa.isin(sa.sample(compact, 5, rng=1), compact)).all()
+    assert sa.from_json(sa.to_json(compact)) == compact
+    one = np.ones(3, bool)
+    one[0] = False
+    partly = Masked(compact, tuple([one] + [None] * (k - 1)))
+    assert sa.cardinality(partly) == 2 * 3 ** (k - 1) and partly <= compact
+
+
+def _documents():
+    from hypothesis import strategies as st
+
+    from spacealg.strategies.masks import mask_bases, masked_spaces
+    from spacealg.strategies.spaces import catalogued_spaces, spaces
+
+    return st.one_of(spaces(), masked_spaces(mask_bases()), catalogued_spaces(), st.just(sa.Categorical([2, 3])))
+
+
+def _paths(node, prefix=()):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield (*prefix, key)
+            yield from _paths(value, (*prefix, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield (*prefix, i)
+            yield from _paths(value, (*prefix, i))
+
+
+def _make_document_fuzz():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    hostile = st.one_of(
+        st.none(), st.booleans(), st.sampled_from([0, -1, 2**63, _HUGE, 4 * 10**8, [_HUGE], [2, _HUGE], "inf", [], {}]),
+        st.text(max_size=4),
+    )
+
+    @given(space=_documents(), data=st.data())
+    @settings(max_examples=60, deadline=None)
+    def test_mutated_documents_of_every_kind_cost_a_small_multiple(space, data):
+        """Law: reading any document (a mutation of a valid one: a field replaced by a hostile
+        value, huge sizes included) peaks below 4 MB + 1000 bytes per character."""
+        import copy
+        import json
+
+        try:
+            document = sa.to_json(space)
+        except TypeError:  # a space without a JSON form (documented)
+            return
+        mutated = copy.deepcopy(document)
+        paths = list(_paths(mutated))
+        for _ in range(data.draw(st.integers(0, 2))):
+            path = data.draw(st.sampled_from(paths))
+            parent = mutated
+            try:
+                for key in path[:-1]:
+                    parent = parent[key]
+                parent[path[-1]] = data.draw(hostile)
+            except (KeyError, IndexError, TypeError):
+                continue
+        text = json.dumps(mutated)
+        assert _peak(text) < _bound(text), text[:300]
+
+    return test_mutated_documents_of_every_kind_cost_a_small_multiple
+
+
+test_mutated_documents_of_every_kind_cost_a_small_multiple = _make_document_fuzz()
