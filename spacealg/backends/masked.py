@@ -33,6 +33,7 @@ from spacealg.core.generic import as_space
 from spacealg.core.leaf import Members
 from spacealg.core.protocol import isin
 from spacealg.spaces._batch import normalize_size
+from spacealg.spaces.mask_blocks import _rescaled, combine, is_foreign_array
 from spacealg.spaces.masked import Block, Masked, MaskError, factors, host_blocks, parse_blocks
 
 __all__ = ["masked_on_backend", "sample_masked_on"]
@@ -50,10 +51,20 @@ def sample_masked_on(name: str, space: Any, size: Any, mask: Any, probability: A
         inherited = [(b.ndim, b) for b in base.blocks]
         base = base.root
     f = factors(base)
-    blocks = _on_backend(k, parse_blocks(mask, f, "mask"), name) if mask is not None else None
-    weights = _on_backend(k, parse_blocks(probability, f, "probability"), name) if probability is not None else None
-    parts = [p for p in (_on_backend(k, inherited, name) if inherited else None, blocks, weights) if p]
-    merged = _combine_all(k, parts, f.sizes) if parts else [(1, None)] * len(f.sizes)
+    given = [parse_blocks(mask, f, "mask")] if mask is not None else []
+    given += [parse_blocks(probability, f, "probability")] if probability is not None else []
+    parts = [p for p in ([inherited] if inherited else []) + given if p]
+    if parts and not any(is_foreign_array(a) for p in parts for _, a in p):
+        # all on the host: combined there in float64, each product row rescaled (as NumPy's
+        # path does), so that neither 1e308 nor subnormal weights reach the device unscaled
+        host = parts[0]
+        for other in parts[1:]:
+            host = combine(host, other, f.sizes)
+        merged = _on_backend(k, [(w, _rescale_row(a, w)) for w, a in host], name)
+    elif parts:
+        merged = _combine_all(k, [_on_backend(k, p, name) for p in parts], f.sizes)
+    else:
+        merged = [(1, None)] * len(f.sizes)
     batch = _batch(merged)
     if size is None and batch:
         size = batch
@@ -62,6 +73,13 @@ def sample_masked_on(name: str, space: Any, size: Any, mask: Any, probability: A
         raise MaskError(f"sample: a batch of masks of shape {batch} needs size={batch}, got size={size!r}")
     digits = _draw(k, adapter, merged, f.sizes, shape)
     return _values(k, base, name, digits, shape)
+
+
+def _rescale_row(array: Any, width: int) -> Any:
+    """Weights divided by each row's largest (bool masks unchanged)."""
+    if array is None or array.dtype == bool:
+        return array
+    return _rescaled(array, width)
 
 
 def _on_backend(k: Any, blocks: list[Block], name: str) -> list[Block]:
@@ -100,7 +118,10 @@ def _combine_all(k: Any, parts: list[list[Block]], sizes: tuple[int, ...]) -> li
             continue
         acc = arrays[0]
         for other in arrays[1:]:
-            acc = acc & other if _is_bool(k, acc) and _is_bool(k, other) else _float(k, acc) * _float(k, other)
+            if _is_bool(k, acc) and _is_bool(k, other):
+                acc = acc & other
+            else:  # a product of weights rescaled per row, as on NumPy
+                acc = _rescaled(_float(k, acc) * _float(k, other), width)
         result.append((width, acc))
     return result
 
@@ -143,8 +164,11 @@ def _outer_run(k: Any, run: list[Block], sizes: tuple[int, ...]) -> Block:
         left = k.xp.reshape(acc, tuple(acc.shape) + (1,) * width)
         lead = tuple(part.shape[: part.ndim - width])
         right = k.xp.reshape(part, lead + (1,) * acc_width + tuple(part.shape[part.ndim - width :]))
-        acc = left & right if _is_bool(k, left) and _is_bool(k, right) else _float(k, left) * _float(k, right)
         acc_width += width
+        if _is_bool(k, left) and _is_bool(k, right):
+            acc = left & right
+        else:
+            acc = _rescaled(_float(k, left) * _float(k, right), acc_width)
     return (total, acc)
 
 
@@ -187,8 +211,8 @@ def _choose(k: Any, rng: Any, weights: Any) -> Any:
     if integral:
         counts = k.backend.dtype(np.dtype(np.int32), None, None, "counts")
         cumulative = xp.cumulative_sum(xp.astype(weights, counts), axis=-1)
-    else:
-        cumulative = xp.cumulative_sum(_float(k, weights), axis=-1)
+    else:  # rescaled per row: a product of rescaled weights may be tiny again
+        cumulative = xp.cumulative_sum(_rescaled(_float(k, weights), 1), axis=-1)
     total = cumulative[:, -1]
     if k.any_true(~(total > 0)):
         raise MaskError("sample: the mask of a row allows no element")
@@ -225,16 +249,18 @@ def _values(k: Any, space: Any, name: str, digits: list[Any], shape: tuple[int, 
 def masked_on_backend(operation: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``sample``/``isin``/``clamp``/``clamp_`` of a space holding a mask on torch/JAX.
 
-    ``sample`` of a ``Masked`` draws on the backend (:func:`sample_masked_on`); ``isin``
+    ``sample`` draws on the backend: a ``Masked`` space by :func:`sample_masked_on`, a product
+    or array space holding one part by part (:func:`_sample_holding`); ``isin``
     answers as NumPy's ``isin`` of the batch moved to the host, as a bool array of the
     batch's backend and device; ``clamp``/``clamp_`` return members unchanged (``clamp_``:
     ``x`` itself) and raise TypeError otherwise, as on NumPy (a mask has no nearest-member rule).
     """
     if operation == "sample":
         space, size = args[0], (args[1] if len(args) > 1 else kwargs.get("size"))
-        if not isinstance(space, Masked):
-            raise TypeError(f"sample: a product holding a masked part is drawn with a NumPy rng, not {name}: {space!r}")
-        return sample_masked_on(name, space, size, None, None, kwargs["rng"])
+        extra = {key: value for key, value in kwargs.items() if key != "rng" and value is not None}
+        if extra:
+            raise TypeError(f"sample: {sorted(extra)} are not supported with a {name} rng")
+        return _sample_holding(name, space, size, kwargs["rng"])
     batch, space = args[0], args[1]
     inside = np.asarray(isin(to_numpy(batch), space))
     if operation == "isin":
@@ -248,6 +274,41 @@ def masked_on_backend(operation: str, name: str, args: tuple[Any, ...], kwargs: 
     if operation == "clamp":
         return _copy(batch)
     return batch
+
+
+def _sample_holding(name: str, space: Any, size: Any, rng: Any) -> Any:
+    """A batch of a space holding ``Masked`` parts, drawn on the backend of ``rng``: each
+    ``Masked`` part by :func:`sample_masked_on`, every other part by the backend's ``sample``,
+    a product part by part, an array space as ``size + dims`` draws of its entry. A JAX key
+    is split into one key per part (no key is used twice); a torch generator advances."""
+    from spacealg.core.protocol import sample
+    from spacealg.spaces.array import ArraySpace
+    from spacealg.spaces.masked import holds_masked
+    from spacealg.spaces.product import DictProduct, TupleProduct
+
+    if isinstance(space, Masked):
+        return sample_masked_on(name, space, size, None, None, rng)
+    if not holds_masked(space):
+        return sample(space, size, rng=rng)
+    if isinstance(space, ArraySpace):
+        return _sample_holding(name, space.space, (*normalize_size(size), *space.dims), rng)
+    parts = list(space._spaces.values()) if isinstance(space, DictProduct) else list(space._spaces)
+    keys = _split(name, rng, len(parts))
+    drawn = [_sample_holding(name, part, size, key) for part, key in zip(parts, keys)]
+    if isinstance(space, DictProduct):
+        return dict(zip(space._spaces, drawn))
+    if isinstance(space, TupleProduct):
+        return tuple(drawn)
+    raise TypeError(f"sample: {space!r} holds a masked part in a form the {name} backend does not draw")
+
+
+def _split(name: str, rng: Any, n: int) -> list[Any]:
+    """``n`` generators for ``n`` parts: the torch generator itself, or ``n`` new JAX keys."""
+    if name != "jax":
+        return [rng] * n
+    import jax
+
+    return list(jax.random.split(rng, n)) if n else []
 
 
 def _first_leaf(batch: Any) -> Any:

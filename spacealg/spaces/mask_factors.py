@@ -2,7 +2,8 @@
 
 ``factors(space)`` says how the members of a finite space factor into digits, one per
 scalar factor in C order: a finite set or range is one factor (the digit is the item's
-position), an array of them has one factor per entry, a product concatenates its
+position), an array of them has one factor per entry (held as runs, :class:`Sizes`, and
+its entries' structure built on demand beyond :data:`COMPACT` entries), a product concatenates its
 components' factors. ``index``/``element`` of the space are the mixed-radix number of the
 digits. A leaf's digits are read from its leaf model (:mod:`spacealg.core.leaf_index`), so
 every kind with a finite leaf model is maskable, and a kind with an image
@@ -11,21 +12,25 @@ every kind with a finite leaf model is maskable, and a kind with an image
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from spacealg.core.generic import as_space
 from spacealg.core.image import image_of
-from spacealg.core.leaf import LeafModel, leaf
+from spacealg.core.leaf import LeafModel, Members, leaf, widths
 from spacealg.core.leaf_index import counts, finite, positions, values_at
 from spacealg.spaces.product import DictProduct, TupleProduct
 
-__all__ = ["Factors", "MaskError", "MaskTypeError", "factors"]
+__all__ = ["Factors", "MaskError", "MaskTypeError", "Sizes", "factors"]
+
+#: beyond this many factors, an array's sizes and entries are held as runs and built lazily
+COMPACT = 1024
 
 
 class MaskError(ValueError, AssertionError):
@@ -41,11 +46,123 @@ class MaskTypeError(TypeError, AssertionError):
 # -- factors: how the members of a finite space factor into digits -------------------------
 
 
+class Sizes(Sequence[int]):
+    """The factors' sizes held as runs ``(size, count)``: behaves as the tuple of sizes
+    (``len``, indexing, slicing, iteration, ``==`` with a tuple, ``+``) in memory of the
+    number of runs, so that an array of ten million alike entries costs bytes."""
+
+    __slots__ = ("_runs", "_starts")
+
+    def __init__(self, runs: Sequence[tuple[int, int]]) -> None:
+        merged: list[tuple[int, int]] = []
+        for size, count in runs:
+            if count <= 0:
+                continue
+            if merged and merged[-1][0] == size:
+                merged[-1] = (size, merged[-1][1] + count)
+            else:
+                merged.append((int(size), int(count)))
+        self._runs = tuple(merged)
+        self._starts = list(itertools.accumulate((c for _, c in merged), initial=0))
+
+    @property
+    def runs(self) -> tuple[tuple[int, int], ...]:
+        return self._runs
+
+    def __len__(self) -> int:
+        return self._starts[-1]
+
+    def __iter__(self) -> Iterator[int]:
+        for size, count in self._runs:
+            yield from itertools.repeat(size, count)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            start, stop, step = i.indices(len(self))
+            if step != 1:
+                return tuple(self)[i]
+            return sizes_of(self._slice_runs(start, max(start, stop)))
+        n = len(self)
+        j = int(i) + n if int(i) < 0 else int(i)
+        if not 0 <= j < n:
+            raise IndexError("Sizes index out of range")
+        return self._runs[bisect.bisect_right(self._starts, j) - 1][0]
+
+    def _slice_runs(self, start: int, stop: int) -> list[tuple[int, int]]:
+        out = []
+        for (size, _count), a, b in zip(self._runs, self._starts, self._starts[1:]):
+            lo, hi = max(a, start), min(b, stop)
+            if lo < hi:
+                out.append((size, hi - lo))
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sizes):
+            return self._runs == other._runs
+        if isinstance(other, tuple):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._runs)
+
+    def __add__(self, other: Any) -> Any:
+        return sizes_of(runs_of(self) + runs_of(tuple(other) if not isinstance(other, Sizes) else other))
+
+    def __radd__(self, other: Any) -> Any:
+        return sizes_of(runs_of(tuple(other)) + runs_of(self))
+
+    def __repr__(self) -> str:
+        if len(self) <= 16:
+            return repr(tuple(self))
+        return " + ".join(f"({size},) * {count}" for size, count in self._runs)
+
+
+def runs_of(sizes: Sequence[int]) -> list[tuple[int, int]]:
+    """``sizes`` as runs ``(size, count)``."""
+    if isinstance(sizes, Sizes):
+        return list(sizes.runs)
+    return [(int(size), len(list(group))) for size, group in itertools.groupby(sizes)]
+
+
+def sizes_of(runs: Sequence[tuple[int, int]]) -> Any:
+    """The sizes of these runs: a tuple up to :data:`COMPACT` factors, else :class:`Sizes`."""
+    total = sum(c for _, c in runs)
+    if total <= COMPACT:
+        return tuple(size for size, count in runs for _ in range(count))
+    return Sizes(runs)
+
+
+class _Entries(Sequence[Any]):
+    """The per-entry structure of a large array space (one :class:`Factors` per entry, nested
+    like its shape), built on demand instead of held."""
+
+    __slots__ = ("_offset", "_shape", "_sizes")
+
+    def __init__(self, sizes: Any, shape: tuple[int, ...], offset: int = 0) -> None:
+        self._sizes, self._shape, self._offset = sizes, shape, offset
+
+    def __len__(self) -> int:
+        return self._shape[0]
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(*i.indices(len(self))))
+        j = int(i) + len(self) if int(i) < 0 else int(i)
+        if not 0 <= j < len(self):
+            raise IndexError("entry index out of range")
+        step = math.prod(self._shape[1:])
+        if len(self._shape) == 1:
+            return Factors((self._sizes[self._offset + j],), _no_digits, _no_values)
+        return _Entries(self._sizes, self._shape[1:], self._offset + j * step)
+
+
 @dataclass(frozen=True)
 class Factors:
     """The digits of a finite space's members.
 
-    ``sizes``: the number of values of each factor, in C order. ``digits(batch)``: an int
+    ``sizes``: the number of values of each factor, in C order (a tuple, or beyond
+    :data:`COMPACT` factors a :class:`Sizes`, which behaves as one, held as runs). ``digits(batch)``: an int
     array ``(*batch_shape, k)`` (meaningful where the batch's entries are members, in range
     elsewhere after clipping). ``values(digits)``: the batch (the base's batch form) of the
     members with these digits. ``children``: the shape of a structured mask, None for a
@@ -81,9 +198,30 @@ def factors(space: Any) -> Factors:
             f"Masked: {space!r} is not a finite space that masks apply to (finite sets, ranges, "
             "Categorical, integer Box, ArraySpace of those, and products of them)"
         )
-    if not finite(model):
+    if not _finite(model):
         raise TypeError(f"Masked: {space!r} is not finite; masks apply to finite spaces")
     return _leaf_factors(model)
+
+
+def _alike_ends(model: LeafModel) -> tuple[Any, Any] | None:
+    """An integer leaf's one pair of member bounds where every entry has the same (read from
+    its scalar or broadcast ends, without the per-entry arrays); None otherwise."""
+    if model.members is not Members.INTEGERS:
+        return None
+    if model.bounded is not None and not all(np.asarray(b).all() for b in model.bounded):
+        return None
+    ends = model.span if model.span is not None else (model.low, model.high)
+    low, high = np.asarray(ends[0]), np.asarray(ends[1])
+    if any(low.strides) or any(high.strides) or not low.size or not high.size:
+        return None
+    return low.reshape(-1)[0], high.reshape(-1)[0]
+
+
+def _finite(model: LeafModel) -> bool:
+    alike = _alike_ends(model) if math.prod(model.shape) > COMPACT else None
+    if alike is None:
+        return finite(model)
+    return all(np.isfinite(float(e)) if isinstance(e, (float, np.floating)) else True for e in alike)
 
 
 def _leaf_factors(model: LeafModel) -> Factors:
@@ -98,7 +236,7 @@ def _leaf_factors(model: LeafModel) -> Factors:
         return Factors((int(counts(model)),), lambda batch: digits(batch)[..., None],
                        lambda d: values_at(model, np.asarray(d)[..., 0]))
     shape = model.shape
-    sizes = tuple(int(c) for c in counts(model).reshape(-1))
+    sizes = _entry_sizes(model)
     k = len(sizes)
 
     def batch_digits(batch: Any) -> np.ndarray:
@@ -109,8 +247,26 @@ def _leaf_factors(model: LeafModel) -> Factors:
         d = np.asarray(d)
         return values_at(model, d.reshape((*d.shape[:-1], *shape)))
 
+    if isinstance(sizes, Sizes):
+        runs = cast(tuple[int, ...], sizes)  # Sizes behaves as the tuple of sizes
+        return Factors(runs, batch_digits, batch_values, _Entries(sizes, shape))
     entries = [Factors((n,), _no_digits, _no_values) for n in sizes]
     return Factors(sizes, batch_digits, batch_values, _nested(entries, shape) if shape else None)
+
+
+def _entry_sizes(model: LeafModel) -> Any:
+    """The number of values of each entry, in C order; as runs (:class:`Sizes`) when the
+    entries are alike and many, without an array of one count per entry."""
+    k = math.prod(model.shape)
+    if k > COMPACT:
+        alike = model.items if model.items is not None else model.numbers
+        if alike is not None:
+            return Sizes([(len(alike), k)])
+        ends = _alike_ends(model)
+        if ends is not None:
+            one = np.asarray(widths(ends[0], ends[1]), dtype=object).reshape(-1)[0]
+            return Sizes([(int(one), k)])
+    return sizes_of(runs_of([int(c) for c in counts(model).reshape(-1)]))
 
 
 def _nested(entries: list[Any], shape: tuple[int, ...]) -> Any:
@@ -153,7 +309,7 @@ def _tuple_factors(space: TupleProduct) -> Factors:
     def values(d: np.ndarray) -> Any:
         return tuple(c.values(d[..., cuts[i] : cuts[i + 1]]) for i, c in enumerate(components))
 
-    return Factors(tuple(s for c in components for s in c.sizes), digits, values, tuple(components))
+    return Factors(sizes_of([r for c in components for r in runs_of(c.sizes)]), digits, values, tuple(components))
 
 
 def _dict_factors(space: DictProduct) -> Factors:
@@ -169,4 +325,5 @@ def _dict_factors(space: DictProduct) -> Factors:
     def values(d: np.ndarray) -> Any:
         return {k: c.values(d[..., cuts[i] : cuts[i + 1]]) for i, (k, c) in enumerate(zip(keys, components))}
 
-    return Factors(tuple(s for c in components for s in c.sizes), digits, values, dict(zip(keys, components)))
+    sizes = sizes_of([r for c in components for r in runs_of(c.sizes)])
+    return Factors(sizes, digits, values, dict(zip(keys, components)))

@@ -30,7 +30,9 @@ component of a product              each component's mask in any of these forms
 
 A list with one mask per entry is read as whichever of the joint and the per-factor form
 fits; where both fit it is ambiguous (MaskError naming both). A product of nothing takes a
-0-d bool. ``None`` parts cost O(1) memory (a canonical block is then just its size).
+0-d bool. ``None`` parts cost O(1) memory (a canonical block is then just its size), and
+``Masked(s, None)`` of an array of more than :data:`~.mask_factors.COMPACT` alike entries
+holds its factors as runs (:class:`~.mask_factors.Sizes`): bytes, however many entries.
 
 ``probability`` weights (non-negative, not all zero on the allowed set, normalised for
 you, each row rescaled by its largest weight so that neither ``1e308`` nor subnormals
@@ -53,7 +55,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -95,7 +97,7 @@ from spacealg.spaces.mask_blocks import (
     outer,
     parse_blocks,
 )
-from spacealg.spaces.mask_factors import Factors, MaskError, MaskTypeError, factors
+from spacealg.spaces.mask_factors import Factors, MaskError, MaskTypeError, Sizes, factors
 
 __all__ = [
     "Factors",
@@ -183,6 +185,9 @@ class Masked(Space):
     def __init__(self, space: Any, mask: Any) -> None:
         mask = from_native_mask(space, mask)
         base = as_space(space)
+        if mask is None and not isinstance(base, Masked) and isinstance(factors(base).sizes, Sizes):
+            self._unmasked(space, base, factors(base))
+            return
         if isinstance(base, Masked):
             root, f = base.root, base._factors
             inherited = None if base._blocks is None else [_as_block(b) for b in base._blocks]
@@ -205,6 +210,14 @@ class Masked(Space):
             _legal=[range(b) if isinstance(b, int) else np.flatnonzero(b) for b in canonical or []],
             _ranks=[None if isinstance(b, int) else np.cumsum(b.ravel()) - 1 for b in canonical or []],
         )
+
+    def _unmasked(self, space: Any, base: Any, f: Factors) -> None:
+        """Everything of a base with many factors held as runs: every factor an unmasked
+        canonical block (its size), in memory of the number of runs."""
+        shown = space if isinstance(space, Space) or not hasattr(space, "np_random") else base
+        sizes: Any = f.sizes
+        self._set(space=shown, mask=None, root=base, _factors=f, _blocks=sizes,
+                  _legal=_Mapped(sizes, range), _ranks=_Mapped(sizes, lambda _n: None))
 
     def _key(self) -> tuple[Any, ...]:
         if self._blocks is None:
@@ -444,8 +457,37 @@ def _masked_masked_subset(a: Masked, b: Masked) -> bool:
     return both is not None and _form(both) == _form(a._blocks)
 
 
-def _form(blocks: list[Canon]) -> tuple[Any, ...]:
-    return tuple(b if isinstance(b, int) else (b.shape, np.packbits(b).tobytes()) for b in blocks)
+def _form(blocks: Any) -> tuple[Any, ...]:
+    """The canonical blocks as a hashable value, unmasked factors as runs ``("run", size,
+    count)`` (so a form held as :class:`Sizes` equals the same blocks held as a list)."""
+    out: list[Any] = []
+    for b in blocks:
+        if isinstance(b, (int, np.integer)):
+            if out and isinstance(out[-1], tuple) and out[-1][:2] == ("run", int(b)):
+                out[-1] = ("run", int(b), out[-1][2] + 1)
+            else:
+                out.append(("run", int(b), 1))
+        else:
+            out.append((b.shape, np.packbits(b).tobytes()))
+    return tuple(out)
+
+
+class _Mapped(Sequence[Any]):
+    """``[fn(x) for x in items]``, computed on access (for blocks held as runs)."""
+
+    def __init__(self, items: Sequence[Any], fn: Any) -> None:
+        self._items, self._fn = items, fn
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self._fn(x) for x in self._items[i]]
+        return self._fn(self._items[i])
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self._fn(x) for x in self._items)
 
 
 def _subset_of_masked(a: Any, b: Masked) -> bool:
