@@ -326,7 +326,7 @@ class VectorEpisode:
                         k,
                     )
         elif self.mode == "same-step":
-            for i in np.flatnonzero(ended):
+            for i in map(int, np.flatnonzero(ended)):
                 finals = infos.get("final_obs") if isinstance(infos, dict) else None
                 final = None if finals is None else finals[i]
                 if final is None or not is_member(final, single):

@@ -163,7 +163,7 @@ class ActionLeakBatch(BatchedCorridors):
 
     def step(self, actions: Any) -> Any:
         restarting = self.done.copy()
-        obs, rewards, terminated, truncated, infos = super().step(actions)
+        _, rewards, terminated, truncated, infos = super().step(actions)
         pushed = restarting & (np.asarray(actions) != 1)
         self.x[pushed] = np.clip(self.x[pushed] + 0.5 * (np.asarray(actions)[pushed] - 1), 0.0, self.GOAL)
         return self._obs(), rewards, terminated, truncated, infos
