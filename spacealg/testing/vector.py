@@ -247,6 +247,7 @@ class VectorEpisode:
         self.steps = 0
         self.episodes = 1
         self.free = False  # check the reference-free laws (no single environments)
+        self.reset_steps: list[tuple[int, int]] = []  # (step, row) of next-step reset steps seen
         self.ended = np.zeros(env.num_envs, dtype=bool)
 
     def _call(self, env: Any, what: str, *args: Any, **kwargs: Any) -> Any:
@@ -308,12 +309,14 @@ class VectorEpisode:
 
     def _autoreset(self, k: int, obs: Any, rewards: Any, terms: Any, truncs: Any, infos: Any, ended: Any) -> None:
         """Reference-free ``autoreset``: next-step: the step after a row's end is a reset step
-        (reward 0, both flags False); same-step: an ending row's final observation is in
+        (reward 0, both flags False; that it ignores the row's action is checked on a fresh
+        copy by :func:`_action_ignored`); same-step: an ending row's final observation is in
         ``infos["final_obs"]`` (a member of the single space) and its row a reset observation
         (in the single space)."""
         single = single_space(self.env, "observation")
         if self.mode == "next-step":
-            for i in np.flatnonzero(self.ended):
+            for i in map(int, np.flatnonzero(self.ended)):
+                self.reset_steps.append((k, i))
                 got = (float(rewards[i]), bool(terms[i]), bool(truncs[i]))
                 if got != (0.0, False, False):
                     raise PropertyError(
@@ -324,7 +327,7 @@ class VectorEpisode:
                         k,
                     )
         elif self.mode == "same-step":
-            for i in np.flatnonzero(ended):
+            for i in map(int, np.flatnonzero(ended)):
                 finals = infos.get("final_obs") if isinstance(infos, dict) else None
                 final = None if finals is None else finals[i]
                 if final is None or not is_member(final, single):
@@ -440,6 +443,37 @@ def _isolation(make: Callable[[], Any], seed: int, rows: list[list[Any]], j: int
         for env in (a, b):
             with contextlib.suppress(Exception):
                 env.close()
+
+
+def _action_ignored(
+    make: Callable[[], Any], seed: int, rows: list[list[Any]], k: int, i: int, alt: Any, observed: Any
+) -> None:
+    """Next-step autoreset without a reference: step ``k`` resets row ``i``, so its action
+    is ignored: a fresh vector env stepped with the same actions but row ``i``'s at step
+    ``k`` changed to ``alt`` gives row ``i`` the same observation at step ``k``."""
+    env = make()
+    try:
+        env.reset(seed=seed)
+        single, space = single_space(env, "observation"), single_space(env, "action")
+        out = None
+        for step, step_rows in enumerate(rows, 1):
+            changed = list(step_rows)
+            if step == k:
+                changed[i] = alt
+            out = env.step(_batch_actions(space, changed))
+        if out is not None:
+            expected, got = _row(observed, i, single), _row(out[0], i, single)
+            if not same(expected, got):
+                raise PropertyError(
+                    "autoreset",
+                    f"step {k}, row {i}: with next-step autoreset this step resets the row and ignores its "
+                    f"action, but changing the action to {literal(alt)} changed the row's observation from "
+                    f"{short(expected)} to {short(got)}",
+                    k,
+                )
+    finally:
+        with contextlib.suppress(Exception):
+            env.close()
 
 
 def check_vector_env(
@@ -605,6 +639,9 @@ def _body(
             replayed = iter(list(taken))
             second = run(lambda _count: [snapshot(r) for r in next(replayed)], False)
             compare_traces(first.trace, second.trace, "(observations, rewards, terminations, truncations)")
+        if first.reset_steps and fresh is not None:
+            k, i = first.reset_steps[0]
+            _action_ignored(fresh, seed, taken[:k], k, i, other_than(taken[k - 1][i]), first.trace[k][1])
         if taken and fresh is not None and mode != "disabled":
             j = data.draw(st.integers(0, n_envs - 1), label="row")
             _isolation(fresh, seed, taken[:5], j, [other_than(row[j]) for row in taken[:5]])

@@ -123,6 +123,7 @@ CORPUS: tuple[Case, ...] = (
     _case(v.BatchedCorridors, "vector", None, "-"),
     _case(v.SameSeedBatch, "vector", "sub-env-seeding", "any seed"),
     _case(v.EagerResetBatch, "vector", "autoreset", "action sequence (a row's episode ends)"),
+    _case(v.ActionLeakBatch, "vector", "autoreset", "action sequence (an end, then a push)"),
     _case(v.PoolCorridors, "vector", "declared-spaces", "EnvPool's single-space declaration"),
     # differential
     _case(c.PortedCorridor, "match", None, "-", reference=g.Corridor),

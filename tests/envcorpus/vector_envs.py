@@ -154,3 +154,16 @@ class PoolCorridors(BatchedCorridors):
         super().__init__(num_envs)
         self.observation_space, self.action_space = self.single_observation_space, self.single_action_space
         del self.single_observation_space, self.single_action_space
+
+
+class ActionLeakBatch(BatchedCorridors):
+    """Bug: the reset step of next-step autoreset (reward 0, flags False, as declared) still
+    applies the row's action to the restarted cart (an action sequence that ends a row's
+    episode, then any action but coasting)."""
+
+    def step(self, actions: Any) -> Any:
+        restarting = self.done.copy()
+        _, rewards, terminated, truncated, infos = super().step(actions)
+        pushed = restarting & (np.asarray(actions) != 1)
+        self.x[pushed] = np.clip(self.x[pushed] + 0.5 * (np.asarray(actions)[pushed] - 1), 0.0, self.GOAL)
+        return self._obs(), rewards, terminated, truncated, infos
