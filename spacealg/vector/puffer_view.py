@@ -79,7 +79,7 @@ class VectorPufferEnv(PufferEnv):
             )
         self.vector_env = vector_env
         self.timeout = timeout
-        self._stalled = False  # a call timed out: the workers are in an unknown state
+        self._stalled = False  # a call timed out or raised: the workers are in an unknown state
         self._owner = f"VectorPufferEnv({type(vector_env).__qualname__})"
         native_obs = vector_env.single_observation_space
         native_atn = vector_env.single_action_space
@@ -166,13 +166,13 @@ class VectorPufferEnv(PufferEnv):
         ``<method>_async``/``<method>_wait(timeout)`` pair (``AsyncVectorEnv``), so that a
         blocked sub-environment raises ``multiprocessing.TimeoutError`` instead of blocking."""
         start, wait = (getattr(self.vector_env, f"{method}_{part}", None) for part in ("async", "wait"))
-        if self.timeout is None or start is None or wait is None:
-            return getattr(self.vector_env, method)(**kwargs)
-        start(**kwargs)
         try:
+            if self.timeout is None or start is None or wait is None:
+                return getattr(self.vector_env, method)(**kwargs)
+            start(**kwargs)
             return wait(timeout=self.timeout)
-        except BaseException:
-            self._stalled = True
+        except BaseException:  # a call that raised left the workers in an unknown state (a dead
+            self._stalled = True  # worker may still look alive for a moment): close terminates them
             raise
 
     def _refuse(self, what: str, value: Any, expected: str) -> APIUsageError:
