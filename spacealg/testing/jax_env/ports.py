@@ -5,7 +5,8 @@ drives a gymnax-style port (``(env, params)`` or an env with ``default_params``)
 Gymnasium reference side by side. Their reset randomness differs, so only the port is reset
 from a key (``jax.random.key(seed)``); the reference is reset with the same seed and then
 put in the port's state through the bridge. Both are then stepped with the same actions
-(drawn from the reference's action space, seeded), and after every step:
+(drawn from the reference's action space, seeded, or chosen by ``policy(observation)`` from
+the reference's last observation, to steer into a region), and after every step:
 
 - ``observations-match``: the observations agree within ``atol``/``rtol`` (``numpy.isclose``
   on float64 copies; the shapes must agree, the dtypes are not compared: a float32 port of a
@@ -88,6 +89,7 @@ def check_port_matches(
     max_steps: int = 200,
     random_seed: int = 0,
     resync: bool = True,
+    policy: Callable[[Any], Any] | None = None,
     port_name: str = "port",
     reference_name: str = "reference",
     replay_prefix: str = "",
@@ -116,7 +118,7 @@ def check_port_matches(
     for episode in range(episodes):
         seed = random_seed + episode
         key = jax.random.key(seed)
-        _, state = reset(key, params)
+        first, state = reset(key, params)
         reference.reset(seed=seed)
         reference.action_space.seed(seed)
         target = to_reference(state)
@@ -127,13 +129,15 @@ def check_port_matches(
                 f"(the two functions must be inverse on states)"
             )
         reference.unwrapped.state = np.asarray(target, dtype=np.float64)
+        observation = np.asarray(first)  # the port's reset observation: the reference's is not recomputed
         actions: list[Any] = []
         for k in range(1, max_steps + 1):
-            action = reference.action_space.sample()
+            action = reference.action_space.sample() if policy is None else policy(observation)
             actions.append(action.tolist() if isinstance(action, np.ndarray) else int(action))
             p_obs, state, p_rew, p_term, _ = step(jax.random.fold_in(key, k), state, jnp.asarray(action), params)
             p_trunc = truncated_of(state, params)
             r_obs, r_rew, r_term, r_trunc, _ = reference.step(action)
+            observation = r_obs
             steps += 1
             checks = (
                 ("observations-match", "observation", p_obs, r_obs),
@@ -141,15 +145,39 @@ def check_port_matches(
             )
             for prop, what, x, y in checks:
                 if not _close(x, y, atol, rtol):
-                    _fail(prop, f"step {k}, {what}: port {np.asarray(x).tolist()!r}, reference "
-                          f"{np.asarray(y).tolist()!r} (atol={atol}, rtol={rtol})", seed, k, actions,
-                          name, resync, atol, rtol, steps, episode, replay_prefix)
+                    _fail(
+                        prop,
+                        f"step {k}, {what}: port {np.asarray(x).tolist()!r}, reference "
+                        f"{np.asarray(y).tolist()!r} (atol={atol}, rtol={rtol})",
+                        seed,
+                        k,
+                        actions,
+                        name,
+                        resync,
+                        atol,
+                        rtol,
+                        steps,
+                        episode,
+                        replay_prefix,
+                    )
             flags_p = (bool(p_term), bool(p_trunc))
             flags_r = (bool(r_term), bool(r_trunc))
             if flags_p != flags_r:
-                _fail("flags-match", f"step {k}: port terminated={flags_p[0]}, truncated={flags_p[1]}; "
-                      f"reference terminated={flags_r[0]}, truncated={flags_r[1]}", seed, k, actions,
-                      name, resync, atol, rtol, steps, episode, replay_prefix)
+                _fail(
+                    "flags-match",
+                    f"step {k}: port terminated={flags_p[0]}, truncated={flags_p[1]}; "
+                    f"reference terminated={flags_r[0]}, truncated={flags_r[1]}",
+                    seed,
+                    k,
+                    actions,
+                    name,
+                    resync,
+                    atol,
+                    rtol,
+                    steps,
+                    episode,
+                    replay_prefix,
+                )
             if any(flags_p):
                 break
             if resync:
@@ -187,9 +215,21 @@ def _fail(
     mode = "each step from the reference's state (resync=True)" if resync else "whole trajectory (resync=False)"
     replay = (
         f"{prefix}"
+        "import jax, jax.numpy as jnp, numpy as np\n"
         f"# {name}: {prop} at step {k}, seed {seed}, compared {mode}\n"
-        f"check_port_matches(port, reference, bridge=bridge, atol={atol}, rtol={rtol}, episodes=1,\n"
-        f"                   max_steps={k}, random_seed={seed}, resync={resync})\n"
+        "# port (a gymnax (env, params) pair), reference (Gymnasium) and bridge as in the check\n"
+        "env, params = port\n"
+        "to_reference, to_port = bridge\n"
+        f"seed, resync, actions = {seed}, {resync}, {actions!r}\n"
+        "_, state = env.reset_env(jax.random.key(seed), params)\n"
+        "reference.reset(seed=seed)\n"
+        "reference.unwrapped.state = np.asarray(to_reference(state), dtype=np.float64)\n"
+        "for k, action in enumerate(actions, 1):\n"
+        "    action = np.asarray(action, dtype=reference.action_space.dtype)\n"
+        "    p = env.step_env(jax.random.fold_in(jax.random.key(seed), k), state, jnp.asarray(action), params)\n"
+        "    r = reference.step(action)\n"
+        "    state = to_port(np.asarray(reference.unwrapped.state), p[1]) if resync else p[1]\n"
+        "print('port', p[0], p[2], p[3], '| reference', r[0], r[1], r[2], r[3])\n"
     )
     raise PortMatchError(
         property=prop,
@@ -202,4 +242,32 @@ def _fail(
         examples=episode + 1,
         steps=steps,
         replay=replay,
+    )
+
+
+def check_port_matches_ids(port: Any, reference: Any, **options: Any) -> EnvCheckReport:
+    """:func:`check_port_matches` where ``port`` may be ``"gymnax:<id>"`` (built with
+    ``gymnax.make``) and ``reference`` a Gymnasium id (built with ``gymnasium.make``); the
+    reproduction then starts with those constructions."""
+    prefix = ""
+    port_name, reference_name = type(_unpack(port)[0] if not isinstance(port, str) else port).__name__, "reference"
+    if isinstance(port, str):
+        library, _, env_id = port.partition(":")
+        if library != "gymnax" or not env_id:
+            raise ValueError(f"port must be 'gymnax:<id>', a gymnax (env, params) pair or env, got {port!r}")
+        import gymnax
+
+        prefix += f"import gymnax\nport = gymnax.make({env_id!r})\n"
+        port_name, port = port, gymnax.make(env_id)
+    if isinstance(reference, str):
+        import gymnasium
+
+        prefix += f"import gymnasium\nreference = gymnasium.make({reference!r})\n"
+        reference_name, reference = reference, gymnasium.make(reference)
+    elif reference.spec is not None:
+        reference_name = reference.spec.id
+    if prefix:
+        prefix += "bridge = ...  # the bridge given to the check\n"
+    return check_port_matches(
+        port, reference, port_name=port_name, reference_name=reference_name, replay_prefix=prefix, **options
     )
