@@ -182,3 +182,16 @@ def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match="env_id"):
         bridge_for("Breakout-v5")
     assert sorted(BRIDGES) == sorted(AGREE)
+
+
+def test_cartpole_time_limit_agrees_when_balanced() -> None:
+    """A balancing policy reaches the 500-step limit: both truncate at step 500."""
+    report = check_envs_match(
+        "gymnax:CartPole-v1",
+        "CartPole-v1",
+        bridge=bridge_for("CartPole-v1"),
+        max_examples=1,
+        max_steps=600,
+        policy=lambda o: int(o[2] + 0.5 * o[3] + 0.01 * o[0] + 0.1 * o[1] > 0),
+    )
+    assert report.steps == 500
