@@ -74,6 +74,10 @@ def test_mountain_car_continuous_left_wall_differs() -> None:
     error = info.value
     assert error.property == "observations-match"
     assert "-1.2000000476837158, 0.0]" in error.detail  # the reference stopped at the wall
+    namespace: dict[str, Any] = {}
+    exec(compile(error.reproduction(), "<reproduction>", "exec"), namespace)  # self-contained: ids and bridge
+    port_obs, reference_obs = np.asarray(namespace["p"][0]), namespace["r"][0]
+    assert reference_obs[1] == 0.0 and port_obs[1] < 0  # it replays the divergence
 
 
 def test_mountain_car_discrete_left_wall_agrees() -> None:
