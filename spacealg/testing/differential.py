@@ -157,18 +157,46 @@ def check_envs_match(
     a: Any,
     b: Any,
     *,
-    atol: float = 0.0,
-    rtol: float = 0.0,
+    atol: float | None = None,
+    rtol: float | None = None,
     infos: bool = False,
     max_examples: int = DEFAULT_MAX_EXAMPLES,
     max_steps: int = DEFAULT_MAX_STEPS,
     random_seed: int | None = 0,
     budget: float | None = DEFAULT_BUDGET,
     database: Any = None,
+    bridge: Any = None,
+    resync: bool = True,
+    policy: Callable[[Any], Any] | None = None,
 ) -> EnvCheckReport:
     """Drive ``a`` and ``b`` (ids, ``module:factory`` paths, factories or instances) with
     the same seeds and actions (see the module docstring); returns a report, or raises an
-    :class:`EnvCheckError` with the shortest sequence after which they disagree."""
+    :class:`EnvCheckError` with the shortest sequence after which they disagree.
+
+    With ``bridge=(to_reference, to_port)``, ``a`` is a JAX port (a gymnax ``(env, params)``
+    pair, env, or ``"gymnax:<id>"``) and ``b`` its Gymnasium reference (an env or an id),
+    compared episode by episode (``max_examples`` episodes, seeds from ``random_seed``)
+    through the state bridge, each step from the reference's state unless ``resync=False``,
+    with actions drawn from ``b``'s space or chosen by ``policy(observation)``; ``atol`` and
+    ``rtol`` default to 1e-5 there (0 otherwise). See
+    :mod:`spacealg.testing.jax_env.ports`."""
+    if bridge is not None:
+        from spacealg.testing.jax_env.ports import check_port_matches_ids
+
+        return check_port_matches_ids(
+            a,
+            b,
+            bridge=bridge,
+            atol=1e-5 if atol is None else atol,
+            rtol=1e-5 if rtol is None else rtol,
+            episodes=max_examples,
+            max_steps=max_steps,
+            random_seed=random_seed or 0,
+            resync=resync,
+            policy=policy,
+        )
+    atol = 0.0 if atol is None else atol
+    rtol = 0.0 if rtol is None else rtol
     if atol < 0 or rtol < 0:
         raise ValueError(f"atol and rtol must be >= 0, got atol={atol!r}, rtol={rtol!r}")
     _check_options(max_examples=max_examples, max_steps=max_steps, budget=budget)
