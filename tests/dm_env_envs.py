@@ -45,3 +45,12 @@ def make_jumanji_snake():
     import jumanji
 
     return jumanji.make("Snake-v1")
+
+
+def make_torchrl_cartpole_narrow():
+    """CartPole through TorchRL, declaring observations within [-0.01, 0.01]: CartPole leaves them."""
+    from torchrl.data import Bounded, Composite
+
+    env = make_torchrl_cartpole()
+    env.observation_spec = Composite(observation=Bounded(-0.01, 0.01, shape=(4,)))
+    return env

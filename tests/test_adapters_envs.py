@@ -87,12 +87,32 @@ def test_gymnax_and_jumanji_environments_are_described():
     assert "HybridSpaceStyle" in _describe("tests.dm_env_envs:make_jumanji_snake")
 
 
-def test_the_reproduction_replays_through_dm_env(capsys):
+def _snippet_of(env, **options):
     with pytest.raises(EnvCheckError) as caught:
-        check_env(Catch(bad_discount=True), max_examples=5, max_steps=3)
-    snippet = caught.value.reproduction()
-    assert "step = env.step(" in snippet and "ACTIONS = [" in snippet
-    built = "\n".join("env = Catch(bad_discount=True)" if line.startswith("env = ") else line
-                      for line in snippet.splitlines())  # the instance was built with an argument
-    exec(compile(built, "<snippet>", "exec"), {})
-    assert "discount=2.0" in capsys.readouterr().out
+        check(env, **options)
+    return caught.value.reproduction()
+
+
+def test_the_dm_env_reproduction_is_a_regression_test():
+    """Issue 23 point 7: the snippet ends in an assertion that fails while the bug is there
+    (showing the value's dtype) and passes once it is fixed (the same snippet on the sound env)."""
+    snippet = _snippet_of(Catch(bad_discount=True), max_examples=5, max_steps=3)
+    assert "ACTIONS = [" in snippet and "print(" not in snippet
+
+    def run(construction):
+        built = "\n".join(construction if line.startswith("env = ") else line for line in snippet.splitlines())
+        exec(compile(built, "<snippet>", "exec"), {})
+
+    with pytest.raises(AssertionError, match=r"discount 2\.0 \(dtype float"):
+        run("env = Catch(bad_discount=True)")  # the instance was built with an argument
+    run("env = Catch()")
+
+
+def test_the_torchrl_reproduction_is_a_regression_test():
+    pytest.importorskip("torchrl")
+    snippet = _snippet_of("tests.dm_env_envs:make_torchrl_cartpole_narrow", max_examples=3, max_steps=10)
+    assert "print(" not in snippet
+    with pytest.raises(AssertionError, match=r"observation .*\(dtype torch\.float32, shape \(4,\)\) is not in"):
+        exec(compile(snippet, "<snippet>", "exec"), {})
+    fixed = snippet.replace("make_torchrl_cartpole_narrow", "make_torchrl_cartpole")
+    exec(compile(fixed, "<fixed>", "exec"), {})

@@ -5,7 +5,8 @@ there and passes once it is fixed.
 
 The common properties of a Gymnasium environment (membership, with the dtype shown;
 reward, flag and info types; signatures; determinism; the probes) are asserted in plain
-Python (numpy and the environment's own imports only); the others end in spacealg's
+Python (numpy and the environment's own imports only), and so is every property of a dm_env
+or TorchRL check (the actions replayed through that API); the others end in spacealg's
 ``replay`` (``check_vector_env`` for a vector environment), which raises the property's
 EnvCheckError."""
 
@@ -286,33 +287,111 @@ def _probe(error: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
-_FOREIGN_REPLAYS = {
-    "dm_env": [
-        "step = env.reset()",
-        "for action in ACTIONS:",
-        "    step = env.step(np.asarray(action, dtype=env.action_spec().dtype))",
-        "    print(step)",
-        "    if step.last():",
-        "        step = env.reset()",
-    ],
-    "torchrl": [
-        "import torch",
-        "env.set_seed(SEED)",
-        "td = env.reset()",
-        "for action in ACTIONS:",
-        "    td.set('action', torch.tensor(action, dtype=env.action_spec.dtype))",
-        "    td = env.step(td)",
-        "    print(td['next'])",
-        "    td = env.reset() if td['next', 'done'].any() else td['next'].clone()",
-    ],
-}
+_DM_ENV_REPLAY = [
+    "",
+    "import dm_env",
+    "",
+    "SPECS = {name: getattr(env, f'{name}_spec')() for name in ('observation', 'action', 'reward', 'discount')}",
+    "",
+    "def validates(spec, value):  # dm_env membership, leaf by leaf",
+    "    if isinstance(spec, dict):",
+    "        return isinstance(value, dict) and value.keys() == spec.keys() and all(",
+    "            validates(s, value[k]) for k, s in spec.items())",
+    "    if isinstance(spec, (tuple, list)):",
+    "        return isinstance(value, (tuple, list)) and len(value) == len(spec) and all(",
+    "            validates(s, v) for s, v in zip(spec, value))",
+    "    try:",
+    "        spec.validate(value)",
+    "        return True",
+    "    except (ValueError, TypeError):",
+    "        return False",
+    "",
+    "def shown(value):  # a value with its dtype and shape",
+    "    return f'{value!r} (dtype {getattr(value, \"dtype\", type(value).__name__)}, shape {np.shape(value)})'",
+    "",
+    "def observe(step, k):  # k: the step number; None after a reset",
+    "    assert isinstance(step, dm_env.TimeStep), f'step {k}: {type(step).__qualname__}, not a dm_env.TimeStep'",
+    "    assert validates(SPECS['observation'], step.observation), (",
+    "        f'step {k}: observation {shown(step.observation)} fails {SPECS[\"observation\"]!r}')",
+    "    if k is None:",
+    "        assert step.first() and step.reward is None and step.discount is None, (",
+    "            f'reset: step_type={step.step_type}, reward={step.reward!r}, discount={step.discount!r}')",
+    "        return False",
+    "    assert step.mid() or step.last(), f'step {k}: step_type={step.step_type}'",
+    "    assert validates(SPECS['reward'], step.reward), (",
+    "        f'step {k}: reward {shown(step.reward)} fails {SPECS[\"reward\"]!r}')",
+    "    discount = np.asarray(step.discount)",
+    "    assert validates(SPECS['discount'], step.discount) and bool(np.all((discount >= 0) & (discount <= 1))), (",
+    "        f'step {k}: discount {shown(step.discount)} fails {SPECS[\"discount\"]!r} or [0, 1]')",
+    "    return step.last()",
+    "",
+    "observe(env.reset(), None)",
+    "for k, action in enumerate(ACTIONS, 1):",
+    "    if observe(env.step(np.asarray(action, dtype=SPECS['action'].dtype)), k):",
+    "        observe(env.reset(), None)  # the reset after the episode ended",
+]
+
+_TORCHRL_REPLAY = [
+    "",
+    "import torch",
+    "",
+    "def shown(value):  # a tensor with its dtype and shape",
+    "    return f'{value!r} (dtype {value.dtype}, shape {tuple(value.shape)})'",
+    "",
+    "def observe(td, k):  # k: the step number; None after a reset",
+    "    for key, spec in env.full_observation_spec.items(True, True):",
+    "        value = td.get(key)",
+    "        assert tuple(value.shape) == tuple(spec.shape) and bool(spec.is_in(value)), (",
+    "            f'step {k}: observation {key!r} = {shown(value)} is not in {spec!r}')",
+    "    ended = False",
+    "    for key, spec in env.full_done_spec.items(True, True):",
+    "        value = td.get(key)",
+    "        assert value.dtype == torch.bool and tuple(value.shape) == tuple(spec.shape), (",
+    "            f'step {k}: {key!r} = {shown(value)} does not match {spec!r}')",
+    "        ended = ended or (key == 'done' and bool(value.any()))",
+    "    return ended",
+    "",
+    "batch, shape = tuple(env.batch_size), tuple(env.reward_spec.shape)",
+    "assert shape[: len(batch)] == batch, f'reward_spec.shape {shape} does not start with the batch size {batch}'",
+    "for key, spec in env.full_done_spec.items(True, True):",
+    "    assert tuple(spec.shape) == shape, f'done spec {key!r} has shape {tuple(spec.shape)}, reward_spec {shape}'",
+    "env.set_seed(SEED)",
+    "observe(env.reset(), None)  # the check resets twice, as here",
+    "td = env.reset()",
+    "for k, action in enumerate(ACTIONS, 1):",
+    "    td.set('action', torch.tensor(action, dtype=env.action_spec.dtype))",
+    "    following = env.step(td).get('next')",
+    "    reward, spec = following.get('reward'), env.reward_spec",
+    "    ok = tuple(reward.shape) == tuple(spec.shape) and reward.dtype == spec.dtype and bool(spec.is_in(reward))",
+    "    assert ok, (",
+    "        f'step {k}: reward {shown(reward)} does not match {spec!r}')",
+    "    if observe(following, k):",
+    "        td = env.reset()",
+    "        observe(td, k)  # the reset after the episode ended",
+    "    else:",
+    "        td = following.clone()",
+]
+
+_FOREIGN_REPLAYS = {"dm_env": _DM_ENV_REPLAY, "torchrl": _TORCHRL_REPLAY}
+"""The replays of a dm_env or TorchRL failure: the check's own episode in plain Python,
+each property an assertion (values shown with their dtype and shape)."""
 
 
 def _foreign(error: Any) -> str:
-    """A dm_env or TorchRL failure: the actions replayed through that API."""
+    """A dm_env or TorchRL failure: the actions replayed through that API, each step's
+    properties asserted (an AssertionError or the environment's own exception while the bug
+    is there)."""
     lines = [f"# spacealg: property {error.property!r} failed {error._location()}", f"# law: {error.statement}",
              "import numpy as np", *error.imports, "", error.construction, f"SEED = {error.seed % 2**31}",
-             f"ACTIONS = {literal(error.actions)}", *_FOREIGN_REPLAYS[error.kind]]
+             f"ACTIONS = {literal(error.actions)}"]
+    if error.kind == "dm_env":
+        lines += _DM_ENV_REPLAY[:5]
+        if error.property == "declared-specs":  # spacealg reads the specs as spaces: raises while the bug is there
+            lines += ["from spacealg.adapters.dm_env import from_dm_env", "",
+                      "from_dm_env(SPECS['action']), from_dm_env(SPECS['observation'])", ""]
+        lines += _DM_ENV_REPLAY[5:]
+    else:
+        lines += _FOREIGN_REPLAYS[error.kind]
     lines += [f"# found: {line}" for line in error.detail.splitlines()]
     return "\n".join(lines) + "\n"
 

@@ -27,8 +27,16 @@ sub-environment from ``single_action_space``. The vector environment is reset wi
 
 The reference needs the single environments: for an id they are ``gymnasium.make(id)``;
 for a ``SyncVectorEnv``/``AsyncVectorEnv`` its ``env_fns``; otherwise pass ``single=`` (a
-factory of sub-env 0's environment, or a list of one factory per row). Without them only
-the batch properties and determinism are checked.
+factory of sub-env 0's environment, or a list of one factory per row). Without them
+``sub-env-seeding`` and ``autoreset`` are checked by reference-free laws (for a batch of
+identical sub-envs: row ``i`` of ``reset(seed=s)`` is row 0 of ``reset(seed=s + i)``; the
+declared mode's laws around an end) and ``rows-match-sub-envs`` is reported not checked.
+
+The check runs on the engine every checker shares (:mod:`spacealg.testing.runner`): the
+search, refinement and report of :func:`~spacealg.testing.runner.run_check`, the Hypothesis
+body of :func:`~spacealg.testing.runner.drawn_body`, the row actions drawn through
+:class:`~spacealg.testing.runner.Draws`, and the run and determinism replay of one example by
+:func:`~spacealg.testing.runner.run_example`; :class:`VectorEpisode` is the kind's episode.
 """
 
 from __future__ import annotations
@@ -40,10 +48,18 @@ from typing import Any
 import numpy as np
 
 from spacealg.strategies.members import members
-from spacealg.testing.driver import DEFAULT_BUDGET, Budget, Focus, describe_exception, same, snapshot
+from spacealg.testing.driver import DEFAULT_BUDGET, SEEDS, Budget, Focus, describe_exception, same, snapshot
 from spacealg.testing.errors import PROPERTIES, PropertyError, literal, short
 from spacealg.testing.resolve import EnvSource
-from spacealg.testing.runner import EnvCheckReport, _check_options, action_fallback, drawn_body, run_check
+from spacealg.testing.runner import (
+    Draws,
+    EnvCheckReport,
+    _check_options,
+    action_fallback,
+    drawn_body,
+    run_check,
+    run_example,
+)
 from spacealg.testing.single import is_member
 
 __all__ = ["VECTOR_PROPERTIES", "check_vector_env"]
@@ -244,7 +260,7 @@ class VectorEpisode:
         self.env, self.seed, self.n, self.draw = env, seed, n, draw
         self.factories, self.other, self.mode = factories, other, mode
         self.trace: list[Any] = []
-        self.steps = 0
+        self.batches = 0  # batch steps taken
         self.episodes = 1
         self.free = False  # check the reference-free laws (no single environments)
         self.reset_steps: list[tuple[int, int]] = []  # (step, row) of next-step reset steps seen
@@ -257,8 +273,13 @@ class VectorEpisode:
             raise PropertyError(
                 "no-exception",
                 f"{what}({', '.join(map(literal, args))}) raised {describe_exception(error)}",
-                self.steps or None,
+                self.batches or None,
             ) from error
+
+    @property
+    def steps(self) -> int:
+        """The steps taken, counted per row (as :func:`~spacealg.testing.runner.run_example` adds them up)."""
+        return self.batches * self.env.num_envs
 
     def run(self) -> list[Any]:
         env, single = self.env, single_space(self.env, "observation")
@@ -343,7 +364,7 @@ class VectorEpisode:
         rows = self.draw(env.num_envs)
         actions = _batch_actions(single_space(env, "action"), rows)
         obs, rewards, terms, truncs, infos = _check_batch(env, self._call(env, "step", actions), k, "step")
-        self.steps += 1
+        self.batches += 1
         self.trace.append(("step", snapshot(obs), snapshot(rewards), snapshot(terms), snapshot(truncs)))
         if self.other is not None:
             other = self._call(self.other, "step", actions)
@@ -508,7 +529,7 @@ def check_vector_env(
         return run_check(
             source,
             lambda source, stats, clock, focus: _body(
-                vec, factories, other, fresh, stats, clock, focus, max_steps=max_steps, determinism=determinism
+                source, vec, factories, other, fresh, stats, clock, focus, max_steps=max_steps, determinism=determinism
             ),
             max_examples=max_examples,
             random_seed=random_seed,
@@ -570,6 +591,7 @@ def declared_spaces(vec: Any) -> list[Any]:
 
 
 def _body(
+    source: EnvSource,
     vec: Any,
     factories: Any,
     other: _Shared | None,
@@ -582,8 +604,6 @@ def _body(
     determinism: bool,
 ) -> Callable[[Any], None]:
     from hypothesis import strategies as st
-
-    from spacealg.testing.runner import compare as compare_traces
 
     n_envs = vec.num_envs
     try:
@@ -606,39 +626,39 @@ def _body(
                 candidate = sampler(None)
             return action
 
+        def action_space() -> Any:
+            return single_space(vec, "action")
+
+        draws = Draws(data, max_steps, False, data.draw(SEEDS, label="tail") if n > max_steps else None)
+        draws.taken = taken
+
         def draw(count: int) -> list[Any]:
-            rows = [data.draw(actions) for _ in range(count)]
+            rows = [draws.action(None, None, action_space, lambda: actions) for _ in range(count)]
             taken.append([snapshot(r) for r in rows])
             return rows
 
-        def run(next_rows: Callable[[int], list[Any]], with_ref: bool) -> VectorEpisode:
-            episode = VectorEpisode(
-                vec,
-                seed,
-                n,
-                next_rows,
-                factories=factories if with_ref else None,
-                other=other_env if with_ref else None,
-                mode=mode,
-            )
-            episode.free = with_ref and factories is None
-            episode.run()
-            return episode
+        episodes: list[VectorEpisode] = []
+
+        def episode(env: Any, seed: int, n: int, next_rows: Callable[[int], list[Any]]) -> VectorEpisode:
+            """The first run checks against the reference and the other implementation; the
+            replay (for determinism) only steps the environment again."""
+            first = not episodes
+            run = VectorEpisode(env, seed, n, next_rows, factories=factories if first else None,
+                                other=other_env if first else None, mode=mode)
+            run.free = first and factories is None
+            episodes.append(run)
+            return run
 
         try:
-            first = run(draw, True)
+            run_example(source, episode, seed, n, draw, taken, determinism=determinism, stats=stats,
+                        what="(observations, rewards, terminations, truncations)")
         except PropertyError as violation:
             if violation.property == "rows-match-sub-envs" and fresh is not None and mode != "disabled":
                 # a leak between rows is the more precise diagnosis: look for one first
                 for j in range(n_envs):
                     _isolation(fresh, seed, taken, j, [other_than(row[j]) for row in taken])
             raise
-        stats["steps"] += first.steps * n_envs
-        stats["episodes"] += first.episodes
-        if determinism:
-            replayed = iter(list(taken))
-            second = run(lambda _count: [snapshot(r) for r in next(replayed)], False)
-            compare_traces(first.trace, second.trace, "(observations, rewards, terminations, truncations)")
+        first = episodes[0]
         if first.reset_steps and fresh is not None:
             k, i = first.reset_steps[0]
             _action_ignored(fresh, seed, taken[:k], k, i, other_than(taken[k - 1][i]), first.trace[k][1])
