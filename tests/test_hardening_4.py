@@ -37,6 +37,7 @@ LARGE = [
     pytest.param({"kind": "array", "base": RANGE3, "dims": [2, 500_000]}, {"tuple": [None, None]},
                  id="per-factor-nulls"),
     pytest.param({"kind": "array", "base": RANGE3, "dims": [1_000_000]}, None, id="array-null"),
+    pytest.param({"kind": "box", "dtype": "int64", "shape": [10_000_000], "low": 0, "high": 5}, None, id="int-box"),
     pytest.param({"kind": "box", "dtype": "int64", "shape": [1_000_000], "low": 0, "high": 5},
                  {"tuple": [None] * 4}, id="int-box-wrong-arity"),
 ]
