@@ -19,6 +19,7 @@ a float-dtype ``Categorical``/``Binary``/...   TypeError (integers stored as flo
 ``Binary(n, shape, dtype)``                    ``Box(0, 1, shape, dtype)``
 ``OneHot(n, shape=(*b, n), dtype)``            ``OneHot(n, shape, dtype)`` (the same vectors)
 ``MultiOneHot(nvec, shape=(*b, sum(nvec)))``   ``OneHot(nvec, shape, dtype)``
+a ``mask`` on either                           ``Masked`` of that over the hot positions
 ``Composite(key=spec, ..., shape=batch)``      ``DictProduct`` (key order kept; the entries'
                                                shapes include the batch shape; ``None``
                                                entries, which ``rand`` leaves out, left out)
@@ -43,7 +44,7 @@ other ``Box``                                  ``Bounded(low, high, shape, dtype
 ``Categorical`` with ``start != 0``            ``Bounded(start, start + nvec - 1, dtype)``
                                                (TorchRL has no ``start``: the set is kept)
 ``ArraySpace(bool, *dims)``                    ``Categorical(2, shape=dims, dtype=bool)``
-``Masked`` of a ``Categorical`` (per entry)    its spec with TorchRL's ``mask`` (a joint mask:
+``Masked`` of a ``Categorical``/``OneHot``     its spec with TorchRL's ``mask`` (a joint mask:
                                                TypeError)
 ``DictProduct``                                ``Composite`` (same key order)
 ``TupleProduct``                               encoding: ``Composite`` with keys ``"0"``, ``"1"``, ...
@@ -74,7 +75,6 @@ arrays, TensorDicts <-> dicts).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -232,8 +232,10 @@ def _binary_from(spec: td.Binary) -> Box:
 
 
 @from_torchrl.register(td.OneHot)
-def _onehot_from(spec: td.OneHot) -> OneHot:
-    return OneHot(int(spec.space.n), shape=_shape(spec), dtype=numpy_dtype(spec.dtype, spec))
+def _onehot_from(spec: td.OneHot) -> Any:
+    """The ``OneHot`` space; with a ``mask``, ``Masked`` over its hot positions (per entry)."""
+    space = OneHot(int(spec.space.n), shape=_shape(spec), dtype=numpy_dtype(spec.dtype, spec))
+    return _masked(space, spec, None)
 
 
 def _blocks(spec: td.MultiOneHot) -> list[int]:
@@ -241,8 +243,11 @@ def _blocks(spec: td.MultiOneHot) -> list[int]:
 
 
 @from_torchrl.register(td.MultiOneHot)
-def _multionehot_from(spec: td.MultiOneHot) -> OneHot:
-    return OneHot(_blocks(spec), shape=_shape(spec), dtype=numpy_dtype(spec.dtype, spec))
+def _multionehot_from(spec: td.MultiOneHot) -> Any:
+    """The ``OneHot`` space of the blocks; with a ``mask``, ``Masked`` over each block's hot
+    positions (a tuple of per-block masks per entry)."""
+    space = OneHot(_blocks(spec), shape=_shape(spec), dtype=numpy_dtype(spec.dtype, spec))
+    return _masked(space, spec, _blocks(spec))
 
 
 @from_torchrl.register(td.Composite)
@@ -346,16 +351,19 @@ def _onehot_to(space: OneHot, device: Device = None, *, batch_shape: Any = (), o
 
 @to_torchrl.register(Masked)
 def _masked_to(space: Masked, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
-    """The base's ``Categorical``/``MultiCategorical`` with TorchRL's per-entry ``mask``; a
-    joint mask (one not a product of per-entry masks) has no TorchRL form (TypeError)."""
+    """The base's ``Categorical``/``MultiCategorical`` (or ``OneHot``/``MultiOneHot``, masked
+    over its hot positions) with TorchRL's per-entry ``mask``; a joint mask (one not a
+    product of per-entry masks) has no TorchRL form (TypeError)."""
     spec = to_torchrl(space.root, device, batch_shape=batch_shape)
     blocks = space.blocks
-    if (not isinstance(spec, (td.Categorical, td.MultiCategorical)) or spec.dtype == torch.bool or space.is_empty
-            or any(b.ndim != 1 for b in blocks) or len(blocks) != max(1, math.prod(_shape(spec)))):
+    onehot = isinstance(spec, (td.OneHot, td.MultiOneHot))
+    if (not (onehot or isinstance(spec, (td.Categorical, td.MultiCategorical)))
+            or (spec.dtype == torch.bool and not onehot) or space.is_empty
+            or any(b.ndim != 1 for b in blocks) or len(blocks) != len(space._factors.sizes)):
         raise TypeError(f"to_torchrl: {space!r} has no TorchRL equivalent (TorchRL masks a Categorical or "
                         "MultiCategorical entry by entry)")
     rows = np.concatenate(blocks) if blocks else np.zeros(0, dtype=bool)
-    if isinstance(spec, td.MultiCategorical):  # (a Categorical subclass) the entries' masks along the last axis
+    if isinstance(spec, (td.MultiCategorical, td.OneHot, td.MultiOneHot)):  # masks along the last axis
         rows = rows.reshape((*_shape(spec)[:-1], -1))
     else:
         rows = rows.reshape((*_shape(spec), int(spec.space.n)))

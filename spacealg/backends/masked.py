@@ -20,7 +20,7 @@ and draws the row's first entry.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -82,7 +82,7 @@ def _rescale_row(array: Any, width: int) -> Any:
     return _rescaled(array, width)
 
 
-def _on_backend(k: Any, blocks: list[Block], name: str) -> list[Block]:
+def _on_backend(k: Any, blocks: Sequence[Block], name: str) -> list[Block]:
     """The blocks as arrays of backend ``name`` on the generator's device (masks already
     there stay there; NumPy ones, or another backend's, are copied over)."""
     out: list[Block] = []

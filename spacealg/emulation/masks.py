@@ -33,6 +33,7 @@ dimensions are kept (one flat mask per row).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -98,7 +99,7 @@ def emulate_action_mask(mask: Any, space: Any, *, marginal: bool = False) -> np.
     return np.concatenate(segments, axis=-1)
 
 
-def _batch(blocks: list[tuple[int, Any]]) -> tuple[int, ...]:
+def _batch(blocks: Sequence[tuple[int, Any]]) -> tuple[int, ...]:
     shapes = {a.shape[: a.ndim - w] for w, a in blocks if a is not None} - {()}
     if len(shapes) > 1:
         raise MaskError(f"mask: the parts have different batch shapes {sorted(shapes)}")

@@ -37,6 +37,7 @@ uniformly among their integers.
 from __future__ import annotations
 
 import math
+import mmap
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -166,11 +167,17 @@ def _float_bounds(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def _check_allocatable(shape: tuple[int, ...], dtype: np.dtype) -> None:
-    """A Box whose single element could not be allocated is refused (ValueError naming shape)."""
+    """A Box whose single element could not be allocated is refused (ValueError naming shape).
+    The probe is an anonymous mapping of the element's bytes, pages untouched and unmapped at
+    once (no Python allocation: a Box costs the memory of its bounds, not of an element)."""
+    n = math.prod(shape)
+    nbytes = n * dtype.itemsize
     try:
-        np.empty(shape, dtype=dtype)  # malloc without touching the pages: cheap
-    except (MemoryError, ValueError):
-        n = math.prod(shape)
+        if nbytes > np.iinfo(np.intp).max:
+            raise ValueError
+        if nbytes:
+            mmap.mmap(-1, nbytes).close()
+    except (MemoryError, ValueError, OverflowError, OSError):
         raise ValueError(
             f"Box: shape {shape} has {n} entries; one element ({n * dtype.itemsize} bytes of "
             f"{dtype}) cannot be allocated"

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from spacealg.spaces.mask_factors import Factors, MaskError, MaskTypeError
+from spacealg.spaces.mask_factors import Factors, MaskError, MaskTypeError, Sizes
 
 __all__ = [
     "Block",
+    "FreeBlocks",
     "blocks_batch_shape",
     "choose",
     "coarsen",
@@ -143,8 +144,10 @@ def _check_foreign(array: Any, what: str, path: str, width: int) -> Any:
     return _rescaled(array if kind == "f" else array * 1.0, width)
 
 
-def host_blocks(blocks: list[Block]) -> list[Block]:
+def host_blocks(blocks: Sequence[Block]) -> Sequence[Block]:
     """The blocks with torch/JAX arrays copied to NumPy (for the NumPy draws and spaces)."""
+    if isinstance(blocks, FreeBlocks):
+        return blocks
     return [(width, _to_numpy(array)) for width, array in blocks]
 
 
@@ -163,9 +166,47 @@ def _count(node: Any) -> int:
     return sum(_count(c) for c in (node.values() if isinstance(node, Mapping) else node))
 
 
-def parse_blocks(value: Any, node: Any, what: str = "mask", path: str = "") -> list[Block]:
+class FreeBlocks(Sequence[Block]):
+    """The blocks of a mask allowing everything of factors held as runs (:class:`Sizes`):
+    behaves as the list ``[(1, None)] * len(sizes)`` in memory of the number of runs."""
+
+    __slots__ = ("sizes",)
+
+    def __init__(self, sizes: Sizes) -> None:
+        self.sizes = sizes
+
+    def __len__(self) -> int:
+        return len(self.sizes)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [(1, None)] * len(range(*i.indices(len(self))))
+        if not -len(self) <= int(i) < len(self):
+            raise IndexError("block index out of range")
+        return (1, None)
+
+
+def _free(value: Any, node: Any) -> bool:
+    """Whether ``value`` is a mask of only ``None`` parts in ``node``'s structure (tuples and
+    dicts of them), read in time of the mask's own size."""
+    if value is None:
+        return True
+    children = node.children if isinstance(node, Factors) else node
+    if isinstance(children, Mapping):
+        return isinstance(value, Mapping) and set(value) == set(children) and all(
+            _free(value[k], children[k]) for k in children
+        )
+    if isinstance(children, Sequence) and isinstance(value, tuple) and len(value) == len(children):
+        return all(v is None or _free(v, children[i]) for i, v in enumerate(value))
+    return False
+
+
+def parse_blocks(value: Any, node: Any, what: str = "mask", path: str = "") -> Sequence[Block]:
     """The blocks of a mask (``what="mask"``) or of weights (``"probability"``) over ``node``
-    (a :class:`Factors`, or a tuple/dict structure of them)."""
+    (a :class:`Factors`, or a tuple/dict structure of them). A mask of only ``None`` parts
+    over factors held as runs gives :class:`FreeBlocks` (memory: the runs, not the factors)."""
+    if isinstance(node, Factors) and isinstance(node.sizes, Sizes) and _free(value, node):
+        return FreeBlocks(node.sizes)
     if value is None:
         return [(1, None)] * _count(node)
     if not isinstance(node, Factors):
@@ -187,11 +228,11 @@ def parse_blocks(value: Any, node: Any, what: str = "mask", path: str = "") -> l
     return _parse_parts(value, node.children, what, path)
 
 
-def _parse_list(value: list[Any], node: Factors, what: str, path: str) -> list[Block]:
+def _parse_list(value: list[Any], node: Factors, what: str, path: str) -> Sequence[Block]:
     """A list with one item per entry of an array space reads two ways: as one joint (or
     batched) array, and as per-factor masks (a tuple). The reading that parses is taken;
     when both do, the list is ambiguous and a MaskError names both readings."""
-    readings: list[list[Block]] = []
+    readings: list[Sequence[Block]] = []
     errors: list[Exception] = []
     for reading in (lambda: parse_blocks(np.asarray(value), node, what, path),
                     lambda: _parse_parts(tuple(value), node.children, what, path)):
@@ -240,8 +281,10 @@ def _parse_parts(value: Any, structure: Any, what: str, path: str) -> list[Block
     return blocks
 
 
-def blocks_batch_shape(blocks: list[Block], sizes: tuple[int, ...]) -> tuple[int, ...]:
+def blocks_batch_shape(blocks: Sequence[Block], sizes: tuple[int, ...]) -> tuple[int, ...]:
     """The common leading (batch) shape of the blocks; ValueError when they disagree."""
+    if isinstance(blocks, FreeBlocks):
+        return ()
     shapes = set()
     start = 0
     for width, array in blocks:
@@ -265,7 +308,7 @@ def _full(sizes: tuple[int, ...], like: Any) -> np.ndarray:
     return np.ones(sizes, dtype=bool if like is None or like.dtype == bool else np.float64)
 
 
-def coarsen(blocks: list[Block], cuts: list[int], sizes: tuple[int, ...]) -> list[Block]:
+def coarsen(blocks: Sequence[Block], cuts: list[int], sizes: tuple[int, ...]) -> list[Block]:
     """The blocks re-expressed over the coarser partition with boundaries ``cuts``."""
     result: list[Block] = []
     position = 0
@@ -301,11 +344,11 @@ def merge_run(run: list[Block], sizes: tuple[int, ...]) -> Block:
     return (total, acc)
 
 
-def _cuts(blocks: list[Block]) -> list[int]:
+def _cuts(blocks: Sequence[Block]) -> list[int]:
     return list(itertools.accumulate(w for w, _ in blocks))
 
 
-def combine(a: list[Block], b: list[Block], sizes: tuple[int, ...]) -> list[Block]:
+def combine(a: Sequence[Block], b: Sequence[Block], sizes: tuple[int, ...]) -> list[Block]:
     """Blocks allowing what both allow (bools: and; weights: product), over the common
     coarsening of the two partitions."""
     cuts = sorted(set(_cuts(a)) & set(_cuts(b)))
@@ -370,7 +413,7 @@ def choose(
 
 
 def draw_digits(
-    blocks: list[Block], sizes: tuple[int, ...], shape: tuple[int, ...], generator: np.random.Generator
+    blocks: Sequence[Block], sizes: tuple[int, ...], shape: tuple[int, ...], generator: np.random.Generator
 ) -> np.ndarray:
     """Digits ``(*shape, k)``: each block drawn independently (uniform on its allowed set, or
     by its weights), so the whole is uniform on (weighted over) the product of the blocks."""

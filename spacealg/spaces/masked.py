@@ -87,6 +87,7 @@ from spacealg.spaces.categorical import Categorical
 from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.mask_blocks import (
     Block,
+    FreeBlocks,
     blocks_batch_shape,
     choose,
     coarsen,
@@ -126,10 +127,12 @@ _ENUMERATION_LIMIT = 1_000_000
 Canon = np.ndarray | int
 
 
-def _canonical(blocks: list[Block], sizes: tuple[int, ...]) -> list[Canon] | None:
+def _canonical(blocks: Sequence[Block], sizes: tuple[int, ...]) -> Sequence[Canon] | None:
     """The finest factorisation of the allowed set into blocks (bool arrays, one per run of
     factors, or ints for unmasked factors); None when the set is empty. Two masks allow the
-    same set iff equal forms."""
+    same set iff equal forms. :class:`FreeBlocks` stay runs: their form is the sizes."""
+    if isinstance(blocks, FreeBlocks):
+        return blocks.sizes
     out: list[Canon] = []
     start = 0
     for width, array in blocks:
@@ -207,8 +210,10 @@ class Masked(Space):
             root=root,
             _factors=f,
             _blocks=canonical,
-            _legal=[range(b) if isinstance(b, int) else np.flatnonzero(b) for b in canonical or []],
-            _ranks=[None if isinstance(b, int) else np.cumsum(b.ravel()) - 1 for b in canonical or []],
+            _legal=_Mapped(canonical, range) if isinstance(canonical, Sizes)
+            else [range(b) if isinstance(b, int) else np.flatnonzero(b) for b in canonical or []],
+            _ranks=_Mapped(canonical, lambda _n: None) if isinstance(canonical, Sizes)
+            else [None if isinstance(b, int) else np.cumsum(b.ravel()) - 1 for b in canonical or []],
         )
 
     def _unmasked(self, space: Any, base: Any, f: Factors) -> None:
@@ -297,7 +302,7 @@ def _digits_to_index(digits: Any, sizes: tuple[int, ...]) -> int:
     return position
 
 
-def sample_blocks(root: Any, f: Factors, blocks: list[Block], size: Any, generator: np.random.Generator) -> Any:
+def sample_blocks(root: Any, f: Factors, blocks: Sequence[Block], size: Any, generator: np.random.Generator) -> Any:
     """Draws from ``root`` restricted (and weighted) by ``blocks``; rows by the blocks' batch."""
     batch = blocks_batch_shape(blocks, f.sizes)
     if size is None and batch:
@@ -460,6 +465,8 @@ def _masked_masked_subset(a: Masked, b: Masked) -> bool:
 def _form(blocks: Any) -> tuple[Any, ...]:
     """The canonical blocks as a hashable value, unmasked factors as runs ``("run", size,
     count)`` (so a form held as :class:`Sizes` equals the same blocks held as a list)."""
+    if isinstance(blocks, Sizes):
+        return tuple(("run", size, count) for size, count in blocks.runs)
     out: list[Any] = []
     for b in blocks:
         if isinstance(b, (int, np.integer)):
