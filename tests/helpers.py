@@ -94,3 +94,38 @@ def stacks(space: Any) -> bool:
     except (TypeError, ValueError):
         return False
     return True
+
+
+def mutated_document(document: Any, data: Any, hostile: Any, changes: Any = None) -> str | None:
+    """A JSON document with 1 to 3 (or ``changes``) of its fields, drawn by ``data``, replaced by
+    values of the strategy ``hostile``; as text, or None where the result is no JSON."""
+    import copy
+    import json
+
+    paths = list(_paths(document))
+    mutated = copy.deepcopy(document)
+    for _ in range(data.draw(changes if changes is not None else st.integers(1, 3))):
+        path = data.draw(st.sampled_from(paths))
+        parent = mutated
+        try:
+            for key in path[:-1]:
+                parent = parent[key]
+            parent[path[-1]] = data.draw(hostile)
+        except (KeyError, IndexError, TypeError):
+            continue
+    try:
+        return json.dumps(mutated)
+    except (ValueError, TypeError):
+        return None
+
+
+def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> Any:
+    """Every path into a JSON document (dict keys and list positions), depth first."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield (*prefix, key)
+            yield from _paths(value, (*prefix, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield (*prefix, i)
+            yield from _paths(value, (*prefix, i))

@@ -16,7 +16,6 @@ break violated:
 from __future__ import annotations
 
 import contextlib
-import copy
 import json
 
 import numpy as np
@@ -27,6 +26,7 @@ from hypothesis import strategies as st
 import spacealg as sa
 from spacealg.serialize import DocumentError
 from spacealg.strategies import spaces
+from tests.helpers import mutated_document
 
 
 class _Raising:
@@ -162,36 +162,14 @@ _hostile_json = st.one_of(
 )
 
 
-def _paths(node, prefix=()):
-    if isinstance(node, dict):
-        for k, v in node.items():
-            yield (*prefix, k)
-            yield from _paths(v, (*prefix, k))
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            yield (*prefix, i)
-            yield from _paths(v, (*prefix, i))
 
 
 @given(spaces(), st.data())
 def test_from_json_of_a_mutated_document_is_a_space_or_a_document_error(space, data):
-    document = sa.to_json(space)
-    paths = list(_paths(document))
-    mutated = copy.deepcopy(document)
-    for _ in range(data.draw(st.integers(1, 3))):
-        path = data.draw(st.sampled_from(paths))
-        parent = mutated
-        try:
-            for key in path[:-1]:
-                parent = parent[key]
-            parent[path[-1]] = data.draw(_hostile_json)
-        except (KeyError, IndexError, TypeError):
-            continue
-    try:
-        text = json.dumps(mutated)
-    except (ValueError, TypeError):
+    text = mutated_document(sa.to_json(space), data, _hostile_json)
+    if text is None:
         return
-    for form in (mutated, text):
+    for form in (json.loads(text), text):
         with contextlib.suppress(DocumentError):  # any other exception fails
             sa.from_json(form)
 

@@ -17,8 +17,6 @@ it attacked, so that the next campaign finds less. Bounded by the active Hypothe
 from __future__ import annotations
 
 import contextlib
-import copy
-import json
 import math
 import tracemalloc
 
@@ -35,6 +33,7 @@ from spacealg import Masked
 from spacealg.serialize import DocumentError
 from spacealg.strategies.gymnasium import gymnasium_spaces
 from spacealg.strategies.masks import mask_bases, masks
+from tests.helpers import mutated_document
 
 # -- masks ------------------------------------------------------------------------------------
 
@@ -100,15 +99,6 @@ def test_weights_of_any_magnitude_draw_every_positive_entry(n, exponent, data):
 # -- JSON documents ---------------------------------------------------------------------------
 
 
-def _paths(node, prefix=()):
-    if isinstance(node, dict):
-        for k, v in node.items():
-            yield (*prefix, k)
-            yield from _paths(v, (*prefix, k))
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            yield (*prefix, i)
-            yield from _paths(v, (*prefix, i))
 
 
 _hostile = st.one_of(
@@ -122,20 +112,8 @@ def test_mutated_documents_of_masked_spaces(space, data):
     masked = Masked(space, data.draw(masks(space)))
     document = sa.to_json(masked)
     assert sa.from_json(document) == masked
-    paths = list(_paths(document))
-    mutated = copy.deepcopy(document)
-    for _ in range(data.draw(st.integers(1, 3))):
-        path = data.draw(st.sampled_from(paths))
-        parent = mutated
-        try:
-            for key in path[:-1]:
-                parent = parent[key]
-            parent[path[-1]] = data.draw(_hostile)
-        except (KeyError, IndexError, TypeError):
-            continue
-    try:
-        text = json.dumps(mutated)
-    except (ValueError, TypeError):
+    text = mutated_document(document, data, _hostile)
+    if text is None:
         return
     tracemalloc.start()
     try:
