@@ -115,6 +115,11 @@ def check_port_matches(
     start = _time.perf_counter()
     steps = 0
     name = f"{port_name} vs {reference_name}"
+
+    def fail(prop: str, detail: str) -> None:
+        """Raise the divergence at step ``k`` of this episode (its seed and actions so far)."""
+        _fail(prop, detail, seed, k, actions, name, resync, atol, rtol, steps, episode, replay_prefix)
+
     for episode in range(episodes):
         seed = random_seed + episode
         key = jax.random.key(seed)
@@ -145,38 +150,18 @@ def check_port_matches(
             )
             for prop, what, x, y in checks:
                 if not _close(x, y, atol, rtol):
-                    _fail(
+                    fail(
                         prop,
                         f"step {k}, {what}: port {np.asarray(x).tolist()!r}, reference "
                         f"{np.asarray(y).tolist()!r} (atol={atol}, rtol={rtol})",
-                        seed,
-                        k,
-                        actions,
-                        name,
-                        resync,
-                        atol,
-                        rtol,
-                        steps,
-                        episode,
-                        replay_prefix,
                     )
             flags_p = (bool(p_term), bool(p_trunc))
             flags_r = (bool(r_term), bool(r_trunc))
             if flags_p != flags_r:
-                _fail(
+                fail(
                     "flags-match",
                     f"step {k}: port terminated={flags_p[0]}, truncated={flags_p[1]}; "
                     f"reference terminated={flags_r[0]}, truncated={flags_r[1]}",
-                    seed,
-                    k,
-                    actions,
-                    name,
-                    resync,
-                    atol,
-                    rtol,
-                    steps,
-                    episode,
-                    replay_prefix,
                 )
             if any(flags_p):
                 break
