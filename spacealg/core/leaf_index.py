@@ -146,7 +146,7 @@ def range_items(first: int, step: int, n: int, positions: np.ndarray) -> np.ndar
     if signed or unsigned:
         # modular uint64 arithmetic is exact whenever the result fits the output dtype
         with np.errstate(over="ignore"):  # the wrap-around is the point
-            wrapped = positions.astype(np.uint64) * np.uint64(step % 2**64) + np.uint64(first % 2**64)
+            wrapped = positions.astype(np.uint64, copy=False) * np.uint64(step % 2**64) + np.uint64(first % 2**64)
         return wrapped.view(np.int64) if signed else wrapped  # type: ignore[no-any-return]
     return first + step * positions.astype(object)  # type: ignore[no-any-return]
 
