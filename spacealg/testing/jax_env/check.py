@@ -286,6 +286,18 @@ def _error(violation: PropertyError, source: EnvSource, protocol: Protocol | Non
     )
 
 
+def _probed(source: EnvSource, options: dict[str, Any], examples: int) -> _Check:
+    """A :class:`_Check` of ``source`` whose one-off probes (declared spaces, compile once,
+    tracing purity) passed; the first that broke raises its :class:`JaxEnvCheckError`."""
+    check: _Check | None = None
+    try:
+        check = _Check(source, options)
+        check.probe()
+    except PropertyError as violation:
+        raise _error(violation, source, check.protocol if check else None, True, examples) from None
+    return check
+
+
 def check_jax_env(
     env: Any,
     *,
@@ -323,12 +335,7 @@ def check_jax_env(
                "illegal_actions": illegal_actions, "determinism": determinism, "skip": tuple(skip)}
     source = jax_source(env)
     started = time.perf_counter()
-    check: _Check | None = None
-    try:
-        check = _Check(source, options)
-        check.probe()
-    except PropertyError as violation:
-        raise _error(violation, source, check.protocol if check else None, True, 0) from None
+    check = _probed(source, options, examples=0)
     setup = time.perf_counter() - started
     clock = Budget(budget)
     name = f"jax:{source.name}"
@@ -381,12 +388,7 @@ def replay_jax(env: Any, seed: int | None, actions: list[Any], *, masks: bool = 
     if seed is None:
         options = {"max_steps": 1, "batch": 1, "eager_steps": 0, "masks": masks, "illegal_actions": False,
                    "determinism": True, "skip": ("batching", "jit-eager")}
-        check: _Check | None = None
-        try:
-            check = _Check(source, options)
-            check.probe()
-        except PropertyError as violation:
-            raise _error(violation, source, check.protocol if check else None, True, 1) from None
+        _probed(source, options, examples=1)
         return
     protocol = adapt(source.make())
     steps = len(actions)
