@@ -142,19 +142,39 @@ class _CheckCounter:
 
 
 # --- Parallel runs (pytest-xdist, -n auto in pyproject.toml) -----------------------------------
-# Tests go one by one to whichever worker is free, except the tests of a file that defines a
-# module-, package- or session-scoped fixture (the checker's run over the bug corpus, the mypy
-# run over the typing snippets, the docs site build, the sdist/wheel build) or that starts Ray:
-# those run on one worker together, so that each such fixture is made once, as in a serial run.
-# (A scheduler of our own: pytest-xdist 3.8's --dist loadgroup writes its groups into a node
-# attribute that pytest 9 no longer reads, so xdist_group marks are silently ignored.)
+# Tests go one by one to whichever worker is free, except:
+# - the tests of a file that defines a module-, package- or session-scoped fixture (the mypy run
+#   over the typing snippets, the docs site build, the sdist/wheel build) or that starts Ray:
+#   those run on one worker together, so that each such fixture is made once, as in a serial run;
+# - the tests of a file that says ``XDIST_SCOPE = "parameter"`` (tests/test_check_env.py, whose
+#   tests share one check of each corpus case, made on first use): the tests with the same
+#   parameter id run on one worker together, different ids on any worker.
+# Groups with more tests are handed out first. (A scheduler of our own: pytest-xdist 3.8's
+# --dist loadgroup writes its groups into a node attribute that pytest 9 no longer reads, so
+# xdist_group marks are silently ignored.)
 _SHARED = re.compile(r"@pytest\.fixture\(\s*scope=[\"'](?:module|package|session)[\"']|pytest\.mark\.ray\b")
+_BY_PARAMETER = re.compile(r"^XDIST_SCOPE = [\"']parameter[\"']", re.MULTILINE)
 
 
 @functools.cache
-def _shares_fixtures(path: str) -> bool:
+def _grouping(path: str) -> str:
+    """How the tests of a file are grouped: "file", "parameter" or "test"."""
     file = pathlib.Path(__file__).resolve().parent.parent / path
-    return file.suffix == ".py" and file.is_file() and bool(_SHARED.search(file.read_text(encoding="utf-8")))
+    if file.suffix != ".py" or not file.is_file():
+        return "test"
+    source = file.read_text(encoding="utf-8")
+    return "file" if _SHARED.search(source) else "parameter" if _BY_PARAMETER.search(source) else "test"
+
+
+def _scope(nodeid: str) -> str:
+    """The group of a test: its file, its file and parameter id, or the test alone."""
+    path, _, name = nodeid.partition("::")
+    grouping = _grouping(path)
+    if grouping == "file":
+        return path
+    if grouping == "parameter" and name.endswith("]") and "[" in name:
+        return f"{path}::[{name.split('[', 1)[1]}"
+    return nodeid
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log):  # a pytest-xdist hook
@@ -162,7 +182,6 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):  # a pytest-xdist h
 
     class SharedFixtureScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            path = nodeid.split("::", 1)[0]
-            return path if _shares_fixtures(path) else nodeid
+            return _scope(nodeid)
 
     return SharedFixtureScheduling(config, log)

@@ -4,6 +4,8 @@ classic-control and toy-text environments."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 import gymnasium
 import numpy as np
 import pytest
@@ -31,15 +33,44 @@ def _caught(factory, **options) -> EnvCheckError:
     return caught.value
 
 
-@pytest.fixture(scope="module")
-def caught() -> dict[str, EnvCheckError]:
-    """The error check() raises on each buggy environment (computed once)."""
-    errors = {}
-    for case in BUGGY:
-        with pytest.raises(EnvCheckError) as caught:
-            run_case(case)
-        errors[case.name] = caught.value
-    return errors
+# Each buggy case is checked once per process, when a test first asks for its error. Under
+# pytest-xdist the tests of one case run on one worker and different cases on different
+# workers (XDIST_SCOPE: tests/conftest.py groups this file's tests by their parameter), so the
+# corpus is checked once, spread over the workers. The tests that read a case's error take
+# it as their parameter, so that their node id names the case.
+XDIST_SCOPE = "parameter"
+
+
+class _Caught(Mapping[str, EnvCheckError]):
+    """The error check() raises on each buggy environment, by case name: computed on first
+    use and kept (for this process)."""
+
+    def __init__(self) -> None:
+        self._cases = {case.name: case for case in BUGGY}
+        self._errors: dict[str, EnvCheckError] = {}
+
+    def __getitem__(self, name: str) -> EnvCheckError:
+        if name not in self._errors:
+            case = self._cases[name]
+            with pytest.raises(EnvCheckError) as caught:
+                run_case(case)
+            self._errors[name] = caught.value
+        return self._errors[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._cases)
+
+    def __len__(self) -> int:
+        return len(self._cases)
+
+
+_CAUGHT = _Caught()
+
+
+@pytest.fixture
+def caught() -> Mapping[str, EnvCheckError]:
+    """The error check() raises on each buggy environment (each computed once, when first read)."""
+    return _CAUGHT
 
 
 @pytest.mark.parametrize("case", BUGGY, ids=lambda c: c.name)
@@ -66,37 +97,68 @@ def test_the_reported_seed_and_actions_reproduce_and_are_shortest(case, caught):
         replay(case.factory, error.seed, error.actions[:-1], **options)
 
 
-def test_bugs_behind_action_sequences_shrink_to_the_minimal_length(caught):
+def _leaky_corridor(actions: list) -> None:
     # the cart needs four actions to pass the wall from a start in [0, 2): v = 1, 2, 3 then
     # at least a coast (x <= 2 + 6 after three steps)
-    assert len(caught["LeakyCorridor"].actions) == 4
-    assert [int(a) for a in caught["LeakyCorridor"].actions[:3]] == [2, 2, 2]
+    assert len(actions) == 4
+    assert [int(a) for a in actions[:3]] == [2, 2, 2]
+
+
+def _off_by_one_grid_world(actions: list) -> None:
     # four moves down leave the grid; the minimal sequence is exactly that
-    assert [int(a) for a in caught["OffByOneGridWorld"].actions] == [1, 1, 1, 1]
+    assert [int(a) for a in actions] == [1, 1, 1, 1]
+
+
+def _overfull_warehouse(actions: list) -> None:
     # four picks overflow the inventory
-    assert [int(a[0]) for a in caught["OverfullWarehouse"].actions] == [1, 1, 1, 1]
+    assert [int(a[0]) for a in actions] == [1, 1, 1, 1]
+
+
+def _log_barrier_corridor(actions: list) -> None:
     # a crash at the action bound: one action, at a bound
-    (action,) = caught["LogBarrierCorridor"].actions
+    (action,) = actions
     assert abs(float(action[0])) == 1.0 and action.dtype == np.float32
+
+
+def _marshal_race(actions: list) -> None:
     # both cars sprint once
-    assert caught["MarshalRace"].actions == [{"car_0": 2, "car_1": 2}]
+    assert actions == [{"car_0": 2, "car_1": 2}]
 
 
-def test_bugs_at_reset_report_no_actions(caught):
-    for name in ("Float64ResetCorridor", "GlobalRngResetCorridor", "WideStartCorridor", "UnseededRace"):
-        error = caught[name]
-        assert error.actions == [] and error.step is None and "at reset" in str(error)
+SHORTEST = {
+    "LeakyCorridor": _leaky_corridor,
+    "OffByOneGridWorld": _off_by_one_grid_world,
+    "OverfullWarehouse": _overfull_warehouse,
+    "LogBarrierCorridor": _log_barrier_corridor,
+    "MarshalRace": _marshal_race,
+}
 
 
-def test_a_seed_dependent_bug_reports_a_failing_seed(caught):
-    error = caught["WideStartCorridor"]
+@pytest.mark.parametrize("name", SHORTEST)
+def test_bugs_behind_action_sequences_shrink_to_the_minimal_length(name, caught):
+    SHORTEST[name](caught[name].actions)
+
+
+AT_RESET = ["Float64ResetCorridor", "GlobalRngResetCorridor", "WideStartCorridor", "UnseededRace"]
+
+
+@pytest.mark.parametrize("name", AT_RESET)
+def test_bugs_at_reset_report_no_actions(name, caught):
+    error = caught[name]
+    assert error.actions == [] and error.step is None and "at reset" in str(error)
+
+
+@pytest.mark.parametrize("name", ["WideStartCorridor"])
+def test_a_seed_dependent_bug_reports_a_failing_seed(name, caught):
+    error = caught[name]
     env = g.WideStartCorridor()
     obs, _ = env.reset(seed=error.seed)
     assert obs not in env.observation_space
 
 
-def test_the_reproduction_snippet_replays_the_failure(caught):
-    error = caught["LeakyCorridor"]
+@pytest.mark.parametrize("name", ["LeakyCorridor"])
+def test_the_reproduction_snippet_replays_the_failure(name, caught):
+    error = caught[name]
     snippet = error.reproduction()
     assert "from envcorpus.gym_envs import LeakyCorridor" in snippet
     assert f"SEED = {error.seed}" in snippet
@@ -139,10 +201,11 @@ def test_every_reproduction_is_a_regression_test(case, caught):
     exec(compile(fixed, "<fixed>", "exec"), {"__name__": "snippet", name: base})
 
 
-def test_old_api_reproduction_fails_the_same_way(caught):
+@pytest.mark.parametrize("name", ["OldApiCorridor"])
+def test_old_api_reproduction_fails_the_same_way(name, caught):
     namespace: dict = {}
     with pytest.raises(AssertionError, match="step returned"):
-        exec(compile(caught["OldApiCorridor"].reproduction(), "<reproduction>", "exec"), namespace)
+        exec(compile(caught[name].reproduction(), "<reproduction>", "exec"), namespace)
 
 
 @pytest.mark.parametrize("case", SOUND, ids=lambda c: c.name)
