@@ -76,16 +76,21 @@ def test_two_spaces_never_share_a_plan() -> None:
     a, b = sa.Box(0.0, 1.0, (2,), np.float32), sa.Box(0.0, 1.0, (2,), np.float32)
     assert plans.plan_for(a) is not plans.plan_for(b)
     x = torch.tensor([[0.5, 1.5]], dtype=torch.float32)
-    for shift in range(30):  # fresh spaces, many on the ids of collected ones
-        space = sa.Box(float(shift), float(shift) + 1.0, (2,), np.float32)
-        assert sa.isin(x + shift, space).tolist() == [False]
-        assert sa.isin(x + shift - 0.5, space).tolist() == [True]
-        assert sa.clamp(x + shift, space).tolist() == [[shift + 0.5, shift + 1.0]]
-        drawn = sa.sample(space, 50, rng=torch.Generator().manual_seed(shift))
-        assert bool(((drawn >= shift) & (drawn <= shift + 1)).all())
-        assert plans.plan_for(space).leaves[0].space is space
-        del space
-        gc.collect()
+    gc.collect()
+    gc.freeze()  # what lives now is left out of the collections below: each looks at new objects only
+    try:
+        for shift in range(30):  # fresh spaces, many on the ids of collected ones
+            space = sa.Box(float(shift), float(shift) + 1.0, (2,), np.float32)
+            assert sa.isin(x + shift, space).tolist() == [False]
+            assert sa.isin(x + shift - 0.5, space).tolist() == [True]
+            assert sa.clamp(x + shift, space).tolist() == [[shift + 0.5, shift + 1.0]]
+            drawn = sa.sample(space, 50, rng=torch.Generator().manual_seed(shift))
+            assert bool(((drawn >= shift) & (drawn <= shift + 1)).all())
+            assert plans.plan_for(space).leaves[0].space is space
+            del space
+            gc.collect()
+    finally:
+        gc.unfreeze()
 
 
 def test_a_products_plan_dies_with_it() -> None:
