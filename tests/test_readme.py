@@ -160,17 +160,32 @@ def test_tables_are_well_formed(path: Path):
             assert not any(cell.endswith("\\") for cell in cells), f"{path.name}: a cell is cut off in {row!r}"
 
 
+def _install_steps(command: str) -> list[str]:
+    """The install commands of a line or script, as typed without ``python -m`` and ``--quiet``."""
+    steps = []
+    for step in command.replace(" && ", "\n").splitlines():
+        words = [w for w in step.split() if w != "--quiet"]
+        if words[:2] == ["python", "-m"]:
+            words = words[2:]
+        if words[:2] == ["pip", "install"] or words[:3] == ["uv", "pip", "install"]:
+            steps.append(" ".join(words))
+    return steps
+
+
 def test_the_readme_test_command_is_what_ci_runs():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     two = readme.split("## Two commands", 1)[1].split("\n## ", 1)[0]
     install, test = [line for line in two.splitlines() if line.startswith("python3 -m venv")]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     test_command = test.rpartition(" && ")[2]
-    install_command = test.split(" && ")[2]
     assert ci.rstrip().splitlines()[-1] == test_command
-    extra = install_command.rpartition(" ")[2]  # '.[test]'
-    assert any(line.startswith("python -m pip install") and extra in line for line in ci.splitlines())
+    # CI installs with the README's commands, in their order: the project from its own files
+    steps = _install_steps(test)
+    assert any("'.[test]'" in step for step in steps) and _install_steps(ci) == steps
     assert "'.[check]'" in install  # spacealg check works after the first command
+    for document in ("docs/install.md",):  # the other page that states the two commands
+        text = (ROOT / document).read_text(encoding="utf-8")
+        assert install in text.splitlines() and test in text.splitlines(), document
 
 
 # -- every block names the extras it needs (issue 26.4) ------------------------------------------
