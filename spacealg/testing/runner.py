@@ -33,12 +33,19 @@ How a new checker plugs in (the names below are the stable surface of this modul
    with why) and ``PropertyError`` (a broken property, reported with the others).
    ``unchecked(env)`` returns ``{property: why}`` for properties that do not apply to a
    given environment.
-5. **Reporting**: :func:`check_kind` (or, for a checker with a body of its own,
-   :func:`run_check` with ``make_body(source, stats, clock, focus)``, ``properties`` and
-   ``not_checked``) returns an :class:`EnvCheckReport` (``properties`` held,
-   ``not_checked``, ``warnings``) or raises an :class:`~spacealg.testing.errors.EnvCheckError`
-   whose ``also`` holds every further broken property, each with its reproduction; a body
-   must pass over the violations its ``focus`` ignores (:meth:`Focus.ignores`).
+5. **Replays and follow-ups** (optional): ``replay`` builds the episode of the determinism
+   replay where it needs fewer checks than the first run (a vector env's reference
+   comparisons); ``after(ran)`` follows an example up (:class:`Ran`: the draws, the seed,
+   the actions, the first run and its violation, if any): checks that need the whole
+   example, or a more precise diagnosis of its violation, raised as PropertyError.
+6. **Reporting**: :func:`check_kind` returns an :class:`EnvCheckReport` (``properties``
+   held, ``not_checked``, ``warnings``) or raises an
+   :class:`~spacealg.testing.errors.EnvCheckError` whose ``also`` holds every further broken
+   property, each with its reproduction. Every checker (Gymnasium, PettingZoo parallel and
+   AEC, vector, dm_env, TorchRL, differential) is a kind run by :func:`check_kind`;
+   :func:`run_check` (search, refine, report around ``make_body(source, stats, clock,
+   focus)``) is what it runs, for a body of one's own, which must pass over the violations
+   its ``focus`` ignores (:meth:`Focus.ignores`).
 """
 
 from __future__ import annotations
@@ -81,6 +88,7 @@ __all__ = [
     "Draws",
     "EnvCheckReport",
     "EnvKind",
+    "Ran",
     "Stepping",
     "agents_of",
     "check_kind",
@@ -285,7 +293,12 @@ def run_check(
             broken += [fail(violation, source, True, 0, kind) for violation in found]
     except PropertyError as violation:
         error = fail(violation, source, True, 0, kind)
-        error.not_checked = {p: "the environment's spaces cannot be read" for p in properties if p != error.property}
+        why = (
+            "the environment's spaces cannot be read"
+            if error.property.startswith("declared")
+            else f"the check stops at the broken {error.property}: no episode runs"
+        )
+        error.not_checked = {p: why for p in properties if p != error.property}
         raise error from None
     name = f"{kind}:{source.name}"
     examples, out_of_time = 0, False
@@ -375,14 +388,15 @@ def run_example(
     determinism: bool,
     stats: dict[str, int] | None = None,
     what: str = "(observation, reward, terminated, truncated, info)",
+    replay: Callable[..., Any] | None = None,
 ) -> None:
     """One example: run ``n`` steps from ``seed`` on a fresh environment, drawing actions
     with ``draw`` (which records them in ``taken``), then replay ``taken`` on the same
-    instance and compare. The global ``random``/``numpy.random`` states are seeded
-    differently for the two runs; a difference that goes away when they are seeded alike
-    is reported as ``global-rng``. A PropertyError leaves with the seed and the actions up to
-    the failure — all of them for a determinism failure, whose replay needs the whole first
-    run on the same instance."""
+    instance (with the episode ``replay`` builds; default ``episode``) and compare. The
+    global ``random``/``numpy.random`` states are seeded differently for the two runs; a
+    difference that goes away when they are seeded alike is reported as ``global-rng``. A
+    PropertyError leaves with the seed and the actions up to the failure — all of them for a
+    determinism failure, whose replay needs the whole first run on the same instance."""
     instance = source.make()
     try:
         with global_rng(1):
@@ -392,13 +406,13 @@ def run_example(
             stats["steps"] += first.steps
             stats["episodes"] += first.episodes
         if determinism:
+            replay = replay or episode
             with global_rng(2):
-                second = episode(instance, seed, n, replayer(taken))
-                again = second.run()
+                again = replay(instance, seed, n, replayer(taken)).run()
             try:
                 compare(trace, again, what)
             except PropertyError as violation:
-                if source.owned and _alike_with_same_globals(source, episode, seed, n, taken, what):
+                if source.owned and _alike_with_same_globals(source, replay, seed, n, taken):
                     raise PropertyError(
                         "global-rng",
                         f"{violation.detail}\nwith the global random and numpy.random states seeded alike "
@@ -425,7 +439,7 @@ def replayer(taken: Sequence[Any]) -> Callable[..., Any]:
 
 
 def _alike_with_same_globals(
-    source: EnvSource, episode: Callable[..., Any], seed: int, n: int, taken: list[Any], what: str
+    source: EnvSource, episode: Callable[..., Any], seed: int, n: int, taken: list[Any]
 ) -> bool:
     instance = source.make()
     try:
@@ -564,6 +578,19 @@ Declared = tuple[Callable[..., Any], "int | None"]
 action for the episode's ``draw(*args)`` call, and the episode limit (None: none declared)."""
 
 
+@dataclass
+class Ran:
+    """An example as :attr:`EnvKind.after` sees it: Hypothesis' ``data`` (to draw more), the
+    reset ``seed``, the actions ``taken``, the ``episode`` of the first run (None where it
+    could not be built) and the ``violation`` it raised (None: it passed)."""
+
+    data: Any
+    seed: int
+    taken: list[Any]
+    episode: Any
+    violation: PropertyError | None
+
+
 @dataclass(frozen=True)
 class EnvKind:
     """What a checker states about its kind of environment.
@@ -571,17 +598,21 @@ class EnvKind:
     ``episode(env, seed, n, draw, masks=...)``: an episode with ``run()``, ``steps`` and
     ``episodes``; ``declared(env)``: the draw function and the episode limit, read from a
     fresh environment (raising ``declared-spaces``); ``what``: the fields of a step in the
-    trace, named by determinism failures; ``unchecked(env)``: properties that a fresh
-    environment shows not to apply, as ``{property: why}`` (or an iterable of names; None:
-    all apply)."""
+    trace, named by determinism failures; ``probes``: the one-off probes (None: none);
+    ``unchecked(env)``: properties that a fresh environment shows not to apply, as
+    ``{property: why}`` (or an iterable of names; None: all apply); ``replay``: the episode
+    of the determinism replay (None: ``episode``); ``after(ran)``: the follow-up of every
+    example (:class:`Ran`), raising PropertyError (None: none)."""
 
     name: str
     episode: Callable[..., Any]
     declared: Callable[[Any], Declared]
     what: str
     properties: Mapping[str, str]
-    probes: Callable[[EnvSource, Budget | None], list[str]]
+    probes: Callable[[EnvSource, Budget | None], list[Any]] | None = None
     unchecked: Callable[[Any], Iterable[str] | Mapping[str, str]] | None = None
+    replay: Callable[..., Any] | None = None
+    after: Callable[[Ran], None] | None = None
 
 
 Example = Callable[[Any, int, int, list[Any]], None]
@@ -624,7 +655,8 @@ def episode_body(
     kind: EnvKind, source: EnvSource, options: CheckOptions, stats: dict[str, int], clock: Budget, focus: Focus
 ) -> Callable[[Any], None]:
     """The Hypothesis body of a check of ``kind`` (:func:`drawn_body`): run the example (and
-    its replay) with :func:`run_example`, drawing actions through :class:`Draws`."""
+    its replay) with :func:`run_example`, drawing actions through :class:`Draws`, then
+    follow it up with ``kind.after``."""
     draw_action, limit = probe(source, kind.declared)
     max_steps, masks = options["max_steps"], options["masks"]
 
@@ -632,6 +664,7 @@ def episode_body(
         tail_seed = data.draw(SEEDS, label="tail") if n > max_steps else None
         draws = Draws(data, max_steps, options["illegal_actions"], tail_seed)
         draws.taken = taken
+        first: list[Any] = []
 
         def draw(*args: Any) -> Any:
             action = draw_action(draws, *args)
@@ -639,12 +672,23 @@ def episode_body(
             return action
 
         def episode(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> Any:
-            return kind.episode(env, seed, n, next_action, masks=masks)
+            first.append(kind.episode(env, seed, n, next_action, masks=masks))
+            return first[-1]
 
-        run_example(
-            source, episode, seed, n, draw, draws.taken,
-            determinism=options["determinism"], stats=stats, what=kind.what,
-        )
+        def replay(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> Any:
+            return (kind.replay or kind.episode)(env, seed, n, next_action, masks=masks)
+
+        try:
+            run_example(
+                source, episode, seed, n, draw, draws.taken,
+                determinism=options["determinism"], stats=stats, what=kind.what, replay=replay,
+            )
+        except PropertyError as violation:
+            if kind.after is not None:
+                kind.after(Ran(data, seed, taken, first[0] if first else None, violation))
+            raise
+        if kind.after is not None:
+            kind.after(Ran(data, seed, taken, first[0], None))
 
     return drawn_body(run, max_steps=max_steps, limit=limit, clock=clock, focus=focus)
 
@@ -699,7 +743,7 @@ def check_kind(kind: EnvKind, env: Any, given: CheckOptions) -> EnvCheckReport:
     checked = tuple(p for p in kind.properties if p not in skipped)
     probes = kind.probes if options["hygiene"] else None
     if probes is not None and not options["lint"] and probe(source, own_gymnasium):
-        probes = _without_lints(kind.probes)
+        probes = _without_lints(probes)
     with ignoring(keys):
         return run_check(
             source,

@@ -32,33 +32,37 @@ factory of sub-env 0's environment, or a list of one factory per row). Without t
 identical sub-envs: row ``i`` of ``reset(seed=s)`` is row 0 of ``reset(seed=s + i)``; the
 declared mode's laws around an end) and ``rows-match-sub-envs`` is reported not checked.
 
-The check runs on the engine every checker shares (:mod:`spacealg.testing.runner`): the
-search, refinement and report of :func:`~spacealg.testing.runner.run_check`, the Hypothesis
-body of :func:`~spacealg.testing.runner.drawn_body`, the row actions drawn through
-:class:`~spacealg.testing.runner.Draws`, and the run and determinism replay of one example by
-:func:`~spacealg.testing.runner.run_example`; :class:`VectorEpisode` is the kind's episode.
+The check is a kind (:func:`vector_kind`) run by the engine every checker shares
+(:func:`spacealg.testing.runner.check_kind`): the search, refinement and report, the row
+actions drawn through :class:`~spacealg.testing.runner.Draws`, the run and determinism replay
+of each example; :class:`VectorEpisode` is the kind's episode (its replay only steps again)
+and :func:`_follow_up` the follow-up that changes one row's action on fresh copies
+(``row-isolation``; next-step ``autoreset`` ignoring the action).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from spacealg.strategies.members import members
-from spacealg.testing.driver import DEFAULT_BUDGET, SEEDS, Budget, Focus, describe_exception, same, snapshot
+from spacealg.testing.driver import DEFAULT_BUDGET, describe_exception, passed_over, same, snapshot
 from spacealg.testing.errors import PROPERTIES, PropertyError, literal, short
 from spacealg.testing.resolve import EnvSource
 from spacealg.testing.runner import (
+    CheckOptions,
+    Declared,
     Draws,
     EnvCheckReport,
+    EnvKind,
+    Ran,
     _check_options,
     action_fallback,
-    drawn_body,
-    run_check,
-    run_example,
+    check_kind,
 )
 from spacealg.testing.single import is_member
 
@@ -255,14 +259,23 @@ class VectorEpisode:
     and with the other implementation."""
 
     def __init__(
-        self, env: Any, seed: int, n: int, draw: Callable[..., Any], *, factories: Any, other: Any, mode: str
+        self,
+        env: Any,
+        seed: int,
+        n: int,
+        draw: Callable[..., Any],
+        *,
+        factories: Any = None,
+        other: Any = None,
+        mode: str = "next-step",
+        free: bool = False,
     ) -> None:
         self.env, self.seed, self.n, self.draw = env, seed, n, draw
         self.factories, self.other, self.mode = factories, other, mode
         self.trace: list[Any] = []
         self.batches = 0  # batch steps taken
         self.episodes = 1
-        self.free = False  # check the reference-free laws (no single environments)
+        self.free = free  # check the reference-free laws (no single environments)
         self.reset_steps: list[tuple[int, int]] = []  # (step, row) of next-step reset steps seen
         self.ended = np.zeros(env.num_envs, dtype=bool)
 
@@ -436,65 +449,134 @@ class VectorEpisode:
                         )
 
 
-def _isolation(make: Callable[[], Any], seed: int, rows: list[list[Any]], j: int, changed: list[Any]) -> None:
-    """Step two fresh vector envs with the same actions but row ``j``'s; other rows must agree."""
-    a, b = make(), make()
-    try:
-        a.reset(seed=seed)
-        b.reset(seed=seed)
-        space = single_space(a, "action")
-        for k, (step_rows, alt) in enumerate(zip(rows, changed), 1):
-            other_rows = list(step_rows)
-            other_rows[j] = alt
-            out_a = a.step(_batch_actions(space, step_rows))
-            out_b = b.step(_batch_actions(space, other_rows))
-            for i in range(a.num_envs):
-                if i == j:
-                    continue
-                row_a = (_row(out_a[0], i, single_space(a, "observation")), out_a[1][i], out_a[2][i], out_a[3][i])
-                row_b = (_row(out_b[0], i, single_space(a, "observation")), out_b[1][i], out_b[2][i], out_b[3][i])
+def _row_changed(
+    make: Callable[[], Any], seed: int, taken: list[list[Any]], row: int, alternatives: dict[int, Any]
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """Two fresh copies reset with ``seed`` and stepped with the actions ``taken``, the
+    second with ``row``'s action at step ``k`` replaced by ``alternatives[k]``: each copy's
+    per-step (observations, rewards, terminations, truncations)."""
+    runs: list[list[tuple[Any, ...]]] = []
+    for changes in ({}, alternatives):
+        env = make()
+        try:
+            env.reset(seed=seed)
+            space = single_space(env, "action")
+            out = []
+            for k, rows in enumerate(taken, 1):
+                rows = [changes[k] if i == row and k in changes else a for i, a in enumerate(rows)]
+                out.append(tuple(snapshot(x) for x in env.step(_batch_actions(space, rows))[:4]))
+            runs.append(out)
+        finally:
+            with contextlib.suppress(Exception):
+                env.close()
+    return runs[0], runs[1]
+
+
+def _follow_up(vec: Any, fresh: Callable[[], Any] | None, mode: str, actions: Any) -> Callable[[Ran], None]:
+    """The vector kind's :attr:`~spacealg.testing.runner.EnvKind.after`: the laws that change
+    one row's action and replay on fresh copies (:func:`_row_changed`).
+
+    ``row-isolation``: with one row's action changed over the first steps, every other row
+    returns the same; looked for first where a row did not match its sub-env (a leak between
+    rows is the more precise diagnosis). ``autoreset`` (next-step, without single envs): the
+    step that resets a row ignores its action, so changing it leaves the row's observation."""
+    from hypothesis import strategies as st
+
+    def other_than(data: Any, action: Any) -> Any:
+        """An action different from ``action`` where the space has one: drawn, or (when the
+        draw equals it, as shrunk draws do) sampled from a fixed generator."""
+        candidate = data.draw(actions())
+        sampler = action_fallback(single_space(vec, "action"), 0)
+        for _ in range(16):
+            if not same(candidate, action):
+                return candidate
+            candidate = sampler(None)
+        return action
+
+    def isolated(ran: Ran, row: int, steps: int) -> None:
+        taken = ran.taken[:steps]
+        alternatives = {k: other_than(ran.data, rows[row]) for k, rows in enumerate(taken, 1)}
+        single = single_space(vec, "observation")
+        for k, (a, b) in enumerate(zip(*_row_changed(fresh, ran.seed, taken, row, alternatives)), 1):  # type: ignore[arg-type]
+            for i in (i for i in range(vec.num_envs) if i != row):
+                row_a, row_b = ((_row(x[0], i, single), x[1][i], x[2][i], x[3][i]) for x in (a, b))
                 if not all(same(x, y) for x, y in zip(row_a, row_b)):
                     raise PropertyError(
                         "row-isolation",
-                        f"changing row {j}'s action at step {k} to {literal(alt)} changed "
+                        f"changing row {row}'s action at step {k} to {literal(alternatives[k])} changed "
                         f"row {i}: {short(row_a)} became {short(row_b)}",
                         k,
                     )
-    finally:
-        for env in (a, b):
-            with contextlib.suppress(Exception):
-                env.close()
+
+    def ignored(ran: Ran, k: int, row: int) -> None:
+        alternative = other_than(ran.data, ran.taken[k - 1][row])
+        single = single_space(vec, "observation")
+        runs = _row_changed(fresh, ran.seed, ran.taken[:k], row, {k: alternative})  # type: ignore[arg-type]
+        kept, changed = (_row(run[-1][0], row, single) for run in runs)
+        if not same(kept, changed):
+            raise PropertyError(
+                "autoreset",
+                f"step {k}, row {row}: with next-step autoreset this step resets the row and ignores its "
+                f"action, but changing the action to {literal(alternative)} changed the row's observation from "
+                f"{short(kept)} to {short(changed)}",
+                k,
+            )
+
+    def after(ran: Ran) -> None:
+        if fresh is None:
+            return
+        checks_rows = mode != "disabled" and not passed_over("row-isolation")
+        if ran.violation is not None:
+            if ran.violation.property == "rows-match-sub-envs" and checks_rows:
+                for row in range(vec.num_envs):
+                    isolated(ran, row, len(ran.taken))
+            return
+        if ran.episode.reset_steps and not passed_over("autoreset"):
+            ignored(ran, *ran.episode.reset_steps[0])
+        if ran.taken and checks_rows:
+            isolated(ran, ran.data.draw(st.integers(0, vec.num_envs - 1), label="row"), 5)
+
+    return after
 
 
-def _action_ignored(
-    make: Callable[[], Any], seed: int, rows: list[list[Any]], k: int, i: int, alt: Any, observed: Any
-) -> None:
-    """Next-step autoreset without a reference: step ``k`` resets row ``i``, so its action
-    is ignored: a fresh vector env stepped with the same actions but row ``i``'s at step
-    ``k`` changed to ``alt`` gives row ``i`` the same observation at step ``k``."""
-    env = make()
-    try:
-        env.reset(seed=seed)
-        single, space = single_space(env, "observation"), single_space(env, "action")
-        out = None
-        for step, step_rows in enumerate(rows, 1):
-            changed = list(step_rows)
-            if step == k:
-                changed[i] = alt
-            out = env.step(_batch_actions(space, changed))
-        if out is not None:
-            expected, got = _row(observed, i, single), _row(out[0], i, single)
-            if not same(expected, got):
-                raise PropertyError(
-                    "autoreset",
-                    f"step {k}, row {i}: with next-step autoreset this step resets the row and ignores its "
-                    f"action, but changing the action to {literal(alt)} changed the row's observation from "
-                    f"{short(expected)} to {short(got)}",
-                    k,
-                )
-    finally:
-        with contextlib.suppress(Exception):
-            env.close()
+def vector_kind(
+    vec: Any, factories: list[Callable[[], Any]] | None, other: Any, fresh: Callable[[], Any] | None
+) -> EnvKind:
+    """The :class:`~spacealg.testing.runner.EnvKind` of a check of ``vec``: its episodes
+    compare with the single ``factories`` (None: the reference-free laws) and the ``other``
+    implementation; the replay only steps again; ``fresh`` builds copies for the follow-up
+    (:func:`_follow_up`; None: an instance, whose row laws are not checked)."""
+    mode = _mode(vec)
+    actions = functools.cache(lambda: members(single_space(vec, "action")))
+
+    def declared(env: Any) -> Declared:
+        try:
+            actions().validate()
+        except Exception as error:
+            raise PropertyError("declared-spaces", f"cannot read the spaces: {describe_exception(error)}") from error
+
+        def draw(draws: Draws, count: int) -> list[Any]:
+            return [draws.action(None, None, lambda: single_space(vec, "action"), actions) for _ in range(count)]
+
+        return draw, None
+
+    def episode(env: Any, seed: int, n: int, draw: Callable[..., Any], masks: bool = False) -> VectorEpisode:
+        return VectorEpisode(env, seed, n, draw, factories=factories, other=other, mode=mode, free=factories is None)
+
+    def replay(env: Any, seed: int, n: int, draw: Callable[..., Any], masks: bool = False) -> VectorEpisode:
+        return VectorEpisode(env, seed, n, draw, mode=mode)
+
+    return EnvKind(
+        "vector",
+        episode,
+        declared,
+        "(observations, rewards, terminations, truncations)",
+        VECTOR_PROPERTIES,
+        probes=lambda source, clock: declared_spaces(vec),
+        unchecked=lambda env: _not_checked(other is not None, factories is not None, fresh is not None),
+        replay=replay,
+        after=_follow_up(vec, fresh, mode, actions),
+    )
 
 
 def check_vector_env(
@@ -517,38 +599,30 @@ def check_vector_env(
     ``single``: the single environments' factory (or one per row) when ``env`` has no
     ``env_fns``; ``compare``: another implementation to agree with step for step. Other
     options as :func:`~spacealg.testing.check_env` (``max_steps`` counts batch steps)."""
-
     _check_options(max_examples=max_examples, max_steps=max_steps, budget=budget)
     shared, single, other = _sources(env, single, compare, num_envs)
-    source = shared.source
     fresh = shared.inner.make if shared.inner.owned or isinstance(env, str) else None
     try:
-        vec = source.make()
+        vec = shared.source.make()
         factories = _single_factories(vec, single, vec.num_envs)
-        skipped = _not_checked(determinism, other is not None, factories is not None, fresh is not None)
-        return run_check(
-            source,
-            lambda source, stats, clock, focus: _body(
-                source, vec, factories, other, fresh, stats, clock, focus, max_steps=max_steps, determinism=determinism
-            ),
-            max_examples=max_examples,
-            random_seed=random_seed,
-            kind="vector",
-            properties=tuple(p for p in VECTOR_PROPERTIES if p not in skipped),
-            budget=budget,
-            database=database,
-            probes=lambda source, clock: declared_spaces(vec),
-            not_checked=skipped,
-        )
+        kind = vector_kind(vec, factories, other.make() if other is not None else None, fresh)
+        options: CheckOptions = {
+            "max_examples": max_examples,
+            "max_steps": max_steps,
+            "determinism": determinism,
+            "random_seed": random_seed,
+            "budget": budget,
+            "database": database,
+            "masks": False,
+        }
+        return check_kind(kind, shared.source, options)
     finally:
         while _OPEN:
             _OPEN.pop().close()
 
 
-def _not_checked(determinism: bool, other: bool, factories: bool, fresh: bool) -> dict[str, str]:
+def _not_checked(other: bool, factories: bool, fresh: bool) -> dict[str, str]:
     why: dict[str, str] = {}
-    if not determinism:
-        why.update(dict.fromkeys(("reset-determinism", "step-determinism"), "determinism=False (--no-determinism)"))
     if not other:
         why["sync-async-agree"] = "no second implementation to compare with (compare=, or a registered id)"
     if not factories:
@@ -588,82 +662,3 @@ def declared_spaces(vec: Any) -> list[Any]:
                 )
             )
     return found[:1]
-
-
-def _body(
-    source: EnvSource,
-    vec: Any,
-    factories: Any,
-    other: _Shared | None,
-    fresh: Callable[[], Any] | None,
-    stats: dict[str, int],
-    clock: Budget,
-    focus: Focus,
-    *,
-    max_steps: int,
-    determinism: bool,
-) -> Callable[[Any], None]:
-    from hypothesis import strategies as st
-
-    n_envs = vec.num_envs
-    try:
-        actions = members(single_space(vec, "action"))
-        actions.validate()
-    except Exception as error:
-        raise PropertyError("declared-spaces", f"cannot read the spaces: {describe_exception(error)}") from error
-    mode = _mode(vec)
-    other_env = other.make() if other is not None else None
-
-    def body(data: Any, seed: int, n: int, taken: list[Any]) -> None:
-        def other_than(action: Any) -> Any:
-            """An action different from ``action`` where the space has one: drawn, or (when
-            the draw equals it, as shrunk draws do) sampled from a fixed generator."""
-            candidate = data.draw(actions)
-            sampler = action_fallback(single_space(vec, "action"), 0)
-            for _ in range(16):
-                if not same(candidate, action):
-                    return candidate
-                candidate = sampler(None)
-            return action
-
-        def action_space() -> Any:
-            return single_space(vec, "action")
-
-        draws = Draws(data, max_steps, False, data.draw(SEEDS, label="tail") if n > max_steps else None)
-        draws.taken = taken
-
-        def draw(count: int) -> list[Any]:
-            rows = [draws.action(None, None, action_space, lambda: actions) for _ in range(count)]
-            taken.append([snapshot(r) for r in rows])
-            return rows
-
-        episodes: list[VectorEpisode] = []
-
-        def episode(env: Any, seed: int, n: int, next_rows: Callable[[int], list[Any]]) -> VectorEpisode:
-            """The first run checks against the reference and the other implementation; the
-            replay (for determinism) only steps the environment again."""
-            first = not episodes
-            run = VectorEpisode(env, seed, n, next_rows, factories=factories if first else None,
-                                other=other_env if first else None, mode=mode)
-            run.free = first and factories is None
-            episodes.append(run)
-            return run
-
-        try:
-            run_example(source, episode, seed, n, draw, taken, determinism=determinism, stats=stats,
-                        what="(observations, rewards, terminations, truncations)")
-        except PropertyError as violation:
-            if violation.property == "rows-match-sub-envs" and fresh is not None and mode != "disabled":
-                # a leak between rows is the more precise diagnosis: look for one first
-                for j in range(n_envs):
-                    _isolation(fresh, seed, taken, j, [other_than(row[j]) for row in taken])
-            raise
-        first = episodes[0]
-        if first.reset_steps and fresh is not None:
-            k, i = first.reset_steps[0]
-            _action_ignored(fresh, seed, taken[:k], k, i, other_than(taken[k - 1][i]), first.trace[k][1])
-        if taken and fresh is not None and mode != "disabled":
-            j = data.draw(st.integers(0, n_envs - 1), label="row")
-            _isolation(fresh, seed, taken[:5], j, [other_than(row[j]) for row in taken[:5]])
-
-    return drawn_body(body, max_steps=max_steps, limit=None, clock=clock, focus=focus)
