@@ -68,6 +68,7 @@ from spacealg.testing.driver import (
     describe_exception,
     first_difference,
     global_rng,
+    passed_over,
     passing_over,
     search,
     snapshot,
@@ -251,6 +252,9 @@ def probe(source: EnvSource, read: Callable[[Any], Any]) -> Any:
         close(env, source)
 
 
+DETERMINISM = frozenset({"reset-determinism", "step-determinism", "global-rng"})
+"""The properties of the replay of an example."""
+
 MAX_BROKEN = 8
 """At most this many broken properties are searched for and reported by one check."""
 
@@ -276,17 +280,20 @@ def run_check(
     not check, broken properties). Every broken property is reported: once a search finds a
     violation, it is refined (further searches look for the same property with fewer
     actions, over all seeds, until none is found within the budget) and the search goes on
-    with that property passed over, until nothing more breaks (at most :data:`MAX_BROKEN`).
+    with that property passed over, until nothing more breaks (at most :data:`MAX_BROKEN`);
+    where no example of the last search ran past the properties passed over, the others are
+    not checked (never held).
     The error raised is the first broken property's; ``error.also`` holds the others, each
     with its own shortest reproduction; ``error.held`` and ``error.not_checked`` the rest."""
-    stats = {"steps": 0, "episodes": 0}
+    stats = {"steps": 0, "episodes": 0, "replayed": 0}
     started = time.perf_counter()
     skipped: dict[str, str] = dict(not_checked or {})
     warned: list[str] = []
     broken: list[EnvCheckError] = []
     try:
         clock = Budget(budget)
-        body: Callable[[Any], None] | None = make_body(source, stats, clock, Focus())  # declared-spaces
+        focus = Focus()
+        body: Callable[[Any], None] | None = make_body(source, stats, clock, focus)  # declared-spaces
         if probes is not None:
             warned, left, found = partition(probes(source, clock))
             skipped.update(left)
@@ -304,8 +311,11 @@ def run_check(
     examples, out_of_time = 0, False
     while len(broken) < MAX_BROKEN:
         excluded = frozenset(e.property for e in broken)
+        if body is None:
+            focus = Focus(excluded=excluded)
+            body = make_body(source, stats, clock, focus)
         outcome = search(
-            body or make_body(source, stats, clock, Focus(excluded=excluded)),
+            body,
             max_examples=max_examples,
             random_seed=random_seed,
             budget=clock,
@@ -326,6 +336,14 @@ def run_check(
     from spacealg.testing.lints import warn_all
 
     warn_all(source.name, warned)
+    names = {e.property for e in broken}
+    if broken and not focus.completed and focus.stopped:  # nothing ran past the broken ones
+        why = f"every example stopped at the broken {', '.join(sorted(focus.stopped))}"
+        skipped.update({p: why for p in properties if p not in skipped and p not in names})
+    replays = names & DETERMINISM
+    if replays and not stats["replayed"]:  # no replay agreed up to the end: the others are not known
+        why = f"no replay could be compared past the broken {', '.join(sorted(replays))}"
+        skipped.update({p: why for p in DETERMINISM & set(properties) if p not in skipped and p not in names})
     held = tuple(p for p in properties if p not in skipped and all(p != e.property for e in broken))
     if broken:
         first, *others = broken
@@ -411,7 +429,11 @@ def run_example(
                 again = replay(instance, seed, n, replayer(taken)).run()
             try:
                 compare(trace, again, what)
+                if stats is not None:
+                    stats["replayed"] = stats.get("replayed", 0) + 1
             except PropertyError as violation:
+                if passed_over(violation.property):  # known broken: the first run's checks stand
+                    return
                 if source.owned and _alike_with_same_globals(source, replay, seed, n, taken):
                     raise PropertyError(
                         "global-rng",
@@ -626,8 +648,9 @@ def drawn_body(
 ) -> Callable[[Any], None]:
     """The one Hypothesis body of every checker around its example ``run``: draw the
     length (:meth:`Focus.length`) and the seed (:data:`SEEDS`), admit the example under the
-    time budget, run it passing over the properties already found broken, and attribute a
-    violation: its seed and length, and the actions (all of them for a determinism failure,
+    time budget, run it passing over the properties already found broken (counting, in
+    ``focus``, the examples that ran to their end and the properties that stopped the
+    others), and attribute a violation: its seed and length, and the actions (all of them for a determinism failure,
     whose replay needs the whole run; else those up to the failing step), unless ``run``
     set them; a violation ``focus`` ignores passes."""
 
@@ -639,8 +662,10 @@ def drawn_body(
         try:
             with passing_over(focus.excluded):
                 run(data, seed, n, taken)
+            focus.completed += 1
         except PropertyError as violation:
             if focus.ignores(violation):
+                focus.stopped.add(violation.property)
                 return
             violation.seed, violation.n = seed, n
             if not violation.actions:

@@ -165,13 +165,14 @@ def joint_of(env: Any, kind: str) -> Any:
     return joint_space(single_space(env, kind), env.num_envs)
 
 
-def _check_batch(env: Any, result: Any, step: int | None, kind: str) -> tuple[Any, ...]:
+def _check_batch(env: Any, result: Any, step: int | None, kind: str, joint: Any) -> tuple[Any, ...]:
+    """``result`` of ``reset``/``step``, checked: the signature, the batch in ``joint``
+    (the joint observation space), the rewards and flags arrays, the infos dict."""
     n = env.num_envs
     size = 2 if kind == "reset" else 5
     if not (isinstance(result, tuple) and len(result) == size):
         raise PropertyError(f"{kind}-signature", f"{kind} returned {short(result)}", step)
     obs = result[0]
-    joint = joint_of(env, "observation")
     if not is_member(obs, joint):
         raise PropertyError("batch-in-space", f"observations {short(obs)} are not in {joint!r}", step)
     if kind == "step":
@@ -256,7 +257,11 @@ def _batch_actions(space: Any, rows: list[Any]) -> Any:
 
 class VectorEpisode:
     """One run: reset(seed), ``n`` steps of drawn row actions, compared with the reference
-    and with the other implementation."""
+    and with the other implementation.
+
+    A law already found broken (:func:`~spacealg.testing.driver.passed_over`) does not stop
+    the run: the episode goes on so that the other laws are checked (a reference whose rows
+    have diverged is no longer compared with)."""
 
     def __init__(
         self,
@@ -278,6 +283,9 @@ class VectorEpisode:
         self.free = free  # check the reference-free laws (no single environments)
         self.reset_steps: list[tuple[int, int]] = []  # (step, row) of next-step reset steps seen
         self.ended = np.zeros(env.num_envs, dtype=bool)
+        self.ref: Reference | None = None
+        self.single = single_space(env, "observation")
+        self.joint = joint_of(env, "observation")
 
     def _call(self, env: Any, what: str, *args: Any, **kwargs: Any) -> Any:
         try:
@@ -289,51 +297,62 @@ class VectorEpisode:
                 self.batches or None,
             ) from error
 
+    def _broken(self, prop: str, detail: str, step: int | None = None) -> None:
+        """Raise ``prop``'s violation, unless it is passed over: then the run goes on."""
+        if not passed_over(prop):
+            raise PropertyError(prop, detail, step)
+
+    def _diverged(self, prop: str, detail: str, step: int | None = None) -> None:
+        """A row differs from its sub-env: broken, or (passed over) no more comparisons."""
+        self._broken(prop, detail, step)
+        if self.ref is not None:
+            self.ref.close()
+        self.ref = None
+
     @property
     def steps(self) -> int:
         """The steps taken, counted per row (as :func:`~spacealg.testing.runner.run_example` adds them up)."""
         return self.batches * self.env.num_envs
 
     def run(self) -> list[Any]:
-        env, single = self.env, single_space(self.env, "observation")
-        ref = Reference(self.factories, self.mode) if self.factories is not None else None
+        env, single = self.env, self.single
+        self.ref = Reference(self.factories, self.mode) if self.factories is not None else None
         try:
-            obs, _ = _check_batch(env, self._call(env, "reset", seed=self.seed), None, "reset")
+            obs, _ = _check_batch(env, self._call(env, "reset", seed=self.seed), None, "reset", self.joint)
             self.trace.append(("reset", snapshot(obs)))
-            other_obs = None
             if self.other is not None:
                 other_obs = self._call(self.other, "reset", seed=self.seed)[0]
                 if not same(obs, other_obs):
-                    raise PropertyError(
+                    self._broken(
                         "sync-async-agree",
                         f"reset(seed={self.seed}) returned {short(obs)} and, from "
                         f"the other implementation, {short(other_obs)}",
                     )
-            if ref is not None:
-                for i, expected in enumerate(ref.reset(self.seed)):
-                    if not same(_row(obs, i, single), expected):
-                        raise PropertyError(
+            if self.ref is not None:
+                for i, expected in enumerate(self.ref.reset(self.seed)):
+                    if self.ref is not None and not same(_row(obs, i, single), expected):
+                        self._diverged(
                             "sub-env-seeding",
                             f"after reset(seed={self.seed}), row {i} is {short(_row(obs, i, single))} but sub-env {i} "
                             f"reset with seed {self.seed + i} gives {short(expected)}",
                         )
-            if ref is None and self.free:
+            elif self.free:
                 self._seeding(obs)
             for k in range(1, self.n + 1):
-                self._step(k, ref)
+                self._step(k)
         finally:
-            if ref is not None:
-                ref.close()
+            if self.ref is not None:
+                self.ref.close()
         return self.trace
 
     def _seeding(self, obs: Any) -> None:
         """Reference-free ``sub-env-seeding`` (a batch of identical sub-envs): row ``i`` of
         ``reset(seed=s)`` is row 0 of ``reset(seed=s + i)``; then reset with ``s`` again."""
-        env, single = self.env, single_space(self.env, "observation")
+        env, single = self.env, self.single
         for i in range(1, env.num_envs):
             again = self._call(env, "reset", seed=self.seed + i)[0]
             if not same(_row(obs, i, single), _row(again, 0, single)):
-                raise PropertyError(
+                self._broken(
                     "sub-env-seeding",
                     f"after reset(seed={self.seed}), row {i} is {short(_row(obs, i, single))}, but row 0 of "
                     f"reset(seed={self.seed + i}) is {short(_row(again, 0, single))}: sub-env {i} is not seeded "
@@ -341,19 +360,17 @@ class VectorEpisode:
                 )
         self._call(env, "reset", seed=self.seed)
 
-    def _autoreset(self, k: int, obs: Any, rewards: Any, terms: Any, truncs: Any, infos: Any, ended: Any) -> None:
+    def _autoreset(self, k: int, rewards: Any, terms: Any, truncs: Any, infos: Any, ended: Any) -> None:
         """Reference-free ``autoreset``: next-step: the step after a row's end is a reset step
-        (reward 0, both flags False; that it ignores the row's action is checked on a fresh
-        copy by :func:`_action_ignored`); same-step: an ending row's final observation is in
-        ``infos["final_obs"]`` (a member of the single space) and its row a reset observation
-        (in the single space)."""
-        single = single_space(self.env, "observation")
+        (reward 0, both flags False; that it ignores the row's action is checked on fresh
+        copies by the kind's follow-up, :func:`_follow_up`); same-step: an ending row's final
+        observation is in ``infos["final_obs"]`` (a member of the single space)."""
         if self.mode == "next-step":
             for i in map(int, np.flatnonzero(self.ended)):
                 self.reset_steps.append((k, i))
                 got = (float(rewards[i]), bool(terms[i]), bool(truncs[i]))
                 if got != (0.0, False, False):
-                    raise PropertyError(
+                    self._broken(
                         "autoreset",
                         f"step {k}, row {i}: the episode of row {i} ended at step {k - 1}, so with next-step autoreset "
                         f"step {k} resets it (reward 0, terminated and truncated False); got (reward, terminated, "
@@ -364,19 +381,19 @@ class VectorEpisode:
             for i in map(int, np.flatnonzero(ended)):
                 finals = infos.get("final_obs") if isinstance(infos, dict) else None
                 final = None if finals is None else finals[i]
-                if final is None or not is_member(final, single):
-                    raise PropertyError(
+                if final is None or not is_member(final, self.single):
+                    self._broken(
                         "autoreset",
                         f"step {k}, row {i}: the episode ended and same-step autoreset is declared, but "
-                        f"info['final_obs'][{i}] is {short(final)}, not a final observation in {single!r}",
+                        f"info['final_obs'][{i}] is {short(final)}, not a final observation in {self.single!r}",
                         k,
                     )
 
-    def _step(self, k: int, ref: Reference | None) -> None:
-        env, single = self.env, single_space(self.env, "observation")
+    def _step(self, k: int) -> None:
+        env = self.env
         rows = self.draw(env.num_envs)
         actions = _batch_actions(single_space(env, "action"), rows)
-        obs, rewards, terms, truncs, infos = _check_batch(env, self._call(env, "step", actions), k, "step")
+        obs, rewards, terms, truncs, infos = _check_batch(env, self._call(env, "step", actions), k, "step", self.joint)
         self.batches += 1
         self.trace.append(("step", snapshot(obs), snapshot(rewards), snapshot(terms), snapshot(truncs)))
         if self.other is not None:
@@ -385,101 +402,102 @@ class VectorEpisode:
                 ("observations", "rewards", "terminations", "truncations"), (obs, rewards, terms, truncs), other
             ):
                 if not same(a, b):
-                    raise PropertyError(
+                    self._broken(
                         "sync-async-agree",
                         f"step {k}: {name} {short(a)} but the other implementation returned {short(b)}",
                         k,
                     )
-        if ref is not None:
-            for i, (e_obs, e_rew, e_term, e_trunc, final, reset_row) in enumerate(ref.step(rows)):
-                got = (_row(obs, i, single), float(rewards[i]), bool(terms[i]), bool(truncs[i]))
-                want = (e_obs, e_rew, e_term, e_trunc)
-                if not all(same(a, b) for a, b in zip(got, want)):
-                    boundary = reset_row or final is not None
-                    prop = "autoreset" if boundary else "rows-match-sub-envs"
-                    said = (
-                        f" ({self.mode} autoreset: the row should "
-                        f"{'be reset' if reset_row else 'return the reset observation'})"
-                        if boundary
-                        else ""
-                    )
-                    raise PropertyError(
-                        prop,
-                        f"step {k}, row {i}: (observation, reward, terminated, truncated) is "
-                        f"{short(got)}; sub-env {i} gives {short(want)}{said}",
-                        k,
-                    )
-                if final is not None:
-                    finals = infos.get("final_obs")
-                    if finals is None or not same(finals[i], final):
-                        raise PropertyError(
-                            "autoreset",
-                            f"step {k}, row {i}: same-step autoreset but info['final_obs'] "
-                            f"is {short(None if finals is None else finals[i])}, not the final observation "
-                            f"{short(final)}",
-                            k,
-                        )
+        if self.ref is not None:
+            self._compare(k, rows, obs, rewards, terms, truncs, infos)
         ended = np.logical_or(terms, truncs)
-        if ref is None and self.free:
-            self._autoreset(k, obs, rewards, terms, truncs, infos, ended)
+        if self.free:
+            self._autoreset(k, rewards, terms, truncs, infos, ended)
         self.ended = ended
         if ended.any():
             self.episodes += int(ended.sum())
         if self.mode == "disabled" and ended.any():
-            before = obs
-            obs, _ = _check_batch(env, self._call(env, "reset", options={"reset_mask": ended}), k, "reset")
-            for kept in map(int, np.flatnonzero(~ended)):
-                if not same(_row(obs, kept, single), _row(before, kept, single)):
-                    raise PropertyError(
-                        "autoreset",
-                        f"after reset(options={{'reset_mask': {ended.tolist()}}}) at step {k}, row {kept}, which "
-                        "was not to be reset, changed its observation",
-                        k,
-                    )
-            if self.other is not None:
-                self._call(self.other, "reset", options={"reset_mask": ended})
-            if ref is not None:
-                for i, expected in enumerate(ref.reset_rows(ended)):
-                    if expected is not None and not same(_row(obs, i, single), expected):
-                        raise PropertyError(
-                            "autoreset",
-                            f"after reset(options={{'reset_mask': {ended.tolist()}}}) at step "
-                            f"{k}, row {i} is not sub-env {i}'s reset observation",
-                            k,
-                        )
+            self._reset_ended(k, obs, ended)
+
+    def _compare(self, k: int, rows: list[Any], obs: Any, rewards: Any, terms: Any, truncs: Any, infos: Any) -> None:
+        """Each row against its sub-env (``rows-match-sub-envs``; ``autoreset`` at an end)."""
+        for i, (e_obs, e_rew, e_term, e_trunc, final, reset_row) in enumerate(self.ref.step(rows)):  # type: ignore[union-attr]
+            got = (_row(obs, i, self.single), float(rewards[i]), bool(terms[i]), bool(truncs[i]))
+            want = (e_obs, e_rew, e_term, e_trunc)
+            if not all(same(a, b) for a, b in zip(got, want)):
+                boundary = reset_row or final is not None
+                said = (
+                    f" ({self.mode} autoreset: the row should "
+                    f"{'be reset' if reset_row else 'return the reset observation'})"
+                    if boundary
+                    else ""
+                )
+                self._diverged(
+                    "autoreset" if boundary else "rows-match-sub-envs",
+                    f"step {k}, row {i}: (observation, reward, terminated, truncated) is "
+                    f"{short(got)}; sub-env {i} gives {short(want)}{said}",
+                    k,
+                )
+                return
+            finals = infos.get("final_obs")
+            if final is not None and (finals is None or not same(finals[i], final)):
+                self._broken(
+                    "autoreset",
+                    f"step {k}, row {i}: same-step autoreset but info['final_obs'] "
+                    f"is {short(None if finals is None else finals[i])}, not the final observation "
+                    f"{short(final)}",
+                    k,
+                )
+
+    def _reset_ended(self, k: int, before: Any, ended: Any) -> None:
+        """Disabled autoreset: the checker resets the ended rows with a ``reset_mask``; the
+        other rows keep their observations, the reset ones are their sub-env's reset."""
+        said = f"after reset(options={{'reset_mask': {ended.tolist()}}}) at step {k}"
+        reset = self._call(self.env, "reset", options={"reset_mask": ended})
+        obs, _ = _check_batch(self.env, reset, k, "reset", self.joint)
+        for kept in map(int, np.flatnonzero(~ended)):
+            if not same(_row(obs, kept, self.single), _row(before, kept, self.single)):
+                self._broken("autoreset", f"{said}, row {kept}, which was not to be reset, changed its observation", k)
+        if self.other is not None:
+            self._call(self.other, "reset", options={"reset_mask": ended})
+        if self.ref is not None:
+            for i, expected in enumerate(self.ref.reset_rows(ended)):
+                if expected is not None and not same(_row(obs, i, self.single), expected):
+                    self._diverged("autoreset", f"{said}, row {i} is not sub-env {i}'s reset observation", k)
+                    return
 
 
-def _row_changed(
-    make: Callable[[], Any], seed: int, taken: list[list[Any]], row: int, alternatives: dict[int, Any]
-) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-    """Two fresh copies reset with ``seed`` and stepped with the actions ``taken``, the
-    second with ``row``'s action at step ``k`` replaced by ``alternatives[k]``: each copy's
-    per-step (observations, rewards, terminations, truncations)."""
-    runs: list[list[tuple[Any, ...]]] = []
-    for changes in ({}, alternatives):
-        env = make()
-        try:
-            env.reset(seed=seed)
-            space = single_space(env, "action")
-            out = []
-            for k, rows in enumerate(taken, 1):
-                rows = [changes[k] if i == row and k in changes else a for i, a in enumerate(rows)]
-                out.append(tuple(snapshot(x) for x in env.step(_batch_actions(space, rows))[:4]))
-            runs.append(out)
-        finally:
-            with contextlib.suppress(Exception):
-                env.close()
-    return runs[0], runs[1]
+def _replayed(
+    make: Callable[[], Any], seed: int, taken: list[list[Any]], row: int = 0, alternatives: dict[int, Any] | None = None
+) -> list[tuple[Any, ...]]:
+    """A fresh copy reset with ``seed`` and stepped with the actions ``taken``, ``row``'s
+    action at step ``k`` replaced by ``alternatives[k]``: its per-step (observations,
+    rewards, terminations, truncations)."""
+    changes = alternatives or {}
+    env = make()
+    try:
+        env.reset(seed=seed)
+        space = single_space(env, "action")
+        out = []
+        for k, rows in enumerate(taken, 1):
+            rows = [changes[k] if i == row and k in changes else a for i, a in enumerate(rows)]
+            out.append(tuple(snapshot(x) for x in env.step(_batch_actions(space, rows))[:4]))
+        return out
+    finally:
+        with contextlib.suppress(Exception):
+            env.close()
 
 
 def _follow_up(vec: Any, fresh: Callable[[], Any] | None, mode: str, actions: Any) -> Callable[[Ran], None]:
-    """The vector kind's :attr:`~spacealg.testing.runner.EnvKind.after`: the laws that change
-    one row's action and replay on fresh copies (:func:`_row_changed`).
+    """The vector kind's :attr:`~spacealg.testing.runner.EnvKind.after`: the laws that replay
+    an example on fresh copies with one row's actions changed (:func:`_replayed`), each copy
+    compared with a copy of its own (so that an env that ignores reset seeds, as EnvPool
+    does, is judged on what its copies do alike).
 
     ``row-isolation``: with one row's action changed over the first steps, every other row
     returns the same; looked for first where a row did not match its sub-env (a leak between
     rows is the more precise diagnosis). ``autoreset`` (next-step, without single envs): the
-    step that resets a row ignores its action, so changing it leaves the row's observation."""
+    step after a row's end resets it and ignores its action, so changing that action leaves
+    the row's observation."""
     from hypothesis import strategies as st
 
     def other_than(data: Any, action: Any) -> Any:
@@ -497,7 +515,9 @@ def _follow_up(vec: Any, fresh: Callable[[], Any] | None, mode: str, actions: An
         taken = ran.taken[:steps]
         alternatives = {k: other_than(ran.data, rows[row]) for k, rows in enumerate(taken, 1)}
         single = single_space(vec, "observation")
-        for k, (a, b) in enumerate(zip(*_row_changed(fresh, ran.seed, taken, row, alternatives)), 1):  # type: ignore[arg-type]
+        base = _replayed(fresh, ran.seed, taken)  # type: ignore[arg-type]
+        changed = _replayed(fresh, ran.seed, taken, row, alternatives)  # type: ignore[arg-type]
+        for k, (a, b) in enumerate(zip(base, changed), 1):
             for i in (i for i in range(vec.num_envs) if i != row):
                 row_a, row_b = ((_row(x[0], i, single), x[1][i], x[2][i], x[3][i]) for x in (a, b))
                 if not all(same(x, y) for x, y in zip(row_a, row_b)):
@@ -508,17 +528,22 @@ def _follow_up(vec: Any, fresh: Callable[[], Any] | None, mode: str, actions: An
                         k,
                     )
 
-    def ignored(ran: Ran, k: int, row: int) -> None:
+    def ignored(ran: Ran) -> None:
+        base = _replayed(fresh, ran.seed, ran.taken)  # type: ignore[arg-type]
+        ends = ((k, int(i)) for k in range(2, len(base) + 1) for i in np.flatnonzero(base[k - 2][2] | base[k - 2][3]))
+        k, row = next(ends, (0, 0))
+        if not k:
+            return
         alternative = other_than(ran.data, ran.taken[k - 1][row])
+        changed = _replayed(fresh, ran.seed, ran.taken[:k], row, {k: alternative})  # type: ignore[arg-type]
         single = single_space(vec, "observation")
-        runs = _row_changed(fresh, ran.seed, ran.taken[:k], row, {k: alternative})  # type: ignore[arg-type]
-        kept, changed = (_row(run[-1][0], row, single) for run in runs)
-        if not same(kept, changed):
+        kept, moved = _row(base[k - 1][0], row, single), _row(changed[k - 1][0], row, single)
+        if not same(kept, moved):
             raise PropertyError(
                 "autoreset",
-                f"step {k}, row {row}: with next-step autoreset this step resets the row and ignores its "
-                f"action, but changing the action to {literal(alternative)} changed the row's observation from "
-                f"{short(kept)} to {short(changed)}",
+                f"step {k}, row {row}: the row's episode ended at step {k - 1}, so with next-step autoreset this "
+                f"step resets it and ignores its action, but changing the action to {literal(alternative)} changed "
+                f"the row's observation from {short(kept)} to {short(moved)}",
                 k,
             )
 
@@ -532,7 +557,7 @@ def _follow_up(vec: Any, fresh: Callable[[], Any] | None, mode: str, actions: An
                     isolated(ran, row, len(ran.taken))
             return
         if ran.episode.reset_steps and not passed_over("autoreset"):
-            ignored(ran, *ran.episode.reset_steps[0])
+            ignored(ran)
         if ran.taken and checks_rows:
             isolated(ran, ran.data.draw(st.integers(0, vec.num_envs - 1), label="row"), 5)
 
