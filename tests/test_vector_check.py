@@ -147,3 +147,14 @@ def test_envpool_is_checked_in_full():
     assert not verdicts["sub-env-seeding"].startswith("not checked")  # judged, not skipped
     assert all(why != "not checked: " for why in verdicts.values())
     assert error.steps > 0 and error.episodes > 1
+
+
+def test_a_failure_stays_in_the_database_after_the_search_goes_past_it(tmp_path):
+    """The search for further broken properties uses keys of its own: it used to replay the
+    saved failure, pass over it, and so delete it from the database."""
+    from spacealg.testing import check_env
+
+    for max_examples in (100, 1):  # the second run finds it only by replaying the saved one
+        with pytest.raises(EnvCheckError) as caught:
+            check_env(g.LeakyCorridor, database=tmp_path, max_examples=max_examples, hygiene=False)
+        assert caught.value.property == "observation-in-space"
