@@ -93,7 +93,6 @@ __all__ = [
     "Stepping",
     "agents_of",
     "check_kind",
-    "drawn_body",
     "episode_body",
     "run_check",
     "run_example",
@@ -446,7 +445,7 @@ def run_example(
                 raise
     except PropertyError as violation:
         violation.seed, violation.n = seed, n
-        if violation.property.endswith("determinism") or violation.property == "global-rng":
+        if violation.property in DETERMINISM:
             violation.actions = list(taken)
         else:
             violation.actions = taken[: violation.step] if violation.step is not None else []
@@ -638,58 +637,26 @@ class EnvKind:
     after: Callable[[Ran], None] | None = None
 
 
-Example = Callable[[Any, int, int, list[Any]], None]
-"""An example of a check: ``run(data, seed, n, taken)`` runs ``n`` steps from ``seed``,
-drawing what it needs from Hypothesis' ``data`` and recording the actions in ``taken``;
-raises PropertyError."""
-
-
-def drawn_body(
-    run: Example, *, max_steps: int, limit: int | None, clock: Budget, focus: Focus
+def episode_body(
+    kind: EnvKind, source: EnvSource, options: CheckOptions, stats: dict[str, int], clock: Budget, focus: Focus
 ) -> Callable[[Any], None]:
-    """The one Hypothesis body of every checker around its example ``run``: draw the
-    length (:meth:`Focus.length`) and the seed (:data:`SEEDS`), admit the example under the
-    time budget, run it passing over the properties already found broken (counting, in
-    ``focus``, the examples that ran to their end and the properties that stopped the
-    others), and attribute a violation: its seed and length, and the actions (all of them for a determinism failure,
-    whose replay needs the whole run; else those up to the failing step), unless ``run``
-    set them; a violation ``focus`` ignores passes."""
+    """The one Hypothesis body of every checker, for ``kind``: draw the length
+    (:meth:`Focus.length`) and the seed (:data:`SEEDS`), admit the example under the time
+    budget, run it and its replay (:func:`run_example`, actions drawn through :class:`Draws`)
+    and follow it up (``kind.after``), passing over the properties already found broken
+    (counting, in ``focus``, the examples that ran to their end and the properties that
+    stopped the others); attribute a violation: its seed and length, and the actions (all of
+    them for a determinism failure, whose replay needs the whole run; else those up to the
+    failing step); a violation ``focus`` ignores passes."""
+    draw_action, limit = probe(source, kind.declared)
+    max_steps, masks = options["max_steps"], options["masks"]
 
     def body(data: Any) -> None:
         n = focus.length(data, max_steps, limit)
         seed = data.draw(SEEDS, label="seed")
         clock.admit(seed, n)
-        taken: list[Any] = []
-        try:
-            with passing_over(focus.excluded):
-                run(data, seed, n, taken)
-            focus.completed += 1
-        except PropertyError as violation:
-            if focus.ignores(violation):
-                focus.stopped.add(violation.property)
-                return
-            violation.seed, violation.n = seed, n
-            if not violation.actions:
-                whole = violation.property.endswith("determinism") or violation.property == "global-rng"
-                violation.actions = list(taken) if whole else taken[: violation.step or 0]
-            raise
-
-    return body
-
-
-def episode_body(
-    kind: EnvKind, source: EnvSource, options: CheckOptions, stats: dict[str, int], clock: Budget, focus: Focus
-) -> Callable[[Any], None]:
-    """The Hypothesis body of a check of ``kind`` (:func:`drawn_body`): run the example (and
-    its replay) with :func:`run_example`, drawing actions through :class:`Draws`, then
-    follow it up with ``kind.after``."""
-    draw_action, limit = probe(source, kind.declared)
-    max_steps, masks = options["max_steps"], options["masks"]
-
-    def run(data: Any, seed: int, n: int, taken: list[Any]) -> None:
         tail_seed = data.draw(SEEDS, label="tail") if n > max_steps else None
         draws = Draws(data, max_steps, options["illegal_actions"], tail_seed)
-        draws.taken = taken
         first: list[Any] = []
 
         def draw(*args: Any) -> Any:
@@ -704,19 +671,33 @@ def episode_body(
         def replay(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> Any:
             return (kind.replay or kind.episode)(env, seed, n, next_action, masks=masks)
 
-        try:
-            run_example(
-                source, episode, seed, n, draw, draws.taken,
-                determinism=options["determinism"], stats=stats, what=kind.what, replay=replay,
-            )
-        except PropertyError as violation:
+        def follow_up(violation: PropertyError | None) -> None:
             if kind.after is not None:
-                kind.after(Ran(data, seed, taken, first[0] if first else None, violation))
-            raise
-        if kind.after is not None:
-            kind.after(Ran(data, seed, taken, first[0], None))
+                kind.after(Ran(data, seed, draws.taken, first[0] if first else None, violation))
 
-    return drawn_body(run, max_steps=max_steps, limit=limit, clock=clock, focus=focus)
+        try:
+            with passing_over(focus.excluded):
+                try:
+                    run_example(
+                        source, episode, seed, n, draw, draws.taken,
+                        determinism=options["determinism"], stats=stats, what=kind.what, replay=replay,
+                    )
+                except PropertyError as violation:
+                    follow_up(violation)
+                    raise
+                follow_up(None)
+            focus.completed += 1
+        except PropertyError as violation:
+            if focus.ignores(violation):
+                focus.stopped.add(violation.property)
+                return
+            violation.seed, violation.n = seed, n
+            if not violation.actions:
+                whole = violation.property in DETERMINISM
+                violation.actions = list(draws.taken) if whole else draws.taken[: violation.step or 0]
+            raise
+
+    return body
 
 
 def options_of(given: CheckOptions) -> CheckOptions:
