@@ -339,7 +339,8 @@ def run_check(
     names = {e.property for e in broken}
     if broken and not focus.completed and focus.stopped:  # nothing ran past the broken ones
         why = f"every example stopped at the broken {', '.join(sorted(focus.stopped))}"
-        skipped.update({p: why for p in properties if p not in skipped and p not in names})
+        ran = (p for p in properties if p not in skipped and p not in names and p not in DECIDED_FIRST)
+        skipped.update(dict.fromkeys(ran, why))
     replays = names & DETERMINISM
     if replays and not stats["replayed"]:  # no replay agreed up to the end: the others are not known
         why = f"no replay could be compared past the broken {', '.join(sorted(replays))}"
@@ -432,17 +433,18 @@ def run_example(
                 if stats is not None:
                     stats["replayed"] = stats.get("replayed", 0) + 1
             except PropertyError as violation:
-                if passed_over(violation.property):  # known broken: the first run's checks stand
-                    return
+                found = violation
                 if source.owned and _alike_with_same_globals(source, replay, seed, n, taken):
-                    raise PropertyError(
+                    found = PropertyError(
                         "global-rng",
                         f"{violation.detail}\nwith the global random and numpy.random states seeded alike "
                         "before both runs, the runs agree: the environment draws from the global state",
                         violation.step,
                         violation.where,
-                    ) from None
-                raise
+                    )
+                if passed_over(found.property):  # known broken: the first run's checks stand
+                    return
+                raise found from None
     except PropertyError as violation:
         violation.seed, violation.n = seed, n
         if violation.property in DETERMINISM:
@@ -478,6 +480,9 @@ def _alike_with_same_globals(
 
 HYGIENE = ("reset-seed", "reset-stream", "reset-options", "close-twice", "render-modes")
 """The properties of the one-off probes (checked with ``hygiene=True``)."""
+
+DECIDED_FIRST = frozenset({*HYGIENE, "declared-spaces", "declared-specs", "spaces-match"})
+"""The properties decided before the search, by the declaration and the one-off probes."""
 
 
 def _check_options(**options: Any) -> None:

@@ -1,4 +1,4 @@
-"""Issue 23 points 9 and 1: the vector, dm_env and differential checks run on the engine
+"""Issue 23 points 9, 1 and 2: the vector, dm_env and differential checks run on the engine
 every checker shares, and a check goes on past a broken law: every property is held, broken
 (each with its own reproduction) or not checked with why, never held without being run."""
 
@@ -158,3 +158,35 @@ def test_a_failure_stays_in_the_database_after_the_search_goes_past_it(tmp_path)
         with pytest.raises(EnvCheckError) as caught:
             check_env(g.LeakyCorridor, database=tmp_path, max_examples=max_examples, hygiene=False)
         assert caught.value.property == "observation-in-space"
+
+
+# -- nothing held that did not run (issue 23 point 2, on the shared engine) ----------------------
+
+
+def _error_of(case_name: str) -> EnvCheckError:
+    from envcorpus import BUGGY, run_case
+
+    (case,) = [c for c in BUGGY if c.name == case_name]
+    with pytest.raises(EnvCheckError) as caught:
+        run_case(case, max_examples=20)
+    return caught.value
+
+
+def test_a_reset_that_always_fails_leaves_the_episode_laws_not_checked():
+    verdicts = _error_of("BrokenResetCorridor").verdicts()
+    assert verdicts["no-exception"] == "broken"
+    assert verdicts["observation-in-space"] == "not checked: every example stopped at the broken no-exception"
+    assert verdicts["declared-spaces"] == "held"  # decided before the search: the spaces were read
+
+
+def test_a_replay_that_never_agrees_leaves_determinism_not_checked_and_the_rest_checked():
+    verdicts = _error_of("GlobalRngResetCorridor").verdicts()
+    assert verdicts["global-rng"] == "broken"
+    assert verdicts["step-determinism"].startswith("not checked: no replay could be compared past the broken")
+    assert verdicts["observation-in-space"] == verdicts["reward-finite-real"] == "held"  # the first runs ran
+
+
+def test_an_aec_env_with_fresh_spaces_is_checked_past_them():
+    verdicts = _error_of("FreshSpaceTakeAway").verdicts()
+    assert verdicts["same-space"] == "broken"
+    assert verdicts["agent-iteration"] == verdicts["observation-in-space"] == "held"
