@@ -17,32 +17,35 @@ sequence after which they disagree, and raised as an :class:`EnvCheckError` whos
 - ``exceptions-match``: one raises where the other does not (both raising ends the example).
 
 Law: ``check_envs_match(f, f)`` passes for any deterministic environment factory ``f``.
-Gymnasium environments (single-agent API).
+Gymnasium environments (single-agent API). The check is a kind (:data:`MATCH`, whose environment
+is a :class:`Pair`) run by the engine every checker shares (:func:`~spacealg.testing.runner.check_kind`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from spacealg.strategies.members import members
-from spacealg.testing.driver import DEFAULT_BUDGET, Budget, Focus, _as_numpy, describe_exception, snapshot
+from spacealg.testing.driver import DEFAULT_BUDGET, _as_numpy, describe_exception, snapshot
 from spacealg.testing.errors import PropertyError, literal, short
-from spacealg.testing.masks import MaskedAction, check_mask, find_mask
+from spacealg.testing.masks import check_mask, find_mask
 from spacealg.testing.resolve import EnvSource, resolve
 from spacealg.testing.runner import (
     DEFAULT_MAX_EXAMPLES,
     DEFAULT_MAX_STEPS,
+    CheckOptions,
+    Declared,
+    Draws,
     EnvCheckReport,
-    _check_options,
+    EnvKind,
+    check_kind,
     close,
-    drawn_body,
-    fail,
-    probe,
-    run_check,
 )
 
 __all__ = ["MATCH_PROPERTIES", "check_envs_match", "close_enough"]
@@ -96,12 +99,32 @@ def _call(env: Any, what: str, *args: Any, **kwargs: Any) -> tuple[Any, BaseExce
 
 
 class Lockstep:
-    """Both environments driven side by side; raises at the first disagreement."""
+    """Both environments of a :class:`Pair` driven side by side from ``seed`` through ``n``
+    actions (``draw(factors)``: legal under ``a``'s published mask); raises at the first
+    disagreement; both raising ends the run."""
 
-    def __init__(self, a: Any, b: Any, atol: float, rtol: float, infos: bool) -> None:
-        self.a, self.b, self.atol, self.rtol, self.infos = a, b, atol, rtol, infos
+    def __init__(self, pair: Pair, seed: int, n: int, draw: Callable[..., Any], *, masks: bool = True) -> None:
+        self.a, self.b, self.seed, self.n, self.draw, self.masks = pair.a, pair.b, seed, n, draw, masks
+        self.atol, self.rtol, self.infos = pair.atol, pair.rtol, pair.infos
+        self.space = pair.a.action_space
         self.steps = 0
         self.episodes = 1
+
+    def run(self) -> list[Any]:
+        last = self.reset(self.seed, None)
+        for k in range(1, self.n + 1):
+            if last is None:
+                break
+            mask = find_mask(*last) if self.masks else None
+            factors = check_mask(mask, self.space, True, k - 1 or None) if mask is not None else None
+            out = self.step(self.draw(factors), k)
+            if out is None:
+                break
+            done, last = out
+            if done:
+                last = self.reset(None, k)
+                self.episodes += 1
+        return []
 
     def _agree(self, what: str, x: Any, y: Any, step: int | None, prop: str) -> None:
         if not close_enough(x, y, self.atol, self.rtol):
@@ -153,6 +176,42 @@ class Lockstep:
         return bool(ta or ua), (oa, ia)
 
 
+@dataclass
+class Pair:
+    """The two environments of one example (built by :func:`_pair`'s source), with the
+    comparison's tolerances; closing it closes those the checker built."""
+
+    a: Any
+    b: Any
+    sources: tuple[EnvSource, EnvSource]
+    atol: float
+    rtol: float
+    infos: bool
+
+    def close(self) -> None:
+        close(self.a, self.sources[0])
+        close(self.b, self.sources[1])
+
+
+def _declared(pair: Pair) -> Declared:
+    """``spaces-match`` (equal declared spaces), then actions drawn from ``a``'s action space."""
+    for what in ("observation", "action"):
+        x, y = getattr(pair.a, f"{what}_space"), getattr(pair.b, f"{what}_space")
+        if x != y:
+            raise PropertyError("spaces-match", f"{what} spaces differ: a has {x!r}, b {y!r}")
+    space = pair.a.action_space
+    actions = members(space)
+
+    def draw(draws: Draws, factors: list[np.ndarray] | None) -> Any:
+        return draws.action(None, factors, lambda: space, lambda: actions)
+
+    return draw, None
+
+
+MATCH = EnvKind("match", Lockstep, _declared, "", MATCH_PROPERTIES)
+"""The kind of :func:`check_envs_match` (its environment: a :class:`Pair`)."""
+
+
 def check_envs_match(
     a: Any,
     b: Any,
@@ -199,66 +258,30 @@ def check_envs_match(
     rtol = 0.0 if rtol is None else rtol
     if atol < 0 or rtol < 0:
         raise ValueError(f"atol and rtol must be >= 0, got atol={atol!r}, rtol={rtol!r}")
-    _check_options(max_examples=max_examples, max_steps=max_steps, budget=budget)
     sa, sb = resolve(a), resolve(b)
-    pair = _pair(sa, sb)
-
-    def declared(env: Any) -> tuple[Any, Any]:
-        return env.observation_space, env.action_space
-
-    (obs_a, act_a), (obs_b, act_b) = probe(sa, declared), probe(sb, declared)
-    for what, x, y in (("observation", obs_a, obs_b), ("action", act_a, act_b)):
-        if x != y:
-            violation = PropertyError("spaces-match", f"{what} spaces differ: a has {x!r}, b {y!r}")
-            raise fail(violation, pair, True, 0, "match")
-    actions = members(act_a)
-
-    def make_body(source: EnvSource, stats: dict[str, int], clock: Budget, focus: Focus) -> Callable[[Any], None]:
-        def run_pair(data: Any, seed: int, n: int, taken: list[Any]) -> None:
-            env_a, env_b = sa.make(), sb.make()
-            run = Lockstep(env_a, env_b, atol, rtol, infos)
-            try:
-                last = run.reset(seed, None)
-                for k in range(1, n + 1):
-                    if last is None:
-                        break
-                    mask = find_mask(*last)
-                    factors = check_mask(mask, act_a, True, k - 1 or None) if mask is not None else None
-                    action = MaskedAction(act_a).draw(data, factors, actions)[0] if factors else data.draw(actions)
-                    taken.append(snapshot(action))
-                    out = run.step(action, k)
-                    if out is None:
-                        break
-                    done, last = out
-                    if done:
-                        last = run.reset(None, k)
-                        run.episodes += 1
-            finally:
-                stats["steps"] += run.steps
-                stats["episodes"] += run.episodes
-                close(env_a, sa)
-                close(env_b, sb)
-
-        return drawn_body(run_pair, max_steps=max_steps, limit=None, clock=clock, focus=focus)
-
-    skipped = {} if infos else {"infos-match": "infos=False: infos are not compared (pass infos=True)"}
-    return run_check(
-        pair,
-        make_body,
-        max_examples=max_examples,
-        random_seed=random_seed,
-        kind="match",
-        properties=tuple(p for p in MATCH_PROPERTIES if p not in skipped),
-        budget=budget,
-        database=database,
-        not_checked=skipped,
-    )
+    why = {} if infos else {"infos-match": "infos=False: infos are not compared (pass infos=True)"}
+    kind = dataclasses.replace(MATCH, unchecked=lambda pair: why)
+    options: CheckOptions = {
+        "max_examples": max_examples,
+        "max_steps": max_steps,
+        "random_seed": random_seed,
+        "budget": budget,
+        "database": database,
+        "determinism": False,
+        "hygiene": False,
+    }
+    return check_kind(kind, _pair(sa, sb, atol, rtol, infos), options)
 
 
-def _pair(sa: EnvSource, sb: EnvSource) -> EnvSource:
-    """The two sources as one, for the report and the reproduction: ``env_a`` and ``env_b``."""
+def _pair(sa: EnvSource, sb: EnvSource, atol: float, rtol: float, infos: bool) -> EnvSource:
+    """The two sources as one that builds a :class:`Pair`, for the check, the report and the
+    reproduction (``env_a`` and ``env_b``)."""
     construction = "\n".join(
         [sa.construction.replace("env = ", "env_a = ", 1), sb.construction.replace("env = ", "env_b = ", 1)]
     )
     imports = tuple(dict.fromkeys([*sa.imports, *sb.imports]))
-    return EnvSource(sa.make, f"{sa.name} vs {sb.name}", construction, imports)
+
+    def make() -> Pair:
+        return Pair(sa.make(), sb.make(), (sa, sb), atol, rtol, infos)
+
+    return EnvSource(make, f"{sa.name} vs {sb.name}", construction, imports)

@@ -149,6 +149,8 @@ class Focus:
     shorter: int | None = None
     only: str | None = None
     excluded: frozenset[str] = frozenset()  # properties already found broken: look for others
+    completed: int = 0  # examples that ran to their end
+    stopped: set[str] = field(default_factory=set)  # the passed-over properties that ended the others
 
     def length(self, data: Any, max_steps: int, limit: int | None) -> int:
         if self.shorter is None:

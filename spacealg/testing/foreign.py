@@ -1,8 +1,10 @@
 """Checkers for dm_env and TorchRL environments: ``check_dm_env`` and ``check_torchrl_env``.
 
-They share the validation core: Hypothesis draws the episodes (an rng seed, a length, and
-actions drawn from the declared action spec through spacealg's adapters), shrinks a failure
-to the shortest one, and raises :class:`~spacealg.testing.errors.EnvCheckError` naming the
+They are kinds (:data:`DM_ENV`, :data:`TORCHRL`) run by the engine every checker shares
+(:func:`~spacealg.testing.runner.check_kind`): Hypothesis draws the episodes (a seed, a
+length, and actions drawn through :class:`~spacealg.testing.runner.Draws` from the declared
+action spec, read through spacealg's adapters), shrinks a failure to the shortest one, and
+raises :class:`~spacealg.testing.errors.EnvCheckError` naming the
 broken property, the seed and the actions; a sound environment returns an
 :class:`~spacealg.testing.runner.EnvCheckReport`. :func:`foreign_checker` tells
 ``check``/``check_env`` which checker an environment needs (None for a Gymnasium one).
@@ -18,11 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.core.protocol import sample
-from spacealg.testing.driver import Budget, Focus, describe_exception
+from spacealg.testing.driver import describe_exception
 from spacealg.testing.errors import EnvCheckError, PropertyError
-from spacealg.testing.resolve import EnvSource, resolve
-from spacealg.testing.runner import EnvCheckReport, close, drawn_body, run_check
+from spacealg.testing.runner import DEFAULT_OPTIONS, Declared, Draws, EnvCheckReport, EnvKind, check_kind
 
 __all__ = [
     "DM_ENV_PROPERTIES",
@@ -78,76 +78,69 @@ def _require(condition: bool, prop: str, detail: str, step: int | None) -> None:
         raise PropertyError(prop, detail, step)
 
 
-# -- the search: the runner every checker shares ----------------------------------------------
+# -- the kinds: run by the engine every checker shares ---------------------------------------
 
 ForeignEnvCheckError = EnvCheckError
 """The error of a dm_env or TorchRL check (an :class:`EnvCheckError` of kind ``"dm_env"`` or
 ``"torchrl"``, whose reproduction replays the actions through that API)."""
 
 
-def _body(
-    source: EnvSource, episode: Callable[[Any, int, int, list[Any]], int], max_steps: int
-) -> Callable[[EnvSource, dict[str, int], Budget, Focus], Callable[[Any], None]]:
-    """The Hypothesis body of a foreign check on :func:`~spacealg.testing.runner.run_check`:
-    the length and seed drawn as every checker draws them; the actions drawn by the
-    episode from the seed (through spacealg's adapters); any exception is ``no-exception``."""
+class ForeignEpisode:
+    """One run of a dm_env or TorchRL environment: a reset, then ``n`` steps with the actions
+    ``draw()`` gives (a reset after each end); any exception is ``no-exception`` at the step
+    it broke. Subclasses say how to reset, step and observe."""
 
-    def make_body(source: EnvSource, stats: dict[str, int], clock: Budget, focus: Focus) -> Callable[[Any], None]:
-        def run(data: Any, seed: int, n: int, taken: list[Any]) -> None:
-            env = source.make()
-            try:
-                stats["steps"] += episode(env, seed % 2**31, n, taken)
-                stats["episodes"] += 1
-            except PropertyError:
-                raise
-            except Exception as error:
-                raise PropertyError("no-exception", describe_exception(error), len(taken) or None) from error
-            finally:
-                close(env, source)
+    def __init__(self, env: Any, seed: int, n: int, draw: Callable[..., Any], *, masks: bool = True) -> None:
+        self.env, self.seed, self.n, self.draw = env, seed % 2**31, n, draw
+        self.steps = 0
+        self.episodes = 1
 
-        return drawn_body(run, max_steps=max_steps, limit=None, clock=clock, focus=focus)
+    def run(self) -> list[Any]:
+        try:
+            self.start()
+            for k in range(1, self.n + 1):
+                self.steps = k
+                if self.step(k):
+                    try:
+                        self.restart(k)
+                    except PropertyError as violation:
+                        raise PropertyError(
+                            "reset-after-done", violation.detail, k, "at the reset after the episode ended"
+                        ) from None
+                    self.episodes += 1
+        except PropertyError:
+            raise
+        except Exception as error:
+            raise PropertyError("no-exception", describe_exception(error), self.steps or None) from error
+        return []
 
-    return make_body
+    def start(self) -> None:
+        raise NotImplementedError
+
+    def step(self, k: int) -> bool:
+        raise NotImplementedError
+
+    def restart(self, k: int) -> None:
+        raise NotImplementedError
 
 
-def _search(
-    source: EnvSource,
-    episode: Callable[[Any, int, int, list[Any]], int],
-    table: dict[str, str],
-    api: str,
-    *,
-    max_examples: int,
-    max_steps: int,
-    random_seed: int | None,
-) -> EnvCheckReport:
-    return run_check(
-        source,
-        _body(source, episode, max_steps),
-        max_examples=max_examples,
-        random_seed=random_seed,
-        kind=api,
-        properties=tuple(table),
-        not_checked={},
-    )
+def _check_foreign(kind: EnvKind, env: Any, options: dict[str, Any]) -> EnvCheckReport:
+    """``env`` checked as ``kind``: the options of :func:`~spacealg.testing.check_env` it
+    knows apply (no determinism: these episodes are not replayed; no probes)."""
+    given = {k: v for k, v in options.items() if k in DEFAULT_OPTIONS}
+    return check_kind(kind, env, {**given, "determinism": False, "hygiene": False})  # type: ignore[typeddict-item]
 
 
 # -- dm_env -----------------------------------------------------------------------------------
 
 
-def _dm_env_episode(env: Any, seed: int, steps: int, taken: list[Any]) -> int:
-    import dm_env
+class DmEnvEpisode(ForeignEpisode):
+    """A dm_env run: time step types, observation, reward and discount against the specs."""
 
-    from spacealg.adapters.dm_env import from_dm_env
+    def observe(self, step: Any, k: int | None) -> bool:
+        import dm_env
 
-    specs = {name: getattr(env, f"{name}_spec")() for name in ("observation", "action", "reward", "discount")}
-    try:
-        action_space = from_dm_env(specs["action"])
-        from_dm_env(specs["observation"])
-    except TypeError as error:
-        raise PropertyError("declared-specs", str(error), None) from None
-    rng = np.random.default_rng(seed)
-
-    def observe(step: Any, k: int | None) -> bool:
+        specs = self.specs
         _require(isinstance(step, dm_env.TimeStep), "timestep", f"got {type(step).__qualname__}", k)
         _require(_validates(specs["observation"], step.observation), "observation-in-spec",
                  f"observation {step.observation!r} fails {specs['observation']!r}", k)
@@ -165,18 +158,36 @@ def _dm_env_episode(env: Any, seed: int, steps: int, taken: list[Any]) -> int:
         _require(inside, "discount-in-spec", f"discount {discount!r} fails {specs['discount']!r} or [0, 1]", k)
         return bool(step.last())
 
-    observe(env.reset(), None)
-    for k in range(1, steps + 1):
-        action = _native(specs["action"], sample(action_space, rng=rng))
-        taken.append(np.asarray(action).tolist())
-        if observe(env.step(action), k):
-            try:
-                observe(env.reset(), None)
-            except PropertyError as violation:
-                raise PropertyError(
-                    "reset-after-done", violation.detail, k, "at the reset after the episode ended"
-                ) from None
-    return steps
+    def start(self) -> None:
+        names = ("observation", "action", "reward", "discount")
+        self.specs = {name: getattr(self.env, f"{name}_spec")() for name in names}
+        self.observe(self.env.reset(), None)
+
+    def step(self, k: int) -> bool:
+        return self.observe(self.env.step(self.draw()), k)
+
+    def restart(self, k: int) -> None:
+        self.observe(self.env.reset(), None)
+
+
+def _dm_env_declared(env: Any) -> Declared:
+    """The action spec as a space (``declared-specs`` where spacealg cannot read the specs);
+    actions drawn from it, as dm_env's values."""
+    from spacealg.adapters.dm_env import from_dm_env
+    from spacealg.strategies.members import members
+
+    spec = env.action_spec()
+    try:
+        space = from_dm_env(spec)
+        from_dm_env(env.observation_spec())
+        strategy = members(space)
+    except TypeError as error:
+        raise PropertyError("declared-specs", str(error), None) from None
+
+    def draw(draws: Draws) -> Any:
+        return _native(spec, draws.action(None, None, lambda: space, lambda: strategy))
+
+    return draw, None
 
 
 def _native(spec: Any, value: Any) -> Any:
@@ -188,87 +199,94 @@ def _native(spec: Any, value: Any) -> Any:
     return np.asarray(value, dtype=spec.dtype)
 
 
+DM_ENV = EnvKind("dm_env", DmEnvEpisode, _dm_env_declared, "", DM_ENV_PROPERTIES)
+"""The dm_env kind of :func:`~spacealg.testing.runner.check_kind`."""
+
+
 def check_dm_env(
     env: Any, *, max_examples: int = 20, max_steps: int = 50, random_seed: int | None = 0, **options: Any
 ) -> EnvCheckReport:
     """Check a dm_env environment (an instance, a zero-argument factory or ``"module:factory"``)
     on Hypothesis-drawn episodes: time step types, observation, reward and discount specs
-    (see :data:`DM_ENV_PROPERTIES`). Raises EnvCheckError naming the broken property.
+    (see :data:`DM_ENV_PROPERTIES`), with actions drawn from the action spec (as spacealg
+    reads it) and shrunk to the shortest sequence. Raises EnvCheckError naming the broken
+    property.
 
-    ``options``: the other options of :func:`check_env` are accepted and have no effect here
-    (dm_env's ``reset`` takes no seed, so there is no determinism to check)."""
-    return _search(resolve(env), _dm_env_episode, DM_ENV_PROPERTIES, "dm_env", max_examples=max_examples,
-                   max_steps=max_steps, random_seed=random_seed)
+    ``options``: those of :func:`check_env` (``budget``, ``database``, ...); dm_env's
+    ``reset`` takes no seed, so no determinism is checked and there are no probes."""
+    options = {**options, "max_examples": max_examples, "max_steps": max_steps, "random_seed": random_seed}
+    return _check_foreign(DM_ENV, env, options)
 
 
 # -- TorchRL ----------------------------------------------------------------------------------
 
 
-def _torchrl_specs(env: Any) -> None:
-    batch = tuple(env.batch_size)
-    reward = env.reward_spec
-    shape = tuple(reward.shape)
-    _require(shape[: len(batch)] == batch, "declared-specs",
-             f"reward_spec.shape {shape} does not start with the batch size {batch}", None)
-    for key, spec in env.full_done_spec.items(True, True):
-        _require(tuple(spec.shape) == shape, "declared-specs",
-                 f"done spec {key!r} has shape {tuple(spec.shape)}, reward_spec {shape}", None)
+class TorchRLEpisode(ForeignEpisode):
+    """A TorchRL run (seeded with ``set_seed``): every observation entry, reward and done
+    flag against its spec."""
 
+    def observe(self, td: Any, k: int | None) -> bool:
+        import torch
 
-def _torchrl_episode(env: Any, seed: int, steps: int, taken: list[Any]) -> int:
-    import torch
-
-    _torchrl_specs(env)
-    env.set_seed(seed)
-    generator = torch.Generator().manual_seed(seed)
-    observations, done_specs = env.full_observation_spec, env.full_done_spec
-
-    def observe(td: Any, k: int | None) -> bool:
-        for key, spec in observations.items(True, True):
+        for key, spec in self.env.full_observation_spec.items(True, True):
             value = td.get(key)
             ok = tuple(value.shape) == tuple(spec.shape) and bool(spec.is_in(value))
             _require(ok, "observation-in-spec", f"observation {key!r} = {value!r} is not in {spec!r}", k)
         ended = False
-        for key, spec in done_specs.items(True, True):
+        for key, spec in self.env.full_done_spec.items(True, True):
             value = td.get(key)
             ok = value.dtype == torch.bool and tuple(value.shape) == tuple(spec.shape)
             _require(ok, "done-in-spec", f"{key!r} = {value!r} does not match {spec!r}", k)
             ended = ended or (key == "done" and bool(value.any()))
         return ended
 
-    observe(env.reset(), None)
-    td = env.reset()
-    for k in range(1, steps + 1):
-        action = _draw(env.action_spec, generator)
-        taken.append(action.tolist())
-        td.set("action", action)
-        td = env.step(td)
-        following = td.get("next")
+    def start(self) -> None:
+        self.env.set_seed(self.seed)
+        self.observe(self.env.reset(), None)
+        self.td = self.env.reset()
+
+    def step(self, k: int) -> bool:
+        import torch
+
+        env = self.env
+        self.td.set("action", torch.as_tensor(self.draw(), dtype=env.action_spec.dtype))
+        following = env.step(self.td).get("next")
         reward, spec = following.get("reward"), env.reward_spec
         ok = tuple(reward.shape) == tuple(spec.shape) and reward.dtype == spec.dtype and bool(spec.is_in(reward))
         _require(ok, "reward-in-spec", f"reward {reward!r} does not match {spec!r}", k)
-        if observe(following, k):
-            try:
-                td = env.reset()
-                observe(td, k)
-            except PropertyError as violation:
-                raise PropertyError(
-                    "reset-after-done", violation.detail, k, "at the reset after the episode ended"
-                ) from None
-        else:
-            td = following.clone()
-    return steps
+        ended = self.observe(following, k)
+        if not ended:
+            self.td = following.clone()
+        return ended
+
+    def restart(self, k: int) -> None:
+        self.td = self.env.reset()
+        self.observe(self.td, k)
 
 
-def _draw(spec: Any, generator: Any) -> Any:
-    """An action drawn through spacealg's TorchRL adapter, seeded by the episode's seed."""
-    return sample(spec, rng=int(torch_seed(generator)))
+def _torchrl_declared(env: Any) -> Declared:
+    """The reward and done specs' shapes (``declared-specs``); actions drawn from the action
+    spec through spacealg's TorchRL adapter."""
+    from spacealg.strategies.members import members
+
+    batch = tuple(env.batch_size)
+    shape = tuple(env.reward_spec.shape)
+    _require(shape[: len(batch)] == batch, "declared-specs",
+             f"reward_spec.shape {shape} does not start with the batch size {batch}", None)
+    for key, spec in env.full_done_spec.items(True, True):
+        _require(tuple(spec.shape) == shape, "declared-specs",
+                 f"done spec {key!r} has shape {tuple(spec.shape)}, reward_spec {shape}", None)
+    space = env.action_spec
+    strategy = members(space)
+
+    def draw(draws: Draws) -> Any:
+        return draws.action(None, None, lambda: space, lambda: strategy)
+
+    return draw, None
 
 
-def torch_seed(generator: Any) -> int:
-    import torch
-
-    return int(torch.randint(0, 2**31 - 1, (), generator=generator))
+TORCHRL = EnvKind("torchrl", TorchRLEpisode, _torchrl_declared, "", TORCHRL_PROPERTIES)
+"""The TorchRL kind of :func:`~spacealg.testing.runner.check_kind`."""
 
 
 def check_torchrl_env(env: Any, *, max_examples: int = 10, max_steps: int = 30,
@@ -277,9 +295,10 @@ def check_torchrl_env(env: Any, *, max_examples: int = 10, max_steps: int = 30,
     ``"module:factory"``) on Hypothesis-drawn episodes: reward and done spec shapes, and
     every observation, reward and done flag against its spec (see :data:`TORCHRL_PROPERTIES`).
 
-    ``options``: the other options of :func:`check_env` are accepted and have no effect here."""
-    return _search(resolve(env), _torchrl_episode, TORCHRL_PROPERTIES, "torchrl", max_examples=max_examples,
-                   max_steps=max_steps, random_seed=random_seed)
+    ``options``: those of :func:`check_env` (``budget``, ``database``, ...); no determinism
+    is checked and there are no probes."""
+    options = {**options, "max_examples": max_examples, "max_steps": max_steps, "random_seed": random_seed}
+    return _check_foreign(TORCHRL, env, options)
 
 
 # -- dispatch ---------------------------------------------------------------------------------

@@ -33,12 +33,19 @@ How a new checker plugs in (the names below are the stable surface of this modul
    with why) and ``PropertyError`` (a broken property, reported with the others).
    ``unchecked(env)`` returns ``{property: why}`` for properties that do not apply to a
    given environment.
-5. **Reporting**: :func:`check_kind` (or, for a checker with a body of its own,
-   :func:`run_check` with ``make_body(source, stats, clock, focus)``, ``properties`` and
-   ``not_checked``) returns an :class:`EnvCheckReport` (``properties`` held,
-   ``not_checked``, ``warnings``) or raises an :class:`~spacealg.testing.errors.EnvCheckError`
-   whose ``also`` holds every further broken property, each with its reproduction; a body
-   must pass over the violations its ``focus`` ignores (:meth:`Focus.ignores`).
+5. **Replays and follow-ups** (optional): ``replay`` builds the episode of the determinism
+   replay where it needs fewer checks than the first run (a vector env's reference
+   comparisons); ``after(ran)`` follows an example up (:class:`Ran`: the draws, the seed,
+   the actions, the first run and its violation, if any): checks that need the whole
+   example, or a more precise diagnosis of its violation, raised as PropertyError.
+6. **Reporting**: :func:`check_kind` returns an :class:`EnvCheckReport` (``properties``
+   held, ``not_checked``, ``warnings``) or raises an
+   :class:`~spacealg.testing.errors.EnvCheckError` whose ``also`` holds every further broken
+   property, each with its reproduction. Every checker (Gymnasium, PettingZoo parallel and
+   AEC, vector, dm_env, TorchRL, differential) is a kind run by :func:`check_kind`;
+   :func:`run_check` (search, refine, report around ``make_body(source, stats, clock,
+   focus)``) is what it runs, for a body of one's own, which must pass over the violations
+   its ``focus`` ignores (:meth:`Focus.ignores`).
 """
 
 from __future__ import annotations
@@ -61,6 +68,7 @@ from spacealg.testing.driver import (
     describe_exception,
     first_difference,
     global_rng,
+    passed_over,
     passing_over,
     search,
     snapshot,
@@ -81,10 +89,10 @@ __all__ = [
     "Draws",
     "EnvCheckReport",
     "EnvKind",
+    "Ran",
     "Stepping",
     "agents_of",
     "check_kind",
-    "drawn_body",
     "episode_body",
     "run_check",
     "run_example",
@@ -243,6 +251,9 @@ def probe(source: EnvSource, read: Callable[[Any], Any]) -> Any:
         close(env, source)
 
 
+DETERMINISM = frozenset({"reset-determinism", "step-determinism", "global-rng"})
+"""The properties of the replay of an example."""
+
 MAX_BROKEN = 8
 """At most this many broken properties are searched for and reported by one check."""
 
@@ -268,36 +279,48 @@ def run_check(
     not check, broken properties). Every broken property is reported: once a search finds a
     violation, it is refined (further searches look for the same property with fewer
     actions, over all seeds, until none is found within the budget) and the search goes on
-    with that property passed over, until nothing more breaks (at most :data:`MAX_BROKEN`).
+    with that property passed over, until nothing more breaks (at most :data:`MAX_BROKEN`);
+    where no example of the last search ran past the properties passed over, the others are
+    not checked (never held).
     The error raised is the first broken property's; ``error.also`` holds the others, each
     with its own shortest reproduction; ``error.held`` and ``error.not_checked`` the rest."""
-    stats = {"steps": 0, "episodes": 0}
+    stats = {"steps": 0, "episodes": 0, "replayed": 0}
     started = time.perf_counter()
     skipped: dict[str, str] = dict(not_checked or {})
     warned: list[str] = []
     broken: list[EnvCheckError] = []
     try:
         clock = Budget(budget)
-        body: Callable[[Any], None] | None = make_body(source, stats, clock, Focus())  # declared-spaces
+        focus = Focus()
+        body: Callable[[Any], None] | None = make_body(source, stats, clock, focus)  # declared-spaces
         if probes is not None:
             warned, left, found = partition(probes(source, clock))
             skipped.update(left)
             broken += [fail(violation, source, True, 0, kind) for violation in found]
     except PropertyError as violation:
         error = fail(violation, source, True, 0, kind)
-        error.not_checked = {p: "the environment's spaces cannot be read" for p in properties if p != error.property}
+        why = (
+            "the environment's spaces cannot be read"
+            if error.property.startswith("declared")
+            else f"the check stops at the broken {error.property}: no episode runs"
+        )
+        error.not_checked = {p: why for p in properties if p != error.property}
         raise error from None
     name = f"{kind}:{source.name}"
     examples, out_of_time = 0, False
     while len(broken) < MAX_BROKEN:
         excluded = frozenset(e.property for e in broken)
+        if body is None:
+            focus = Focus(excluded=excluded)
+            body = make_body(source, stats, clock, focus)
         outcome = search(
-            body or make_body(source, stats, clock, Focus(excluded=excluded)),
+            body,
             max_examples=max_examples,
             random_seed=random_seed,
             budget=clock,
             database=database,
-            name=name,
+            # a key per search: a passing search deletes the failures it replays from its key
+            name=name if not excluded else f"{name} past {', '.join(sorted(excluded))}",
         )
         body = None
         examples += outcome.examples
@@ -313,6 +336,15 @@ def run_check(
     from spacealg.testing.lints import warn_all
 
     warn_all(source.name, warned)
+    names = {e.property for e in broken}
+    if broken and not focus.completed and focus.stopped:  # nothing ran past the broken ones
+        why = f"every example stopped at the broken {', '.join(sorted(focus.stopped))}"
+        ran = (p for p in properties if p not in skipped and p not in names and p not in DECIDED_FIRST)
+        skipped.update(dict.fromkeys(ran, why))
+    replays = names & DETERMINISM
+    if replays and not stats["replayed"]:  # no replay agreed up to the end: the others are not known
+        why = f"no replay could be compared past the broken {', '.join(sorted(replays))}"
+        skipped.update({p: why for p in DETERMINISM & set(properties) if p not in skipped and p not in names})
     held = tuple(p for p in properties if p not in skipped and all(p != e.property for e in broken))
     if broken:
         first, *others = broken
@@ -375,14 +407,15 @@ def run_example(
     determinism: bool,
     stats: dict[str, int] | None = None,
     what: str = "(observation, reward, terminated, truncated, info)",
+    replay: Callable[..., Any] | None = None,
 ) -> None:
     """One example: run ``n`` steps from ``seed`` on a fresh environment, drawing actions
     with ``draw`` (which records them in ``taken``), then replay ``taken`` on the same
-    instance and compare. The global ``random``/``numpy.random`` states are seeded
-    differently for the two runs; a difference that goes away when they are seeded alike
-    is reported as ``global-rng``. A PropertyError leaves with the seed and the actions up to
-    the failure — all of them for a determinism failure, whose replay needs the whole first
-    run on the same instance."""
+    instance (with the episode ``replay`` builds; default ``episode``) and compare. The
+    global ``random``/``numpy.random`` states are seeded differently for the two runs; a
+    difference that goes away when they are seeded alike is reported as ``global-rng``. A
+    PropertyError leaves with the seed and the actions up to the failure — all of them for a
+    determinism failure, whose replay needs the whole first run on the same instance."""
     instance = source.make()
     try:
         with global_rng(1):
@@ -392,24 +425,29 @@ def run_example(
             stats["steps"] += first.steps
             stats["episodes"] += first.episodes
         if determinism:
+            replay = replay or episode
             with global_rng(2):
-                second = episode(instance, seed, n, replayer(taken))
-                again = second.run()
+                again = replay(instance, seed, n, replayer(taken)).run()
             try:
                 compare(trace, again, what)
+                if stats is not None:
+                    stats["replayed"] = stats.get("replayed", 0) + 1
             except PropertyError as violation:
-                if source.owned and _alike_with_same_globals(source, episode, seed, n, taken, what):
-                    raise PropertyError(
+                found = violation
+                if source.owned and _alike_with_same_globals(source, replay, seed, n, taken):
+                    found = PropertyError(
                         "global-rng",
                         f"{violation.detail}\nwith the global random and numpy.random states seeded alike "
                         "before both runs, the runs agree: the environment draws from the global state",
                         violation.step,
                         violation.where,
-                    ) from None
-                raise
+                    )
+                if passed_over(found.property):  # known broken: the first run's checks stand
+                    return
+                raise found from None
     except PropertyError as violation:
         violation.seed, violation.n = seed, n
-        if violation.property.endswith("determinism") or violation.property == "global-rng":
+        if violation.property in DETERMINISM:
             violation.actions = list(taken)
         else:
             violation.actions = taken[: violation.step] if violation.step is not None else []
@@ -425,7 +463,7 @@ def replayer(taken: Sequence[Any]) -> Callable[..., Any]:
 
 
 def _alike_with_same_globals(
-    source: EnvSource, episode: Callable[..., Any], seed: int, n: int, taken: list[Any], what: str
+    source: EnvSource, episode: Callable[..., Any], seed: int, n: int, taken: list[Any]
 ) -> bool:
     instance = source.make()
     try:
@@ -442,6 +480,9 @@ def _alike_with_same_globals(
 
 HYGIENE = ("reset-seed", "reset-stream", "reset-options", "close-twice", "render-modes")
 """The properties of the one-off probes (checked with ``hygiene=True``)."""
+
+DECIDED_FIRST = frozenset({*HYGIENE, "declared-spaces", "declared-specs", "spaces-match"})
+"""The properties decided before the search, by the declaration and the one-off probes."""
 
 
 def _check_options(**options: Any) -> None:
@@ -564,6 +605,19 @@ Declared = tuple[Callable[..., Any], "int | None"]
 action for the episode's ``draw(*args)`` call, and the episode limit (None: none declared)."""
 
 
+@dataclass
+class Ran:
+    """An example as :attr:`EnvKind.after` sees it: Hypothesis' ``data`` (to draw more), the
+    reset ``seed``, the actions ``taken``, the ``episode`` of the first run (None where it
+    could not be built) and the ``violation`` it raised (None: it passed)."""
+
+    data: Any
+    seed: int
+    taken: list[Any]
+    episode: Any
+    violation: PropertyError | None
+
+
 @dataclass(frozen=True)
 class EnvKind:
     """What a checker states about its kind of environment.
@@ -571,67 +625,44 @@ class EnvKind:
     ``episode(env, seed, n, draw, masks=...)``: an episode with ``run()``, ``steps`` and
     ``episodes``; ``declared(env)``: the draw function and the episode limit, read from a
     fresh environment (raising ``declared-spaces``); ``what``: the fields of a step in the
-    trace, named by determinism failures; ``unchecked(env)``: properties that a fresh
-    environment shows not to apply, as ``{property: why}`` (or an iterable of names; None:
-    all apply)."""
+    trace, named by determinism failures; ``probes``: the one-off probes (None: none);
+    ``unchecked(env)``: properties that a fresh environment shows not to apply, as
+    ``{property: why}`` (or an iterable of names; None: all apply); ``replay``: the episode
+    of the determinism replay (None: ``episode``); ``after(ran)``: the follow-up of every
+    example (:class:`Ran`), raising PropertyError (None: none)."""
 
     name: str
     episode: Callable[..., Any]
     declared: Callable[[Any], Declared]
     what: str
     properties: Mapping[str, str]
-    probes: Callable[[EnvSource, Budget | None], list[str]]
+    probes: Callable[[EnvSource, Budget | None], list[Any]] | None = None
     unchecked: Callable[[Any], Iterable[str] | Mapping[str, str]] | None = None
-
-
-Example = Callable[[Any, int, int, list[Any]], None]
-"""An example of a check: ``run(data, seed, n, taken)`` runs ``n`` steps from ``seed``,
-drawing what it needs from Hypothesis' ``data`` and recording the actions in ``taken``;
-raises PropertyError."""
-
-
-def drawn_body(
-    run: Example, *, max_steps: int, limit: int | None, clock: Budget, focus: Focus
-) -> Callable[[Any], None]:
-    """The one Hypothesis body of every checker around its example ``run``: draw the
-    length (:meth:`Focus.length`) and the seed (:data:`SEEDS`), admit the example under the
-    time budget, run it passing over the properties already found broken, and attribute a
-    violation: its seed and length, and the actions (all of them for a determinism failure,
-    whose replay needs the whole run; else those up to the failing step), unless ``run``
-    set them; a violation ``focus`` ignores passes."""
-
-    def body(data: Any) -> None:
-        n = focus.length(data, max_steps, limit)
-        seed = data.draw(SEEDS, label="seed")
-        clock.admit(seed, n)
-        taken: list[Any] = []
-        try:
-            with passing_over(focus.excluded):
-                run(data, seed, n, taken)
-        except PropertyError as violation:
-            if focus.ignores(violation):
-                return
-            violation.seed, violation.n = seed, n
-            if not violation.actions:
-                whole = violation.property.endswith("determinism") or violation.property == "global-rng"
-                violation.actions = list(taken) if whole else taken[: violation.step or 0]
-            raise
-
-    return body
+    replay: Callable[..., Any] | None = None
+    after: Callable[[Ran], None] | None = None
 
 
 def episode_body(
     kind: EnvKind, source: EnvSource, options: CheckOptions, stats: dict[str, int], clock: Budget, focus: Focus
 ) -> Callable[[Any], None]:
-    """The Hypothesis body of a check of ``kind`` (:func:`drawn_body`): run the example (and
-    its replay) with :func:`run_example`, drawing actions through :class:`Draws`."""
+    """The one Hypothesis body of every checker, for ``kind``: draw the length
+    (:meth:`Focus.length`) and the seed (:data:`SEEDS`), admit the example under the time
+    budget, run it and its replay (:func:`run_example`, actions drawn through :class:`Draws`)
+    and follow it up (``kind.after``), passing over the properties already found broken
+    (counting, in ``focus``, the examples that ran to their end and the properties that
+    stopped the others); attribute a violation: its seed and length, and the actions (all of
+    them for a determinism failure, whose replay needs the whole run; else those up to the
+    failing step); a violation ``focus`` ignores passes."""
     draw_action, limit = probe(source, kind.declared)
     max_steps, masks = options["max_steps"], options["masks"]
 
-    def run(data: Any, seed: int, n: int, taken: list[Any]) -> None:
+    def body(data: Any) -> None:
+        n = focus.length(data, max_steps, limit)
+        seed = data.draw(SEEDS, label="seed")
+        clock.admit(seed, n)
         tail_seed = data.draw(SEEDS, label="tail") if n > max_steps else None
         draws = Draws(data, max_steps, options["illegal_actions"], tail_seed)
-        draws.taken = taken
+        first: list[Any] = []
 
         def draw(*args: Any) -> Any:
             action = draw_action(draws, *args)
@@ -639,14 +670,39 @@ def episode_body(
             return action
 
         def episode(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> Any:
-            return kind.episode(env, seed, n, next_action, masks=masks)
+            first.append(kind.episode(env, seed, n, next_action, masks=masks))
+            return first[-1]
 
-        run_example(
-            source, episode, seed, n, draw, draws.taken,
-            determinism=options["determinism"], stats=stats, what=kind.what,
-        )
+        def replay(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> Any:
+            return (kind.replay or kind.episode)(env, seed, n, next_action, masks=masks)
 
-    return drawn_body(run, max_steps=max_steps, limit=limit, clock=clock, focus=focus)
+        def follow_up(violation: PropertyError | None) -> None:
+            if kind.after is not None:
+                kind.after(Ran(data, seed, draws.taken, first[0] if first else None, violation))
+
+        try:
+            with passing_over(focus.excluded):
+                try:
+                    run_example(
+                        source, episode, seed, n, draw, draws.taken,
+                        determinism=options["determinism"], stats=stats, what=kind.what, replay=replay,
+                    )
+                except PropertyError as violation:
+                    follow_up(violation)
+                    raise
+                follow_up(None)
+            focus.completed += 1
+        except PropertyError as violation:
+            if focus.ignores(violation):
+                focus.stopped.add(violation.property)
+                return
+            violation.seed, violation.n = seed, n
+            if not violation.actions:
+                whole = violation.property in DETERMINISM
+                violation.actions = list(draws.taken) if whole else draws.taken[: violation.step or 0]
+            raise
+
+    return body
 
 
 def options_of(given: CheckOptions) -> CheckOptions:
@@ -699,7 +755,7 @@ def check_kind(kind: EnvKind, env: Any, given: CheckOptions) -> EnvCheckReport:
     checked = tuple(p for p in kind.properties if p not in skipped)
     probes = kind.probes if options["hygiene"] else None
     if probes is not None and not options["lint"] and probe(source, own_gymnasium):
-        probes = _without_lints(kind.probes)
+        probes = _without_lints(probes)
     with ignoring(keys):
         return run_check(
             source,

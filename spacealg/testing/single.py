@@ -274,8 +274,5 @@ def check_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:
 
     checker = foreign_checker(env)
     if checker is not None:
-        given = options_of(options)
-        return checker(
-            env, max_examples=given["max_examples"], max_steps=given["max_steps"], random_seed=given["random_seed"]
-        )
+        return checker(env, **options_of(options))
     return check_kind(GYMNASIUM, env, options)

@@ -382,7 +382,7 @@ def _foreign(error: Any) -> str:
     properties asserted (an AssertionError or the environment's own exception while the bug
     is there)."""
     lines = [f"# spacealg: property {error.property!r} failed {error._location()}", f"# law: {error.statement}",
-             "import numpy as np", *error.imports, "", error.construction, f"SEED = {error.seed % 2**31}",
+             "import numpy as np", *error.imports, "", error.construction, f"SEED = {(error.seed or 0) % 2**31}",
              f"ACTIONS = {literal(error.actions)}"]
     if error.kind == "dm_env":
         lines += _DM_ENV_REPLAY[:5]

@@ -12,6 +12,7 @@ the checkers' defaults.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -128,10 +129,7 @@ def _replay(env: Any, seed: int | None, actions: Sequence[Any], *, determinism: 
         taken.append(snapshot(action))
         return action
 
-    kind_of = _kind(kind)
-
-    def episode(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> Any:
-        return kind_of.episode(env, seed, n, next_action, masks=masks)
+    episode = functools.partial(_kind(kind).episode, masks=masks)
 
     try:
         # one step more than the actions: a failure found before the next action is drawn
@@ -162,8 +160,9 @@ def _kind(kind: str) -> EnvKind:
 def _replay_probes(source: EnvSource, kind: str) -> None:
     from spacealg.testing.verdicts import partition
 
+    probes = _kind(kind).probes
     try:
-        _, _, broken = partition(_kind(kind).probes(source, None))
+        _, _, broken = partition(probes(source, None) if probes is not None else [])
     except PropertyError as violation:
         broken = [violation]
     if broken:

@@ -32,33 +32,37 @@ factory of sub-env 0's environment, or a list of one factory per row). Without t
 identical sub-envs: row ``i`` of ``reset(seed=s)`` is row 0 of ``reset(seed=s + i)``; the
 declared mode's laws around an end) and ``rows-match-sub-envs`` is reported not checked.
 
-The check runs on the engine every checker shares (:mod:`spacealg.testing.runner`): the
-search, refinement and report of :func:`~spacealg.testing.runner.run_check`, the Hypothesis
-body of :func:`~spacealg.testing.runner.drawn_body`, the row actions drawn through
-:class:`~spacealg.testing.runner.Draws`, and the run and determinism replay of one example by
-:func:`~spacealg.testing.runner.run_example`; :class:`VectorEpisode` is the kind's episode.
+The check is a kind (:func:`vector_kind`) run by the engine every checker shares
+(:func:`spacealg.testing.runner.check_kind`): the search, refinement and report, the row
+actions drawn through :class:`~spacealg.testing.runner.Draws`, the run and determinism replay
+of each example; :class:`VectorEpisode` is the kind's episode (its replay only steps again)
+and :func:`_follow_up` the follow-up that changes one row's action on fresh copies
+(``row-isolation``; next-step ``autoreset`` ignoring the action).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from spacealg.strategies.members import members
-from spacealg.testing.driver import DEFAULT_BUDGET, SEEDS, Budget, Focus, describe_exception, same, snapshot
+from spacealg.testing.driver import DEFAULT_BUDGET, describe_exception, passed_over, same, snapshot
 from spacealg.testing.errors import PROPERTIES, PropertyError, literal, short
 from spacealg.testing.resolve import EnvSource
 from spacealg.testing.runner import (
+    CheckOptions,
+    Declared,
     Draws,
     EnvCheckReport,
+    EnvKind,
+    Ran,
     _check_options,
     action_fallback,
-    drawn_body,
-    run_check,
-    run_example,
+    check_kind,
 )
 from spacealg.testing.single import is_member
 
@@ -161,13 +165,14 @@ def joint_of(env: Any, kind: str) -> Any:
     return joint_space(single_space(env, kind), env.num_envs)
 
 
-def _check_batch(env: Any, result: Any, step: int | None, kind: str) -> tuple[Any, ...]:
+def _check_batch(env: Any, result: Any, step: int | None, kind: str, joint: Any) -> tuple[Any, ...]:
+    """``result`` of ``reset``/``step``, checked: the signature, the batch in ``joint``
+    (the joint observation space), the rewards and flags arrays, the infos dict."""
     n = env.num_envs
     size = 2 if kind == "reset" else 5
     if not (isinstance(result, tuple) and len(result) == size):
         raise PropertyError(f"{kind}-signature", f"{kind} returned {short(result)}", step)
     obs = result[0]
-    joint = joint_of(env, "observation")
     if not is_member(obs, joint):
         raise PropertyError("batch-in-space", f"observations {short(obs)} are not in {joint!r}", step)
     if kind == "step":
@@ -252,19 +257,35 @@ def _batch_actions(space: Any, rows: list[Any]) -> Any:
 
 class VectorEpisode:
     """One run: reset(seed), ``n`` steps of drawn row actions, compared with the reference
-    and with the other implementation."""
+    and with the other implementation.
+
+    A law already found broken (:func:`~spacealg.testing.driver.passed_over`) does not stop
+    the run: the episode goes on so that the other laws are checked (a reference whose rows
+    have diverged is no longer compared with)."""
 
     def __init__(
-        self, env: Any, seed: int, n: int, draw: Callable[..., Any], *, factories: Any, other: Any, mode: str
+        self,
+        env: Any,
+        seed: int,
+        n: int,
+        draw: Callable[..., Any],
+        *,
+        factories: Any = None,
+        other: Any = None,
+        mode: str = "next-step",
+        free: bool = False,
     ) -> None:
         self.env, self.seed, self.n, self.draw = env, seed, n, draw
         self.factories, self.other, self.mode = factories, other, mode
         self.trace: list[Any] = []
         self.batches = 0  # batch steps taken
         self.episodes = 1
-        self.free = False  # check the reference-free laws (no single environments)
+        self.free = free  # check the reference-free laws (no single environments)
         self.reset_steps: list[tuple[int, int]] = []  # (step, row) of next-step reset steps seen
         self.ended = np.zeros(env.num_envs, dtype=bool)
+        self.ref: Reference | None = None
+        self.single = single_space(env, "observation")
+        self.joint = joint_of(env, "observation")
 
     def _call(self, env: Any, what: str, *args: Any, **kwargs: Any) -> Any:
         try:
@@ -276,51 +297,62 @@ class VectorEpisode:
                 self.batches or None,
             ) from error
 
+    def _broken(self, prop: str, detail: str, step: int | None = None) -> None:
+        """Raise ``prop``'s violation, unless it is passed over: then the run goes on."""
+        if not passed_over(prop):
+            raise PropertyError(prop, detail, step)
+
+    def _diverged(self, prop: str, detail: str, step: int | None = None) -> None:
+        """A row differs from its sub-env: broken, or (passed over) no more comparisons."""
+        self._broken(prop, detail, step)
+        if self.ref is not None:
+            self.ref.close()
+        self.ref = None
+
     @property
     def steps(self) -> int:
         """The steps taken, counted per row (as :func:`~spacealg.testing.runner.run_example` adds them up)."""
         return self.batches * self.env.num_envs
 
     def run(self) -> list[Any]:
-        env, single = self.env, single_space(self.env, "observation")
-        ref = Reference(self.factories, self.mode) if self.factories is not None else None
+        env, single = self.env, self.single
+        self.ref = Reference(self.factories, self.mode) if self.factories is not None else None
         try:
-            obs, _ = _check_batch(env, self._call(env, "reset", seed=self.seed), None, "reset")
+            obs, _ = _check_batch(env, self._call(env, "reset", seed=self.seed), None, "reset", self.joint)
             self.trace.append(("reset", snapshot(obs)))
-            other_obs = None
             if self.other is not None:
                 other_obs = self._call(self.other, "reset", seed=self.seed)[0]
                 if not same(obs, other_obs):
-                    raise PropertyError(
+                    self._broken(
                         "sync-async-agree",
                         f"reset(seed={self.seed}) returned {short(obs)} and, from "
                         f"the other implementation, {short(other_obs)}",
                     )
-            if ref is not None:
-                for i, expected in enumerate(ref.reset(self.seed)):
-                    if not same(_row(obs, i, single), expected):
-                        raise PropertyError(
+            if self.ref is not None:
+                for i, expected in enumerate(self.ref.reset(self.seed)):
+                    if self.ref is not None and not same(_row(obs, i, single), expected):
+                        self._diverged(
                             "sub-env-seeding",
                             f"after reset(seed={self.seed}), row {i} is {short(_row(obs, i, single))} but sub-env {i} "
                             f"reset with seed {self.seed + i} gives {short(expected)}",
                         )
-            if ref is None and self.free:
+            elif self.free:
                 self._seeding(obs)
             for k in range(1, self.n + 1):
-                self._step(k, ref)
+                self._step(k)
         finally:
-            if ref is not None:
-                ref.close()
+            if self.ref is not None:
+                self.ref.close()
         return self.trace
 
     def _seeding(self, obs: Any) -> None:
         """Reference-free ``sub-env-seeding`` (a batch of identical sub-envs): row ``i`` of
         ``reset(seed=s)`` is row 0 of ``reset(seed=s + i)``; then reset with ``s`` again."""
-        env, single = self.env, single_space(self.env, "observation")
+        env, single = self.env, self.single
         for i in range(1, env.num_envs):
             again = self._call(env, "reset", seed=self.seed + i)[0]
             if not same(_row(obs, i, single), _row(again, 0, single)):
-                raise PropertyError(
+                self._broken(
                     "sub-env-seeding",
                     f"after reset(seed={self.seed}), row {i} is {short(_row(obs, i, single))}, but row 0 of "
                     f"reset(seed={self.seed + i}) is {short(_row(again, 0, single))}: sub-env {i} is not seeded "
@@ -328,19 +360,17 @@ class VectorEpisode:
                 )
         self._call(env, "reset", seed=self.seed)
 
-    def _autoreset(self, k: int, obs: Any, rewards: Any, terms: Any, truncs: Any, infos: Any, ended: Any) -> None:
+    def _autoreset(self, k: int, rewards: Any, terms: Any, truncs: Any, infos: Any, ended: Any) -> None:
         """Reference-free ``autoreset``: next-step: the step after a row's end is a reset step
-        (reward 0, both flags False; that it ignores the row's action is checked on a fresh
-        copy by :func:`_action_ignored`); same-step: an ending row's final observation is in
-        ``infos["final_obs"]`` (a member of the single space) and its row a reset observation
-        (in the single space)."""
-        single = single_space(self.env, "observation")
+        (reward 0, both flags False; that it ignores the row's action is checked on fresh
+        copies by the kind's follow-up, :func:`_follow_up`); same-step: an ending row's final
+        observation is in ``infos["final_obs"]`` (a member of the single space)."""
         if self.mode == "next-step":
             for i in map(int, np.flatnonzero(self.ended)):
                 self.reset_steps.append((k, i))
                 got = (float(rewards[i]), bool(terms[i]), bool(truncs[i]))
                 if got != (0.0, False, False):
-                    raise PropertyError(
+                    self._broken(
                         "autoreset",
                         f"step {k}, row {i}: the episode of row {i} ended at step {k - 1}, so with next-step autoreset "
                         f"step {k} resets it (reward 0, terminated and truncated False); got (reward, terminated, "
@@ -351,19 +381,19 @@ class VectorEpisode:
             for i in map(int, np.flatnonzero(ended)):
                 finals = infos.get("final_obs") if isinstance(infos, dict) else None
                 final = None if finals is None else finals[i]
-                if final is None or not is_member(final, single):
-                    raise PropertyError(
+                if final is None or not is_member(final, self.single):
+                    self._broken(
                         "autoreset",
                         f"step {k}, row {i}: the episode ended and same-step autoreset is declared, but "
-                        f"info['final_obs'][{i}] is {short(final)}, not a final observation in {single!r}",
+                        f"info['final_obs'][{i}] is {short(final)}, not a final observation in {self.single!r}",
                         k,
                     )
 
-    def _step(self, k: int, ref: Reference | None) -> None:
-        env, single = self.env, single_space(self.env, "observation")
+    def _step(self, k: int) -> None:
+        env = self.env
         rows = self.draw(env.num_envs)
         actions = _batch_actions(single_space(env, "action"), rows)
-        obs, rewards, terms, truncs, infos = _check_batch(env, self._call(env, "step", actions), k, "step")
+        obs, rewards, terms, truncs, infos = _check_batch(env, self._call(env, "step", actions), k, "step", self.joint)
         self.batches += 1
         self.trace.append(("step", snapshot(obs), snapshot(rewards), snapshot(terms), snapshot(truncs)))
         if self.other is not None:
@@ -372,129 +402,206 @@ class VectorEpisode:
                 ("observations", "rewards", "terminations", "truncations"), (obs, rewards, terms, truncs), other
             ):
                 if not same(a, b):
-                    raise PropertyError(
+                    self._broken(
                         "sync-async-agree",
                         f"step {k}: {name} {short(a)} but the other implementation returned {short(b)}",
                         k,
                     )
-        if ref is not None:
-            for i, (e_obs, e_rew, e_term, e_trunc, final, reset_row) in enumerate(ref.step(rows)):
-                got = (_row(obs, i, single), float(rewards[i]), bool(terms[i]), bool(truncs[i]))
-                want = (e_obs, e_rew, e_term, e_trunc)
-                if not all(same(a, b) for a, b in zip(got, want)):
-                    boundary = reset_row or final is not None
-                    prop = "autoreset" if boundary else "rows-match-sub-envs"
-                    said = (
-                        f" ({self.mode} autoreset: the row should "
-                        f"{'be reset' if reset_row else 'return the reset observation'})"
-                        if boundary
-                        else ""
-                    )
-                    raise PropertyError(
-                        prop,
-                        f"step {k}, row {i}: (observation, reward, terminated, truncated) is "
-                        f"{short(got)}; sub-env {i} gives {short(want)}{said}",
-                        k,
-                    )
-                if final is not None:
-                    finals = infos.get("final_obs")
-                    if finals is None or not same(finals[i], final):
-                        raise PropertyError(
-                            "autoreset",
-                            f"step {k}, row {i}: same-step autoreset but info['final_obs'] "
-                            f"is {short(None if finals is None else finals[i])}, not the final observation "
-                            f"{short(final)}",
-                            k,
-                        )
+        if self.ref is not None:
+            self._compare(k, rows, obs, rewards, terms, truncs, infos)
         ended = np.logical_or(terms, truncs)
-        if ref is None and self.free:
-            self._autoreset(k, obs, rewards, terms, truncs, infos, ended)
+        if self.free:
+            self._autoreset(k, rewards, terms, truncs, infos, ended)
         self.ended = ended
         if ended.any():
             self.episodes += int(ended.sum())
         if self.mode == "disabled" and ended.any():
-            before = obs
-            obs, _ = _check_batch(env, self._call(env, "reset", options={"reset_mask": ended}), k, "reset")
-            for kept in map(int, np.flatnonzero(~ended)):
-                if not same(_row(obs, kept, single), _row(before, kept, single)):
-                    raise PropertyError(
-                        "autoreset",
-                        f"after reset(options={{'reset_mask': {ended.tolist()}}}) at step {k}, row {kept}, which "
-                        "was not to be reset, changed its observation",
-                        k,
-                    )
-            if self.other is not None:
-                self._call(self.other, "reset", options={"reset_mask": ended})
-            if ref is not None:
-                for i, expected in enumerate(ref.reset_rows(ended)):
-                    if expected is not None and not same(_row(obs, i, single), expected):
-                        raise PropertyError(
-                            "autoreset",
-                            f"after reset(options={{'reset_mask': {ended.tolist()}}}) at step "
-                            f"{k}, row {i} is not sub-env {i}'s reset observation",
-                            k,
-                        )
+            self._reset_ended(k, obs, ended)
+
+    def _compare(self, k: int, rows: list[Any], obs: Any, rewards: Any, terms: Any, truncs: Any, infos: Any) -> None:
+        """Each row against its sub-env (``rows-match-sub-envs``; ``autoreset`` at an end)."""
+        for i, (e_obs, e_rew, e_term, e_trunc, final, reset_row) in enumerate(self.ref.step(rows)):  # type: ignore[union-attr]
+            got = (_row(obs, i, self.single), float(rewards[i]), bool(terms[i]), bool(truncs[i]))
+            want = (e_obs, e_rew, e_term, e_trunc)
+            if not all(same(a, b) for a, b in zip(got, want)):
+                boundary = reset_row or final is not None
+                said = (
+                    f" ({self.mode} autoreset: the row should "
+                    f"{'be reset' if reset_row else 'return the reset observation'})"
+                    if boundary
+                    else ""
+                )
+                self._diverged(
+                    "autoreset" if boundary else "rows-match-sub-envs",
+                    f"step {k}, row {i}: (observation, reward, terminated, truncated) is "
+                    f"{short(got)}; sub-env {i} gives {short(want)}{said}",
+                    k,
+                )
+                return
+            finals = infos.get("final_obs")
+            if final is not None and (finals is None or not same(finals[i], final)):
+                self._broken(
+                    "autoreset",
+                    f"step {k}, row {i}: same-step autoreset but info['final_obs'] "
+                    f"is {short(None if finals is None else finals[i])}, not the final observation "
+                    f"{short(final)}",
+                    k,
+                )
+
+    def _reset_ended(self, k: int, before: Any, ended: Any) -> None:
+        """Disabled autoreset: the checker resets the ended rows with a ``reset_mask``; the
+        other rows keep their observations, the reset ones are their sub-env's reset."""
+        said = f"after reset(options={{'reset_mask': {ended.tolist()}}}) at step {k}"
+        reset = self._call(self.env, "reset", options={"reset_mask": ended})
+        obs, _ = _check_batch(self.env, reset, k, "reset", self.joint)
+        for kept in map(int, np.flatnonzero(~ended)):
+            if not same(_row(obs, kept, self.single), _row(before, kept, self.single)):
+                self._broken("autoreset", f"{said}, row {kept}, which was not to be reset, changed its observation", k)
+        if self.other is not None:
+            self._call(self.other, "reset", options={"reset_mask": ended})
+        if self.ref is not None:
+            for i, expected in enumerate(self.ref.reset_rows(ended)):
+                if expected is not None and not same(_row(obs, i, self.single), expected):
+                    self._diverged("autoreset", f"{said}, row {i} is not sub-env {i}'s reset observation", k)
+                    return
 
 
-def _isolation(make: Callable[[], Any], seed: int, rows: list[list[Any]], j: int, changed: list[Any]) -> None:
-    """Step two fresh vector envs with the same actions but row ``j``'s; other rows must agree."""
-    a, b = make(), make()
-    try:
-        a.reset(seed=seed)
-        b.reset(seed=seed)
-        space = single_space(a, "action")
-        for k, (step_rows, alt) in enumerate(zip(rows, changed), 1):
-            other_rows = list(step_rows)
-            other_rows[j] = alt
-            out_a = a.step(_batch_actions(space, step_rows))
-            out_b = b.step(_batch_actions(space, other_rows))
-            for i in range(a.num_envs):
-                if i == j:
-                    continue
-                row_a = (_row(out_a[0], i, single_space(a, "observation")), out_a[1][i], out_a[2][i], out_a[3][i])
-                row_b = (_row(out_b[0], i, single_space(a, "observation")), out_b[1][i], out_b[2][i], out_b[3][i])
-                if not all(same(x, y) for x, y in zip(row_a, row_b)):
-                    raise PropertyError(
-                        "row-isolation",
-                        f"changing row {j}'s action at step {k} to {literal(alt)} changed "
-                        f"row {i}: {short(row_a)} became {short(row_b)}",
-                        k,
-                    )
-    finally:
-        for env in (a, b):
-            with contextlib.suppress(Exception):
-                env.close()
-
-
-def _action_ignored(
-    make: Callable[[], Any], seed: int, rows: list[list[Any]], k: int, i: int, alt: Any, observed: Any
-) -> None:
-    """Next-step autoreset without a reference: step ``k`` resets row ``i``, so its action
-    is ignored: a fresh vector env stepped with the same actions but row ``i``'s at step
-    ``k`` changed to ``alt`` gives row ``i`` the same observation at step ``k``."""
+def _replayed(
+    make: Callable[[], Any], seed: int, taken: list[list[Any]], row: int = 0, alternatives: dict[int, Any] | None = None
+) -> list[tuple[Any, ...]]:
+    """A fresh copy reset with ``seed`` and stepped with the actions ``taken``, ``row``'s
+    action at step ``k`` replaced by ``alternatives[k]``: its per-step (observations,
+    rewards, terminations, truncations)."""
+    changes = alternatives or {}
     env = make()
     try:
         env.reset(seed=seed)
-        single, space = single_space(env, "observation"), single_space(env, "action")
-        out = None
-        for step, step_rows in enumerate(rows, 1):
-            changed = list(step_rows)
-            if step == k:
-                changed[i] = alt
-            out = env.step(_batch_actions(space, changed))
-        if out is not None:
-            expected, got = _row(observed, i, single), _row(out[0], i, single)
-            if not same(expected, got):
-                raise PropertyError(
-                    "autoreset",
-                    f"step {k}, row {i}: with next-step autoreset this step resets the row and ignores its "
-                    f"action, but changing the action to {literal(alt)} changed the row's observation from "
-                    f"{short(expected)} to {short(got)}",
-                    k,
-                )
+        space = single_space(env, "action")
+        out = []
+        for k, rows in enumerate(taken, 1):
+            rows = [changes[k] if i == row and k in changes else a for i, a in enumerate(rows)]
+            out.append(tuple(snapshot(x) for x in env.step(_batch_actions(space, rows))[:4]))
+        return out
     finally:
         with contextlib.suppress(Exception):
             env.close()
+
+
+def _follow_up(vec: Any, fresh: Callable[[], Any] | None, mode: str, actions: Any) -> Callable[[Ran], None]:
+    """The vector kind's :attr:`~spacealg.testing.runner.EnvKind.after`: the laws that replay
+    an example on fresh copies with one row's actions changed (:func:`_replayed`), each copy
+    compared with a copy of its own (so that an env that ignores reset seeds, as EnvPool
+    does, is judged on what its copies do alike).
+
+    ``row-isolation``: with one row's action changed over the first steps, every other row
+    returns the same; looked for first where a row did not match its sub-env (a leak between
+    rows is the more precise diagnosis). ``autoreset`` (next-step, without single envs): the
+    step after a row's end resets it and ignores its action, so changing that action leaves
+    the row's observation."""
+    from hypothesis import strategies as st
+
+    def other_than(data: Any, action: Any) -> Any:
+        """An action different from ``action`` where the space has one: drawn, or (when the
+        draw equals it, as shrunk draws do) sampled from a fixed generator."""
+        candidate = data.draw(actions())
+        sampler = action_fallback(single_space(vec, "action"), 0)
+        for _ in range(16):
+            if not same(candidate, action):
+                return candidate
+            candidate = sampler(None)
+        return action
+
+    def isolated(ran: Ran, row: int, steps: int) -> None:
+        taken = ran.taken[:steps]
+        alternatives = {k: other_than(ran.data, rows[row]) for k, rows in enumerate(taken, 1)}
+        single = single_space(vec, "observation")
+        base = _replayed(fresh, ran.seed, taken)  # type: ignore[arg-type]
+        changed = _replayed(fresh, ran.seed, taken, row, alternatives)  # type: ignore[arg-type]
+        for k, (a, b) in enumerate(zip(base, changed), 1):
+            for i in (i for i in range(vec.num_envs) if i != row):
+                row_a, row_b = ((_row(x[0], i, single), x[1][i], x[2][i], x[3][i]) for x in (a, b))
+                if not all(same(x, y) for x, y in zip(row_a, row_b)):
+                    raise PropertyError(
+                        "row-isolation",
+                        f"changing row {row}'s action at step {k} to {literal(alternatives[k])} changed "
+                        f"row {i}: {short(row_a)} became {short(row_b)}",
+                        k,
+                    )
+
+    def ignored(ran: Ran) -> None:
+        base = _replayed(fresh, ran.seed, ran.taken)  # type: ignore[arg-type]
+        ends = ((k, int(i)) for k in range(2, len(base) + 1) for i in np.flatnonzero(base[k - 2][2] | base[k - 2][3]))
+        k, row = next(ends, (0, 0))
+        if not k:
+            return
+        alternative = other_than(ran.data, ran.taken[k - 1][row])
+        changed = _replayed(fresh, ran.seed, ran.taken[:k], row, {k: alternative})  # type: ignore[arg-type]
+        single = single_space(vec, "observation")
+        kept, moved = _row(base[k - 1][0], row, single), _row(changed[k - 1][0], row, single)
+        if not same(kept, moved):
+            raise PropertyError(
+                "autoreset",
+                f"step {k}, row {row}: the row's episode ended at step {k - 1}, so with next-step autoreset this "
+                f"step resets it and ignores its action, but changing the action to {literal(alternative)} changed "
+                f"the row's observation from {short(kept)} to {short(moved)}",
+                k,
+            )
+
+    def after(ran: Ran) -> None:
+        if fresh is None:
+            return
+        checks_rows = mode != "disabled" and not passed_over("row-isolation")
+        if ran.violation is not None:
+            if ran.violation.property == "rows-match-sub-envs" and checks_rows:
+                for row in range(vec.num_envs):
+                    isolated(ran, row, len(ran.taken))
+            return
+        if ran.episode.reset_steps and not passed_over("autoreset"):
+            ignored(ran)
+        if ran.taken and checks_rows:
+            isolated(ran, ran.data.draw(st.integers(0, vec.num_envs - 1), label="row"), 5)
+
+    return after
+
+
+def vector_kind(
+    vec: Any, factories: list[Callable[[], Any]] | None, other: Any, fresh: Callable[[], Any] | None
+) -> EnvKind:
+    """The :class:`~spacealg.testing.runner.EnvKind` of a check of ``vec``: its episodes
+    compare with the single ``factories`` (None: the reference-free laws) and the ``other``
+    implementation; the replay only steps again; ``fresh`` builds copies for the follow-up
+    (:func:`_follow_up`; None: an instance, whose row laws are not checked)."""
+    mode = _mode(vec)
+    actions = functools.cache(lambda: members(single_space(vec, "action")))
+
+    def declared(env: Any) -> Declared:
+        try:
+            actions().validate()
+        except Exception as error:
+            raise PropertyError("declared-spaces", f"cannot read the spaces: {describe_exception(error)}") from error
+
+        def draw(draws: Draws, count: int) -> list[Any]:
+            return [draws.action(None, None, lambda: single_space(vec, "action"), actions) for _ in range(count)]
+
+        return draw, None
+
+    def episode(env: Any, seed: int, n: int, draw: Callable[..., Any], masks: bool = False) -> VectorEpisode:
+        return VectorEpisode(env, seed, n, draw, factories=factories, other=other, mode=mode, free=factories is None)
+
+    def replay(env: Any, seed: int, n: int, draw: Callable[..., Any], masks: bool = False) -> VectorEpisode:
+        return VectorEpisode(env, seed, n, draw, mode=mode)
+
+    return EnvKind(
+        "vector",
+        episode,
+        declared,
+        "(observations, rewards, terminations, truncations)",
+        VECTOR_PROPERTIES,
+        probes=lambda source, clock: declared_spaces(vec),
+        unchecked=lambda env: _not_checked(other is not None, factories is not None, fresh is not None),
+        replay=replay,
+        after=_follow_up(vec, fresh, mode, actions),
+    )
 
 
 def check_vector_env(
@@ -517,38 +624,30 @@ def check_vector_env(
     ``single``: the single environments' factory (or one per row) when ``env`` has no
     ``env_fns``; ``compare``: another implementation to agree with step for step. Other
     options as :func:`~spacealg.testing.check_env` (``max_steps`` counts batch steps)."""
-
     _check_options(max_examples=max_examples, max_steps=max_steps, budget=budget)
     shared, single, other = _sources(env, single, compare, num_envs)
-    source = shared.source
     fresh = shared.inner.make if shared.inner.owned or isinstance(env, str) else None
     try:
-        vec = source.make()
+        vec = shared.source.make()
         factories = _single_factories(vec, single, vec.num_envs)
-        skipped = _not_checked(determinism, other is not None, factories is not None, fresh is not None)
-        return run_check(
-            source,
-            lambda source, stats, clock, focus: _body(
-                source, vec, factories, other, fresh, stats, clock, focus, max_steps=max_steps, determinism=determinism
-            ),
-            max_examples=max_examples,
-            random_seed=random_seed,
-            kind="vector",
-            properties=tuple(p for p in VECTOR_PROPERTIES if p not in skipped),
-            budget=budget,
-            database=database,
-            probes=lambda source, clock: declared_spaces(vec),
-            not_checked=skipped,
-        )
+        kind = vector_kind(vec, factories, other.make() if other is not None else None, fresh)
+        options: CheckOptions = {
+            "max_examples": max_examples,
+            "max_steps": max_steps,
+            "determinism": determinism,
+            "random_seed": random_seed,
+            "budget": budget,
+            "database": database,
+            "masks": False,
+        }
+        return check_kind(kind, shared.source, options)
     finally:
         while _OPEN:
             _OPEN.pop().close()
 
 
-def _not_checked(determinism: bool, other: bool, factories: bool, fresh: bool) -> dict[str, str]:
+def _not_checked(other: bool, factories: bool, fresh: bool) -> dict[str, str]:
     why: dict[str, str] = {}
-    if not determinism:
-        why.update(dict.fromkeys(("reset-determinism", "step-determinism"), "determinism=False (--no-determinism)"))
     if not other:
         why["sync-async-agree"] = "no second implementation to compare with (compare=, or a registered id)"
     if not factories:
@@ -588,82 +687,3 @@ def declared_spaces(vec: Any) -> list[Any]:
                 )
             )
     return found[:1]
-
-
-def _body(
-    source: EnvSource,
-    vec: Any,
-    factories: Any,
-    other: _Shared | None,
-    fresh: Callable[[], Any] | None,
-    stats: dict[str, int],
-    clock: Budget,
-    focus: Focus,
-    *,
-    max_steps: int,
-    determinism: bool,
-) -> Callable[[Any], None]:
-    from hypothesis import strategies as st
-
-    n_envs = vec.num_envs
-    try:
-        actions = members(single_space(vec, "action"))
-        actions.validate()
-    except Exception as error:
-        raise PropertyError("declared-spaces", f"cannot read the spaces: {describe_exception(error)}") from error
-    mode = _mode(vec)
-    other_env = other.make() if other is not None else None
-
-    def body(data: Any, seed: int, n: int, taken: list[Any]) -> None:
-        def other_than(action: Any) -> Any:
-            """An action different from ``action`` where the space has one: drawn, or (when
-            the draw equals it, as shrunk draws do) sampled from a fixed generator."""
-            candidate = data.draw(actions)
-            sampler = action_fallback(single_space(vec, "action"), 0)
-            for _ in range(16):
-                if not same(candidate, action):
-                    return candidate
-                candidate = sampler(None)
-            return action
-
-        def action_space() -> Any:
-            return single_space(vec, "action")
-
-        draws = Draws(data, max_steps, False, data.draw(SEEDS, label="tail") if n > max_steps else None)
-        draws.taken = taken
-
-        def draw(count: int) -> list[Any]:
-            rows = [draws.action(None, None, action_space, lambda: actions) for _ in range(count)]
-            taken.append([snapshot(r) for r in rows])
-            return rows
-
-        episodes: list[VectorEpisode] = []
-
-        def episode(env: Any, seed: int, n: int, next_rows: Callable[[int], list[Any]]) -> VectorEpisode:
-            """The first run checks against the reference and the other implementation; the
-            replay (for determinism) only steps the environment again."""
-            first = not episodes
-            run = VectorEpisode(env, seed, n, next_rows, factories=factories if first else None,
-                                other=other_env if first else None, mode=mode)
-            run.free = first and factories is None
-            episodes.append(run)
-            return run
-
-        try:
-            run_example(source, episode, seed, n, draw, taken, determinism=determinism, stats=stats,
-                        what="(observations, rewards, terminations, truncations)")
-        except PropertyError as violation:
-            if violation.property == "rows-match-sub-envs" and fresh is not None and mode != "disabled":
-                # a leak between rows is the more precise diagnosis: look for one first
-                for j in range(n_envs):
-                    _isolation(fresh, seed, taken, j, [other_than(row[j]) for row in taken])
-            raise
-        first = episodes[0]
-        if first.reset_steps and fresh is not None:
-            k, i = first.reset_steps[0]
-            _action_ignored(fresh, seed, taken[:k], k, i, other_than(taken[k - 1][i]), first.trace[k][1])
-        if taken and fresh is not None and mode != "disabled":
-            j = data.draw(st.integers(0, n_envs - 1), label="row")
-            _isolation(fresh, seed, taken[:5], j, [other_than(row[j]) for row in taken[:5]])
-
-    return drawn_body(body, max_steps=max_steps, limit=None, clock=clock, focus=focus)

@@ -1,0 +1,192 @@
+"""Issue 23 points 9, 1 and 2: the vector, dm_env and differential checks run on the engine
+every checker shares, and a check goes on past a broken law: every property is held, broken
+(each with its own reproduction) or not checked with why, never held without being run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from envcorpus import gym_envs as g
+from envcorpus import vector_envs as v
+
+from spacealg.testing import EnvCheckError, check_envs_match, check_vector_env
+from spacealg.testing.tables import properties_of
+
+
+class UnseededBatch(v.BatchedCorridors):
+    """EnvPool's seeding: ``reset(seed=...)`` is ignored, the rows draw from streams seeded
+    when the env is built (so two fresh copies are alike, two resets are not). Otherwise
+    sound: next-step autoreset, isolated rows."""
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> Any:
+        return super().reset(seed=None, options=options)
+
+
+class Float64Batch(v.BatchedCorridors):
+    """Bug: every batch of observations is float64, outside the float32 joint space."""
+
+    def _obs(self) -> np.ndarray:
+        return super()._obs().astype(np.float64)
+
+
+def _broken(env: Any, **options: Any) -> EnvCheckError:
+    with pytest.raises(EnvCheckError) as caught:
+        check_vector_env(env, max_examples=10, **options)
+    return caught.value
+
+
+def test_an_env_that_ignores_reset_seeds_is_checked_past_its_seeding():
+    error = _broken(UnseededBatch)
+    verdicts = error.verdicts()
+    assert set(verdicts) == set(properties_of("vector"))
+    assert {e.property for e in error.broken} == {"sub-env-seeding", "reset-determinism"}
+    for prop in ("no-exception", "batch-in-space", "autoreset", "row-isolation", "declared-spaces"):
+        assert verdicts[prop] == "held", prop
+    # the replay starts from another reset: step determinism cannot be judged, and says so
+    assert verdicts["step-determinism"].startswith("not checked: no replay could be compared")
+    assert error.steps > 0 and error.episodes > 1
+    for each in error.broken:  # each its own shortest reproduction, ending in the check
+        assert each.actions == [] and each.property in each.reproduction()
+        compile(each.reproduction(), "<reproduction>", "exec")
+
+
+def test_when_every_example_stops_at_a_broken_law_the_others_are_not_checked():
+    error = _broken(Float64Batch)
+    verdicts = error.verdicts()
+    assert [e.property for e in error.broken] == ["batch-in-space"]
+    assert verdicts["autoreset"] == "not checked: every example stopped at the broken batch-in-space"
+    assert "held" not in {verdicts[p] for p in verdicts if p not in ("declared-spaces",)}
+
+
+def test_a_leak_between_rows_is_reported_with_the_rows_it_makes_differ():
+    # row-isolation is the precise diagnosis and comes first; rows-match-sub-envs is broken
+    # too (row 1 is not what sub-env 1 returns), not held
+    error = _broken(v.WindyVector)
+    assert [e.property for e in error.broken] == ["row-isolation", "rows-match-sub-envs"]
+    assert error.also[0].actions and len(error.also[0].actions) <= 2
+
+
+def test_the_follow_up_replays_copies_against_copies():
+    """The next-step law "the reset step ignores the row's action" is judged on two fresh
+    copies: no false alarm where copies do not replay the first run (seeds ignored), and the
+    bug is still caught where they do."""
+    error = _broken(UnseededBatch)
+    assert "autoreset" not in {e.property for e in error.broken}
+    leak = _broken(v.ActionLeakBatch, max_steps=12)
+    assert leak.property == "autoreset" and "ignores its action" in leak.detail
+
+
+# -- dm_env and differential checks on the shared driver ------------------------------------
+
+
+def test_dm_env_actions_are_drawn_by_the_shared_driver_and_shrink(tmp_path):
+    pytest.importorskip("dm_env")
+    from tests.dm_env_envs import Catch
+
+    class Ladder(Catch):
+        """Bug: three 2s in a row put the observation at 1.5, outside [0, 1]."""
+
+        def reset(self):
+            self.run = 0
+            return super().reset()
+
+        def step(self, action):
+            self.run = self.run + 1 if int(action) == 2 else 0
+            step = super().step(action)
+            return step._replace(observation=np.full(2, 1.5, np.float32)) if self.run >= 3 else step
+
+    from spacealg.testing import check
+
+    with pytest.raises(EnvCheckError) as caught:
+        check(Ladder, max_examples=100, max_steps=5, database=tmp_path)
+    error = caught.value
+    assert any(tmp_path.iterdir())  # the options of every checker apply: the failure is saved
+    assert error.kind == "dm_env" and error.property == "observation-in-spec"
+    assert [int(a) for a in error.actions] == [2, 2, 2]
+    namespace: dict = {"Ladder": Ladder}
+    lines = error.reproduction().splitlines()
+    snippet = "\n".join("env = Ladder()" if line.startswith("env = ") else line for line in lines)
+    with pytest.raises(AssertionError, match="observation"):
+        exec(compile(snippet, "<reproduction>", "exec"), namespace)
+
+
+def test_differing_spaces_stop_a_match_and_say_why_the_rest_is_not_checked():
+    class Wider(g.Corridor):
+        def __init__(self) -> None:
+            super().__init__()
+            from gymnasium import spaces
+
+            self.action_space = spaces.Discrete(4)
+
+    with pytest.raises(EnvCheckError) as caught:
+        check_envs_match(g.Corridor, Wider, max_examples=5)
+    verdicts = caught.value.verdicts()
+    assert verdicts["spaces-match"] == "broken"
+    assert verdicts["rewards-match"] == "not checked: the check stops at the broken spaces-match: no episode runs"
+
+
+# -- EnvPool (optional: pip install envpool) ---------------------------------------------------
+
+
+def test_envpool_is_checked_in_full():
+    envpool = pytest.importorskip("envpool")
+
+    def make() -> Any:
+        return envpool.make("CartPole-v1", env_type="gymnasium", num_envs=4)
+
+    with pytest.warns(UserWarning), pytest.raises(EnvCheckError) as caught:
+        check_vector_env(make, max_examples=10)
+    error = caught.value
+    verdicts = error.verdicts()
+    assert set(verdicts) == set(properties_of("vector"))
+    assert verdicts["declared-spaces"] == "broken"  # observation_space is the single space
+    for prop in ("no-exception", "batch-in-space", "autoreset", "row-isolation"):
+        assert verdicts[prop] == "held", prop
+    assert not verdicts["sub-env-seeding"].startswith("not checked")  # judged, not skipped
+    assert all(why != "not checked: " for why in verdicts.values())
+    assert error.steps > 0 and error.episodes > 1
+
+
+def test_a_failure_stays_in_the_database_after_the_search_goes_past_it(tmp_path):
+    """The search for further broken properties uses keys of its own: it used to replay the
+    saved failure, pass over it, and so delete it from the database."""
+    from spacealg.testing import check_env
+
+    for max_examples in (100, 1):  # the second run finds it only by replaying the saved one
+        with pytest.raises(EnvCheckError) as caught:
+            check_env(g.LeakyCorridor, database=tmp_path, max_examples=max_examples, hygiene=False)
+        assert caught.value.property == "observation-in-space"
+
+
+# -- nothing held that did not run (issue 23 point 2, on the shared engine) ----------------------
+
+
+def _error_of(case_name: str) -> EnvCheckError:
+    from envcorpus import BUGGY, run_case
+
+    (case,) = [c for c in BUGGY if c.name == case_name]
+    with pytest.raises(EnvCheckError) as caught:
+        run_case(case, max_examples=20)
+    return caught.value
+
+
+def test_a_reset_that_always_fails_leaves_the_episode_laws_not_checked():
+    verdicts = _error_of("BrokenResetCorridor").verdicts()
+    assert verdicts["no-exception"] == "broken"
+    assert verdicts["observation-in-space"] == "not checked: every example stopped at the broken no-exception"
+    assert verdicts["declared-spaces"] == "held"  # decided before the search: the spaces were read
+
+
+def test_a_replay_that_never_agrees_leaves_determinism_not_checked_and_the_rest_checked():
+    verdicts = _error_of("GlobalRngResetCorridor").verdicts()
+    assert verdicts["global-rng"] == "broken"
+    assert verdicts["step-determinism"].startswith("not checked: no replay could be compared past the broken")
+    assert verdicts["observation-in-space"] == verdicts["reward-finite-real"] == "held"  # the first runs ran
+
+
+def test_an_aec_env_with_fresh_spaces_is_checked_past_them():
+    verdicts = _error_of("FreshSpaceTakeAway").verdicts()
+    assert verdicts["same-space"] == "broken"
+    assert verdicts["agent-iteration"] == verdicts["observation-in-space"] == "held"
