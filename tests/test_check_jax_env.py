@@ -252,3 +252,66 @@ def test_a_probe_failure_reproduces_through_its_snippet():
     assert error.property == "compile-once" and error.seed is None
     with pytest.raises(AssertionError, match="compile-once"):
         exec(compile(error.reproduction(), "<reproduction>", "exec"), {})
+
+
+# -- JaxMARL and XLand-MiniGrid protocols (toys: no optional library needed) ---------------
+
+
+def test_a_sound_jaxmarl_style_environment_passes_with_its_masks():
+    from tests.jax_toy_envs import make_pair
+
+    report = check_jax_env(make_pair, **{**RELATIONAL, "max_examples": 3})
+    assert report.style == "jaxmarl"
+    assert {"action-mask", "observation-in-space", "reward-in-space", "batching"} <= set(report.properties)
+
+
+@pytest.mark.parametrize("bug", ["observation-in-space", "reward-in-space", "action-mask"])
+def test_each_jaxmarl_style_defect_is_caught_by_its_law(bug):
+    from tests.jax_toy_envs import make_pair
+
+    error = _failure(lambda: make_pair(bug), **FAST)
+    assert error.property == bug, str(error)
+
+
+def test_a_jaxmarl_style_drawn_action_is_legal_for_every_agent():
+    """The draws follow each agent's own mask (a dict of masks, uint8 read as bool)."""
+    import jax
+
+    from spacealg.testing.jax_env.laws import first_illegal
+    from spacealg.testing.jax_env.protocols import adapt
+    from spacealg.testing.jax_env.rollout import Rollouts
+    from tests.jax_toy_envs import make_pair
+
+    protocol = adapt(make_pair())
+    rollouts = Rollouts(protocol, 20, masks=True, illegal=False)
+    seeds = np.arange(16, dtype=np.uint32)
+    out0, traj = jax.device_get(rollouts.drawn(seeds, jax.random.split(jax.random.key(1), 16)))
+    assert all(first_illegal(protocol, out0, traj, row, 20) is None for row in range(16))
+    assert np.asarray(out0["mask"]["a0"]).dtype == bool
+
+
+def test_a_sound_xminigrid_style_environment_passes():
+    from tests.jax_toy_envs import make_track
+
+    report = check_jax_env(make_track, **{**RELATIONAL, "max_examples": 3, "max_steps": 20})
+    assert report.style == "xminigrid"
+    assert {"episode-end", "discount-in-space", "observation-in-space"} <= set(report.properties)
+    assert "declared-dtypes" in report.not_checked  # XLand-MiniGrid declares shapes, not dtypes
+
+
+@pytest.mark.parametrize("bug", ["observation-in-space", "episode-end", "discount-in-space"])
+def test_each_xminigrid_style_defect_is_caught_by_its_law(bug):
+    from tests.jax_toy_envs import make_track
+
+    error = _failure(lambda: make_track(bug), **FAST)
+    assert error.property == bug, str(error)
+
+
+def test_every_jax_id_prefix_has_a_maker_whose_snippet_lines_name_it():
+    from spacealg.testing.jax_env.source import JAX_PREFIXES, MAKERS, jax_source
+
+    assert set(MAKERS) == set(JAX_PREFIXES)
+    source = jax_source("navix:Navix-Empty-5x5-v0")  # nothing is imported until make()
+    assert source.construction == "env = ToGymnax.wrap(navix.make('Navix-Empty-5x5-v0'))"
+    assert source.imports == ("import navix", "from navix.environments.wrappers import ToGymnax")
+
