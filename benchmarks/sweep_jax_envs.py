@@ -9,7 +9,8 @@ compilation and probes, seconds in all; then each failure's message.
         [--json results.json] [--list] [ids...]
 
 Each environment is checked in a fresh subprocess (a crash or a hang costs only that row;
-``--timeout`` seconds each). The figures depend on the machine and its load.
+``--timeout`` seconds each; the failures found before a timeout are kept). The figures
+depend on the machine and its load.
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ ONE = textwrap.dedent(
             if error.property in skip:  # not skippable (a probe reports it before any law)
                 break
             failures.append({"property": error.property, "message": str(error),
-                             "reproduction": error.reproduction()})
+                             "reproduction": error.reproduction(), "seconds": time.perf_counter() - started})
             skip.append(error.property)
+            print("PARTIAL " + json.dumps({"failures": failures}, default=str), flush=True)
         except Exception as error:
             failures.append({"property": "error: " + type(error).__name__, "message": str(error)[:2000]})
             break
@@ -138,8 +140,13 @@ def main() -> None:
             )
             line = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
             row = json.loads(line[-1][7:]) if line else {"result": "crashed", "message": done.stderr[-2000:]}
-        except subprocess.TimeoutExpired:
-            row = {"result": f"timeout after {arguments.timeout:.0f} s"}
+        except subprocess.TimeoutExpired as expired:  # keep the failures found before the timeout
+            out = expired.stdout.decode() if isinstance(expired.stdout, bytes) else (expired.stdout or "")
+            partial = [x for x in out.splitlines() if x.startswith("PARTIAL ")]
+            failures = json.loads(partial[-1][8:])["failures"] if partial else []
+            found = ", ".join(f["property"] for f in failures)
+            after = f" (after finding: {found})" if found else ""
+            row = {"result": f"timeout after {arguments.timeout:.0f} s{after}", "failures": failures}
         row["target"], row["wall"] = target, time.perf_counter() - started
         rows.append(row)
         searching = row.get("seconds", 0) - row.get("setup_seconds", 0)
