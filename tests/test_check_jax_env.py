@@ -308,10 +308,25 @@ def test_each_xminigrid_style_defect_is_caught_by_its_law(bug):
 
 
 def test_every_jax_id_prefix_has_a_maker_whose_snippet_lines_name_it():
-    from spacealg.testing.jax_env.source import JAX_PREFIXES, MAKERS, jax_source
+    from spacealg.testing.jax_env.source import JAX_PREFIXES, MAKERS, jax_maker
 
     assert set(MAKERS) == set(JAX_PREFIXES)
-    source = jax_source("navix:Navix-Empty-5x5-v0")  # nothing is imported until make()
-    assert source.construction == "env = ToGymnax.wrap(navix.make('Navix-Empty-5x5-v0'))"
-    assert source.imports == ("import navix", "from navix.environments.wrappers import ToGymnax")
+    with pytest.raises(ValueError, match="not a JAX id"):
+        jax_maker("nolib:Thing")
+    pytest.importorskip("navix")
+    _, construction, imports = jax_maker("navix:Navix-Empty-5x5-v0")
+    assert construction == "env = ToGymnax.wrap(navix.make('Navix-Empty-5x5-v0'))"
+    assert imports == ("import navix", "from navix.environments.wrappers import ToGymnax")
 
+
+def test_the_cli_makes_a_craftax_id_with_its_keywords_as_its_snippet_prints():
+    pytest.importorskip("craftax")
+    from spacealg.cli.common import resolve_target
+
+    target = resolve_target("craftax:Craftax-Classic-Symbolic-v1")
+    assert target.construction == "env = make_craftax_env_from_name('Craftax-Classic-Symbolic-v1', auto_reset=True)"
+    scope: dict = {}
+    exec("\n".join([*target.imports, target.construction]), scope)
+    assert type(scope["env"]) is type(target.make())
+    assert type(resolve_target("craftax:Craftax-Classic-Symbolic-v1", ["auto_reset=False"]).make()).__name__.endswith(
+        "NoAutoReset")
