@@ -330,3 +330,31 @@ def test_the_cli_makes_a_craftax_id_with_its_keywords_as_its_snippet_prints():
     assert type(scope["env"]) is type(target.make())
     assert type(resolve_target("craftax:Craftax-Classic-Symbolic-v1", ["auto_reset=False"]).make()).__name__.endswith(
         "NoAutoReset")
+
+
+def test_the_automatic_reset_merges_a_node_that_merges_itself_through_its_where():
+    """Regression (playground:CartpoleBalance in the sweep): MJX's Warp ``Data`` must be
+    merged by ``Data.where`` (it keeps its unbatched fields); the checker's leaf-by-leaf
+    select batched them and the compiled rollout raised inside MuJoCo's FFI."""
+    from dataclasses import dataclass
+
+    import jax
+    import jax.numpy as jnp
+
+    from spacealg.testing.jax_env.protocols import _select
+
+    @jax.tree_util.register_dataclass
+    @dataclass
+    class Data:
+        qpos: jax.Array
+        shared: jax.Array  # not batched: where() keeps the running value
+
+        def where(self, done, other):
+            return Data(jnp.where(done, other.qpos, self.qpos), self.shared)
+
+    fresh = {"data": Data(jnp.zeros(2), jnp.full(3, 7.0)), "obs": jnp.zeros(2)}
+    kept = {"data": Data(jnp.ones(2), jnp.full(3, 1.0)), "obs": jnp.ones(2)}
+    merged = _select(jnp.bool_(True), fresh, kept)
+    assert merged["data"].qpos.tolist() == [0.0, 0.0] and merged["obs"].tolist() == [0.0, 0.0]
+    assert merged["data"].shared.tolist() == [1.0, 1.0, 1.0]  # Data.where's choice, not the fresh leaf
+    assert _select(jnp.bool_(False), fresh, kept)["data"].qpos.tolist() == [1.0, 1.0]

@@ -159,11 +159,23 @@ def _xminigrid_like(env: Any) -> bool:
     return all(callable(getattr(env, name, None)) for name in methods)
 
 
+def _merges_itself(node: Any) -> bool:
+    """Whether a state node merges itself: its class defines ``where(done, other)``, as
+    MuJoCo MJX's ``Data`` does (its Warp implementation keeps unbatched fields, which a
+    leaf-by-leaf select would batch, and its FFI then rejects)."""
+    return callable(getattr(type(node), "where", None)) and not hasattr(node, "shape")
+
+
 def _select(done: Any, fresh: Any, kept: Any) -> Any:
-    """``fresh`` where ``done``, else ``kept``, leaf by leaf (the checker's automatic reset)."""
+    """``fresh`` where ``done``, else ``kept`` (the checker's automatic reset): leaf by leaf,
+    except that a node that merges itself (:func:`_merges_itself`) is merged by its own
+    ``kept.where(done, fresh)``."""
     import jax
 
-    return jax.tree.map(lambda a, b: jax.lax.select(done, a, b), fresh, kept)
+    def pick(a: Any, b: Any) -> Any:
+        return b.where(done, a) if _merges_itself(b) else jax.lax.select(done, a, b)
+
+    return jax.tree.map(pick, fresh, kept, is_leaf=_merges_itself)
 
 
 def _inferred_space(observation: Any, shapes: Any = None) -> Any:
