@@ -1,14 +1,16 @@
 """Run ``check_jax_env`` on every registered gymnax and Jumanji environment (and the pgx,
-Craftax, navix, XLand-MiniGrid, JaxMARL and Brax ones that are installed) and print a
+Craftax, JaxMARL, navix, XLand-MiniGrid, Brax and MuJoCo Playground ones that are installed,
+by their ids: see ``spacealg.testing.jax_env.source``) and print a
 Markdown table: env, result (every broken property: after a failure the check is rerun
 without it), steps/s of the search, steps/s inside the compiled rollouts, seconds of
 compilation and probes, seconds in all; then each failure's message.
 
     python benchmarks/sweep_jax_envs.py [--examples N] [--max-steps N] [--budget S] [--only PREFIX]
-        [--json results.json]
+        [--json results.json] [--list] [ids...]
 
 Each environment is checked in a fresh subprocess (a crash or a hang costs only that row;
-``--timeout`` seconds each). The figures depend on the machine and its load.
+``--timeout`` seconds each; the failures found before a timeout are kept). The figures
+depend on the machine and its load.
 """
 
 from __future__ import annotations
@@ -39,8 +41,9 @@ ONE = textwrap.dedent(
             if error.property in skip:  # not skippable (a probe reports it before any law)
                 break
             failures.append({"property": error.property, "message": str(error),
-                             "reproduction": error.reproduction()})
+                             "reproduction": error.reproduction(), "seconds": time.perf_counter() - started})
             skip.append(error.property)
+            print("PARTIAL " + json.dumps({"failures": failures}, default=str), flush=True)
         except Exception as error:
             failures.append({"property": "error: " + type(error).__name__, "message": str(error)[:2000]})
             break
@@ -52,26 +55,58 @@ ONE = textwrap.dedent(
 )
 
 
+CRAFTAX = ("Craftax-Classic-Symbolic-v1", "Craftax-Symbolic-v1", "Craftax-Classic-Pixels-v1", "Craftax-Pixels-v1")
+
+
+def _registered(prefix: str) -> list[str]:
+    """The names ``prefix``'s library registers (empty if it is not installed)."""
+    try:
+        if prefix == "gymnax":
+            import gymnax
+
+            return list(gymnax.registered_envs)
+        if prefix == "jumanji":
+            import jumanji
+
+            return sorted(jumanji.registered_environments())
+        if prefix == "pgx":
+            import pgx
+
+            return list(pgx.available_envs())
+        if prefix == "craftax":
+            import craftax  # noqa: F401
+
+            return list(CRAFTAX)
+        if prefix == "jaxmarl":
+            from jaxmarl.registration import registered_envs
+
+            return list(registered_envs)
+        if prefix == "navix":
+            import navix
+
+            return list(navix.registry())
+        if prefix == "xminigrid":
+            import xminigrid
+
+            return list(xminigrid.registered_environments())
+        if prefix == "brax":
+            from brax import envs
+
+            return sorted(envs._envs)  # brax has no public list of its registered names
+        if prefix == "playground":
+            from mujoco_playground import registry
+
+            return list(registry.ALL_ENVS)
+    except ImportError:
+        pass
+    return []
+
+
+PREFIXES = ("gymnax", "jumanji", "pgx", "craftax", "jaxmarl", "navix", "xminigrid", "brax", "playground")
+
+
 def targets(only: str | None) -> list[str]:
-    found: list[str] = []
-    try:
-        import gymnax
-
-        found += [f"gymnax:{name}" for name in gymnax.registered_envs]
-    except ImportError:
-        pass
-    try:
-        import jumanji
-
-        found += [f"jumanji:{name}" for name in sorted(jumanji.registered_environments())]
-    except ImportError:
-        pass
-    try:
-        import pgx
-
-        found += [f"pgx:{name}" for name in pgx.available_envs()]
-    except ImportError:
-        pass
+    found = [f"{prefix}:{name}" for prefix in PREFIXES for name in _registered(prefix)]
     return [t for t in found if only is None or t.startswith(only)]
 
 
@@ -85,8 +120,12 @@ def main() -> None:
     parser.add_argument("--no-determinism", action="store_true", help="skip the relational laws (faster)")
     parser.add_argument("--only", default=None, help="a prefix of the targets (gymnax:, jumanji:Snake)")
     parser.add_argument("--json", default=None, help="write the rows to this file")
+    parser.add_argument("--list", action="store_true", help="print the ids that would be checked, and stop")
     parser.add_argument("targets", nargs="*", help="ids to check instead of every registered one")
     arguments = parser.parse_args()
+    if arguments.list:
+        print("\n".join(targets(arguments.only)))
+        return
     options = {"max_examples": arguments.examples, "max_steps": arguments.max_steps, "budget": arguments.budget,
                "determinism": not arguments.no_determinism}
     if arguments.batch is not None:
@@ -101,8 +140,13 @@ def main() -> None:
             )
             line = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
             row = json.loads(line[-1][7:]) if line else {"result": "crashed", "message": done.stderr[-2000:]}
-        except subprocess.TimeoutExpired:
-            row = {"result": f"timeout after {arguments.timeout:.0f} s"}
+        except subprocess.TimeoutExpired as expired:  # keep the failures found before the timeout
+            out = expired.stdout.decode() if isinstance(expired.stdout, bytes) else (expired.stdout or "")
+            partial = [x for x in out.splitlines() if x.startswith("PARTIAL ")]
+            failures = json.loads(partial[-1][8:])["failures"] if partial else []
+            found = ", ".join(f["property"] for f in failures)
+            after = f" (after finding: {found})" if found else ""
+            row = {"result": f"timeout after {arguments.timeout:.0f} s{after}", "failures": failures}
         row["target"], row["wall"] = target, time.perf_counter() - started
         rows.append(row)
         searching = row.get("seconds", 0) - row.get("setup_seconds", 0)

@@ -10,12 +10,23 @@ inside, as gymnax does.
 
 ``Line`` (Jumanji style, Jumanji specs): the same walker with a legal-action mask (no move
 off the line), ``TimeStep``s and ``StepType``; ends at ``x == 10``.
+
+``Pair`` (JaxMARL style, spacealg spaces per agent): two walkers ``a0``, ``a1`` on -5..5,
+dicts of observations, actions, rewards and ``dones`` (``"__all__"`` after 12 steps or when
+both reach 5), ``step`` resetting inside, ``get_avail_actions`` as uint8 masks (as SMAX's).
+
+``Track`` (XLand-MiniGrid style): ``reset(params, key) -> TimeStep``, ``step(params,
+timestep, action)``, ``observation_shape(params)``, ``num_actions(params)``; a walker on
+0..8 whose uint8 observation is a one-hot row; LAST at 8 (discount 0) or after
+``params.max_steps`` steps.
+
+``Slide`` (Brax style): see its docstring.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -256,3 +267,130 @@ class Slide:
 def walk_compile_bug() -> Walk:
     """``Walk`` whose reset builds a weakly typed step counter."""
     return make_walk("compile-once")
+
+
+# -- JaxMARL style ---------------------------------------------------------------------------
+
+
+@jax.tree_util.register_dataclass
+@dataclass
+class PairState:
+    x: jax.Array  # (2,) positions
+    t: jax.Array
+
+
+class Pair:
+    """The sound JaxMARL-style pair of walkers (see the module docstring); ``bug`` selects a
+    defect."""
+
+    bug = ""
+    agents: ClassVar[list[str]] = ["a0", "a1"]
+    num_agents = 2
+
+    def observation_space(self, agent: str) -> Box:
+        return Box(-1.0, 1.0, shape=(2,), dtype=np.float32)
+
+    def action_space(self, agent: str) -> Categorical:
+        return Categorical(3, dtype=np.int32)
+
+    def _obs(self, state: PairState) -> dict[str, jax.Array]:
+        scale = 2.5 if self.bug == "observation-in-space" else 5.0
+        return {a: jnp.stack([state.x[i] / scale, state.t / 12.0]).astype(jnp.float32)
+                for i, a in enumerate(self.agents)}
+
+    def reset(self, key: jax.Array) -> tuple[dict[str, jax.Array], PairState]:
+        state = PairState(jax.random.randint(key, (2,), -2, 3, dtype=jnp.int32), jnp.zeros((), jnp.int32))
+        return self._obs(state), state
+
+    def get_avail_actions(self, state: PairState) -> dict[str, jax.Array]:
+        masks = {}
+        for i, a in enumerate(self.agents):
+            mask = jnp.stack([state.x[i] > -5, jnp.bool_(True), state.x[i] < 5])
+            if self.bug == "action-mask":
+                mask = mask & (state.x[0] != 4) & (state.x[1] != 4)
+            masks[a] = mask.astype(jnp.uint8)
+        return masks
+
+    def step(self, key: jax.Array, state: PairState, actions: dict[str, jax.Array]) -> Any:
+        move = jnp.stack([actions[a] for a in self.agents]).astype(jnp.int32) - 1
+        x = jnp.clip(state.x + move, -5, 5)
+        stepped = PairState(x, state.t + jnp.int32(1))
+        done = (stepped.t >= 12) | jnp.all(x == 5)
+        rewards = {a: (x[i] == 5).astype(jnp.float32) for i, a in enumerate(self.agents)}
+        if self.bug == "reward-in-space":
+            rewards["a1"] = jnp.stack([rewards["a1"], rewards["a1"]])
+        obs_reset, fresh = self.reset(key)
+        state = jax.tree.map(lambda a, b: jax.lax.select(done, a, b), fresh, stepped)
+        obs = jax.tree.map(lambda a, b: jax.lax.select(done, a, b), obs_reset, self._obs(stepped))
+        dones = {a: done for a in self.agents} | {"__all__": done}
+        return obs, state, rewards, dones, {}
+
+
+def make_pair(bug: str = "") -> Pair:
+    """A ``Pair`` with the defect ``bug`` ("" for the sound one)."""
+    env = Pair()
+    env.bug = bug
+    return env
+
+
+# -- XLand-MiniGrid style --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TrackParams:
+    max_steps: int = 16
+
+
+@jax.tree_util.register_dataclass
+@dataclass
+class TrackStep:
+    state: jax.Array  # the position
+    step_type: jax.Array
+    reward: jax.Array
+    discount: jax.Array
+    observation: jax.Array
+    t: jax.Array
+
+
+class Track:
+    """The sound XLand-MiniGrid-style walker (see the module docstring); ``bug`` selects a
+    defect."""
+
+    bug = ""
+
+    def default_params(self) -> TrackParams:
+        return TrackParams()
+
+    def num_actions(self, params: TrackParams) -> int:
+        return 3
+
+    def observation_shape(self, params: TrackParams) -> tuple[int, ...]:
+        return (9,)
+
+    def _obs(self, x: jax.Array) -> jax.Array:
+        width = 8 if self.bug == "observation-in-space" else 9
+        return jax.nn.one_hot(x, 9, dtype=jnp.uint8)[:width]
+
+    def reset(self, params: TrackParams, key: jax.Array) -> TrackStep:
+        x = jax.random.randint(key, (), 0, 4, dtype=jnp.int32)
+        zero = jnp.zeros((), jnp.float32)
+        return TrackStep(x, jnp.uint8(0), zero, jnp.ones((), jnp.float32), self._obs(x), jnp.zeros((), jnp.int32))
+
+    def step(self, params: TrackParams, timestep: TrackStep, action: jax.Array) -> TrackStep:
+        x = jnp.clip(timestep.state + action.astype(jnp.int32) - 1, 0, 8)
+        t = timestep.t + 1
+        goal = x == 8
+        last = goal | (t >= params.max_steps)
+        step_type = jnp.where(last, jnp.uint8(2), jnp.uint8(1))
+        if self.bug == "episode-end":
+            step_type = jnp.where(x == 6, jnp.uint8(0), step_type)
+        discount = jnp.where(goal, jnp.float32(0), jnp.float32(2.0 if self.bug == "discount-in-space" else 1.0))
+        return TrackStep(x, step_type, goal.astype(jnp.float32), discount, self._obs(x), t)
+
+
+def make_track(bug: str = "") -> tuple[Track, TrackParams]:
+    """A ``Track`` with the defect ``bug`` ("" for the sound one) and its params, as
+    ``xminigrid.make`` returns them."""
+    env = Track()
+    env.bug = bug
+    return env, env.default_params()

@@ -252,3 +252,109 @@ def test_a_probe_failure_reproduces_through_its_snippet():
     assert error.property == "compile-once" and error.seed is None
     with pytest.raises(AssertionError, match="compile-once"):
         exec(compile(error.reproduction(), "<reproduction>", "exec"), {})
+
+
+# -- JaxMARL and XLand-MiniGrid protocols (toys: no optional library needed) ---------------
+
+
+def test_a_sound_jaxmarl_style_environment_passes_with_its_masks():
+    from tests.jax_toy_envs import make_pair
+
+    report = check_jax_env(make_pair, **{**RELATIONAL, "max_examples": 3})
+    assert report.style == "jaxmarl"
+    assert {"action-mask", "observation-in-space", "reward-in-space", "batching"} <= set(report.properties)
+
+
+@pytest.mark.parametrize("bug", ["observation-in-space", "reward-in-space", "action-mask"])
+def test_each_jaxmarl_style_defect_is_caught_by_its_law(bug):
+    from tests.jax_toy_envs import make_pair
+
+    error = _failure(lambda: make_pair(bug), **FAST)
+    assert error.property == bug, str(error)
+
+
+def test_a_jaxmarl_style_drawn_action_is_legal_for_every_agent():
+    """The draws follow each agent's own mask (a dict of masks, uint8 read as bool)."""
+    import jax
+
+    from spacealg.testing.jax_env.laws import first_illegal
+    from spacealg.testing.jax_env.protocols import adapt
+    from spacealg.testing.jax_env.rollout import Rollouts
+    from tests.jax_toy_envs import make_pair
+
+    protocol = adapt(make_pair())
+    rollouts = Rollouts(protocol, 20, masks=True, illegal=False)
+    seeds = np.arange(16, dtype=np.uint32)
+    out0, traj = jax.device_get(rollouts.drawn(seeds, jax.random.split(jax.random.key(1), 16)))
+    assert all(first_illegal(protocol, out0, traj, row, 20) is None for row in range(16))
+    assert np.asarray(out0["mask"]["a0"]).dtype == bool
+
+
+def test_a_sound_xminigrid_style_environment_passes():
+    from tests.jax_toy_envs import make_track
+
+    report = check_jax_env(make_track, **{**RELATIONAL, "max_examples": 3, "max_steps": 20})
+    assert report.style == "xminigrid"
+    assert {"episode-end", "discount-in-space", "observation-in-space"} <= set(report.properties)
+    assert "declared-dtypes" in report.not_checked  # XLand-MiniGrid declares shapes, not dtypes
+
+
+@pytest.mark.parametrize("bug", ["observation-in-space", "episode-end", "discount-in-space"])
+def test_each_xminigrid_style_defect_is_caught_by_its_law(bug):
+    from tests.jax_toy_envs import make_track
+
+    error = _failure(lambda: make_track(bug), **FAST)
+    assert error.property == bug, str(error)
+
+
+def test_every_jax_id_prefix_has_a_maker_whose_snippet_lines_name_it():
+    from spacealg.testing.jax_env.source import JAX_PREFIXES, MAKERS, jax_maker
+
+    assert set(MAKERS) == set(JAX_PREFIXES)
+    with pytest.raises(ValueError, match="not a JAX id"):
+        jax_maker("nolib:Thing")
+    pytest.importorskip("navix")
+    _, construction, imports = jax_maker("navix:Navix-Empty-5x5-v0")
+    assert construction == "env = ToGymnax.wrap(navix.make('Navix-Empty-5x5-v0'))"
+    assert imports == ("import navix", "from navix.environments.wrappers import ToGymnax")
+
+
+def test_the_cli_makes_a_craftax_id_with_its_keywords_as_its_snippet_prints():
+    pytest.importorskip("craftax")
+    from spacealg.cli.common import resolve_target
+
+    target = resolve_target("craftax:Craftax-Classic-Symbolic-v1")
+    assert target.construction == "env = make_craftax_env_from_name('Craftax-Classic-Symbolic-v1', auto_reset=True)"
+    scope: dict = {}
+    exec("\n".join([*target.imports, target.construction]), scope)
+    assert type(scope["env"]) is type(target.make())
+    assert type(resolve_target("craftax:Craftax-Classic-Symbolic-v1", ["auto_reset=False"]).make()).__name__.endswith(
+        "NoAutoReset")
+
+
+def test_the_automatic_reset_merges_a_node_that_merges_itself_through_its_where():
+    """Regression (playground:CartpoleBalance in the sweep): MJX's Warp ``Data`` must be
+    merged by ``Data.where`` (it keeps its unbatched fields); the checker's leaf-by-leaf
+    select batched them and the compiled rollout raised inside MuJoCo's FFI."""
+    from dataclasses import dataclass
+
+    import jax
+    import jax.numpy as jnp
+
+    from spacealg.testing.jax_env.protocols import _select
+
+    @jax.tree_util.register_dataclass
+    @dataclass
+    class Data:
+        qpos: jax.Array
+        shared: jax.Array  # not batched: where() keeps the running value
+
+        def where(self, done, other):
+            return Data(jnp.where(done, other.qpos, self.qpos), self.shared)
+
+    fresh = {"data": Data(jnp.zeros(2), jnp.full(3, 7.0)), "obs": jnp.zeros(2)}
+    kept = {"data": Data(jnp.ones(2), jnp.full(3, 1.0)), "obs": jnp.ones(2)}
+    merged = _select(jnp.bool_(True), fresh, kept)
+    assert merged["data"].qpos.tolist() == [0.0, 0.0] and merged["obs"].tolist() == [0.0, 0.0]
+    assert merged["data"].shared.tolist() == [1.0, 1.0, 1.0]  # Data.where's choice, not the fresh leaf
+    assert _select(jnp.bool_(False), fresh, kept)["data"].qpos.tolist() == [1.0, 1.0]

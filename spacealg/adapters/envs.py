@@ -16,7 +16,7 @@ from spacealg.describe import describe
 __all__ = ["JAX_PREFIXES", "describe_env", "foreign_spaces", "is_jax_id"]
 
 
-JAX_PREFIXES = ("gymnax", "jumanji", "pgx")
+JAX_PREFIXES = ("gymnax", "jumanji", "pgx", "craftax", "jaxmarl", "navix", "xminigrid", "brax", "playground")
 """The id prefixes: each names a library whose ``make(name)`` makes the environment."""
 
 

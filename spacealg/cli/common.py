@@ -73,6 +73,12 @@ OPTIONAL_EXTRAS: dict[str, str] = {
     "gymnax": "gymnax",
     "jumanji": "jumanji",
     "pgx": "pgx",
+    "craftax": "craftax",
+    "jaxmarl": "jaxmarl",
+    "navix": "navix",
+    "xminigrid": "xminigrid",
+    "brax": "brax",
+    "mujoco_playground": "playground",
     "matplotlib": "notebooks",
 }
 
@@ -219,19 +225,19 @@ def resolve_target(env_id: str, env_kwargs: Sequence[str] | None = None, *, chec
 
 
 def _jax_target(env_id: str, kwargs: dict[str, Any]) -> Target:
-    """``library:name``: ``library.make(name, **kwargs)``, the library imported lazily (a
-    missing one: CommandError naming the extra that installs it)."""
-    library, _, name = env_id.partition(":")
-    try:
-        module = importlib.import_module(library)
-    except ModuleNotFoundError as error:
-        raise CommandError(f"cannot make {env_id!r}: {missing_extra(error) or one_line(error)}") from None
+    """``library:name``: the library's maker (``gymnax.make(name, **kwargs)``, ...; see
+    :data:`spacealg.testing.jax_env.source.MAKERS`), the library imported lazily (a missing
+    one: CommandError naming the extra that installs it)."""
+    from spacealg.testing.jax_env.source import jax_maker
 
     def make(**given: Any) -> Any:
-        return module.make(name, **given)
+        return jax_maker(env_id, given)[0]()
 
-    construction = "env = " + _call_text(f"{library}.make", [repr(name)], kwargs)
-    return Target(env_id, make, kwargs, construction, (f"import {library}",))
+    try:
+        _, construction, imports = jax_maker(env_id, kwargs)
+    except ModuleNotFoundError as error:
+        raise CommandError(f"cannot make {env_id!r}: {missing_extra(error) or one_line(error)}") from None
+    return Target(env_id, make, kwargs, construction, imports)
 
 
 @contextlib.contextmanager

@@ -92,8 +92,10 @@ def _checked(
         skipped["illegal-action"] = "illegal_actions=False"
     if protocol.sample_action is None:
         skipped["action-in-space"] = "the library has no sampler of its own: spacealg draws the actions"
-    if protocol.discount_space is None and protocol.style != "jumanji":
+    if protocol.discount_space is None and protocol.style not in ("jumanji", "xminigrid"):
         skipped["discount-in-space"] = f"{protocol.style} environments have no discount"
+    if protocol.inferred:
+        skipped["declared-dtypes"] = f"{protocol.style} declares no observation dtypes: the space takes reset's"
     if not masks:
         skipped["action-mask"] = "masks=False"
     if not determinism:

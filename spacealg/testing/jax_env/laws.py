@@ -114,17 +114,22 @@ def _actions(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int) ->
 
 
 def _reward(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int) -> Any:
+    import jax
+
     rows = _rows(out0)
-    reward = np.asarray(traj["reward"])
     if p.reward_space is not None:
         inside, why = members(traj["reward"], converted(p.reward_space), (rows, _horizon(traj)))
-    else:
-        expected = () if p.style != "pgx" else reward.shape[2:]
-        fine = reward.shape[2:] == expected and reward.dtype.kind in "iuf"
-        inside = np.full(reward.shape[:2], fine)
-        why = f"a reward of shape {reward.shape[2:]} and dtype {reward.dtype}, not a real scalar"
+    else:  # undeclared: a real scalar (per agent for JaxMARL's dict; pgx: one per player)
+        inside = np.ones((rows, _horizon(traj)), bool)
+        why = ""
+        for leaf in jax.tree.leaves(traj["reward"]):
+            reward = np.asarray(leaf)
+            expected = () if p.style != "pgx" else reward.shape[2:]
+            if reward.shape[2:] != expected or reward.dtype.kind not in "iuf":
+                inside[...] = False
+                why = why or f"a reward of shape {reward.shape[2:]} and dtype {reward.dtype}, not a real scalar"
     ok = _columns(rows, n, None, inside)
-    return ok, lambda r, c: f"the reward of step {c} is {short(reward[r, c - 1])}: {why}"
+    return ok, lambda r, c: f"the reward of step {c} is {short(_pick(traj['reward'], (r, c - 1)))}: {why}"
 
 
 def _discount(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int) -> Any:
@@ -203,7 +208,7 @@ def _episode_end(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int
             if value.dtype != np.bool_ or value.shape[2:] != ():
                 said = f"{name} is not a bool scalar: dtype {value.dtype}, shape {value.shape[2:]}"
                 flag(np.zeros((rows, n), bool), 1, _constant(said))
-    if p.style == "jumanji":
+    if p.style in ("jumanji", "xminigrid"):  # dm_env's step types: FIRST 0, MID 1, LAST 2
         first = np.asarray(out0["step_type"]).reshape(rows, 1) == 0
         flag(first, 0, lambda r, c: f"reset returned step_type {int(np.asarray(out0['step_type'])[r])}, not FIRST (0)")
         kind = np.asarray(traj["step_type"])[:, :n]
@@ -215,8 +220,9 @@ def _episode_end(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int
              f"step_type {int(again[r, c - 1])}, not FIRST (0)")
     if p.max_steps is not None:
         elapsed = np.asarray(traj["elapsed"])[:, :n]
+        limit = "params.max_steps_in_episode" if p.style == "gymnax" else "params.max_steps"
         flag(elapsed <= p.max_steps, 1, lambda r, c: f"the episode is still going after {int(elapsed[r, c - 1])} "
-             f"steps, beyond params.max_steps_in_episode = {p.max_steps}")
+             f"steps, beyond {limit} = {p.max_steps}")
     del horizon
     return ok, lambda r, c: problems.get((r, c), "")
 
@@ -260,35 +266,56 @@ def is_legal(mask: np.ndarray, action: Any, space: Any) -> bool:
         return True
 
 
+def _per_agent(mask: Any, action: Any, space: Any) -> list[tuple[Any, Any, Any]]:
+    """``(mask, action, space)`` per agent of a dict mask (JaxMARL), or the one triple."""
+    if isinstance(mask, dict):
+        return [(mask[k], action[k], space[k]) for k in mask]
+    return [(mask, action, space)]
+
+
 def first_illegal(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], row: int, steps: int) -> int | None:
     """The first step (1-based) among the first ``steps`` of ``row`` whose action the mask
-    in force forbade; None if none did (or no mask is published)."""
+    in force forbade (for a dict of masks, one agent's); None if none did (or no mask is
+    published)."""
     if "mask" not in out0:
         return None
     space = converted(p.action_space)
     for t in range(steps):
-        mask = np.asarray(out0["mask"])[row] if t == 0 else np.asarray(traj["mask"])[row, t - 1]
-        action = np.asarray(traj["action"])[row, t]
-        if not is_legal(mask, action, space):
+        mask = _pick(out0["mask"], (row,)) if t == 0 else _pick(traj["mask"], (row, t - 1))
+        action = _pick(traj["action"], (row, t))
+        if not all(is_legal(m, a, s) for m, a, s in _per_agent(mask, action, space)):
             return t + 1
     return None
 
 
+def _nonempty(mask: Any, space: Any, lead: int) -> tuple[np.ndarray, str]:
+    """:func:`mask_factors` of a mask, or of a dict of masks (one per agent, as JaxMARL's
+    ``get_avail_actions``): allowed where some agent has a legal action (an agent out of
+    the game may have none)."""
+    if not isinstance(mask, dict):
+        return mask_factors(np.asarray(mask), space, lead)
+    parts = [mask_factors(np.asarray(mask[k]), space[k], lead) for k in mask]
+    return np.any([ok for ok, _ in parts], axis=0), next((why for _, why in parts if why), "")
+
+
 def _masks(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int) -> Any:
+    import jax
+
     rows = _rows(out0)
     if "mask" not in out0:
         return np.ones((rows, 1 + n), bool), lambda r, c: ""
     space = converted(p.action_space)
-    m0, m = np.asarray(out0["mask"]), np.asarray(traj["mask"])
-    if m0.dtype != np.bool_:
+    m0, m = out0["mask"], traj["mask"]
+    kinds = {np.asarray(leaf).dtype for leaf in jax.tree.leaves(m0)}
+    if kinds != {np.dtype(np.bool_)}:
         bad = np.zeros((rows, 1 + n), bool)
-        return bad, lambda r, c: f"{p.mask_of} has dtype {m0.dtype}, not bool"
-    first, why0 = mask_factors(m0, space, 1)
-    later, why1 = mask_factors(m, space, 2)
+        return bad, lambda r, c: f"{p.mask_of} has dtype {sorted(map(str, kinds))}, not bool"
+    first, why0 = _nonempty(m0, space, 1)
+    later, why1 = _nonempty(m, space, 2)
     ok = _columns(rows, n, first, later)
 
     def detail(r: int, c: int) -> str:
-        value = m0[r] if c == 0 else m[r, c - 1]
+        value = _pick(m0, (r,)) if c == 0 else _pick(m, (r, c - 1))
         where = "at reset" if c == 0 else f"after step {c} (the episode goes on)"
         return f"{p.mask_of} {where} allows no action: {short(value)}" + (f" ({why0 or why1})" if why0 or why1 else "")
 

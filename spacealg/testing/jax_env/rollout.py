@@ -3,7 +3,8 @@
 :func:`drawer` builds the in-graph action draw of a :class:`~.protocols.Protocol`: the
 library's own sampler where it has one (gymnax spaces), else a uniform draw from the
 converted action space (Categorical, Box, products of them), legal under a published mask
-(a joint mask of the action space's shape, or one row per factor), with ``illegal`` one
+(a joint mask of the action space's shape, or one row per factor; for a DictProduct, a
+dict of such masks, one per entry), with ``illegal`` one
 draw in four ignoring the mask. :class:`Rollouts` compiles, once per check:
 
 - ``drawn(seeds, action_keys)``: the batched rollout of ``horizon`` steps, one row per seed;
@@ -52,9 +53,10 @@ def _leaf_draw(space: Any) -> Callable[[Any, Any], Any]:
     if isinstance(space, DictProduct):
         parts = {k: _leaf_draw(s) for k, s in space.spaces.items()}
 
-        def draw_dict(key: Any, mask: Any) -> Any:
+        def draw_dict(key: Any, mask: Any) -> Any:  # a dict of masks: one per entry (JaxMARL's agents)
             keys = jax.random.split(key, len(parts))
-            return {k: d(kk, None) for (k, d), kk in zip(parts.items(), keys)}
+            masks = mask if isinstance(mask, dict) else {}
+            return {k: d(kk, masks.get(k)) for (k, d), kk in zip(parts.items(), keys)}
 
         return draw_dict
     if isinstance(space, TupleProduct):

@@ -25,7 +25,8 @@ __all__ = ["confirm", "converted", "dtype_problem", "is_member", "leaves", "memb
 
 
 def converted(space: Any) -> Any:
-    """The spacealg space equal to ``space`` (gymnax space, Jumanji spec, or spacealg space)."""
+    """The spacealg space equal to ``space`` (gymnax space, Jumanji spec, Craftax or JaxMARL
+    space, or spacealg space)."""
     roots = {c.__module__.partition(".")[0] for c in type(space).__mro__}
     if "gymnax" in roots:
         from spacealg.adapters.gymnax import from_gymnax
@@ -35,9 +36,23 @@ def converted(space: Any) -> Any:
         from spacealg.adapters.jumanji import from_jumanji
 
         return from_jumanji(space)
+    from spacealg.testing.jax_env.lookalikes import from_lookalike, is_lookalike
+
+    if is_lookalike(space):  # Craftax's and JaxMARL's copies of gymnax's spaces
+        return from_lookalike(space)
+    if isinstance(space, Mapping) and space and not _is_space(space):  # JaxMARL's spaces, one per agent
+        from spacealg.spaces.product import DictProduct
+
+        return DictProduct([(k, converted(v)) for k, v in space.items()])
     from spacealg.core.generic import as_space
 
     return as_space(space)
+
+
+def _is_space(value: Any) -> bool:
+    from spacealg.spaces.product import DictProduct
+
+    return isinstance(value, DictProduct)
 
 
 def _fields(value: Any, keys: Any) -> dict[Any, Any]:
@@ -136,6 +151,9 @@ def confirm(value: Any, declared: Any) -> str:
     own membership test on the declared one, as a sentence for a failure's detail."""
     from spacealg.core.protocol import contains
 
+    if isinstance(declared, Mapping) and not _is_space(declared):  # one space per agent
+        wrong = [k for k in declared if not is_member(_fields(value, [k])[k], declared[k])]
+        return "; ".join(f"{k!r}: {confirm(_fields(value, [k])[k], declared[k])}" for k in wrong[:3])
     space = converted(declared)
     try:
         ours = bool(contains(plain(value, space), space))
@@ -149,12 +167,14 @@ def confirm(value: Any, declared: Any) -> str:
         except Exception as error:
             theirs = f"raises {type(error).__name__}: {str(error).splitlines()[0][:200]}"
         return f"spacealg.contains(value, {type(space).__name__}) is {ours}; Jumanji's spec.validate(value) {theirs}"
-    if "gymnax" in roots:
+    library = next(iter(roots & {"gymnax", "craftax", "jaxmarl"}), None)
+    if library is not None:
         try:
             theirs = str(bool(declared.contains(value)))
         except Exception as error:
             theirs = f"raises {type(error).__name__}"
-        return f"spacealg.contains(value, from_gymnax(space)) is {ours}; gymnax's space.contains(value) is {theirs}"
+        return (f"spacealg.contains(value, {type(space).__name__}) is {ours}; {library}'s space.contains(value) "
+                f"is {theirs}")
     return f"spacealg.contains(value, space) is {ours}"
 
 
