@@ -150,6 +150,7 @@ class IdentityCache(Generic[V]):
             except TypeError:  # no weak references: the entry holds the key
                 size += self._weigh(key)
         if size > self.max_bytes:
+            self._drop(k)  # a value kept before under this key is stale now
             return value
         with self._lock:  # threads share the caches: evicting iterates over the entries
             self._drop(k)
