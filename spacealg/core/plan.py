@@ -57,8 +57,8 @@ from spacealg.core.codegen import Generator
 from spacealg.core.generic import as_space, generic
 from spacealg.core.leaf import LeafModel, Members, leaf
 
-__all__ = ["KEPT", "MAX_VARIANTS", "ObjectBatchError", "Plan", "array_leaf", "components", "map_tree", "plan_for",
-           "tree_values", "walk"]
+__all__ = ["KEPT", "MAX_VARIANTS", "ObjectBatchError", "Plan", "array_leaf", "components", "kept_plan", "map_tree",
+           "plan_for", "tree_values", "variant_of", "walk"]
 
 #: Compiled torch/JAX variants kept per plan (first in, first out): a space meets few dtypes and devices.
 MAX_VARIANTS = 32
@@ -252,19 +252,22 @@ def _nothing(*args: Any) -> None:
 
 
 def _weigh(plan: Any) -> int:
-    """The plan's footprint, plus the bytes of the device constants its leaves keep."""
+    """The plan's footprint, each variant weighed as a value of its own (as deep as a cache
+    weighs its values), plus the bytes of the device constants its leaves keep."""
     if not isinstance(plan, Plan):
         return footprint(plan)
-    extra = 0
+    extra = sum(footprint(made) for made in plan.variants.values())
     for model in plan.__dict__.get("leaves", ()):
         for value in model.cache.values():
             for item in value if isinstance(value, tuple) else (value,):
                 if not isinstance(item, np.ndarray):
                     extra += int(getattr(item, "nbytes", 0) or 0)
-    return footprint(plan) + extra
+    return footprint({k: v for k, v in vars(plan).items() if k != "variants"}) + extra
 
 
 _PLANS: IdentityCache[Plan] = IdentityCache("plans", max_entries=4096, weigh=lambda p: _weigh(p))
+kept_plan = _PLANS.get
+"""``kept_plan(space)``: the plan kept for ``space``, or None (the hot path: one dict lookup)."""
 
 
 def plan_for(space: Any, name: str | None = None, what: str | None = None) -> Plan:
@@ -284,6 +287,19 @@ def plan_for(space: Any, name: str | None = None, what: str | None = None) -> Pl
             raise TypeError(f"{what} on {name}: {error}") from None
         plan._reweigh()
     return plan
+
+
+def variant_of(space: Any, key: Any, build: Callable[[Any], Any]) -> Any:
+    """The variant ``key`` of ``space``'s plan, ``build(space)`` on first use: the hot path
+    is one lookup of the kept plan and one of its variant; ``build`` runs before a plan is
+    made, so an object that is no space (its TypeError) leaves no plan behind."""
+    plan = _PLANS.get(space)
+    if plan is not None:
+        made = plan.variants.get(key)
+        if made is not None:
+            return made
+    made = build(space)
+    return plan_for(space).variant(key, lambda: made)
 
 
 # -- split and join: generated code, or walkers for a plan that serves one call -----------------

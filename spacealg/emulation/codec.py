@@ -54,6 +54,7 @@ from spacealg.core.arrays import backend_implementation, backend_name
 from spacealg.core.cache import IdentityCache
 from spacealg.core.codegen import Generator
 from spacealg.core.leaf import Form, LeafModel
+from spacealg.core.plan import plan_for, variant_of
 from spacealg.emulation.spaces import Layout, Struct, layout_of
 
 __all__ = ["Codec", "codec_for"]
@@ -201,7 +202,6 @@ class Codec:
         ]
         self._views: IdentityCache[tuple[np.ndarray, ...]] = IdentityCache("row views", 64)
         self._batch_views: IdentityCache[tuple[np.ndarray, ...]] = IdentityCache("buffer views", 64)
-        self._compiled: dict[Any, Any] = {}
         self._compile()
 
     def __repr__(self) -> str:
@@ -223,12 +223,10 @@ class Codec:
         return cached_views_function(gen, header, "out", len(self.fields), miss, body)
 
     def compiled(self, key: Any, build: Callable[[Codec], Any]) -> Any:
-        """``build(self)``, made once per ``key`` and kept as long as this codec (code other
-        modules generate over the fields, such as the guard's checked writers)."""
-        made = self._compiled.get(key)
-        if made is None:
-            made = self._compiled[key] = build(self)
-        return made
+        """``build(self)``, made once per ``key`` for this codec's space and role (code other
+        modules generate over the fields, such as the guard's checked writers): a variant of
+        the space's plan (:mod:`spacealg.core.plan`), kept as long as the plan."""
+        return variant_of(self.space, ("emulation guard", "numpy", self.role, key), lambda s: build(self))
 
     def _read(self, gen: Generator, field: Field, copy: bool, listed: bool = False) -> str:
         """The expression of ``field``'s value in the 1-D row ``a`` (scalars as Python numbers;
@@ -287,8 +285,8 @@ class Codec:
         self.nativize = gen.function("def nativize(a, copy=False):", [  # type: ignore[method-assign]
             f"if type(a) is not _ndarray or a.dtype is not _dtype or a.shape != {self._row_shape!r}:",
             "    a = _flat(a, False)", *reads])
-        # assemble(values): the leaf values (in field order) nested as a member is
-        self.assemble = gen.function("def assemble(v):", [f"return {nest(lambda k: f'v[{k}]')}"])
+        # assemble(values): the leaf values (in field order) nested as a member is: the plan's join
+        self.assemble = plan_for(self.space).join
 
     # -- rows ---------------------------------------------------------------------------
     def as_row(self, out: Any, writing: bool) -> np.ndarray:
@@ -387,13 +385,12 @@ class Codec:
         return self.assemble(values)
 
 
-_CODECS = {role: IdentityCache[Codec](f"{role} codecs") for role in ("observation", "action")}
+_CODEC_KEYS = {role: ("emulation codec", "numpy", role) for role in ("observation", "action")}
 
 
 def codec_for(space: Any, role: str = "observation") -> Codec:
-    """The :class:`Codec` of ``space`` in ``role``, kept under :mod:`spacealg.core.cache`'s rule."""
-    cache = _CODECS.get(role)
-    if cache is None:
+    """The :class:`Codec` of ``space`` in ``role``, a variant of the space's plan (:mod:`spacealg.core.plan`)."""
+    key = _CODEC_KEYS.get(role)
+    if key is None:
         return Codec(space, role)  # raises the ValueError naming role
-    codec = cache.get(space)
-    return codec if codec is not None else cache.put(space, Codec(space, role))
+    return variant_of(space, key, lambda s: Codec(s, role))  # type: ignore[no-any-return]

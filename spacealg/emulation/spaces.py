@@ -61,11 +61,11 @@ import numpy as np
 
 from spacealg.adapters.gymnasium import to_gymnasium
 from spacealg.adapters.native import gym_class_of
-from spacealg.core.cache import IdentityCache
 from spacealg.core.generic import as_space, generic
 from spacealg.core.image import image_of
 from spacealg.core.leaf import Form, LeafModel, widths
 from spacealg.core.leaf import leaf as leaf_model
+from spacealg.core.plan import variant_of
 from spacealg.core.protocol import SpaceStyle, bounds
 from spacealg.core.space import Space
 from spacealg.core.styles import FiniteSpaceStyle
@@ -359,16 +359,15 @@ def _is_native(space: Any, names: tuple[str, ...]) -> bool:
 # PufferLib's functions
 # =====================================================================================
 
-_LAYOUTS = {role: IdentityCache[Layout](f"{role} layouts") for role in ("observation", "action")}
+_LAYOUT_KEYS = {role: ("emulation layout", "numpy", role) for role in ("observation", "action")}
 
 
 def layout_of(space: Any, role: str = "observation") -> Layout:
-    """The :class:`Layout` of ``space`` in ``role``, kept under :mod:`spacealg.core.cache`'s rule."""
-    cache = _LAYOUTS.get(role)
-    if cache is None:
+    """The :class:`Layout` of ``space`` in ``role``, a variant of the space's plan (:mod:`spacealg.core.plan`)."""
+    key = _LAYOUT_KEYS.get(role)
+    if key is None:
         return Layout(space, role)  # raises the ValueError naming role
-    layout = cache.get(space)
-    return layout if layout is not None else cache.put(space, Layout(space, role))
+    return variant_of(space, key, lambda s: Layout(s, role))  # type: ignore[no-any-return]
 
 
 def dtype_from_space(space: Any) -> np.dtype:

@@ -39,7 +39,7 @@ The batched forms :func:`flatten_batch`/:func:`unflatten_batch` take and give sp
 batches (arrays ``(*batch, *elsize)``, tuples/dicts of component batches, object arrays for
 OneOf) and ``(*batch, flatdim)`` arrays, vectorised per leaf (torch/JAX: :mod:`spacealg.backends`).
 
-Speed: a space compiles once (cached under :mod:`spacealg.core.cache`'s rule) into straight-line
+Speed: a space compiles once (a variant of its plan, :mod:`spacealg.core.plan`) into straight-line
 code with offsets and checks inlined; ``codec = flat_codec(space)`` skips even the cache lookup.
 
 Laws (tests/test_flatten.py): ``unflatten(flatten(x, s), s) == x``; ``flatten(x, s) in flattened_box(s)``;
@@ -61,11 +61,11 @@ import numpy as np
 from spacealg.adapters.gymnasium import to_gymnasium
 from spacealg.adapters.native import gym_class_of
 from spacealg.core.arrays import backend_implementation, backend_name, kind_rule, namespace_for
-from spacealg.core.cache import IdentityCache
 from spacealg.core.codegen import Generator
 from spacealg.core.generic import coerce, generic
 from spacealg.core.image import Image, image_of
 from spacealg.core.leaf import LeafModel, leaf, plain, widths
+from spacealg.core.plan import kept_plan, variant_of
 from spacealg.core.space import Space
 from spacealg.spaces.box import Box
 from spacealg.spaces.graph import Graph, GraphInstance
@@ -611,14 +611,13 @@ class GraphCodec(FlatCodec):
 
 # -- the public functions: a cached codec, then its method; errors name the argument ----------
 
-_CODECS: IdentityCache[FlatCodec] = IdentityCache("flat codecs")
-_lookup = _CODECS.get
+_FLAT = ("flat_codec", "numpy", None, None)  # the codec's key among the variants of a space's plan
 _BAD_VALUE = (KeyError, IndexError, AttributeError, TypeError, ValueError)
 
 
 def _codec(space: Any) -> FlatCodec:
-    """The codec of ``space``, kept under :mod:`spacealg.core.cache`'s rule."""
-    return _CODECS.get_or_compute(space, flat_codec)
+    """The codec of ``space``: a variant of its plan (:mod:`spacealg.core.plan`), built once."""
+    return variant_of(space, _FLAT, flat_codec)  # type: ignore[no-any-return]
 
 
 def _codec_of(space: Any, function: str, value: Any = None) -> FlatCodec:
@@ -654,7 +653,8 @@ def flatten(x: Any, space: Any) -> Any:
     A value not shaped like a member (missing or extra parts, wrong keys, a label not in
     the space) raises ValueError naming ``x`` and the space; swapped arguments a TypeError.
     """
-    codec = _lookup(space)
+    plan = kept_plan(space)
+    codec = None if plan is None else plan.variants.get(_FLAT)
     if codec is None:
         codec = _codec_of(space, "flatten", x)
     try:
@@ -669,7 +669,8 @@ def unflatten(v: Any, space: Any) -> Any:
     ``v``: ``flatdim(space)`` numbers (an array, list or tuple); else, or where a one-hot
     segment has no nonzero entry, a ValueError naming ``v`` and the space.
     """
-    codec = _lookup(space)
+    plan = kept_plan(space)
+    codec = None if plan is None else plan.variants.get(_FLAT)
     if codec is None:
         codec = _codec_of(space, "unflatten", v)
     try:
@@ -698,7 +699,8 @@ def _batched(function: Callable[..., Any], argument: str, values: Any, space: An
             return rule(namespace_for(name, values), values, space)
         return backend_implementation(function, name)(values, space)
     operation = function.__name__
-    codec = _lookup(space) or _codec_of(space, operation, values)
+    plan = kept_plan(space)
+    codec = (None if plan is None else plan.variants.get(_FLAT)) or _codec_of(space, operation, values)
     try:
         return getattr(codec, operation)(values)
     except _BAD_VALUE as error:
