@@ -27,7 +27,7 @@ import numpy as np
 from spacealg.backends.arrays import backend_name
 from spacealg.backends.kernel import Kernel
 from spacealg.backends.leaves import first_array
-from spacealg.core.leaf import Form, all_equal
+from spacealg.core.leaf import Form
 from spacealg.emulation.codec import codec_for
 
 __all__ = ["emulate_batch_on", "emulate_tensor", "nativize_batch_on", "nativize_tensor"]
@@ -123,39 +123,10 @@ def _jax_to_bytes(k: Kernel, field: Any, value: Any) -> Any:
     return raw
 
 
-def _items(field: Any) -> np.ndarray:
-    items = np.asarray(field.items)
-    if not field.items or items.dtype.kind not in "biuf":
-        raise TypeError(
-            f"emulation: {field.path} = {field.leaf.space!r} holds labels, which have no tensor "
-            "form (their stored index is in the raw rows)"
-        )
-    return items
-
-
 def _decode(k: Kernel, field: Any, stored: Any, copy: bool) -> Any:
-    xp = k.xp
-    if field.form in (Form.LABEL, Form.LABELS):
-        items = _items(field)
-        index = stored
-        if field.rounds:
-            index = xp.clip(xp.round(stored), 0, len(items) - 1)
-        values = k.backend.constant(items, k.backend.dtype(items.dtype, None, None, field.path), k.device)
-        return values[xp.astype(index, k.widest_int())]
-    value_dtype = k.backend.dtype(field.value_dtype, field.low, field.high, field.path)
-    if field.rounds:
-        if not np.asarray(field.low).size:  # no entries: nothing to round
-            return xp.astype(stored, value_dtype)
-        low = float(np.asarray(field.low, dtype=np.float64).min())
-        high = float(np.asarray(field.high, dtype=np.float64).max())
-        if not (all_equal(field.low) and all_equal(field.high)):
-            work = stored.dtype
-            lo = k.backend.constant(field.low.astype(np.float64), work, k.device)
-            hi = k.backend.constant(field.high.astype(np.float64), work, k.device)
-            return xp.astype(xp.clip(xp.round(stored), lo, hi), value_dtype)
-        return xp.astype(xp.clip(xp.round(stored), low, high), value_dtype)
-    if stored.dtype != value_dtype:
-        return xp.astype(stored, value_dtype)
+    """The field's values from its stored ones: the codec's own rule (``Field.decode``)."""
+    if field.decodes or stored.dtype != k.native(field.leaf, field.value_dtype):
+        return field.decode(stored, k)
     if copy:
         return stored.clone() if k.name == "torch" else stored
     return stored
@@ -184,7 +155,7 @@ def _encode(k: Kernel, field: Any, value: Any, n: int, stored: Any) -> Any:
     if backend_name(value) != k.name:
         raise TypeError(f"emulation: {field.path} is a {type(value).__qualname__}, expected a {k.name} array")
     if field.form in (Form.LABEL, Form.LABELS):
-        items = _items(field)
+        items = field.numeric_items()
         floating = k.kind(value) == "f" or items.dtype.kind == "f"
         work = k.widest_float() if floating else k.widest_int()
         hits = xp.astype(value, work)[..., None] == k.backend.constant(items, work, k.device)

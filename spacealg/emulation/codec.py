@@ -56,6 +56,7 @@ from spacealg.core.codegen import Generator
 from spacealg.core.leaf import Form, LeafModel
 from spacealg.core.plan import plan_for, variant_of
 from spacealg.emulation.spaces import Layout, Struct, layout_of
+from spacealg.ops.kernel import NUMPY
 
 __all__ = ["Codec", "codec_for"]
 
@@ -98,12 +99,33 @@ class Field:
             value = min(max(round(float(value)), int(self.low)), int(self.high))
         return int(value)
 
-    def decode(self, array: np.ndarray) -> np.ndarray:
-        """Stored values as the leaf's (where ``decodes``): integers held in floats rounded and
-        clipped into range, positions as their labels, other dtypes cast."""
-        if self.rounds:
-            array = np.clip(np.rint(array), self.low.astype(np.float64), self.high.astype(np.float64))
-        return self.leaf.item_array[array.astype(np.intp)] if self.items else array.astype(self.value_dtype)  # type: ignore[index]
+    def decode(self, stored: Any, k: Any = NUMPY) -> Any:
+        """Stored values ``(..., *shape)`` as the leaf's (where ``decodes``): integers held in
+        floats rounded (half to even) and clipped into range, positions as their labels, other
+        dtypes cast. One rule for NumPy and the torch/JAX rows (``k``: :mod:`spacealg.ops.kernel`)."""
+        xp, leaf = k.xp, self.leaf
+        if self.rounds and self.size:
+            wide = k.widest_float()
+            low = k.const(leaf, "stored_low", lambda: self.low.astype(np.float64), wide)
+            high = k.const(leaf, "stored_high", lambda: self.high.astype(np.float64), wide)
+            stored = xp.clip(xp.round(stored), low, high)
+        if self.items:
+            return self._item_values(k)[xp.astype(stored, k.widest_int())]
+        return xp.astype(stored, k.native(leaf, self.value_dtype))
+
+    def _item_values(self, k: Any) -> Any:
+        if k is NUMPY:
+            return self.leaf.item_array
+        items = self.numeric_items()
+        return k.const(self.leaf, "item_values", lambda: items, k.native(self.leaf, items.dtype))
+
+    def numeric_items(self) -> np.ndarray:
+        """The items as an array of numbers; TypeError for labels, which tensors cannot hold."""
+        items = np.asarray(self.items)
+        if not self.items or items.dtype.kind not in "biuf":
+            raise TypeError(f"emulation: {self.path} = {self.leaf.space!r} holds labels, which have no tensor "
+                            "form (their stored index is in the raw rows)")
+        return items
 
     def view(self, rows: np.ndarray) -> np.ndarray:
         """This field's view in a 1-D row, or ``(n, *shape)`` in a 2-D buffer of rows."""

@@ -65,8 +65,9 @@ from spacealg.core.codegen import Generator
 from spacealg.core.generic import coerce, generic
 from spacealg.core.image import Image, image_of
 from spacealg.core.leaf import LeafModel, leaf, plain, widths
-from spacealg.core.plan import kept_plan, variant_of
+from spacealg.core.plan import kept_plan, plan_for, variant_of
 from spacealg.core.space import Space
+from spacealg.ops.kernel import NUMPY
 from spacealg.spaces.box import Box
 from spacealg.spaces.graph import Graph, GraphInstance
 from spacealg.spaces.oneof import OneOf
@@ -232,6 +233,10 @@ def flat_codec(space: Any) -> FlatCodec:
 # -- leaves: raveled values, or one-hot (of values or of label positions) ---------------
 
 
+# -- the leaves' batch rules are written once over an array kernel ``k``: NumPy's
+# (:data:`spacealg.ops.kernel.NUMPY`) or a torch/JAX :class:`spacealg.backends.kernel.Kernel`.
+
+
 class RavelCodec(FlatCodec):
     """Raveled values in the leaf's dtype: Box, MultiBinary (int8 0/1), intervals (float64)."""
 
@@ -256,10 +261,16 @@ class RavelCodec(FlatCodec):
         return read if len(self.shape) == 1 else f"{read}.reshape({self.shape!r})"
 
     def fill_batch(self, out: np.ndarray, xs: Any, n: int) -> None:
-        out[...] = np.asarray(xs, self.dtype).reshape(n, self.dim)
+        out[...] = self.values(NUMPY, None, np.asarray(xs).reshape(n, self.dim))  # cast into out's dtype
 
     def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-        return np.asarray(vs, self.dtype).reshape(shape + self.element_shape)
+        return self.values(NUMPY, None, vs).reshape(shape + self.element_shape)  # type: ignore[no-any-return]
+
+    def values(self, k: Any, model: LeafModel | None, rows: Any) -> Any:
+        """The ``(n, dim)`` entries ``rows`` (a batch's raveled members, or a flat segment) in
+        the leaf's native dtype (a member's own rounding; no copy where already in it). The
+        flat rows are these cast to the flat dtype."""
+        return k.xp.astype(rows, k.native(model, self.dtype), copy=False)
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         return self.low, self.high
@@ -345,20 +356,67 @@ class OneHotCodec(FlatCodec):
         return f"{gen.bind(self.dtype.type(self.low[0]))} + {gen.bind(self.dtype.type)}(_f{start}[0])"
 
     def fill_batch(self, out: np.ndarray, xs: Any, n: int) -> None:
-        out[np.arange(n)[:, None], self.offsets + self._hot(xs, n)] = 1
+        if self.model.items is not None:  # labels (objects): found by the leaf model's lookup
+            columns = self.offsets + self._hot(xs, n)
+        else:
+            columns, bad = self.columns(NUMPY, self.model, np.asarray(xs).reshape(n, self.size))
+            if bad.any():
+                raise ValueError(f"a value lies outside {self.model.low}..{self.model.high}")
+        out[np.arange(n)[:, None], columns] = 1
 
     def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-        hot = vs != 0  # k: each segment's first nonzero column, less its offset
-        if self.uniform:  # segments of one width: one argmax
-            per_entry = hot.reshape(len(vs), self.size, -1)
-            k, ok = per_entry.argmax(axis=2), per_entry.any(axis=2).all()
-        else:
-            k = np.minimum.reduceat(np.where(hot, np.arange(self.dim), self.dim), self.offsets, axis=1) - self.offsets
-            ok = (k < self.nvec).all()
-        if not ok:
+        k, found = self.positions(NUMPY, self.model, vs)
+        if not found:
             raise ValueError("a row is not a concatenation of one-hot vectors")
-        values = (k + self.low).reshape(shape + self.shape)
-        return self.model.item_array[values] if self.model.items is not None else values.astype(self.dtype)
+        if self.model.items is not None:
+            return self.model.item_array[k.reshape(shape + self.shape)]  # type: ignore[no-any-return]
+        return self.values(NUMPY, self.model, k).reshape(shape + self.shape)
+
+    def columns(self, k: Any, model: LeafModel, rows: Any) -> tuple[Any, Any]:
+        """``(columns, bad)`` for the ``(n, size)`` integer entries ``rows`` (of a leaf without
+        labels): each entry's column in the leaf's segment, ``offset + x - low``, and where the
+        entry is no member (outside ``low..high``, or a float that is no integer)."""
+        xp, wide = k.xp, k.widest_int()
+        fraction = None
+        if k.kind(rows) == "f":
+            whole = xp.round(rows)
+            fraction, rows = whole != rows, whole
+        x = xp.astype(rows, wide) - k.const(model, "flat_low", lambda: self.low, wide)
+        bad = (x < 0) | (x >= k.const(model, "flat_widths", lambda: self.nvec, wide))
+        if fraction is not None:
+            bad = bad | fraction
+        return x + k.const(model, "flat_starts", lambda: self.offsets, wide), bad
+
+    def positions(self, k: Any, model: LeafModel, segment: Any) -> tuple[Any, Any]:
+        """``(positions, found)``: each entry's first nonzero column in the ``(n, dim)`` rows
+        ``segment``, less its offset (``x - low``, or the label's position), and whether every
+        entry has one (a bool; True under tracing, where values cannot be read)."""
+        xp = k.xp
+        hot = segment != 0
+        n = segment.shape[0]
+        if self.uniform:  # segments of one width: one argmax
+            per_entry = xp.reshape(hot, (n, self.size, int(self.nvec[0])))
+            found = xp.all(xp.any(per_entry, axis=-1))
+            index = xp.argmax(xp.astype(per_entry, k.native(model, np.int8)), axis=-1)
+        elif k is NUMPY:  # NumPy has a reduction per segment (no array-API form): one call, not one per entry
+            index = np.minimum.reduceat(np.where(hot, np.arange(self.dim), self.dim), self.offsets, axis=1)
+            index = index - self.offsets
+            found = (index < self.nvec).all()
+        else:
+            columns, ok = [], []
+            for start, width in zip(self.offsets.tolist(), self.nvec.tolist()):
+                part = hot[:, start : start + width]
+                ok.append(xp.all(xp.any(part, axis=-1)))
+                columns.append(xp.argmax(xp.astype(part, k.native(model, np.int8)), axis=-1))
+            found = xp.all(xp.stack(ok)) if ok else True
+            index = xp.stack(columns, axis=-1) if columns else xp.astype(segment[:, :0], k.widest_int())
+        return index, k.traced or bool(found)
+
+    def values(self, k: Any, model: LeafModel, index: Any) -> Any:
+        """The member entries (native dtype) at the ``positions`` ``index`` of a leaf without labels."""
+        wide = k.widest_int()
+        return k.xp.astype(k.xp.astype(index, wide) + k.const(model, "flat_low", lambda: self.low, wide),
+                           k.native(model, self.dtype))
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(self.dim, self.dtype), np.ones(self.dim, self.dtype)
@@ -618,6 +676,12 @@ _BAD_VALUE = (KeyError, IndexError, AttributeError, TypeError, ValueError)
 def _codec(space: Any) -> FlatCodec:
     """The codec of ``space``: a variant of its plan (:mod:`spacealg.core.plan`), built once."""
     return variant_of(space, _FLAT, flat_codec)  # type: ignore[no-any-return]
+
+
+def leaf_codecs(space: Any) -> tuple[FlatCodec, list[Any]]:
+    """The flat codec of ``space`` and its leaves' codecs, depth first (its plan's leaf order):
+    the segments that the batched forms on other array libraries fill and read."""
+    return _codec(space), [_codec(leaf_space) for leaf_space in plan_for(space).leaf_spaces()]
 
 
 def _codec_of(space: Any, function: str, value: Any = None) -> FlatCodec:
