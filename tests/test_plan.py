@@ -76,7 +76,7 @@ def test_one_plan_serves_flattening_emulation_the_guard_and_the_backends(space: 
     if codec is not None:
         assert plan.variants["emulation codec", "numpy", "observation"] is codec
         assert plan.variants["emulation layout", "numpy", "observation"] is codec.layout
-        assert codec.assemble is plan.join
+        assert codec.assemble is plan.join and codec.parts.__self__ is plan  # type: ignore[attr-defined]
         assert any(key[0] == "emulation guard" for key in plan.variants)
 
 
@@ -148,3 +148,18 @@ def test_an_object_that_is_no_space_leaves_no_plan() -> None:
     with pytest.raises(TypeError, match="not a flattenable space"):
         flatten(1, object())
     assert len(plans._PLANS) == before
+
+
+def test_emulate_batch_splits_by_the_plan_and_names_a_batch_of_another_structure() -> None:
+    """Regression: a batch missing a key raised a bare KeyError from the field walk; the
+    plan's split refuses it (and extra keys) with a ValueError naming the operation."""
+    space = sa.DictProduct(a=range(3), b=sa.Box(-1.0, 1.0, (2,), np.float32))
+    codec = codec_for(space)
+    batch = sa.sample(space, 4, rng=0)
+    buf = codec.new_buffer(4)
+    assert same(codec.nativize_batch(codec.emulate_batch(buf, batch)), batch)
+    for bad in ({"a": batch["a"]}, {**batch, "c": batch["a"]}):
+        with pytest.raises(ValueError, match="emulate_batch: a batch of a DictProduct is a dict with the keys"):
+            codec.emulate_batch(buf, bad)
+    with pytest.raises(ValueError, match="emulate_batch"):
+        codec.emulate_batch(torch.zeros((4, codec.width), dtype=torch.uint8), {"a": torch.zeros(4)})

@@ -142,13 +142,6 @@ def nativize_batch_on(name: str, codec: Any, buf: Any, copy: bool = False) -> An
 # -- writing ----------------------------------------------------------------------------------
 
 
-def _value(field: Any, xs: Any) -> Any:
-    value = xs
-    for key in field.keys:
-        value = value[key]
-    return value
-
-
 def _encode(k: Kernel, field: Any, value: Any, n: int, stored: Any) -> Any:
     """The stored form ``(n, *shape)`` of the leaf batch ``value`` in native dtype ``stored``."""
     xp = k.xp
@@ -175,9 +168,9 @@ def emulate_batch_on(name: str, codec: Any, buf: Any, xs: Any) -> Any:
     if rows.data_ptr() != buf.data_ptr() or rows.dtype != buf.dtype:
         raise ValueError("emulate_batch: the buffer must be contiguous rows of the emulated dtype")
     n = int(rows.shape[0])
-    for field in codec.fields:
+    for field, value in zip(codec.fields, codec.parts(xs, "emulate_batch")):
         view = _field_view(k, field, rows)
-        view.copy_(_encode(k, field, _value(field, xs), n, view.dtype))
+        view.copy_(_encode(k, field, value, n, view.dtype))
     return buf
 
 
@@ -191,9 +184,9 @@ def _emulate_new(name: str, codec: Any, xs: Any) -> Any:
         return emulate_batch_on(name, codec, out, xs)
     jnp = k.backend.module
     pieces, at = [], 0
-    for field in codec.fields:  # in storage order: pad the gaps, then the field's entries/bytes
-        stored = k.backend.dtype(field.dtype, None, None, field.path)
-        value = _encode(k, field, _value(field, xs), n, stored)
+    for field, value in zip(codec.fields, codec.parts(xs, "emulate_tensor")):  # in storage order
+        stored = k.backend.dtype(field.dtype, None, None, field.path)  # pad the gaps, then the field's
+        value = _encode(k, field, value, n, stored)
         if field.uniform:
             start, piece = field.start, jnp.reshape(value, (n, field.size))
         else:

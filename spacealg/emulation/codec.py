@@ -307,8 +307,10 @@ class Codec:
         self.nativize = gen.function("def nativize(a, copy=False):", [  # type: ignore[method-assign]
             f"if type(a) is not _ndarray or a.dtype is not _dtype or a.shape != {self._row_shape!r}:",
             "    a = _flat(a, False)", *reads])
-        # assemble(values): the leaf values (in field order) nested as a member is: the plan's join
-        self.assemble = plan_for(self.space).join
+        # assemble(values): the leaf values (in field order) nested as a member is, and
+        # parts(batch, what): a batch's leaf values in field order: the plan's join and split
+        plan = plan_for(self.space)
+        self.assemble, self.parts = plan.join, plan.check
 
     # -- rows ---------------------------------------------------------------------------
     def as_row(self, out: Any, writing: bool) -> np.ndarray:
@@ -385,10 +387,7 @@ class Codec:
         views = self._batch_views.get(buf)
         if views is None:
             views = self._bind_batch(buf)
-        for field, view in zip(self.fields, views):
-            value: Any = xs
-            for key in field.keys:
-                value = value[key]
+        for field, view, value in zip(self.fields, views, self.parts(xs, "emulate_batch")):
             if field.form in (Form.LABEL, Form.LABELS):
                 value = field.encode_labels(value)
             view[...] = np.asarray(value).reshape(view.shape)

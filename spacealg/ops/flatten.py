@@ -378,9 +378,10 @@ class OneHotCodec(FlatCodec):
         entry is no member (outside ``low..high``, or a float that is no integer)."""
         xp, wide = k.xp, k.widest_int()
         fraction = None
-        if k.kind(rows) == "f":
+        if k.kind(rows) == "f":  # a member is a whole number (not NaN, not infinite), cast only then
             whole = xp.round(rows)
-            fraction, rows = whole != rows, whole
+            fraction = ~((whole == rows) & (xp.abs(whole) <= 2.0**62))
+            rows = xp.where(fraction, 0.0, whole)
         x = xp.astype(rows, wide) - k.const(model, "flat_low", lambda: self.low, wide)
         bad = (x < 0) | (x >= k.const(model, "flat_widths", lambda: self.nvec, wide))
         if fraction is not None:

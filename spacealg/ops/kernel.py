@@ -58,6 +58,8 @@ class _NumpyArrays:
     def all(x: np.ndarray, axis: int | None = None) -> Any:
         return x.all(axis)
 
+    abs = staticmethod(np.abs)
+    where = staticmethod(np.where)
     stack = staticmethod(np.stack)
     concat = staticmethod(np.concatenate)
 
