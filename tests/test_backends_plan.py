@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import spacealg as sa
-from spacealg.backends import plan as plans
+from spacealg.core import plan as plans
 from spacealg.backends.leaves import tree_values
 from spacealg.backends.rng import TorchCpuRng
 from spacealg.core.cache import IdentityCache

@@ -354,3 +354,14 @@ def test_import_spacealg_stays_free_of_hypothesis() -> None:
     code = "import sys, spacealg; spacealg.flatten; print('hypothesis' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
+
+
+def test_flatten_batch_refuses_a_fraction_in_a_one_hot_segment() -> None:
+    """Regression: NumPy truncated 2.5 to 2 (torch rounded it to 3) and flattened a non-member
+    of ``range(5)``; one rule now refuses it on every backend, and whole floats are members."""
+    torch = pytest.importorskip("torch")
+    space = sa.ArraySpace(range(5), 2)
+    assert np.array_equal(flatten_batch(np.array([[1.0, 4.0]]), space), [[0, 1, 0, 0, 0, 0, 0, 0, 0, 1]])
+    for batch in (np.array([[1.0, 2.5]]), torch.tensor([[1.0, 2.5]]), np.array([[1.0, np.nan]])):
+        with pytest.raises(ValueError, match="flatten_batch"):
+            flatten_batch(batch, space)

@@ -135,22 +135,20 @@ def test_cache_bounds_count_and_bytes_and_drops_dead_keys() -> None:
 
 def test_caches_do_not_pin_large_spaces() -> None:
     # issue 16, point 5: distinct image Boxes used once and dropped leave nothing behind in
-    # flatten's cache (its codecs do not hold their space), and codec_for's cache, whose
-    # codecs hold their space, stays within its byte bound
-    from spacealg.emulation.codec import _CODECS
-    from spacealg.ops.flatten import _CODECS as _FLAT
+    # flatten's codecs (they do not hold their space), and codec_for's codecs, which
+    # hold their space, stay within the byte bound of the one cache of plans they are kept in
+    from spacealg.core.plan import _PLANS
 
     gc.collect()
-    held = len(_FLAT)
+    held = len(_PLANS)
     for _ in range(30):
         flatten(np.zeros((84, 84, 3), np.uint8), sa.Box(0, 255, (84, 84, 3), np.uint8))
     gc.collect()
-    assert len(_FLAT) == held
-    cache = _CODECS["observation"]
+    assert len(_PLANS) == held
     for _ in range(40):
         codec_for(sa.Box(0, 255, (84, 84, 3), np.uint8))
-        assert cache.nbytes <= cache.max_bytes
-    assert cache.nbytes > 0 and len(cache) < 40
+        assert _PLANS.nbytes <= _PLANS.max_bytes
+    assert _PLANS.nbytes > 0 and len(_PLANS) < held + 40
 
 
 def test_a_sequences_batch_form_does_not_keep_its_space() -> None:

@@ -27,7 +27,7 @@ import numpy as np
 from spacealg.backends.arrays import backend_name
 from spacealg.backends.kernel import Kernel
 from spacealg.backends.leaves import first_array
-from spacealg.core.leaf import Form, all_equal
+from spacealg.core.leaf import Form
 from spacealg.emulation.codec import codec_for
 
 __all__ = ["emulate_batch_on", "emulate_tensor", "nativize_batch_on", "nativize_tensor"]
@@ -123,39 +123,10 @@ def _jax_to_bytes(k: Kernel, field: Any, value: Any) -> Any:
     return raw
 
 
-def _items(field: Any) -> np.ndarray:
-    items = np.asarray(field.items)
-    if not field.items or items.dtype.kind not in "biuf":
-        raise TypeError(
-            f"emulation: {field.path} = {field.leaf.space!r} holds labels, which have no tensor "
-            "form (their stored index is in the raw rows)"
-        )
-    return items
-
-
 def _decode(k: Kernel, field: Any, stored: Any, copy: bool) -> Any:
-    xp = k.xp
-    if field.form in (Form.LABEL, Form.LABELS):
-        items = _items(field)
-        index = stored
-        if field.rounds:
-            index = xp.clip(xp.round(stored), 0, len(items) - 1)
-        values = k.backend.constant(items, k.backend.dtype(items.dtype, None, None, field.path), k.device)
-        return values[xp.astype(index, k.widest_int())]
-    value_dtype = k.backend.dtype(field.value_dtype, field.low, field.high, field.path)
-    if field.rounds:
-        if not np.asarray(field.low).size:  # no entries: nothing to round
-            return xp.astype(stored, value_dtype)
-        low = float(np.asarray(field.low, dtype=np.float64).min())
-        high = float(np.asarray(field.high, dtype=np.float64).max())
-        if not (all_equal(field.low) and all_equal(field.high)):
-            work = stored.dtype
-            lo = k.backend.constant(field.low.astype(np.float64), work, k.device)
-            hi = k.backend.constant(field.high.astype(np.float64), work, k.device)
-            return xp.astype(xp.clip(xp.round(stored), lo, hi), value_dtype)
-        return xp.astype(xp.clip(xp.round(stored), low, high), value_dtype)
-    if stored.dtype != value_dtype:
-        return xp.astype(stored, value_dtype)
+    """The field's values from its stored ones: the codec's own rule (``Field.decode``)."""
+    if field.decodes or stored.dtype != k.native(field.leaf, field.value_dtype):
+        return field.decode(stored, k)
     if copy:
         return stored.clone() if k.name == "torch" else stored
     return stored
@@ -171,20 +142,13 @@ def nativize_batch_on(name: str, codec: Any, buf: Any, copy: bool = False) -> An
 # -- writing ----------------------------------------------------------------------------------
 
 
-def _value(field: Any, xs: Any) -> Any:
-    value = xs
-    for key in field.keys:
-        value = value[key]
-    return value
-
-
 def _encode(k: Kernel, field: Any, value: Any, n: int, stored: Any) -> Any:
     """The stored form ``(n, *shape)`` of the leaf batch ``value`` in native dtype ``stored``."""
     xp = k.xp
     if backend_name(value) != k.name:
         raise TypeError(f"emulation: {field.path} is a {type(value).__qualname__}, expected a {k.name} array")
     if field.form in (Form.LABEL, Form.LABELS):
-        items = _items(field)
+        items = field.numeric_items()
         floating = k.kind(value) == "f" or items.dtype.kind == "f"
         work = k.widest_float() if floating else k.widest_int()
         hits = xp.astype(value, work)[..., None] == k.backend.constant(items, work, k.device)
@@ -204,9 +168,9 @@ def emulate_batch_on(name: str, codec: Any, buf: Any, xs: Any) -> Any:
     if rows.data_ptr() != buf.data_ptr() or rows.dtype != buf.dtype:
         raise ValueError("emulate_batch: the buffer must be contiguous rows of the emulated dtype")
     n = int(rows.shape[0])
-    for field in codec.fields:
+    for field, value in zip(codec.fields, codec.parts(xs, "emulate_batch")):
         view = _field_view(k, field, rows)
-        view.copy_(_encode(k, field, _value(field, xs), n, view.dtype))
+        view.copy_(_encode(k, field, value, n, view.dtype))
     return buf
 
 
@@ -220,9 +184,9 @@ def _emulate_new(name: str, codec: Any, xs: Any) -> Any:
         return emulate_batch_on(name, codec, out, xs)
     jnp = k.backend.module
     pieces, at = [], 0
-    for field in codec.fields:  # in storage order: pad the gaps, then the field's entries/bytes
-        stored = k.backend.dtype(field.dtype, None, None, field.path)
-        value = _encode(k, field, _value(field, xs), n, stored)
+    for field, value in zip(codec.fields, codec.parts(xs, "emulate_tensor")):  # in storage order
+        stored = k.backend.dtype(field.dtype, None, None, field.path)  # pad the gaps, then the field's
+        value = _encode(k, field, value, n, stored)
         if field.uniform:
             start, piece = field.start, jnp.reshape(value, (n, field.size))
         else:

@@ -11,20 +11,20 @@
 >>> del b; len(sizes)                     # the entry dies with its key
 0
 
-The rule, the same for every cache (flattening codecs, emulation layouts and codecs,
-Gymnasium conversions, buffer views, generated writers):
+The rule, the same for every cache (the plans of :mod:`spacealg.core.plan`, which hold a
+space's codecs and compiled variants; Gymnasium conversions, buffer views, generated writers):
 
 * **Keyed by identity.** A key that takes weak references (spacealg and Gymnasium spaces,
   numpy arrays) is held weakly: its entry is dropped when the key is collected, so a
-  cache never keeps a space alive (unless the value itself references its key, as an
-  emulation ``Codec`` does its space: such entries live until the bounds below evict them).
+  cache never keeps a space alive (unless the value itself references its key, as a plan
+  holding an emulation ``Codec`` does its space: such entries live until the bounds below evict them).
   Other keys (``range``, tuples) are held in the entry,
   and a hit checks ``entry_key is key``. A ``by_value=True`` cache keys by ``==``/``hash``
   instead (numpy dtypes), holding its keys.
 * **Bounded.** At most ``max_entries`` entries and ``max_bytes`` bytes, as :func:`footprint`
   weighs a value (and a strongly held key); past either bound the oldest entries are
   dropped first (first in, first out). A value heavier than ``max_bytes`` is returned but
-  not kept.
+  not kept (and an entry kept before under its key is dropped).
 * **Never for mutable containers.** ``dict``, ``list`` and ``set`` keys (plain objects
   standing for spaces) are never cached: their content can change under one identity.
 
@@ -150,6 +150,7 @@ class IdentityCache(Generic[V]):
             except TypeError:  # no weak references: the entry holds the key
                 size += self._weigh(key)
         if size > self.max_bytes:
+            self._drop(k)  # a value kept before under this key is stale now
             return value
         with self._lock:  # threads share the caches: evicting iterates over the entries
             self._drop(k)

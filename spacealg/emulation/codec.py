@@ -54,7 +54,9 @@ from spacealg.core.arrays import backend_implementation, backend_name
 from spacealg.core.cache import IdentityCache
 from spacealg.core.codegen import Generator
 from spacealg.core.leaf import Form, LeafModel
+from spacealg.core.plan import plan_for, variant_of
 from spacealg.emulation.spaces import Layout, Struct, layout_of
+from spacealg.ops.kernel import NUMPY
 
 __all__ = ["Codec", "codec_for"]
 
@@ -97,12 +99,33 @@ class Field:
             value = min(max(round(float(value)), int(self.low)), int(self.high))
         return int(value)
 
-    def decode(self, array: np.ndarray) -> np.ndarray:
-        """Stored values as the leaf's (where ``decodes``): integers held in floats rounded and
-        clipped into range, positions as their labels, other dtypes cast."""
-        if self.rounds:
-            array = np.clip(np.rint(array), self.low.astype(np.float64), self.high.astype(np.float64))
-        return self.leaf.item_array[array.astype(np.intp)] if self.items else array.astype(self.value_dtype)  # type: ignore[index]
+    def decode(self, stored: Any, k: Any = NUMPY) -> Any:
+        """Stored values ``(..., *shape)`` as the leaf's (where ``decodes``): integers held in
+        floats rounded (half to even) and clipped into range, positions as their labels, other
+        dtypes cast. One rule for NumPy and the torch/JAX rows (``k``: :mod:`spacealg.ops.kernel`)."""
+        xp, leaf = k.xp, self.leaf
+        if self.rounds and self.size:
+            wide = k.widest_float()
+            low = k.const(leaf, "stored_low", lambda: self.low.astype(np.float64), wide)
+            high = k.const(leaf, "stored_high", lambda: self.high.astype(np.float64), wide)
+            stored = xp.clip(xp.round(stored), low, high)
+        if self.items:
+            return self._item_values(k)[xp.astype(stored, k.widest_int())]
+        return xp.astype(stored, k.native(leaf, self.value_dtype))
+
+    def _item_values(self, k: Any) -> Any:
+        if k is NUMPY:
+            return self.leaf.item_array
+        items = self.numeric_items()
+        return k.const(self.leaf, "item_values", lambda: items, k.native(self.leaf, items.dtype))
+
+    def numeric_items(self) -> np.ndarray:
+        """The items as an array of numbers; TypeError for labels, which tensors cannot hold."""
+        items = np.asarray(self.items)
+        if not self.items or items.dtype.kind not in "biuf":
+            raise TypeError(f"emulation: {self.path} = {self.leaf.space!r} holds labels, which have no tensor "
+                            "form (their stored index is in the raw rows)")
+        return items
 
     def view(self, rows: np.ndarray) -> np.ndarray:
         """This field's view in a 1-D row, or ``(n, *shape)`` in a 2-D buffer of rows."""
@@ -201,7 +224,6 @@ class Codec:
         ]
         self._views: IdentityCache[tuple[np.ndarray, ...]] = IdentityCache("row views", 64)
         self._batch_views: IdentityCache[tuple[np.ndarray, ...]] = IdentityCache("buffer views", 64)
-        self._compiled: dict[Any, Any] = {}
         self._compile()
 
     def __repr__(self) -> str:
@@ -223,12 +245,10 @@ class Codec:
         return cached_views_function(gen, header, "out", len(self.fields), miss, body)
 
     def compiled(self, key: Any, build: Callable[[Codec], Any]) -> Any:
-        """``build(self)``, made once per ``key`` and kept as long as this codec (code other
-        modules generate over the fields, such as the guard's checked writers)."""
-        made = self._compiled.get(key)
-        if made is None:
-            made = self._compiled[key] = build(self)
-        return made
+        """``build(self)``, made once per ``key`` for this codec's space and role (code other
+        modules generate over the fields, such as the guard's checked writers): a variant of
+        the space's plan (:mod:`spacealg.core.plan`), kept as long as the plan."""
+        return variant_of(self.space, ("emulation guard", "numpy", self.role, key), lambda s: build(self))
 
     def _read(self, gen: Generator, field: Field, copy: bool, listed: bool = False) -> str:
         """The expression of ``field``'s value in the 1-D row ``a`` (scalars as Python numbers;
@@ -287,8 +307,10 @@ class Codec:
         self.nativize = gen.function("def nativize(a, copy=False):", [  # type: ignore[method-assign]
             f"if type(a) is not _ndarray or a.dtype is not _dtype or a.shape != {self._row_shape!r}:",
             "    a = _flat(a, False)", *reads])
-        # assemble(values): the leaf values (in field order) nested as a member is
-        self.assemble = gen.function("def assemble(v):", [f"return {nest(lambda k: f'v[{k}]')}"])
+        # assemble(values): the leaf values (in field order) nested as a member is, and
+        # parts(batch, what): a batch's leaf values in field order: the plan's join and split
+        plan = plan_for(self.space)
+        self.assemble, self.parts = plan.join, plan.check
 
     # -- rows ---------------------------------------------------------------------------
     def as_row(self, out: Any, writing: bool) -> np.ndarray:
@@ -365,10 +387,7 @@ class Codec:
         views = self._batch_views.get(buf)
         if views is None:
             views = self._bind_batch(buf)
-        for field, view in zip(self.fields, views):
-            value: Any = xs
-            for key in field.keys:
-                value = value[key]
+        for field, view, value in zip(self.fields, views, self.parts(xs, "emulate_batch")):
             if field.form in (Form.LABEL, Form.LABELS):
                 value = field.encode_labels(value)
             view[...] = np.asarray(value).reshape(view.shape)
@@ -387,13 +406,12 @@ class Codec:
         return self.assemble(values)
 
 
-_CODECS = {role: IdentityCache[Codec](f"{role} codecs") for role in ("observation", "action")}
+_CODEC_KEYS = {role: ("emulation codec", "numpy", role) for role in ("observation", "action")}
 
 
 def codec_for(space: Any, role: str = "observation") -> Codec:
-    """The :class:`Codec` of ``space`` in ``role``, kept under :mod:`spacealg.core.cache`'s rule."""
-    cache = _CODECS.get(role)
-    if cache is None:
+    """The :class:`Codec` of ``space`` in ``role``, a variant of the space's plan (:mod:`spacealg.core.plan`)."""
+    key = _CODEC_KEYS.get(role)
+    if key is None:
         return Codec(space, role)  # raises the ValueError naming role
-    codec = cache.get(space)
-    return codec if codec is not None else cache.put(space, Codec(space, role))
+    return variant_of(space, key, lambda s: Codec(s, role))  # type: ignore[no-any-return]

@@ -4,7 +4,8 @@ PufferLib stores an observation of any nested space in one flat array whose byte
 *structured* numpy dtype: one field per leaf, Tuples as fields ``f0, f1, ...``, Dicts as
 fields named by their keys (in order), ``align=True``. spacealg keeps that layout
 (``dtype_from_space`` equals PufferLib's on every space PufferLib handles) and fixes its
-failures. The rule table, one registration of :func:`emulation_layout` per kind:
+failures. The rule table, one registration of :func:`emulation_layout` per kind (products: the
+plans' walk, :func:`spacealg.core.plan.components`):
 
 ==================================  ================  ==========  ===========================
 space (its Gymnasium image)         field             discrete    ``nativize`` gives
@@ -61,18 +62,17 @@ import numpy as np
 
 from spacealg.adapters.gymnasium import to_gymnasium
 from spacealg.adapters.native import gym_class_of
-from spacealg.core.cache import IdentityCache
 from spacealg.core.generic import as_space, generic
 from spacealg.core.image import image_of
 from spacealg.core.leaf import Form, LeafModel, widths
 from spacealg.core.leaf import leaf as leaf_model
+from spacealg.core.plan import components, variant_of
 from spacealg.core.protocol import SpaceStyle, bounds
 from spacealg.core.space import Space
 from spacealg.core.styles import FiniteSpaceStyle
 from spacealg.ops.leaves import flatten_space
 from spacealg.spaces.box import Box
 from spacealg.spaces.oneof import OneOf
-from spacealg.spaces.product import DictProduct, TupleProduct
 
 __all__ = [
     "Layout",
@@ -125,6 +125,9 @@ def emulation_layout(space: Any, path: str = "space") -> LeafModel | Struct:
         return model
     if model is not None:
         raise ValueError(f"emulation: {path} = {space!r} is empty")
+    parts = components(space)  # a product: the walk every plan makes
+    if parts is not None:
+        return _struct(parts, path)
     stored = _numeric_arrays(space)
     if stored is not None:
         low, high = stored
@@ -154,23 +157,16 @@ def _numeric_arrays(space: Any) -> tuple[np.ndarray, np.ndarray] | None:
     return low, high
 
 
-@emulation_layout.register(TupleProduct)
-def _tuple_layout(space: TupleProduct, path: str = "space") -> Struct:
-    n = len(space.spaces)
-    paths = tuple(f"{path}[{i}]" for i in range(n))
-    parts = tuple(emulation_layout(space[i], p) for i, p in enumerate(paths))
-    return Struct(tuple(range(n)), tuple(f"f{i}" for i in range(n)), parts, named=False, paths=paths)
-
-
-@emulation_layout.register(DictProduct)
-def _dict_layout(space: DictProduct, path: str = "space") -> Struct:
-    items = list(space.spaces.items())
-    names = tuple(k if isinstance(k, str) else str(k) for k, _ in items)
+def _struct(parts: Any, path: str) -> Struct:
+    """The layout of a product whose parts (:func:`spacealg.core.plan.components`) are ``parts``."""
+    named = not isinstance(parts, tuple)
+    keys = tuple(parts) if named else tuple(range(len(parts)))
+    names = tuple(k if isinstance(k, str) else str(k) for k in keys) if named else tuple(f"f{i}" for i in keys)
     if len(set(names)) != len(names):
-        raise ValueError(f"emulation: {path} has keys whose field names collide: {[k for k, _ in items]!r}")
-    paths = tuple(f"{path}[{k!r}]" for k, _ in items)
-    parts = tuple(emulation_layout(s, p) for (_, s), p in zip(items, paths))
-    return Struct(tuple(k for k, _ in items), names, parts, named=True, paths=paths)
+        raise ValueError(f"emulation: {path} has keys whose field names collide: {list(keys)!r}")
+    paths = tuple(f"{path}[{k!r}]" for k in keys)
+    return Struct(keys, names, tuple(emulation_layout(parts[k], p) for k, p in zip(keys, paths)), named=named,
+                  paths=paths)
 
 
 @emulation_layout.register(OneOf)
@@ -359,16 +355,15 @@ def _is_native(space: Any, names: tuple[str, ...]) -> bool:
 # PufferLib's functions
 # =====================================================================================
 
-_LAYOUTS = {role: IdentityCache[Layout](f"{role} layouts") for role in ("observation", "action")}
+_LAYOUT_KEYS = {role: ("emulation layout", "numpy", role) for role in ("observation", "action")}
 
 
 def layout_of(space: Any, role: str = "observation") -> Layout:
-    """The :class:`Layout` of ``space`` in ``role``, kept under :mod:`spacealg.core.cache`'s rule."""
-    cache = _LAYOUTS.get(role)
-    if cache is None:
+    """The :class:`Layout` of ``space`` in ``role``, a variant of the space's plan (:mod:`spacealg.core.plan`)."""
+    key = _LAYOUT_KEYS.get(role)
+    if key is None:
         return Layout(space, role)  # raises the ValueError naming role
-    layout = cache.get(space)
-    return layout if layout is not None else cache.put(space, Layout(space, role))
+    return variant_of(space, key, lambda s: Layout(s, role))  # type: ignore[no-any-return]
 
 
 def dtype_from_space(space: Any) -> np.dtype:

@@ -39,7 +39,7 @@ The batched forms :func:`flatten_batch`/:func:`unflatten_batch` take and give sp
 batches (arrays ``(*batch, *elsize)``, tuples/dicts of component batches, object arrays for
 OneOf) and ``(*batch, flatdim)`` arrays, vectorised per leaf (torch/JAX: :mod:`spacealg.backends`).
 
-Speed: a space compiles once (cached under :mod:`spacealg.core.cache`'s rule) into straight-line
+Speed: a space compiles once (a variant of its plan, :mod:`spacealg.core.plan`) into straight-line
 code with offsets and checks inlined; ``codec = flat_codec(space)`` skips even the cache lookup.
 
 Laws (tests/test_flatten.py): ``unflatten(flatten(x, s), s) == x``; ``flatten(x, s) in flattened_box(s)``;
@@ -61,12 +61,13 @@ import numpy as np
 from spacealg.adapters.gymnasium import to_gymnasium
 from spacealg.adapters.native import gym_class_of
 from spacealg.core.arrays import backend_implementation, backend_name, kind_rule, namespace_for
-from spacealg.core.cache import IdentityCache
 from spacealg.core.codegen import Generator
 from spacealg.core.generic import coerce, generic
 from spacealg.core.image import Image, image_of
 from spacealg.core.leaf import LeafModel, leaf, plain, widths
+from spacealg.core.plan import kept_plan, plan_for, variant_of
 from spacealg.core.space import Space
+from spacealg.ops.kernel import NUMPY
 from spacealg.spaces.box import Box
 from spacealg.spaces.graph import Graph, GraphInstance
 from spacealg.spaces.oneof import OneOf
@@ -232,6 +233,10 @@ def flat_codec(space: Any) -> FlatCodec:
 # -- leaves: raveled values, or one-hot (of values or of label positions) ---------------
 
 
+# -- the leaves' batch rules are written once over an array kernel ``k``: NumPy's
+# (:data:`spacealg.ops.kernel.NUMPY`) or a torch/JAX :class:`spacealg.backends.kernel.Kernel`.
+
+
 class RavelCodec(FlatCodec):
     """Raveled values in the leaf's dtype: Box, MultiBinary (int8 0/1), intervals (float64)."""
 
@@ -256,10 +261,16 @@ class RavelCodec(FlatCodec):
         return read if len(self.shape) == 1 else f"{read}.reshape({self.shape!r})"
 
     def fill_batch(self, out: np.ndarray, xs: Any, n: int) -> None:
-        out[...] = np.asarray(xs, self.dtype).reshape(n, self.dim)
+        out[...] = self.values(NUMPY, None, np.asarray(xs).reshape(n, self.dim))  # cast into out's dtype
 
     def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-        return np.asarray(vs, self.dtype).reshape(shape + self.element_shape)
+        return self.values(NUMPY, None, vs).reshape(shape + self.element_shape)  # type: ignore[no-any-return]
+
+    def values(self, k: Any, model: LeafModel | None, rows: Any) -> Any:
+        """The ``(n, dim)`` entries ``rows`` (a batch's raveled members, or a flat segment) in
+        the leaf's native dtype (a member's own rounding; no copy where already in it). The
+        flat rows are these cast to the flat dtype."""
+        return k.xp.astype(rows, k.native(model, self.dtype), copy=False)
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         return self.low, self.high
@@ -345,20 +356,68 @@ class OneHotCodec(FlatCodec):
         return f"{gen.bind(self.dtype.type(self.low[0]))} + {gen.bind(self.dtype.type)}(_f{start}[0])"
 
     def fill_batch(self, out: np.ndarray, xs: Any, n: int) -> None:
-        out[np.arange(n)[:, None], self.offsets + self._hot(xs, n)] = 1
+        if self.model.items is not None:  # labels (objects): found by the leaf model's lookup
+            columns = self.offsets + self._hot(xs, n)
+        else:
+            columns, bad = self.columns(NUMPY, self.model, np.asarray(xs).reshape(n, self.size))
+            if bad.any():
+                raise ValueError(f"a value lies outside {self.model.low}..{self.model.high}")
+        out[np.arange(n)[:, None], columns] = 1
 
     def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-        hot = vs != 0  # k: each segment's first nonzero column, less its offset
-        if self.uniform:  # segments of one width: one argmax
-            per_entry = hot.reshape(len(vs), self.size, -1)
-            k, ok = per_entry.argmax(axis=2), per_entry.any(axis=2).all()
-        else:
-            k = np.minimum.reduceat(np.where(hot, np.arange(self.dim), self.dim), self.offsets, axis=1) - self.offsets
-            ok = (k < self.nvec).all()
-        if not ok:
+        k, found = self.positions(NUMPY, self.model, vs)
+        if not found:
             raise ValueError("a row is not a concatenation of one-hot vectors")
-        values = (k + self.low).reshape(shape + self.shape)
-        return self.model.item_array[values] if self.model.items is not None else values.astype(self.dtype)
+        if self.model.items is not None:
+            return self.model.item_array[k.reshape(shape + self.shape)]  # type: ignore[no-any-return]
+        return self.values(NUMPY, self.model, k).reshape(shape + self.shape)
+
+    def columns(self, k: Any, model: LeafModel, rows: Any) -> tuple[Any, Any]:
+        """``(columns, bad)`` for the ``(n, size)`` integer entries ``rows`` (of a leaf without
+        labels): each entry's column in the leaf's segment, ``offset + x - low``, and where the
+        entry is no member (outside ``low..high``, or a float that is no integer)."""
+        xp, wide = k.xp, k.widest_int()
+        fraction = None
+        if k.kind(rows) == "f":  # a member is a whole number (not NaN, not infinite), cast only then
+            whole = xp.round(rows)
+            fraction = ~((whole == rows) & (xp.abs(whole) <= 2.0**62))
+            rows = xp.where(fraction, 0.0, whole)
+        x = xp.astype(rows, wide) - k.const(model, "flat_low", lambda: self.low, wide)
+        bad = (x < 0) | (x >= k.const(model, "flat_widths", lambda: self.nvec, wide))
+        if fraction is not None:
+            bad = bad | fraction
+        return x + k.const(model, "flat_starts", lambda: self.offsets, wide), bad
+
+    def positions(self, k: Any, model: LeafModel, segment: Any) -> tuple[Any, Any]:
+        """``(positions, found)``: each entry's first nonzero column in the ``(n, dim)`` rows
+        ``segment``, less its offset (``x - low``, or the label's position), and whether every
+        entry has one (a bool; True under tracing, where values cannot be read)."""
+        xp = k.xp
+        hot = segment != 0
+        n = segment.shape[0]
+        if self.uniform:  # segments of one width: one argmax
+            per_entry = xp.reshape(hot, (n, self.size, int(self.nvec[0])))
+            found = xp.all(xp.any(per_entry, axis=-1))
+            index = xp.argmax(xp.astype(per_entry, k.native(model, np.int8)), axis=-1)
+        elif k is NUMPY:  # NumPy has a reduction per segment (no array-API form): one call, not one per entry
+            index = np.minimum.reduceat(np.where(hot, np.arange(self.dim), self.dim), self.offsets, axis=1)
+            index = index - self.offsets
+            found = (index < self.nvec).all()
+        else:
+            columns, ok = [], []
+            for start, width in zip(self.offsets.tolist(), self.nvec.tolist()):
+                part = hot[:, start : start + width]
+                ok.append(xp.all(xp.any(part, axis=-1)))
+                columns.append(xp.argmax(xp.astype(part, k.native(model, np.int8)), axis=-1))
+            found = xp.all(xp.stack(ok)) if ok else True
+            index = xp.stack(columns, axis=-1) if columns else xp.astype(segment[:, :0], k.widest_int())
+        return index, k.traced or bool(found)
+
+    def values(self, k: Any, model: LeafModel, index: Any) -> Any:
+        """The member entries (native dtype) at the ``positions`` ``index`` of a leaf without labels."""
+        wide = k.widest_int()
+        return k.xp.astype(k.xp.astype(index, wide) + k.const(model, "flat_low", lambda: self.low, wide),
+                           k.native(model, self.dtype))
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(self.dim, self.dtype), np.ones(self.dim, self.dtype)
@@ -611,14 +670,19 @@ class GraphCodec(FlatCodec):
 
 # -- the public functions: a cached codec, then its method; errors name the argument ----------
 
-_CODECS: IdentityCache[FlatCodec] = IdentityCache("flat codecs")
-_lookup = _CODECS.get
+_FLAT = ("flat_codec", "numpy", None, None)  # the codec's key among the variants of a space's plan
 _BAD_VALUE = (KeyError, IndexError, AttributeError, TypeError, ValueError)
 
 
 def _codec(space: Any) -> FlatCodec:
-    """The codec of ``space``, kept under :mod:`spacealg.core.cache`'s rule."""
-    return _CODECS.get_or_compute(space, flat_codec)
+    """The codec of ``space``: a variant of its plan (:mod:`spacealg.core.plan`), built once."""
+    return variant_of(space, _FLAT, flat_codec)  # type: ignore[no-any-return]
+
+
+def leaf_codecs(space: Any) -> tuple[FlatCodec, list[Any]]:
+    """The flat codec of ``space`` and its leaves' codecs, depth first (its plan's leaf order):
+    the segments that the batched forms on other array libraries fill and read."""
+    return _codec(space), [_codec(leaf_space) for leaf_space in plan_for(space).leaf_spaces()]
 
 
 def _codec_of(space: Any, function: str, value: Any = None) -> FlatCodec:
@@ -654,7 +718,8 @@ def flatten(x: Any, space: Any) -> Any:
     A value not shaped like a member (missing or extra parts, wrong keys, a label not in
     the space) raises ValueError naming ``x`` and the space; swapped arguments a TypeError.
     """
-    codec = _lookup(space)
+    plan = kept_plan(space)
+    codec = None if plan is None else plan.variants.get(_FLAT)
     if codec is None:
         codec = _codec_of(space, "flatten", x)
     try:
@@ -669,7 +734,8 @@ def unflatten(v: Any, space: Any) -> Any:
     ``v``: ``flatdim(space)`` numbers (an array, list or tuple); else, or where a one-hot
     segment has no nonzero entry, a ValueError naming ``v`` and the space.
     """
-    codec = _lookup(space)
+    plan = kept_plan(space)
+    codec = None if plan is None else plan.variants.get(_FLAT)
     if codec is None:
         codec = _codec_of(space, "unflatten", v)
     try:
@@ -698,7 +764,8 @@ def _batched(function: Callable[..., Any], argument: str, values: Any, space: An
             return rule(namespace_for(name, values), values, space)
         return backend_implementation(function, name)(values, space)
     operation = function.__name__
-    codec = _lookup(space) or _codec_of(space, operation, values)
+    plan = kept_plan(space)
+    codec = (None if plan is None else plan.variants.get(_FLAT)) or _codec_of(space, operation, values)
     try:
         return getattr(codec, operation)(values)
     except _BAD_VALUE as error:

@@ -30,6 +30,7 @@ import numpy as np
 
 from spacealg.core import hooks
 from spacealg.core.generic import as_space
+from spacealg.core.plan import components
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
@@ -229,6 +230,12 @@ def product(*spaces: Any, **named: Any) -> Any:
 
 
 # -- TupleProduct protocol ----------------------------------------------------------------
+
+
+@components.register(TupleProduct)
+@components.register(DictProduct)
+def _components(space: TupleProduct | DictProduct) -> Any:
+    return space._spaces  # the parts that plans walk (spacealg.core.plan)
 
 
 @contains.register(TupleProduct)
