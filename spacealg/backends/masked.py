@@ -26,7 +26,7 @@ import numpy as np
 
 from spacealg.backends.arrays import backend_named, to_numpy
 from spacealg.backends.kernel import Kernel
-from spacealg.backends.leaves import map_tree, tree_for
+from spacealg.backends.leaves import first_array, map_tree, tree_for
 from spacealg.backends.namespaces import BackendNamespace
 from spacealg.core.generic import as_space
 from spacealg.core.leaf import Members
@@ -86,7 +86,7 @@ def masked_on_backend(operation: str, name: str, args: tuple[Any, ...], kwargs: 
     inside = np.asarray(isin(to_numpy(batch), space))
     if operation == "isin":
         backend = backend_named(name)
-        return backend.constant(inside, backend.dtype(np.dtype(bool)), backend.device(_first_leaf(batch)))
+        return backend.constant(inside, backend.dtype(np.dtype(bool)), backend.device(first_array(batch)))
     if not inside.all():
         raise TypeError(
             f"{operation}: a masked space has no nearest-member rule ({space!r}) and the batch "
@@ -130,14 +130,6 @@ def _split(name: str, rng: Any, n: int) -> list[Any]:
     import jax
 
     return list(jax.random.split(rng, n)) if n else []
-
-
-def _first_leaf(batch: Any) -> Any:
-    if isinstance(batch, (tuple, list)):
-        return _first_leaf(batch[0])
-    if isinstance(batch, Mapping):
-        return _first_leaf(next(iter(batch.values())))
-    return batch
 
 
 def _copy(batch: Any) -> Any:
