@@ -74,7 +74,7 @@ def _sample_box(space: Any, size: Any = None, *, rng: RngLike = None) -> Any:
 
 
 def _sample_discrete(space: Any, size: Any = None, *, rng: RngLike = None) -> Any:
-    drawn = native.sample_discrete(space, size, rng)
+    drawn = native.sample_discrete(space, size, rng=rng)
     return int(drawn) if size is None else drawn  # Gym's Discrete samples Python ints
 
 

@@ -434,19 +434,9 @@ def _sample_box(space: gs.Box, size: Any = None, *, rng: RngLike = None) -> np.n
     return native.sample_box(spacealg_space(space), size, rng)
 
 
-@sample.register(gs.Discrete)
-def _sample_discrete(space: gs.Discrete, size: Any = None, *, rng: RngLike = None) -> Any:
-    return native.sample_discrete(space, size, rng)
-
-
-@sample.register(gs.MultiDiscrete)
-def _sample_multidiscrete(space: gs.MultiDiscrete, size: Any = None, *, rng: RngLike = None) -> Any:
-    return native.sample_multidiscrete(space, size, rng)
-
-
-@sample.register(gs.MultiBinary)
-def _sample_multibinary(space: gs.MultiBinary, size: Any = None, *, rng: RngLike = None) -> Any:
-    return native.sample_multibinary(space, size, rng)
+sample.register(gs.Discrete)(native.sample_discrete)
+sample.register(gs.MultiDiscrete)(native.sample_multidiscrete)
+sample.register(gs.MultiBinary)(native.sample_multibinary)
 
 
 @sample.register(gs.Text)
