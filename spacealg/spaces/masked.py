@@ -65,7 +65,7 @@ import numpy as np
 from spacealg.core import hooks
 from spacealg.core.arrays import Namespace, numpy_namespace
 from spacealg.core.cache import IdentityCache
-from spacealg.core.generic import as_space, generic
+from spacealg.core.generic import as_space, delegate, generic
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
@@ -85,7 +85,6 @@ from spacealg.core.protocol import (
 )
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
-from spacealg.core.styles import Style
 from spacealg.spaces._batch import items_array
 from spacealg.spaces.categorical import Categorical
 from spacealg.spaces.finite import FiniteSet
@@ -395,25 +394,8 @@ def _isin_items(batch: Any, space: Masked, inside: np.ndarray) -> np.ndarray:
     return result
 
 
-@eltype.register(Masked)
-def _eltype(space: Masked) -> Any:
-    return eltype(space.root)
-
-
-@elsize.register(Masked)
-def _elsize(space: Masked) -> Any:
-    return elsize(space.root)
-
-
-@SpaceStyle.register(Masked)
-def _style(space: Masked) -> Style:
-    return SpaceStyle(space.root)
-
-
-@bounds.register(Masked)
-def _bounds(space: Masked) -> tuple[Any, Any]:
-    """The base's bounds: a box enclosing the allowed set (not always the smallest)."""
-    return bounds(space.root)  # type: ignore[no-any-return]
+# the base's element type, size, style and bounds (a box enclosing the allowed set, not always the smallest)
+delegate(Masked, lambda space: space.root, eltype, elsize, SpaceStyle, bounds)
 
 
 @clamp.register(Masked)
