@@ -45,7 +45,6 @@ __all__ = [
     "safe_contains",
     "sample_box",
     "sample_discrete",
-    "sample_items",
     "sample_multibinary",
     "sample_multidiscrete",
 ]
@@ -235,18 +234,6 @@ def sample_multibinary(space: Any, size: Any = None, *, rng: RngLike = None) -> 
     """Fair coins, an int8 array."""
     generator = as_generator(rng)
     return generator.integers(0, 2, size=normalize_size(size) + tuple(space.shape), dtype=np.int8)
-
-
-def sample_items(draw: Callable[[np.random.Generator], Any], size: Any, rng: RngLike) -> Any:
-    """One element (``size=None``) or an object array of independent elements."""
-    generator = as_generator(rng)
-    if size is None:
-        return draw(generator)
-    shape = normalize_size(size)
-    batch = np.empty(shape, dtype=object)
-    for position in np.ndindex(shape):
-        batch[position] = draw(generator)
-    return batch
 
 
 def clamp_native(x: Any, space: Any, spacealg_space: Any, encode: Callable[[Any, Any], Any]) -> Any:
