@@ -96,39 +96,10 @@ def dtype_kind(dtype: Any) -> str:
 
 
 def _check_values(array: Any, what: str, path: str, width: int) -> Any:
-    if not isinstance(array, np.ndarray):
-        return _check_foreign(array, what, path, width)
-    if what == "mask":
-        if array.dtype.kind == "b":
-            return array
-        if array.dtype.kind in "iu":
-            if array.size and not np.isin(array, (0, 1)).all():
-                raise MaskError(f"mask{path}: entries must be 0 or 1 (or bools), got {np.unique(array)[:8]}")
-            return array.astype(bool)
-        raise MaskTypeError(f"mask{path}: expected bools or 0/1 integers, got dtype {array.dtype}")
-    if array.dtype.kind not in "biuf":
-        raise MaskTypeError(f"probability{path}: expected real numbers, got dtype {array.dtype}")
-    weights = array.astype(np.float64)
-    if weights.size and (not np.isfinite(weights).all() or (weights < 0).any()):
-        raise MaskError(f"probability{path}: weights must be finite and non-negative")
-    return _rescaled(weights, width)
-
-
-def _rescaled(weights: Any, width: int) -> Any:
-    """The weights divided by each row's largest (rows: the last ``width`` axes), so that
-    their sums neither overflow (``[1e308, 1e308]``) nor round to a few subnormal steps
-    (``[5e-324, 5e-324]``); a row of zeros stays zeros. Any backend's float arrays."""
-    if width == 0 or not math.prod(weights.shape):
-        return weights
-    name = backend_name(weights)
-    xp = np if name is None else namespace_for(name, weights).xp
-    top = xp.max(weights, axis=tuple(range(weights.ndim - width, weights.ndim)), keepdims=True)
-    return weights / (top + xp.astype(top <= 0, top.dtype))
-
-
-def _check_foreign(array: Any, what: str, path: str, width: int) -> Any:
-    """The checks of :func:`_check_values` on a torch/JAX array, where its values can be read
-    (not under ``jax.jit``, whose abstract arrays have none)."""
+    """A mask as bools, or weights as floats rescaled per row, on the array's own backend;
+    MaskTypeError for a dtype that is neither, MaskError for entries other than 0/1 (masks)
+    or negative or non-finite weights, where the values can be read (not under ``jax.jit``,
+    whose abstract arrays have none)."""
     kind = dtype_kind(array.dtype)
     if what == "mask" and kind not in "biu":
         raise MaskTypeError(f"mask{path}: expected bools or 0/1 integers, got dtype {array.dtype}")
@@ -141,17 +112,29 @@ def _check_foreign(array: Any, what: str, path: str, width: int) -> Any:
             bad = bool(((array != 0) & (array != 1)).any())
         else:
             bad = bool(((array < 0) | (array != array) | (abs(array) == float("inf"))).any())
-    except Exception:
+    except Exception:  # a traced JAX array: nothing to read
         bad = False
+    if bad and what == "mask":
+        raise MaskError(f"mask{path}: entries must be 0 or 1 (or bools), got {np.unique(_to_numpy(array))[:8]}")
     if bad:
-        raise MaskError(
-            f"mask{path}: entries must be 0 or 1 (or bools)"
-            if what == "mask"
-            else f"probability{path}: weights must be finite and non-negative"
-        )
+        raise MaskError(f"probability{path}: weights must be finite and non-negative")
     if what == "mask":
         return array != 0
-    return _rescaled(array if kind == "f" else array * 1.0, width)
+    name = backend_name(array)
+    ns = NUMPY if name is None else namespace_for(name, array)
+    return _rescaled(ns.xp.astype(array, ns.dtype(np.float64)), width)
+
+
+def _rescaled(weights: Any, width: int) -> Any:
+    """The weights divided by each row's largest (rows: the last ``width`` axes), so that
+    their sums neither overflow (``[1e308, 1e308]``) nor round to a few subnormal steps
+    (``[5e-324, 5e-324]``); a row of zeros stays zeros. Any backend's float arrays."""
+    if width == 0 or not math.prod(weights.shape):
+        return weights
+    name = backend_name(weights)
+    xp = np if name is None else namespace_for(name, weights).xp
+    top = xp.max(weights, axis=tuple(range(weights.ndim - width, weights.ndim)), keepdims=True)
+    return weights / (top + xp.astype(top <= 0, top.dtype))
 
 
 def host_blocks(blocks: Sequence[Block]) -> Sequence[Block]:
