@@ -5,10 +5,11 @@
 Each run measures, in a fresh interpreter whose ``PYTHONPATH`` is one checkout (the two
 alternate, so a noisy machine hurts both alike), the public operations issue 10 names:
 flatten/unflatten single and batched, the emulation codec's write and read, sample and
-contains/isin single and batched, on the spaces of bench_ops.py and bench_core.py. Printed:
+contains/isin single and batched, on the spaces of bench_ops.py and bench_core.py, and masked
+draws (one mask, a batch of masks). Printed:
 the best time per call in each checkout and the speed-up (before / after; > 1 means the
 after checkout is faster). Only names both checkouts have are used (``spacealg.sample``,
-``contains``, ``isin``, ``spacealg.ops.flatten*``, ``spacealg.emulation.Codec``).
+``contains``, ``isin``, ``Masked``, ``spacealg.ops.flatten*``, ``spacealg.emulation.Codec``).
 """
 
 from __future__ import annotations
@@ -68,6 +69,11 @@ out["contains(x, gymnasium Box(16))"] = best(lambda: sa.contains(x, gym_box), 20
 out["sample(gymnasium Box(16))"] = best(lambda: sa.sample(gym_box), 20000)
 out["contains(x, small Dict)"] = best(lambda: sa.contains(member, small), 20000)
 out["sample(small Dict)"] = best(lambda: sa.sample(small), 20000)
+board, boards = sa.Categorical([15, 15]), np.random.default_rng(1).random((1024, 15, 15)) < 0.5
+legal = sa.Masked(sa.ArraySpace(range(15), 2), boards[0])
+out["sample(Masked 15x15)"] = best(lambda: sa.sample(legal), 5000)
+out["sample(Masked 15x15, 10000)"] = best(lambda: sa.sample(legal, 10000), 100)
+out["sample(Categorical([15, 15]), mask=1024 boards)"] = best(lambda: sa.sample(board, mask=boards), 100)
 print(json.dumps({"spacealg": sa.__file__, "timings": out}))
 """
 

@@ -59,7 +59,7 @@ import numpy as np
 from spacealg.adapters.encoding import decode, encode
 from spacealg.adapters.gym import to_gym
 from spacealg.adapters.gymnasium import to_gymnasium
-from spacealg.core.generic import as_space, generic
+from spacealg.core.generic import as_space, delegate, generic
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
@@ -79,7 +79,6 @@ from spacealg.core.protocol import (
 )
 from spacealg.core.rng import RngLike
 from spacealg.core.space import Space
-from spacealg.core.styles import Style
 from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.product import DictProduct
 
@@ -343,20 +342,8 @@ def _eltype(space: DataclassSpace) -> type:
     return space.cls
 
 
-@elsize.register(DataclassSpace)
-def _elsize(space: DataclassSpace) -> dict[str, Any]:
-    return elsize(space.fields)  # type: ignore[no-any-return]
-
-
-@SpaceStyle.register(DataclassSpace)
-def _style(space: DataclassSpace) -> Style:
-    return SpaceStyle(space.fields)  # type: ignore[no-any-return]
-
-
-@bounds.register(DataclassSpace)
-def _bounds(space: DataclassSpace) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Bounds by field name (dicts): the low and high ends need not be valid instances."""
-    return bounds(space.fields)  # type: ignore[no-any-return]
+# size, style, cardinality and bounds by field name (dicts: the ends need not be valid instances)
+delegate(DataclassSpace, lambda space: space.fields, elsize, SpaceStyle, cardinality, bounds)
 
 
 def _check_instance(x: Any, space: DataclassSpace, what: str) -> None:
@@ -390,11 +377,6 @@ def _clamp_inplace(x: Any, space: DataclassSpace) -> Any:
                 "value; use clamp() for a clamped copy"
             )
     return x
-
-
-@cardinality.register(DataclassSpace)
-def _cardinality(space: DataclassSpace) -> int | float:
-    return cardinality(space.fields)  # type: ignore[no-any-return]
 
 
 @elements.register(DataclassSpace)
@@ -436,17 +418,10 @@ def _intersect(a: DataclassSpace, b: DataclassSpace) -> Any:
 # -- adapters ------------------------------------------------------------------------------------
 
 
-@to_gymnasium.register(DataclassSpace)
-def _to_gymnasium(space: DataclassSpace) -> Any:
-    """A ``gymnasium.spaces.Dict`` of the fields (in declaration order); its members are
-    the dicts of field values, and ``from_gymnasium`` of it is the plain DictProduct."""
-    return to_gymnasium(space.fields)
-
-
-@to_gym.register(DataclassSpace)
-def _to_gym(space: DataclassSpace) -> Any:
-    """The legacy ``gym.spaces.Dict`` of the fields (TypeError without gym)."""
-    return to_gym(space.fields)
+# to_gymnasium: a ``gymnasium.spaces.Dict`` of the fields (in declaration order); its members are the
+# dicts of field values, and ``from_gymnasium`` of it is the plain DictProduct; to_gym: the legacy
+# ``gym.spaces.Dict`` of the fields (TypeError without gym)
+delegate(DataclassSpace, lambda space: space.fields, to_gymnasium, to_gym)
 
 
 @encode.register(DataclassSpace)

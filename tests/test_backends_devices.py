@@ -150,9 +150,9 @@ def test_an_empty_multidiscrete_unflattens_on_the_device() -> None:
 def test_masked_draws_stay_on_the_device(monkeypatch: pytest.MonkeyPatch) -> None:
     """A mask per factor with a joint probability (factors without a mask filled with ones),
     and an empty leaf (no digits): both made on the generator's device."""
-    from spacealg.backends import masked as masked_backends
+    from spacealg.backends import namespaces  # masked draws take their generator from the namespace
 
-    monkeypatch.setattr(masked_backends, "rng_adapter", lambda rng, name: MetaRng(rng))
+    monkeypatch.setattr(namespaces, "rng_adapter", lambda rng, name: MetaRng(rng))
     space = sa.TupleProduct(range(3), range(4))
     drawn = sa.sample(space, 2, mask=(np.array([1, 1, 0], bool), None), probability=np.ones((3, 4)),
                       rng=torch.Generator())

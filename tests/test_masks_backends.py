@@ -1,5 +1,6 @@
-"""Masked sampling on torch and JAX (spacealg.backends.masked): the draws are legal,
-land on the generator's backend, and follow the seeding law of each backend."""
+"""Masked sampling on NumPy, torch and JAX (one definition over an array namespace,
+spacealg.spaces.mask_blocks; spacealg.backends.masked turns digits into values): the draws
+are legal, land on the generator's backend, and follow the seeding law of each backend."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 
 import spacealg as sa
 from spacealg import Masked
-from spacealg.strategies.masks import mask_bases, masks
+from spacealg.strategies.masks import mask_bases, masks, probabilities
 
 to_numpy = pytest.importorskip("spacealg.backends").to_numpy
 torch = pytest.importorskip("torch")
@@ -45,10 +46,26 @@ def _at(batch, i):
 
 
 def _rng(name, seed):
+    if name == "numpy":
+        return np.random.default_rng(seed)
     return torch.Generator().manual_seed(seed) if name == "torch" else jax.random.key(seed)
 
 
-@pytest.mark.parametrize("name", ["torch", "jax"])
+def _on(name, mask):
+    """``mask`` with its arrays moved to backend ``name`` (NumPy: as it is)."""
+    if isinstance(mask, tuple):
+        return tuple(_on(name, m) for m in mask)
+    if isinstance(mask, dict):
+        return {k: _on(name, v) for k, v in mask.items()}
+    if mask is None or name == "numpy":
+        return mask
+    return torch.as_tensor(np.asarray(mask)) if name == "torch" else jax.numpy.asarray(np.asarray(mask))
+
+
+BACKENDS = ["numpy", "torch", "jax"]
+
+
+@pytest.mark.parametrize("name", BACKENDS)
 @given(data=st.data(), n=st.integers(1, 5), seed=st.integers(0, 2**16))
 @settings(max_examples=8)
 def test_batched_masked_draws_are_legal_on_the_backend(name, data, n, seed):
@@ -96,3 +113,61 @@ def test_probability_on_jax_under_jit():
 def test_an_empty_row_is_a_value_error_on_torch():
     with pytest.raises(ValueError, match="allows no element"):
         sa.sample(range(3), mask=torch.zeros((2, 3), dtype=torch.bool), rng=torch.Generator())
+
+
+def _legal_or_unheld(name, draw_it, legal):
+    """Draws twice with the same generator state: the same draws, each a member of ``legal``
+    (a TypeError is allowed only for a dtype the backend lacks, as docs/backends.md says)."""
+    try:
+        drawn = draw_it()
+    except TypeError as error:
+        assert name != "numpy" and (name in str(error) or "dtype" in str(error) or "beyond" in str(error))
+        return
+    host = to_numpy(drawn)
+    assert repr(host) == repr(to_numpy(draw_it()))  # same seed, same draws
+    for i in range(len(legal)):
+        assert sa.contains(_at(host, i), legal[i])
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+@given(data=st.data(), n=st.integers(0, 4), seed=st.integers(0, 2**16))
+@settings(max_examples=8)
+def test_draws_of_a_masked_space_respect_its_mask_on_every_backend(name, data, n, seed):
+    space = data.draw(mask_bases().filter(_numeric))
+    legal = Masked(space, data.draw(masks(space)))
+    if legal.is_empty:
+        with pytest.raises(ValueError):
+            sa.sample(legal, n, rng=_rng(name, seed))
+        return
+    _legal_or_unheld(name, lambda: sa.sample(legal, n, rng=_rng(name, seed)), [legal] * n)
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+@given(data=st.data(), n=st.integers(1, 4), seed=st.integers(0, 2**16))
+@settings(max_examples=8)
+def test_backend_masks_and_weights_draw_members_their_rows_allow(name, data, n, seed):
+    """Masks and weights given as arrays of the generator's backend, a batch of them, over
+    a ``Masked`` space: every draw is allowed by the space, its row's mask and its weights."""
+    space = data.draw(mask_bases().filter(_numeric))
+    legal = Masked(space, data.draw(masks(space)))
+    mask = data.draw(masks(space, batch=(n,), density=0.8))
+    weights = data.draw(probabilities(space))
+    rows = [Masked(Masked(legal, _row(mask, i, factors(space))), _support(weights)) for i in range(n)]
+
+    def draw_it():
+        return sa.sample(legal, n, mask=_on(name, mask), probability=_on(name, weights), rng=_rng(name, seed))
+
+    if any(r.is_empty for r in rows):
+        with pytest.raises(ValueError):
+            draw_it()
+        return
+    _legal_or_unheld(name, draw_it, rows)
+
+
+def _support(weights):
+    """The mask of the entries with a positive weight (in the same form as ``weights``)."""
+    if isinstance(weights, tuple):
+        return tuple(_support(w) for w in weights)
+    if isinstance(weights, dict):
+        return {k: _support(w) for k, w in weights.items()}
+    return None if weights is None else np.asarray(weights) > 0

@@ -225,9 +225,23 @@ def _array_decode(y: Any, space: ArraySpace) -> np.ndarray:
     return out.reshape(codes.shape)
 
 
-def _parts(x: Any, space: Any, function: str) -> Any:
+def _both_ways(cls: type) -> Any:
+    """Register ``rule(x, space, convert)`` as ``encode`` (``convert`` is ``encode``) and
+    ``decode`` (``convert`` is ``decode``) of the composite kind ``cls``: its parts are
+    converted by ``convert`` itself, so the two directions are one rule."""
+
+    def register(rule: Any) -> Any:
+        encode.register(cls)(lambda x, space: rule(x, space, encode))
+        decode.register(cls)(lambda y, space: rule(y, space, decode))
+        return rule
+
+    return register
+
+
+def _parts(x: Any, space: Any, convert: Any) -> Any:
     """``x`` checked to have exactly the parts of the product ``space`` (never a silent
     partial result): ValueError naming the argument and the space otherwise."""
+    function = convert.name
     argument = "x" if function == "encode" else "y"
     if isinstance(space, DictProduct):
         if not isinstance(x, Mapping) or set(x.keys()) != set(space._spaces):
@@ -239,30 +253,21 @@ def _parts(x: Any, space: Any, function: str) -> Any:
     return x
 
 
-@encode.register(TupleProduct)
-def _tuple_encode(x: Any, space: TupleProduct) -> tuple[Any, ...]:
-    return tuple(encode(v, s) for v, s in zip(_parts(x, space, "encode"), space._spaces))
+@_both_ways(TupleProduct)
+def _tuple(x: Any, space: TupleProduct, convert: Any) -> tuple[Any, ...]:
+    return tuple(convert(v, s) for v, s in zip(_parts(x, space, convert), space._spaces))
 
 
-@decode.register(TupleProduct)
-def _tuple_decode(y: Any, space: TupleProduct) -> tuple[Any, ...]:
-    return tuple(decode(v, s) for v, s in zip(_parts(y, space, "decode"), space._spaces))
+@_both_ways(DictProduct)
+def _dict(x: Any, space: DictProduct, convert: Any) -> dict[Any, Any]:
+    _parts(x, space, convert)
+    return {k: convert(x[k], s) for k, s in space._spaces.items()}
 
 
-@encode.register(DictProduct)
-def _dict_encode(x: Any, space: DictProduct) -> dict[Any, Any]:
-    _parts(x, space, "encode")
-    return {k: encode(x[k], s) for k, s in space._spaces.items()}
-
-
-@decode.register(DictProduct)
-def _dict_decode(y: Any, space: DictProduct) -> dict[Any, Any]:
-    _parts(y, space, "decode")
-    return {k: decode(y[k], s) for k, s in space._spaces.items()}
-
-
-def _branch(x: Any, space: OneOf, function: str) -> int:
-    """The branch index of a OneOf value ``(i, value)``, checked."""
+@_both_ways(OneOf)
+def _oneof(x: Any, space: OneOf, convert: Any) -> tuple[Any, Any]:
+    """``(branch index, value)``: the index an ``np.int64`` when encoded, an int when decoded."""
+    function = convert.name
     argument = "x" if function == "encode" else "y"
     try:
         i, _ = x
@@ -273,19 +278,7 @@ def _branch(x: Any, space: OneOf, function: str) -> int:
     if not 0 <= i < len(space._spaces):
         raise ValueError(f"{function}: {argument}={x!r} names branch {i} of space={space!r}, which has "
                          f"{len(space._spaces)}")
-    return i
-
-
-@encode.register(OneOf)
-def _oneof_encode(x: Any, space: OneOf) -> tuple[np.int64, Any]:
-    i = _branch(x, space, "encode")
-    return np.int64(i), encode(x[1], space._spaces[i])
-
-
-@decode.register(OneOf)
-def _oneof_decode(y: Any, space: OneOf) -> tuple[int, Any]:
-    i = _branch(y, space, "decode")
-    return i, decode(y[1], space._spaces[i])
+    return (np.int64(i) if convert is encode else i), convert(x[1], space._spaces[i])
 
 
 @encode.register(Text)
@@ -299,43 +292,26 @@ def _encoded_space(space: Any) -> Any:
     return from_gymnasium(to_gymnasium(space))
 
 
-def _encode_stack(x: Any, space: Any) -> Any:
-    return stack_items([encode(m, space) for m in unstack(x, space)], _encoded_space(space))
+def _stack(x: Any, space: Any, convert: Any) -> Any:
+    """A stacked batch of members converted member by member (Gymnasium's stacked form of
+    the encoded members, or spacealg's of the decoded ones)."""
+    source, target = (space, _encoded_space(space)) if convert is encode else (_encoded_space(space), space)
+    return stack_items([convert(m, space) for m in unstack(x, source)], target)
 
 
-def _decode_stack(y: Any, space: Any) -> Any:
-    return stack_items([decode(m, space) for m in unstack(y, _encoded_space(space))], space)
-
-
-@encode.register(Sequence)
-def _sequence_encode(x: Any, space: Sequence) -> Any:
+@_both_ways(Sequence)
+def _sequence(x: Any, space: Sequence, convert: Any) -> Any:
     if space.stack:
-        return _encode_stack(x, space._space)
-    return tuple(encode(m, space._space) for m in x)
+        return _stack(x, space._space, convert)
+    return tuple(convert(m, space._space) for m in x)
 
 
-@decode.register(Sequence)
-def _sequence_decode(y: Any, space: Sequence) -> Any:
-    if space.stack:
-        return _decode_stack(y, space._space)
-    return tuple(decode(m, space._space) for m in y)
-
-
+@_both_ways(Graph)
 def _graph(x: Any, space: Graph, convert: Any) -> GraphInstance:
-    nodes = convert(x.nodes, space._node)
+    nodes = _stack(x.nodes, space._node, convert)
     if x.edges is None or space._edge is None:
         return GraphInstance(nodes, None, None)
-    return GraphInstance(nodes, convert(x.edges, space._edge), x.edge_links)
-
-
-@encode.register(Graph)
-def _graph_encode(x: Any, space: Graph) -> GraphInstance:
-    return _graph(x, space, _encode_stack)
-
-
-@decode.register(Graph)
-def _graph_decode(y: Any, space: Graph) -> GraphInstance:
-    return _graph(y, space, _decode_stack)
+    return GraphInstance(nodes, _stack(x.edges, space._edge, convert), x.edge_links)
 
 
 # -- clamp on Gymnasium instances: the nearest member, in Gymnasium's value types ---------------

@@ -24,7 +24,7 @@ from spacealg.core.generic import as_space
 from spacealg.core.protocol import clamp, contains, eltype, isin, sample
 from spacealg.core.rng import RngLike
 from spacealg.spaces.graph import NUM_NODES
-from spacealg.spaces.sequence import GEOMETRIC_P
+from spacealg.spaces.sequence import GEOMETRIC_P, object_batch
 
 gs = import_gym()
 if gs is None:  # imported only when Gym imports
@@ -74,7 +74,7 @@ def _sample_box(space: Any, size: Any = None, *, rng: RngLike = None) -> Any:
 
 
 def _sample_discrete(space: Any, size: Any = None, *, rng: RngLike = None) -> Any:
-    drawn = native.sample_discrete(space, size, rng)
+    drawn = native.sample_discrete(space, size, rng=rng)
     return int(drawn) if size is None else drawn  # Gym's Discrete samples Python ints
 
 
@@ -87,7 +87,7 @@ def _sample_sequence(space: Any, size: Any = None, *, rng: RngLike = None) -> An
         n = int(generator.geometric(GEOMETRIC_P))
         return tuple(sample(space.feature_space, rng=generator) for _ in range(n))
 
-    return native.sample_items(draw, size, rng)
+    return object_batch(draw, size, rng)
 
 
 def _sample_graph(space: Any, size: Any = None, *, rng: RngLike = None) -> Any:
@@ -100,7 +100,7 @@ def _sample_graph(space: Any, size: Any = None, *, rng: RngLike = None) -> Any:
         edges = sample(space.edge_space, (m,), rng=generator)
         return gs.GraphInstance(nodes, edges, generator.integers(0, n, size=(m, 2)))
 
-    return native.sample_items(draw, size, rng)
+    return object_batch(draw, size, rng)
 
 
 DIFFERENCES: dict[tuple[Any, str], Callable[..., Any]] = {

@@ -78,7 +78,7 @@ from spacealg.spaces.graph import NUM_NODES, Graph
 from spacealg.spaces.interval import Interval
 from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct
-from spacealg.spaces.sequence import GEOMETRIC_P, Sequence, stacked
+from spacealg.spaces.sequence import GEOMETRIC_P, Sequence, object_batch, stacked
 from spacealg.spaces.text import Text
 
 __all__ = ["from_gymnasium", "to_gymnasium"]
@@ -434,19 +434,9 @@ def _sample_box(space: gs.Box, size: Any = None, *, rng: RngLike = None) -> np.n
     return native.sample_box(spacealg_space(space), size, rng)
 
 
-@sample.register(gs.Discrete)
-def _sample_discrete(space: gs.Discrete, size: Any = None, *, rng: RngLike = None) -> Any:
-    return native.sample_discrete(space, size, rng)
-
-
-@sample.register(gs.MultiDiscrete)
-def _sample_multidiscrete(space: gs.MultiDiscrete, size: Any = None, *, rng: RngLike = None) -> Any:
-    return native.sample_multidiscrete(space, size, rng)
-
-
-@sample.register(gs.MultiBinary)
-def _sample_multibinary(space: gs.MultiBinary, size: Any = None, *, rng: RngLike = None) -> Any:
-    return native.sample_multibinary(space, size, rng)
+sample.register(gs.Discrete)(native.sample_discrete)
+sample.register(gs.MultiDiscrete)(native.sample_multidiscrete)
+sample.register(gs.MultiBinary)(native.sample_multibinary)
 
 
 @sample.register(gs.Text)
@@ -472,7 +462,7 @@ def _sample_oneof(space: gs.OneOf, size: Any = None, *, rng: RngLike = None) -> 
         i = generator.integers(0, len(space.spaces), dtype=np.int64)
         return i, sample(space.spaces[int(i)], rng=generator)
 
-    return native.sample_items(draw, size, rng)
+    return object_batch(draw, size, rng)
 
 
 @sample.register(gs.Sequence)
@@ -483,7 +473,7 @@ def _sample_sequence(space: gs.Sequence, size: Any = None, *, rng: RngLike = Non
             return stacked(sample(space.feature_space, (n,), rng=generator))
         return tuple(sample(space.feature_space, rng=generator) for _ in range(n))
 
-    return native.sample_items(draw, size, rng)
+    return object_batch(draw, size, rng)
 
 
 @sample.register(gs.Graph)
@@ -497,7 +487,7 @@ def _sample_graph(space: gs.Graph, size: Any = None, *, rng: RngLike = None) -> 
         edges = stacked(sample(space.edge_space, (m,), rng=generator))
         return gs.GraphInstance(nodes, edges, generator.integers(0, n, size=(m, 2), dtype=np.int32))
 
-    return native.sample_items(draw, size, rng)
+    return object_batch(draw, size, rng)
 
 
 @eltype.register(gs.Box)

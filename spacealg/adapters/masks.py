@@ -38,13 +38,13 @@ import gymnasium
 import gymnasium.spaces as gs
 import numpy as np
 
-from spacealg.adapters import native
+from spacealg.core.arrays import numpy_namespace
 from spacealg.core.protocol import sample
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.spaces._batch import normalize_size
 from spacealg.spaces.graph import NUM_NODES
 from spacealg.spaces.masked import MaskError, MaskTypeError, choose, from_native_mask, sample_masked
-from spacealg.spaces.sequence import GEOMETRIC_P, stacked
+from spacealg.spaces.sequence import GEOMETRIC_P, object_batch, stacked
 
 __all__ = ["MaskIndexError", "MaskUnsupportedError"]
 
@@ -97,12 +97,12 @@ def _draw_or_first(weights: np.ndarray, shape: tuple[int, ...], generator: np.ra
     if weights.ndim == 1:
         if not weights.any():
             return np.zeros(shape, dtype=np.int64)
-        return choose(weights, shape, generator)
+        return choose(weights, shape, numpy_namespace(generator))
     empty = ~weights.any(axis=-1)
     if empty.any():
         weights = weights.copy()
         weights[empty, 0] = 1
-    return choose(weights, shape, generator)
+    return choose(weights, shape, numpy_namespace(generator))
 
 
 @sample_masked.register(gs.Box)
@@ -126,11 +126,17 @@ def _entries(value: Any, nvec: np.ndarray, what: str, path: str = "") -> list[tu
     """The per-entry masks of a MultiDiscrete, checked like Gymnasium: tuples nested like nvec."""
     if nvec.ndim == 0:
         return [(value, path)]
-    if not isinstance(value, tuple):
-        raise MaskTypeError(f"{what}{path}: expected a tuple of {len(nvec)} masks, got {type(value).__qualname__}")
-    if len(value) != len(nvec):
-        raise MaskError(f"{what}{path}: expected {len(nvec)} masks, got {len(value)}")
+    _tuple_of(value, len(nvec), what, path)
     return [e for i, v in enumerate(value) for e in _entries(v, nvec[i], what, f"{path}[{i}]")]
+
+
+def _tuple_of(value: Any, n: int, what: str, path: str = "") -> tuple[Any, ...]:
+    """``value``, checked like Gymnasium to be a tuple of ``n`` masks (or weights)."""
+    if not isinstance(value, tuple):
+        raise MaskTypeError(f"{what}{path}: expected a tuple of {n} masks, got {type(value).__qualname__}")
+    if len(value) != n:
+        raise MaskError(f"{what}{path}: expected {n} masks, got {len(value)}")
+    return value
 
 
 @sample_masked.register(gs.MultiDiscrete)
@@ -188,7 +194,7 @@ def _text_draw(space: gs.Text, value: Any, what: str, generator: np.random.Gener
         if space.min_length == 0:
             return ""
         raise MaskError(f"sample: the charset {what} allows no character but {space} needs at least {space.min_length}")
-    picks = choose(weights, (int(length),), generator)
+    picks = choose(weights, (int(length),), numpy_namespace(generator))
     return "".join(space.character_list[i] for i in picks)
 
 
@@ -198,7 +204,7 @@ def _text(space: gs.Text, size: Any, mask: Any, probability: Any, *, rng: RngLik
     generator = as_generator(rng)
     if size is None:
         return _text_draw(space, value, what, generator)
-    drawn = native.sample_items(lambda g: _text_draw(space, value, what, g), size, generator)
+    drawn = object_batch(lambda g: _text_draw(space, value, what, g), size, generator)
     return drawn.astype(str) if drawn.size else np.zeros(drawn.shape, dtype="<U1")
 
 
@@ -209,12 +215,9 @@ def _keyword(what: str, value: Any) -> dict[str, Any]:
 @sample_masked.register(gs.Tuple)
 def _tuple(space: gs.Tuple, size: Any, mask: Any, probability: Any, *, rng: RngLike = None) -> Any:
     value, what = _only_one(mask, probability)
-    if not isinstance(value, tuple):
-        raise MaskTypeError(f"{what}: expected a tuple of {len(space.spaces)} masks, got {type(value).__qualname__}")
-    if len(value) != len(space.spaces):
-        raise MaskError(f"{what}: expected {len(space.spaces)} masks, got {len(value)}")
+    parts = _tuple_of(value, len(space.spaces), what)
     generator = as_generator(rng)
-    return tuple(sample(s, size, rng=generator, **_keyword(what, v)) for s, v in zip(space.spaces, value))
+    return tuple(sample(s, size, rng=generator, **_keyword(what, v)) for s, v in zip(space.spaces, parts))
 
 
 @sample_masked.register(gs.Dict)
@@ -236,15 +239,10 @@ def _oneof(space: gs.OneOf, size: Any, mask: Any, probability: Any, *, rng: RngL
 
     def draw(generator: np.random.Generator) -> tuple[Any, Any]:
         i = generator.integers(0, len(space.spaces), dtype=np.int64)
-        if not isinstance(value, tuple):
-            raise MaskTypeError(
-                f"{what}: expected a tuple of {len(space.spaces)} masks, got {type(value).__qualname__}"
-            )
-        if len(value) != len(space.spaces):
-            raise MaskError(f"{what}: expected {len(space.spaces)} masks, got {len(value)}")
-        return i, sample(space.spaces[int(i)], rng=generator, **_keyword(what, value[int(i)]))
+        parts = _tuple_of(value, len(space.spaces), what)
+        return i, sample(space.spaces[int(i)], rng=generator, **_keyword(what, parts[int(i)]))
 
-    return native.sample_items(draw, size, as_generator(rng))
+    return object_batch(draw, size, as_generator(rng))
 
 
 def _sequence_length(length: Any, what: str, generator: np.random.Generator) -> int:
@@ -280,7 +278,7 @@ def _sequence(space: gs.Sequence, size: Any, mask: Any, probability: Any, *, rng
             return stacked(sample(space.feature_space, (n,), rng=generator, **keyword))
         return tuple(sample(space.feature_space, rng=generator, **keyword) for _ in range(n))
 
-    return native.sample_items(draw, size, as_generator(rng))
+    return object_batch(draw, size, as_generator(rng))
 
 
 def _part(value: Any, i: int, what: str) -> Any:
@@ -310,7 +308,7 @@ def _graph(space: gs.Graph, size: Any, mask: Any, probability: Any, *, rng: RngL
         edges = sample(batch_space(space.edge_space, m), rng=generator, **_keyword(what, edges_mask))
         return gs.GraphInstance(nodes, edges, generator.integers(0, n, size=(m, 2), dtype=np.int32))
 
-    return native.sample_items(draw, size, as_generator(rng))
+    return object_batch(draw, size, as_generator(rng))
 
 
 # -- Masked(g, mask): Gymnasium's mask forms where spacealg's differ --------------------------------

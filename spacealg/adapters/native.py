@@ -45,7 +45,6 @@ __all__ = [
     "safe_contains",
     "sample_box",
     "sample_discrete",
-    "sample_items",
     "sample_multibinary",
     "sample_multidiscrete",
 ]
@@ -200,6 +199,7 @@ def _binary_items(array: np.ndarray, leading: tuple[int, ...], space: Any) -> np
 
 
 # -- sampling with Gymnasium's distributions, in the space's own value types ---------------
+# (``sample_discrete``/``multidiscrete``/``multibinary`` have ``sample``'s signature: registered as they are)
 
 
 def sample_box(spacealg_box: Any, size: Any, rng: RngLike) -> Any:
@@ -211,7 +211,7 @@ def sample_box(spacealg_box: Any, size: Any, rng: RngLike) -> Any:
     return drawn
 
 
-def sample_discrete(space: Any, size: Any, rng: RngLike) -> Any:
+def sample_discrete(space: Any, size: Any = None, *, rng: RngLike = None) -> Any:
     """``start + uniform(n)``, a numpy scalar (or array) of the space's dtype."""
     generator = as_generator(rng)
     if size is None:
@@ -219,7 +219,7 @@ def sample_discrete(space: Any, size: Any, rng: RngLike) -> Any:
     return space.start + generator.integers(space.n, size=normalize_size(size), dtype=space.dtype)
 
 
-def sample_multidiscrete(space: Any, size: Any, rng: RngLike) -> np.ndarray:
+def sample_multidiscrete(space: Any, size: Any = None, *, rng: RngLike = None) -> np.ndarray:
     """Uniform entries in ``range(start, start + nvec)``, an array of the space's dtype."""
     generator = as_generator(rng)
     dtype = np.dtype(space.dtype)
@@ -230,22 +230,10 @@ def sample_multidiscrete(space: Any, size: Any, rng: RngLike) -> np.ndarray:
     return np.asarray(generator.integers(low, high, size=shape, endpoint=True, dtype=dtype), dtype=dtype)
 
 
-def sample_multibinary(space: Any, size: Any, rng: RngLike) -> np.ndarray:
+def sample_multibinary(space: Any, size: Any = None, *, rng: RngLike = None) -> np.ndarray:
     """Fair coins, an int8 array."""
     generator = as_generator(rng)
     return generator.integers(0, 2, size=normalize_size(size) + tuple(space.shape), dtype=np.int8)
-
-
-def sample_items(draw: Callable[[np.random.Generator], Any], size: Any, rng: RngLike) -> Any:
-    """One element (``size=None``) or an object array of independent elements."""
-    generator = as_generator(rng)
-    if size is None:
-        return draw(generator)
-    shape = normalize_size(size)
-    batch = np.empty(shape, dtype=object)
-    for position in np.ndindex(shape):
-        batch[position] = draw(generator)
-    return batch
 
 
 def clamp_native(x: Any, space: Any, spacealg_space: Any, encode: Callable[[Any, Any], Any]) -> Any:

@@ -4,7 +4,7 @@ the backend's operations load; see :func:`spacealg.core.arrays.register_kind_rul
 
 Laws: ``ns.constant(a, d)`` has ``a``'s values in the backend's dtype for ``d``
 (:meth:`~spacealg.backends.arrays.Backend.dtype`'s policy), on the probe's device;
-``ns.below(w, shape)`` draws from the call's generator (a ``torch.Generator``, advanced, or a
+``ns.below(w, shape)`` and ``ns.uniform(shape)`` draw from the call's generator (a ``torch.Generator``, advanced, or a
 JAX key, split), on its device, so the same generator state gives the same draws.
 """
 
@@ -43,19 +43,28 @@ class BackendNamespace(Namespace):
     def ordered(self, x: Any) -> Any:
         """``x``, or an array ordered as ``x`` (``argmax``, ``<``) in a dtype the backend can
         compare: torch cannot compare uint16/32/64 tensors, which become int64 (uint64 through
-        its bits with the sign bit flipped, so that the order holds beyond 2**63)."""
-        if self.name != "torch" or str(x.dtype) not in ("torch.uint16", "torch.uint32", "torch.uint64"):
+        its bits with the sign bit flipped, so that the order holds beyond 2**63), nor take the
+        ``argmax`` of bools, which become int8."""
+        if self.name != "torch" or str(x.dtype) not in ("torch.bool", "torch.uint16", "torch.uint32", "torch.uint64"):
             return x
         import torch  # x is a tensor: torch is loaded
 
+        if x.dtype == torch.bool:
+            return x.to(torch.int8)
         if x.dtype == torch.uint64:
             return x.view(torch.int64) ^ torch.tensor(-(2**63), dtype=torch.int64, device=x.device)
         return x.to(torch.int64)
 
     def below(self, widths: Any, shape: tuple[int, ...]) -> Any:
+        return self._drawing().below(np.asarray(widths, dtype=object), shape)
+
+    def uniform(self, shape: tuple[int, ...]) -> Any:
+        return self._drawing().uniform(shape, self.dtype(np.float64))
+
+    def _drawing(self) -> Any:
         if self.adapter is None:
             raise TypeError(f"{self.name}: this operation has no generator to draw from")
-        return self.adapter.below(np.asarray(widths, dtype=object), shape)
+        return self.adapter
 
 
 def _maker(name: str) -> Callable[[Any, Any], Namespace]:

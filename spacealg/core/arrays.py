@@ -24,7 +24,8 @@ rules for operations declared above it, ``"flatten_batch"`` say). The rule is ca
 ``rule(ns, *args, **kwargs)`` where ``ns`` is the :class:`Namespace` of the batch's (or the
 generator's) backend: ``ns.xp`` is its array-API namespace, ``ns.dtype`` maps a NumPy dtype
 to the backend's, ``ns.constant`` puts a NumPy array where the batch lives and
-``ns.below(widths, shape)`` draws integers ``0 <= k < widths`` from the call's generator.
+``ns.below(widths, shape)`` draws integers ``0 <= k < widths`` and ``ns.uniform(shape)``
+floats in ``[0, 1)`` from the call's generator.
 The routed protocol functions (``isin``, ``sample``, ``clamp``, ``clamp_``) and the batch
 functions above the core consult :func:`kind_rule` before the backends' per-leaf plans.
 Law: after ``register_kind_rule(name, cls, rule)``, a call of operation ``name`` on a
@@ -129,8 +130,8 @@ class Namespace:
 
     ``name``: None for NumPy, else the backend's name; ``xp``: the array-API namespace;
     ``device``: where the probe lives (None for NumPy). Subclasses (one per backend,
-    registered by the backend package) override :meth:`dtype`, :meth:`constant` and
-    :meth:`below`.
+    registered by the backend package) override :meth:`dtype`, :meth:`constant`,
+    :meth:`below` and :meth:`uniform`.
     """
 
     name: str | None = None
@@ -148,8 +149,14 @@ class Namespace:
 
     def below(self, widths: Any, shape: tuple[int, ...]) -> Any:
         """int64 integers ``0 <= k < widths`` (broadcast to ``shape``) from :attr:`rng`."""
-        generator = self.rng if isinstance(self.rng, np.random.Generator) else np.random.default_rng(self.rng)
-        return generator.integers(0, np.asarray(widths, dtype=np.int64), size=shape, dtype=np.int64)
+        return self._generator().integers(0, np.asarray(widths, dtype=np.int64), size=shape, dtype=np.int64)
+
+    def uniform(self, shape: tuple[int, ...]) -> Any:
+        """Floats uniform on ``[0, 1)`` of ``shape``, in the widest float dtype, from :attr:`rng`."""
+        return self._generator().random(shape)
+
+    def _generator(self) -> np.random.Generator:
+        return self.rng if isinstance(self.rng, np.random.Generator) else np.random.default_rng(self.rng)
 
 
 def numpy_namespace(rng: Any = None) -> Namespace:

@@ -26,6 +26,7 @@ __all__ = [
     "GenericFunction",
     "NotASpaceError",
     "as_space",
+    "delegate",
     "generic",
     "load_adapters_for",
 ]
@@ -170,6 +171,13 @@ def generic(*positions: int, guard: Guard | None = None) -> Callable[[F], Generi
         return function
 
     return declare
+
+
+def delegate(cls: type, part: Callable[[Any], Any], *functions: GenericFunction[Any]) -> None:
+    """Register each of ``functions`` (taking one space) for ``cls`` as the function of a
+    part of the space: law, ``f(space) == f(part(space))`` for a space of class ``cls``."""
+    for function in functions:
+        function.register(cls)(lambda space, f=function: f(part(space)))
 
 
 @generic(0)

@@ -193,6 +193,7 @@ def _reset(env: Any, seed: int | None, options: dict[str, Any] | None) -> Any:
 class _InjectableBuffers(HasBuffers):
     keeps_final_observations = True
     final_observations: np.ndarray
+    env: Any
 
     """The ``buf`` attribute: PufferLib 2.0's vectorisation assigns ``env.buf`` after construction.
 
@@ -214,8 +215,31 @@ class _InjectableBuffers(HasBuffers):
         set_buffers(self, {name: get(name, getattr(self, name)) for name in BUFFER_NAMES})
         self._bind_buffers()
 
-    def _bind_buffers(self) -> None:  # both subclasses define it
-        raise NotImplementedError
+    def _emulate(self, native_obs: Any, native_atn: Any, owner: str, seed: int | None) -> tuple[Any, Any]:
+        """The emulated observation and action spaces of the wrapped ones; sets what both
+        environments derive from them (dtypes, emulation flags, the action converter, the
+        reward guard, the seeds) and their initial state."""
+        obs_space, self.obs_dtype = emulate_observation_space(native_obs)
+        atn_space, self.atn_dtype = emulate_action_space(native_atn)
+        self.is_obs_emulated = puffer_space_class(native_obs) != "Box"
+        self.is_atn_emulated = puffer_space_class(native_atn) is None
+        self.emulated = Namespace(observation_dtype=obs_space.dtype, emulated_observation_dtype=self.obs_dtype)
+        self.metadata = getattr(self.env, "metadata", {})
+        self._to_native = _action_converter(native_atn)
+        self._owner = owner
+        self._check_reward = reward_guard(owner)
+        self._seeds = _Seeds(seed)
+        self.initialized = False
+        self.is_observation_checked = False
+        self.is_action_checked = False
+        return obs_space, atn_space
+
+    def _bind_buffers(self) -> None:
+        """Derive the views of the current buffers (each subclass adds its own)."""
+        self.final_observations = np.zeros_like(self.observations)
+        self.obs_struct = (
+            _struct_view(self.observations, self.obs_dtype) if self.is_obs_emulated else self.observations
+        )
 
 
 class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
@@ -251,38 +275,22 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
             raise TypeError(f"copy must be a bool, got {copy!r}")
         self.copy = copy
         self.env = make_object(env, env_creator, env_args, env_kwargs)
-        native_obs, native_atn = self.env.observation_space, self.env.action_space
-        self.observation_space, self.obs_dtype = emulate_observation_space(native_obs)
-        self.action_space, self.atn_dtype = emulate_action_space(native_atn)
+        owner = f"GymnasiumPufferEnv({_env_name(self.env)})"
+        self.observation_space, self.action_space = self._emulate(
+            self.env.observation_space, self.env.action_space, owner, seed
+        )
         self.single_observation_space = self.observation_space
         self.single_action_space = self.action_space
         self.num_agents = 1
-        self.is_obs_emulated = puffer_space_class(native_obs) != "Box"
-        self.is_atn_emulated = puffer_space_class(native_atn) is None
-        self.emulated = Namespace(
-            observation_dtype=self.observation_space.dtype,
-            emulated_observation_dtype=self.obs_dtype,
-        )
         self.render_modes = ["human", "rgb_array"]
-        self.metadata = getattr(self.env, "metadata", {})
-        self._to_native = _action_converter(native_atn)
-        self._owner = f"GymnasiumPufferEnv({_env_name(self.env)})"
-        self._check_reward = reward_guard(self._owner)
-        self._seeds = _Seeds(seed)
-        self.initialized = False
         self.done = True
-        self.is_observation_checked = False
-        self.is_action_checked = False
         set_buffers(self, buf)
         self._bind_buffers()
 
     def _bind_buffers(self) -> None:
         """Derive the row view, the writer and the bound step from the current buffers."""
+        super()._bind_buffers()
         self.obs = self.observations[0, ...]  # a view, also for 0-d observations
-        self.final_observations = np.zeros_like(self.observations)
-        self.obs_struct = (
-            _struct_view(self.observations, self.obs_dtype) if self.is_obs_emulated else self.observations
-        )
         self._write = observation_writer(self.env.observation_space, self._owner, self.obs)  # checks too
         self._bound_step = self._bind_step()
         if type(self).step is GymnasiumPufferEnv.step:
@@ -444,39 +452,22 @@ class PettingZooPufferEnv(_InjectableBuffers):
             raise APIUsageError("PettingZooPufferEnv needs an environment with at least one possible agent")
         self.env_single_observation_space = _shared_space(self.env, "observation_space", agents)
         self.env_single_action_space = _shared_space(self.env, "action_space", agents)
-        self.single_observation_space, self.obs_dtype = emulate_observation_space(
-            self.env_single_observation_space
-        )
-        self.single_action_space, self.atn_dtype = emulate_action_space(self.env_single_action_space)
-        self.is_obs_emulated = puffer_space_class(self.env_single_observation_space) != "Box"
-        self.is_atn_emulated = puffer_space_class(self.env_single_action_space) is None
-        self.emulated = Namespace(
-            observation_dtype=self.single_observation_space.dtype,
-            emulated_observation_dtype=self.obs_dtype,
+        owner = f"PettingZooPufferEnv({_env_name(self.env)})"
+        self.single_observation_space, self.single_action_space = self._emulate(
+            self.env_single_observation_space, self.env_single_action_space, owner, seed
         )
         self.num_agents = len(agents)
-        self.metadata = getattr(self.env, "metadata", {})
         self._agents = agents
         self._index = {agent: i for i, agent in enumerate(agents)}
-        self._to_native = _action_converter(self.env_single_action_space)
-        owner = self._owner = f"PettingZooPufferEnv({_env_name(self.env)})"
         self._check_observation = observation_guard(self.env_single_observation_space, owner)
-        self._check_reward = reward_guard(owner)
-        self._seeds = _Seeds(seed)
-        self.initialized = False
         self.all_done = True
-        self.is_observation_checked = False
-        self.is_action_checked = False
         set_buffers(self, buf)
         self._bind_buffers()
 
     def _bind_buffers(self) -> None:
         """Derive the per-agent row views and the writer from the current buffers."""
+        super()._bind_buffers()
         self.dict_obs = {agent: self.observations[i] for i, agent in enumerate(self._agents)}
-        self.final_observations = np.zeros_like(self.observations)
-        self.obs_struct = (
-            _struct_view(self.observations, self.obs_dtype) if self.is_obs_emulated else self.observations
-        )
         self._write_row = _row_writer(self.env_single_observation_space, self.observations)
 
     @property

@@ -30,23 +30,17 @@ import numpy as np
 from gymnasium.spaces import GraphInstance
 
 from spacealg.core.generic import as_space
-from spacealg.core.protocol import (
-    bounds,
-    cardinality,
-    clamp,
-    contains,
-    element,
-    elements,
-    elsize,
-    eltype,
-    index,
-    isin,
-    issubspace,
-    sample,
-)
+from spacealg.core.protocol import bounds, clamp, contains, elsize, eltype, isin, issubspace, sample
 from spacealg.core.rng import RngLike
 from spacealg.core.space import Space, nested_depth
-from spacealg.spaces.sequence import clamp_stacked, isin_objects, object_batch, stacked, stacked_length
+from spacealg.spaces.sequence import (
+    clamp_stacked,
+    isin_objects,
+    object_batch,
+    register_infinite,
+    stacked,
+    stacked_length,
+)
 
 __all__ = ["NUM_NODES", "Graph", "GraphInstance"]
 
@@ -161,16 +155,7 @@ def _clamp(x: Any, space: Graph) -> Any:
     return GraphInstance(nodes, edges, links)
 
 
-@cardinality.register(Graph)
-def _cardinality(space: Graph) -> float:
-    return float("inf")
-
-
-@elements.register(Graph)
-@index.register(Graph)
-@element.register(Graph)
-def _not_finite(*args: Any) -> Any:
-    raise TypeError(f"{args[-1]!r} is not finite: it has no elements/index/element")
+register_infinite(Graph)
 
 
 @issubspace.register(Graph, Graph)

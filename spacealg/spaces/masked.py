@@ -41,7 +41,8 @@ distort the draws) take the same shapes. A mask (or weights) with extra *leading
 
 Internally a mask is a list of *blocks*, each a bool array over a run of consecutive
 factors; the allowed set is the product of the blocks' sets (:mod:`.mask_factors`: the
-digits of each kind; :mod:`.mask_blocks`: parsing, combining and the vectorised chooser). The canonical form splits
+digits of each kind; :mod:`.mask_blocks`: parsing, combining and the vectorised chooser, written once over an
+array namespace for NumPy, torch and JAX). The canonical form splits
 blocks wherever they factor, so two masks allowing the same set are ``==``.
 
 Laws (tests/test_masks.py): ``Masked(s, m) <= s``; every sample is a member;
@@ -53,6 +54,7 @@ an empty allowed set raises ValueError when sampled.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Iterator, Mapping, Sequence
@@ -61,8 +63,9 @@ from typing import Any
 import numpy as np
 
 from spacealg.core import hooks
+from spacealg.core.arrays import Namespace, numpy_namespace
 from spacealg.core.cache import IdentityCache
-from spacealg.core.generic import as_space, generic
+from spacealg.core.generic import as_space, delegate, generic
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
@@ -82,11 +85,11 @@ from spacealg.core.protocol import (
 )
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
-from spacealg.core.styles import Style
-from spacealg.spaces._batch import items_array, normalize_size
+from spacealg.spaces._batch import items_array
 from spacealg.spaces.categorical import Categorical
 from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.mask_blocks import (
+    NUMPY,
     Block,
     FreeBlocks,
     blocks_batch_shape,
@@ -94,10 +97,13 @@ from spacealg.spaces.mask_blocks import (
     coarsen,
     combine,
     draw_digits,
+    draw_shape,
     host_blocks,
+    is_foreign_array,
     merge_run,
     outer,
     parse_blocks,
+    placed,
 )
 from spacealg.spaces.mask_factors import Factors, MaskError, MaskTypeError, Sizes, factors
 
@@ -114,6 +120,8 @@ __all__ = [
     "from_native_mask",
     "host_blocks",
     "parse_blocks",
+    "restriction",
+    "sample_blocks",
     "sample_masked",
 ]
 
@@ -303,25 +311,58 @@ def _digits_to_index(digits: Any, sizes: tuple[int, ...]) -> int:
     return position
 
 
-def sample_blocks(root: Any, f: Factors, blocks: Sequence[Block], size: Any, generator: np.random.Generator) -> Any:
-    """Draws from ``root`` restricted (and weighted) by ``blocks``; rows by the blocks' batch."""
-    batch = blocks_batch_shape(blocks, f.sizes)
-    if size is None and batch:
-        size = batch
-    shape = normalize_size(size)
-    if batch and batch != shape:
-        raise MaskError(f"sample: a batch of masks of shape {batch} needs size={batch}, got size={size!r}")
-    digits = draw_digits(blocks, f.sizes, shape, generator)
+def sample_blocks(root: Any, f: Factors, blocks: Sequence[Block], size: Any, ns: Namespace) -> Any:
+    """Draws from ``root`` restricted (and weighted) by ``blocks`` with ``ns``'s generator
+    (NumPy's); rows by the blocks' batch."""
+    size, shape = draw_shape(blocks, f.sizes, size)
+    digits = draw_digits(blocks, f.sizes, shape, ns)
     if size is None:
         return element(_digits_to_index(digits, f.sizes), root)
     return f.values(digits)
 
 
+def restriction(space: Any, mask: Any, probability: Any, ns: Namespace = NUMPY) -> tuple[Any, Factors, Sequence[Block]]:
+    """``(root, factors, blocks)``: the unmasked space under ``space`` (a spacealg space), its
+    factors, and the blocks allowing what ``space`` (if ``Masked``), ``mask`` and
+    ``probability`` all allow, as arrays of ``ns``'s backend. Parts all on the host are
+    combined there (float64 weights, rescaled per row) before they move to the device.
+
+    Raises MaskError for an empty ``Masked`` space and TypeError for a space masks do not
+    apply to."""
+    parts: list[Sequence[Block]]
+    if isinstance(space, Masked):
+        if space._blocks is None:
+            raise MaskError(f"sample: {space!r} is empty (the mask allows no element)")
+        root, f, parts = space.root, space._factors, [[_as_block(b) for b in space._blocks]]
+    else:
+        try:
+            root, f, parts = space, factors(space), []
+        except TypeError:
+            raise TypeError(
+                "sample: mask=/probability= apply to finite spaces (finite sets, ranges, Categorical, "
+                "integer Box, ArraySpace of those, products of them) and to Gymnasium spaces; "
+                f"{space!r} is not one"
+            ) from None
+    for what, value in (("mask", mask), ("probability", probability)):
+        if value is not None:
+            parts.append(parse_blocks(value, f, what))
+    if not parts:
+        return root, f, parse_blocks(None, f)
+    foreign = any(is_foreign_array(a) for p in parts if not isinstance(p, FreeBlocks) for _, a in p)
+    on = ns if foreign else NUMPY
+    blocks = functools.reduce(lambda x, y: combine(x, y, f.sizes, on), [placed(p, on) for p in parts])
+    return root, f, placed(blocks, ns)
+
+
+def _sample_restricted(space: Any, size: Any, mask: Any, probability: Any, rng: RngLike) -> Any:
+    ns = numpy_namespace(as_generator(rng))
+    root, f, blocks = restriction(space, mask, probability, ns)
+    return sample_blocks(root, f, blocks, size, ns)
+
+
 @sample.register(Masked)
 def _sample(space: Masked, size: Any = None, *, rng: RngLike = None) -> Any:
-    if space._blocks is None:
-        raise MaskError(f"sample: {space!r} is empty (the mask allows no element)")
-    return sample_blocks(space.root, space._factors, [_as_block(b) for b in space._blocks], size, as_generator(rng))
+    return _sample_restricted(space, size, None, None, rng)
 
 
 @isin.register(Masked)
@@ -353,25 +394,8 @@ def _isin_items(batch: Any, space: Masked, inside: np.ndarray) -> np.ndarray:
     return result
 
 
-@eltype.register(Masked)
-def _eltype(space: Masked) -> Any:
-    return eltype(space.root)
-
-
-@elsize.register(Masked)
-def _elsize(space: Masked) -> Any:
-    return elsize(space.root)
-
-
-@SpaceStyle.register(Masked)
-def _style(space: Masked) -> Style:
-    return SpaceStyle(space.root)
-
-
-@bounds.register(Masked)
-def _bounds(space: Masked) -> tuple[Any, Any]:
-    """The base's bounds: a box enclosing the allowed set (not always the smallest)."""
-    return bounds(space.root)  # type: ignore[no-any-return]
+# the base's element type, size, style and bounds (a box enclosing the allowed set, not always the smallest)
+delegate(Masked, lambda space: space.root, eltype, elsize, SpaceStyle, bounds)
 
 
 @clamp.register(Masked)
@@ -552,31 +576,7 @@ def sample_masked(space: Any, size: Any, mask: Any, probability: Any, *, rng: Rn
     converted = as_space(space)
     if converted is not space:
         return sample_masked(converted, size, mask, probability, rng=rng)
-    try:
-        f = factors(space)
-    except TypeError:
-        raise TypeError(
-            f"sample: mask=/probability= apply to finite spaces (finite sets, ranges, Categorical, "
-            f"integer Box, ArraySpace of those, products of them) and to Gymnasium spaces; "
-            f"{space!r} is not one"
-        ) from None
-    blocks = host_blocks(parse_blocks(mask, f, "mask"))
-    if probability is not None:
-        blocks = combine(blocks, host_blocks(parse_blocks(probability, f, "probability")), f.sizes)
-    return sample_blocks(space, f, blocks, size, as_generator(rng))
-
-
-@sample_masked.register(Masked)
-def _sample_masked_masked(space: Masked, size: Any, mask: Any, probability: Any, *, rng: RngLike = None) -> Any:
-    if space._blocks is None:
-        raise MaskError(f"sample: {space!r} is empty (the mask allows no element)")
-    f = space._factors
-    blocks: list[Block] = [_as_block(b) for b in space._blocks]
-    if mask is not None:
-        blocks = combine(blocks, host_blocks(parse_blocks(mask, f, "mask")), f.sizes)
-    if probability is not None:
-        blocks = combine(blocks, host_blocks(parse_blocks(probability, f, "probability")), f.sizes)
-    return sample_blocks(space.root, f, blocks, size, as_generator(rng))
+    return _sample_restricted(space, size, mask, probability, rng)
 
 
 _HOLDS_MASKED: IdentityCache[bool] = IdentityCache("spaces holding a mask")

@@ -52,6 +52,7 @@ __all__ = [
     "batch_form",
     "clamp_stacked",
     "object_batch",
+    "register_infinite",
     "stack_items",
     "stacked",
     "stacked_length",
@@ -280,16 +281,23 @@ def _clamp(x: Any, space: Sequence) -> Any:
     return tuple(clamp(item, space._space) for item in x)
 
 
-@cardinality.register(Sequence)
-def _cardinality(space: Sequence) -> float:
+def _infinite(space: Any) -> float:
     return float("inf")
 
 
-@elements.register(Sequence)
-@index.register(Sequence)
-@element.register(Sequence)
 def _not_finite(*args: Any) -> Any:
     raise TypeError(f"{args[-1]!r} is not finite: it has no elements/index/element")
+
+
+def register_infinite(cls: type) -> None:
+    """Spaces of class ``cls`` are infinite: ``cardinality`` is ``inf`` and ``elements``,
+    ``index`` and ``element`` raise TypeError."""
+    cardinality.register(cls)(_infinite)
+    for function in (elements, index, element):
+        function.register(cls)(_not_finite)
+
+
+register_infinite(Sequence)
 
 
 @issubspace.register(Sequence, Sequence)
