@@ -350,7 +350,7 @@ def run_check(
         first, *others = broken
         first.also, first.held, first.not_checked = tuple(others), held, skipped
         first.warnings = tuple(warned)
-        first.steps, first.episodes = stats["steps"], stats["episodes"]
+        first.steps, first.episodes, first.examples = stats["steps"], stats["episodes"], examples
         raise first from None
     return EnvCheckReport(
         source.name,
