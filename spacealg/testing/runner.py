@@ -213,10 +213,8 @@ def compare(
     )
 
 
-def fail(
-    violation: PropertyError, source: EnvSource, reproducible: bool, examples: int, kind: str | bool
-) -> EnvCheckError:
-    kind = ("parallel" if kind else "gymnasium") if isinstance(kind, bool) else kind
+def fail(violation: PropertyError, source: EnvSource, reproducible: bool, examples: int, kind: str) -> EnvCheckError:
+    """``violation`` as the EnvCheckError of a check of ``kind`` on ``source``."""
     return EnvCheckError(
         property=violation.property,
         detail=violation.detail,
