@@ -190,3 +190,20 @@ def test_an_aec_env_with_fresh_spaces_is_checked_past_them():
     verdicts = _error_of("FreshSpaceTakeAway").verdicts()
     assert verdicts["same-space"] == "broken"
     assert verdicts["agent-iteration"] == verdicts["observation-in-space"] == "held"
+
+
+@pytest.mark.parametrize("bug", ["DoubleCloseCorridor", "SameSeedBatch"])
+def test_a_reproduction_of_a_factory_named_make_does_not_call_itself(bug, tmp_path, monkeypatch):
+    """The snippet's own ``def make()`` shadowed a user's factory named ``make`` and recursed."""
+    from spacealg.testing import check
+
+    module = "checks_envs" if bug == "DoubleCloseCorridor" else "vector_envs"
+    source = f"from envcorpus.{module} import {bug}\n\n\ndef make():\n    return {bug}()\n"
+    (tmp_path / "userfactory.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(EnvCheckError) as caught:
+        check("userfactory:make", max_examples=5)
+    snippet = caught.value.reproduction()
+    with pytest.raises(Exception) as failed:  # the bug's failure: an assertion or the env's own error
+        exec(compile(snippet, "<reproduction>", "exec"), {"__name__": "snippet"})
+    assert not isinstance(failed.value, RecursionError)

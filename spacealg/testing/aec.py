@@ -40,7 +40,7 @@ from spacealg.testing.driver import describe_exception, same, snapshot
 from spacealg.testing.errors import AEC_PROPERTIES, PropertyError, literal, short
 from spacealg.testing.infos import recorded, recorded_per_agent
 from spacealg.testing.masks import MaskedAction, check_mask, find_mask, is_rejection
-from spacealg.testing.parallel import max_cycles, same_space
+from spacealg.testing.parallel import _names, max_cycles, same_space
 from spacealg.testing.probes import aec_probes
 from spacealg.testing.runner import (
     AgentActions,
@@ -64,10 +64,6 @@ __all__ = ["AEC", "AECEpisode", "check_aec_env"]
 
 RETURNED = ("terminations", "truncations", "rewards", "infos")
 DEAD = "dead"  # the factors argument of draw for an agent that is stepped with None
-
-
-def _names(agents: Any) -> str:
-    return ", ".join(repr(a) for a in sorted(agents, key=repr))
 
 
 class AECEpisode:

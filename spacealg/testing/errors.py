@@ -114,7 +114,7 @@ class EnvCheckError(AssertionError):
     imports: Sequence[str] = ()
     parallel: bool = False
     reproducible: bool = True
-    examples: int = 0
+    examples: int = 0  # examples searched (for the first broken property: by the whole check)
     statement: str = field(default="", repr=False)
     kind: str = ""  # "gymnasium", "parallel", "aec", "vector", "match"; "" = by ``parallel``
     also: tuple[EnvCheckError, ...] = field(default=(), repr=False)  # the other broken properties

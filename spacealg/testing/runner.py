@@ -213,10 +213,8 @@ def compare(
     )
 
 
-def fail(
-    violation: PropertyError, source: EnvSource, reproducible: bool, examples: int, kind: str | bool
-) -> EnvCheckError:
-    kind = ("parallel" if kind else "gymnasium") if isinstance(kind, bool) else kind
+def fail(violation: PropertyError, source: EnvSource, reproducible: bool, examples: int, kind: str) -> EnvCheckError:
+    """``violation`` as the EnvCheckError of a check of ``kind`` on ``source``."""
     return EnvCheckError(
         property=violation.property,
         detail=violation.detail,
@@ -350,7 +348,7 @@ def run_check(
         first, *others = broken
         first.also, first.held, first.not_checked = tuple(others), held, skipped
         first.warnings = tuple(warned)
-        first.steps, first.episodes = stats["steps"], stats["episodes"]
+        first.steps, first.episodes, first.examples = stats["steps"], stats["episodes"], examples
         raise first from None
     return EnvCheckReport(
         source.name,

@@ -12,6 +12,7 @@ EnvCheckError."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from spacealg.testing.errors import literal
@@ -213,17 +214,25 @@ _SINGLE_ASSERTIONS = {
 }
 
 
+def _factory(construction: str) -> tuple[str, str]:
+    """The name of the snippet's own factory and its one-line body: ``make`` unless the
+    construction calls a name ``make`` already (a user's factory), which the snippet's
+    ``def make()`` would shadow and call itself."""
+    name = next(n for n in ("make", "make_env", "build_env", "fresh_env") if not re.search(rf"\b{n}\b", construction))
+    return name, construction.replace("env = ", "return ", 1)
+
+
 def _replay_tail(error: Any) -> list[str]:
     """The general assertion: spacealg's own replay, which raises the EnvCheckError (an
     AssertionError) while a property breaks on these seed and actions."""
-    construction = error.construction.replace("env = ", "return ", 1)
+    name, construction = _factory(error.construction)
     return [
         "from spacealg.testing import replay",
         "",
-        "def make():",
+        f"def {name}():",
         f"    {construction}",
         "",
-        f"replay(make, SEED, actions{_ignored(error)})  # raises (AssertionError) while the bug is there",
+        f"replay({name}, SEED, actions{_ignored(error)})  # raises (AssertionError) while the bug is there",
     ]
 
 
@@ -267,14 +276,14 @@ def _determinism(error: Any) -> list[str]:
 
 def _probe(error: Any) -> str:
     """The snippet of a failure of the one-off probes (no seed, no actions)."""
-    construction = error.construction.replace("env = ", "return ", 1)
+    name, construction = _factory(error.construction)
     lines = [
         f"# spacealg: property {error.property!r} failed",
         f"# law: {error.statement}",
         "import numpy as np",
         *error.imports,
         "",
-        "def make():",
+        f"def {name}():",
         f"    {construction}",
         "",
     ]
@@ -282,7 +291,8 @@ def _probe(error: Any) -> str:
         call = error.construction.split("=", 1)[1].split("  #")[0].strip()
         call = call[:-1] + ("**kwargs)" if call.endswith("()") else ", **kwargs)")
         lines += ["def make_with(**kwargs):", f"    return {call}", ""]
-    lines += PROBES.get(error.property, ["from spacealg.testing import replay", "replay(make, None, [])"])
+    probe = PROBES.get(error.property, ["from spacealg.testing import replay", "replay(make, None, [])"])
+    lines += [re.sub(r"\bmake\b(?!_)", name, line) for line in probe]
     lines += [f"# found: {line}" for line in error.detail.splitlines()]
     return "\n".join(lines) + "\n"
 
@@ -440,14 +450,14 @@ def reproduction(error: Any) -> str:
 
 def _vector_tail(error: Any) -> list[str]:
     """A vector failure: the check itself, seeded as it was (it raises while the bug is there)."""
-    construction = error.construction.replace("env = ", "return ", 1)
+    name, construction = _factory(error.construction)
     return [
         "trace = episode()",
         "",
         "from spacealg.testing import check_vector_env",
         "",
-        "def make():",
+        f"def {name}():",
         f"    {construction}",
         "",
-        "check_vector_env(make, random_seed=0)  # raises (AssertionError) while the bug is there",
+        f"check_vector_env({name}, random_seed=0)  # raises (AssertionError) while the bug is there",
     ]
