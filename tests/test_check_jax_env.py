@@ -348,9 +348,10 @@ def test_the_automatic_reset_merges_a_node_that_merges_itself_through_its_where(
     class Data:
         qpos: jax.Array
         shared: jax.Array  # not batched: where() keeps the running value
+        shape: tuple = ()  # MJX's Data has a shape attribute too
 
         def where(self, done, other):
-            return Data(jnp.where(done, other.qpos, self.qpos), self.shared)
+            return Data(jnp.where(done, other.qpos, self.qpos), self.shared, self.shape)
 
     fresh = {"data": Data(jnp.zeros(2), jnp.full(3, 7.0)), "obs": jnp.zeros(2)}
     kept = {"data": Data(jnp.ones(2), jnp.full(3, 1.0)), "obs": jnp.ones(2)}

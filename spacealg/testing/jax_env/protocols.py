@@ -163,7 +163,10 @@ def _merges_itself(node: Any) -> bool:
     """Whether a state node merges itself: its class defines ``where(done, other)``, as
     MuJoCo MJX's ``Data`` does (its Warp implementation keeps unbatched fields, which a
     leaf-by-leaf select would batch, and its FFI then rejects)."""
-    return callable(getattr(type(node), "where", None)) and not hasattr(node, "shape")
+    import jax
+    import numpy as np
+
+    return callable(getattr(type(node), "where", None)) and not isinstance(node, (jax.Array, np.ndarray, np.generic))
 
 
 def _select(done: Any, fresh: Any, kept: Any) -> Any:
