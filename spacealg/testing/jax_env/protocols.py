@@ -145,8 +145,10 @@ def _gymnax_like(env: Any) -> bool:
 
 
 def _jaxmarl_like(env: Any) -> bool:
-    """JaxMARL's ``MultiAgentEnv``: per-agent spaces as methods, a list of agent names."""
-    methods = ("reset", "step", "observation_space", "action_space")
+    """JaxMARL's ``MultiAgentEnv``: per-agent spaces as methods, a list of agent names, and
+    ``step_env`` (the step without its reset), which PettingZoo's parallel API, otherwise
+    alike, does not have."""
+    methods = ("reset", "step", "step_env", "observation_space", "action_space")
     agents = getattr(env, "agents", None)
     return (all(callable(getattr(env, name, None)) for name in methods) and isinstance(agents, (list, tuple))
             and bool(agents) and not hasattr(env, "default_params"))
