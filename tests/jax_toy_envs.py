@@ -311,7 +311,7 @@ class Pair:
             masks[a] = mask.astype(jnp.uint8)
         return masks
 
-    def step(self, key: jax.Array, state: PairState, actions: dict[str, jax.Array]) -> Any:
+    def step_env(self, key: jax.Array, state: PairState, actions: dict[str, jax.Array]) -> Any:
         move = jnp.stack([actions[a] for a in self.agents]).astype(jnp.int32) - 1
         x = jnp.clip(state.x + move, -5, 5)
         stepped = PairState(x, state.t + jnp.int32(1))
@@ -319,11 +319,16 @@ class Pair:
         rewards = {a: (x[i] == 5).astype(jnp.float32) for i, a in enumerate(self.agents)}
         if self.bug == "reward-in-space":
             rewards["a1"] = jnp.stack([rewards["a1"], rewards["a1"]])
-        obs_reset, fresh = self.reset(key)
-        state = jax.tree.map(lambda a, b: jax.lax.select(done, a, b), fresh, stepped)
-        obs = jax.tree.map(lambda a, b: jax.lax.select(done, a, b), obs_reset, self._obs(stepped))
         dones = {a: done for a in self.agents} | {"__all__": done}
-        return obs, state, rewards, dones, {}
+        return self._obs(stepped), stepped, rewards, dones, {}
+
+    def step(self, key: jax.Array, state: PairState, actions: dict[str, jax.Array]) -> Any:
+        key, key_reset = jax.random.split(key)
+        obs, stepped, rewards, dones, infos = self.step_env(key, state, actions)
+        obs_reset, fresh = self.reset(key_reset)
+        state = jax.tree.map(lambda a, b: jax.lax.select(dones["__all__"], a, b), fresh, stepped)
+        obs = jax.tree.map(lambda a, b: jax.lax.select(dones["__all__"], a, b), obs_reset, obs)
+        return obs, state, rewards, dones, infos
 
 
 def make_pair(bug: str = "") -> Pair:

@@ -348,9 +348,10 @@ def test_the_automatic_reset_merges_a_node_that_merges_itself_through_its_where(
     class Data:
         qpos: jax.Array
         shared: jax.Array  # not batched: where() keeps the running value
+        shape: tuple = ()  # MJX's Data has a shape attribute too
 
         def where(self, done, other):
-            return Data(jnp.where(done, other.qpos, self.qpos), self.shared)
+            return Data(jnp.where(done, other.qpos, self.qpos), self.shared, self.shape)
 
     fresh = {"data": Data(jnp.zeros(2), jnp.full(3, 7.0)), "obs": jnp.zeros(2)}
     kept = {"data": Data(jnp.ones(2), jnp.full(3, 1.0)), "obs": jnp.ones(2)}
@@ -358,3 +359,27 @@ def test_the_automatic_reset_merges_a_node_that_merges_itself_through_its_where(
     assert merged["data"].qpos.tolist() == [0.0, 0.0] and merged["obs"].tolist() == [0.0, 0.0]
     assert merged["data"].shared.tolist() == [1.0, 1.0, 1.0]  # Data.where's choice, not the fresh leaf
     assert _select(jnp.bool_(False), fresh, kept)["data"].qpos.tolist() == [1.0, 1.0]
+
+
+def test_a_pettingzoo_style_parallel_env_is_not_taken_for_jaxmarl():
+    """Regression: PettingZoo's parallel API has JaxMARL's agents and per-agent space methods;
+    only JaxMARL's ``step_env`` tells them apart, so ``check`` keeps PettingZoo envs on
+    ``check_parallel_env``."""
+    from spacealg.testing.jax_env import is_jax_env
+    from tests.jax_toy_envs import make_pair
+
+    class Parallel:
+        agents = ("a0", "a1")
+
+        def observation_space(self, agent):
+            return None
+
+        action_space = observation_space
+
+        def reset(self, seed=None, options=None):
+            raise AssertionError("reset must not be called to tell the API")
+
+        def step(self, actions):
+            raise AssertionError("step must not be called to tell the API")
+
+    assert not is_jax_env(Parallel()) and is_jax_env(make_pair())

@@ -20,11 +20,11 @@ JAX_PROPERTIES: dict[str, str] = {
     "discount-in-space": "every discount is a member of the declared discount spec and lies in [0, 1]",
     "finite-values": "observations and rewards hold no NaN or infinity",
     "episode-end": "episodes end as the library defines them: done/terminated/truncated are bool scalars; "
-    "Jumanji: reset gives StepType.FIRST and step MID or LAST; gymnax: no episode outlasts "
-    "params.max_steps_in_episode",
+    "Jumanji and XLand-MiniGrid: reset gives StepType.FIRST and step MID or LAST; no episode outlasts "
+    "gymnax's params.max_steps_in_episode or XLand-MiniGrid's params.max_steps",
     "action-mask": "a published legal-action mask has a shape the action space explains and allows at "
-    "least one action in every state the agent acts in (a mask with one row per factor or agent: in "
-    "some row, since a finished agent's row may be empty)",
+    "least one action in every state the agent acts in (a mask with one row per factor or agent, or "
+    "JaxMARL's dict of per-agent masks: in some row or agent, since a finished agent's may be empty)",
     "illegal-action": "an action outside the mask breaks none of the laws above",
     "purity": "the same key and actions give the same trajectory, compiled or not, run after run",
     "jit-eager": "jit gives what eager execution gives (up to float rounding: compared step by step from "

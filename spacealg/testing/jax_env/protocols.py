@@ -145,8 +145,10 @@ def _gymnax_like(env: Any) -> bool:
 
 
 def _jaxmarl_like(env: Any) -> bool:
-    """JaxMARL's ``MultiAgentEnv``: per-agent spaces as methods, a list of agent names."""
-    methods = ("reset", "step", "observation_space", "action_space")
+    """JaxMARL's ``MultiAgentEnv``: per-agent spaces as methods, a list of agent names, and
+    ``step_env`` (the step without its reset), which PettingZoo's parallel API, otherwise
+    alike, does not have."""
+    methods = ("reset", "step", "step_env", "observation_space", "action_space")
     agents = getattr(env, "agents", None)
     return (all(callable(getattr(env, name, None)) for name in methods) and isinstance(agents, (list, tuple))
             and bool(agents) and not hasattr(env, "default_params"))
@@ -163,7 +165,10 @@ def _merges_itself(node: Any) -> bool:
     """Whether a state node merges itself: its class defines ``where(done, other)``, as
     MuJoCo MJX's ``Data`` does (its Warp implementation keeps unbatched fields, which a
     leaf-by-leaf select would batch, and its FFI then rejects)."""
-    return callable(getattr(type(node), "where", None)) and not hasattr(node, "shape")
+    import jax
+    import numpy as np
+
+    return callable(getattr(type(node), "where", None)) and not isinstance(node, (jax.Array, np.ndarray, np.generic))
 
 
 def _select(done: Any, fresh: Any, kept: Any) -> Any:
