@@ -28,9 +28,10 @@ space's identity):
   of stacked numbers (:func:`array_leaf`; built on first use: a space with object batches
   has a plan, but no tree);
 * ``variants``: what each operation compiles for the space, keyed by ``(operation,
-  backend, device, dtypes)`` (as the operation spells them): the flat codec
-  (``flat_codec``), the emulation layouts and codecs per role and the guard's writers
-  (``emulation ...``), kept as long as the plan; and the torch/JAX kernels, at most
+  backend, device, dtypes)`` (as the operation spells them; the flat codec, looked up on
+  every ``flatten``, by its operation's name alone, ``"flat_codec"``): the NumPy flat
+  codec, the emulation layouts and codecs per role and the guard's writers
+  (``"emulation ..."``), kept as long as the plan; and the torch/JAX kernels, at most
   :data:`MAX_VARIANTS` per plan, first in, first out.
 
 Laws: ``plan.split(plan.join(parts)) == parts`` and ``plan.join(plan.split(b))`` has
@@ -226,7 +227,7 @@ class Plan:
             made = build()
             variants = self.variants
             if len(variants) >= MAX_VARIANTS:
-                old = next((k for k in variants if k[0] not in KEPT), None)
+                old = next((k for k in variants if (k if isinstance(k, str) else k[0]) not in KEPT), None)
                 if old is not None:
                     del variants[old]
             variants[key] = made
