@@ -154,7 +154,13 @@ def tree_values(tree: Any) -> list[Any]:
 
 
 class Plan:
-    """The structure of one space, its generated ``split``/``join``, its leaf tree and its variants."""
+    """The structure of one space, its generated ``split``/``join``, its leaf tree and its variants.
+
+    A variant keyed by a str (an operation's name) is also the plan's attribute of that name:
+    ``plan.flat_codec`` is read on every ``flatten`` (an attribute costs half a dict lookup).
+    """
+
+    flat_codec: Any = None
 
     def __init__(self, space: Any) -> None:
         try:
@@ -231,6 +237,8 @@ class Plan:
                 if old is not None:
                     del variants[old]
             variants[key] = made
+            if isinstance(key, str):
+                setattr(self, key, made)
             self._reweigh()
         return made
 
@@ -263,7 +271,7 @@ def _weigh(plan: Any) -> int:
             for item in value if isinstance(value, tuple) else (value,):
                 if not isinstance(item, np.ndarray):
                     extra += int(getattr(item, "nbytes", 0) or 0)
-    return footprint({k: v for k, v in vars(plan).items() if k != "variants"}) + extra
+    return footprint({k: v for k, v in vars(plan).items() if k != "variants" and k not in plan.variants}) + extra
 
 
 _PLANS: IdentityCache[Plan] = IdentityCache("plans", max_entries=4096, weigh=lambda p: _weigh(p))

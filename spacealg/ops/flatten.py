@@ -729,7 +729,7 @@ def flatten(x: Any, space: Any) -> Any:
     the space) raises ValueError naming ``x`` and the space; swapped arguments a TypeError.
     """
     plan = kept_plan(space)
-    codec = None if plan is None else plan.variants.get(_FLAT)
+    codec = None if plan is None else plan.flat_codec
     if codec is None:
         codec = _codec_of(space, "flatten", x)
     try:
@@ -745,7 +745,7 @@ def unflatten(v: Any, space: Any) -> Any:
     segment has no nonzero entry, a ValueError naming ``v`` and the space.
     """
     plan = kept_plan(space)
-    codec = None if plan is None else plan.variants.get(_FLAT)
+    codec = None if plan is None else plan.flat_codec
     if codec is None:
         codec = _codec_of(space, "unflatten", v)
     try:
@@ -775,7 +775,7 @@ def _batched(function: Callable[..., Any], argument: str, values: Any, space: An
         return backend_implementation(function, name)(values, space)
     operation = function.__name__
     plan = kept_plan(space)
-    codec = (None if plan is None else plan.variants.get(_FLAT)) or _codec_of(space, operation, values)
+    codec = (None if plan is None else plan.flat_codec) or _codec_of(space, operation, values)
     try:
         return getattr(codec, operation)(values)
     except _BAD_VALUE as error:
