@@ -130,7 +130,7 @@ def test_the_numpy_codecs_outlive_the_bound_on_compiled_variants(monkeypatch: py
         x = torch.tensor([[0, 9, 10]], dtype=dtype)
         assert sa.isin(x, space).tolist() == [False]
     plan = plan_for(space)
-    assert sum(key[0] not in plans.KEPT for key in plan.variants) <= 2
+    assert sum((key if isinstance(key, str) else key[0]) not in plans.KEPT for key in plan.variants) <= 2
     assert _codec(space) is flat and codec_for(space) is codec
 
 

@@ -28,9 +28,10 @@ space's identity):
   of stacked numbers (:func:`array_leaf`; built on first use: a space with object batches
   has a plan, but no tree);
 * ``variants``: what each operation compiles for the space, keyed by ``(operation,
-  backend, device, dtypes)`` (as the operation spells them): the flat codec
-  (``flat_codec``), the emulation layouts and codecs per role and the guard's writers
-  (``emulation ...``), kept as long as the plan; and the torch/JAX kernels, at most
+  backend, device, dtypes)`` (as the operation spells them; the flat codec, looked up on
+  every ``flatten``, by its operation's name alone, ``"flat_codec"``): the NumPy flat
+  codec, the emulation layouts and codecs per role and the guard's writers
+  (``"emulation ..."``), kept as long as the plan; and the torch/JAX kernels, at most
   :data:`MAX_VARIANTS` per plan, first in, first out.
 
 Laws: ``plan.split(plan.join(parts)) == parts`` and ``plan.join(plan.split(b))`` has
@@ -153,7 +154,13 @@ def tree_values(tree: Any) -> list[Any]:
 
 
 class Plan:
-    """The structure of one space, its generated ``split``/``join``, its leaf tree and its variants."""
+    """The structure of one space, its generated ``split``/``join``, its leaf tree and its variants.
+
+    A variant keyed by a str (an operation's name) is also the plan's attribute of that name:
+    ``plan.flat_codec`` is read on every ``flatten`` (an attribute costs half a dict lookup).
+    """
+
+    flat_codec: Any = None
 
     def __init__(self, space: Any) -> None:
         try:
@@ -226,10 +233,12 @@ class Plan:
             made = build()
             variants = self.variants
             if len(variants) >= MAX_VARIANTS:
-                old = next((k for k in variants if k[0] not in KEPT), None)
+                old = next((k for k in variants if (k if isinstance(k, str) else k[0]) not in KEPT), None)
                 if old is not None:
                     del variants[old]
             variants[key] = made
+            if isinstance(key, str):
+                setattr(self, key, made)
             self._reweigh()
         return made
 
@@ -262,7 +271,7 @@ def _weigh(plan: Any) -> int:
             for item in value if isinstance(value, tuple) else (value,):
                 if not isinstance(item, np.ndarray):
                     extra += int(getattr(item, "nbytes", 0) or 0)
-    return footprint({k: v for k, v in vars(plan).items() if k != "variants"}) + extra
+    return footprint({k: v for k, v in vars(plan).items() if k != "variants" and k not in plan.variants}) + extra
 
 
 _PLANS: IdentityCache[Plan] = IdentityCache("plans", max_entries=4096, weigh=lambda p: _weigh(p))

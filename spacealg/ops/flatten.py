@@ -376,17 +376,17 @@ class OneHotCodec(FlatCodec):
         """``(columns, bad)`` for the ``(n, size)`` integer entries ``rows`` (of a leaf without
         labels): each entry's column in the leaf's segment, ``offset + x - low``, and where the
         entry is no member (outside ``low..high``, or a float that is no integer)."""
-        xp, wide = k.xp, k.widest_int()
+        xp = k.xp
         fraction = None
         if k.kind(rows) == "f":  # a member is a whole number (not NaN, not infinite), cast only then
             whole = xp.round(rows)
             fraction = ~((whole == rows) & (xp.abs(whole) <= 2.0**62))
             rows = xp.where(fraction, 0.0, whole)
-        x = xp.astype(rows, wide) - k.const(model, "flat_low", lambda: self.low, wide)
-        bad = (x < 0) | (x >= k.const(model, "flat_widths", lambda: self.nvec, wide))
+        x = xp.astype(rows, k.widest_int(), copy=False) - self._const(k, model, "flat_low", self.low)
+        bad = (x < 0) | (x >= self._const(k, model, "flat_widths", self.nvec))
         if fraction is not None:
             bad = bad | fraction
-        return x + k.const(model, "flat_starts", lambda: self.offsets, wide), bad
+        return x + self._const(k, model, "flat_starts", self.offsets), bad
 
     def positions(self, k: Any, model: LeafModel, segment: Any) -> tuple[Any, Any]:
         """``(positions, found)``: each entry's first nonzero column in the ``(n, dim)`` rows
@@ -398,7 +398,7 @@ class OneHotCodec(FlatCodec):
         if self.uniform:  # segments of one width: one argmax
             per_entry = xp.reshape(hot, (n, self.size, int(self.nvec[0])))
             found = xp.all(xp.any(per_entry, axis=-1))
-            index = xp.argmax(xp.astype(per_entry, k.native(model, np.int8)), axis=-1)
+            index = _first(k, model, per_entry)
         elif k is NUMPY:  # NumPy has a reduction per segment (no array-API form): one call, not one per entry
             index = np.minimum.reduceat(np.where(hot, np.arange(self.dim), self.dim), self.offsets, axis=1)
             index = index - self.offsets
@@ -408,19 +408,29 @@ class OneHotCodec(FlatCodec):
             for start, width in zip(self.offsets.tolist(), self.nvec.tolist()):
                 part = hot[:, start : start + width]
                 ok.append(xp.all(xp.any(part, axis=-1)))
-                columns.append(xp.argmax(xp.astype(part, k.native(model, np.int8)), axis=-1))
+                columns.append(_first(k, model, part))
             found = xp.all(xp.stack(ok)) if ok else True
             index = xp.stack(columns, axis=-1) if columns else xp.astype(segment[:, :0], k.widest_int())
         return index, k.traced or bool(found)
 
     def values(self, k: Any, model: LeafModel, index: Any) -> Any:
         """The member entries (native dtype) at the ``positions`` ``index`` of a leaf without labels."""
-        wide = k.widest_int()
-        return k.xp.astype(k.xp.astype(index, wide) + k.const(model, "flat_low", lambda: self.low, wide),
-                           k.native(model, self.dtype))
+        xp = k.xp
+        wide = xp.astype(index, k.widest_int(), copy=False) + self._const(k, model, "flat_low", self.low)
+        return xp.astype(wide, k.native(model, self.dtype), copy=False)
+
+    @staticmethod
+    def _const(k: Any, model: LeafModel, tag: str, array: np.ndarray) -> Any:
+        """The codec's int64 ``array`` where ``k``'s arrays live (NumPy's: itself)."""
+        return array if k is NUMPY else k.const(model, tag, lambda: array, k.widest_int())
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(self.dim, self.dtype), np.ones(self.dim, self.dtype)
+
+
+def _first(k: Any, model: LeafModel, hot: Any) -> Any:
+    """The first True along the last axis of the bool array ``hot`` (torch has no bool argmax)."""
+    return hot.argmax(-1) if k is NUMPY else k.xp.argmax(k.xp.astype(hot, k.native(model, np.int8)), axis=-1)
 
 
 class ImageCodec(FlatCodec):
@@ -670,7 +680,7 @@ class GraphCodec(FlatCodec):
 
 # -- the public functions: a cached codec, then its method; errors name the argument ----------
 
-_FLAT = ("flat_codec", "numpy", None, None)  # the codec's key among the variants of a space's plan
+_FLAT = "flat_codec"  # the codec's key among the variants of a space's plan (a str: its hash is kept)
 _BAD_VALUE = (KeyError, IndexError, AttributeError, TypeError, ValueError)
 
 
@@ -719,7 +729,7 @@ def flatten(x: Any, space: Any) -> Any:
     the space) raises ValueError naming ``x`` and the space; swapped arguments a TypeError.
     """
     plan = kept_plan(space)
-    codec = None if plan is None else plan.variants.get(_FLAT)
+    codec = None if plan is None else plan.flat_codec
     if codec is None:
         codec = _codec_of(space, "flatten", x)
     try:
@@ -735,7 +745,7 @@ def unflatten(v: Any, space: Any) -> Any:
     segment has no nonzero entry, a ValueError naming ``v`` and the space.
     """
     plan = kept_plan(space)
-    codec = None if plan is None else plan.variants.get(_FLAT)
+    codec = None if plan is None else plan.flat_codec
     if codec is None:
         codec = _codec_of(space, "unflatten", v)
     try:
@@ -765,7 +775,7 @@ def _batched(function: Callable[..., Any], argument: str, values: Any, space: An
         return backend_implementation(function, name)(values, space)
     operation = function.__name__
     plan = kept_plan(space)
-    codec = (None if plan is None else plan.variants.get(_FLAT)) or _codec_of(space, operation, values)
+    codec = (None if plan is None else plan.flat_codec) or _codec_of(space, operation, values)
     try:
         return getattr(codec, operation)(values)
     except _BAD_VALUE as error:

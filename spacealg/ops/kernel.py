@@ -76,8 +76,8 @@ class NumpyKernel:
     traced = False
     device = None
 
-    def native(self, model: LeafModel | None, dtype: Any = None) -> np.dtype:
-        return np.dtype(dtype if dtype is not None or model is None else model.value_dtype)
+    def native(self, model: LeafModel | None, dtype: Any = None) -> Any:
+        return dtype if dtype is not None or model is None else model.value_dtype  # NumPy takes it as it is
 
     def widest_int(self) -> np.dtype:
         return _INT64
