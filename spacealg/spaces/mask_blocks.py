@@ -461,19 +461,20 @@ def draw_digits(blocks: Sequence[Block], sizes: tuple[int, ...], shape: tuple[in
     parts: list[Any] = []
     start = 0
     for width, array in [(len(sizes), None)] if isinstance(blocks, FreeBlocks) else blocks:
-        block_sizes = _as_ints(sizes[start : start + width])
+        block_sizes = sizes[start : start + width]
         start += width
         if array is None:
-            if not block_sizes.all() and 0 not in shape:
+            unmasked = _as_ints(block_sizes)
+            if not unmasked.all() and 0 not in shape:
                 raise MaskError("sample: the space is empty")
-            parts.append(ns.below(np.maximum(block_sizes, 1), (*shape, width)))
+            parts.append(ns.below(np.maximum(unmasked, 1), (*shape, width)))
             continue
-        m = math.prod(block_sizes.tolist())
-        flat = choose(xp.reshape(array, (*array.shape[: array.ndim - width], m)), shape, ns)
+        block_sizes = tuple(block_sizes)  # a masked block's sizes: as many as its array has axes
+        flat = choose(xp.reshape(array, (*array.shape[: array.ndim - width], math.prod(block_sizes))), shape, ns)
         if width == 1:
             parts.append(flat[..., None])
         elif width > 1:  # (a block over no factor allows the one element or none: no digits)
-            parts.append(xp.take(ns.constant(_unravelled(tuple(block_sizes.tolist()))), flat, axis=0))
+            parts.append(xp.take(ns.constant(_unravelled(block_sizes)), flat, axis=0))
     if not parts:
         return ns.constant(np.zeros((*shape, 0), dtype=np.int64))
     return parts[0] if len(parts) == 1 else xp.concat(parts, axis=-1)

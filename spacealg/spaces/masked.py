@@ -346,8 +346,8 @@ def restriction(space: Any, mask: Any, probability: Any, ns: Namespace = NUMPY) 
     for what, value in (("mask", mask), ("probability", probability)):
         if value is not None:
             parts.append(parse_blocks(value, f, what))
-    if not parts:
-        return root, f, parse_blocks(None, f)
+    if len(parts) < 2:  # nothing to combine: the space's own blocks (on the host), a mask, or none
+        return root, f, placed(parts[0], ns) if parts else parse_blocks(None, f)
     foreign = any(is_foreign_array(a) for p in parts if not isinstance(p, FreeBlocks) for _, a in p)
     on = ns if foreign else NUMPY
     blocks = functools.reduce(lambda x, y: combine(x, y, f.sizes, on), [placed(p, on) for p in parts])
