@@ -35,7 +35,6 @@ __all__ = [
     "draw_digits",
     "draw_shape",
     "dtype_kind",
-    "host_blocks",
     "is_foreign_array",
     "merge_run",
     "outer",
@@ -135,13 +134,6 @@ def _rescaled(weights: Any, width: int) -> Any:
     xp = np if name is None else namespace_for(name, weights).xp
     top = xp.max(weights, axis=tuple(range(weights.ndim - width, weights.ndim)), keepdims=True)
     return weights / (top + xp.astype(top <= 0, top.dtype))
-
-
-def host_blocks(blocks: Sequence[Block]) -> Sequence[Block]:
-    """The blocks with torch/JAX arrays copied to NumPy (for the NumPy draws and spaces)."""
-    if isinstance(blocks, FreeBlocks):
-        return blocks
-    return [(width, _to_numpy(array)) for width, array in blocks]
 
 
 def _to_numpy(array: Any) -> Any:

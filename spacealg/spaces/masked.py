@@ -98,7 +98,6 @@ from spacealg.spaces.mask_blocks import (
     combine,
     draw_digits,
     draw_shape,
-    host_blocks,
     is_foreign_array,
     merge_run,
     outer,
@@ -108,6 +107,7 @@ from spacealg.spaces.mask_blocks import (
 from spacealg.spaces.mask_factors import Factors, MaskError, MaskTypeError, Sizes, factors
 
 __all__ = [
+    "NUMPY",
     "Factors",
     "MaskError",
     "MaskTypeError",
@@ -118,8 +118,8 @@ __all__ = [
     "draw_digits",
     "factors",
     "from_native_mask",
-    "host_blocks",
     "parse_blocks",
+    "placed",
     "restriction",
     "sample_blocks",
     "sample_masked",
@@ -205,7 +205,7 @@ class Masked(Space):
             inherited = None if base._blocks is None else [_as_block(b) for b in base._blocks]
         else:
             root, f, inherited = base, factors(base), None
-        blocks = host_blocks(parse_blocks(mask, f))
+        blocks = placed(parse_blocks(mask, f), NUMPY)
         if blocks_batch_shape(blocks, f.sizes):
             raise MaskError("Masked: the mask has batch dimensions; a Masked space takes one mask")
         if isinstance(base, Masked):
@@ -277,7 +277,7 @@ def _frozen(mask: Any) -> Any:
             np.asarray(mask)
         except ValueError:
             return tuple(_frozen(m) for m in mask)
-    array = np.array(host_blocks([(1, mask)])[0][1], dtype=bool)
+    array = np.array(placed([(1, mask)], NUMPY)[0][1], dtype=bool)
     array.flags.writeable = False
     return array
 
