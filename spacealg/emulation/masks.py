@@ -41,13 +41,14 @@ import numpy as np
 from spacealg.core.generic import as_space
 from spacealg.emulation.spaces import emulate_action_space
 from spacealg.spaces.masked import (
+    NUMPY,
     Factors,
     MaskError,
     coarsen,
     factors,
     from_native_mask,
-    host_blocks,
     parse_blocks,
+    placed,
 )
 
 __all__ = ["action_mask_size", "emulate_action_mask", "nativize_action_mask"]
@@ -83,7 +84,7 @@ def emulate_action_mask(mask: Any, space: Any, *, marginal: bool = False) -> np.
     ``marginal``; TypeError for a space whose actions are not all discrete.
     """
     f = _factors(space)
-    blocks = host_blocks(parse_blocks(from_native_mask(space, mask), f))
+    blocks = placed(parse_blocks(from_native_mask(space, mask), f), NUMPY)
     batch = _batch(blocks)
     segments: list[np.ndarray] = []
     start = 0

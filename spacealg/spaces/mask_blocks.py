@@ -35,7 +35,6 @@ __all__ = [
     "draw_digits",
     "draw_shape",
     "dtype_kind",
-    "host_blocks",
     "is_foreign_array",
     "merge_run",
     "outer",
@@ -135,13 +134,6 @@ def _rescaled(weights: Any, width: int) -> Any:
     xp = np if name is None else namespace_for(name, weights).xp
     top = xp.max(weights, axis=tuple(range(weights.ndim - width, weights.ndim)), keepdims=True)
     return weights / (top + xp.astype(top <= 0, top.dtype))
-
-
-def host_blocks(blocks: Sequence[Block]) -> Sequence[Block]:
-    """The blocks with torch/JAX arrays copied to NumPy (for the NumPy draws and spaces)."""
-    if isinstance(blocks, FreeBlocks):
-        return blocks
-    return [(width, _to_numpy(array)) for width, array in blocks]
 
 
 def _to_numpy(array: Any) -> Any:
@@ -461,19 +453,20 @@ def draw_digits(blocks: Sequence[Block], sizes: tuple[int, ...], shape: tuple[in
     parts: list[Any] = []
     start = 0
     for width, array in [(len(sizes), None)] if isinstance(blocks, FreeBlocks) else blocks:
-        block_sizes = _as_ints(sizes[start : start + width])
+        block_sizes = sizes[start : start + width]
         start += width
         if array is None:
-            if not block_sizes.all() and 0 not in shape:
+            unmasked = _as_ints(block_sizes)
+            if not unmasked.all() and 0 not in shape:
                 raise MaskError("sample: the space is empty")
-            parts.append(ns.below(np.maximum(block_sizes, 1), (*shape, width)))
+            parts.append(ns.below(np.maximum(unmasked, 1), (*shape, width)))
             continue
-        m = math.prod(block_sizes.tolist())
-        flat = choose(xp.reshape(array, (*array.shape[: array.ndim - width], m)), shape, ns)
+        block_sizes = tuple(block_sizes)  # a masked block's sizes: as many as its array has axes
+        flat = choose(xp.reshape(array, (*array.shape[: array.ndim - width], math.prod(block_sizes))), shape, ns)
         if width == 1:
             parts.append(flat[..., None])
         elif width > 1:  # (a block over no factor allows the one element or none: no digits)
-            parts.append(xp.take(ns.constant(_unravelled(tuple(block_sizes.tolist()))), flat, axis=0))
+            parts.append(xp.take(ns.constant(_unravelled(block_sizes)), flat, axis=0))
     if not parts:
         return ns.constant(np.zeros((*shape, 0), dtype=np.int64))
     return parts[0] if len(parts) == 1 else xp.concat(parts, axis=-1)

@@ -183,10 +183,8 @@ def factors(space: Any) -> Factors:
     Raises TypeError for a space whose members do not factor into finite digits.
     """
     converted = as_space(space)
-    if isinstance(converted, TupleProduct):
-        return _tuple_factors(converted)
-    if isinstance(converted, DictProduct):
-        return _dict_factors(converted)
+    if isinstance(converted, (TupleProduct, DictProduct)):
+        return _product_factors(converted)
     image = image_of(converted)
     if image is not None:  # masks over what the members stand for
         inner = factors(image.space)
@@ -293,37 +291,25 @@ def _concat_digits(parts: list[np.ndarray]) -> np.ndarray:
     return np.concatenate([np.broadcast_to(p, (*lead, p.shape[-1])) for p in parts], axis=-1)
 
 
-def _splits(sizes: list[int]) -> list[int]:
-    return list(itertools.accumulate(sizes, initial=0))
-
-
-def _tuple_factors(space: TupleProduct) -> Factors:
-    components = [factors(s) for s in space._spaces]
-    cuts = _splits([len(c.sizes) for c in components])
-
-    def digits(batch: Any) -> np.ndarray:
-        if not isinstance(batch, (tuple, list)) or len(batch) != len(components):
-            raise ValueError(f"not a batch of {space!r}")
-        return _concat_digits([c.digits(b) for c, b in zip(components, batch)])
-
-    def values(d: np.ndarray) -> Any:
-        return tuple(c.values(d[..., cuts[i] : cuts[i + 1]]) for i, c in enumerate(components))
-
-    return Factors(sizes_of([r for c in components for r in runs_of(c.sizes)]), digits, values, tuple(components))
-
-
-def _dict_factors(space: DictProduct) -> Factors:
-    keys = list(space._spaces)
-    components = [factors(s) for s in space._spaces.values()]
-    cuts = _splits([len(c.sizes) for c in components])
+def _product_factors(space: TupleProduct | DictProduct) -> Factors:
+    """A product's factors: its components' in order; digits of a batch (a tuple, or a dict
+    with the product's keys) concatenated, values split back into the product's form."""
+    keyed = isinstance(space, DictProduct)
+    keys = list(space._spaces) if keyed else []
+    components = [factors(space._spaces[k]) for k in keys] if keyed else [factors(s) for s in space._spaces]
+    cuts = list(itertools.accumulate((len(c.sizes) for c in components), initial=0))
 
     def digits(batch: Any) -> np.ndarray:
-        if not isinstance(batch, Mapping) or set(batch) != set(keys):
+        if keyed and (not isinstance(batch, Mapping) or set(batch) != set(keys)):
             raise ValueError(f"not a batch of {space!r}")
-        return _concat_digits([c.digits(batch[k]) for k, c in zip(keys, components)])
+        if not keyed and (not isinstance(batch, (tuple, list)) or len(batch) != len(components)):
+            raise ValueError(f"not a batch of {space!r}")
+        parts = [batch[k] for k in keys] if keyed else batch
+        return _concat_digits([c.digits(b) for c, b in zip(components, parts)])
 
     def values(d: np.ndarray) -> Any:
-        return {k: c.values(d[..., cuts[i] : cuts[i + 1]]) for i, (k, c) in enumerate(zip(keys, components))}
+        parts = [c.values(d[..., cuts[i] : cuts[i + 1]]) for i, c in enumerate(components)]
+        return dict(zip(keys, parts)) if keyed else tuple(parts)
 
-    sizes = sizes_of([r for c in components for r in runs_of(c.sizes)])
-    return Factors(sizes, digits, values, dict(zip(keys, components)))
+    children = dict(zip(keys, components)) if keyed else tuple(components)
+    return Factors(sizes_of([r for c in components for r in runs_of(c.sizes)]), digits, values, children)

@@ -98,7 +98,6 @@ from spacealg.spaces.mask_blocks import (
     combine,
     draw_digits,
     draw_shape,
-    host_blocks,
     is_foreign_array,
     merge_run,
     outer,
@@ -108,6 +107,7 @@ from spacealg.spaces.mask_blocks import (
 from spacealg.spaces.mask_factors import Factors, MaskError, MaskTypeError, Sizes, factors
 
 __all__ = [
+    "NUMPY",
     "Factors",
     "MaskError",
     "MaskTypeError",
@@ -118,8 +118,8 @@ __all__ = [
     "draw_digits",
     "factors",
     "from_native_mask",
-    "host_blocks",
     "parse_blocks",
+    "placed",
     "restriction",
     "sample_blocks",
     "sample_masked",
@@ -205,7 +205,7 @@ class Masked(Space):
             inherited = None if base._blocks is None else [_as_block(b) for b in base._blocks]
         else:
             root, f, inherited = base, factors(base), None
-        blocks = host_blocks(parse_blocks(mask, f))
+        blocks = placed(parse_blocks(mask, f), NUMPY)
         if blocks_batch_shape(blocks, f.sizes):
             raise MaskError("Masked: the mask has batch dimensions; a Masked space takes one mask")
         if isinstance(base, Masked):
@@ -277,7 +277,7 @@ def _frozen(mask: Any) -> Any:
             np.asarray(mask)
         except ValueError:
             return tuple(_frozen(m) for m in mask)
-    array = np.array(host_blocks([(1, mask)])[0][1], dtype=bool)
+    array = np.array(placed([(1, mask)], NUMPY)[0][1], dtype=bool)
     array.flags.writeable = False
     return array
 
@@ -346,8 +346,8 @@ def restriction(space: Any, mask: Any, probability: Any, ns: Namespace = NUMPY) 
     for what, value in (("mask", mask), ("probability", probability)):
         if value is not None:
             parts.append(parse_blocks(value, f, what))
-    if not parts:
-        return root, f, parse_blocks(None, f)
+    if len(parts) < 2:  # nothing to combine: the space's own blocks (on the host), a mask, or none
+        return root, f, placed(parts[0], ns) if parts else parse_blocks(None, f)
     foreign = any(is_foreign_array(a) for p in parts if not isinstance(p, FreeBlocks) for _, a in p)
     on = ns if foreign else NUMPY
     blocks = functools.reduce(lambda x, y: combine(x, y, f.sizes, on), [placed(p, on) for p in parts])

@@ -154,6 +154,9 @@ def _gym_leaf(draw: Any, shape: tuple[int, ...], what: str, values: tuple[int, .
 def _gym_form(draw: Any, space: Any, what: str) -> Any:
     import gymnasium.spaces as gs
 
+    def part(subspace: Any) -> Any:  # a subspace's mask, or None
+        return draw(st.one_of(st.none(), st.just(subspace).map(lambda c: _gym_form(draw, c, what))))
+
     if isinstance(space, gs.Discrete):
         return _gym_leaf(draw, (int(space.n),), what)
     if isinstance(space, gs.MultiDiscrete):
@@ -175,27 +178,15 @@ def _gym_form(draw: Any, space: Any, what: str) -> Any:
             st.one_of(st.none(), st.just(None).map(lambda _: _gym_leaf(draw, (len(space.character_list),), what)))
         )
         return (length, chars)
-    if isinstance(space, gs.Tuple):
-        return tuple(
-            draw(st.one_of(st.none(), st.just(s).map(lambda c: _gym_form(draw, c, what)))) for s in space.spaces
-        )
+    if isinstance(space, (gs.Tuple, gs.OneOf)):
+        return tuple(part(s) for s in space.spaces)
     if isinstance(space, gs.Dict):
-        return {
-            k: draw(st.one_of(st.none(), st.just(s).map(lambda c: _gym_form(draw, c, what))))
-            for k, s in space.spaces.items()
-        }
-    if isinstance(space, gs.OneOf):
-        return tuple(
-            draw(st.one_of(st.none(), st.just(s).map(lambda c: _gym_form(draw, c, what)))) for s in space.spaces
-        )
+        return {k: part(s) for k, s in space.spaces.items()}
     if isinstance(space, gs.Sequence):
         length = draw(
             st.one_of(st.none(), st.integers(0, 3), st.lists(st.integers(0, 3), min_size=1, max_size=3).map(np.array))
         )
-        return (
-            length,
-            draw(st.one_of(st.none(), st.just(space.feature_space).map(lambda c: _gym_form(draw, c, what)))),
-        )
+        return (length, part(space.feature_space))
     if isinstance(space, gs.Graph):
         return (None, None)
     return None  # Box: no mask
