@@ -1,6 +1,6 @@
-"""The laws of the batched operations on torch (CPU) and JAX (CPU), by Hypothesis.
+"""The laws of the batched operations on NumPy, torch (CPU) and JAX (CPU), by Hypothesis.
 
-Each law is checked on both backends over generated spaces (every stacking kind, nested
+Each law is checked on every backend over generated spaces (every stacking kind, nested
 products) against the NumPy path: sample lands in the space; ``isin(b)[i] ==
 contains(b[i])`` for rows moved to NumPy; clamp lands inside, keeps members and is
 idempotent; flatten/unflatten round-trip and equal the NumPy path value for value; the
@@ -34,13 +34,19 @@ LAWS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthChe
 stacking_spaces = spaces(composites=("tuple", "dict", "product"), max_depth=2).filter(stacks)
 
 
+#: the backends whose laws run eagerly (JAX's run under jit, below)
+EAGER = ["numpy", "torch"]
+
+
 def rng(name: str, seed: int) -> Any:
+    if name == "numpy":
+        return np.random.default_rng(seed)
     return torch.Generator().manual_seed(seed) if name == "torch" else jax.random.key(seed)
 
 
 def draw(name: str, space: Any, n: int, seed: int) -> Any:
     """``sample(space, n)`` on a backend (JAX: under jit, one compilation instead of one per op)."""
-    if name == "torch":
+    if name != "jax":
         return sa.sample(space, n, rng=rng(name, seed))
     return jax.jit(lambda key: sa.sample(space, n, rng=key))(rng(name, seed))
 
@@ -52,6 +58,8 @@ def to_backend(name: str, batch: Any) -> Any:
     if isinstance(batch, dict):
         return {k: to_backend(name, b) for k, b in batch.items()}
     array = np.asarray(batch)
+    if name == "numpy":
+        return array.copy()
     return torch.as_tensor(array.copy()) if name == "torch" else jnp.asarray(array)
 
 
@@ -80,19 +88,19 @@ def perturbed(batch: Any, seed: int) -> Any:
     return np.where(moved, changed, a).astype(a.dtype)
 
 
-@pytest.mark.parametrize("name", ["torch"])
+@pytest.mark.parametrize("name", EAGER)
 @LAWS
 @given(space=stacking_spaces, seed=st.integers(0, 2**16))
 def test_sample_lands_in_the_space_and_isin_agrees_with_contains(name: str, space: Any, seed: int) -> None:
     batch = sa.sample(space, 7, rng=rng(name, seed))
     inside = sa.isin(batch, space)
-    assert sa.backends.backend_name(inside) == name
+    assert sa.backends.backend_name(inside) == (None if name == "numpy" else name)
     assert bool(to_numpy(inside).all())
     host = to_numpy(batch)
     assert all(sa.contains(member_at(host, i), space) for i in range(7))
 
 
-@pytest.mark.parametrize("name", ["torch"])
+@pytest.mark.parametrize("name", EAGER)
 @LAWS
 @given(space=stacking_spaces, seed=st.integers(0, 2**16))
 def test_isin_row_by_row_is_contains(name: str, space: Any, seed: int) -> None:
@@ -115,7 +123,7 @@ def _leaves(batch: Any) -> list[np.ndarray]:
     return [np.asarray(batch)]
 
 
-@pytest.mark.parametrize("name", ["torch"])
+@pytest.mark.parametrize("name", EAGER)
 @LAWS
 @given(space=stacking_spaces, seed=st.integers(0, 2**16))
 def test_clamp_lands_inside_keeps_members_and_is_idempotent(name: str, space: Any, seed: int) -> None:
@@ -130,13 +138,13 @@ def test_clamp_lands_inside_keeps_members_and_is_idempotent(name: str, space: An
     assert same(to_numpy(sa.clamp(clamped, space)), to_numpy(clamped))
     members = sa.sample(space, 5, rng=rng(name, seed))
     assert same(to_numpy(sa.clamp(members, space)), to_numpy(members))
-    if name == "torch":
+    if name in EAGER:  # JAX arrays are immutable
         copy = to_backend(name, to_numpy(members))
         assert sa.clamp_(copy, space) is copy
         assert same(to_numpy(copy), to_numpy(members))
 
 
-@pytest.mark.parametrize("name", ["torch"])
+@pytest.mark.parametrize("name", EAGER)
 @LAWS
 @given(space=stacking_spaces, seed=st.integers(0, 2**16))
 def test_flatten_batch_round_trips_and_equals_the_numpy_path(name: str, space: Any, seed: int) -> None:
@@ -146,12 +154,12 @@ def test_flatten_batch_round_trips_and_equals_the_numpy_path(name: str, space: A
     expected = flatten_batch(host, space)
     assert tuple(flat.shape) == expected.shape
     assert np.array_equal(to_numpy(flat), expected)
-    if name == "torch":
+    if name in EAGER:
         assert to_numpy(flat).dtype == expected.dtype
     assert same(to_numpy(unflatten_batch(flat, space)), host)
 
 
-@pytest.mark.parametrize("name", ["torch"])
+@pytest.mark.parametrize("name", EAGER)
 @LAWS
 @given(space=stacking_spaces, seed=st.integers(0, 2**16))
 def test_same_seed_same_batch(name: str, space: Any, seed: int) -> None:

@@ -1,4 +1,6 @@
-"""Spaces on accelerators: every batched operation on torch (CPU and CUDA) and JAX arrays.
+"""The batched rules: every batched operation on torch (CPU and CUDA) and JAX arrays, and
+``isin``/``sample``/``clamp``/``clamp_`` of the leaf kinds on NumPy (:mod:`~spacealg.backends.host`):
+one rule per leaf kind, three backends.
 
 The data decides the backend. ``sample(space, size, rng=g)`` gives NumPy arrays for ``g``
 None, an int or a ``numpy.random.Generator``; torch tensors on ``g.device`` for a
@@ -36,6 +38,9 @@ module              operation
 ``emulation``       ``nativize_tensor``, ``emulate_tensor`` and the codec's batch operations
 ``operations``      the table: which function of each module serves which generic function
 ``namespaces``      each backend's array namespace for a kind's own batched rules
+``host``            NumPy's ``isin``/``sample``/``clamp``/``clamp_`` of ``Box``, ``Interval``
+                    and ``Categorical`` by the same rules (registered for those kinds at
+                    load, the rules imported at the first call)
 ==================  ==================================================================
 
 See docs/backends.md for the laws, the dtype policy and measured speed.
@@ -69,6 +74,38 @@ def _register_operations() -> None:
 for _root, _name in BACKEND_ROOTS.items():
     register_array_root(_root, _name)
     register_backend_loader(_name, _register_operations)
+
+
+def _host_first_call(function: Any, cls: type) -> Any:
+    """What ``function`` runs for NumPy data of space class ``cls`` until the first call: it
+    loads :mod:`~spacealg.backends.host` (the rules, plans and leaf tables, which
+    ``import spacealg`` does not load), registers NumPy's implementation in its own place,
+    and runs it."""
+
+    def first_call(*args: Any, **kwargs: Any) -> Any:
+        from spacealg.backends import host
+
+        implementation = host.IMPLEMENTATIONS[function]
+        function.register(cls)(implementation)
+        return implementation(*args, **kwargs)
+
+    return first_call
+
+
+def _register_host() -> None:
+    """NumPy's batched operations of the leaf kinds whose rules this package holds
+    (:mod:`~spacealg.backends.host`): registered with the protocol for each kind."""
+    from spacealg.core import protocol
+    from spacealg.spaces.box import Box
+    from spacealg.spaces.categorical import Categorical
+    from spacealg.spaces.interval import Interval
+
+    for function in (protocol.isin, protocol.sample, protocol.clamp, protocol.clamp_):
+        for cls in (Box, Interval, Categorical):  # the leaf kinds served on NumPy by the per-leaf rules
+            function.register(cls)(_host_first_call(function, cls))
+
+
+_register_host()
 
 
 def __getattr__(name: str) -> Any:

@@ -30,7 +30,8 @@ import numpy as np
 
 from spacealg.core.arrays import backend_name
 
-__all__ = ["BACKEND_ROOTS", "Backend", "backend_name", "backend_named", "backend_of", "is_backend_array", "to_numpy"]
+__all__ = ["BACKEND_ROOTS", "Backend", "NumpyBackend", "backend_name", "backend_named", "backend_of",
+           "is_backend_array", "to_numpy"]
 
 #: The top-level package of an array or generator type -> the backend that serves it
 #: (registered with the core's recogniser, :func:`spacealg.core.arrays.backend_name`).
@@ -61,6 +62,11 @@ class Backend:
         raise NotImplementedError
 
     def device(self, x: Any) -> Any:
+        raise NotImplementedError
+
+    def from_host(self, array: np.ndarray) -> Any:
+        """A native array of the NumPy ``array``'s values, sharing its memory where the
+        library can (torch on the CPU, NumPy)."""
         raise NotImplementedError
 
     def to_numpy(self, x: Any) -> np.ndarray:
@@ -148,6 +154,9 @@ class TorchBackend(Backend):
     def device(self, x: Any) -> Any:
         return x.device
 
+    def from_host(self, array: np.ndarray) -> Any:
+        return self.module.from_numpy(array)
+
     def resolve(self, device: Any) -> Any:
         """``device`` with its index: ``torch.Generator(device="cuda")`` has none (it draws on
         whichever device is current), so plans and constants are keyed by the current one."""
@@ -220,21 +229,56 @@ class JaxBackend(Backend):
     def to_numpy(self, x: Any) -> np.ndarray:
         return np.asarray(x)
 
+    def from_host(self, array: np.ndarray) -> Any:
+        return self.module.asarray(array)
+
     def is_traced(self, x: Any) -> bool:
         return isinstance(x, self._jax.core.Tracer)
 
 
+class NumpyBackend(Backend):
+    """NumPy, the host backend: every dtype is native, arrays live in host memory, and
+    NumPy 2 is itself an array-API namespace. Its batches are the ones the core sees as
+    no backend's (:func:`~spacealg.core.arrays.backend_name` is None for them)."""
+
+    name = "numpy"
+
+    def __init__(self) -> None:
+        self.module = np
+
+    def dtype(self, dtype: np.dtype, low: Any = None, high: Any = None, what: Any = None) -> Any:
+        return np.dtype(dtype)
+
+    def numpy_dtype(self, native: Any) -> np.dtype:
+        return np.dtype(native)
+
+    def constant(self, array: Any, dtype: Any, device: Any) -> Any:
+        value = np.array(array, dtype=dtype)  # a copy of its own, read-only: cached constants are shared
+        value.flags.writeable = False
+        return value
+
+    def device(self, x: Any) -> Any:
+        return None
+
+    def from_host(self, array: np.ndarray) -> Any:
+        return array
+
+    def to_numpy(self, x: Any) -> np.ndarray:
+        return np.asarray(x)
+
+
 _BACKENDS: dict[str, Backend] = {}
-_CLASSES = {"torch": TorchBackend, "jax": JaxBackend}
+_CLASSES = {"torch": TorchBackend, "jax": JaxBackend, "numpy": NumpyBackend}
 
 
 def backend_named(name: str) -> Backend:
-    """The backend called ``name`` ("torch" or "jax"), created (and its library imported) once."""
+    """The backend called ``name`` ("torch", "jax" or "numpy"), created (and its library
+    imported) once."""
     try:
         return _BACKENDS[name]
     except KeyError:
         if name not in _CLASSES:
-            raise ValueError(f"backend: expected 'torch' or 'jax', got {name!r}") from None
+            raise ValueError(f"backend: expected 'torch', 'jax' or 'numpy', got {name!r}") from None
         importlib.import_module(name)
         backend = _BACKENDS[name] = _CLASSES[name]()
         return backend

@@ -1,4 +1,4 @@
-"""``clamp`` and ``clamp_`` on torch and JAX: the nearest member of every entry.
+"""``clamp`` and ``clamp_`` on NumPy, torch and JAX: the nearest member of every entry.
 
 ======  ==============================================================================
 kind    the clamp of an entry ``x`` (NumPy's rules)
@@ -12,8 +12,8 @@ set     the nearest item (ties to the lower), in the promotion of the items' and
 
 Laws: every row of the result is a member; members are unchanged; ``clamp`` is
 idempotent. NaN raises ValueError (as on NumPy) except inside ``jax.jit``, where values
-cannot be inspected: there NaN entries stay NaN. ``clamp_`` writes into a torch tensor
-(or the tensors of a tuple/dict) and returns it; JAX arrays are immutable, so ``clamp_``
+cannot be inspected: there NaN entries stay NaN. ``clamp_`` writes into a torch tensor or a NumPy array
+(or the arrays of a tuple/dict) and returns it; JAX arrays are immutable, so ``clamp_``
 on them raises TypeError (use ``clamp``).
 """
 
@@ -38,7 +38,7 @@ __all__ = ["clamp_inplace_on", "clamp_on"]
 
 
 def clamp_on(name: str, x: Any, space: Any) -> Any:
-    """The nearest member of ``space`` to every row of the torch/JAX batch ``x``.
+    """The nearest member of ``space`` to every row of the NumPy/torch/JAX batch ``x``.
 
     The per-leaf decisions are made once per space, backend, device and leaf dtypes and kept
     in the space's plan (:mod:`spacealg.backends.plan`).
@@ -48,16 +48,20 @@ def clamp_on(name: str, x: Any, space: Any) -> Any:
 
 
 def clamp_inplace_on(name: str, x: Any, space: Any) -> Any:
-    """:func:`clamp_on` written into the torch tensor(s) ``x``; returns ``x``.
+    """:func:`clamp_on` written into the torch tensor(s) or NumPy array(s) ``x``; returns ``x``.
 
     Every leaf is clamped before any is written: an error (NaN, a dtype that cannot hold the
     clamp) leaves ``x`` unchanged.
     """
-    if name != "torch":
+    if name == "jax":
         raise TypeError("clamp_: JAX arrays are immutable; use clamp (it returns the clamped batch)")
     _, parts, run = _planned(name, x, space, "clamp_")
-    for b, clamped in zip(parts, run(parts)):
-        b.copy_(clamped)
+    clamped = run(parts)
+    for b, c in zip(parts, clamped):
+        if name == "torch":
+            b.copy_(c)
+        else:
+            b[...] = c
     return x
 
 
@@ -166,9 +170,11 @@ def _rounded_into(k: Kernel, leaf: LeafModel, dtype: Any, out: Any) -> Callable[
     to the nearest end (a float32 batch into ``range(2**63 - 5, 2**63)``, which no float32
     lies in)."""
     xp = k.xp
+    if not leaf.size:  # no entries: nothing to round (and no bounds: a bool Box of shape (0,))
+        return lambda b: xp.astype(b, out, copy=False)
     np_dtype = np.dtype(k.backend.numpy_dtype(dtype))
     low, high = leaf.inner_ends(np_dtype)
-    exact = bool((low == leaf.value_low).all() and (high == leaf.value_high).all()) and leaf.size > 0
+    exact = bool((low == leaf.value_low).all() and (high == leaf.value_high).all())
     if exact:
         lo, hi = inner_float_bounds(k, leaf, dtype)
         clip = k.clipper(dtype, lo, hi)

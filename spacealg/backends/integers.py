@@ -1,4 +1,4 @@
-"""Integer batches on torch and JAX, compared and clipped exactly in their own dtype.
+"""Integer batches on NumPy, torch and JAX, compared and clipped exactly in their own dtype.
 
 An integer batch meets a leaf's integer bounds in the batch's own dtype, the bounds
 clipped to the dtype's range: no cast that wraps (uint64 through int64), no bound the
@@ -16,7 +16,9 @@ Laws, for an integer batch ``b`` of native dtype ``d`` and a leaf with integer b
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -24,7 +26,10 @@ import numpy as np
 from spacealg.backends.kernel import Kernel
 from spacealg.core.leaf import LeafModel, common
 
-__all__ = ["Ordered", "clip_bounds", "ordered"]
+#: beyond every integer dtype: what an infinite end of a real leaf becomes among its integers
+_BEYOND = 2**65
+
+__all__ = ["Ordered", "clip_bounds", "integer_members", "ordered"]
 
 _INT64_MIN = -(2**63)
 
@@ -96,3 +101,30 @@ def _scalar(k: Kernel, leaf: LeafModel, bound: np.ndarray, tag: Any, work: Any) 
     if value is None:
         return k.const(leaf, tag, lambda: bound, work)
     return int(value) if k.name == "torch" else bound.dtype.type(value)
+
+
+def integer_members(leaf: LeafModel) -> LeafModel:
+    """The integers of a real leaf, as an integer leaf: per entry ``ceil(low)..floor(high)``
+    (an open end's integer stepped in), exactly (ends beyond 2**53 included); an infinite end
+    becomes an integer beyond every dtype. An entry holding no integer has low > high. Kept
+    in the leaf's cache. Law: an integer ``x`` is a member of an entry of ``leaf`` exactly
+    when it lies within that entry's bounds here."""
+    key = "integer_members"
+    if key not in leaf.cache:
+        lows = [_end(v, up=True, open_end=leaf.open_low) for v in leaf.value_low.reshape(-1).tolist()]
+        highs = [_end(v, up=False, open_end=leaf.open_high) for v in leaf.value_high.reshape(-1).tolist()]
+        shape = leaf.shape
+        leaf.cache[key] = LeafModel("Box", np.dtype(np.int64), shape, np.array(lows, dtype=object).reshape(shape),
+                                    np.array(highs, dtype=object).reshape(shape), space=leaf.space)
+    return leaf.cache[key]  # type: ignore[no-any-return]
+
+
+def _end(value: Any, up: bool, open_end: bool) -> int:
+    """The least (``up``) or greatest integer at or inside a real end, exactly."""
+    if isinstance(value, float) and math.isinf(value):
+        return -_BEYOND if value < 0 else _BEYOND
+    exact = Fraction(value)
+    integer = math.ceil(exact) if up else math.floor(exact)
+    if open_end and integer == exact:
+        integer += 1 if up else -1
+    return int(integer)

@@ -1,4 +1,4 @@
-"""``isin`` on torch and JAX: a bool array of the batch's shape, on the batch's device.
+"""``isin`` on NumPy, torch and JAX: a bool array of the batch's shape, on the batch's device.
 
 Rules per leaf kind, the same comparisons as NumPy's (spacealg's dtype policy: members by
 value, whatever the storage dtype):
@@ -6,8 +6,8 @@ value, whatever the storage dtype):
 ======  ==============================================================================
 kind    an entry ``x`` is inside when
 ======  ==============================================================================
-real    ``low <= x <= high`` (``<`` at an open end); integer batches compare as floats;
-        NaN is outside
+real    ``low <= x <= high`` (``<`` at an open end); NaN is outside; integer batches
+        meet the integers inside the ends, exactly in their own dtype
 int     ``x`` integral, within ``low..high`` and on the step (``(x - low) % step == 0``);
         float batches compare with the ends rounded inwards in their own dtype (exact)
 set     ``x`` equals one of the items
@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.backends.ends import inner_float_bounds
-from spacealg.backends.integers import clip_bounds, ordered
+from spacealg.backends.integers import clip_bounds, integer_members, ordered
 from spacealg.backends.kernel import Kernel
 from spacealg.backends.plan import Plan, plan_for, variant
 from spacealg.backends.sets import hits
@@ -37,7 +37,7 @@ __all__ = ["isin_on"]
 
 
 def isin_on(name: str, batch: Any, space: Any) -> Any:
-    """The membership of every row of a torch/JAX ``batch`` of ``space``.
+    """The membership of every row of a NumPy/torch/JAX ``batch`` of ``space``.
 
     The per-leaf decisions (dtypes, bounds, constants, the row reduction) are made once per
     space, backend, device and leaf dtypes, and kept in the space's plan
@@ -73,10 +73,9 @@ def _trailing(k: Kernel, leaf: LeafModel) -> Callable[[Any, Any], Any]:
     """``reduce(inside, lead)``: ``inside`` reduced over the element's trailing axes (every
     entry inside).
 
-    On torch, a row of bools is read as words (int64, int32 or int16: up to eight entries
-    per compare) and-ed together, and a row of a few entries entry by entry: torch's
-    per-row reduction is several times slower for short rows (as NumPy's, which spacealg's
-    NumPy path avoids the same way).
+    On torch and NumPy, a row of bools is read as words (int64, int32 or int16: up to eight
+    entries per compare) and-ed together, and a row of a few entries entry by entry: their
+    per-row reductions are several times slower for short rows.
     """
     n = len(leaf.shape)
     if not n:
@@ -88,16 +87,21 @@ def _trailing(k: Kernel, leaf: LeafModel) -> Callable[[Any, Any], Any]:
         return inside if n == 1 else inside.reshape((*lead, width))
 
     size = next((s for s in (8, 4, 2) if width and width % s == 0), 0)
-    if k.name == "torch" and size and width // size <= 8:
-        torch = k.backend.module
-        word, ones = {8: (torch.int64, 0x0101010101010101), 4: (torch.int32, 0x01010101),
-                      2: (torch.int16, 0x0101)}[size]
+    words = k.name in ("torch", "numpy")
+    if words and size and width // size <= 8:
+        module = k.backend.module
+        word, ones = {8: (module.int64, 0x0101010101010101), 4: (module.int32, 0x01010101),
+                      2: (module.int16, 0x0101)}[size]
         count = width // size
+        if k.name == "torch":
+            contiguous, every = (lambda rows: rows.is_contiguous()), (lambda rows: module.all(rows, dim=-1))
+        else:
+            contiguous, every = (lambda rows: rows.flags.c_contiguous), (lambda rows: rows.all(axis=-1))
 
         def by_words(inside: Any, lead: Any) -> Any:
             rows = rows_of(inside, lead)
-            if not rows.is_contiguous():
-                return torch.all(rows, dim=-1)
+            if not contiguous(rows):
+                return every(rows)
             w = rows.view(word)
             if count == 1:
                 return w[..., 0] == ones
@@ -107,7 +111,7 @@ def _trailing(k: Kernel, leaf: LeafModel) -> Callable[[Any, Any], Any]:
             return acc == ones
 
         return by_words
-    if k.name == "torch" and 0 < width < 8:  # a few entries: one & per entry
+    if words and 0 < width < 8:  # a few entries: one & per entry
 
         def by_entries(inside: Any, lead: Any) -> Any:
             rows = rows_of(inside, lead)
@@ -150,10 +154,9 @@ def _isin_leaf(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
         casts.append(dtype)
         kind = "i"
     reduce = _trailing(k, leaf)
-    if leaf.members is Members.REAL:
-        if kind != "f":
-            dtype = k.widest_float()
-            casts.append(dtype)
+    if leaf.members is Members.REAL and kind == "i":  # integers meet its integers, exactly (no float cast)
+        inside: Callable[[Any], Any] = _int_inside(k, integer_members(leaf), dtype, kind)
+    elif leaf.members is Members.REAL:
         low, high = _real_bounds(k, leaf, dtype)
 
         def within(b: Any) -> Any:
@@ -161,7 +164,7 @@ def _isin_leaf(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
             result &= b <= high  # in place on torch (a fresh array), a new array on JAX
             return result
 
-        inside: Callable[[Any], Any] = within
+        inside = within
         if k.name == "jax":
             inside = _subnormals_apart(k, leaf, dtype, within)
     elif leaf.members is Members.INTEGERS:

@@ -1,7 +1,8 @@
 """The per-call context of a batched operation: backend, array namespace, device, constants.
 
-Element-wise work goes through the array-API namespace (``array-api-compat``), so one
-rule serves torch and JAX; the few things the standard lacks (one-hot scatter, in-place
+Element-wise work goes through the array-API namespace (``array-api-compat``'s for torch;
+``jax.numpy`` and NumPy 2 are namespaces themselves), so one rule serves NumPy, torch and
+JAX; the few things the standard lacks (one-hot scatter, in-place
 copies, reinterpreting bytes) are methods here with one branch per backend. Constants
 that depend only on the space (bounds, item values) are built once per leaf, device and
 dtype and cached on the leaf.
@@ -61,6 +62,8 @@ class Kernel:
         own device), whether any leaf is traced, and the backend's dtype policy."""
         if name == "torch":
             return ("torch", parts[0].device)
+        if name == "numpy":
+            return ("numpy",)
         backend = backend_named(name)
         traced = any(backend.is_traced(p) for p in parts)
         return (name, None if traced else backend.device(parts[0]), traced, backend.policy())
@@ -136,6 +139,8 @@ class Kernel:
                 else:
                     high = torch.full(tuple(low.shape), high, dtype=low.dtype, device=low.device)
             return lambda x: torch.clamp(x, low, high)
+        if self.name == "numpy":
+            return lambda x: np.clip(x, low, high)
         return lambda x: xp.clip(x, low, high)
 
     # -- what the Array API lacks --------------------------------------------------------
@@ -146,6 +151,10 @@ class Kernel:
             torch = self.backend.module
             out = torch.zeros((n, dim), dtype=dtype, device=positions.device)
             return out.scatter_(1, positions, 1)
+        if self.name == "numpy":
+            out = np.zeros((n, dim), dtype=dtype)
+            np.put_along_axis(out, positions, 1, axis=1)
+            return out
         jnp = self.backend.module
         rows = jnp.arange(n)[:, None]
         return jnp.zeros((n, dim), dtype=dtype).at[rows, positions].set(1)
@@ -160,13 +169,13 @@ class Kernel:
         """Zeros of native ``dtype`` on this device (torch's factories default to the CPU)."""
         if self.name == "torch":
             return self.backend.module.zeros(shape, dtype=dtype, device=self.device)
-        return self.backend.module.zeros(shape, dtype)
+        return self.backend.module.zeros(shape, dtype=dtype)
 
     def ones(self, shape: tuple[int, ...], dtype: Any) -> Any:
         """Ones of native ``dtype`` on this device."""
         if self.name == "torch":
             return self.backend.module.ones(shape, dtype=dtype, device=self.device)
-        return self.backend.module.ones(shape, dtype)
+        return self.backend.module.ones(shape, dtype=dtype)
 
 
 def numpy_memory(x: Any) -> bool:
@@ -187,11 +196,12 @@ _DTYPE_LETTERS: dict[Any, str] = {}  # native dtype -> NumPy-style kind letter (
 
 
 def _namespace(backend: Backend) -> Any:
-    """The backend's array-API namespace (array-api-compat's for torch; ``jax.numpy`` is one)."""
+    """The backend's array-API namespace (array-api-compat's for torch; ``jax.numpy`` and
+    NumPy 2 are ones themselves)."""
     try:
         return _NAMESPACES[backend.name]
     except KeyError:
-        if backend.name == "jax":
+        if backend.name in ("jax", "numpy"):
             namespace = backend.module
         else:
             import array_api_compat.torch as namespace

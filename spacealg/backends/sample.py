@@ -1,4 +1,4 @@
-"""``sample`` on torch and JAX: the generator decides the backend and the device.
+"""``sample`` on NumPy, torch and JAX: the generator decides the backend and the device.
 
 ``sample(space, size, rng=torch.Generator(device))`` gives tensors on that device;
 ``rng=jax.random.key(k)`` (or ``PRNGKey(k)``) gives JAX arrays. A batch has NumPy's form:
@@ -34,30 +34,44 @@ import numpy as np
 
 from spacealg.backends.ends import inner_float_bounds
 from spacealg.backends.kernel import Kernel
-from spacealg.backends.plan import plan_for, variant
+from spacealg.backends.plan import Plan, plan_for, variant
 from spacealg.backends.rng import rng_adapter
 from spacealg.core.leaf import LeafModel, Members
 from spacealg.core.leaf_index import held
 from spacealg.spaces._batch import normalize_size
 
-__all__ = ["sample_on"]
+__all__ = ["draws_for", "sample_on", "sample_with"]
 
 
 def sample_on(name: str, space: Any, size: Any, rng: Any) -> Any:
-    """The batch of ``size`` drawn from ``space`` with the torch generator or JAX key ``rng``.
+    """The batch of ``size`` drawn from ``space`` with the NumPy or torch generator or JAX key ``rng``.
 
     The per-leaf decisions (dtypes, widths, bounds, constants, which draw) are made once per
     space, backend, device and generator kind, and kept in the space's plan
     (:mod:`spacealg.backends.plan`); a call draws every leaf and joins the batch.
     """
-    adapter = rng_adapter(rng, name)
-    shape = normalize_size(size)
-    plan = plan_for(space, name, "sample")
-    kind: Any = type(adapter)
-    key = ("sample", kind, name, str(adapter.device), adapter.backend.policy())
-    draws = variant(space, plan, key, lambda: [_sample_leaf(Kernel(adapter.backend, adapter.device), kind, leaf)
-                                               for leaf in plan.leaves])
+    return sample_with(rng_adapter(rng, name), space, size)
+
+
+def sample_with(adapter: Any, space: Any, size: Any) -> Any:
+    """:func:`sample_on` with the generator's adapter (:mod:`~spacealg.backends.rng`)."""
+    shape = () if size is None else normalize_size(size)
+    plan, draws = draws_for(space, adapter)
+    if plan.tree is plan.leaves[0]:  # a leaf space: its one draw is the batch
+        return draws[0](adapter, shape)
     return plan.join([draw(adapter, shape) for draw in draws])
+
+
+def draws_for(space: Any, adapter: Any) -> tuple[Plan, list[Draw]]:
+    """``space``'s plan and its leaves' draws for adapters like ``adapter``, built once (its
+    ``plan_key``: the adapter's class, backend, device and dtype policy)."""
+    plan = plan_for(space, adapter.backend.name, "sample")
+    draws = plan.variants.get(adapter.plan_key)
+    if draws is None:
+        kind: Any = type(adapter)
+        k = Kernel(adapter.backend, adapter.device)
+        draws = variant(space, plan, adapter.plan_key, lambda: [_sample_leaf(k, kind, leaf) for leaf in plan.leaves])
+    return plan, draws
 
 
 Draw = Callable[[Any, tuple[int, ...]], Any]
@@ -86,17 +100,17 @@ def _sample_leaf(k: Kernel, kind: Any, leaf: LeafModel) -> Draw:
 
         return pick
     if leaf.members is Members.INTEGERS and bool(leaf.bounded_low.all() and leaf.bounded_high.all()):
-        widths = kind.check_below(leaf.widths(), k.backend)
         step = leaf.step
         if getattr(kind, "numpy_stream", False) and step == 1:  # NumPy draws the values themselves
             np_dtype = k.backend.numpy_dtype(dtype)
             lo, hi = _end(leaf, leaf.value_low, np_dtype), _end(leaf, leaf.value_high, np_dtype)
-            from_numpy = k.backend.module.from_numpy
+            from_host = k.backend.from_host
 
             def numpy_integers(rng: Any, size: tuple[int, ...]) -> Any:
-                return from_numpy(rng.numpy.integers(lo, hi, size + element, dtype=np_dtype, endpoint=True))
+                return from_host(rng.numpy.integers(lo, hi, size + element, dtype=np_dtype, endpoint=True))
 
             return numpy_integers
+        widths = kind.check_below(leaf.widths(), k.backend)
         if leaf.uniform_bounds:
             low: Any = int(leaf.value_low.reshape(-1)[0]) if leaf.size else 0
         else:
@@ -125,6 +139,8 @@ def _sample_leaf(k: Kernel, kind: Any, leaf: LeafModel) -> Draw:
     clip = _needs_clip(leaf) or k.backend.numpy_dtype(dtype) != leaf.value_dtype
     draw = _real_draw(k, leaf, dtype, integral=False)
     if not clip:
+        if not element:
+            return draw
         return lambda rng, size: draw(rng, size + element)
     low_c, high_c = inner_float_bounds(k, leaf, dtype)
     return lambda rng, size: xp.clip(draw(rng, size + element), low_c, high_c)

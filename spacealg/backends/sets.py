@@ -1,4 +1,4 @@
-"""Batches meeting a finite set of numbers on torch and JAX, by exact value.
+"""Batches meeting a finite set of numbers on NumPy, torch and JAX, by exact value.
 
 An entry of dtype ``d`` equals an item exactly when ``d`` holds the item: ``float32(0.1)``
 is no item of ``FiniteSet(0.1)``, and ``2**53`` no item of ``FiniteSet(2**53 + 1)``, though

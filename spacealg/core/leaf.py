@@ -108,7 +108,7 @@ class LeafModel:
     value_dtype: np.dtype | None = None
     step: int = 1
     numbers: np.ndarray | None = None
-    span: tuple[Any, Any] | None = None  # member bounds where stored values are positions (a stepped range)
+    span: tuple[Any, Any] | None = None  # member bounds where not low/high: positions (a stepped range), exact ends
     open_low: bool = False
     open_high: bool = False
     bounded: tuple[Any, Any] | None = None  # which entries are bounded below/above, where not ``isfinite``
@@ -147,8 +147,11 @@ class LeafModel:
         else:
             bound = self.high if side else self.low
         array = np.asarray(bound)
-        if self.members is Members.REAL:
-            array = array.astype(np.float64) if array.dtype.kind not in "f" else array
+        if self.members is Members.REAL and array.dtype.kind not in "f":
+            # integer ends stay exact (an Interval's 2**64 - 2 is no float64): floats where they hold them
+            as_float = array.astype(np.float64)
+            exact = (as_float.astype(object) == array.astype(object)).all()
+            array = as_float if exact else array.astype(object)
         return np.array(np.broadcast_to(array, self.shape))
 
     @functools.cached_property

@@ -181,6 +181,8 @@ _TYPE_NAMES = {bool: "bool", int: "int", float: "float", str: "str", complex: "c
 
 def _scalars(array: np.ndarray) -> Any:
     """Nested lists of the array's numpy scalars (``tolist`` would widen float32 to float)."""
+    if not isinstance(array, np.ndarray):  # a row of an object array: the Python number itself
+        return array
     if array.ndim == 0:
         return array[()]
     return [_scalars(row) for row in array]

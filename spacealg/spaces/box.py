@@ -44,14 +44,11 @@ from typing import Any
 import numpy as np
 
 from spacealg.core.leaf import widths
-from spacealg.core.leaf_index import clamp_holds
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
     cardinality,
     check_position,
-    clamp,
-    clamp_,
     contains,
     element,
     elements,
@@ -59,14 +56,11 @@ from spacealg.core.protocol import (
     eltype,
     index,
     intersect,
-    isin,
     issubspace,
-    sample,
 )
-from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
 from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style
-from spacealg.spaces._batch import all_trailing, as_real_array, batch_shape, exact_ints_fit, normalize_size
+from spacealg.spaces._batch import as_real_array, exact_ints_fit
 from spacealg.spaces._counting import count_product, lazy_product, power
 from spacealg.spaces.finite import FiniteSet
 
@@ -208,7 +202,6 @@ class Box(Space):
     _all_bounded: bool
     _low_scalar: Any  # the common low (a numpy scalar of dtype) when every entry has it, else None
     _high_scalar: Any
-    _sampling_high: np.ndarray
     _float_low: np.ndarray
     _float_high: np.ndarray
 
@@ -288,8 +281,6 @@ class Box(Space):
             _all_bounded=bool(bounded_below.all() and bounded_above.all()),
             _low_scalar=low_scalar,
             _high_scalar=high_scalar,
-            # numpy's uniform rejects high = -0.0 over low = 0.0: sample such points as low
-            _sampling_high=np.where(low_cast == high_cast, low_cast, high_cast),
             _float_low=float_low,
             _float_high=float_high,
         )
@@ -361,55 +352,6 @@ def _contains(x: Any, space: Box) -> bool:
     return bool(_inside(space, a).all())
 
 
-@isin.register(Box)
-def _isin(batch: Any, space: Box) -> np.ndarray:
-    a = as_real_array(batch)
-    if a is None:
-        if isinstance(batch, np.ndarray) and batch.ndim >= len(space.shape):
-            return np.zeros(batch.shape[: batch.ndim - len(space.shape)], dtype=bool)
-        raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}")
-    batch_shape(a, space.shape, space)
-    inside = _inside(space, a)
-    return all_trailing(inside, len(space.shape))
-
-
-def _draw_real(space: Box, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-    low: Any = space.low
-    high: Any = space._sampling_high
-    if space._low_scalar is not None:  # scalar bounds: numpy's fast path (array bounds cost 3x)
-        low, high = float(space._low_scalar), float(space._sampling_high)
-    if space.integral:
-        high = np.asarray(high, dtype=np.float64) + 1.0
-    if space._all_bounded:
-        return rng.uniform(low, high, shape)
-    below, above = space.bounded_below, space.bounded_above
-    drawn = rng.standard_normal(shape)
-    exponential = rng.standard_exponential(shape)
-    drawn = np.where(below & ~above, low + exponential, drawn)
-    drawn = np.where(~below & above, high - exponential, drawn)
-    with np.errstate(invalid="ignore", over="ignore"):
-        uniform = rng.uniform(np.where(below & above, low, 0.0), np.where(below & above, high, 1.0), shape)
-    return np.where(below & above, uniform, drawn)
-
-
-@sample.register(Box)
-def _sample(space: Box, size: Any = None, *, rng: RngLike = None) -> np.ndarray:
-    generator = as_generator(rng)
-    shape = normalize_size(size) + space.shape
-    if space.integral and space._all_bounded:
-        kind = np.int64 if space.dtype.kind == "b" else space.dtype
-        uniform = space._low_scalar is not None
-        low, high = (space._low_scalar, space._high_scalar) if uniform else (space.low, space.high)
-        drawn = generator.integers(low, high, size=shape, endpoint=True, dtype=kind)
-        return drawn.astype(space.dtype, copy=False)
-    drawn = _draw_real(space, shape, generator)
-    if space.integral:
-        drawn = np.clip(np.floor(drawn), space.low, space.high)
-    if drawn.dtype != space.dtype and space.dtype.kind == "f" and drawn.ndim:
-        return drawn.astype(space.dtype)  # the cast rounds to nearest: never past a float bound
-    return np.asarray(drawn, dtype=space.dtype)  # ufuncs give numpy scalars for 0-d arrays
-
-
 @eltype.register(Box)
 def _eltype(space: Box) -> type:
     return np.ndarray
@@ -428,43 +370,6 @@ def _style(space: Box) -> Style:
 @bounds.register(Box)
 def _bounds(space: Box) -> tuple[np.ndarray, np.ndarray]:
     return space.low, space.high
-
-
-def _clamp_values(a: np.ndarray, space: Box) -> np.ndarray:
-    if np.isnan(a).any() if a.dtype.kind == "f" else False:
-        raise ValueError("clamp: x contains NaN, which has no nearest member")
-    k = len(space.shape)
-    if a.ndim < k or a.shape[a.ndim - k :] != space.shape:
-        raise ValueError(f"clamp: x of shape {a.shape} is not an element or batch of {space!r}")
-    if space.integral and a.dtype.kind == "f":
-        # clip in floats that cast exactly, then put the true ends back (2.0**63 > int64 max)
-        rounded = np.rint(a)
-        clipped = np.clip(rounded, space._float_low, space._float_high).astype(space.dtype)
-        clipped = np.where(rounded > space._float_high, space.high, clipped)
-        return np.where(rounded < space._float_low, space.low, clipped)  # type: ignore[no-any-return]
-    if space.integral:
-        return np.clip(a, space.low, space.high).astype(space.dtype)
-    return np.clip(a, space.low, space.high)  # type: ignore[no-any-return]
-
-
-@clamp.register(Box)
-def _clamp(x: Any, space: Box) -> Any:
-    if contains(x, space):
-        return x
-    a = as_real_array(x)
-    if a is None:
-        raise TypeError(f"clamp: x must be a real array, got {type(x).__qualname__}")
-    return _clamp_values(a, space)
-
-
-@clamp_.register(Box)
-def _clamp_inplace(x: Any, space: Box) -> Any:
-    if not isinstance(x, np.ndarray) or not x.flags.writeable:
-        raise TypeError("clamp_: x must be a writable numpy array")
-    if not clamp_holds(_leaf_model.leaf(space), x.dtype):  # type: ignore[arg-type]
-        raise TypeError(f"clamp_: x of dtype {x.dtype} cannot hold the clamp of {space!r}")
-    x[...] = _clamp_values(x, space)
-    return x
 
 
 @cardinality.register(Box)

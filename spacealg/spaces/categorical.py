@@ -45,28 +45,22 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.core.leaf_index import clamp_holds
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
     cardinality,
     check_position,
-    clamp,
-    clamp_,
     contains,
     element,
     elements,
     elsize,
     eltype,
     index,
-    isin,
     issubspace,
-    sample,
 )
-from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
 from spacealg.core.styles import FiniteSpaceStyle, Style
-from spacealg.spaces._batch import as_real_array, batch_shape, normalize_size
+from spacealg.spaces._batch import as_real_array
 from spacealg.spaces._counting import count_product, lazy_product
 from spacealg.spaces.array import ArraySpace, array_of
 from spacealg.spaces.box import Box, _float_bounds
@@ -231,28 +225,6 @@ def _contains(x: Any, space: Categorical) -> bool:
     return bool(_inside(space, a).all())
 
 
-@isin.register(Categorical)
-def _isin(batch: Any, space: Categorical) -> np.ndarray:
-    a = as_real_array(batch)
-    if a is None:
-        if isinstance(batch, np.ndarray) and batch.ndim >= len(space.shape):
-            return np.zeros(batch.shape[: batch.ndim - len(space.shape)], dtype=bool)
-        raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}")
-    leading = batch_shape(a, space.shape, space)
-    entries = math.prod(space.shape)  # counted, not inferred: reshape cannot infer -1 for no rows
-    return _inside(space, a).reshape((*leading, entries)).all(axis=-1)  # type: ignore[return-value]
-
-
-@sample.register(Categorical)
-def _sample(space: Categorical, size: Any = None, *, rng: RngLike = None) -> Any:
-    generator = as_generator(rng)
-    shape = normalize_size(size) + space.shape
-    drawn = generator.integers(space.low, space.high, size=shape, endpoint=True, dtype=space.dtype)
-    if size is None and space.scalar:
-        return space.dtype.type(drawn)
-    return np.asarray(drawn, dtype=space.dtype)
-
-
 @eltype.register(Categorical)
 def _eltype(space: Categorical) -> type:
     return space.dtype.type if space.scalar else np.ndarray
@@ -273,37 +245,6 @@ def _bounds(space: Categorical) -> tuple[Any, Any]:
     if space.scalar:
         return int(space.low), int(space.high)
     return space.low, space.high
-
-
-def _clamp_values(a: np.ndarray, space: Categorical) -> np.ndarray:
-    if a.dtype.kind == "f" and np.isnan(a).any():
-        raise ValueError("clamp: x contains NaN, which has no nearest member")
-    batch_shape(a, space.shape, space)
-    rounded = np.rint(a) if a.dtype.kind == "f" else a
-    return np.clip(rounded, space.low, space.high).astype(space.dtype)
-
-
-@clamp.register(Categorical)
-def _clamp(x: Any, space: Categorical) -> Any:
-    if contains(x, space):
-        return x
-    a = as_real_array(x)
-    if a is None or isinstance(x, (str, bytes)):
-        raise TypeError(f"clamp: x must be an integer or an integer array, got {type(x).__qualname__}")
-    clamped = _clamp_values(a, space)
-    if space.scalar and clamped.ndim == 0 and not isinstance(x, np.ndarray):
-        return space.dtype.type(clamped)
-    return clamped
-
-
-@clamp_.register(Categorical)
-def _clamp_inplace(x: Any, space: Categorical) -> Any:
-    if not isinstance(x, np.ndarray) or not x.flags.writeable or x.dtype.kind not in "iuf":
-        raise TypeError("clamp_: x must be a writable numeric numpy array")
-    if not clamp_holds(_leaf_model.leaf(space), x.dtype):  # type: ignore[arg-type]
-        raise TypeError(f"clamp_: x of dtype {x.dtype} cannot hold the clamp of {space!r}")
-    x[...] = _clamp_values(x, space)
-    return x
 
 
 def _widths(space: Categorical) -> list[int]:

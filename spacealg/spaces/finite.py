@@ -80,6 +80,7 @@ class FiniteSet(Space):
     _numeric: bool
     _sorted: Any  # a sorted float64 array for numeric sets, else None
     _array: np.ndarray
+    _drawn: np.ndarray  # what sample draws from: _array where it holds every item exactly, else the items
     _tests: dict[np.dtype, Callable[[np.ndarray], np.ndarray]]  # isin's test per array dtype (a memo)
 
     def __init__(self, *items: Hashable) -> None:
@@ -104,7 +105,8 @@ class FiniteSet(Space):
             _positions={key: i for i, key in enumerate(unique)},
             _numeric=numeric,
             _sorted=np.sort(np.asarray(kept, dtype=np.float64)) if numeric else None,
-            _array=_item_array(kept),
+            _array=(array := _item_array(kept)),
+            _drawn=array if not numeric or _holds(array, kept) else _objects(kept),
             _tests={},
         )
 
@@ -124,12 +126,33 @@ class FiniteSet(Space):
 
 
 def _item_array(items: tuple[Any, ...]) -> np.ndarray:
+    """The items as an array: strings, or numbers in NumPy's dtype for them, unless uint64
+    holds every one exactly where that dtype does not (``2**63 - 5`` and ``2**63 + 9`` are
+    no float64 numbers); else an object array of the items themselves. (Items that no
+    dtype holds, ``0.5`` and ``2**53 + 1``, keep NumPy's float64: the leaf model reads
+    their exact values from ``items``.)"""
     types = {type(i) for i in items}
-    if types and (types <= {str} or all(_is_real(i) for i in items)):
+    if types and types <= {str}:
         return np.asarray(items)
+    if types and all(_is_real(i) for i in items):
+        array = np.asarray(items)
+        values = [real_value(i) for i in items]
+        if not _holds(array, items) and all(isinstance(v, int) and 0 <= v < 2**64 for v in values):
+            return np.asarray(items, dtype=np.uint64)
+        return array
+    return _objects(items)
+
+
+def _objects(items: tuple[Any, ...]) -> np.ndarray:
+    """The items themselves in an object array (exact: ``0.5`` and ``2**53 + 1`` together)."""
     array = np.empty(len(items), dtype=object)
     array[:] = items if items else []
     return array
+
+
+def _holds(array: np.ndarray, items: tuple[Any, ...]) -> bool:
+    """Whether ``array`` holds every item's exact value."""
+    return array.dtype.kind in "biuf" and all(real_value(v) == real_value(i) for v, i in zip(array, items))
 
 
 BOOL = FiniteSet(False, True)
@@ -160,7 +183,7 @@ def _sample(space: FiniteSet, size: Any = None, *, rng: RngLike = None) -> Any:
     generator = as_generator(rng)
     if size is None:
         return space.items[int(generator.integers(len(space.items)))]
-    return space._array[generator.integers(len(space.items), size=normalize_size(size))]
+    return space._drawn[generator.integers(len(space.items), size=normalize_size(size))]
 
 
 @isin.register(FiniteSet)
@@ -244,6 +267,8 @@ def _bounds(space: FiniteSet) -> tuple[Any, Any]:
 
 def _nearest(values: np.ndarray, x: np.ndarray) -> np.ndarray:
     """For each entry of x, the nearest of the sorted ``values`` (ties to the lower)."""
+    if x.dtype.kind == "b" or values.dtype.kind == "b":  # bools are the integers 0 and 1 (no bool subtract)
+        values, x = values.astype(np.result_type(values.dtype, np.uint8)), x.astype(np.result_type(x.dtype, np.uint8))
     right = np.clip(np.searchsorted(values, x), 1, len(values) - 1) if len(values) > 1 else 0
     if len(values) == 1:
         return np.full(x.shape, values[0])

@@ -30,8 +30,6 @@ from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
     cardinality,
-    clamp,
-    clamp_,
     contains,
     element,
     elements,
@@ -39,14 +37,10 @@ from spacealg.core.protocol import (
     eltype,
     index,
     intersect,
-    isin,
     issubspace,
-    sample,
 )
-from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
 from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style
-from spacealg.spaces._batch import as_real_array, normalize_size
 
 __all__ = ["CLOSED_OPTIONS", "Closed", "Interval", "RealLike", "closed_option", "float_inward", "real_value"]
 
@@ -158,33 +152,6 @@ class Interval(Space):
             return (self.low, self.high), {}
         return (self.low, self.high), {"closed": self.closed}
 
-    def _inside(self, a: np.ndarray) -> np.ndarray:
-        """Per-entry membership of a real array, by exact value: floats compare in float64
-        with the nearest members inside, integers with the nearest integers inside."""
-        if a.dtype.kind == "f":
-            wide = a if a.dtype.itemsize >= 8 else a.astype(np.float64)
-            return (wide >= self.inner_low) & (wide <= self.inner_high)  # type: ignore[no-any-return]
-        if a.dtype.kind == "b":
-            a = a.view(np.uint8)
-        low, high = self.integer_ends
-        inside = np.ones(a.shape, dtype=bool)
-        if low is not None:
-            inside &= a >= low
-        if high is not None:
-            inside &= a <= high
-        return inside
-
-    @property
-    def integer_ends(self) -> tuple[int | None, int | None]:
-        """The smallest and largest integer members (None for an infinite end)."""
-        low: int | None = None
-        high: int | None = None
-        if math.isfinite(self.low):
-            low = math.ceil(self.low) if self.closed_left else math.floor(self.low) + 1
-        if math.isfinite(self.high):
-            high = math.floor(self.high) if self.closed_right else math.ceil(self.high) - 1
-        return low, high
-
 
 REALS = Interval(-math.inf, math.inf, closed="neither")
 """The real line: the space of ``float`` and of NumPy's floating types."""
@@ -200,41 +167,6 @@ def _contains(x: Any, space: Interval) -> bool:
     above = value >= space.low if space.closed_left else value > space.low
     below = value <= space.high if space.closed_right else value < space.high
     return bool(above and below)
-
-
-def _draw(space: Interval, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-    low, high = space.low, space.high
-    if space.is_point:  # also Interval(0.0, -0.0), which numpy's uniform rejects
-        return np.full(shape, float(low))
-    if math.isinf(low) and math.isinf(high):
-        return rng.standard_normal(shape)
-    if math.isinf(high):
-        return low + rng.standard_exponential(shape)
-    if math.isinf(low):
-        return high - rng.standard_exponential(shape)
-    return rng.uniform(low, high, shape)
-
-
-@sample.register(Interval)
-def _sample(space: Interval, size: Any = None, *, rng: RngLike = None) -> Any:
-    generator = as_generator(rng)
-    shape = normalize_size(size)
-    drawn = _draw(space, shape, generator)
-    outside = ~space._inside(drawn)
-    while outside.any():  # open ends (probability zero, but never returned)
-        drawn[outside] = _draw(space, drawn[outside].shape, generator)
-        outside = ~space._inside(drawn)
-    return float(drawn) if size is None else drawn
-
-
-@isin.register(Interval)
-def _isin(batch: Any, space: Interval) -> np.ndarray:
-    array = as_real_array(batch)
-    if array is None:
-        if isinstance(batch, np.ndarray):
-            return np.zeros(batch.shape, dtype=bool)
-        raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of reals")
-    return space._inside(array)
 
 
 @eltype.register(Interval)
@@ -255,52 +187,6 @@ def _style(space: Interval) -> Style:
 @bounds.register(Interval)
 def _bounds(space: Interval) -> tuple[Any, Any]:
     return space.low, space.high
-
-
-def _check_not_nan(x: Any) -> None:
-    if np.any(np.isnan(x)):
-        raise ValueError("clamp: x contains NaN, which has no nearest member")
-
-
-def _clip_bounds(space: Interval, dtype: np.dtype) -> tuple[Any, Any]:
-    """The nearest members to the ends that ``dtype`` (float64 unless floating) can hold.
-
-    An open end's nearest float64 rounds onto the end itself in float32/float16, so the
-    bounds are stepped inwards in the array's own precision.
-    """
-    float_type = dtype.type if dtype.kind == "f" else np.float64
-    with np.errstate(over="ignore"):
-        low, high = float_type(space.inner_low), float_type(space.inner_high)
-    if not contains(low, space):
-        low = np.nextafter(low, float_type(np.inf))
-    if not contains(high, space):
-        high = np.nextafter(high, float_type(-np.inf))
-    if low > high:
-        raise ValueError(f"clamp: no {np.dtype(float_type)} number lies in {space!r}")
-    return low, high
-
-
-@clamp.register(Interval)
-def _clamp(x: Any, space: Interval) -> Any:
-    if contains(x, space):
-        return x
-    array = as_real_array(x)
-    if array is None:
-        raise TypeError(f"clamp: x must be a real number or array, got {type(x).__qualname__}")
-    _check_not_nan(array)
-    clipped = np.clip(array, *_clip_bounds(space, array.dtype))
-    if array.ndim == 0 and not isinstance(x, np.ndarray):
-        return float(clipped)
-    return clipped
-
-
-@clamp_.register(Interval)
-def _clamp_inplace(x: Any, space: Interval) -> Any:
-    if not isinstance(x, np.ndarray) or not x.flags.writeable or x.dtype.kind != "f":
-        raise TypeError("clamp_: x must be a writable floating-point numpy array")
-    _check_not_nan(x)
-    np.clip(x, *_clip_bounds(space, x.dtype), out=x)
-    return x
 
 
 @cardinality.register(Interval)
@@ -371,4 +257,4 @@ def _interval_leaf(space: Interval) -> _leaf_model.LeafModel:
     image = None if open_end else "Box"
     return _leaf_model.LeafModel(image, np.dtype(np.float64), (), float(space.low), float(space.high),
                                  scalar=True, integral=False, open_low=not space.closed_left,
-                                 open_high=not space.closed_right, space=space)
+                                 open_high=not space.closed_right, span=(space.low, space.high), space=space)

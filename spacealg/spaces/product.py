@@ -309,7 +309,7 @@ def _clamp(x: Any, space: TupleProduct) -> Any:
 
 def _clamp_part_inplace(parent: Any, key: Any, space: Any) -> None:
     value = parent[key]
-    if isinstance(value, (np.ndarray, list, dict)):
+    if isinstance(value, (np.ndarray, list, dict, tuple)):  # a tuple: clamped through its own parts
         clamp_(value, space)
     elif isinstance(parent, (list, dict)):
         parent[key] = clamp(value, space)
