@@ -51,7 +51,8 @@ def ray_session():
 # searches inside check_env count too), and the number of environment checks that ended
 # (an EnvCheckReport made or an EnvCheckError raised) with the episode examples and steps their
 # reports state. Counts made in subprocesses (the CLI's worker processes, Ray actors) are not
-# seen. Under pytest-xdist each worker counts and the controller adds the counts up.
+# seen, nor Hypothesis cases run while a fixture is set up (only test calls are wrapped).
+# Under pytest-xdist each worker counts and the controller adds the counts up.
 
 _COUNTS: dict[str, int] = {}
 
