@@ -399,3 +399,19 @@ def test_members_of_a_masked_space_shrink_toward_the_first_legal_element():
 
     legal = Masked(sa.Categorical([3, 3]), ~np.eye(3, dtype=bool))
     assert same(find(members(legal), lambda x: True), np.array([0, 1]))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.data())
+def test_factors_are_decided_once_per_space_and_equal_a_fresh_build(data: st.DataObject) -> None:
+    """``factors`` is kept as a variant of the space's plan: the same object on every call,
+    with the sizes and digits of a fresh build (``_factors``)."""
+    from spacealg.spaces.mask_factors import _factors
+
+    base = data.draw(mask_bases())
+    kept = factors(base)
+    assert factors(base) is kept
+    fresh = _factors(base)
+    assert tuple(kept.sizes) == tuple(fresh.sizes)
+    batch = sa.sample(base, 4, rng=np.random.default_rng(0))
+    np.testing.assert_array_equal(kept.digits(batch), fresh.digits(batch))

@@ -25,6 +25,7 @@ from spacealg.core.generic import as_space
 from spacealg.core.image import image_of
 from spacealg.core.leaf import LeafModel, Members, leaf, widths
 from spacealg.core.leaf_index import counts, finite, positions, values_at
+from spacealg.core.plan import variant_of
 from spacealg.spaces.product import DictProduct, TupleProduct
 
 __all__ = ["Factors", "MaskError", "MaskTypeError", "Sizes", "factors"]
@@ -180,8 +181,17 @@ def factors(space: Any) -> Factors:
     """The :class:`Factors` of a finite space: a leaf's from its leaf model
     (:mod:`spacealg.core.leaf_index`), a product's from its components'.
 
+    Decided once per space, as a variant of its plan (:mod:`spacealg.core.plan`): every masked
+    draw asks (rebuilding them cost 40% of a ``sample(range(15), probability=p)``).
     Raises TypeError for a space whose members do not factor into finite digits.
     """
+    return variant_of(space, _FACTORS, _factors)  # type: ignore[no-any-return]
+
+
+_FACTORS = "mask factors"  # the key among the variants of a space's plan
+
+
+def _factors(space: Any) -> Factors:
     converted = as_space(space)
     if isinstance(converted, (TupleProduct, DictProduct)):
         return _product_factors(converted)
