@@ -38,9 +38,9 @@ module              operation
 ``emulation``       ``nativize_tensor``, ``emulate_tensor`` and the codec's batch operations
 ``operations``      the table: which function of each module serves which generic function
 ``namespaces``      each backend's array namespace for a kind's own batched rules
-``host``            NumPy's ``isin``/``sample``/``clamp``/``clamp_`` of ``Box``, ``Interval``
-                    and ``Categorical`` by the same rules (registered for those kinds at
-                    load, the rules imported at the first call)
+``host``            NumPy's ``isin``/``sample``/``clamp``/``clamp_`` of ``Box``, ``Interval``,
+                    ``Categorical`` and ``FiniteSet`` by the same rules (registered for
+                    those kinds at load, the rules imported at the first call)
 ==================  ==================================================================
 
 See docs/backends.md for the laws, the dtype policy and measured speed.
@@ -85,7 +85,7 @@ def _host_first_call(function: Any, cls: type) -> Any:
     def first_call(*args: Any, **kwargs: Any) -> Any:
         from spacealg.backends import host
 
-        implementation = host.IMPLEMENTATIONS[function]
+        implementation = host.IMPLEMENTATIONS[cls][function]
         function.register(cls)(implementation)
         return implementation(*args, **kwargs)
 
@@ -98,10 +98,11 @@ def _register_host() -> None:
     from spacealg.core import protocol
     from spacealg.spaces.box import Box
     from spacealg.spaces.categorical import Categorical
+    from spacealg.spaces.finite import FiniteSet
     from spacealg.spaces.interval import Interval
 
     for function in (protocol.isin, protocol.sample, protocol.clamp, protocol.clamp_):
-        for cls in (Box, Interval, Categorical):  # the leaf kinds served on NumPy by the per-leaf rules
+        for cls in (Box, Interval, Categorical, FiniteSet):  # the leaf kinds served on NumPy by the per-leaf rules
             function.register(cls)(_host_first_call(function, cls))
 
 

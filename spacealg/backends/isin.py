@@ -20,6 +20,7 @@ Raises ValueError when the batch is not shaped as a batch of the space.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -29,11 +30,11 @@ from spacealg.backends.ends import inner_float_bounds
 from spacealg.backends.integers import clip_bounds, integer_members, ordered
 from spacealg.backends.kernel import Kernel
 from spacealg.backends.plan import Plan, plan_for, variant
-from spacealg.backends.sets import hits
+from spacealg.backends.sets import held_values, hits
 from spacealg.backends.shapes import lead_checker, leaf_dtypes
 from spacealg.core.leaf import LeafModel, Members, common
 
-__all__ = ["isin_on"]
+__all__ = ["isin_on", "isin_variant"]
 
 
 def isin_on(name: str, batch: Any, space: Any) -> Any:
@@ -46,10 +47,15 @@ def isin_on(name: str, batch: Any, space: Any) -> Any:
     """
     plan = plan_for(space, name, "isin")
     parts = plan.check(batch, "isin")
+    return isin_variant(name, space, plan, parts)(parts)
+
+
+def isin_variant(name: str, space: Any, plan: Plan, parts: tuple[Any, ...]) -> Callable[[tuple[Any, ...]], Any]:
+    """The compiled membership test of ``plan`` for leaf arrays like ``parts`` (their
+    dtypes, backend, device), built once and kept in the plan."""
     dtypes = leaf_dtypes(plan, parts, "isin")
-    run = variant(space, plan, ("isin", dtypes, *Kernel.key_of(name, parts)),
-                  lambda: _build(Kernel.for_parts(name, parts), plan, dtypes, space))
-    return run(parts)
+    return variant(space, plan, ("isin", dtypes, *Kernel.key_of(name, parts)),  # type: ignore[no-any-return]
+                   lambda: _build(Kernel.for_parts(name, parts), plan, dtypes, space))
 
 
 def _build(k: Kernel, plan: Plan, dtypes: tuple[Any, ...], space: Any) -> Callable[[tuple[Any, ...]], Any]:
@@ -149,7 +155,7 @@ def _isin_leaf(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
         device = {"device": k.device} if k.name == "torch" else {}
         return lambda b: xp.zeros(lead(b), dtype=xp.bool, **device)
     casts: list[Any] = []
-    if kind == "b":
+    if kind == "b" and leaf.members is not Members.NUMBERS:  # bools meet a set's items as they are
         dtype = k.native(leaf, np.uint8)
         casts.append(dtype)
         kind = "i"
@@ -257,7 +263,23 @@ def _int_inside(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[
 
 
 def _set_inside(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
-    """Equal to an item the batch's dtype holds (:mod:`~spacealg.backends.sets`)."""
+    """Equal to an item the batch's dtype holds (:mod:`~spacealg.backends.sets`): one
+    comparison per item for a few items (a reduction over a short last axis is many times
+    slower: 1.3 ms against 0.05 ms for 10,000 rows of 4 bools on NumPy), else all at once."""
     xp = k.xp
+    values = held_values(k, leaf, dtype)
+    n = len(values)
+    if 0 < n <= 8:  # each item a constant of its own (concrete under jax.jit: built from NumPy)
+        items = [k.const(leaf, ("held item", j, str(dtype)), functools.partial(np.asarray, v), dtype)
+                 for j, v in enumerate(values)]
+        first, rest = items[0], items[1:]
+
+        def few(b: Any) -> Any:
+            result = b == first
+            for item in rest:
+                result |= b == item  # in place on NumPy and torch (a fresh array), a new array on JAX
+            return result
+
+        return few
     match = hits(k, leaf, dtype)
     return lambda b: xp.any(match(b), axis=-1)

@@ -23,14 +23,14 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Hashable, Iterator
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from spacealg.core.generic import as_space
-from spacealg.core.leaf_index import clamp_holds, exact_value, held, range_items
+from spacealg.core.leaf_index import clamp_holds, exact_value, range_items
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
@@ -81,7 +81,6 @@ class FiniteSet(Space):
     _sorted: Any  # a sorted float64 array for numeric sets, else None
     _array: np.ndarray
     _drawn: np.ndarray  # what sample draws from: _array where it holds every item exactly, else the items
-    _tests: dict[np.dtype, Callable[[np.ndarray], np.ndarray]]  # isin's test per array dtype (a memo)
 
     def __init__(self, *items: Hashable) -> None:
         unique: dict[Any, Any] = {}
@@ -107,7 +106,6 @@ class FiniteSet(Space):
             _sorted=np.sort(np.asarray(kept, dtype=np.float64)) if numeric else None,
             _array=(array := _item_array(kept)),
             _drawn=array if not numeric or _holds(array, kept) else _objects(kept),
-            _tests={},
         )
 
     def _constructor_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -177,8 +175,10 @@ def _require_nonempty(space: Any, n: int) -> None:
         raise ValueError(f"sample: {space!r} is empty")
 
 
-@sample.register(FiniteSet)
-def _sample(space: FiniteSet, size: Any = None, *, rng: RngLike = None) -> Any:
+def sample_items(space: FiniteSet, size: Any = None, *, rng: RngLike = None) -> Any:
+    """``sample`` by position among the items: one item itself (``size=None``), or a batch
+    of a set whose items no numeric dtype holds (labels; ``0.5`` and ``2**53 + 1``), which
+    only NumPy's object arrays hold. Batches of numbers go through the backends' rule."""
     _require_nonempty(space, len(space.items))
     generator = as_generator(rng)
     if size is None:
@@ -186,56 +186,20 @@ def _sample(space: FiniteSet, size: Any = None, *, rng: RngLike = None) -> Any:
     return space._drawn[generator.integers(len(space.items), size=normalize_size(size))]
 
 
-@isin.register(FiniteSet)
-def _isin(batch: Any, space: FiniteSet) -> np.ndarray:
-    array = as_real_array(batch) if space._numeric else None
-    if array is None:
-        try:
-            array = np.asarray(batch) if not isinstance(batch, np.ndarray) else batch
-        except Exception:
-            raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}") from None
-    if space._numeric and array.dtype.kind in "biuf":
-        if array.dtype.kind == "b":
-            array = array.view(np.uint8)
-        test = space._tests.get(array.dtype)
-        if test is None:
-            test = space._tests[array.dtype] = _membership_test(space.items, array.dtype)
-        return test(array)
+def isin_items(batch: Any, space: FiniteSet) -> np.ndarray:
+    """``isin`` of a batch that is no array of numbers, or of a set of labels: strings
+    against string items, Python objects entry by entry (``contains``); no member else.
+    Arrays of numbers meet a set of numbers through the backends' rule."""
+    try:
+        array = np.asarray(batch) if not isinstance(batch, np.ndarray) else batch
+    except Exception:
+        raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}") from None
     if space._array.dtype.kind == "U" and array.dtype.kind == "U":
         return np.isin(array, space._array)
     if array.dtype.kind != "O" and space._array.dtype.kind != "O":
         return np.zeros(array.shape, dtype=bool)
     member = np.frompyfunc(lambda item: contains(item, space), 1, 1)
     return np.asarray(member(array), dtype=bool).reshape(array.shape)
-
-
-def _membership_test(items: tuple[Any, ...], dtype: np.dtype) -> Callable[[np.ndarray], np.ndarray]:
-    """``test(array)``: which entries of an array of ``dtype`` are items, decided once per
-    dtype: two comparisons when the items ``dtype`` holds are a run of consecutive integers
-    (a Discrete, {False, True}), else ``np.isin`` against them."""
-    stored = _representable(items, dtype)
-    if dtype.kind in "iu" and stored.size:
-        values = np.unique(stored)
-        low, high = values[0], values[-1]
-        if values.size == int(high) - int(low) + 1:
-            return lambda array: (array >= low) & (array <= high)
-    return lambda array: np.isin(array, stored)
-
-
-def _representable(items: tuple[Any, ...], dtype: np.dtype) -> np.ndarray:
-    """The numeric items that ``dtype`` holds exactly, as an array of ``dtype``: an entry
-    equals an item iff it equals one of these (2**63 + 4 in uint64 is not 2**63)."""
-    kept = []
-    for item in items:
-        value = real_value(item)
-        try:
-            with np.errstate(over="ignore", invalid="ignore"):
-                stored = dtype.type(value)
-        except (OverflowError, ValueError, TypeError):
-            continue
-        if stored.item() == value:
-            kept.append(stored)
-    return np.array(kept, dtype=dtype)
 
 
 @eltype.register(FiniteSet)
@@ -254,59 +218,25 @@ def _style(space: FiniteSet) -> Style:
     return FiniteSpaceStyle(())
 
 
-def _require_numeric(space: FiniteSet, what: str) -> None:
+def require_numeric(space: FiniteSet, what: str) -> None:
+    """TypeError naming ``what`` unless ``space`` is a set of numbers."""
     if not space._numeric:
         raise TypeError(f"{what}: {space!r} is not a set of numbers")
 
 
 @bounds.register(FiniteSet)
 def _bounds(space: FiniteSet) -> tuple[Any, Any]:
-    _require_numeric(space, "bounds")
+    require_numeric(space, "bounds")
     return min(space.items), max(space.items)  # type: ignore[type-var]
 
 
-def _nearest(values: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """For each entry of x, the nearest of the sorted ``values`` (ties to the lower)."""
-    if x.dtype.kind == "b" or values.dtype.kind == "b":  # bools are the integers 0 and 1 (no bool subtract)
-        values, x = values.astype(np.result_type(values.dtype, np.uint8)), x.astype(np.result_type(x.dtype, np.uint8))
-    right = np.clip(np.searchsorted(values, x), 1, len(values) - 1) if len(values) > 1 else 0
-    if len(values) == 1:
-        return np.full(x.shape, values[0])
-    lower, upper = values[right - 1], values[right]
-    return np.where(np.abs(x - lower) <= np.abs(upper - x), lower, upper)
-
-
-@clamp.register(FiniteSet)
-def _clamp(x: Any, space: FiniteSet) -> Any:
-    if contains(x, space):
-        return x
-    _require_numeric(space, "clamp")
-    array = as_real_array(x)
-    if array is None or np.any(np.isnan(array)):
-        raise TypeError(f"clamp: x must be a real number or array without NaN, got {x!r}")
-    if array.ndim == 0 and not isinstance(x, np.ndarray):  # a Python number: the exact nearest item
-        value = exact_value(array[()].item())
-        if not isinstance(value, Fraction):  # an infinity: the item at that end
-            return max(space.items, key=exact_value) if value > 0 else min(space.items, key=exact_value)
-        return min(space.items, key=lambda v: (abs(exact_value(v) - value), exact_value(v)))
-    result = np.result_type(space._array.dtype, array.dtype)
-    model = _leaf_model.leaf(space)
-    assert model is not None  # a FiniteSet is a leaf
-    values, _ = held(model, result)  # the items the result's dtype holds exactly
-    if not values.size:
-        raise TypeError(f"clamp: no item of {space!r} is a {result} number")
-    return _nearest(np.sort(values), array).astype(result)
-
-
-@clamp_.register(FiniteSet)
-def _clamp_inplace(x: Any, space: FiniteSet) -> Any:
-    _require_numeric(space, "clamp_")
-    if not isinstance(x, np.ndarray) or not x.flags.writeable:
-        raise TypeError("clamp_: x must be a writable numpy array")
-    if not clamp_holds(_leaf_model.leaf(space), x.dtype):  # type: ignore[arg-type]
-        raise TypeError(f"clamp_: x of dtype {x.dtype} cannot hold the clamp of {space!r}")
-    x[...] = _clamp(x, space)
-    return x
+def nearest_item(value: Any, space: FiniteSet) -> Any:
+    """The item nearest to the Python number ``value``, by exact value (ties to the lower;
+    an infinity: the item at that end)."""
+    exact = exact_value(value)
+    if not isinstance(exact, Fraction):
+        return max(space.items, key=exact_value) if exact > 0 else min(space.items, key=exact_value)
+    return min(space.items, key=lambda v: (abs(exact_value(v) - exact), exact_value(v)))
 
 
 @cardinality.register(FiniteSet)
