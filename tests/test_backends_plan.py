@@ -1,4 +1,4 @@
-"""The per-space plans of the backends (spacealg.backends.plan) and the CPU sampler's stream.
+"""The per-space plans of the backends (spacealg.core.plan) and the CPU sampler's stream.
 
 Laws: ``split(join(parts)) == parts`` and ``join(split(b))`` has ``b``'s structure; a batch
 of another structure splits to None (and the operations raise ValueError naming it); two
@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import spacealg as sa
-from spacealg.core import plan as plans
 from spacealg.backends.leaves import tree_values
 from spacealg.backends.rng import TorchCpuRng
+from spacealg.core import plan as plans
 from spacealg.core.cache import IdentityCache
 from spacealg.core.leaf import LeafModel
 from spacealg.strategies import spaces

@@ -28,11 +28,11 @@ import numpy as np
 from spacealg.backends.ends import inner_float_bounds
 from spacealg.backends.integers import clip_bounds, ordered
 from spacealg.backends.kernel import Kernel
-from spacealg.backends.plan import Plan, plan_for, variant
 from spacealg.backends.sets import held
 from spacealg.backends.shapes import lead_checker, leaf_dtypes
 from spacealg.core.leaf import LeafModel, Members, common
 from spacealg.core.leaf_index import clamp_holds
+from spacealg.core.plan import Plan, plan_for
 
 __all__ = ["clamp_inplace_on", "clamp_on"]
 
@@ -41,7 +41,7 @@ def clamp_on(name: str, x: Any, space: Any) -> Any:
     """The nearest member of ``space`` to every row of the NumPy/torch/JAX batch ``x``.
 
     The per-leaf decisions are made once per space, backend, device and leaf dtypes and kept
-    in the space's plan (:mod:`spacealg.backends.plan`).
+    in the space's plan (:mod:`spacealg.core.plan`).
     """
     plan, parts, run = _planned(name, x, space, "clamp")
     return plan.join(run(parts))
@@ -69,7 +69,7 @@ def _planned(name: str, x: Any, space: Any, what: str) -> tuple[Plan, tuple[Any,
     plan = plan_for(space, name, what)
     parts = plan.check(x, what)
     dtypes = leaf_dtypes(plan, parts, what)
-    run = variant(space, plan, (what, dtypes, *Kernel.key_of(name, parts)),
+    run = plan.variant((what, dtypes, *Kernel.key_of(name, parts)),
                   lambda: _build(Kernel.for_parts(name, parts), plan, dtypes, what))
     return plan, parts, run
 

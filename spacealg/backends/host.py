@@ -29,10 +29,10 @@ import numpy as np
 
 from spacealg.backends.clamp import clamp_inplace_on, clamp_on
 from spacealg.backends.isin import isin_variant
-from spacealg.backends.plan import plan_for
 from spacealg.backends.rng import NumpyRng
 from spacealg.backends.sample import draws_for
 from spacealg.core.cache import IdentityCache
+from spacealg.core.plan import plan_for
 from spacealg.core.protocol import clamp, clamp_, contains, elsize, eltype, isin, sample
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.spaces._batch import as_real_array, normalize_size

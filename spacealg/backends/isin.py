@@ -29,10 +29,10 @@ import numpy as np
 from spacealg.backends.ends import inner_float_bounds
 from spacealg.backends.integers import clip_bounds, integer_members, ordered
 from spacealg.backends.kernel import Kernel
-from spacealg.backends.plan import Plan, plan_for, variant
 from spacealg.backends.sets import held_values, hits
 from spacealg.backends.shapes import lead_checker, leaf_dtypes
 from spacealg.core.leaf import LeafModel, Members, common
+from spacealg.core.plan import Plan, plan_for
 
 __all__ = ["isin_on", "isin_variant"]
 
@@ -42,7 +42,7 @@ def isin_on(name: str, batch: Any, space: Any) -> Any:
 
     The per-leaf decisions (dtypes, bounds, constants, the row reduction) are made once per
     space, backend, device and leaf dtypes, and kept in the space's plan
-    (:mod:`spacealg.backends.plan`); a call splits the batch, runs the leaves' kernels and
+    (:mod:`spacealg.core.plan`); a call splits the batch, runs the leaves' kernels and
     ands their rows.
     """
     plan = plan_for(space, name, "isin")
@@ -54,7 +54,7 @@ def isin_variant(name: str, space: Any, plan: Plan, parts: tuple[Any, ...]) -> C
     """The compiled membership test of ``plan`` for leaf arrays like ``parts`` (their
     dtypes, backend, device), built once and kept in the plan."""
     dtypes = leaf_dtypes(plan, parts, "isin")
-    return variant(space, plan, ("isin", dtypes, *Kernel.key_of(name, parts)),  # type: ignore[no-any-return]
+    return plan.variant(("isin", dtypes, *Kernel.key_of(name, parts)),  # type: ignore[no-any-return]
                    lambda: _build(Kernel.for_parts(name, parts), plan, dtypes, space))
 
 

@@ -34,10 +34,10 @@ import numpy as np
 
 from spacealg.backends.ends import inner_float_bounds
 from spacealg.backends.kernel import Kernel
-from spacealg.backends.plan import Plan, plan_for, variant
 from spacealg.backends.rng import rng_adapter
 from spacealg.core.leaf import LeafModel, Members
 from spacealg.core.leaf_index import held
+from spacealg.core.plan import Plan, plan_for
 from spacealg.spaces._batch import normalize_size
 
 __all__ = ["draws_for", "sample_on", "sample_with"]
@@ -48,7 +48,7 @@ def sample_on(name: str, space: Any, size: Any, rng: Any) -> Any:
 
     The per-leaf decisions (dtypes, widths, bounds, constants, which draw) are made once per
     space, backend, device and generator kind, and kept in the space's plan
-    (:mod:`spacealg.backends.plan`); a call draws every leaf and joins the batch.
+    (:mod:`spacealg.core.plan`); a call draws every leaf and joins the batch.
     """
     return sample_with(rng_adapter(rng, name), space, size)
 
@@ -70,7 +70,7 @@ def draws_for(space: Any, adapter: Any) -> tuple[Plan, list[Draw]]:
     if draws is None:
         kind: Any = type(adapter)
         k = Kernel(adapter.backend, adapter.device)
-        draws = variant(space, plan, adapter.plan_key, lambda: [_sample_leaf(k, kind, leaf) for leaf in plan.leaves])
+        draws = plan.variant(adapter.plan_key, lambda: [_sample_leaf(k, kind, leaf) for leaf in plan.leaves])
     return plan, draws
 
 

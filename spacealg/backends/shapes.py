@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from spacealg.backends.plan import Plan
 from spacealg.core.leaf import LeafModel
+from spacealg.core.plan import Plan
 
 __all__ = ["batch_lead", "lead_checker", "leaf_dtypes"]
 
