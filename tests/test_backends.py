@@ -329,6 +329,19 @@ def test_clamp_of_nan_raises() -> None:
         sa.clamp(torch.full((2, 16), float("nan")), SPACE["pos"])
 
 
+@pytest.mark.parametrize("name", EAGER)
+@pytest.mark.parametrize("space", [sa.FiniteSet(0.0, 2.5), range(3), sa.Box(0, 1, (2,)), sa.Interval(0, 1)], ids=repr)
+def test_nan_has_no_nearest_member_on_every_kind_and_backend(name: str, space: Any) -> None:
+    """One error for one rule: clamping NaN raises ValueError naming NaN, whatever the kind
+    and the backend (the NumPy FiniteSet and range paths raised TypeError)."""
+    shape = sa.elsize(space) if not isinstance(space, range) else ()
+    batch = to_backend(name, np.full((2, *shape), np.nan))
+    with pytest.raises(ValueError, match="NaN"):
+        sa.clamp(batch, space)
+    with pytest.raises(ValueError, match="NaN"):
+        sa.clamp(float("nan") if not shape else np.full(shape, np.nan), space)
+
+
 # -- kinds -----------------------------------------------------------------------------------
 
 

@@ -170,8 +170,10 @@ def finite_clamp_(x: Any, space: FiniteSet) -> Any:
 
 def _without_nan(x: Any, what: str) -> np.ndarray:
     a = as_real_array(x)
-    if a is None or (a.dtype.kind == "f" and bool(np.isnan(a).any())):
-        raise TypeError(f"{what}: x must be a real number or array without NaN, got {x!r}")
+    if a is None:
+        raise TypeError(f"{what}: x must be a real number or array, got {x!r}")
+    if a.dtype.kind == "f" and bool(np.isnan(a).any()):  # the rule's error, as for every kind and backend
+        raise ValueError(f"{what}: x contains NaN, which has no nearest member")
     return a
 
 

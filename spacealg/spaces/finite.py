@@ -389,8 +389,10 @@ def _range_clamp(x: Any, space: range) -> Any:
     if n == 0:
         raise ValueError(f"clamp: {space!r} is empty")
     array = as_real_array(x)
-    if array is None or np.any(np.isnan(array)):
-        raise TypeError(f"clamp: x must be a real number or array without NaN, got {x!r}")
+    if array is None:
+        raise TypeError(f"clamp: x must be a real number or array, got {x!r}")
+    if np.any(np.isnan(array)):  # the batched rule's error (spacealg.backends.clamp), on every backend
+        raise ValueError("clamp: x contains NaN, which has no nearest member")
     last = first + step * (n - 1)
     if array.ndim == 0 and not isinstance(x, np.ndarray):
         value = float(array)
