@@ -129,3 +129,22 @@ def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> Any:
         for i, value in enumerate(node):
             yield (*prefix, i)
             yield from _paths(value, (*prefix, i))
+
+
+def to_backend(name: str, batch: Any) -> Any:
+    """A NumPy batch on backend ``name`` ("numpy": a copy, "torch", "jax"), its structure
+    (tuples, dicts) kept; torch and JAX are imported only when asked for."""
+    if isinstance(batch, tuple):
+        return tuple(to_backend(name, b) for b in batch)
+    if isinstance(batch, dict):
+        return {k: to_backend(name, b) for k, b in batch.items()}
+    array = np.asarray(batch)
+    if name == "numpy":
+        return array.copy()
+    if name == "torch":
+        import torch
+
+        return torch.as_tensor(array.copy())
+    import jax.numpy as jnp
+
+    return jnp.asarray(array)

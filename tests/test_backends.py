@@ -21,7 +21,7 @@ import spacealg as sa
 from spacealg.backends import to_numpy
 from spacealg.ops import flatten_batch, unflatten_batch
 from spacealg.strategies import spaces
-from tests.helpers import member_at, same, stacks
+from tests.helpers import member_at, same, stacks, to_backend
 
 torch = pytest.importorskip("torch")
 jax = pytest.importorskip("jax")
@@ -49,18 +49,6 @@ def draw(name: str, space: Any, n: int, seed: int) -> Any:
     if name != "jax":
         return sa.sample(space, n, rng=rng(name, seed))
     return jax.jit(lambda key: sa.sample(space, n, rng=key))(rng(name, seed))
-
-
-def to_backend(name: str, batch: Any) -> Any:
-    """A NumPy batch as a torch/JAX batch (structure kept)."""
-    if isinstance(batch, tuple):
-        return tuple(to_backend(name, b) for b in batch)
-    if isinstance(batch, dict):
-        return {k: to_backend(name, b) for k, b in batch.items()}
-    array = np.asarray(batch)
-    if name == "numpy":
-        return array.copy()
-    return torch.as_tensor(array.copy()) if name == "torch" else jnp.asarray(array)
 
 
 def rows(batch: Any) -> int:

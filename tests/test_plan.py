@@ -31,7 +31,7 @@ from spacealg.emulation.guard import observation_guard
 from spacealg.ops import flatten, flatten_batch, unflatten_batch
 from spacealg.ops.flatten import _FLAT, _codec
 from spacealg.strategies import spaces
-from tests.helpers import same, stacks
+from tests.helpers import same, stacks, to_backend
 
 torch = pytest.importorskip("torch")
 jax = pytest.importorskip("jax")
@@ -40,16 +40,6 @@ jnp = jax.numpy
 LAWS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 kept_spaces = spaces(composites=("tuple", "dict", "product"), max_depth=2).filter(
     lambda s: stacks(s) and not isinstance(s, (dict, list, set)))
-
-
-def to_backend(name: str, batch: Any) -> Any:
-    """A NumPy batch on ``name`` ("numpy", "torch", "jax"), its structure kept."""
-    if isinstance(batch, tuple):
-        return tuple(to_backend(name, b) for b in batch)
-    if isinstance(batch, dict):
-        return {k: to_backend(name, b) for k, b in batch.items()}
-    array = np.asarray(batch)
-    return array if name == "numpy" else torch.as_tensor(array.copy()) if name == "torch" else jnp.asarray(array)
 
 
 def emulated(space: Any) -> Any:
