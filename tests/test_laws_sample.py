@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 from helpers import same
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import spacealg as sa
@@ -195,3 +195,20 @@ def test_zero_dimensional_integer_boxes_sample_arrays():
     for box in (sa.Box(0, np.inf, shape=(), dtype=np.int8), sa.Box(0, 5, shape=(), dtype=np.int8)):
         x = sa.sample(box, rng=0)
         assert isinstance(x, np.ndarray) and x.shape == () and x in box
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**16), order=st.lists(st.booleans(), min_size=1, max_size=8))
+def test_interleaved_generators_each_draw_their_own_stream(seed: int, order: list[bool]) -> None:
+    """NumPy draws keep the last generator's adapter: draws interleaved from two generators
+    equal each generator's draws alone (the kept adapter never draws from the other one)."""
+    box = sa.Box(-1.0, 1.0, (4,), dtype=np.float32)
+    a, b = np.random.default_rng(seed), np.random.default_rng(seed + 1)
+    drawn = {True: [], False: []}
+    for first in order:
+        drawn[first].append(sa.sample(box, rng=a if first else b))
+    alone_a, alone_b = np.random.default_rng(seed), np.random.default_rng(seed + 1)
+    for first, rows in drawn.items():
+        generator = alone_a if first else alone_b
+        for row in rows:
+            np.testing.assert_array_equal(row, sa.sample(box, rng=generator))
