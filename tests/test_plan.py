@@ -153,3 +153,19 @@ def test_emulate_batch_splits_by_the_plan_and_names_a_batch_of_another_structure
             codec.emulate_batch(buf, bad)
     with pytest.raises(ValueError, match="emulate_batch"):
         codec.emulate_batch(torch.zeros((4, codec.width), dtype=torch.uint8), {"a": torch.zeros(4)})
+
+
+@LAWS
+@given(space=st.sampled_from([sa.Box(-1.0, 1.0, (3,)), sa.Interval(0, 1), sa.Categorical([3, 4]),
+                              sa.FiniteSet(1, 2, 5)]),
+       seed=st.integers(0, 2**16))
+def test_numpy_draws_and_tests_are_variants_of_the_one_plan(space: Any, seed: int) -> None:
+    """NumPy's kept draw and membership tests of a leaf space live in its one plan (no
+    cache of their own): after a sample and an isin, the plan holds both, and the kept draw
+    gives what a fresh generator with the same seed gives."""
+    batch = sa.sample(space, 4, rng=np.random.default_rng(seed))
+    assert bool(np.all(sa.isin(batch, space)))
+    plan = plan_for(space)
+    assert plan.numpy_draw is not None and plan.variants["numpy_draw"] is plan.numpy_draw
+    assert np.asarray(batch).dtype in plan.numpy_isin
+    assert same(sa.sample(space, 4, rng=np.random.default_rng(seed)), batch)

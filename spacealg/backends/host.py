@@ -31,8 +31,7 @@ from spacealg.backends.clamp import clamp_inplace_on, clamp_on
 from spacealg.backends.isin import isin_variant
 from spacealg.backends.rng import NumpyRng
 from spacealg.backends.sample import draws_for
-from spacealg.core.cache import IdentityCache
-from spacealg.core.plan import plan_for
+from spacealg.core.plan import kept_plan, plan_for
 from spacealg.core.protocol import clamp, clamp_, contains, elsize, eltype, isin, sample
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.spaces._batch import as_real_array, normalize_size
@@ -57,29 +56,27 @@ def host_isin(batch: Any, space: Any) -> Any:
 
 
 def _isin_array(a: np.ndarray, space: Any) -> Any:
-    """The rule's test of a leaf space for ``a``'s dtype, kept per space and dtype: one row
-    of ArraySpace(bool, 4) (contains of the bench's small Dict) costs 2.3 us at ef41173, 4.4 us
-    through isin_on, 2.0 us through this (bench row "contains(x, small Dict)": 1.04x)."""
-    tests = _TESTS.get(space)
-    if tests is None:
-        tests = _TESTS.put(space, {})
+    """The rule's test of a leaf space for ``a``'s dtype, kept per dtype in the space's plan
+    (its ``numpy_isin`` variant, read as an attribute): one row of ArraySpace(bool, 4)
+    (contains of the bench's small Dict) costs 2.3 us at ef41173, 4.4 us through isin_on,
+    2.0 us through this (bench row "contains(x, small Dict)": 1.04x)."""
+    plan = kept_plan(space)
+    if plan is None or plan.numpy_isin is None:
+        plan = plan_for(space, "numpy", "isin")
+        plan.variant("numpy_isin", dict)  # batch dtype -> the rule's test
+    tests = plan.numpy_isin
     run = tests.get(a.dtype)
     if run is None:
-        parts = (a,)
-        run = tests[a.dtype] = isin_variant("numpy", space, plan_for(space, "numpy", "isin"), parts)
+        run = tests[a.dtype] = isin_variant("numpy", space, plan, (a,))
     return run((a,))
-
-
-#: leaf space -> {batch dtype: the rule's test} (NumPy batches of a leaf space are one array)
-_TESTS: IdentityCache[dict[Any, Any]] = IdentityCache("NumPy isin tests of leaf spaces", max_entries=4096,
-                                                      weigh=lambda tests: 64 * len(tests))
 
 
 def host_sample(space: Any, size: Any = None, *, rng: RngLike = None) -> Any:
     """``sample`` of a leaf space with a NumPy generator (or a seed, or None); one element
     of a scalar kind (``size=None``) is its ``eltype``: a float, an int, a NumPy scalar."""
     global _LAST_ADAPTER
-    kept = _DRAWS.get(space)
+    plan = kept_plan(space)
+    kept = plan.numpy_draw if plan is not None else None
     generator = as_generator(rng)
     last = _LAST_ADAPTER  # one read of an immutable pair: consistent under threads
     if last[0] is generator:
@@ -87,8 +84,9 @@ def host_sample(space: Any, size: Any = None, *, rng: RngLike = None) -> Any:
     else:
         adapter = NumpyRng(generator)
         _LAST_ADAPTER = (generator, adapter)
-    if kept is None:  # the rule's draw of the space's one leaf, kept per space
-        kept = _DRAWS.put(space, (draws_for(space, adapter)[1][0], _scalar_type(space)))
+    if kept is None:  # the rule's draw of the space's one leaf and its scalar type, kept in its plan
+        plan, draws = draws_for(space, adapter)
+        kept = plan.variant("numpy_draw", lambda: (draws[0], _scalar_type(space)))
     draw, scalar = kept
     drawn = draw(adapter, () if size is None else normalize_size(size))
     if size is None and scalar is not None:
@@ -99,12 +97,6 @@ def host_sample(space: Any, size: Any = None, *, rng: RngLike = None) -> Any:
 #: the last generator drawn from and its adapter (a NumpyRng holds nothing else): most calls
 #: draw from the same generator (bench row "sample(Box(16))": 0.1 us of its 3.1 us)
 _LAST_ADAPTER: tuple[Any, Any] = (None, None)
-
-#: leaf space -> (its draw, the plan's (:mod:`~spacealg.backends.sample`); its scalar type):
-#: one lookup per call, where the plan's variants take four (a sample of one Box(16): 7.3 us
-#: at ef41173, 9.3 us through sample_with, 7.3 us through this; bench row "sample(Box(16))": 0.98x)
-_DRAWS: IdentityCache[Any] = IdentityCache("NumPy draws of leaf spaces", max_entries=4096, weigh=lambda kept: 64)
-
 
 def _scalar_type(space: Any) -> Any:
     """The type of an element of a scalar kind (an Interval's float, a range's int, a
