@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 import spacealg as sa
-from spacealg.backends.leaves import space_tree
+from spacealg.core.plan import Plan
 from spacealg.strategies.spaces import boxes, finite_sets, intervals, ranges
 
 
@@ -90,7 +90,7 @@ def outsiders(draw: Any, space: Any) -> Any:
 def stacks(space: Any) -> bool:
     """Whether batches of ``space`` stack into arrays (the kinds the torch/JAX backends take)."""
     try:
-        space_tree(space)
+        Plan(space).tree  # noqa: B018 - built to raise for a kind with object batches
     except (TypeError, ValueError):
         return False
     return True

@@ -33,8 +33,8 @@ import spacealg as sa
 from spacealg.backends import sample as sampling
 from spacealg.backends.arrays import backend_named
 from spacealg.backends.kernel import Kernel, numpy_memory
-from spacealg.backends.leaves import tree_values
 from spacealg.backends.rng import TorchCpuRng, TorchRng, torch_adapter_class
+from spacealg.core.plan import tree_values
 from spacealg.ops import flatten_batch, unflatten_batch
 from spacealg.strategies import spaces
 from tests.helpers import stacks

@@ -19,11 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import spacealg as sa
-from spacealg.backends.leaves import tree_values
 from spacealg.backends.rng import TorchCpuRng
 from spacealg.core import plan as plans
 from spacealg.core.cache import IdentityCache
 from spacealg.core.leaf import LeafModel
+from spacealg.core.plan import tree_values
 from spacealg.strategies import spaces
 from tests.helpers import stacks
 

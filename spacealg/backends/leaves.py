@@ -1,4 +1,5 @@
-"""What the backends need of a space: products as trees of leaf models.
+"""A batch's first leaf array, and the table of what each kind's leaf model is on the backends
+(the trees of leaf models are the plan's: :func:`spacealg.core.plan.plan_for` ``(...).tree``).
 
 Every batched operation on torch and JAX (``sample``, ``isin``, ``clamp``,
 ``flatten_batch``, the emulation codec) is written once against the leaf model,
@@ -28,10 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from spacealg.core.plan import ObjectBatchError, Plan, array_leaf, map_tree, plan_for, tree_values
-
-__all__ = ["ObjectBatchError", "array_leaf", "cached_tree", "first_array", "map_tree", "space_tree", "tree_for",
-           "tree_values"]
+__all__ = ["first_array"]
 
 
 def first_array(batch: Any) -> Any:
@@ -39,24 +37,3 @@ def first_array(batch: Any) -> Any:
     while isinstance(batch, (tuple, list, dict)):
         batch = next(iter(batch.values())) if isinstance(batch, dict) else batch[0]
     return batch
-
-
-def space_tree(space: Any) -> Any:
-    """``space`` as a tree: a tuple (TupleProduct), a dict (DictProduct) or a leaf model
-    (:func:`~spacealg.core.plan.array_leaf`), walked afresh.
-
-    Raises TypeError (naming the kind) for a space with object batches anywhere inside.
-    """
-    return Plan(space).tree
-
-
-def cached_tree(space: Any) -> Any:
-    """:func:`space_tree`, kept in the space's plan (:mod:`spacealg.core.plan`, under the
-    package's one cache rule, :mod:`spacealg.core.cache`)."""
-    return plan_for(space).tree
-
-
-def tree_for(space: Any, name: str, what: str) -> Any:
-    """:func:`cached_tree` for operation ``what`` on backend ``name``; the TypeError for a kind
-    with object batches names the kind, the operation and the backend."""
-    return plan_for(space, name, what).tree

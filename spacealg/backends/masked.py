@@ -26,10 +26,11 @@ import numpy as np
 
 from spacealg.backends.arrays import backend_named, to_numpy
 from spacealg.backends.kernel import Kernel
-from spacealg.backends.leaves import first_array, map_tree, tree_for
+from spacealg.backends.leaves import first_array
 from spacealg.backends.namespaces import BackendNamespace
 from spacealg.core.generic import as_space
 from spacealg.core.leaf import Members
+from spacealg.core.plan import map_tree, plan_for
 from spacealg.core.protocol import isin
 from spacealg.spaces._batch import normalize_size
 from spacealg.spaces.masked import Masked, draw_digits, draw_shape, restriction
@@ -64,7 +65,7 @@ def _values(k: Any, space: Any, name: str, digits: Any, shape: tuple[int, ...]) 
         low = k.const(leaf, "low", lambda: leaf.value_low, k.widest_int())
         return xp.astype(low + leaf.step * xp.astype(d, k.widest_int()), k.native(leaf))
 
-    return map_tree(leaf_values, tree_for(space, name, "sample"))
+    return map_tree(leaf_values, plan_for(space, name, "sample").tree)
 
 
 def masked_on_backend(operation: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
