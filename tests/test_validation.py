@@ -336,11 +336,6 @@ def test_shards_run_independent_searches(capsys):
     assert main(["check", "CartPole-v1", "--shard", "3/3"]) == 2
 
 
-def test_ray_runs_the_same_checks_when_an_address_is_given(ray_session):
-    outcomes = check_many(["envcorpus.gym_envs:IntTruncatedCorridor"], ray_address="local", progress=False, **SMALL)
-    assert outcomes[0].status == "failed" and outcomes[0].property == "truncated-bool"
-
-
 # -- vector envs (point 3) and differential testing (point 6) --------------------------------
 
 

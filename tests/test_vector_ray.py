@@ -1,4 +1,6 @@
-"""The Ray path: actors each holding a vector environment, on a local Ray instance."""
+"""Everything that starts Ray, in one file so that one worker starts it once (tests/conftest.py
+groups this file's tests): actors each holding a vector environment, and ``check_many``'s
+Ray path, on a local Ray instance."""
 
 from __future__ import annotations
 
@@ -70,3 +72,12 @@ def test_the_ray_example_of_docs_vector_md_runs(local_ray) -> None:
     text = (ROOT / "docs" / "vector.md").read_text(encoding="utf-8")
     (block,) = [b for b in re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL) if "ray.init" in b]
     exec(compile(block, "docs/vector.md Ray example", "exec"), {"__name__": "docs_example"})
+
+
+def test_check_many_runs_the_same_checks_on_ray_when_an_address_is_given(ray_session):
+    from spacealg.testing import check_many
+
+    outcomes = check_many(
+        ["envcorpus.gym_envs:IntTruncatedCorridor"], ray_address="local", progress=False, max_examples=8, max_steps=40
+    )
+    assert outcomes[0].status == "failed" and outcomes[0].property == "truncated-bool"
