@@ -6,7 +6,7 @@ from __future__ import annotations
 import gymnasium.spaces as gs
 import numpy as np
 import pytest
-from hypothesis import find, given
+from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 
 import spacealg as sa
@@ -172,7 +172,9 @@ GRAPHS_OF_ANY_FEATURES = [
 
 @pytest.mark.parametrize(("space", "condition"), GRAPHS_OF_ANY_FEATURES)
 def test_members_of_gymnasium_graphs_stack_any_features_as_gymnasium_does(space, condition):
-    x = find(members(space), condition)
+    # the first graph found is checked: shrinking it (find's default) asserted nothing and was
+    # most of this test's time (about 10 s for the text-node graphs)
+    x = find(members(space), condition, settings=settings(phases=[Phase.generate], database=None))
     assert space.contains(x)
     assert sa.contains(x, space)
 
