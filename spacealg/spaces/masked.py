@@ -349,6 +349,8 @@ def restriction(space: Any, mask: Any, probability: Any, ns: Namespace = NUMPY) 
     if len(parts) < 2:  # nothing to combine: the space's own blocks (on the host), a mask, or none
         return root, f, placed(parts[0], ns) if parts else parse_blocks(None, f)
     foreign = any(is_foreign_array(a) for p in parts if not isinstance(p, FreeBlocks) for _, a in p)
+    if not foreign and ns.name is None:  # all on the host, drawn there: nothing to place
+        return root, f, functools.reduce(lambda x, y: combine(x, y, f.sizes), parts)
     on = ns if foreign else NUMPY
     blocks = functools.reduce(lambda x, y: combine(x, y, f.sizes, on), [placed(p, on) for p in parts])
     return root, f, placed(blocks, ns)
