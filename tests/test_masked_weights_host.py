@@ -33,7 +33,7 @@ def test_scaled_weights_draw_the_same_allowed_elements(weights: list[float], exp
         return  # the scaled weights are not the same distribution (overflow or underflow)
     space = sa.Masked(range(6), allowed)
     if not (w * allowed > 0).any():
-        with pytest.raises(MaskError, match="sum to 0|allows no element"):
+        with pytest.raises(MaskError, match=r"sum to 0|allows no element"):
             sa.sample(space, 3, rng=seed, probability=w)
         return
     drawn = sa.sample(space, 5, rng=np.random.default_rng(seed), probability=w)
