@@ -368,8 +368,9 @@ def _cuts(blocks: Sequence[Block]) -> list[int]:
 def combine(a: Sequence[Block], b: Sequence[Block], sizes: tuple[int, ...], ns: Namespace = NUMPY) -> list[Block]:
     """Blocks allowing what both allow (bools: and; weights: product), over the common
     coarsening of the two partitions (arrays of ``ns``'s backend)."""
-    cuts = sorted(set(_cuts(a)) & set(_cuts(b)))
-    a, b = coarsen(a, cuts, sizes, ns), coarsen(b, cuts, sizes, ns)
+    if len(a) != len(b) or any(wa != wb for (wa, _), (wb, _) in zip(a, b)):  # partitions differ: coarsen
+        cuts = sorted(set(_cuts(a)) & set(_cuts(b)))
+        a, b = coarsen(a, cuts, sizes, ns), coarsen(b, cuts, sizes, ns)
     return [(width, y if x is None else x if y is None else _product(ns, x, y, width))
             for (width, x), (_, y) in zip(a, b)]
 
