@@ -217,8 +217,10 @@ def range_isin(batch: Any, space: range) -> Any:
 def range_sample(space: range, size: Any = None, *, rng: RngLike = None) -> Any:
     """``sample`` of a range: batches by the rule; one element (a Python int), and ranges
     whose items or count int64 does not hold, by position (exact, uint64 draws)."""
+    if size is None:  # one element: a Python int, by position
+        return range_sample_items(space, rng=rng)
     n = range_length(space)
-    if size is None or not 0 < n < 2**63 or not int64_ends(space):
+    if not 0 < n < 2**63 or not int64_ends(space):
         return range_sample_items(space, size, rng=rng)
     return host_sample(interned(space), size, rng=rng)
 

@@ -296,12 +296,18 @@ def range_sample_items(space: range, size: Any = None, *, rng: RngLike = None) -
     the items at uniform positions (:func:`~spacealg.core.leaf_index.range_items`: int64,
     uint64 or Python ints), for ranges whose items no int64 holds; the backends' rule draws
     the other batches (:mod:`spacealg.backends.host`)."""
+    if size is None:  # one element (the hot path of a product's draw: len() where it fits)
+        try:
+            n = len(space)
+        except OverflowError:
+            n = range_length(space)
+        _require_nonempty(space, n)
+        offset = int(as_generator(rng).integers(0, n - 1, endpoint=True, dtype=np.uint64))
+        step = space.step
+        return space.start + step * offset if step > 0 else space.start + step * (n - 1) - step * offset
     first, step, n = _ascending(space)
     _require_nonempty(space, n)
     generator = as_generator(rng)
-    if size is None:
-        offset = int(generator.integers(0, n - 1, endpoint=True, dtype=np.uint64))
-        return first + step * offset
     offsets = generator.integers(0, n - 1, endpoint=True, size=normalize_size(size), dtype=np.uint64)
     return range_items(first, step, n, offsets)
 
