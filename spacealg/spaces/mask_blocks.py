@@ -107,8 +107,13 @@ def _check_values(array: Any, what: str, path: str, width: int) -> Any:
     if kind == "b" and what == "mask":
         return array
     if what != "mask" and type(array) is np.ndarray:  # two reductions, no temporaries (NaN fails min >= 0)
-        if array.size and not (array.min() >= 0 and array.max() < math.inf):
-            raise MaskError(f"probability{path}: weights must be finite and non-negative")
+        if array.size:
+            top = array.max()
+            if not (array.min() >= 0 and top < math.inf):
+                raise MaskError(f"probability{path}: weights must be finite and non-negative")
+            if width == array.ndim:  # one row: its largest (read above) rescales it, as _rescaled would
+                weights = array if array.dtype == np.float64 else array.astype(np.float64)
+                return weights / (float(top) if top > 0 else 1.0)
         return _rescaled(array.astype(np.float64), width)
     try:
         if what == "mask":
