@@ -5,8 +5,8 @@
 Each run measures, in a fresh interpreter whose ``PYTHONPATH`` is one checkout (the two
 alternate, so a noisy machine hurts both alike), the public operations issue 10 names:
 flatten/unflatten single and batched, the emulation codec's write and read, sample and
-contains/isin single and batched, on the spaces of bench_ops.py and bench_core.py, and masked
-draws (one mask, a batch of masks). Printed:
+contains/isin single and batched, on the spaces of bench_ops.py and bench_core.py, ranges'
+batched isin/sample/clamp, and masked draws (one mask, a batch of masks, weights). Printed:
 the best time per call in each checkout and the speed-up (before / after; > 1 means the
 after checkout is faster). Only names both checkouts have are used (``spacealg.sample``,
 ``contains``, ``isin``, ``Masked``, ``spacealg.ops.flatten*``, ``spacealg.emulation.Codec``).
@@ -69,10 +69,17 @@ out["contains(x, gymnasium Box(16))"] = best(lambda: sa.contains(x, gym_box), 20
 out["sample(gymnasium Box(16))"] = best(lambda: sa.sample(gym_box), 20000)
 out["contains(x, small Dict)"] = best(lambda: sa.contains(member, small), 20000)
 out["sample(small Dict)"] = best(lambda: sa.sample(small), 20000)
+steps, reals = np.random.default_rng(2).integers(-10, 1010, 10000), np.random.default_rng(3).uniform(-10, 110, 10000)
+stepped, ten, hundred = range(0, 1000, 3), range(10), range(0, 100)
+out["isin(10000 rows, range(0, 1000, 3))"] = best(lambda: sa.isin(steps, stepped), 200)
+out["sample(range(10), 10000)"] = best(lambda: sa.sample(ten, 10000), 100)
+out["clamp(10000 floats, range(0, 100))"] = best(lambda: sa.clamp(reals, hundred), 200)
 board, boards = sa.Categorical([15, 15]), np.random.default_rng(1).random((1024, 15, 15)) < 0.5
 legal = sa.Masked(sa.ArraySpace(range(15), 2), boards[0])
 out["sample(Masked 15x15)"] = best(lambda: sa.sample(legal), 5000)
 out["sample(Masked 15x15, 10000)"] = best(lambda: sa.sample(legal, 10000), 100)
+fifteen, weights = sa.Masked(range(15), np.arange(15) % 3 != 0), np.linspace(0.0, 1.0, 15)
+out["sample(Masked(range(15)), probability=p)"] = best(lambda: sa.sample(fifteen, probability=weights), 5000)
 out["sample(Categorical([15, 15]), mask=1024 boards)"] = best(lambda: sa.sample(board, mask=boards), 100)
 print(json.dumps({"spacealg": sa.__file__, "timings": out}))
 """

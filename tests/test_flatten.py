@@ -243,6 +243,24 @@ def test_unflatten_rejects_a_vector_that_is_not_one_hot() -> None:
         unflatten_batch(np.zeros((2, 4)), range(4))
 
 
+@given(st.integers(1, 4), st.integers(1, 5), st.integers(1, 6), st.data())
+def test_unflatten_batch_reads_the_first_nonzero_column_or_rejects_a_segment_without_one(
+        size: int, width: int, n: int, data: Any) -> None:
+    """Each entry of ``unflatten_batch`` is its segment's first nonzero column; a row with a
+    segment of zeros raises ValueError (the check is read off the argmax: an entry whose
+    column 0 is zero and whose argmax is 0 has none)."""
+    space = sa.ArraySpace(range(width), size)
+    cells = st.sampled_from([0.0, 0.0, 1.0, 2.0, -1.0])
+    rows = np.array(data.draw(st.lists(st.lists(cells, min_size=size * width, max_size=size * width),
+                                       min_size=n, max_size=n)), dtype=np.float32)
+    segments = rows.reshape(n, size, width) != 0
+    if not segments.any(axis=2).all():
+        with pytest.raises(ValueError, match="one-hot"):
+            unflatten_batch(rows, space)
+        return
+    assert unflatten_batch(rows, space).tolist() == segments.argmax(axis=2).tolist()
+
+
 def test_flatten_rejects_values_outside_a_discrete_range() -> None:
     space = sa.DictProduct(a=range(2, 5), b=sa.ArraySpace(range(3), 2))
     with pytest.raises(ValueError, match=r"2\.\.4"):

@@ -39,7 +39,7 @@ module              operation
 ``operations``      the table: which function of each module serves which generic function
 ``namespaces``      each backend's array namespace for a kind's own batched rules
 ``host``            NumPy's ``isin``/``sample``/``clamp``/``clamp_`` of ``Box``, ``Interval``,
-                    ``Categorical`` and ``FiniteSet`` by the same rules (registered for
+                    ``Categorical``, ``FiniteSet`` and ``range`` by the same rules (registered for
                     those kinds at load, the rules imported at the first call)
 ==================  ==================================================================
 
@@ -102,7 +102,7 @@ def _register_host() -> None:
     from spacealg.spaces.interval import Interval
 
     for function in (protocol.isin, protocol.sample, protocol.clamp, protocol.clamp_):
-        for cls in (Box, Interval, Categorical, FiniteSet):  # the leaf kinds served on NumPy by the per-leaf rules
+        for cls in (Box, Interval, Categorical, FiniteSet, range):  # the leaf kinds NumPy serves by the rules
             function.register(cls)(_host_first_call(function, cls))
 
 

@@ -5,7 +5,8 @@ kind    the clamp of an entry ``x`` (NumPy's rules)
 ======  ==============================================================================
 real    ``x`` clipped to the nearest floats inside (open ends stepped in), in ``x``'s
         float dtype (integer batches: the space's float dtype)
-int     ``x`` rounded half to even, clipped, onto the step; the space's integer dtype
+int     ``x`` rounded half to even, clipped; a range's: the nearest item, ties to its
+        even index (the same where its first item is even); the space's integer dtype
 set     the nearest item (ties to the lower), in the promotion of the items' and
         ``x``'s dtypes
 ======  ==============================================================================
@@ -148,19 +149,114 @@ def _clamp_real(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[
 
 
 def _clamp_int(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[Any], Any]:
-    xp = k.xp
     out = k.native(leaf)
-    clipped = _rounded_into(k, leaf, dtype, out) if kind == "f" else _clipped_int(k, leaf, dtype, out)
-    if leaf.step == 1 or not leaf.size:
-        return clipped
-    first, step = int(leaf.value_low.reshape(-1)[0]), leaf.step
-    work, wide_int = k.widest_float(), k.widest_int()
+    odd_ties = leaf.ties_by_position and leaf.size and int(leaf.value_low.reshape(-1)[0]) % 2
+    if (leaf.step == 1 and not odd_ties) or not leaf.size:  # rounded half to even, clipped: NumPy's rint
+        return _rounded_into(k, leaf, dtype, out) if kind == "f" else _clipped_int(k, leaf, dtype, out)
+    return _snapped(k, leaf, dtype, kind, out)
 
-    def stepped(b: Any) -> Any:
-        steps = xp.astype(xp.round((xp.astype(clipped(b), work, copy=False) - first) / step), wide_int, copy=False)
-        return xp.astype(steps * step + first, out, copy=False)
 
-    return stepped
+def _snapped(k: Kernel, leaf: LeafModel, dtype: Any, kind: str, out: Any) -> Callable[[Any], Any]:
+    """The member ``first + step * j`` nearest to each entry, ties to the even ``j`` (a
+    range's ends, the same for every entry), exactly: an entry is split into an integer
+    ``i`` (clipped into the ends; floats floored, in the widest float) and its fraction, and
+    ``i - base`` (``base`` the nearest of a few members below, so that it never wraps) into
+    whole steps and a remainder compared with the half step."""
+    xp = k.xp
+    first, last, step = int(leaf.value_low.reshape(-1)[0]), int(leaf.value_high.reshape(-1)[0]), leaf.step
+    wide = k.widest_int()
+    snap = _snap(k, first, last, step, wide)
+    if kind != "f":
+        clipped = _clipped_int(k, leaf, dtype, wide)
+        work = k.widest_float()
+        if k.backend.numpy_dtype(work) == np.float64 and last - first < 2**52:
+            # (i - first) / step in float64 is exact to within less than half the gap 1/(2 step) between a
+            # quotient and a half, so one rint (ties to even) gives the even index: 6 operations, not 15
+            def by_rint(b: Any) -> Any:
+                i = clipped(b)
+                i -= first
+                steps = xp.astype(xp.round(xp.astype(i, work) / step), wide, copy=False)
+                steps *= step
+                steps += first
+                return xp.astype(steps, out, copy=False)
+
+            return by_rint
+        return lambda b: xp.astype(snap(clipped(b), None), out, copy=False)
+    work = k.widest_float()
+    lo, hi = (float(common(end)) for end in leaf.inner_ends(k.backend.numpy_dtype(work)))  # may cross: no float inside
+    below, above = lo != first, hi != last  # an end no float holds: entries beyond the float are beyond the end
+
+    def rounded(b: Any) -> Any:
+        x = xp.astype(b, work, copy=False)
+        c = xp.clip(x, lo, hi)
+        whole = xp.floor(c)
+        c -= whole  # the fraction (exact), in place: few arrays alive at once (freed together, glibc hands
+        whole = xp.astype(whole, wide, copy=False)  # their pages back and the next call faults them in: 10x)
+        result = snap(whole, c)
+        if below:
+            result = xp.where(x < lo, first, result)
+        if above:
+            result = xp.where(x > hi, last, result)
+        return xp.astype(result, out, copy=False)
+
+    return rounded
+
+
+def _snap(k: Kernel, first: int, last: int, step: int, wide: Any) -> Callable[[Any, Any], Any]:
+    """``snap(i, fraction)``: the member nearest to ``i + fraction`` (``i`` integers of native
+    ``wide`` within ``first..last``, ``fraction`` floats in [0, 1) or None for 0), exactly."""
+    xp = k.xp
+    bits = 8 * k.backend.numpy_dtype(wide).itemsize
+    n = (last - first) // step + 1
+    if n == 2 and last - first >= 2 ** (bits - 1):  # two members a step apart that no int holds: the midpoint
+        mid, odd = first + (last - first) // 2, (last - first) % 2  # the midpoint: mid, or mid + 1/2 if odd
+
+        def two(i: Any, fraction: Any) -> Any:
+            up = i > mid
+            if fraction is not None:
+                up |= (i == mid) & (fraction > (0.5 if odd else 0.0))
+            return xp.where(up, last, first)
+
+        return two
+    every = max(1, 2 ** (bits - 2) // step)  # bases every `every` steps: i - base fits wide
+    bases = [(first + step * j, j % 2) for j in range(every, n - 1, every)]
+    doubles = step <= 2 ** (bits - 2)  # 2 * (a remainder below step) fits wide
+
+    def snap(i: Any, fraction: Any) -> Any:
+        # ``i`` and ``fraction`` are the caller's own: worked in place where a backend allows it (few arrays
+        # alive at once: see ``rounded``)
+        base: Any = first
+        parity: Any = 0
+        for value, odd in bases:
+            beyond = i >= value
+            base, parity = xp.where(beyond, value, base), xp.where(beyond, odd, parity)
+        i -= base
+        q = i // step
+        i -= q * step  # the remainder r
+        if doubles:
+            i += i
+            i -= step
+        else:
+            r, i = i, i - step
+            i += r
+            del r
+        # i is 2 r - step: twice the distance to the step below less twice to the one above
+        if fraction is None:
+            up, tie = i > 0, i == 0
+        else:  # up where 2 r - step + 2 fraction > 0, ties at 0: the float sum keeps that sign and that zero
+            fraction += fraction  # (exact near 0, where i is -1 or 0; beyond, i alone decides: |i| >= 2 > 2 f)
+            fraction += xp.astype(i, fraction.dtype)
+            up, tie = fraction > 0, fraction == 0
+        del i, fraction
+        odd_q = q + parity if bases else q
+        tie &= (odd_q & 1) == 1
+        up |= tie
+        q += xp.astype(up, wide)
+        q *= step
+        q += base
+        return q
+
+    return snap
 
 
 def _rounded_into(k: Kernel, leaf: LeafModel, dtype: Any, out: Any) -> Callable[[Any], Any]:

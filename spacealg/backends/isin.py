@@ -251,12 +251,23 @@ def _int_inside(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[
             return result
     if leaf.step == 1 or not leaf.size:
         return bounded
-    first, step = int(leaf.value_low.reshape(-1)[0]), leaf.step
-    wide = k.widest_float() if kind == "f" else k.widest_int()
+    return _on_the_step(k, leaf, kind, bounded)
+
+
+def _on_the_step(k: Kernel, leaf: LeafModel, kind: str, bounded: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``bounded`` and on a stepped range's step, exactly: the entries inside the ends are
+    integers the widest int holds (floats cast only there), compared by their remainder
+    (``x % step == first % step``: no ``x - first`` to wrap); a step no int holds leaves two
+    members, the ends."""
+    xp = k.xp
+    first, last, step = int(leaf.value_low.reshape(-1)[0]), int(leaf.value_high.reshape(-1)[0]), leaf.step
+    wide = k.widest_int()
+    fits = step <= int(np.iinfo(k.backend.numpy_dtype(wide)).max)
 
     def stepped(b: Any) -> Any:
         result = bounded(b)
-        result &= xp.remainder(xp.astype(b, wide, copy=False) - first, step) == 0
+        ints = xp.astype(xp.where(result, b, 0) if kind == "f" else b, wide, copy=False)
+        result &= (xp.remainder(ints, step) == first % step) if fits else ((ints == first) | (ints == last))
         return result
 
     return stepped

@@ -92,8 +92,11 @@ class LeafModel:
     given); ``value_low``/``value_high``: per-entry bounds of member values (arrays of
     ``shape``); ``step``: a stepped range's spacing; ``numbers``: a set's numbers, in order;
     ``open_low``/``open_high``: open ends (Interval); ``bounded_low``/``bounded_high``: which
-    entries are finite on that side. ``space``: the space it describes (for messages);
-    ``cache``: what operations derive from it (device constants), kept with it.
+    entries are finite on that side; ``ties_by_position``: a clamp halfway between two
+    integer members takes the one at the even position ``k`` of ``value_low + step * k`` (a
+    range: its even index; otherwise the even value, as ``numpy.rint``). ``space``: the space
+    it describes (for messages); ``cache``: what operations derive from it (device
+    constants), kept with it.
     """
 
     image: str | None
@@ -101,7 +104,7 @@ class LeafModel:
     shape: tuple[int, ...]
     low: Any
     high: Any
-    items: tuple[Any, ...] | None = None
+    items: tuple[Any, ...] | range | None = None  # a stepped range's items: the range (never enumerated)
     scalar: bool = False
     integral: bool = True
     members: Members | None = None
@@ -112,6 +115,7 @@ class LeafModel:
     open_low: bool = False
     open_high: bool = False
     bounded: tuple[Any, Any] | None = None  # which entries are bounded below/above, where not ``isfinite``
+    ties_by_position: bool = False  # a clamp's tie goes to the even k of value_low + step * k (a range's index)
     space: Any = field(default=None, repr=False)
     cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
@@ -286,7 +290,8 @@ def _round_inward(values: np.ndarray, dtype: np.dtype, up: bool, open_end: bool)
         value = Fraction(float(f))
         if (up and (value < exact or (open_end and value == exact))) or (
                 not up and (value > exact or (open_end and value == exact))):
-            f = np.nextafter(f, toward)
+            with np.errstate(over="ignore"):  # beyond the largest float: the infinity (no float lies inside)
+                f = np.nextafter(f, toward)
         out[i] = f
     return out
 

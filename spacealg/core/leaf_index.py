@@ -209,7 +209,7 @@ def clamp_holds(model: LeafModel, dtype: Any) -> bool:
         return dtype.kind == "f"
     if dtype.kind == "f":
         largest = Fraction(float(np.finfo(dtype).max))
-        least, greatest = -largest, largest
+        least, greatest = -largest, largest  # (a set's items: its clamps of the largest floats)
     else:
         info = np.iinfo(np.uint8 if dtype.kind == "b" else dtype)
         least, greatest = Fraction(int(info.min)), Fraction(1 if dtype.kind == "b" else int(info.max))
@@ -217,11 +217,12 @@ def clamp_holds(model: LeafModel, dtype: Any) -> bool:
         exact = 2 ** (np.finfo(dtype).nmant + 1) if dtype.kind == "f" else None
         for low, high in zip(np.asarray(model.value_low).reshape(-1).tolist(),
                              np.asarray(model.value_high).reshape(-1).tolist()):
-            first, last = min(max(least, low), high), min(max(greatest, low), high)  # clamps of the ends
-            if exact is not None:
-                if max(abs(first), abs(last)) > exact:  # an integer between them the floats skip
+            if exact is not None:  # floats: the clamps of -inf and inf are the ends
+                if max(abs(low), abs(high)) > exact:  # an integer between them the floats skip
                     return False
-            elif first < least or last > greatest:
+                continue
+            first, last = (_snapped(v, low, high, model.step) for v in (least, greatest))  # the dtype's ends' clamps
+            if first < least or last > greatest:
                 return False
         return True
     items = sorted({exact_value(v) for v in _items(model)})
@@ -230,6 +231,16 @@ def clamp_holds(model: LeafModel, dtype: Any) -> bool:
     first, last = _nearest_item(items, least), _nearest_item(items, greatest)
     values = {exact_value(v): v for v in _items(model)}
     return all(holds(dtype, values[v]) for v in items if first <= v <= last)
+
+
+def _snapped(x: Fraction, low: Any, high: Any, step: int) -> Any:
+    """The clamp of ``x`` into the integers ``low + step * k`` up to ``high``: the nearest,
+    ties to the even ``k`` (monotone in ``x``: the clamps of a dtype's ends bound all others)."""
+    clipped = min(max(x, low), high)
+    if step == 1:  # every integer between: the clip (an integer Box's infinite end included)
+        return clipped  # type: ignore[no-any-return]
+    k, rest = divmod(clipped - low, step)
+    return Fraction(low + step * (int(k) + (2 * rest > step or (2 * rest == step and int(k) % 2 == 1))))
 
 
 def _nearest_item(items: list[Any], x: Fraction) -> Any:

@@ -365,7 +365,14 @@ class OneHotCodec(FlatCodec):
         out[np.arange(n)[:, None], columns] = 1
 
     def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-        k, found = self.positions(NUMPY, self.model, vs)
+        if self.uniform:  # NumPy's methods, the check read off the argmax: unflatten_batch(256), small_dict
+            hot = (vs != 0).reshape(vs.shape[0], self.size, -1)  # 11.6 us (14.1 through positions; 13.4 at ef41173)
+            k = hot.argmax(axis=2)
+            # every entry has a nonzero column: argmax gives 0 exactly where none is, so an entry lacks one
+            # where k == 0 and its column 0 is zero; the same answer as hot.any(axis=2).all(), 2 us cheaper
+            found = (hot[..., 0] | k.astype(bool)).all()
+        else:
+            k, found = self.positions(NUMPY, self.model, vs)
         if not found:
             raise ValueError("a row is not a concatenation of one-hot vectors")
         if self.model.items is not None:

@@ -9,7 +9,8 @@ As in Julia, plain Python objects are finite spaces: a ``tuple``, ``list``, ``se
 ``frozenset`` is the set of its items (a tuple is a set, never a product), ``range`` is
 the set of its integers, the type ``bool`` is ``{False, True}`` and a numpy integer type
 is the range of its dtype. ``range`` is used as is (every protocol function is
-registered for it, in O(1) for membership, index and clamp); the others become a
+registered for it, in O(1) for membership, index and clamp; its batches go through the
+backends' per-leaf rules, :mod:`spacealg.backends.host`); the others become a
 ``FiniteSet`` through :func:`as_space`.
 
 Items are ordered as given (sets: sorted where their items sort) and deduplicated;
@@ -30,14 +31,12 @@ from typing import Any
 import numpy as np
 
 from spacealg.core.generic import as_space
-from spacealg.core.leaf_index import clamp_holds, exact_value, range_items
+from spacealg.core.leaf_index import exact_value, range_items
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
     cardinality,
     check_position,
-    clamp,
-    clamp_,
     contains,
     element,
     elements,
@@ -45,17 +44,16 @@ from spacealg.core.protocol import (
     eltype,
     index,
     intersect,
-    isin,
     issubspace,
-    sample,
 )
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
 from spacealg.core.styles import FiniteSpaceStyle, Style
 from spacealg.spaces._batch import as_real_array, has_nan, normalize_size
-from spacealg.spaces.interval import REALS, Interval, float_inward, real_value
+from spacealg.spaces.interval import REALS, Interval, real_value
 
-__all__ = ["BOOL", "FiniteSet", "int64_run", "range_items", "range_length"]
+__all__ = ["BOOL", "FiniteSet", "int64_ends", "int64_run", "nearest_position", "range_clamp_exact",
+           "range_isin_exact", "range_items", "range_length", "range_sample_items"]
 
 
 def _is_real(item: Any) -> bool:
@@ -293,14 +291,23 @@ def _range_contains(x: Any, space: range) -> bool:
     return value is not None and value in space
 
 
-@sample.register(range)
-def _range_sample(space: range, size: Any = None, *, rng: RngLike = None) -> Any:
+def range_sample_items(space: range, size: Any = None, *, rng: RngLike = None) -> Any:
+    """``sample`` of a range by position: one Python int (``size=None``), or a batch of
+    the items at uniform positions (:func:`~spacealg.core.leaf_index.range_items`: int64,
+    uint64 or Python ints), for ranges whose items no int64 holds; the backends' rule draws
+    the other batches (:mod:`spacealg.backends.host`)."""
+    if size is None:  # one element (the hot path of a product's draw: len() where it fits)
+        try:
+            n = len(space)
+        except OverflowError:
+            n = range_length(space)
+        _require_nonempty(space, n)
+        offset = int(as_generator(rng).integers(0, n - 1, endpoint=True, dtype=np.uint64))
+        step = space.step
+        return space.start + step * offset if step > 0 else space.start + step * (n - 1) - step * offset
     first, step, n = _ascending(space)
     _require_nonempty(space, n)
     generator = as_generator(rng)
-    if size is None:
-        offset = int(generator.integers(0, n - 1, endpoint=True, dtype=np.uint64))
-        return first + step * offset
     offsets = generator.integers(0, n - 1, endpoint=True, size=normalize_size(size), dtype=np.uint64)
     return range_items(first, step, n, offsets)
 
@@ -312,50 +319,6 @@ def int64_run(space: Any) -> bool:
         return False
     n = range_length(space)
     return bool(n) and (space.step == 1 or n == 1) and space.start >= -(2**63) and space.start + n - 1 < 2**63
-
-
-def _congruent(values: np.ndarray, first: int, step: int) -> np.ndarray:
-    """``(values - first) % step == 0`` for an integer array, exactly (no wrap-around)."""
-    if step == 1:
-        return np.ones(values.shape, dtype=bool)
-    if values.dtype.kind in "iu" and step <= np.iinfo(values.dtype).max:
-        return np.mod(values, step) == first % step  # type: ignore[no-any-return]
-    objects = values.astype(object)
-    return np.asarray((objects - first) % step == 0, dtype=bool)
-
-
-@isin.register(range)
-def _range_isin(batch: Any, space: range) -> np.ndarray:
-    array = as_real_array(batch)
-    if array is None:
-        if isinstance(batch, np.ndarray):  # object arrays (Python ints beyond 64 bits): entry by entry
-            if batch.dtype.kind != "O":
-                return np.zeros(batch.shape, dtype=bool)
-            inside = np.frompyfunc(lambda x: _range_contains(x, space), 1, 1)(batch)
-            return np.asarray(inside, dtype=bool).reshape(batch.shape)
-        raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of integers")
-    first, step, n = _ascending(space)
-    if n == 0:
-        return np.zeros(array.shape, dtype=bool)
-    last = first + step * (n - 1)
-    if array.dtype.kind == "b":
-        array = array.view(np.uint8)
-    if array.dtype.kind != "f":
-        inside = (array >= first) & (array <= last)
-        if step != 1:
-            inside &= _congruent(array, first, step)
-        return inside  # type: ignore[no-any-return]
-    # floats: by exact value, against the float64 members nearest inside the ends
-    wide = array if array.dtype.itemsize >= 8 else array.astype(np.float64)
-    inside = (wide >= float_inward(first, True, up=True)) & (wide <= float_inward(last, True, up=False))
-    inside &= np.floor(wide) == wide
-    if step != 1 and inside.any():
-        values = wide[inside]
-        ints = values.astype(np.int64) if np.abs(values).max() < 2.0**63 else np.array(
-            [int(v) for v in values.tolist()], dtype=object
-        )
-        inside[inside] = _congruent(ints, first, step)
-    return inside  # type: ignore[no-any-return]
 
 
 @eltype.register(range)
@@ -381,53 +344,64 @@ def _range_bounds(space: range) -> tuple[int, int]:
     return first, first + step * (n - 1)
 
 
-@clamp.register(range)
-def _range_clamp(x: Any, space: range) -> Any:
-    if contains(x, space):
-        return x
+def int64_ends(space: range) -> bool:
+    """Whether int64 holds every item of ``space`` (the backends' rule stores them as int64)."""
+    first, step, n = _ascending(space)
+    return first >= -(2**63) and first + step * (n - 1) < 2**63
+
+
+def nearest_position(x: Any, space: range) -> int:
+    """The position ``k`` (ascending) of the item ``first + step * k`` nearest to the number
+    ``x`` by exact value, ties to the even ``k``; an infinity: the item at that end. ValueError
+    for NaN or an empty range."""
     first, step, n = _ascending(space)
     if n == 0:
         raise ValueError(f"clamp: {space!r} is empty")
-    array = as_real_array(x)
-    if array is None:
+    value = real_value(x)
+    if value is None:
         raise TypeError(f"clamp: x must be a real number or array, got {x!r}")
-    if np.any(np.isnan(array)):  # the batched rule's error (spacealg.backends.clamp), on every backend
-        raise ValueError("clamp: x contains NaN, which has no nearest member")
-    last = first + step * (n - 1)
-    if array.ndim == 0 and not isinstance(x, np.ndarray):
-        value = float(array)
-        if value <= first:
-            return first
-        if value >= last:
-            return last
-        return first + step * round((value - first) / step)
-    if array.dtype.kind in "biu":  # clipped in its own dtype, the ends brought into its range
-        info = np.iinfo(np.uint8 if array.dtype.kind == "b" else array.dtype)
-        low, high = max(first, int(info.min)), min(last, int(info.max))
-        if low > high:  # no integer of the dtype is in range: every entry's nearest is one end
-            return np.full(array.shape, first if first > int(info.max) else last)
-        clipped = np.clip(array.view(np.uint8) if array.dtype.kind == "b" else array, low, high)
-        fits = first >= -(2**63) and last < 2**63
-        if step == 1 and fits:  # the clip is the clamp
-            return clipped.astype(np.int64, copy=False)
-        if max(-first, last) < 2**52:  # exact in float64: rint, 2.6x faster than divmod at 65,536 rows
-            return first + step * np.rint((clipped.astype(np.float64) - first) / step).astype(np.int64)
-        offsets = clipped.astype(np.int64) if high < 2**63 else clipped.astype(object)
-        q, r = np.divmod(offsets - first, step)  # the nearest step, ties to the even one (as rint)
-        k = q + ((2 * r > step) | ((2 * r == step) & (q % 2 == 1)))
-        return np.asarray(first + step * k, dtype=np.int64 if fits else object)
-    k = np.rint((np.clip(array, first, last) - first) / step).astype(np.int64)
-    return first + step * k
+    if isinstance(value, float):
+        if math.isnan(value):
+            raise ValueError("clamp: x contains NaN, which has no nearest member")
+        if math.isinf(value):
+            return n - 1 if value > 0 else 0
+        whole = math.floor(value)
+        twice = 2 * (value - whole)  # exact: twice the fraction, in [0, 2)
+    else:
+        whole, twice = int(value), 0.0
+    k, rest = divmod(whole - first, step)
+    s = step - 2 * rest  # Python ints against a float: compared exactly
+    if s < twice or (s == twice and k % 2):
+        k += 1
+    return min(max(k, 0), n - 1)
 
 
-@clamp_.register(range)
-def _range_clamp_inplace(x: Any, space: range) -> Any:
-    if not isinstance(x, np.ndarray) or not x.flags.writeable:
-        raise TypeError("clamp_: x must be a writable numpy array")
-    if range_length(space) and not clamp_holds(_leaf_model.leaf(space), x.dtype):  # type: ignore[arg-type]
-        raise TypeError(f"clamp_: x of dtype {x.dtype} cannot hold the clamp of {space!r}")
-    x[...] = _range_clamp(x.copy(), space)
-    return x
+def range_isin_exact(batch: Any, space: range) -> np.ndarray:
+    """``isin`` entry by entry (``contains``), exactly: object arrays of Python ints and
+    ranges whose items no int64 holds (no 64-bit integer holds both their ends and values)."""
+    array = batch if isinstance(batch, np.ndarray) else as_real_array(batch)
+    if array is None:
+        raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of integers")
+    if array.dtype.kind not in "biufO":
+        return np.zeros(array.shape, dtype=bool)
+    inside = np.frompyfunc(lambda x: _range_contains(x, space), 1, 1)(array)
+    return np.asarray(inside, dtype=bool).reshape(array.shape)
+
+
+def range_clamp_exact(x: Any, space: range) -> Any:
+    """``clamp`` entry by entry in exact arithmetic (:func:`nearest_position`): a Python
+    number gives a Python int; an array its items as ``sample`` stores them (int64, uint64
+    or Python ints, :func:`~spacealg.core.leaf_index.range_items`)."""
+    first, step, n = _ascending(space)
+    if n == 0:
+        raise ValueError(f"clamp: {space!r} is empty")
+    if isinstance(x, (numbers.Real, np.bool_)):  # a Python or NumPy number: a Python int
+        return first + step * nearest_position(x, space)
+    array = x if isinstance(x, np.ndarray) else as_real_array(x)
+    if array is None or array.dtype.kind not in "biufO":
+        raise TypeError(f"clamp: x must be a real number or array, got {type(x).__qualname__}")
+    positions = np.frompyfunc(lambda v: nearest_position(v, space), 1, 1)(array)
+    return range_items(first, step, n, np.asarray(positions, dtype=object).reshape(array.shape))
 
 
 @cardinality.register(range)
@@ -594,12 +568,14 @@ from spacealg.core import leaf as _leaf_model  # noqa: E402
 def _range_leaf(space: range) -> _leaf_model.LeafModel:
     if _leaf_model.consecutive(space):
         return _leaf_model.LeafModel("Discrete", np.dtype(np.int64), (), space.start, space[-1], scalar=True,
-                                     space=space)
+                                     space=space, ties_by_position=True)
     if not (space.start < space.stop if space.step > 0 else space.start > space.stop):  # empty
         return dataclasses.replace(_leaf_model.labels(()), space=space)
     ends = (space[0], space[-1]) if space.step > 0 else (space[-1], space[0])  # a stepped range: positions
-    return dataclasses.replace(_leaf_model.labels(tuple(space)), members=_leaf_model.Members.INTEGERS,
-                               step=abs(space.step), span=ends, space=space)
+    n = range_length(space)  # its items are the range itself: range(0, 2**40, 3) is never enumerated
+    return _leaf_model.LeafModel("Discrete", np.dtype(np.int64), (), 0, n - 1, space, scalar=True,
+                                 members=_leaf_model.Members.INTEGERS, step=abs(space.step), span=ends, space=space,
+                                 ties_by_position=True)
 
 
 @_leaf_model.leaf.register(FiniteSet)

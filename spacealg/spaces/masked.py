@@ -348,7 +348,10 @@ def restriction(space: Any, mask: Any, probability: Any, ns: Namespace = NUMPY) 
             parts.append(parse_blocks(value, f, what))
     if len(parts) < 2:  # nothing to combine: the space's own blocks (on the host), a mask, or none
         return root, f, placed(parts[0], ns) if parts else parse_blocks(None, f)
-    foreign = any(is_foreign_array(a) for p in parts if not isinstance(p, FreeBlocks) for _, a in p)
+    foreign = any(is_foreign_array(a) for p in parts if not isinstance(p, FreeBlocks) for _, a in p
+                  if a is not None and type(a) is not np.ndarray)  # (parsed blocks: ndarrays or torch/JAX arrays)
+    if ns.name is None and not foreign:  # all on the host, drawn there: nothing to place
+        return root, f, functools.reduce(lambda x, y: combine(x, y, f.sizes), parts)
     on = ns if foreign else NUMPY
     blocks = functools.reduce(lambda x, y: combine(x, y, f.sizes, on), [placed(p, on) for p in parts])
     return root, f, placed(blocks, ns)
