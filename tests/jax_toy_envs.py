@@ -20,7 +20,8 @@ timestep, action)``, ``observation_shape(params)``, ``num_actions(params)``; a w
 0..8 whose uint8 observation is a one-hot row; LAST at 8 (discount 0) or after
 ``params.max_steps`` steps.
 
-``Slide`` (Brax style): see its docstring.
+``Slide`` (Brax style) and ``Stiff`` (Brax style, amplifying rounding): see their
+docstrings.
 """
 
 from __future__ import annotations
@@ -262,6 +263,51 @@ class Slide:
         obs = state.obs + 0.1 * action
         t = state.t + 1
         return BraxState(obs, -jnp.sum(obs**2), (t >= 15).astype(jnp.float32), t)
+
+
+@jax.tree_util.register_dataclass
+@dataclass
+class StiffState:
+    x: jax.Array
+    obs: jax.Array
+    reward: jax.Array
+    done: jax.Array
+
+
+class Stiff:
+    """A Brax-style toy whose step amplifies rounding, as a physics engine's substeps do: the
+    state ``x`` lies within 1e-3 of 1 and the observation is ``(x - 1) * 1e3``, so one
+    rounding unit of ``x`` (1.2e-7) moves the observation by 1.2e-4, past a fixed tolerance.
+    Under ``vmap`` (a ``custom_vmap`` rule) ``x`` is moved by ``nudge`` rounding units first,
+    as batched code rounds differently: ``nudge=1`` is rounding, a large one is a batching
+    defect. Reset does not amplify."""
+
+    action_size = 1
+    observation_size = 1
+
+    def __init__(self, nudge: int = 1) -> None:
+        self.nudge = nudge
+
+        @jax.custom_batching.custom_vmap
+        def centred(x: jax.Array) -> jax.Array:
+            return (x - 1.0) * 1e3
+
+        @centred.def_vmap
+        def _batched(axis_size: int, in_batched: list[bool], x: jax.Array) -> tuple[jax.Array, bool]:
+            moved = x * (1 + self.nudge * jnp.finfo(jnp.float32).eps)
+            return (moved - 1.0) * 1e3, in_batched[0]
+
+        self._centred = centred
+
+    def reset(self, rng: jax.Array) -> StiffState:
+        x = 1.0 + jax.random.uniform(rng, (1,), jnp.float32, -1e-3, 1e-3)
+        zero = jnp.zeros((), jnp.float32)
+        return StiffState(x, jnp.zeros((1,), jnp.float32), zero, zero)
+
+    def step(self, state: StiffState, action: jax.Array) -> StiffState:
+        x = jnp.clip(state.x + 1e-5 * action, 1.0 - 1e-3, 1.0 + 1e-3)
+        obs = self._centred(x)
+        return StiffState(x, obs, -jnp.sum(obs**2), jnp.zeros((), jnp.float32))
 
 
 def walk_compile_bug() -> Walk:

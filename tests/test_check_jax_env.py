@@ -228,6 +228,19 @@ def test_a_sound_brax_style_environment_passes():
     assert report.style == "brax" and "observation-in-space" in report.properties
 
 
+def test_rounding_amplified_by_one_step_is_not_a_batching_or_jit_eager_defect():
+    """Regression (the sweep's jaxmarl:ant_4x2, Brax's ant: batched and unbatched steps from
+    one state differ by 2e-5, as one rounding unit of the state makes them): a difference at a
+    step no larger than what the step makes of one-unit changes of its state is rounding; a
+    larger one still breaks batching."""
+    from tests.jax_toy_envs import Stiff
+
+    report = check_jax_env(lambda: Stiff(nudge=1), **RELATIONAL)
+    assert {"batching", "jit-eager"} <= set(report.properties)
+    error = _failure(lambda: Stiff(nudge=1000), **RELATIONAL)
+    assert error.property == "batching", str(error)
+
+
 def test_a_pgx_environment_passes():
     pytest.importorskip("pgx")
     report = check_jax_env("pgx:tic_tac_toe", **{**FAST, "max_examples": 2, "max_steps": 20})
@@ -383,3 +396,27 @@ def test_a_pettingzoo_style_parallel_env_is_not_taken_for_jaxmarl():
             raise AssertionError("step must not be called to tell the API")
 
     assert not is_jax_env(Parallel()) and is_jax_env(make_pair())
+
+
+def test_rounding_within_accepts_what_the_sensitivity_explains_and_nothing_more():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from spacealg.testing.jax_env.rounding import SLACK, within
+
+    floats = st.floats(-1e3, 1e3, width=32)
+
+    @settings(max_examples=50, deadline=None)
+    @given(st.lists(floats, min_size=1, max_size=5), st.floats(0, 1, width=32), st.integers(0, 3))
+    def law(values, change, k):
+        a = {"obs": np.asarray(values, np.float32), "t": np.asarray(k, np.int32)}
+        c = {"obs": np.full(len(values), change), "t": np.zeros(())}
+        assert within(a, a, c, 1e-5, 1e-6)
+        moved = {**a, "obs": a["obs"] + np.float32(0.5 * SLACK * change)}
+        assert within(moved, a, c, 1e-5, 1e-6)  # float32 rounds the move by less than rtol * |a| + atol
+        far = {**a, "obs": a["obs"] + np.float32(2 * SLACK * change + 1)}
+        assert not within(far, a, c, 1e-5, 1e-6)
+        other = {**a, "t": np.asarray(k + 1, np.int32)}
+        assert not within(other, a, {**c, "t": np.full((), 1e9)}, 1e-5, 1e-6)
+
+    law()

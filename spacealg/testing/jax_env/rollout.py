@@ -9,7 +9,8 @@ draw in four ignoring the mask. :class:`Rollouts` compiles, once per check:
 
 - ``drawn(seeds, action_keys)``: the batched rollout of ``horizon`` steps, one row per seed;
 - ``replay(seed, actions)``: the unbatched rollout of one row, feeding recorded actions;
-- ``one_step`` and ``batched_step``: a single step, compiled alone and under ``vmap``,
+- ``one_reset``, ``one_step`` and ``batched_step``: a reset and a single step, compiled
+  alone (and the step under ``vmap``),
   to confirm a difference step by step (floating-point results of fused code may differ in
   the last bits; only a difference from identical inputs is a defect);
 
@@ -139,6 +140,7 @@ class Rollouts:
         self.traces = 0
         self.drawn = jax.jit(jax.vmap(self._row))
         self.replay = jax.jit(self._replay)
+        self.one_reset = jax.jit(protocol.reset)
         self.one_step = jax.jit(protocol.step)
         self.batched_step = jax.jit(jax.vmap(protocol.step))
 
