@@ -384,6 +384,41 @@ def make_pair(bug: str = "") -> Pair:
     return env
 
 
+class IndexedPair:
+    """JaxMARL's tuple variant (its ``storm_2p``): ``Pair`` with the integer agents 0 and 1,
+    observations, actions and rewards as tuples indexed by agent, ``dones`` only
+    ``"__all__"``. ``step`` unpacks its actions (``a0, a1 = actions``), so a dict of actions
+    would reach it as its keys."""
+
+    agents: ClassVar[list[int]] = [0, 1]
+    num_agents = 2
+
+    def __init__(self) -> None:
+        self.inner = make_pair()
+
+    def observation_space(self, agent: int) -> Box:
+        return self.inner.observation_space("a0")
+
+    def action_space(self, agent: int) -> Categorical:
+        return self.inner.action_space("a0")
+
+    def reset(self, key: jax.Array) -> tuple[tuple[jax.Array, jax.Array], PairState]:
+        obs, state = self.inner.reset(key)
+        return (obs["a0"], obs["a1"]), state
+
+    def _wrap(self, result: Any) -> Any:
+        obs, state, rewards, dones, infos = result
+        return (obs["a0"], obs["a1"]), state, (rewards["a0"], rewards["a1"]), {"__all__": dones["__all__"]}, infos
+
+    def step_env(self, key: jax.Array, state: PairState, actions: tuple[jax.Array, jax.Array]) -> Any:
+        a0, a1 = actions
+        return self._wrap(self.inner.step_env(key, state, {"a0": a0, "a1": a1}))
+
+    def step(self, key: jax.Array, state: PairState, actions: tuple[jax.Array, jax.Array]) -> Any:
+        a0, a1 = actions
+        return self._wrap(self.inner.step(key, state, {"a0": a0, "a1": a1}))
+
+
 # -- XLand-MiniGrid style --------------------------------------------------------------------
 
 

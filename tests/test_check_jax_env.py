@@ -286,6 +286,26 @@ def test_each_jaxmarl_style_defect_is_caught_by_its_law(bug):
     assert error.property == bug, str(error)
 
 
+def test_a_jaxmarl_style_environment_of_tuples_indexed_by_integer_agents_is_read_by_index():
+    """Regression (the sweep's jaxmarl:storm_2p: observations a tuple indexed by its agents
+    0 and 1 were 'not in the space', and the failure's message raised TypeError): such an
+    environment is read as ``obs[agent]`` and given its actions as a tuple."""
+    from tests.jax_toy_envs import IndexedPair
+
+    seen = []
+    env = IndexedPair()
+    inner_step = env.inner.step_env
+
+    def spy(key, state, actions):
+        seen.append({k: getattr(v, "shape", type(v)) for k, v in actions.items()})
+        return inner_step(key, state, actions)
+
+    env.inner.step_env = spy
+    report = check_jax_env(lambda: env, **FAST)
+    assert {"observation-in-space", "reward-in-space"} <= set(report.properties)
+    assert seen and all(s == {"a0": (), "a1": ()} for s in seen)  # traced arrays, not the dict's keys 0 and 1
+
+
 def test_a_jaxmarl_style_drawn_action_is_legal_for_every_agent():
     """The draws follow each agent's own mask (a dict of masks, uint8 read as bool)."""
     import jax
