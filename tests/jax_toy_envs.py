@@ -102,6 +102,8 @@ class Walk:
         move = jnp.where(jax.random.uniform(k_noise) < 0.1, jax.random.randint(k_move, (), 0, 3), action) - 1
         x = jnp.clip(state.x + move.astype(jnp.int32), -10, 10)
         t = state.t + jnp.int32(1)
+        if self.bug == "in-place" and not isinstance(state.t, jax.core.Tracer):
+            state.t = t  # run eagerly, it changes the state it was given (as navix's State.set_player)
         stepped = WalkState(x, t)
         limit = 10**6 if self.bug == "episode-end" else params.max_steps_in_episode
         done = (jnp.abs(x) == 10) | (t >= limit)

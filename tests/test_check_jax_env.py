@@ -440,3 +440,18 @@ def test_rounding_within_accepts_what_the_sensitivity_explains_and_nothing_more(
         assert not within(other, a, {**c, "t": np.full((), 1e9)}, 1e-5, 1e-6)
 
     law()
+
+
+def test_the_eager_run_records_the_state_each_step_was_given_even_if_it_changes_it_in_place():
+    """Regression (the sweep's navix rows: navix's eager step assigns into its input state's
+    dict, so the eager state recorded before a step read as the state after it, and the
+    jit-eager confirmation 'from identical inputs' replayed a step from the wrong state)."""
+    import jax
+
+    from spacealg.testing.jax_env import adapt
+    from spacealg.testing.jax_env.rollout import Rollouts
+
+    rollouts = Rollouts(adapt(make_walk("in-place")), horizon=4, masks=True, illegal=False)
+    actions = np.ones(4, np.int32)
+    seen = rollouts.eager(0, actions, 4)
+    assert [int(jax.tree.leaves(state)[1]) for state, _ in seen] == [0, 1, 2, 3, 4]

@@ -174,15 +174,24 @@ class Rollouts:
 
     def eager(self, seed: int, actions: Any, steps: int) -> list[Any]:
         """``[reset's (state, out), then each step's (state, out)]`` for the first ``steps``
-        recorded ``actions`` (a pytree with a leading time axis), run without ``jit``."""
+        recorded ``actions`` (a pytree with a leading time axis), run without ``jit``. Each
+        recorded state is a copy of its containers taken before the next step runs, so it is
+        the state that step was given even where the step changes it in place (navix's
+        ``State.set_player`` assigns into the state's own dict)."""
         with jax.disable_jit():
             k_reset, k_steps, k_resets = row_keys(np.uint32(seed))
             state, out = self.protocol.reset(k_reset)
-            seen = [(state, out)]
+            seen = [(_copied(state), out)]
             for t in range(steps):
                 action = jax.tree.map(lambda a, t=t: a[t], actions)
                 state, out = self.protocol.step(
                     state, action, jax.random.fold_in(k_steps, t), jax.random.fold_in(k_resets, t)
                 )
-                seen.append((state, out))
+                seen.append((_copied(state), out))
         return seen
+
+
+def _copied(tree: Any) -> Any:
+    """``tree`` with new containers (and copies of NumPy leaves): what a later in-place
+    change of the original cannot reach."""
+    return jax.tree.map(lambda a: np.array(a, copy=True) if isinstance(a, np.ndarray) else a, tree)
