@@ -9,7 +9,9 @@ compilation and probes, seconds in all; then each failure's message.
         [--json results.json] [--list] [ids...]
 
 Each environment is checked in a fresh subprocess (a crash or a hang costs only that row;
-``--timeout`` seconds each; the failures found before a timeout are kept). The figures
+``--timeout`` seconds each; the failures found before a timeout are kept; an environment
+its library cannot make here, for a missing package or a required argument, is "not run"
+with the reason). The figures
 depend on the machine and its load.
 """
 
@@ -27,7 +29,14 @@ ONE = textwrap.dedent(
     import json, sys, time
     from spacealg.testing.jax_env import check_jax_env, JaxEnvCheckError
     target, options = sys.argv[1], json.loads(sys.argv[2])
+    from spacealg.testing.jax_env.source import jax_source
     started = time.perf_counter()
+    try:  # an environment that cannot be made here (a missing package, a required argument) is not run
+        jax_source(target).make()
+    except Exception as error:
+        why = f"not run: cannot make it: {type(error).__name__}: {error}".splitlines()[0][:300]
+        print("RESULT " + json.dumps({"result": why, "failures": [], "total_seconds": time.perf_counter() - started}))
+        sys.exit(0)
     failures, skip = [], []
     row = {}
     for _ in range(4):  # after a failure, check the other properties (skip the broken ones)

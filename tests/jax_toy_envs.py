@@ -20,7 +20,8 @@ timestep, action)``, ``observation_shape(params)``, ``num_actions(params)``; a w
 0..8 whose uint8 observation is a one-hot row; LAST at 8 (discount 0) or after
 ``params.max_steps`` steps.
 
-``Slide`` (Brax style): see its docstring.
+``Slide`` (Brax style) and ``Stiff`` (Brax style, amplifying rounding): see their
+docstrings.
 """
 
 from __future__ import annotations
@@ -101,6 +102,8 @@ class Walk:
         move = jnp.where(jax.random.uniform(k_noise) < 0.1, jax.random.randint(k_move, (), 0, 3), action) - 1
         x = jnp.clip(state.x + move.astype(jnp.int32), -10, 10)
         t = state.t + jnp.int32(1)
+        if self.bug == "in-place" and not isinstance(state.t, jax.core.Tracer):
+            state.t = t  # run eagerly, it changes the state it was given (as navix's State.set_player)
         stepped = WalkState(x, t)
         limit = 10**6 if self.bug == "episode-end" else params.max_steps_in_episode
         done = (jnp.abs(x) == 10) | (t >= limit)
@@ -264,6 +267,51 @@ class Slide:
         return BraxState(obs, -jnp.sum(obs**2), (t >= 15).astype(jnp.float32), t)
 
 
+@jax.tree_util.register_dataclass
+@dataclass
+class StiffState:
+    x: jax.Array
+    obs: jax.Array
+    reward: jax.Array
+    done: jax.Array
+
+
+class Stiff:
+    """A Brax-style toy whose step amplifies rounding, as a physics engine's substeps do: the
+    state ``x`` lies within 1e-3 of 1 and the observation is ``(x - 1) * 1e3``, so one
+    rounding unit of ``x`` (1.2e-7) moves the observation by 1.2e-4, past a fixed tolerance.
+    Under ``vmap`` (a ``custom_vmap`` rule) ``x`` is moved by ``nudge`` rounding units first,
+    as batched code rounds differently: ``nudge=1`` is rounding, a large one is a batching
+    defect. Reset does not amplify."""
+
+    action_size = 1
+    observation_size = 1
+
+    def __init__(self, nudge: int = 1) -> None:
+        self.nudge = nudge
+
+        @jax.custom_batching.custom_vmap
+        def centred(x: jax.Array) -> jax.Array:
+            return (x - 1.0) * 1e3
+
+        @centred.def_vmap
+        def _batched(axis_size: int, in_batched: list[bool], x: jax.Array) -> tuple[jax.Array, bool]:
+            moved = x * (1 + self.nudge * jnp.finfo(jnp.float32).eps)
+            return (moved - 1.0) * 1e3, in_batched[0]
+
+        self._centred = centred
+
+    def reset(self, rng: jax.Array) -> StiffState:
+        x = 1.0 + jax.random.uniform(rng, (1,), jnp.float32, -1e-3, 1e-3)
+        zero = jnp.zeros((), jnp.float32)
+        return StiffState(x, jnp.zeros((1,), jnp.float32), zero, zero)
+
+    def step(self, state: StiffState, action: jax.Array) -> StiffState:
+        x = jnp.clip(state.x + 1e-5 * action, 1.0 - 1e-3, 1.0 + 1e-3)
+        obs = self._centred(x)
+        return StiffState(x, obs, -jnp.sum(obs**2), jnp.zeros((), jnp.float32))
+
+
 def walk_compile_bug() -> Walk:
     """``Walk`` whose reset builds a weakly typed step counter."""
     return make_walk("compile-once")
@@ -336,6 +384,41 @@ def make_pair(bug: str = "") -> Pair:
     env = Pair()
     env.bug = bug
     return env
+
+
+class IndexedPair:
+    """JaxMARL's tuple variant (its ``storm_2p``): ``Pair`` with the integer agents 0 and 1,
+    observations, actions and rewards as tuples indexed by agent, ``dones`` only
+    ``"__all__"``. ``step`` unpacks its actions (``a0, a1 = actions``), so a dict of actions
+    would reach it as its keys."""
+
+    agents: ClassVar[list[int]] = [0, 1]
+    num_agents = 2
+
+    def __init__(self) -> None:
+        self.inner = make_pair()
+
+    def observation_space(self, agent: int) -> Box:
+        return self.inner.observation_space("a0")
+
+    def action_space(self, agent: int) -> Categorical:
+        return self.inner.action_space("a0")
+
+    def reset(self, key: jax.Array) -> tuple[tuple[jax.Array, jax.Array], PairState]:
+        obs, state = self.inner.reset(key)
+        return (obs["a0"], obs["a1"]), state
+
+    def _wrap(self, result: Any) -> Any:
+        obs, state, rewards, dones, infos = result
+        return (obs["a0"], obs["a1"]), state, (rewards["a0"], rewards["a1"]), {"__all__": dones["__all__"]}, infos
+
+    def step_env(self, key: jax.Array, state: PairState, actions: tuple[jax.Array, jax.Array]) -> Any:
+        a0, a1 = actions
+        return self._wrap(self.inner.step_env(key, state, {"a0": a0, "a1": a1}))
+
+    def step(self, key: jax.Array, state: PairState, actions: tuple[jax.Array, jax.Array]) -> Any:
+        a0, a1 = actions
+        return self._wrap(self.inner.step(key, state, {"a0": a0, "a1": a1}))
 
 
 # -- XLand-MiniGrid style --------------------------------------------------------------------

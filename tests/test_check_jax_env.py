@@ -228,6 +228,19 @@ def test_a_sound_brax_style_environment_passes():
     assert report.style == "brax" and "observation-in-space" in report.properties
 
 
+def test_rounding_amplified_by_one_step_is_not_a_batching_or_jit_eager_defect():
+    """Regression (the sweep's jaxmarl:ant_4x2, Brax's ant: batched and unbatched steps from
+    one state differ by 2e-5, as one rounding unit of the state makes them): a difference at a
+    step no larger than what the step makes of one-unit changes of its state is rounding; a
+    larger one still breaks batching."""
+    from tests.jax_toy_envs import Stiff
+
+    report = check_jax_env(lambda: Stiff(nudge=1), **RELATIONAL)
+    assert {"batching", "jit-eager"} <= set(report.properties)
+    error = _failure(lambda: Stiff(nudge=1000), **RELATIONAL)
+    assert error.property == "batching", str(error)
+
+
 def test_a_pgx_environment_passes():
     pytest.importorskip("pgx")
     report = check_jax_env("pgx:tic_tac_toe", **{**FAST, "max_examples": 2, "max_steps": 20})
@@ -271,6 +284,26 @@ def test_each_jaxmarl_style_defect_is_caught_by_its_law(bug):
 
     error = _failure(lambda: make_pair(bug), **FAST)
     assert error.property == bug, str(error)
+
+
+def test_a_jaxmarl_style_environment_of_tuples_indexed_by_integer_agents_is_read_by_index():
+    """Regression (the sweep's jaxmarl:storm_2p: observations a tuple indexed by its agents
+    0 and 1 were 'not in the space', and the failure's message raised TypeError): such an
+    environment is read as ``obs[agent]`` and given its actions as a tuple."""
+    from tests.jax_toy_envs import IndexedPair
+
+    seen = []
+    env = IndexedPair()
+    inner_step = env.inner.step_env
+
+    def spy(key, state, actions):
+        seen.append({k: getattr(v, "shape", type(v)) for k, v in actions.items()})
+        return inner_step(key, state, actions)
+
+    env.inner.step_env = spy
+    report = check_jax_env(lambda: env, **FAST)
+    assert {"observation-in-space", "reward-in-space"} <= set(report.properties)
+    assert seen and all(s == {"a0": (), "a1": ()} for s in seen)  # traced arrays, not the dict's keys 0 and 1
 
 
 def test_a_jaxmarl_style_drawn_action_is_legal_for_every_agent():
@@ -383,3 +416,42 @@ def test_a_pettingzoo_style_parallel_env_is_not_taken_for_jaxmarl():
             raise AssertionError("step must not be called to tell the API")
 
     assert not is_jax_env(Parallel()) and is_jax_env(make_pair())
+
+
+def test_rounding_within_accepts_what_the_sensitivity_explains_and_nothing_more():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from spacealg.testing.jax_env.rounding import SLACK, within
+
+    floats = st.floats(-1e3, 1e3, width=32)
+
+    @settings(max_examples=50, deadline=None)
+    @given(st.lists(floats, min_size=1, max_size=5), st.floats(0, 1, width=32), st.integers(0, 3))
+    def law(values, change, k):
+        a = {"obs": np.asarray(values, np.float32), "t": np.asarray(k, np.int32)}
+        c = {"obs": np.full(len(values), change), "t": np.zeros(())}
+        assert within(a, a, c, 1e-5, 1e-6)
+        moved = {**a, "obs": a["obs"] + np.float32(0.5 * SLACK * change)}
+        assert within(moved, a, c, 1e-5, 1e-6)  # float32 rounds the move by less than rtol * |a| + atol
+        far = {**a, "obs": a["obs"] + np.float32(2 * SLACK * change + 1)}
+        assert not within(far, a, c, 1e-5, 1e-6)
+        other = {**a, "t": np.asarray(k + 1, np.int32)}
+        assert not within(other, a, {**c, "t": np.full((), 1e9)}, 1e-5, 1e-6)
+
+    law()
+
+
+def test_the_eager_run_records_the_state_each_step_was_given_even_if_it_changes_it_in_place():
+    """Regression (the sweep's navix rows: navix's eager step assigns into its input state's
+    dict, so the eager state recorded before a step read as the state after it, and the
+    jit-eager confirmation 'from identical inputs' replayed a step from the wrong state)."""
+    import jax
+
+    from spacealg.testing.jax_env import adapt
+    from spacealg.testing.jax_env.rollout import Rollouts
+
+    rollouts = Rollouts(adapt(make_walk("in-place")), horizon=4, masks=True, illegal=False)
+    actions = np.ones(4, np.int32)
+    seen = rollouts.eager(0, actions, 4)
+    assert [int(jax.tree.leaves(state)[1]) for state, _ in seen] == [0, 1, 2, 3, 4]

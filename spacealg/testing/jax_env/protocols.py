@@ -23,7 +23,10 @@ What happens after an end, per style (stated, as the checker's laws assume it):
   of ``env.agents``, spaces from ``observation_space(agent)``/``action_space(agent)``):
   ``step`` resets inside when ``dones["__all__"]`` (the final observation is not returned);
   the legal-action mask is ``get_avail_actions(state)`` where the environment has one (read
-  as bool: SMAX returns uint8);
+  as bool: SMAX returns uint8); an environment whose reset returns its observations as a
+  tuple indexed by its integer agents (JaxMARL's ``storm_2p``: ``agents = [0, 1]``) takes
+  its actions as such a tuple too (``action_0, action_1 = actions``), and the checker reads
+  and passes them so: its observations as ``{agent: obs[agent]}``;
 - XLand-MiniGrid (``reset(params, key) -> TimeStep``, ``step(params, timestep, action)``,
   the timestep carried as the state): ``StepType.LAST``; the checker then calls
   ``reset(params, reset_key)``;
@@ -314,13 +317,23 @@ def _jaxmarl(env: Any) -> Protocol:
     except Exception:
         with_mask = False
 
+    try:  # observations as a tuple indexed by integer agents: actions go in as a tuple too
+        indexed = isinstance(jax.eval_shape(env.reset, jax.random.key(0))[0], (tuple, list))
+    except Exception:
+        indexed = False
+    indexed = indexed and all(isinstance(a, int) for a in agents)
+
+    def observed(obs: Any) -> Any:
+        return {a: obs[a] for a in agents} if indexed else obs
+
     def reset(key: Any) -> tuple[Any, dict[str, Any]]:
         obs, state = env.reset(key)
-        return state, {"observation": obs, **(masks(state) if with_mask else {})}
+        return state, {"observation": observed(obs), **(masks(state) if with_mask else {})}
 
     def step(state: Any, action: Any, key: Any, reset_key: Any) -> tuple[Any, dict[str, Any]]:
-        obs, state, rewards, dones, _ = env.step(key, state, action)
-        out = {"observation": obs, "reward": {a: rewards[a] for a in agents}, "done": dones["__all__"]}
+        given = tuple(action[a] for a in agents) if indexed else action
+        obs, state, rewards, dones, _ = env.step(key, state, given)
+        out = {"observation": observed(obs), "reward": {a: rewards[a] for a in agents}, "done": dones["__all__"]}
         return state, {**out, **(masks(state) if with_mask else {})}
 
     return Protocol(

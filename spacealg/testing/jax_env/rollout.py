@@ -9,7 +9,8 @@ draw in four ignoring the mask. :class:`Rollouts` compiles, once per check:
 
 - ``drawn(seeds, action_keys)``: the batched rollout of ``horizon`` steps, one row per seed;
 - ``replay(seed, actions)``: the unbatched rollout of one row, feeding recorded actions;
-- ``one_step`` and ``batched_step``: a single step, compiled alone and under ``vmap``,
+- ``one_reset``, ``one_step`` and ``batched_step``: a reset and a single step, compiled
+  alone (and the step under ``vmap``),
   to confirm a difference step by step (floating-point results of fused code may differ in
   the last bits; only a difference from identical inputs is a defect);
 
@@ -139,6 +140,7 @@ class Rollouts:
         self.traces = 0
         self.drawn = jax.jit(jax.vmap(self._row))
         self.replay = jax.jit(self._replay)
+        self.one_reset = jax.jit(protocol.reset)
         self.one_step = jax.jit(protocol.step)
         self.batched_step = jax.jit(jax.vmap(protocol.step))
 
@@ -172,15 +174,24 @@ class Rollouts:
 
     def eager(self, seed: int, actions: Any, steps: int) -> list[Any]:
         """``[reset's (state, out), then each step's (state, out)]`` for the first ``steps``
-        recorded ``actions`` (a pytree with a leading time axis), run without ``jit``."""
+        recorded ``actions`` (a pytree with a leading time axis), run without ``jit``. Each
+        recorded state is a copy of its containers taken before the next step runs, so it is
+        the state that step was given even where the step changes it in place (navix's
+        ``State.set_player`` assigns into the state's own dict)."""
         with jax.disable_jit():
             k_reset, k_steps, k_resets = row_keys(np.uint32(seed))
             state, out = self.protocol.reset(k_reset)
-            seen = [(state, out)]
+            seen = [(_copied(state), out)]
             for t in range(steps):
                 action = jax.tree.map(lambda a, t=t: a[t], actions)
                 state, out = self.protocol.step(
                     state, action, jax.random.fold_in(k_steps, t), jax.random.fold_in(k_resets, t)
                 )
-                seen.append((state, out))
+                seen.append((_copied(state), out))
         return seen
+
+
+def _copied(tree: Any) -> Any:
+    """``tree`` with new containers (and copies of NumPy leaves): what a later in-place
+    change of the original cannot reach."""
+    return jax.tree.map(lambda a: np.array(a, copy=True) if isinstance(a, np.ndarray) else a, tree)

@@ -56,8 +56,12 @@ def _is_space(value: Any) -> bool:
 
 
 def _fields(value: Any, keys: Any) -> dict[Any, Any]:
+    """``{k: value's field k}``: a mapping's item, else an attribute (a NamedTuple's, a
+    dataclass's). KeyError or AttributeError where one is missing, whatever the key."""
     if isinstance(value, Mapping):
         return {k: value[k] for k in keys}
+    if not all(isinstance(k, str) for k in keys):
+        raise AttributeError(f"a {type(value).__name__} has no fields named {list(keys)!r}")
     return {k: getattr(value, k) for k in keys}
 
 
@@ -152,8 +156,12 @@ def confirm(value: Any, declared: Any) -> str:
     from spacealg.core.protocol import contains
 
     if isinstance(declared, Mapping) and not _is_space(declared):  # one space per agent
-        wrong = [k for k in declared if not is_member(_fields(value, [k])[k], declared[k])]
-        return "; ".join(f"{k!r}: {confirm(_fields(value, [k])[k], declared[k])}" for k in wrong[:3])
+        try:
+            parts = _fields(value, list(declared))
+        except (KeyError, AttributeError) as error:
+            return f"the value is a {type(value).__name__} without the space's entries ({error})"
+        wrong = [k for k in declared if not is_member(parts[k], declared[k])]
+        return "; ".join(f"{k!r}: {confirm(parts[k], declared[k])}" for k in wrong[:3])
     space = converted(declared)
     try:
         ours = bool(contains(plain(value, space), space))
