@@ -52,3 +52,27 @@ def test_bad_weights_raise_naming_probability(bad: float, at: int) -> None:
         sa.sample(sa.Masked(range(6), np.ones(6, dtype=bool)), rng=0, probability=w)
     with pytest.raises(MaskError, match="probability"):
         sa.sample(range(6), rng=0, probability=w.astype(np.float32))
+
+
+@settings(max_examples=40, deadline=None)
+@given(WEIGHTS, st.lists(st.booleans(), min_size=6, max_size=6), st.integers(0, 2**32),
+       st.sampled_from([(), (1,), (4,), (2, 3)]))
+def test_one_row_for_every_draw_draws_as_that_row_repeated(weights: list[float], mask: list[bool], seed: int,
+                                                           shape: tuple[int, ...]) -> None:
+    """``choose(w, shape)`` (one distribution: NumPy's one-row path) gives the indices that
+    ``choose`` of ``w`` repeated once per draw gives (the general path, one row per draw),
+    from the same generator: the fast path keeps the rule's draws."""
+    from spacealg.core.arrays import numpy_namespace
+    from spacealg.spaces.mask_blocks import choose
+
+    for row in (np.array(weights) * np.array(mask), np.array(mask)):  # weights, then a bool mask
+        if not row.any():
+            continue
+        repeated = np.broadcast_to(row, (*shape, row.size)).copy()
+        one = choose(row, shape, numpy_namespace(np.random.default_rng(seed)))
+        each = choose(repeated, shape, numpy_namespace(np.random.default_rng(seed)))
+        assert one.shape == each.shape == shape
+        if row.dtype == bool:  # the bool path draws positions among the allowed entries: the same law
+            assert row[one].all() and row[each].all()
+        else:
+            assert one.tolist() == each.tolist()
