@@ -4,8 +4,10 @@ every checker shares, and a check goes on past a broken law: every property is h
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
+import gymnasium
 import numpy as np
 import pytest
 from envcorpus import gym_envs as g
@@ -207,3 +209,38 @@ def test_a_reproduction_of_a_factory_named_make_does_not_call_itself(bug, tmp_pa
     with pytest.raises(Exception) as failed:  # the bug's failure: an assertion or the env's own error
         exec(compile(snippet, "<reproduction>", "exec"), {"__name__": "snippet"})
     assert not isinstance(failed.value, RecursionError)
+
+
+@pytest.mark.parametrize("search_seed", [7])
+def test_silent_draws_generate_the_same_examples_and_shrink_to_the_same_one(search_seed):
+    """The search's draws skip Hypothesis's notes: a seeded search drawing through
+    ``SilentDraws`` generates the examples that ``data.draw`` generates, and a failure shrinks
+    to the same minimal example (the path there may differ: ``data.draw`` also wraps each draw
+    in a span of its own, which the shrinker reads)."""
+    from hypothesis import given, seed, settings
+    from hypothesis import strategies as st
+
+    from spacealg.strategies import members
+    from spacealg.testing.driver import SilentDraws
+
+    strategy = st.tuples(st.integers(0, 9), members(gymnasium.spaces.Box(-1, 1, (1,))), st.booleans())
+
+    def run(wrap, fails):
+        seen = []
+
+        @seed(search_seed)
+        @settings(max_examples=100 if fails else 40, database=None, derandomize=False)
+        @given(st.data())
+        def body(data):
+            draws = wrap(data)
+            values = [draws.draw(strategy) for _ in range(3)]
+            seen.append(repr(values))
+            assert not (fails and values[0][0] >= 5 and values[1][1][0] > 0.5)
+
+        with contextlib.suppress(AssertionError):
+            body()
+        return seen
+
+    assert run(lambda data: data, False) == run(SilentDraws, False)  # 40 examples, no failure
+    plain, silent = run(lambda data: data, True), run(SilentDraws, True)
+    assert plain[-1] == silent[-1] and plain[-1].startswith("[(5, array([0.]")  # the minimal failing one
