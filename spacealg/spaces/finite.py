@@ -318,7 +318,7 @@ def int64_run(space: Any) -> bool:
     if not isinstance(space, range):
         return False
     n = range_length(space)
-    return bool(n) and (space.step == 1 or n == 1) and space.start >= -(2**63) and space.start + n - 1 < 2**63
+    return bool(n) and (space.step == 1 or n == 1) and int64_ends(space)
 
 
 @eltype.register(range)
