@@ -19,6 +19,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from multipledispatch import Dispatcher
@@ -37,10 +38,10 @@ def test_py_typed_marker_is_packaged() -> None:
 
 
 @needs_mypy
-def test_mypy_is_clean_on_the_package(mypy_run: dict[str, dict[int, set[str]]]) -> None:
-    output = next(iter(mypy_run["_output"][0]))
-    assert mypy_run["_status"] in ({0: set()}, {1: set()}), output  # 2: mypy itself failed
-    assert not [line for line in output.splitlines() if line.startswith("spacealg") and ": error:" in line], output
+def test_mypy_is_clean_on_the_package(mypy_run: MypyRun) -> None:
+    assert mypy_run.status in (0, 1), mypy_run.output  # 2: mypy itself failed
+    errors = [line for line in mypy_run.output.splitlines() if line.startswith("spacealg") and ": error:" in line]
+    assert not errors, mypy_run.output
 
 
 # --- what users' type checkers see ---------------------------------------------------
@@ -164,10 +165,19 @@ def _config() -> str:
     return "\n".join(lines) + "\n"
 
 
+class MypyRun(NamedTuple):
+    """What the one mypy run found: file (a path under spacealg/, or a snippet's name) ->
+    line -> error codes; its whole output; its exit status."""
+
+    errors: dict[str, dict[int, set[str]]]
+    output: str
+    status: int
+
+
 @pytest.fixture(scope="module")
-def mypy_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[int, set[str]]]:
+def mypy_run(tmp_path_factory: pytest.TempPathFactory) -> MypyRun:
     """One mypy run over the package (its own options) and both snippets (strictly):
-    file path -> line -> error codes; "_output" holds mypy's output."""
+    see :class:`MypyRun`."""
     pytest.importorskip("mypy")
     where = tmp_path_factory.mktemp("typing")
     (where / "wrong_calls.py").write_text(WRONG)
@@ -197,15 +207,13 @@ def mypy_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[int, se
         path, line, _, code = match.groups()
         name = path if path.startswith("spacealg") else Path(path).name
         errors.setdefault(name, {}).setdefault(int(line), set()).add(code)
-    errors["_output"] = {0: {done.stdout + done.stderr}}
-    errors["_status"] = {done.returncode: set()}
-    return errors
+    return MypyRun(errors, done.stdout + done.stderr, done.returncode)
 
 
 @needs_mypy
-def test_mypy_strict_rejects_wrong_calls(mypy_run: dict[str, dict[int, set[str]]]) -> None:
-    output = next(iter(mypy_run["_output"][0]))
-    found = mypy_run["wrong_calls.py"]
+def test_mypy_strict_rejects_wrong_calls(mypy_run: MypyRun) -> None:
+    output = mypy_run.output
+    found = mypy_run.errors["wrong_calls.py"]
     for number, line in enumerate(WRONG.splitlines(), 1):
         expected = re.search(r"# E: ([\w-]+)", line)
         if expected:
@@ -216,10 +224,9 @@ def test_mypy_strict_rejects_wrong_calls(mypy_run: dict[str, dict[int, set[str]]
 
 @needs_mypy
 def test_mypy_strict_accepts_right_calls_with_precise_results(
-    mypy_run: dict[str, dict[int, set[str]]],
+    mypy_run: MypyRun,
 ) -> None:
-    output = next(iter(mypy_run["_output"][0]))
-    assert mypy_run["right_calls.py"] == {}, output
+    assert mypy_run.errors["right_calls.py"] == {}, mypy_run.output
 
 
 # --- the stub agrees with the runtime --------------------------------------------------
