@@ -21,6 +21,7 @@ from spacealg.testing import (
     check_parallel_env,
     env_test,
     replay,
+    replay_vector,
 )
 from spacealg.testing.tables import properties_of
 
@@ -86,15 +87,26 @@ def test_every_bug_is_caught_with_its_property_named(case, caught):
 @pytest.mark.parametrize("case", BUGGY, ids=lambda c: c.name)
 def test_the_reported_seed_and_actions_reproduce_and_are_shortest(case, caught):
     error = caught[case.name]
-    if case.api in ("vector", "match"):
-        pytest.skip("replay() drives single environments; vector and match failures replay through their snippets")
-    options = {"masks": True, **{k: v for k, v in case.options.items() if k == "ignore_info_keys"}}
+    if case.api == "match":
+        pytest.skip("a match failure replays through its snippet (two implementations side by side)")
+    if case.api == "vector":  # replay_vector: a changed row's laws need the row and its changed actions
+        row, changes = error.changed or (None, None)
+
+        def again_with(actions: list) -> None:
+            kept = {k: a for k, a in (changes or {}).items() if k <= len(actions)} or None
+            replay_vector(case.factory, error.seed, actions, row=row if kept else None, changes=kept)
+    else:
+        options = {"masks": True, **{k: v for k, v in case.options.items() if k == "ignore_info_keys"}}
+
+        def again_with(actions: list) -> None:
+            replay(case.factory, error.seed, actions, **options)
+
     with pytest.raises(EnvCheckError) as again:
-        replay(case.factory, error.seed, error.actions, **options)
+        again_with(error.actions)
     assert again.value.property == error.property
     if error.actions and error.property not in ("step-determinism", "global-rng", "illegal-action"):
         # the failure happens at the last action: no prefix reproduces it
-        replay(case.factory, error.seed, error.actions[:-1], **options)
+        again_with(error.actions[:-1])
 
 
 def _leaky_corridor(actions: list) -> None:
@@ -512,6 +524,28 @@ def test_a_natively_batched_env_is_checked_without_single_envs():
     report = check_vector_env(v.BatchedCorridors, max_examples=10)
     assert {"sub-env-seeding", "autoreset"} <= set(report.properties)
     assert set(report.not_checked) == {"rows-match-sub-envs", "sync-async-agree"}
+
+
+def test_replay_routes_a_vector_env_to_replay_vector_and_names_bad_arguments(caught):
+    """``replay`` of a vector environment is ``replay_vector``'s episode replay (no search);
+    a changed row needs its row, fresh copies and steps among the actions."""
+    from envcorpus import vector_envs as v
+
+    error = caught["SameSeedBatch"]
+    with pytest.raises(EnvCheckError) as again:
+        replay(v.SameSeedBatch, error.seed, error.actions)
+    assert again.value.property == "sub-env-seeding" and again.value.kind == "vector"
+    replay(v.BatchedCorridors, error.seed, error.actions)  # the sound batch: nothing breaks
+    rows = [[np.int64(1)] * 3] * 2
+    with pytest.raises(ValueError, match="changes needs row"):
+        replay_vector(v.BatchedCorridors, 0, rows, changes={1: np.int64(0)})
+    with pytest.raises(ValueError, match="row must be the index of a row"):
+        replay_vector(v.BatchedCorridors, 0, rows, row=3, changes={1: np.int64(0)})
+    with pytest.raises(ValueError, match="changes must map steps 1..2"):
+        replay_vector(v.BatchedCorridors, 0, rows, row=0, changes={3: np.int64(0)})
+    with pytest.raises(ValueError, match="env must be a factory or an id"):
+        replay_vector(v.BatchedCorridors(), 0, rows, row=0, changes={1: np.int64(0)})
+    replay_vector(v.BatchedCorridors, 0, rows, row=0, changes={1: np.int64(0), 2: np.int64(2)})
 
 
 # -- warnings worth reading (issue 23 point 8) ------------------------------------------------------

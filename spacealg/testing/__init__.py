@@ -8,7 +8,7 @@ the shortest action sequence found, with ``.reproduction()`` — or return a rep
 ``check_envs_match`` drives two implementations of one environment side by side;
 ``check_jax_env`` checks functional JAX environments (gymnax, Jumanji, pgx, Brax) under
 ``jit`` and ``vmap`` (docs/jax_envs.md).
-``replay`` re-runs the checks on one seed and action sequence; ``env_test`` makes a
+``replay`` (``replay_vector``) re-runs the checks on one seed and action sequence; ``env_test`` makes a
 pytest test of a check in one line; ``check_many`` checks several environments in parallel
 worker processes (or on a Ray cluster). See docs/validation.md.
 """
@@ -22,7 +22,7 @@ from spacealg.testing.lints import EnvCheckWarning
 from spacealg.testing.parallel import check_parallel_env
 from spacealg.testing.single import EnvCheckReport, check_env
 from spacealg.testing.suite import check, env_test, replay
-from spacealg.testing.vector import VECTOR_PROPERTIES, check_vector_env
+from spacealg.testing.vector import VECTOR_PROPERTIES, check_vector_env, replay_vector
 
 __all__ = [
     "AEC_PROPERTIES",
@@ -44,4 +44,5 @@ __all__ = [
     "check_vector_env",
     "env_test",
     "replay",
+    "replay_vector",
 ]

@@ -39,8 +39,7 @@ PROPERTIES: dict[str, str] = {
     "info-dict": "info is a dict",
     "reset-after-done": "reset works after an episode has ended",
     "reset-determinism": "the same seed gives the same first observation",
-    "step-determinism": "the same seed and actions give the same trajectory (observations, rewards, "
-    "flags and infos)",
+    "step-determinism": "the same seed and actions give the same trajectory (observations, rewards, flags and infos)",
     "global-rng": "the environment's randomness comes from its own generator (self.np_random, seeded "
     "by reset), not from the global random or numpy.random state",
     "reset-seed": "reset(seed=s) seeds the environment: where resets are random at all, different "
@@ -49,8 +48,7 @@ PROPERTIES: dict[str, str] = {
     "observation-aliasing": "a returned observation is not a buffer the environment mutates later",
     "action-mask": "a published action mask has the shape and dtype the action space needs and "
     "allows at least one action while the agent must act",
-    "illegal-action": "an action outside the mask is rejected with a clear exception or handled like "
-    "any step",
+    "illegal-action": "an action outside the mask is rejected with a clear exception or handled like any step",
     "reset-options": "reset(seed=..., options={}) is accepted",
     "close-twice": "close() can be called twice",
     "render-modes": "each declared render mode renders what metadata['render_modes'] promises (an "
@@ -96,6 +94,7 @@ class PropertyError(Exception):
         self.seed: int | None = None
         self.n: int | None = None  # the episode length drawn (to recognise the example)
         self.actions: list[Any] = []
+        self.changed: tuple[int, dict[int, Any]] | None = None  # a vector row's changed actions: (row, {step: action})
 
 
 @dataclass(eq=False)
@@ -124,6 +123,7 @@ class EnvCheckError(AssertionError):
     ignored_info: tuple[str, ...] = field(default=(), repr=False)  # info keys left out of replays
     steps: int = field(default=0, repr=False)  # steps the check ran (all examples)
     episodes: int = field(default=0, repr=False)
+    changed: tuple[int, dict[int, Any]] | None = field(default=None, repr=False)  # vector: (row, {step: action})
 
     def __post_init__(self) -> None:
         self.kind = self.kind or ("parallel" if self.parallel else "gymnasium")

@@ -230,6 +230,7 @@ def fail(violation: PropertyError, source: EnvSource, reproducible: bool, exampl
         examples=examples,
         kind=kind,
         ignored_info=current_info_keys(),
+        changed=violation.changed,
     )
 
 
@@ -460,6 +461,49 @@ def replayer(taken: Sequence[Any]) -> Callable[..., Any]:
     return lambda *_: snapshot(next(replayed))
 
 
+def replay_example(
+    source: EnvSource,
+    episode: Callable[..., Any],
+    seed: int,
+    actions: Sequence[Any],
+    *,
+    determinism: bool,
+    kind: str,
+    replay: Callable[..., Any] | None = None,
+) -> None:
+    """One recorded example again (an EnvCheckError's ``seed`` and ``actions``): the
+    ``episode`` on a fresh environment with the ``actions`` given in order, then (with
+    ``determinism``) its replay on the same instance; raises the EnvCheckError (of a check of
+    ``kind``) of the first property that breaks, None if none does. The episode gets one step
+    more than the actions, so that a failure due before the next action is drawn (a mask the
+    last step published) is reached; running out of actions ends it without a failure."""
+    pending = iter(actions)
+    taken: list[Any] = []
+
+    def draw(*_: Any) -> Any:
+        try:
+            action = next(pending)
+        except StopIteration:  # the failure, if any, was due before this action
+            raise _ExhaustedError from None
+        taken.append(snapshot(action))
+        return action
+
+    def again() -> None:
+        run_example(source, episode, seed, len(actions), replayer(actions), [*actions], determinism=True, replay=replay)
+
+    try:
+        with contextlib.suppress(_ExhaustedError):
+            run_example(source, episode, seed, len(actions) + 1, draw, taken, determinism=False)
+        if determinism:
+            again()
+    except PropertyError as violation:
+        raise fail(violation, source, True, 1, kind) from None
+
+
+class _ExhaustedError(Exception):
+    """The replayed actions ran out (no failure before the next action)."""
+
+
 def _alike_with_same_globals(
     source: EnvSource, episode: Callable[..., Any], seed: int, n: int, taken: list[Any]
 ) -> bool:
@@ -491,7 +535,6 @@ def _check_options(**options: Any) -> None:
     budget = options.get("budget")
     if budget is not None and not (isinstance(budget, (int, float)) and budget > 0):
         raise ValueError(f"budget must be a positive number of seconds or None, got {budget!r}")
-
 
 
 def agents_of(env: Any) -> list[Any]:
@@ -682,8 +725,16 @@ def episode_body(
             with passing_over(focus.excluded):
                 try:
                     run_example(
-                        source, episode, seed, n, draw, draws.taken,
-                        determinism=options["determinism"], stats=stats, what=kind.what, replay=replay,
+                        source,
+                        episode,
+                        seed,
+                        n,
+                        draw,
+                        draws.taken,
+                        determinism=options["determinism"],
+                        stats=stats,
+                        what=kind.what,
+                        replay=replay,
                     )
                 except PropertyError as violation:
                     follow_up(violation)

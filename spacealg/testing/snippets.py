@@ -7,8 +7,8 @@ The common properties of a Gymnasium environment (membership, with the dtype sho
 reward, flag and info types; signatures; determinism; the probes) are asserted in plain
 Python (numpy and the environment's own imports only), and so is every property of a dm_env
 or TorchRL check (the actions replayed through that API); the others end in spacealg's
-``replay`` (``check_vector_env`` for a vector environment), which raises the property's
-EnvCheckError."""
+``replay`` (``replay_vector`` for a vector environment, with the changed row's actions
+where the law compares two runs), which raises the property's EnvCheckError."""
 
 from __future__ import annotations
 
@@ -391,14 +391,25 @@ def _foreign(error: Any) -> str:
     """A dm_env or TorchRL failure: the actions replayed through that API, each step's
     properties asserted (an AssertionError or the environment's own exception while the bug
     is there)."""
-    lines = [f"# spacealg: property {error.property!r} failed {error._location()}", f"# law: {error.statement}",
-             "import numpy as np", *error.imports, "", error.construction, f"SEED = {(error.seed or 0) % 2**31}",
-             f"ACTIONS = {literal(error.actions)}"]
+    lines = [
+        f"# spacealg: property {error.property!r} failed {error._location()}",
+        f"# law: {error.statement}",
+        "import numpy as np",
+        *error.imports,
+        "",
+        error.construction,
+        f"SEED = {(error.seed or 0) % 2**31}",
+        f"ACTIONS = {literal(error.actions)}",
+    ]
     if error.kind == "dm_env":
         lines += _DM_ENV_REPLAY[:5]
         if error.property == "declared-specs":  # spacealg reads the specs as spaces: raises while the bug is there
-            lines += ["from spacealg.adapters.dm_env import from_dm_env", "",
-                      "from_dm_env(SPECS['action']), from_dm_env(SPECS['observation'])", ""]
+            lines += [
+                "from spacealg.adapters.dm_env import from_dm_env",
+                "",
+                "from_dm_env(SPECS['action']), from_dm_env(SPECS['observation'])",
+                "",
+            ]
         lines += _DM_ENV_REPLAY[5:]
     else:
         lines += _FOREIGN_REPLAYS[error.kind]
@@ -449,15 +460,24 @@ def reproduction(error: Any) -> str:
 
 
 def _vector_tail(error: Any) -> list[str]:
-    """A vector failure: the check itself, seeded as it was (it raises while the bug is there)."""
+    """A vector failure: spacealg's replay of the example (:func:`~spacealg.testing.vector.replay_vector`;
+    a changed row's actions where the law compares two runs), which raises while the bug is there."""
     name, construction = _factory(error.construction)
-    return [
+    lines = [
         "trace = episode()",
         "",
-        "from spacealg.testing import check_vector_env",
+        "from spacealg.testing import replay_vector",
         "",
         f"def {name}():",
         f"    {construction}",
         "",
-        f"check_vector_env({name}, random_seed=0)  # raises (AssertionError) while the bug is there",
     ]
+    extra = ""
+    if error.changed is not None:
+        row, changes = error.changed
+        extra = f", row={row}, changes={literal(changes)}"
+    elif error.property == "sync-async-agree" and "vectorization_mode='sync'" in construction:
+        other = construction.replace("vectorization_mode='sync'", "vectorization_mode='async'")
+        lines += ["def make_async():", f"    {other}", ""]
+        extra = ", compare=make_async"
+    return [*lines, f"replay_vector({name}, SEED, actions{extra})  # raises (AssertionError) while the bug is there"]

@@ -17,11 +17,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from spacealg.testing.aec import AEC, check_aec_env
-from spacealg.testing.driver import snapshot
 from spacealg.testing.errors import PropertyError
 from spacealg.testing.parallel import PARALLEL, check_parallel_env
 from spacealg.testing.resolve import EnvSource, env_kind, resolve
-from spacealg.testing.runner import EnvCheckReport, EnvKind, close, fail, probe, replayer, run_example
+from spacealg.testing.runner import EnvCheckReport, EnvKind, close, fail, probe, replay_example
 from spacealg.testing.single import GYMNASIUM, check_env
 
 __all__ = ["check", "checker_for", "env_kind_of", "env_test", "replay"]
@@ -118,42 +117,19 @@ def _replay(env: Any, seed: int | None, actions: Sequence[Any], *, determinism: 
     if seed is None:
         _replay_probes(source, kind)
         return
-    pending = iter(actions)
-    taken: list[Any] = []
+    if kind == "vector":
+        from spacealg.testing.vector import replay_vector
 
-    def draw(*_: Any) -> Any:
-        try:
-            action = next(pending)
-        except StopIteration:  # the failure, if any, was due before this action
-            raise _ExhaustedError from None
-        taken.append(snapshot(action))
-        return action
-
+        replay_vector(source, seed, actions, determinism=determinism)
+        return
     episode = functools.partial(_kind(kind).episode, masks=masks)
-
-    try:
-        # one step more than the actions: a failure found before the next action is drawn
-        # (a mask published by the last step) is reached too
-        run_example(source, episode, seed, len(actions) + 1, draw, taken, determinism=False)
-        if determinism:
-            run_example(source, episode, seed, len(actions), replayer(actions), [*actions], determinism=True)
-    except _ExhaustedError:
-        if determinism:
-            try:
-                run_example(source, episode, seed, len(actions), replayer(actions), [*actions], determinism=True)
-            except PropertyError as violation:
-                raise fail(violation, source, True, 1, kind) from None
-    except PropertyError as violation:
-        raise fail(violation, source, True, 1, kind) from None
-
-
-class _ExhaustedError(Exception):
-    """The replayed actions ran out (no failure before the next action)."""
+    replay_example(source, episode, seed, actions, determinism=determinism, kind=kind)
 
 
 def _kind(kind: str) -> EnvKind:
-    """The :class:`~spacealg.testing.runner.EnvKind` of an environment kind (vector and
-    foreign ones have none: their failures are replayed as Gymnasium episodes)."""
+    """The :class:`~spacealg.testing.runner.EnvKind` of an environment kind (a vector one
+    replays through :func:`~spacealg.testing.vector.replay_vector`; foreign ones have none:
+    their failures are replayed as Gymnasium episodes)."""
     return {"aec": AEC, "parallel": PARALLEL}.get(kind, GYMNASIUM)
 
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -63,10 +63,12 @@ from spacealg.testing.runner import (
     _check_options,
     action_fallback,
     check_kind,
+    fail,
+    replay_example,
 )
 from spacealg.testing.single import is_member
 
-__all__ = ["VECTOR_PROPERTIES", "check_vector_env"]
+__all__ = ["VECTOR_PROPERTIES", "check_vector_env", "replay_vector"]
 
 VECTOR_PROPERTIES: dict[str, str] = {
     "declared-spaces": "observation_space and action_space are joint_space of the single spaces (Gymnasium's "
@@ -487,11 +489,61 @@ def _replayed(
             env.close()
 
 
+def _changed_row(
+    fresh: Callable[[], Any],
+    vec: Any,
+    seed: int,
+    taken: list[list[Any]],
+    row: int,
+    changes: dict[int, Any],
+    base: list[tuple[Any, ...]] | None = None,
+) -> None:
+    """The laws of a changed row, on fresh copies reset with ``seed`` and stepped with
+    ``taken``, one of them with ``row``'s action at step ``k`` replaced by ``changes[k]``
+    (each copy compared with a copy of its own, so that an env that ignores reset seeds, as
+    EnvPool does, is judged on what its copies do alike; ``base``: the unchanged run, if
+    already made). Changes only at steps that follow the row's end under next-step
+    autoreset: ``autoreset`` (those steps reset the row and ignore its action, so the row's
+    observation stays). Otherwise ``row-isolation`` (every other row's results stay). The
+    PropertyError carries ``changed = (row, changes)`` for its replay (:func:`replay_vector`)."""
+    base = base if base is not None else _replayed(fresh, seed, taken)
+    moved = _replayed(fresh, seed, taken, row, changes)
+    single = single_space(vec, "observation")
+
+    def ended_before(k: int) -> bool:
+        return k >= 2 and bool(base[k - 2][2][row] | base[k - 2][3][row])
+
+    if _mode(vec) == "next-step" and all(ended_before(k) for k in changes):
+        for k in sorted(changes):
+            kept, got = _row(base[k - 1][0], row, single), _row(moved[k - 1][0], row, single)
+            if not same(kept, got):
+                error = PropertyError(
+                    "autoreset",
+                    f"step {k}, row {row}: the row's episode ended at step {k - 1}, so with next-step autoreset "
+                    f"this step resets it and ignores its action, but changing the action to {literal(changes[k])} "
+                    f"changed the row's observation from {short(kept)} to {short(got)}",
+                    k,
+                )
+                error.changed = (row, {k: changes[k]})
+                raise error
+        return
+    for k, (a, b) in enumerate(zip(base, moved), 1):
+        for i in (i for i in range(vec.num_envs) if i != row):
+            row_a, row_b = ((_row(x[0], i, single), x[1][i], x[2][i], x[3][i]) for x in (a, b))
+            if not all(same(x, y) for x, y in zip(row_a, row_b)):
+                error = PropertyError(
+                    "row-isolation",
+                    f"changing row {row}'s action at step {k} to {literal(changes[k])} changed "
+                    f"row {i}: {short(row_a)} became {short(row_b)}",
+                    k,
+                )
+                error.changed = (row, {j: a for j, a in changes.items() if j <= k})
+                raise error
+
+
 def _follow_up(vec: Any, fresh: Callable[[], Any] | None, mode: str, actions: Any) -> Callable[[Ran], None]:
-    """The vector kind's :attr:`~spacealg.testing.runner.EnvKind.after`: the laws that replay
-    an example on fresh copies with one row's actions changed (:func:`_replayed`), each copy
-    compared with a copy of its own (so that an env that ignores reset seeds, as EnvPool
-    does, is judged on what its copies do alike).
+    """The vector kind's :attr:`~spacealg.testing.runner.EnvKind.after`: the laws of a
+    changed row (:func:`_changed_row`), the row and its other actions drawn.
 
     ``row-isolation``: with one row's action changed over the first steps, every other row
     returns the same; looked for first where a row did not match its sub-env (a leak between
@@ -514,38 +566,14 @@ def _follow_up(vec: Any, fresh: Callable[[], Any] | None, mode: str, actions: An
     def isolated(ran: Ran, row: int, steps: int) -> None:
         taken = ran.taken[:steps]
         alternatives = {k: other_than(ran.data, rows[row]) for k, rows in enumerate(taken, 1)}
-        single = single_space(vec, "observation")
-        base = _replayed(fresh, ran.seed, taken)  # type: ignore[arg-type]
-        changed = _replayed(fresh, ran.seed, taken, row, alternatives)  # type: ignore[arg-type]
-        for k, (a, b) in enumerate(zip(base, changed), 1):
-            for i in (i for i in range(vec.num_envs) if i != row):
-                row_a, row_b = ((_row(x[0], i, single), x[1][i], x[2][i], x[3][i]) for x in (a, b))
-                if not all(same(x, y) for x, y in zip(row_a, row_b)):
-                    raise PropertyError(
-                        "row-isolation",
-                        f"changing row {row}'s action at step {k} to {literal(alternatives[k])} changed "
-                        f"row {i}: {short(row_a)} became {short(row_b)}",
-                        k,
-                    )
+        _changed_row(fresh, vec, ran.seed, taken, row, alternatives)  # type: ignore[arg-type]
 
     def ignored(ran: Ran) -> None:
-        base = _replayed(fresh, ran.seed, ran.taken)  # type: ignore[arg-type]
-        ends = ((k, int(i)) for k in range(2, len(base) + 1) for i in np.flatnonzero(base[k - 2][2] | base[k - 2][3]))
-        k, row = next(ends, (0, 0))
-        if not k:
-            return
-        alternative = other_than(ran.data, ran.taken[k - 1][row])
-        changed = _replayed(fresh, ran.seed, ran.taken[:k], row, {k: alternative})  # type: ignore[arg-type]
-        single = single_space(vec, "observation")
-        kept, moved = _row(base[k - 1][0], row, single), _row(changed[k - 1][0], row, single)
-        if not same(kept, moved):
-            raise PropertyError(
-                "autoreset",
-                f"step {k}, row {row}: the row's episode ended at step {k - 1}, so with next-step autoreset this "
-                f"step resets it and ignores its action, but changing the action to {literal(alternative)} changed "
-                f"the row's observation from {short(kept)} to {short(moved)}",
-                k,
-            )
+        k, row = ran.episode.reset_steps[0]  # the first reset step the episode saw: row's end was at k - 1
+        base = _replayed(fresh, ran.seed, ran.taken[:k])  # type: ignore[arg-type]
+        if k >= 2 and bool(base[k - 2][2][row] | base[k - 2][3][row]):  # a fresh copy ends there too
+            alternative = other_than(ran.data, ran.taken[k - 1][row])
+            _changed_row(fresh, vec, ran.seed, ran.taken[:k], row, {k: alternative}, base)  # type: ignore[arg-type]
 
     def after(ran: Ran) -> None:
         if fresh is None:
@@ -644,6 +672,82 @@ def check_vector_env(
     finally:
         while _OPEN:
             _OPEN.pop().close()
+
+
+def replay_vector(
+    env: Any,
+    seed: int | None,
+    actions: Sequence[Sequence[Any]],
+    *,
+    single: Any = None,
+    compare: Any = None,
+    row: int | None = None,
+    changes: Mapping[int, Any] | None = None,
+    determinism: bool = True,
+) -> None:
+    """Replay one example of :func:`check_vector_env` (an EnvCheckError's ``seed``,
+    ``actions`` — one list of row actions per step — and ``changed``): raises the
+    EnvCheckError of the first property that breaks, None if none does (say, after a fix).
+    ``env``, ``single`` and ``compare`` as :func:`check_vector_env`'s.
+
+    ``seed=None`` (a failure of the declaration, which reports no seed): the declared
+    spaces again. Without ``row``: the episode, compared with the single environments (else the
+    reference-free laws) and with ``compare``, then its replay on the same instance
+    (``step-determinism``; not with ``determinism=False``). With ``row`` and ``changes``
+    (step -> that row's action): the laws of a changed row on fresh copies (``autoreset``
+    where every change follows the row's end under next-step autoreset, else
+    ``row-isolation``). Laws: a failure of the check replays to the same property while the
+    bug is there; nothing is searched, so a replay costs one example."""
+    taken = [list(rows) for rows in actions]
+    _check_replayed(taken, row, changes)
+    shared, single, other = _sources(env, single, compare, NUM_ENVS)
+    try:
+        vec = shared.source.make()
+        if row is not None and seed is not None:
+            if not (shared.inner.owned or isinstance(env, str)):
+                raise ValueError("env must be a factory or an id to replay a changed row: it needs two fresh copies")
+            try:
+                _changed_row(shared.inner.make, vec, seed, taken, row, dict(changes or {}))
+            except PropertyError as violation:
+                violation.seed, violation.actions = seed, taken[: violation.step or 0]
+                raise fail(violation, shared.source, True, 1, "vector") from None
+            return
+        kind = vector_kind(vec, _single_factories(vec, single, vec.num_envs), other.make() if other else None, None)
+        if seed is None:
+            try:
+                kind.declared(vec)
+                broken = declared_spaces(vec)
+                if broken:
+                    raise broken[0]
+            except PropertyError as violation:
+                raise fail(violation, shared.source, True, 1, "vector") from None
+            return
+        replay_example(
+            shared.source, kind.episode, seed, taken, determinism=determinism, kind="vector", replay=kind.replay
+        )
+    finally:
+        while _OPEN:
+            _OPEN.pop().close()
+
+
+def _check_replayed(taken: list[list[Any]], row: int | None, changes: Mapping[int, Any] | None) -> None:
+    """A ValueError naming the argument of :func:`replay_vector` that is not what it takes."""
+    if row is None and changes is not None:
+        raise ValueError("changes needs row: the row whose actions change")
+    if row is None:
+        return
+    if (
+        not isinstance(row, (int, np.integer))
+        or isinstance(row, bool)
+        or not 0 <= row < min(map(len, taken), default=0)
+    ):
+        raise ValueError(f"row must be the index of a row of the actions, got {row!r}")
+    if (
+        not isinstance(changes, Mapping)
+        or not changes
+        or not all(isinstance(k, (int, np.integer)) and 1 <= k <= len(taken) for k in changes)
+    ):
+        raise ValueError(f"changes must map steps 1..{len(taken)} to the row's actions, got {changes!r}")
 
 
 def _not_checked(other: bool, factories: bool, fresh: bool) -> dict[str, str]:
