@@ -49,7 +49,7 @@ from spacealg.core.protocol import (
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
 from spacealg.core.styles import FiniteSpaceStyle, Style
-from spacealg.spaces._batch import as_real_array, has_nan, normalize_size
+from spacealg.spaces._batch import as_real_array, has_nan, isin_objects, normalize_size
 from spacealg.spaces.interval import REALS, Interval, real_value
 
 __all__ = ["BOOL", "FiniteSet", "int64_ends", "int64_run", "nearest_position", "range_clamp_exact",
@@ -196,8 +196,7 @@ def isin_items(batch: Any, space: FiniteSet) -> np.ndarray:
         return np.isin(array, space._array)
     if array.dtype.kind != "O" and space._array.dtype.kind != "O":
         return np.zeros(array.shape, dtype=bool)
-    member = np.frompyfunc(lambda item: contains(item, space), 1, 1)
-    return np.asarray(member(array), dtype=bool).reshape(array.shape)
+    return isin_objects(array, space)
 
 
 @eltype.register(FiniteSet)

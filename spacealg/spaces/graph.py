@@ -33,9 +33,9 @@ from spacealg.core.generic import as_space
 from spacealg.core.protocol import bounds, clamp, contains, elsize, eltype, isin, issubspace, sample
 from spacealg.core.rng import RngLike
 from spacealg.core.space import Space, nested_depth
+from spacealg.spaces._batch import isin_objects
 from spacealg.spaces.sequence import (
     clamp_stacked,
-    isin_objects,
     object_batch,
     register_infinite,
     stacked,

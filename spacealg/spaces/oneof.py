@@ -41,7 +41,7 @@ from spacealg.core.protocol import (
 )
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.styles import FiniteSpaceStyle, HybridSpaceStyle, Style, UnknownSpaceStyle
-from spacealg.spaces._batch import normalize_size
+from spacealg.spaces._batch import isin_objects, normalize_size
 from spacealg.spaces.product import SpaceTuple
 
 __all__ = ["OneOf"]
@@ -104,14 +104,7 @@ def _is_empty(space: Any) -> bool:
         return False
 
 
-@isin.register(OneOf)
-def _isin(batch: Any, space: OneOf) -> np.ndarray:
-    if not isinstance(batch, np.ndarray):
-        array = np.empty(len(batch), dtype=object)
-        array[:] = list(batch)
-        batch = array
-    member = np.frompyfunc(lambda x: contains(x, space), 1, 1)
-    return np.asarray(member(batch), dtype=bool).reshape(batch.shape)
+isin.register(OneOf)(isin_objects)
 
 
 @eltype.register(OneOf)

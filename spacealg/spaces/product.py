@@ -52,7 +52,7 @@ from spacealg.core.protocol import (
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space, format_value, nested_depth
 from spacealg.core.styles import Style, combine_styles
-from spacealg.spaces._batch import has_nan
+from spacealg.spaces._batch import has_nan, isin_objects
 from spacealg.spaces._counting import count_product, lazy_product
 from spacealg.spaces.array import ArraySpace, array_of
 from spacealg.spaces.box import Box
@@ -261,17 +261,12 @@ def _and_all(parts: list[np.ndarray], what: str) -> np.ndarray:
 @isin.register(TupleProduct)
 def _isin(batch: Any, space: TupleProduct) -> np.ndarray:
     if isinstance(batch, np.ndarray) and batch.dtype.kind == "O":
-        return _isin_elementwise(batch, space)
+        return isin_objects(batch, space)
     if not isinstance(batch, (tuple, list)) or len(batch) != len(space._spaces):
         raise ValueError(
             f"isin: a batch of {space!r} is a tuple of {len(space._spaces)} component batches"
         )
     return _and_all([np.asarray(isin(b, s)) for b, s in zip(batch, space._spaces)], repr(space))
-
-
-def _isin_elementwise(batch: np.ndarray, space: Any) -> np.ndarray:
-    member = np.frompyfunc(lambda x: contains(x, space), 1, 1)
-    return np.asarray(member(batch), dtype=bool).reshape(batch.shape)
 
 
 @eltype.register(TupleProduct)
@@ -420,7 +415,7 @@ def _dict_sample(space: DictProduct, size: Any = None, *, rng: RngLike = None) -
 @isin.register(DictProduct)
 def _dict_isin(batch: Any, space: DictProduct) -> np.ndarray:
     if isinstance(batch, np.ndarray) and batch.dtype.kind == "O":
-        return _isin_elementwise(batch, space)
+        return isin_objects(batch, space)
     if not isinstance(batch, Mapping) or set(batch) != set(space._spaces):
         raise ValueError(f"isin: a batch of {space!r} is a dict of component batches with its keys")
     return _and_all([np.asarray(isin(batch[k], s)) for k, s in space._spaces.items()], repr(space))

@@ -44,7 +44,7 @@ from spacealg.core.protocol import (
 )
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space, nested_depth
-from spacealg.spaces._batch import normalize_size
+from spacealg.spaces._batch import isin_objects, normalize_size
 
 __all__ = [
     "GEOMETRIC_P",
@@ -192,18 +192,6 @@ def object_batch(draw: Any, size: Any, rng: RngLike) -> Any:
     for position in np.ndindex(shape):
         batch[position] = draw(generator)
     return batch
-
-
-def isin_objects(batch: Any, space: Any) -> np.ndarray:
-    """Membership of each element of an object array (or a list) of elements."""
-    if isinstance(batch, np.ndarray):
-        array = batch
-    else:
-        array = np.empty(len(batch), dtype=object)
-        for i, item in enumerate(batch):
-            array[i] = item
-    member = np.frompyfunc(lambda x: contains(x, space), 1, 1)
-    return np.asarray(member(array), dtype=bool).reshape(array.shape)
 
 
 # -- Sequence ------------------------------------------------------------------------------
