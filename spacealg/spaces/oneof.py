@@ -25,14 +25,12 @@ import numpy as np
 from spacealg.core import hooks
 from spacealg.core.protocol import (
     SpaceStyle,
-    bounds,
     cardinality,
     check_position,
     clamp,
     contains,
     element,
     elements,
-    elsize,
     eltype,
     index,
     isin,
@@ -43,6 +41,7 @@ from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.styles import FiniteSpaceStyle, HybridSpaceStyle, Style, UnknownSpaceStyle
 from spacealg.spaces._batch import isin_objects, normalize_size
 from spacealg.spaces.product import SpaceTuple
+from spacealg.spaces.sequence import register_unshaped
 
 __all__ = ["OneOf"]
 
@@ -105,21 +104,12 @@ def _is_empty(space: Any) -> bool:
 
 
 isin.register(OneOf)(isin_objects)
+register_unshaped(OneOf, "(index, value) pairs")
 
 
 @eltype.register(OneOf)
 def _eltype(space: OneOf) -> Any:
     return tuple[int, Any]
-
-
-@elsize.register(OneOf)
-def _elsize(space: OneOf) -> Any:
-    raise TypeError("elsize: members of OneOf are (index, value) pairs, not arrays")
-
-
-@bounds.register(OneOf)
-def _bounds(space: OneOf) -> Any:
-    raise TypeError("bounds: a OneOf has no bounds (its members are tagged pairs)")
 
 
 @SpaceStyle.register(OneOf)

@@ -53,6 +53,7 @@ __all__ = [
     "clamp_stacked",
     "object_batch",
     "register_infinite",
+    "register_unshaped",
     "stack_items",
     "stacked",
     "stacked_length",
@@ -248,16 +249,6 @@ def _eltype(space: Sequence) -> type:
     return {"array": np.ndarray, "dict": dict}.get(batch_form(space._space), tuple)
 
 
-@elsize.register(Sequence)
-def _elsize(space: Sequence) -> Any:
-    raise TypeError(f"elsize: members of {space!r} are sequences of any length, not arrays")
-
-
-@bounds.register(Sequence)
-def _bounds(space: Sequence) -> Any:
-    raise TypeError(f"bounds: {space!r} has no bounds (its members are sequences)")
-
-
 @clamp.register(Sequence)
 def _clamp(x: Any, space: Sequence) -> Any:
     if space.stack:
@@ -285,7 +276,21 @@ def register_infinite(cls: type) -> None:
         function.register(cls)(_not_finite)
 
 
+def register_unshaped(cls: type, members: str) -> None:
+    """Members of class ``cls`` are ``members``, not arrays: ``elsize`` and ``bounds`` raise TypeError."""
+
+    def no_elsize(space: Any) -> Any:
+        raise TypeError(f"elsize: members of {space!r} are {members}, not arrays")
+
+    def no_bounds(space: Any) -> Any:
+        raise TypeError(f"bounds: {space!r} has no bounds (its members are {members})")
+
+    elsize.register(cls)(no_elsize)
+    bounds.register(cls)(no_bounds)
+
+
 register_infinite(Sequence)
+register_unshaped(Sequence, "sequences of any length")
 
 
 @issubspace.register(Sequence, Sequence)
