@@ -108,10 +108,6 @@ def stacked(batch: Any) -> Any:
     return batch
 
 
-def _components(space: Any) -> Any:
-    return space._spaces
-
-
 def stacked_length(x: Any, space: Any) -> int | None:
     """The number of members stacked in ``x``, or None if ``x`` is not a stack of members."""
     form = batch_form(space)
@@ -127,7 +123,7 @@ def stacked_length(x: Any, space: Any) -> int | None:
         except (TypeError, ValueError):
             return None
         return int(inside.shape[0]) if inside.ndim == 1 and inside.all() else None
-    parts = _components(space)
+    parts = space._spaces
     if form == "tuple":
         if not isinstance(x, (tuple, list)) or len(x) != len(parts):
             return None
@@ -148,7 +144,7 @@ def unstack(x: Any, space: Any) -> list[Any]:
         return list(x)
     if form == "array":
         return list(np.asarray(x))
-    parts = _components(space)
+    parts = space._spaces
     if form == "tuple":
         return [tuple(member) for member in zip(*(unstack(b, s) for b, s in zip(x, parts)))]
     keys = list(parts)
@@ -164,7 +160,7 @@ def stack_items(items: list[Any], space: Any) -> Any:
     if form == "array":
         empty = np.asarray(sample(space, (0,), rng=0))
         return np.array(items, dtype=empty.dtype) if items else empty
-    parts = _components(space)
+    parts = space._spaces
     if form == "tuple":
         return tuple(stack_items([m[i] for m in items], s) for i, s in enumerate(parts))
     return {k: stack_items([m[k] for m in items], s) for k, s in parts.items()}
@@ -177,7 +173,7 @@ def clamp_stacked(x: Any, space: Any) -> Any:
         return tuple(clamp(item, space) for item in x)
     if form == "array":
         return clamp(x, space)
-    parts = _components(space)
+    parts = space._spaces
     if form == "tuple":
         return tuple(clamp_stacked(b, s) for b, s in zip(x, parts))
     return {k: clamp_stacked(x[k], s) for k, s in parts.items()}
