@@ -54,8 +54,7 @@ _CONVERSIONS: IdentityCache[Any] = IdentityCache("conversions of Gymnasium/Gym s
 def converted(space: Any, convert: Callable[[Any], Any]) -> Any:
     """``convert(space)``, computed once per live instance (kept under :mod:`spacealg.core.cache`'s
     rule: the entry dies with the instance)."""
-    result = _CONVERSIONS.get(space)
-    return result if result is not None else _CONVERSIONS.put(space, convert(space))
+    return _CONVERSIONS.get_or_compute(space, convert)
 
 
 FAMILIES = ("gymnasium", "gym")
