@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.backends.arrays import Backend, backend_named
+from spacealg.core.leaf import all_equal
 
 __all__ = ["JaxRng", "NumpyRng", "TorchCpuRng", "TorchRng", "rng_adapter", "torch_adapter_class"]
 
@@ -62,7 +63,7 @@ class TorchRng:
         """``widths`` prepared for :meth:`below_checked` (once per space: an int where every
         entry has the same width); ValueError when a width is beyond what the generator draws."""
         flat = np.asarray(widths, dtype=object).reshape(-1)
-        if not flat.size or (flat == flat[0]).all():
+        if all_equal(flat):
             n = int(flat[0]) if flat.size else 1
             _check_width(n, 2**63 - 1, "torch")
             return n
@@ -195,9 +196,8 @@ def _int64_widths(widths: np.ndarray, name: str) -> Any:
     """``widths`` for NumPy's ``integers``: one int where all are equal, else int64 (checked)."""
     exact = np.asarray(widths, dtype=object)
     _check_width(int(exact.max()) if exact.size else 1, 2**63 - 1, name)
-    flat = exact.reshape(-1)
-    if not flat.size or (flat == flat[0]).all():
-        return int(flat[0]) if flat.size else 1
+    if all_equal(exact):
+        return int(exact.reshape(-1)[0]) if exact.size else 1
     return exact.astype(np.int64)
 
 
