@@ -191,10 +191,6 @@ def _reset(env: Any, seed: int | None, options: dict[str, Any] | None) -> Any:
 
 
 class _InjectableBuffers(HasBuffers):
-    keeps_final_observations = True
-    final_observations: np.ndarray
-    env: Any
-
     """The ``buf`` attribute: PufferLib 2.0's vectorisation assigns ``env.buf`` after construction.
 
     Law: after ``env.buf = b``, each buffer ``b`` names (a mapping or an object with the
@@ -202,6 +198,10 @@ class _InjectableBuffers(HasBuffers):
     are kept, and the environment writes into them from then on. Reading ``env.buf`` gives a
     :class:`Namespace` of the six buffers.
     """
+
+    keeps_final_observations = True
+    final_observations: np.ndarray
+    env: Any
 
     @property
     def buf(self) -> Namespace:
@@ -233,6 +233,10 @@ class _InjectableBuffers(HasBuffers):
         self.is_observation_checked = False
         self.is_action_checked = False
         return obs_space, atn_space
+
+    def seed(self, seed: int | None) -> None:
+        """Seed the next reset (Gymnasium seeds through reset; this is PufferLib's spelling)."""
+        self._seeds.pending = seed
 
     def _bind_buffers(self) -> None:
         """Derive the views of the current buffers (each subclass adds its own)."""
@@ -317,10 +321,6 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
     def _np_random(self) -> np.random.Generator | None:  # type: ignore[override]
         """The wrapped environment's seeded generator, or None (what Gymnasium's checker reads)."""
         return getattr(getattr(self.env, "unwrapped", self.env), "_np_random", None)
-
-    def seed(self, seed: int | None) -> None:
-        """Seed the next reset (Gymnasium seeds through reset; this is PufferLib's spelling)."""
-        self._seeds.pending = seed
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
@@ -499,10 +499,6 @@ class PettingZooPufferEnv(_InjectableBuffers):
         if agent not in self._index:
             raise InvalidAgentError(agent, self.possible_agents)
         return self.single_action_space
-
-    def seed(self, seed: int | None) -> None:
-        """Seed the next reset (as :meth:`GymnasiumPufferEnv.seed`)."""
-        self._seeds.pending = seed
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         """Reset the wrapped environment; return ``({agent: row}, infos)``."""
