@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.backends.ends import inner_float_bounds
-from spacealg.backends.integers import clip_bounds, integer_members, ordered
+from spacealg.backends.integers import Ordered, clip_bounds, integer_members
 from spacealg.backends.kernel import Kernel
 from spacealg.backends.sets import held_values, hits
 from spacealg.backends.shapes import lead_checker, leaf_dtypes
@@ -240,7 +240,7 @@ def _int_inside(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[
             result &= xp.floor(b) == b
             return result
     else:  # in the batch's own dtype (an order-keeping int64 view where torch lacks kernels)
-        view = ordered(k, dtype)
+        view = Ordered(k, dtype)
         low, high, _ = clip_bounds(k, leaf, dtype, view)
         convert = view.convert
 
