@@ -274,14 +274,20 @@ def _eltype(space: TupleProduct) -> Any:
     return tuple[tuple(eltype(s) for s in space._spaces)]  # type: ignore[misc]
 
 
-def _check_parts(x: Any, n: int, what: str) -> None:
-    if not isinstance(x, (tuple, list)) or len(x) != n:
-        raise TypeError(f"{what}: x must be a tuple of {n} components")
+def _check_parts(x: Any, space: TupleProduct | DictProduct, what: str) -> None:
+    """TypeError naming ``what`` unless ``x`` has the parts of a member: a tuple (or list) of
+    one part per component, or a mapping with the keys of a DictProduct."""
+    parts = space._spaces
+    if isinstance(space, DictProduct):
+        if not isinstance(x, Mapping) or set(x) != set(parts):
+            raise TypeError(f"{what}: x must be a mapping with the keys {list(parts)}")
+    elif not isinstance(x, (tuple, list)) or len(x) != len(parts):
+        raise TypeError(f"{what}: x must be a tuple of {len(parts)} components")
 
 
 @clamp.register(TupleProduct)
 def _clamp(x: Any, space: TupleProduct) -> Any:
-    _check_parts(x, len(space._spaces), "clamp")
+    _check_parts(x, space, "clamp")
     clamped = tuple(clamp(xi, si) for xi, si in zip(x, space._spaces))
     return type(x)(clamped) if isinstance(x, list) else clamped
 
@@ -297,14 +303,6 @@ def _clamp_part_inplace(parent: Any, key: Any, space: Any) -> None:
             "clamp_: a product is clamped in place only through mutable parts "
             "(arrays, or a list/dict holding scalars)"
         )
-
-
-@clamp_.register(TupleProduct)
-def _clamp_inplace(x: Any, space: TupleProduct) -> Any:
-    _check_parts(x, len(space._spaces), "clamp_")
-    for i, s in enumerate(space._spaces):
-        _clamp_part_inplace(x, i, s)
-    return x
 
 
 _product_count = count_product
@@ -380,23 +378,10 @@ def _dict_eltype(space: DictProduct) -> type:
     return dict
 
 
-def _check_keys(x: Any, space: DictProduct, what: str) -> None:
-    if not isinstance(x, Mapping) or set(x) != set(space._spaces):
-        raise TypeError(f"{what}: x must be a mapping with the keys {list(space._spaces)}")
-
-
 @clamp.register(DictProduct)
 def _dict_clamp(x: Any, space: DictProduct) -> dict[Any, Any]:
-    _check_keys(x, space, "clamp")
+    _check_parts(x, space, "clamp")
     return {k: clamp(x[k], s) for k, s in space._spaces.items()}
-
-
-@clamp_.register(DictProduct)
-def _dict_clamp_inplace(x: Any, space: DictProduct) -> Any:
-    _check_keys(x, space, "clamp_")
-    for k, s in space._spaces.items():
-        _clamp_part_inplace(x, k, s)
-    return x
 
 
 @intersect.register(DictProduct, DictProduct)
@@ -469,6 +454,15 @@ def _index(x: Any, space: TupleProduct | DictProduct) -> int:
 @element.register(DictProduct)
 def _element(i: Any, space: TupleProduct | DictProduct) -> Any:
     return _assemble(space, _mixed_radix_element(i, list(_parts(space).values())))
+
+
+@clamp_.register(TupleProduct)
+@clamp_.register(DictProduct)
+def _clamp_inplace(x: Any, space: TupleProduct | DictProduct) -> Any:
+    _check_parts(x, space, "clamp_")
+    for k, s in _parts(space).items():
+        _clamp_part_inplace(x, k, s)
+    return x
 
 
 @issubspace.register(TupleProduct, TupleProduct)
