@@ -285,13 +285,6 @@ def _check_parts(x: Any, space: TupleProduct | DictProduct, what: str) -> None:
         raise TypeError(f"{what}: x must be a tuple of {len(parts)} components")
 
 
-@clamp.register(TupleProduct)
-def _clamp(x: Any, space: TupleProduct) -> Any:
-    _check_parts(x, space, "clamp")
-    clamped = tuple(clamp(xi, si) for xi, si in zip(x, space._spaces))
-    return type(x)(clamped) if isinstance(x, list) else clamped
-
-
 def _clamp_part_inplace(parent: Any, key: Any, space: Any) -> None:
     value = parent[key]
     if isinstance(value, (np.ndarray, list, dict, tuple)):  # a tuple: clamped through its own parts
@@ -378,12 +371,6 @@ def _dict_eltype(space: DictProduct) -> type:
     return dict
 
 
-@clamp.register(DictProduct)
-def _dict_clamp(x: Any, space: DictProduct) -> dict[Any, Any]:
-    _check_parts(x, space, "clamp")
-    return {k: clamp(x[k], s) for k, s in space._spaces.items()}
-
-
 @intersect.register(DictProduct, DictProduct)
 def _dict_intersect(a: DictProduct, b: DictProduct) -> Any:
     if set(a._spaces) != set(b._spaces):
@@ -454,6 +441,14 @@ def _index(x: Any, space: TupleProduct | DictProduct) -> int:
 @element.register(DictProduct)
 def _element(i: Any, space: TupleProduct | DictProduct) -> Any:
     return _assemble(space, _mixed_radix_element(i, list(_parts(space).values())))
+
+
+@clamp.register(TupleProduct)
+@clamp.register(DictProduct)
+def _clamp(x: Any, space: TupleProduct | DictProduct) -> Any:
+    _check_parts(x, space, "clamp")
+    clamped = _assemble(space, (clamp(x[k], s) for k, s in _parts(space).items()))
+    return type(x)(clamped) if isinstance(x, list) else clamped  # a list stays a list
 
 
 @clamp_.register(TupleProduct)
