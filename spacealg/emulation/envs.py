@@ -238,6 +238,16 @@ class _InjectableBuffers(HasBuffers):
         """Seed the next reset (Gymnasium seeds through reset; this is PufferLib's spelling)."""
         self._seeds.pending = seed
 
+    @property
+    def render_mode(self) -> Any:
+        return getattr(self.env, "render_mode", None)
+
+    def render(self) -> Any:
+        return self.env.render()
+
+    def close(self) -> Any:
+        return self.env.close()
+
     def _bind_buffers(self) -> None:
         """Derive the views of the current buffers (each subclass adds its own)."""
         self.final_observations = np.zeros_like(self.observations)
@@ -246,7 +256,7 @@ class _InjectableBuffers(HasBuffers):
         )
 
 
-class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
+class GymnasiumPufferEnv(_InjectableBuffers, gymnasium.Env):  # type: ignore[override]  # ours first: render, close, render_mode
     """A Gymnasium environment seen through flat spaces and one agent's buffers.
 
     Laws: ``observation_space``/``action_space`` are ``emulate_observation_space`` /
@@ -299,10 +309,6 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
         self._bound_step = self._bind_step()
         if type(self).step is GymnasiumPufferEnv.step:
             self.step = self._bound_step  # type: ignore[method-assign, assignment]
-
-    @property
-    def render_mode(self) -> Any:  # type: ignore[override]
-        return getattr(self.env, "render_mode", None)
 
     @property  # type: ignore[override]
     def np_random(self) -> np.random.Generator:
@@ -398,11 +404,6 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
 
         return step
 
-    def render(self) -> Any:
-        return self.env.render()
-
-    def close(self) -> Any:
-        return self.env.close()
 
 
 def _shared_space(env: Any, method: str, agents: Sequence[Any]) -> Any:
@@ -469,10 +470,6 @@ class PettingZooPufferEnv(_InjectableBuffers):
         super()._bind_buffers()
         self.dict_obs = {agent: self.observations[i] for i, agent in enumerate(self._agents)}
         self._write_row = _row_writer(self.env_single_observation_space, self.observations)
-
-    @property
-    def render_mode(self) -> Any:
-        return getattr(self.env, "render_mode", None)
 
     @property
     def agents(self) -> list[Any]:
@@ -594,8 +591,3 @@ class PettingZooPufferEnv(_InjectableBuffers):
         padded_truncations = {a: truncations.get(a, False) for a in self._agents}
         return self.dict_obs, padded_rewards, padded_terminals, padded_truncations, infos
 
-    def render(self) -> Any:
-        return self.env.render()
-
-    def close(self) -> Any:
-        return self.env.close()
