@@ -79,6 +79,7 @@ from spacealg.core.protocol import (
 )
 from spacealg.core.rng import RngLike
 from spacealg.core.space import Space
+from spacealg.spaces._batch import isin_objects
 from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.product import DictProduct
 
@@ -327,8 +328,7 @@ def _sample(space: DataclassSpace, size: Any = None, *, rng: RngLike = None) -> 
 @isin.register(DataclassSpace)
 def _isin(batch: Any, space: DataclassSpace) -> np.ndarray:
     if isinstance(batch, np.ndarray) and batch.dtype.kind == "O":
-        member = np.frompyfunc(lambda x: contains(x, space), 1, 1)
-        return np.asarray(member(batch), dtype=bool).reshape(batch.shape)
+        return isin_objects(batch, space)
     if not isinstance(batch, space.cls):
         raise ValueError(
             f"isin: a batch of {space!r} is an instance of {space.cls.__qualname__} whose fields "

@@ -54,6 +54,7 @@ import numpy as np
 from spacealg.adapters.foreign import expressible, register_native
 from spacealg.adapters.unbounded import is_unbounded, unbounded_box
 from spacealg.core.generic import as_space, generic
+from spacealg.spaces._batch import batch_shape
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
@@ -202,11 +203,7 @@ def _to_native(value: Any, spec: ds.Array, size: tuple[int, ...]) -> np.ndarray:
 
 
 def _leading(batch: Any, spec: ds.Array) -> tuple[int, ...]:
-    shape = np.shape(batch)
-    k = len(spec.shape)
-    if len(shape) < k or tuple(shape[len(shape) - k :]) != tuple(spec.shape):
-        raise ValueError(f"isin: a batch of shape {shape} is not a batch of {spec!r}")
-    return tuple(shape[: len(shape) - k])
+    return batch_shape(np.asarray(batch), tuple(spec.shape), spec)
 
 
 register_native(ds.Array, from_dm_env, _validate, _to_native, _leading)

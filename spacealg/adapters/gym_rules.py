@@ -10,7 +10,6 @@ behaviour differs (listed in ``DIFFERENCES``).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +22,7 @@ from spacealg.adapters.gymnasium import FROM_RULES, Family, register_family
 from spacealg.core.generic import as_space
 from spacealg.core.protocol import clamp, contains, eltype, isin, sample
 from spacealg.core.rng import RngLike
+from spacealg.spaces._batch import all_trailing, batch_shape
 from spacealg.spaces.graph import NUM_NODES
 from spacealg.spaces.sequence import GEOMETRIC_P, object_batch
 
@@ -57,16 +57,12 @@ def _isin_multidiscrete(batch: Any, space: Any) -> np.ndarray:
     # Gym's MultiDiscrete.contains checks 0 <= x < nvec on any non-object array (no dtype
     # check: float entries in range are members), unlike Gymnasium's
     array = batch if isinstance(batch, np.ndarray) else np.asarray(batch)
-    k = space.nvec.ndim
-    if array.ndim < k or array.shape[array.ndim - k :] != tuple(space.shape):
-        raise ValueError(f"isin: batch of shape {array.shape} is not a batch of {space}")
-    leading = array.shape[: array.ndim - k]
-    if array.dtype.kind not in "biuf" or k == 0:
+    leading = batch_shape(array, tuple(space.shape), space)
+    if array.dtype.kind not in "biuf" or not space.shape:
         return np.zeros(leading, dtype=bool)
     with np.errstate(invalid="ignore"):
         inside = (array >= 0) & (array < space.nvec)
-    entries = math.prod(inside.shape[len(leading):])  # reshape cannot infer -1 for no rows
-    return inside.reshape((*leading, entries)).all(axis=-1)  # type: ignore[no-any-return]
+    return all_trailing(inside, len(space.shape))
 
 
 def _sample_box(space: Any, size: Any = None, *, rng: RngLike = None) -> Any:

@@ -57,7 +57,7 @@ Registering ``from_gymnasium`` is enough for every generic function to accept ``
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -445,15 +445,12 @@ def _sample_text(space: gs.Text, size: Any = None, *, rng: RngLike = None) -> An
 
 
 @sample.register(gs.Tuple)
-def _sample_tuple(space: gs.Tuple, size: Any = None, *, rng: RngLike = None) -> tuple[Any, ...]:
-    generator = as_generator(rng)
-    return tuple(sample(s, size, rng=generator) for s in space.spaces)
-
-
 @sample.register(gs.Dict)
-def _sample_dict(space: gs.Dict, size: Any = None, *, rng: RngLike = None) -> dict[Any, Any]:
+def _sample_parts(space: gs.Tuple | gs.Dict, size: Any = None, *, rng: RngLike = None) -> Any:
     generator = as_generator(rng)
-    return {k: sample(s, size, rng=generator) for k, s in space.spaces.items()}
+    if isinstance(space.spaces, Mapping):  # a Dict, of Gymnasium or of Gym (gym_rules registers this rule too)
+        return {k: sample(s, size, rng=generator) for k, s in space.spaces.items()}
+    return tuple(sample(s, size, rng=generator) for s in space.spaces)
 
 
 @sample.register(gs.OneOf)

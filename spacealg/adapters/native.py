@@ -21,7 +21,6 @@ Law: ``contains(sample(g, rng=r), g)`` and ``isin(sample(g, n, rng=r), g).all()`
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -30,7 +29,7 @@ import numpy as np
 from spacealg.core.cache import IdentityCache
 from spacealg.core.protocol import clamp, sample
 from spacealg.core.rng import RngLike, as_generator
-from spacealg.spaces._batch import items_array, normalize_size
+from spacealg.spaces._batch import all_trailing, batch_shape, items_array, normalize_size
 
 __all__ = [
     "all_of",
@@ -55,8 +54,7 @@ _CONVERSIONS: IdentityCache[Any] = IdentityCache("conversions of Gymnasium/Gym s
 def converted(space: Any, convert: Callable[[Any], Any]) -> Any:
     """``convert(space)``, computed once per live instance (kept under :mod:`spacealg.core.cache`'s
     rule: the entry dies with the instance)."""
-    result = _CONVERSIONS.get(space)
-    return result if result is not None else _CONVERSIONS.put(space, convert(space))
+    return _CONVERSIONS.get_or_compute(space, convert)
 
 
 FAMILIES = ("gymnasium", "gym")
@@ -115,22 +113,10 @@ def all_of(parts: list[np.ndarray], space: Any) -> np.ndarray:
         raise ValueError(f"isin: the component batches of {space} have different batch shapes") from None
 
 
-def _leading(array: np.ndarray, shape: tuple[int, ...], space: Any) -> tuple[int, ...]:
-    k = len(shape)
-    if array.ndim < k or array.shape[array.ndim - k :] != tuple(shape):
-        raise ValueError(f"isin: batch of shape {array.shape} is not a batch of {space}")
-    return array.shape[: array.ndim - k]
-
-
 def _scalars(array: np.ndarray, space: Any) -> bool:
     """Whether the elements of the batch are numpy scalars (a 0-d space), which
     MultiDiscrete/MultiBinary ``contains`` reject (they want arrays)."""
     return tuple(space.shape) == () and array.ndim > 0
-
-
-def _all_entries(inside: np.ndarray, leading: tuple[int, ...]) -> np.ndarray:
-    entries = math.prod(inside.shape[len(leading):])  # reshape cannot infer -1 for no rows
-    return inside.reshape((*leading, entries)).all(axis=-1)  # type: ignore[return-value]
 
 
 def isin_box(batch: Any, space: Any) -> np.ndarray:
@@ -140,7 +126,7 @@ def isin_box(batch: Any, space: Any) -> np.ndarray:
     casts to the Box's dtype; arrays must have a dtype that casts safely.
     """
     array = batch if isinstance(batch, np.ndarray) else np.asarray(batch)
-    leading = _leading(array, space.shape, space)
+    leading = batch_shape(array, space.shape, space)
     if array.dtype.kind == "O":  # Python numbers (or arrays of them): each element as Box.contains takes it
         result = np.zeros(leading, dtype=bool)
         for position in np.ndindex(leading):
@@ -153,7 +139,7 @@ def isin_box(batch: Any, space: Any) -> np.ndarray:
             array = array.astype(space.dtype)
     elif not np.can_cast(array.dtype, space.dtype):
         return np.zeros(leading, dtype=bool)
-    return _all_entries((array >= space.low) & (array <= space.high), leading)
+    return all_trailing((array >= space.low) & (array <= space.high), len(space.shape))
 
 
 def isin_discrete(batch: Any, space: Any) -> np.ndarray:
@@ -170,25 +156,25 @@ def isin_multidiscrete(batch: Any, space: Any) -> np.ndarray:
     """MultiDiscrete: arrays of a dtype that casts safely (bool included, as for
     ``MultiDiscrete.contains``) with entries within each entry's range."""
     array = batch if isinstance(batch, np.ndarray) else np.asarray(batch)
-    leading = _leading(array, space.shape, space)
+    leading = batch_shape(array, space.shape, space)
     if array.dtype.kind not in "biu" or not np.can_cast(array.dtype, space.dtype) or _scalars(array, space):
         return np.zeros(leading, dtype=bool)
     start = getattr(space, "start", 0)
     inside = (array >= start) & (array <= start + (space.nvec - 1))
-    return _all_entries(inside, leading)
+    return all_trailing(inside, len(space.shape))
 
 
 def isin_multibinary(batch: Any, space: Any) -> np.ndarray:
     """MultiBinary: arrays of the shape whose entries equal 0 or 1 (any dtype)."""
     array = batch if isinstance(batch, np.ndarray) else np.asarray(batch)
-    leading = _leading(array, space.shape, space)
+    leading = batch_shape(array, space.shape, space)
     if array.dtype.kind == "O":
         return _binary_items(array, leading, space)
     if _scalars(array, space):
         return np.zeros(leading, dtype=bool)
     with np.errstate(invalid="ignore"):
         inside = (array == 0) | (array == 1)
-    return _all_entries(np.asarray(inside, dtype=bool), leading)
+    return all_trailing(np.asarray(inside, dtype=bool), len(space.shape))
 
 
 def _binary_items(array: np.ndarray, leading: tuple[int, ...], space: Any) -> np.ndarray:

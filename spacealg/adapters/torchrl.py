@@ -372,18 +372,14 @@ def _masked_to(space: Masked, device: Device = None, *, batch_shape: Any = (), o
 
 
 @to_torchrl.register(DictProduct)
-def _dict_to(space: DictProduct, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
-    entries = {str(k): to_torchrl(s, device, batch_shape=batch_shape, one_hot=one_hot)
-               for k, s in space._spaces.items()}
-    if len(entries) != len(space._spaces):
-        raise TypeError(f"to_torchrl: the keys of {space!r} are not distinct as strings")
-    return td.Composite(entries, shape=batch_shape, device=device)
-
-
 @to_torchrl.register(TupleProduct)
-def _tuple_to(space: TupleProduct, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
-    entries = {str(i): to_torchrl(s, device, batch_shape=batch_shape, one_hot=one_hot)
-               for i, s in enumerate(space._spaces)}
+def _product_to(space: Any, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
+    """A ``Composite`` keyed by the keys as strings (a tuple's by ``"0"``, ``"1"``, ...)."""
+    parts = space._spaces
+    named = parts.items() if isinstance(space, DictProduct) else enumerate(parts)
+    entries = {str(k): to_torchrl(s, device, batch_shape=batch_shape, one_hot=one_hot) for k, s in named}
+    if len(entries) != len(parts):
+        raise TypeError(f"to_torchrl: the keys of {space!r} are not distinct as strings")
     return td.Composite(entries, shape=batch_shape, device=device)
 
 

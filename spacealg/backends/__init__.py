@@ -17,19 +17,20 @@ registers each one's implementation for its generic function
 (:func:`spacealg.core.arrays.register_backend`: ``sample``, ``isin``, ``clamp``, ``clamp_``,
 ``sample(mask=...)``, ``flatten_batch``, ``unflatten_batch`` and the emulation codec's batch
 methods). One module per operation, each written once against
-the leaf model (:mod:`spacealg.core.leaf`, the per-kind table; :mod:`~spacealg.backends.leaves`
-walks products into trees of leaf models):
+the leaf model (:mod:`spacealg.core.leaf`, the per-kind table) and the per-space plan
+(:mod:`spacealg.core.plan`, which walks products into trees of leaf models):
 
 ==================  ==================================================================
 module              operation
 ==================  ==================================================================
 ``arrays``          backends, their dtype policy, ``to_numpy``
 ``rng``             one RNG adapter per backend (torch Generator, JAX key splitting)
-``leaves``          products as trees of leaf models (``spacealg.core.leaf``)
+``leaves``          a batch's first leaf array
+``kernel``          the per-call context: backend, namespace, device, constants per leaf
+``shapes``          a batch's leaf dtypes and shapes, checked
+``ends``            a leaf's ends as the nearest floats of a batch's dtype
 ``integers``        integer batches compared and clipped exactly in their own dtype
 ``sets``            batches meeting a set's items that their dtype holds exactly
-``plan``            per-space plans: the operations' decisions made once per space,
-                    backend, device and dtypes (kept under the package's cache rule)
 ``sample``          ``sample``
 ``isin``            ``isin``
 ``clamp``           ``clamp``, ``clamp_``

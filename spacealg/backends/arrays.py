@@ -44,33 +44,36 @@ def is_backend_array(obj: Any) -> bool:
 
 
 class Backend:
-    """One array library: namespace, dtypes, constants and conversion. Subclasses per library."""
+    """One array library: namespace, dtypes, constants and conversion. Subclasses per library
+    override what differs from the defaults, which are NumPy's (:class:`NumpyBackend`)."""
 
     name: str
     module: Any
 
     def dtype(self, dtype: np.dtype, low: Any = None, high: Any = None, what: Any = None) -> Any:
         """The native dtype holding values of NumPy ``dtype`` within ``low..high``."""
-        raise NotImplementedError
+        return np.dtype(dtype)
 
     def numpy_dtype(self, native: Any) -> np.dtype:
         """The NumPy dtype of a native dtype."""
-        raise NotImplementedError
+        return np.dtype(native)
 
     def constant(self, array: Any, dtype: Any, device: Any) -> Any:
         """A native array of ``array``'s values with native ``dtype`` on ``device``."""
-        raise NotImplementedError
+        value = np.array(array, dtype=dtype)  # a copy of its own, read-only: cached constants are shared
+        value.flags.writeable = False
+        return value
 
     def device(self, x: Any) -> Any:
-        raise NotImplementedError
+        return None
 
     def from_host(self, array: np.ndarray) -> Any:
         """A native array of the NumPy ``array``'s values, sharing its memory where the
         library can (torch on the CPU, NumPy)."""
-        raise NotImplementedError
+        return array
 
     def to_numpy(self, x: Any) -> np.ndarray:
-        raise NotImplementedError
+        return np.asarray(x)
 
     def is_traced(self, x: Any) -> bool:
         """Whether ``x`` is abstract (a JAX tracer): no value to look at, no error to raise."""
@@ -205,9 +208,6 @@ class JaxBackend(Backend):
             )
         return smaller
 
-    def numpy_dtype(self, native: Any) -> np.dtype:
-        return np.dtype(native)
-
     def constant(self, array: Any, dtype: Any, device: Any) -> Any:
         value = np.asarray(array).astype(dtype)
         with self._jax.ensure_compile_time_eval():  # a concrete array even while tracing (cached)
@@ -226,9 +226,6 @@ class JaxBackend(Backend):
         found = devices()
         return next(iter(found)) if len(found) == 1 else None
 
-    def to_numpy(self, x: Any) -> np.ndarray:
-        return np.asarray(x)
-
     def from_host(self, array: np.ndarray) -> Any:
         return self.module.asarray(array)
 
@@ -245,26 +242,6 @@ class NumpyBackend(Backend):
 
     def __init__(self) -> None:
         self.module = np
-
-    def dtype(self, dtype: np.dtype, low: Any = None, high: Any = None, what: Any = None) -> Any:
-        return np.dtype(dtype)
-
-    def numpy_dtype(self, native: Any) -> np.dtype:
-        return np.dtype(native)
-
-    def constant(self, array: Any, dtype: Any, device: Any) -> Any:
-        value = np.array(array, dtype=dtype)  # a copy of its own, read-only: cached constants are shared
-        value.flags.writeable = False
-        return value
-
-    def device(self, x: Any) -> Any:
-        return None
-
-    def from_host(self, array: np.ndarray) -> Any:
-        return array
-
-    def to_numpy(self, x: Any) -> np.ndarray:
-        return np.asarray(x)
 
 
 _BACKENDS: dict[str, Backend] = {}

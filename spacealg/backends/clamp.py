@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.backends.ends import inner_float_bounds
-from spacealg.backends.integers import clip_bounds, ordered
+from spacealg.backends.integers import Ordered, clip_bounds
 from spacealg.backends.kernel import Kernel
 from spacealg.backends.sets import held
 from spacealg.backends.shapes import lead_checker, leaf_dtypes
@@ -309,7 +309,7 @@ def _clipped_int(k: Kernel, leaf: LeafModel, dtype: Any, out: Any) -> Callable[[
     in the batch's own dtype (:mod:`~spacealg.backends.integers`) where it holds an integer
     of every entry, else in ``out`` (a constant clamp: the nearest end)."""
     xp = k.xp
-    view = ordered(k, dtype)
+    view = Ordered(k, dtype)
     lo, hi, disjoint = clip_bounds(k, leaf, dtype, view)
     if not disjoint:
         clip = k.clipper(view.work, lo, hi)

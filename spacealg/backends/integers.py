@@ -29,7 +29,7 @@ from spacealg.core.leaf import LeafModel, common
 #: beyond every integer dtype: what an infinite end of a real leaf becomes among its integers
 _BEYOND = 2**65
 
-__all__ = ["Ordered", "clip_bounds", "integer_members", "ordered"]
+__all__ = ["Ordered", "clip_bounds", "integer_members"]
 
 _INT64_MIN = -(2**63)
 
@@ -63,11 +63,6 @@ class Ordered:
             torch = self.k.backend.module
             return (c ^ _INT64_MIN).view(torch.uint64).to(out)
         return self.k.xp.astype(c, out, copy=False)
-
-
-def ordered(k: Kernel, dtype: Any) -> Ordered:
-    """The :class:`Ordered` view of native integer ``dtype`` on ``k``'s backend."""
-    return Ordered(k, dtype)
 
 
 def clip_bounds(k: Kernel, leaf: LeafModel, dtype: Any, view: Ordered) -> tuple[Any, Any, bool]:

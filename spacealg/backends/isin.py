@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.backends.ends import inner_float_bounds
-from spacealg.backends.integers import clip_bounds, integer_members, ordered
+from spacealg.backends.integers import Ordered, clip_bounds, integer_members
 from spacealg.backends.kernel import Kernel
 from spacealg.backends.sets import held_values, hits
 from spacealg.backends.shapes import lead_checker, leaf_dtypes
@@ -163,7 +163,7 @@ def _isin_leaf(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
     if leaf.members is Members.REAL and kind == "i":  # integers meet its integers, exactly (no float cast)
         inside: Callable[[Any], Any] = _int_inside(k, integer_members(leaf), dtype, kind)
     elif leaf.members is Members.REAL:
-        low, high = _real_bounds(k, leaf, dtype)
+        low, high = inner_float_bounds(k, leaf, dtype, "isin")  # exact in dtype: ends.py's law
 
         def within(b: Any) -> Any:
             result = b >= low
@@ -222,13 +222,6 @@ def _subnormals_apart(k: Kernel, leaf: LeafModel, dtype: Any, within: Callable[[
     return exact
 
 
-def _real_bounds(k: Kernel, leaf: LeafModel, dtype: Any) -> tuple[Any, Any]:
-    """The ends as ``inside(b) = low <= b <= high`` needs them, exact in the batch's float
-    ``dtype``: the nearest floats of ``dtype`` inside (open ends stepped in), so a bound that
-    ``dtype`` cannot hold never lets a value in or out (issue 25, point 11)."""
-    return inner_float_bounds(k, leaf, dtype, "isin")
-
-
 def _int_inside(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[Any], Any]:
     xp = k.xp
     if kind == "f":
@@ -240,7 +233,7 @@ def _int_inside(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[
             result &= xp.floor(b) == b
             return result
     else:  # in the batch's own dtype (an order-keeping int64 view where torch lacks kernels)
-        view = ordered(k, dtype)
+        view = Ordered(k, dtype)
         low, high, _ = clip_bounds(k, leaf, dtype, view)
         convert = view.convert
 

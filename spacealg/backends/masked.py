@@ -19,7 +19,6 @@ and draws the row's first entry.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -94,7 +93,7 @@ def masked_on_backend(operation: str, name: str, args: tuple[Any, ...], kwargs: 
             "holds non-members; sample legal values with sample(space) or test them with isin"
         )
     if operation == "clamp":
-        return _copy(batch)
+        return map_tree(_copy, batch)
     return batch
 
 
@@ -133,9 +132,5 @@ def _split(name: str, rng: Any, n: int) -> list[Any]:
     return list(jax.random.split(rng, n)) if n else []
 
 
-def _copy(batch: Any) -> Any:
-    if isinstance(batch, tuple):
-        return tuple(_copy(b) for b in batch)
-    if isinstance(batch, Mapping):
-        return {k: _copy(v) for k, v in batch.items()}
-    return batch.clone() if hasattr(batch, "clone") else batch  # JAX arrays are immutable
+def _copy(array: Any) -> Any:
+    return array.clone() if hasattr(array, "clone") else array  # JAX arrays are immutable

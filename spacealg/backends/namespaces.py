@@ -10,7 +10,7 @@ JAX key, split), on its device, so the same generator state gives the same draws
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
 from typing import Any
 
 import numpy as np
@@ -67,12 +67,5 @@ class BackendNamespace(Namespace):
         return self.adapter
 
 
-def _maker(name: str) -> Callable[[Any, Any], Namespace]:
-    def make(probe: Any, rng: Any) -> Namespace:
-        return BackendNamespace(name, probe, rng)
-
-    return make
-
-
 for _name in sorted(set(BACKEND_ROOTS.values())):
-    register_namespace(_name, _maker(_name))
+    register_namespace(_name, functools.partial(BackendNamespace, _name))

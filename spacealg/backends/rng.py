@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.backends.arrays import Backend, backend_named
+from spacealg.core.leaf import all_equal
 
 __all__ = ["JaxRng", "NumpyRng", "TorchCpuRng", "TorchRng", "rng_adapter", "torch_adapter_class"]
 
@@ -62,7 +63,7 @@ class TorchRng:
         """``widths`` prepared for :meth:`below_checked` (once per space: an int where every
         entry has the same width); ValueError when a width is beyond what the generator draws."""
         flat = np.asarray(widths, dtype=object).reshape(-1)
-        if not flat.size or (flat == flat[0]).all():
+        if all_equal(flat):
             n = int(flat[0]) if flat.size else 1
             _check_width(n, 2**63 - 1, "torch")
             return n
@@ -173,12 +174,7 @@ class TorchCpuRng(TorchRng):
 
     @classmethod
     def check_below(cls, widths: np.ndarray, backend: Backend) -> Any:
-        exact = np.asarray(widths, dtype=object)
-        _check_width(int(exact.max()) if exact.size else 1, 2**63 - 1, "torch")
-        flat = exact.reshape(-1)
-        if not flat.size or (flat == flat[0]).all():
-            return int(flat[0]) if flat.size else 1
-        return exact.astype(np.int64)
+        return _int64_widths(widths, "torch")
 
     def below_checked(self, widths: Any, shape: tuple[int, ...]) -> Any:
         return self.torch.from_numpy(np.asarray(self.numpy.integers(0, widths, shape), dtype=np.int64))
@@ -194,6 +190,15 @@ def _dead() -> None:
 def _check_width(n: int, limit: int, name: str) -> None:
     if n > limit:
         raise ValueError(f"{name}: sampling among {n} integers needs a range of at most {limit}")
+
+
+def _int64_widths(widths: np.ndarray, name: str) -> Any:
+    """``widths`` for NumPy's ``integers``: one int where all are equal, else int64 (checked)."""
+    exact = np.asarray(widths, dtype=object)
+    _check_width(int(exact.max()) if exact.size else 1, 2**63 - 1, name)
+    if all_equal(exact):
+        return int(exact.reshape(-1)[0]) if exact.size else 1
+    return exact.astype(np.int64)
 
 
 class JaxRng:
@@ -286,12 +291,7 @@ class NumpyRng:
 
     @classmethod
     def check_below(cls, widths: np.ndarray, backend: Backend) -> Any:
-        exact = np.asarray(widths, dtype=object)
-        _check_width(int(exact.max()) if exact.size else 1, 2**63 - 1, "numpy")
-        flat = exact.reshape(-1)
-        if not flat.size or (flat == flat[0]).all():
-            return int(flat[0]) if flat.size else 1
-        return exact.astype(np.int64)
+        return _int64_widths(widths, "numpy")
 
     def below_checked(self, widths: Any, shape: tuple[int, ...]) -> Any:
         return self.numpy.integers(0, widths, shape, dtype=np.int64)

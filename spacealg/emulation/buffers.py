@@ -142,9 +142,7 @@ def emulate(struct: Any, sample: Any) -> None:
     if dtype is None or dtype.names is None:
         _emulate_slow(struct, sample)
         return
-    writer = _WRITERS.get(dtype)
-    if writer is None:
-        writer = _WRITERS.put(dtype, _StructWriter(dtype))
+    writer = _WRITERS.get_or_compute(dtype, _StructWriter)
     try:
         writer.write(struct, sample)
     except (KeyError, TypeError, IndexError):

@@ -191,10 +191,6 @@ def _reset(env: Any, seed: int | None, options: dict[str, Any] | None) -> Any:
 
 
 class _InjectableBuffers(HasBuffers):
-    keeps_final_observations = True
-    final_observations: np.ndarray
-    env: Any
-
     """The ``buf`` attribute: PufferLib 2.0's vectorisation assigns ``env.buf`` after construction.
 
     Law: after ``env.buf = b``, each buffer ``b`` names (a mapping or an object with the
@@ -202,6 +198,10 @@ class _InjectableBuffers(HasBuffers):
     are kept, and the environment writes into them from then on. Reading ``env.buf`` gives a
     :class:`Namespace` of the six buffers.
     """
+
+    keeps_final_observations = True
+    final_observations: np.ndarray
+    env: Any
 
     @property
     def buf(self) -> Namespace:
@@ -234,6 +234,20 @@ class _InjectableBuffers(HasBuffers):
         self.is_action_checked = False
         return obs_space, atn_space
 
+    def seed(self, seed: int | None) -> None:
+        """Seed the next reset (Gymnasium seeds through reset; this is PufferLib's spelling)."""
+        self._seeds.pending = seed
+
+    @property
+    def render_mode(self) -> Any:
+        return getattr(self.env, "render_mode", None)
+
+    def render(self) -> Any:
+        return self.env.render()
+
+    def close(self) -> Any:
+        return self.env.close()
+
     def _bind_buffers(self) -> None:
         """Derive the views of the current buffers (each subclass adds its own)."""
         self.final_observations = np.zeros_like(self.observations)
@@ -242,7 +256,7 @@ class _InjectableBuffers(HasBuffers):
         )
 
 
-class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
+class GymnasiumPufferEnv(_InjectableBuffers, gymnasium.Env):  # type: ignore[override]  # ours first: render, close, render_mode
     """A Gymnasium environment seen through flat spaces and one agent's buffers.
 
     Laws: ``observation_space``/``action_space`` are ``emulate_observation_space`` /
@@ -296,10 +310,6 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
         if type(self).step is GymnasiumPufferEnv.step:
             self.step = self._bound_step  # type: ignore[method-assign, assignment]
 
-    @property
-    def render_mode(self) -> Any:  # type: ignore[override]
-        return getattr(self.env, "render_mode", None)
-
     @property  # type: ignore[override]
     def np_random(self) -> np.random.Generator:
         """The wrapped environment's generator (as a Gymnasium wrapper forwards it)."""
@@ -317,10 +327,6 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
     def _np_random(self) -> np.random.Generator | None:  # type: ignore[override]
         """The wrapped environment's seeded generator, or None (what Gymnasium's checker reads)."""
         return getattr(getattr(self.env, "unwrapped", self.env), "_np_random", None)
-
-    def seed(self, seed: int | None) -> None:
-        """Seed the next reset (Gymnasium seeds through reset; this is PufferLib's spelling)."""
-        self._seeds.pending = seed
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
@@ -398,11 +404,6 @@ class GymnasiumPufferEnv(gymnasium.Env, _InjectableBuffers):
 
         return step
 
-    def render(self) -> Any:
-        return self.env.render()
-
-    def close(self) -> Any:
-        return self.env.close()
 
 
 def _shared_space(env: Any, method: str, agents: Sequence[Any]) -> Any:
@@ -471,10 +472,6 @@ class PettingZooPufferEnv(_InjectableBuffers):
         self._write_row = _row_writer(self.env_single_observation_space, self.observations)
 
     @property
-    def render_mode(self) -> Any:
-        return getattr(self.env, "render_mode", None)
-
-    @property
     def agents(self) -> list[Any]:
         """The wrapped environment's live agents."""
         return self.env.agents
@@ -499,10 +496,6 @@ class PettingZooPufferEnv(_InjectableBuffers):
         if agent not in self._index:
             raise InvalidAgentError(agent, self.possible_agents)
         return self.single_action_space
-
-    def seed(self, seed: int | None) -> None:
-        """Seed the next reset (as :meth:`GymnasiumPufferEnv.seed`)."""
-        self._seeds.pending = seed
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         """Reset the wrapped environment; return ``({agent: row}, infos)``."""
@@ -598,8 +591,3 @@ class PettingZooPufferEnv(_InjectableBuffers):
         padded_truncations = {a: truncations.get(a, False) for a in self._agents}
         return self.dict_obs, padded_rewards, padded_terminals, padded_truncations, infos
 
-    def render(self) -> Any:
-        return self.env.render()
-
-    def close(self) -> Any:
-        return self.env.close()

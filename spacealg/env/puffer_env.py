@@ -121,9 +121,7 @@ class PufferEnv(HasBuffers):
     def agent_per_batch(self) -> int:
         return self.num_agents
 
-    @property
-    def agents_per_batch(self) -> int:
-        return self.num_agents
+    agents_per_batch = agent_per_batch  # PufferLib reads both spellings
 
     @property
     def driver_env(self) -> PufferEnv:

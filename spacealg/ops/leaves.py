@@ -36,8 +36,7 @@ def flatten_space(space: Any) -> list[Any]:
     """
     gym_class = gym_class_of(space)
     if gym_class is not None and gym_class[1] in ("Tuple", "Dict"):
-        parts = space.spaces.values() if isinstance(space.spaces, Mapping) else space.spaces
-        return [leaf for part in parts for leaf in flatten_space(part)]
+        return _product_leaves(space)
     if gym_class is None and isinstance(space, Mapping):  # a plain dict of spaces is a product
         return flatten_space(as_space(space))  # type: ignore[no-any-return]
     return [space]
@@ -45,6 +44,7 @@ def flatten_space(space: Any) -> list[Any]:
 
 @flatten_space.register(TupleProduct)
 @flatten_space.register(DictProduct)
-def _product_leaves(space: TupleProduct | DictProduct) -> list[Any]:
-    parts = space.spaces.values() if isinstance(space, DictProduct) else space.spaces
+def _product_leaves(space: Any) -> list[Any]:
+    """The leaves of the parts (``.spaces``, as Gymnasium's and Gym's Tuple and Dict have them)."""
+    parts = space.spaces.values() if isinstance(space.spaces, Mapping) else space.spaces
     return [leaf for part in parts for leaf in flatten_space(part)]

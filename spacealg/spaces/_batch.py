@@ -8,7 +8,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["REAL_KINDS", "all_trailing", "as_real_array", "batch_shape", "items_array"]
+from spacealg.core.protocol import contains
+
+__all__ = ["REAL_KINDS", "all_trailing", "as_real_array", "batch_shape", "isin_objects", "items_array"]
 
 REAL_KINDS = frozenset("biuf")
 
@@ -141,3 +143,10 @@ def items_array(batch: Any) -> np.ndarray:
     for i, item in enumerate(items):
         array[i] = item
     return array
+
+
+def isin_objects(batch: Any, space: Any) -> np.ndarray:
+    """``isin`` entry by entry (``contains``) of an object array, or a sequence, of elements."""
+    array = items_array(batch)
+    member = np.frompyfunc(lambda x: contains(x, space), 1, 1)
+    return np.asarray(member(array), dtype=bool).reshape(array.shape)

@@ -113,10 +113,6 @@ def _is_scalar_arg(nvec: Any) -> bool:
     return isinstance(nvec, (int, np.integer)) and not isinstance(nvec, bool)
 
 
-def _uniform(array: np.ndarray) -> bool:
-    return bool(array.size) and bool((array == array.flat[0]).all())
-
-
 class Categorical(Space):
     """Integers (``nvec`` an int) or integer arrays (``nvec`` an array) with entry ``i`` in
     ``range(start[i], start[i] + nvec[i])``, stored as ``dtype``."""
@@ -145,7 +141,7 @@ class Categorical(Space):
             if counts.size == 0:
                 return ArraySpace(range(0, 1), *shape)
             full_starts = np.broadcast_to(starts, shape)
-            if _uniform(counts) and _uniform(full_starts) and counts.flat[0] > 0:
+            if _leaf_model.all_equal(counts) and _leaf_model.all_equal(full_starts) and counts.flat[0] > 0:
                 s, n = int(full_starts.flat[0]), int(counts.flat[0])
                 info = np.iinfo(np.int64)
                 if info.min <= s and s + n - 1 <= info.max:

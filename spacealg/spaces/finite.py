@@ -49,7 +49,7 @@ from spacealg.core.protocol import (
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
 from spacealg.core.styles import FiniteSpaceStyle, Style
-from spacealg.spaces._batch import as_real_array, has_nan, normalize_size
+from spacealg.spaces._batch import as_real_array, has_nan, isin_objects, normalize_size
 from spacealg.spaces.interval import REALS, Interval, real_value
 
 __all__ = ["BOOL", "FiniteSet", "int64_ends", "int64_run", "nearest_position", "range_clamp_exact",
@@ -196,8 +196,7 @@ def isin_items(batch: Any, space: FiniteSet) -> np.ndarray:
         return np.isin(array, space._array)
     if array.dtype.kind != "O" and space._array.dtype.kind != "O":
         return np.zeros(array.shape, dtype=bool)
-    member = np.frompyfunc(lambda item: contains(item, space), 1, 1)
-    return np.asarray(member(array), dtype=bool).reshape(array.shape)
+    return isin_objects(array, space)
 
 
 @eltype.register(FiniteSet)
@@ -207,12 +206,14 @@ def _eltype(space: FiniteSet) -> Any:
 
 
 @elsize.register(FiniteSet)
-def _elsize(space: FiniteSet) -> tuple[int, ...]:
+@elsize.register(range)
+def _elsize(space: FiniteSet | range) -> tuple[int, ...]:
     return ()
 
 
 @SpaceStyle.register(FiniteSet)
-def _style(space: FiniteSet) -> Style:
+@SpaceStyle.register(range)
+def _style(space: FiniteSet | range) -> Style:
     return FiniteSpaceStyle(())
 
 
@@ -324,16 +325,6 @@ def int64_run(space: Any) -> bool:
 @eltype.register(range)
 def _range_eltype(space: range) -> type:
     return int
-
-
-@elsize.register(range)
-def _range_elsize(space: range) -> tuple[int, ...]:
-    return ()
-
-
-@SpaceStyle.register(range)
-def _range_style(space: range) -> Style:
-    return FiniteSpaceStyle(())
 
 
 @bounds.register(range)
@@ -463,16 +454,13 @@ def _range_interval_subset(a: range, b: Interval) -> bool:
 
 
 @issubspace.register(Interval, FiniteSet)
-def _interval_finite_subset(a: Interval, b: FiniteSet) -> bool:
-    return a.is_point and contains(a.low, b)
-
-
 @issubspace.register(Interval, range)
-def _interval_range_subset(a: Interval, b: range) -> bool:
+def _interval_finite_subset(a: Interval, b: FiniteSet | range) -> bool:
     return a.is_point and contains(a.low, b)
 
 
 @intersect.register(FiniteSet, object)
+@intersect.register(FiniteSet, FiniteSet)  # settles the tie with (object, FiniteSet)
 def _finite_intersect(a: FiniteSet, b: Any) -> FiniteSet:
     return FiniteSet(*(item for item in a.items if contains(item, b)))
 
@@ -480,11 +468,6 @@ def _finite_intersect(a: FiniteSet, b: Any) -> FiniteSet:
 @intersect.register(object, FiniteSet)
 def _object_finite_intersect(a: Any, b: FiniteSet) -> FiniteSet:
     return FiniteSet(*(item for item in b.items if contains(item, as_space(a))))
-
-
-@intersect.register(FiniteSet, FiniteSet)
-def _finite_finite_intersect(a: FiniteSet, b: FiniteSet) -> FiniteSet:
-    return _finite_intersect(a, b)
 
 
 @intersect.register(range, range)

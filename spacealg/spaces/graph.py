@@ -30,14 +30,15 @@ import numpy as np
 from gymnasium.spaces import GraphInstance
 
 from spacealg.core.generic import as_space
-from spacealg.core.protocol import bounds, clamp, contains, elsize, eltype, isin, issubspace, sample
+from spacealg.core.protocol import clamp, contains, eltype, isin, issubspace, sample
 from spacealg.core.rng import RngLike
 from spacealg.core.space import Space, nested_depth
+from spacealg.spaces._batch import isin_objects
 from spacealg.spaces.sequence import (
     clamp_stacked,
-    isin_objects,
     object_batch,
     register_infinite,
+    register_unshaped,
     stacked,
     stacked_length,
 )
@@ -130,16 +131,6 @@ def _eltype(space: Graph) -> type:
     return GraphInstance
 
 
-@elsize.register(Graph)
-def _elsize(space: Graph) -> Any:
-    raise TypeError(f"elsize: members of {space!r} are graphs of any size, not arrays")
-
-
-@bounds.register(Graph)
-def _bounds(space: Graph) -> Any:
-    raise TypeError(f"bounds: {space!r} has no bounds (its members are graphs)")
-
-
 @clamp.register(Graph)
 def _clamp(x: Any, space: Graph) -> Any:
     if contains(x, space):
@@ -156,6 +147,7 @@ def _clamp(x: Any, space: Graph) -> Any:
 
 
 register_infinite(Graph)
+register_unshaped(Graph, "graphs of any size")
 
 
 @issubspace.register(Graph, Graph)

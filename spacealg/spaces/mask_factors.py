@@ -154,7 +154,7 @@ class _Entries(Sequence[Any]):
             raise IndexError("entry index out of range")
         step = math.prod(self._shape[1:])
         if len(self._shape) == 1:
-            return Factors((self._sizes[self._offset + j],), _no_digits, _no_values)
+            return Factors((self._sizes[self._offset + j],), _unread, _unread)
         return _Entries(self._sizes, self._shape[1:], self._offset + j * step)
 
 
@@ -258,7 +258,7 @@ def _leaf_factors(model: LeafModel) -> Factors:
     if isinstance(sizes, Sizes):
         runs = cast(tuple[int, ...], sizes)  # Sizes behaves as the tuple of sizes
         return Factors(runs, batch_digits, batch_values, _Entries(sizes, shape))
-    entries = [Factors((n,), _no_digits, _no_values) for n in sizes]
+    entries = [Factors((n,), _unread, _unread) for n in sizes]
     return Factors(sizes, batch_digits, batch_values, _nested(entries, shape) if shape else None)
 
 
@@ -285,11 +285,7 @@ def _nested(entries: list[Any], shape: tuple[int, ...]) -> Any:
     return tuple(_nested(entries[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0]))
 
 
-def _no_digits(batch: Any) -> np.ndarray:  # entries of an array space are read through the array's own digits
-    raise NotImplementedError
-
-
-def _no_values(d: np.ndarray) -> Any:
+def _unread(batch_or_digits: Any) -> Any:  # an entry of an array space: read through the array's own digits
     raise NotImplementedError
 
 

@@ -25,14 +25,12 @@ import numpy as np
 from spacealg.core import hooks
 from spacealg.core.protocol import (
     SpaceStyle,
-    bounds,
     cardinality,
     check_position,
     clamp,
     contains,
     element,
     elements,
-    elsize,
     eltype,
     index,
     isin,
@@ -41,8 +39,9 @@ from spacealg.core.protocol import (
 )
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.styles import FiniteSpaceStyle, HybridSpaceStyle, Style, UnknownSpaceStyle
-from spacealg.spaces._batch import normalize_size
+from spacealg.spaces._batch import isin_objects, normalize_size
 from spacealg.spaces.product import SpaceTuple
+from spacealg.spaces.sequence import register_unshaped
 
 __all__ = ["OneOf"]
 
@@ -104,29 +103,13 @@ def _is_empty(space: Any) -> bool:
         return False
 
 
-@isin.register(OneOf)
-def _isin(batch: Any, space: OneOf) -> np.ndarray:
-    if not isinstance(batch, np.ndarray):
-        array = np.empty(len(batch), dtype=object)
-        array[:] = list(batch)
-        batch = array
-    member = np.frompyfunc(lambda x: contains(x, space), 1, 1)
-    return np.asarray(member(batch), dtype=bool).reshape(batch.shape)
+isin.register(OneOf)(isin_objects)
+register_unshaped(OneOf, "(index, value) pairs")
 
 
 @eltype.register(OneOf)
 def _eltype(space: OneOf) -> Any:
     return tuple[int, Any]
-
-
-@elsize.register(OneOf)
-def _elsize(space: OneOf) -> Any:
-    raise TypeError("elsize: members of OneOf are (index, value) pairs, not arrays")
-
-
-@bounds.register(OneOf)
-def _bounds(space: OneOf) -> Any:
-    raise TypeError("bounds: a OneOf has no bounds (its members are tagged pairs)")
 
 
 @SpaceStyle.register(OneOf)

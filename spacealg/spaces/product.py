@@ -52,7 +52,7 @@ from spacealg.core.protocol import (
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space, format_value, nested_depth
 from spacealg.core.styles import Style, combine_styles
-from spacealg.spaces._batch import has_nan
+from spacealg.spaces._batch import has_nan, isin_objects
 from spacealg.spaces._counting import count_product, lazy_product
 from spacealg.spaces.array import ArraySpace, array_of
 from spacealg.spaces.box import Box
@@ -261,7 +261,7 @@ def _and_all(parts: list[np.ndarray], what: str) -> np.ndarray:
 @isin.register(TupleProduct)
 def _isin(batch: Any, space: TupleProduct) -> np.ndarray:
     if isinstance(batch, np.ndarray) and batch.dtype.kind == "O":
-        return _isin_elementwise(batch, space)
+        return isin_objects(batch, space)
     if not isinstance(batch, (tuple, list)) or len(batch) != len(space._spaces):
         raise ValueError(
             f"isin: a batch of {space!r} is a tuple of {len(space._spaces)} component batches"
@@ -269,42 +269,20 @@ def _isin(batch: Any, space: TupleProduct) -> np.ndarray:
     return _and_all([np.asarray(isin(b, s)) for b, s in zip(batch, space._spaces)], repr(space))
 
 
-def _isin_elementwise(batch: np.ndarray, space: Any) -> np.ndarray:
-    member = np.frompyfunc(lambda x: contains(x, space), 1, 1)
-    return np.asarray(member(batch), dtype=bool).reshape(batch.shape)
-
-
 @eltype.register(TupleProduct)
 def _eltype(space: TupleProduct) -> Any:
     return tuple[tuple(eltype(s) for s in space._spaces)]  # type: ignore[misc]
 
 
-@elsize.register(TupleProduct)
-def _elsize(space: TupleProduct) -> tuple[Any, ...]:
-    return tuple(elsize(s) for s in space._spaces)
-
-
-@SpaceStyle.register(TupleProduct)
-def _style(space: TupleProduct) -> Style:
-    return combine_styles(SpaceStyle(s) for s in space._spaces)
-
-
-@bounds.register(TupleProduct)
-def _bounds(space: TupleProduct) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-    pairs = [bounds(s) for s in space._spaces]
-    return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
-
-
-def _check_parts(x: Any, n: int, what: str) -> None:
-    if not isinstance(x, (tuple, list)) or len(x) != n:
-        raise TypeError(f"{what}: x must be a tuple of {n} components")
-
-
-@clamp.register(TupleProduct)
-def _clamp(x: Any, space: TupleProduct) -> Any:
-    _check_parts(x, len(space._spaces), "clamp")
-    clamped = tuple(clamp(xi, si) for xi, si in zip(x, space._spaces))
-    return type(x)(clamped) if isinstance(x, list) else clamped
+def _check_parts(x: Any, space: TupleProduct | DictProduct, what: str) -> None:
+    """TypeError naming ``what`` unless ``x`` has the parts of a member: a tuple (or list) of
+    one part per component, or a mapping with the keys of a DictProduct."""
+    parts = space._spaces
+    if isinstance(space, DictProduct):
+        if not isinstance(x, Mapping) or set(x) != set(parts):
+            raise TypeError(f"{what}: x must be a mapping with the keys {list(parts)}")
+    elif not isinstance(x, (tuple, list)) or len(x) != len(parts):
+        raise TypeError(f"{what}: x must be a tuple of {len(parts)} components")
 
 
 def _clamp_part_inplace(parent: Any, key: Any, space: Any) -> None:
@@ -320,26 +298,7 @@ def _clamp_part_inplace(parent: Any, key: Any, space: Any) -> None:
         )
 
 
-@clamp_.register(TupleProduct)
-def _clamp_inplace(x: Any, space: TupleProduct) -> Any:
-    _check_parts(x, len(space._spaces), "clamp_")
-    for i, s in enumerate(space._spaces):
-        _clamp_part_inplace(x, i, s)
-    return x
-
-
 _product_count = count_product
-
-
-@cardinality.register(TupleProduct)
-def _cardinality(space: TupleProduct) -> int | float:
-    return _product_count(cardinality(s) for s in space._spaces)
-
-
-@elements.register(TupleProduct)
-def _elements(space: TupleProduct) -> Iterator[tuple[Any, ...]]:
-    spaces = space._spaces
-    return lazy_product(lambda i: elements(spaces[i]), len(spaces))
 
 
 def _mixed_radix_index(parts: Iterable[tuple[Any, Any]]) -> int:
@@ -357,25 +316,6 @@ def _mixed_radix_element(i: Any, spaces: list[Any]) -> list[Any]:
         i, digit = divmod(i, cardinality(s))
         values.append(element(digit, s))
     return values[::-1]
-
-
-@index.register(TupleProduct)
-def _index(x: Any, space: TupleProduct) -> int:
-    if not contains(x, space):
-        raise ValueError(f"index: x={x!r} is not a member of {space!r}")
-    return _mixed_radix_index(zip(x, space._spaces))
-
-
-@element.register(TupleProduct)
-def _element(i: Any, space: TupleProduct) -> tuple[Any, ...]:
-    return tuple(_mixed_radix_element(i, list(space._spaces)))
-
-
-@issubspace.register(TupleProduct, TupleProduct)
-def _tuple_subset(a: TupleProduct, b: TupleProduct) -> bool:
-    return len(a._spaces) == len(b._spaces) and all(
-        issubspace(sa, sb) for sa, sb in zip(a._spaces, b._spaces)
-    )
 
 
 def _empty(space: Any) -> bool:
@@ -420,7 +360,7 @@ def _dict_sample(space: DictProduct, size: Any = None, *, rng: RngLike = None) -
 @isin.register(DictProduct)
 def _dict_isin(batch: Any, space: DictProduct) -> np.ndarray:
     if isinstance(batch, np.ndarray) and batch.dtype.kind == "O":
-        return _isin_elementwise(batch, space)
+        return isin_objects(batch, space)
     if not isinstance(batch, Mapping) or set(batch) != set(space._spaces):
         raise ValueError(f"isin: a batch of {space!r} is a dict of component batches with its keys")
     return _and_all([np.asarray(isin(batch[k], s)) for k, s in space._spaces.items()], repr(space))
@@ -429,74 +369,6 @@ def _dict_isin(batch: Any, space: DictProduct) -> np.ndarray:
 @eltype.register(DictProduct)
 def _dict_eltype(space: DictProduct) -> type:
     return dict
-
-
-@elsize.register(DictProduct)
-def _dict_elsize(space: DictProduct) -> dict[Any, Any]:
-    return {k: elsize(s) for k, s in space._spaces.items()}
-
-
-@SpaceStyle.register(DictProduct)
-def _dict_style(space: DictProduct) -> Style:
-    return combine_styles(SpaceStyle(s) for s in space._spaces.values())
-
-
-@bounds.register(DictProduct)
-def _dict_bounds(space: DictProduct) -> tuple[dict[Any, Any], dict[Any, Any]]:
-    pairs = {k: bounds(s) for k, s in space._spaces.items()}
-    return {k: p[0] for k, p in pairs.items()}, {k: p[1] for k, p in pairs.items()}
-
-
-def _check_keys(x: Any, space: DictProduct, what: str) -> None:
-    if not isinstance(x, Mapping) or set(x) != set(space._spaces):
-        raise TypeError(f"{what}: x must be a mapping with the keys {list(space._spaces)}")
-
-
-@clamp.register(DictProduct)
-def _dict_clamp(x: Any, space: DictProduct) -> dict[Any, Any]:
-    _check_keys(x, space, "clamp")
-    return {k: clamp(x[k], s) for k, s in space._spaces.items()}
-
-
-@clamp_.register(DictProduct)
-def _dict_clamp_inplace(x: Any, space: DictProduct) -> Any:
-    _check_keys(x, space, "clamp_")
-    for k, s in space._spaces.items():
-        _clamp_part_inplace(x, k, s)
-    return x
-
-
-@cardinality.register(DictProduct)
-def _dict_cardinality(space: DictProduct) -> int | float:
-    return _product_count(cardinality(s) for s in space._spaces.values())
-
-
-@elements.register(DictProduct)
-def _dict_elements(space: DictProduct) -> Iterator[dict[Any, Any]]:
-    keys = list(space._spaces)
-    spaces = list(space._spaces.values())
-    combos = lazy_product(lambda i: elements(spaces[i]), len(spaces))
-    return (dict(zip(keys, combo)) for combo in combos)
-
-
-@index.register(DictProduct)
-def _dict_index(x: Any, space: DictProduct) -> int:
-    if not contains(x, space):
-        raise ValueError(f"index: x={x!r} is not a member of {space!r}")
-    return _mixed_radix_index((x[k], s) for k, s in space._spaces.items())
-
-
-@element.register(DictProduct)
-def _dict_element(i: Any, space: DictProduct) -> dict[Any, Any]:
-    values = _mixed_radix_element(i, list(space._spaces.values()))
-    return dict(zip(space._spaces, values))
-
-
-@issubspace.register(DictProduct, DictProduct)
-def _dict_subset(a: DictProduct, b: DictProduct) -> bool:
-    return set(a._spaces) == set(b._spaces) and all(
-        issubspace(s, b._spaces[k]) for k, s in a._spaces.items()
-    )
 
 
 @intersect.register(DictProduct, DictProduct)
@@ -510,6 +382,89 @@ def _dict_intersect(a: DictProduct, b: DictProduct) -> Any:
 @array_of.register(DictProduct)
 def _dict_array(space: DictProduct, dims: tuple[int, ...], base: Any) -> DictProduct:
     return DictProduct({k: ArraySpace(s, *dims) for k, s in space._shown.items()}, sort_keys=space.sort_keys)
+
+
+# -- both products: a component by its key (a position, or a dict key) -------------------------
+
+
+def _parts(space: TupleProduct | DictProduct) -> dict[Any, Any]:
+    """The components by key: positions for a TupleProduct, the keys of a DictProduct."""
+    return space._spaces if isinstance(space, DictProduct) else dict(enumerate(space._spaces))
+
+
+def _assemble(space: TupleProduct | DictProduct, values: Iterable[Any]) -> Any:
+    """The member (or per-component value) of ``space`` made of ``values``, in component order."""
+    return dict(zip(space._spaces, values)) if isinstance(space, DictProduct) else tuple(values)
+
+
+@elsize.register(TupleProduct)
+@elsize.register(DictProduct)
+def _elsize(space: TupleProduct | DictProduct) -> Any:
+    return _assemble(space, (elsize(s) for s in _parts(space).values()))
+
+
+@SpaceStyle.register(TupleProduct)
+@SpaceStyle.register(DictProduct)
+def _style(space: TupleProduct | DictProduct) -> Style:
+    return combine_styles(SpaceStyle(s) for s in _parts(space).values())
+
+
+@bounds.register(TupleProduct)
+@bounds.register(DictProduct)
+def _bounds(space: TupleProduct | DictProduct) -> tuple[Any, Any]:
+    pairs = [bounds(s) for s in _parts(space).values()]
+    return _assemble(space, (p[0] for p in pairs)), _assemble(space, (p[1] for p in pairs))
+
+
+@cardinality.register(TupleProduct)
+@cardinality.register(DictProduct)
+def _cardinality(space: TupleProduct | DictProduct) -> int | float:
+    return _product_count(cardinality(s) for s in _parts(space).values())
+
+
+@elements.register(TupleProduct)
+@elements.register(DictProduct)
+def _elements(space: TupleProduct | DictProduct) -> Iterator[Any]:
+    spaces = list(_parts(space).values())
+    return (_assemble(space, combo) for combo in lazy_product(lambda i: elements(spaces[i]), len(spaces)))
+
+
+@index.register(TupleProduct)
+@index.register(DictProduct)
+def _index(x: Any, space: TupleProduct | DictProduct) -> int:
+    if not contains(x, space):
+        raise ValueError(f"index: x={x!r} is not a member of {space!r}")
+    return _mixed_radix_index((x[k], s) for k, s in _parts(space).items())
+
+
+@element.register(TupleProduct)
+@element.register(DictProduct)
+def _element(i: Any, space: TupleProduct | DictProduct) -> Any:
+    return _assemble(space, _mixed_radix_element(i, list(_parts(space).values())))
+
+
+@clamp.register(TupleProduct)
+@clamp.register(DictProduct)
+def _clamp(x: Any, space: TupleProduct | DictProduct) -> Any:
+    _check_parts(x, space, "clamp")
+    clamped = _assemble(space, (clamp(x[k], s) for k, s in _parts(space).items()))
+    return type(x)(clamped) if isinstance(x, list) else clamped  # a list stays a list
+
+
+@clamp_.register(TupleProduct)
+@clamp_.register(DictProduct)
+def _clamp_inplace(x: Any, space: TupleProduct | DictProduct) -> Any:
+    _check_parts(x, space, "clamp_")
+    for k, s in _parts(space).items():
+        _clamp_part_inplace(x, k, s)
+    return x
+
+
+@issubspace.register(TupleProduct, TupleProduct)
+@issubspace.register(DictProduct, DictProduct)
+def _product_subset(a: TupleProduct | DictProduct, b: TupleProduct | DictProduct) -> bool:
+    parts, others = _parts(a), _parts(b)
+    return parts.keys() == others.keys() and all(issubspace(s, others[k]) for k, s in parts.items())
 
 
 @as_space.register(dict)

@@ -44,7 +44,7 @@ from spacealg.core.protocol import (
 )
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space, nested_depth
-from spacealg.spaces._batch import normalize_size
+from spacealg.spaces._batch import isin_objects, normalize_size
 
 __all__ = [
     "GEOMETRIC_P",
@@ -53,6 +53,7 @@ __all__ = [
     "clamp_stacked",
     "object_batch",
     "register_infinite",
+    "register_unshaped",
     "stack_items",
     "stacked",
     "stacked_length",
@@ -107,10 +108,6 @@ def stacked(batch: Any) -> Any:
     return batch
 
 
-def _components(space: Any) -> Any:
-    return space._spaces
-
-
 def stacked_length(x: Any, space: Any) -> int | None:
     """The number of members stacked in ``x``, or None if ``x`` is not a stack of members."""
     form = batch_form(space)
@@ -126,7 +123,7 @@ def stacked_length(x: Any, space: Any) -> int | None:
         except (TypeError, ValueError):
             return None
         return int(inside.shape[0]) if inside.ndim == 1 and inside.all() else None
-    parts = _components(space)
+    parts = space._spaces
     if form == "tuple":
         if not isinstance(x, (tuple, list)) or len(x) != len(parts):
             return None
@@ -147,7 +144,7 @@ def unstack(x: Any, space: Any) -> list[Any]:
         return list(x)
     if form == "array":
         return list(np.asarray(x))
-    parts = _components(space)
+    parts = space._spaces
     if form == "tuple":
         return [tuple(member) for member in zip(*(unstack(b, s) for b, s in zip(x, parts)))]
     keys = list(parts)
@@ -163,7 +160,7 @@ def stack_items(items: list[Any], space: Any) -> Any:
     if form == "array":
         empty = np.asarray(sample(space, (0,), rng=0))
         return np.array(items, dtype=empty.dtype) if items else empty
-    parts = _components(space)
+    parts = space._spaces
     if form == "tuple":
         return tuple(stack_items([m[i] for m in items], s) for i, s in enumerate(parts))
     return {k: stack_items([m[k] for m in items], s) for k, s in parts.items()}
@@ -176,7 +173,7 @@ def clamp_stacked(x: Any, space: Any) -> Any:
         return tuple(clamp(item, space) for item in x)
     if form == "array":
         return clamp(x, space)
-    parts = _components(space)
+    parts = space._spaces
     if form == "tuple":
         return tuple(clamp_stacked(b, s) for b, s in zip(x, parts))
     return {k: clamp_stacked(x[k], s) for k, s in parts.items()}
@@ -192,18 +189,6 @@ def object_batch(draw: Any, size: Any, rng: RngLike) -> Any:
     for position in np.ndindex(shape):
         batch[position] = draw(generator)
     return batch
-
-
-def isin_objects(batch: Any, space: Any) -> np.ndarray:
-    """Membership of each element of an object array (or a list) of elements."""
-    if isinstance(batch, np.ndarray):
-        array = batch
-    else:
-        array = np.empty(len(batch), dtype=object)
-        for i, item in enumerate(batch):
-            array[i] = item
-    member = np.frompyfunc(lambda x: contains(x, space), 1, 1)
-    return np.asarray(member(array), dtype=bool).reshape(array.shape)
 
 
 # -- Sequence ------------------------------------------------------------------------------
@@ -260,16 +245,6 @@ def _eltype(space: Sequence) -> type:
     return {"array": np.ndarray, "dict": dict}.get(batch_form(space._space), tuple)
 
 
-@elsize.register(Sequence)
-def _elsize(space: Sequence) -> Any:
-    raise TypeError(f"elsize: members of {space!r} are sequences of any length, not arrays")
-
-
-@bounds.register(Sequence)
-def _bounds(space: Sequence) -> Any:
-    raise TypeError(f"bounds: {space!r} has no bounds (its members are sequences)")
-
-
 @clamp.register(Sequence)
 def _clamp(x: Any, space: Sequence) -> Any:
     if space.stack:
@@ -297,7 +272,21 @@ def register_infinite(cls: type) -> None:
         function.register(cls)(_not_finite)
 
 
+def register_unshaped(cls: type, members: str) -> None:
+    """Members of class ``cls`` are ``members``, not arrays: ``elsize`` and ``bounds`` raise TypeError."""
+
+    def no_elsize(space: Any) -> Any:
+        raise TypeError(f"elsize: members of {space!r} are {members}, not arrays")
+
+    def no_bounds(space: Any) -> Any:
+        raise TypeError(f"bounds: {space!r} has no bounds (its members are {members})")
+
+    elsize.register(cls)(no_elsize)
+    bounds.register(cls)(no_bounds)
+
+
 register_infinite(Sequence)
+register_unshaped(Sequence, "sequences of any length")
 
 
 @issubspace.register(Sequence, Sequence)

@@ -243,19 +243,22 @@ def _categorical(space: Categorical) -> Strategy[Any]:
     return members(Box(space.low, space.high, shape=space.shape, dtype=space.dtype))
 
 
+# products and OneOf read their parts as ``.spaces``, as Gymnasium's and Gym's classes do
+
+
 @members.register(TupleProduct)
-def _tuple(space: TupleProduct) -> Strategy[tuple[Any, ...]]:
-    return st.tuples(*(members(s) for s in space._spaces))
+def _tuple(space: Any) -> Strategy[tuple[Any, ...]]:
+    return st.tuples(*(members(s) for s in space.spaces))
 
 
 @members.register(DictProduct)
-def _dict(space: DictProduct) -> Strategy[dict[Any, Any]]:
-    return st.fixed_dictionaries({k: members(s) for k, s in space._spaces.items()})
+def _dict(space: Any) -> Strategy[dict[Any, Any]]:
+    return st.fixed_dictionaries({k: members(s) for k, s in space.spaces.items()})
 
 
 @members.register(OneOf)
-def _oneof(space: OneOf) -> Strategy[tuple[int, Any]]:
-    return st.one_of(*(st.tuples(st.just(i), members(s)) for i, s in enumerate(space._spaces)))
+def _oneof(space: Any) -> Strategy[tuple[int, Any]]:
+    return st.one_of(*(st.tuples(st.just(i), members(s)) for i, s in enumerate(space.spaces)))
 
 
 MAX_SEQUENCE_LENGTH = 8
@@ -331,18 +334,6 @@ def _text(g: Any) -> Strategy[str]:
     return members(as_space(g)).map(str)
 
 
-def _foreign_tuple(g: Any) -> Strategy[tuple[Any, ...]]:
-    return st.tuples(*(members(s) for s in g.spaces))
-
-
-def _foreign_dict(g: Any) -> Strategy[dict[Any, Any]]:
-    return st.fixed_dictionaries({k: members(s) for k, s in g.spaces.items()})
-
-
-def _foreign_oneof(g: Any) -> Strategy[tuple[int, Any]]:
-    return st.one_of(*(st.tuples(st.just(i), members(s)) for i, s in enumerate(g.spaces)))
-
-
 def _foreign_sequence(g: Any) -> Strategy[Any]:
     items = st.lists(members(g.feature_space), max_size=MAX_SEQUENCE_LENGTH)
     if not getattr(g, "stack", False):
@@ -400,9 +391,9 @@ _FOREIGN_RULES: dict[str, Callable[[Any], Strategy[Any]]] = {
     "MultiBinary": _cast_array,
     "Discrete": _cast_scalar,
     "Text": _text,
-    "Tuple": _foreign_tuple,
-    "Dict": _foreign_dict,
-    "OneOf": _foreign_oneof,
+    "Tuple": _tuple,
+    "Dict": _dict,
+    "OneOf": _oneof,
     "Sequence": _foreign_sequence,
     "Graph": _foreign_graph,
 }

@@ -25,7 +25,8 @@ class PettingZooWrapper:
     """Forward a PettingZoo parallel environment's API and public attributes unchanged.
 
     Laws: every method returns what the wrapped environment's method returns; attributes not
-    defined on the wrapper are read from the wrapped environment, except private ones
+    defined on the wrapper (``agents``, ``observation_space``, ``render``, ``close``, ...) are
+    read from the wrapped environment, except private ones
     (a leading underscore, bar ``_cumulative_rewards``), which raise AttributeError.
     """
 
@@ -44,14 +45,6 @@ class PettingZooWrapper:
         """The innermost environment (the wrapped one, if it has no ``unwrapped``)."""
         return getattr(self.env, "unwrapped", self.env)
 
-    @property
-    def agents(self) -> list[Any]:
-        return self.env.agents
-
-    @property
-    def possible_agents(self) -> list[Any]:
-        return self.env.possible_agents
-
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         if options is None:
             return self.env.reset(seed=seed)
@@ -59,24 +52,6 @@ class PettingZooWrapper:
 
     def step(self, actions: Mapping[Any, Any]) -> Any:
         return self.env.step(actions)
-
-    def observation_space(self, agent: Any) -> Any:
-        return self.env.observation_space(agent)
-
-    def action_space(self, agent: Any) -> Any:
-        return self.env.action_space(agent)
-
-    def observe(self, agent: Any) -> Any:
-        return self.env.observe(agent)
-
-    def state(self) -> Any:
-        return self.env.state()
-
-    def render(self) -> Any:
-        return self.env.render()
-
-    def close(self) -> None:
-        self.env.close()
 
     def __str__(self) -> str:
         return f"{type(self).__name__}<{self.env}>"
