@@ -180,12 +180,13 @@ class Rollouts:
         the state that step was given even where the step changes it in place (navix's
         ``State.set_player`` assigns into the state's own dict). ``in_place`` is then
         ``(step, what)`` for the first step (1-based) whose given state no longer equals its
-        copy afterwards (:func:`changed`), else None."""
+        copy afterwards (:func:`changed`), else None. Outputs are recorded as JAX arrays
+        (:func:`_typed`)."""
         self.in_place = None
         with jax.disable_jit():
             k_reset, k_steps, k_resets = row_keys(np.uint32(seed))
             state, out = self.protocol.reset(k_reset)
-            seen = [(_copied(state), out)]
+            seen = [(_copied(state), _typed(out))]
             for t in range(steps):
                 action = jax.tree.map(lambda a, t=t: a[t], actions)
                 given = state
@@ -195,8 +196,25 @@ class Rollouts:
                 what = changed(given, seen[-1][0]) if self.in_place is None else None
                 if what is not None:
                     self.in_place = (t + 1, what)
-                seen.append((_copied(state), out))
+                seen.append((_copied(state), _typed(out)))
         return seen
+
+
+def _typed(out: Any) -> Any:
+    """``out`` with each leaf that is not a JAX array (a Python or NumPy scalar or array,
+    which eager code may return where compiled code returns an array) as the JAX array that
+    ``jit`` would make of it (``jnp.asarray``: a Python int is int32, a float float32, NumPy's
+    64-bit types 32-bit without x64), so that eager and compiled runs compare by JAX's types."""
+    return jax.tree.map(_as_jax, out)
+
+
+def _as_jax(a: Any) -> Any:
+    if isinstance(a, jax.Array):
+        return a
+    try:
+        return jnp.asarray(a)
+    except TypeError:  # not an array type (left to the laws that read it)
+        return a
 
 
 def changed(tree: Any, copy: Any) -> str | None:
