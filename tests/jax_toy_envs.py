@@ -196,7 +196,10 @@ class Line:
         from jumanji.types import restart
 
         x = jax.random.randint(key, (), -3, 4, dtype=jnp.int32)
-        return LineState(x, key), restart(self._obs(x))
+        timestep = restart(self._obs(x))
+        if self.bug == "python-scalar":  # run eagerly, a Python float, as SearchAndRescue's `step: int = 0`
+            timestep = timestep.replace(reward=0.0)
+        return LineState(x, key), timestep
 
     def step(self, state: LineState, action: Any) -> Any:
         from jumanji.types import termination, transition
@@ -205,6 +208,8 @@ class Line:
         if self.bug != "illegal-action":
             x = jnp.clip(x, -10, 10)
         reward = jnp.float32(1.0) * (x == 10)
+        if self.bug == "python-scalar" and isinstance(x, jax.core.Tracer):
+            reward = reward + jnp.float32(1e-7)  # compiled code rounding differently: within tolerance
         obs = self._obs(x)
         ended = x >= 10
         discount = jnp.float32(2.0) if self.bug == "discount-in-space" else jnp.float32(1.0)

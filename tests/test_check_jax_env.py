@@ -455,3 +455,46 @@ def test_the_eager_run_records_the_state_each_step_was_given_even_if_it_changes_
     actions = np.ones(4, np.int32)
     seen = rollouts.eager(0, actions, 4)
     assert [int(jax.tree.leaves(state)[1]) for state, _ in seen] == [0, 1, 2, 3, 4]
+
+
+def test_an_eager_step_that_changes_the_state_it_is_given_fails_purity_and_replays():
+    """Regression (navix: run eagerly, ``step`` assigns into its input state's dict, so a
+    caller keeping a state to replay or branch from finds it changed; the trajectories agree,
+    so no other law saw it). The sound walk, run eagerly as well, passes (above)."""
+    error = _failure(lambda: make_walk("in-place"), **RELATIONAL)
+    assert error.property == "purity" and "changes the state it is given in place" in error.detail, str(error)
+    assert error.step == 1 and "t" in error.detail
+    with pytest.raises(JaxEnvCheckError) as again:
+        replay_jax(make_walk("in-place"), error.seed, error.actions)
+    assert again.value.property == "purity"
+
+
+def test_changed_tells_a_state_changed_in_place_from_one_rebuilt_with_equal_values():
+    import jax
+    import jax.numpy as jnp
+
+    from spacealg.testing.jax_env.rollout import _copied, changed
+
+    state = {"grid": np.zeros(3, np.int32), "pos": jnp.arange(2), "key": jax.random.key(1), "n": 3}
+    copy = _copied(state)
+    assert changed(state, copy) is None
+    assert changed({**state, "pos": jnp.arange(2)}, copy) is None  # a new array of equal value
+    state["grid"][1] = 7  # NumPy written in place
+    assert changed(state, copy) == "['grid']"
+    state = {**copy, "pos": jnp.arange(2) + 1}
+    assert changed(state, _copied(copy)) == "['pos']"
+    assert changed({**copy, "key": jax.random.key(2)}, _copied(copy)) == "['key']"
+    assert changed({**copy, "extra": 0}, _copied(copy)) == "its pytree structure"
+    assert changed({**copy, "pos": jnp.arange(2, dtype=jnp.float32)}, _copied(copy)) == "['pos']"
+
+
+def test_a_python_scalar_returned_eagerly_is_compared_as_jax_would_type_it():
+    """Regression (the sweep's Jumanji SearchAndRescue-v0 failed jit-eager at reset:
+    `observation.step` is the Python int 0 run eagerly (its State declares `step: int = 0`)
+    and a weakly typed int32 compiled; read through NumPy, the eager value was int64, so equal
+    values differed by dtype, reported once a rounding-sized difference at a later step made
+    the runs unequal). A toy whose reset's reward is the Python float 0.0 and whose compiled
+    rewards differ from the eager ones by 1e-7 passes (the weak type, a compile-once matter, is
+    skipped as the sweep skips a law once failed)."""
+    pytest.importorskip("jumanji")
+    check_jax_env(lambda: make_line("python-scalar"), skip=["compile-once"], **RELATIONAL)

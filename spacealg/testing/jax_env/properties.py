@@ -26,7 +26,8 @@ JAX_PROPERTIES: dict[str, str] = {
     "least one action in every state the agent acts in (a mask with one row per factor or agent, or "
     "JaxMARL's dict of per-agent masks: in some row or agent, since a finished agent's may be empty)",
     "illegal-action": "an action outside the mask breaks none of the laws above",
-    "purity": "the same key and actions give the same trajectory, compiled or not, run after run",
+    "purity": "the same key and actions give the same trajectory, compiled or not, run after run, and a step "
+    "run eagerly leaves the state it is given unchanged",
     "jit-eager": "jit gives what eager execution gives (up to float rounding: compared step by step from "
     "identical inputs)",
     "batching": "row i of the vmapped rollout over keys k_0..k_n equals the unbatched rollout with k_i",

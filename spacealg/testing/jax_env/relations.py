@@ -9,6 +9,8 @@ actions (batching), that replay against a second one (purity), and its first ste
 eager execution (jit-eager); a difference found eagerly is classified by re-running eagerly:
 with the same global random state (a difference: purity), with another one (a difference:
 global-rng), else jit-eager, confirmed from identical inputs (the eager state) step by step.
+An eager step that changes the state it was given in place (:func:`.rollout.changed`) fails
+purity too, even where the trajectory stays the same.
 
 Floating-point results of compiled code may differ from eager or batched code in the last
 bits. Two runs are told apart at the first step where they differ: integers and bools must be
@@ -243,6 +245,14 @@ def compare_row(
         return
     with global_rng(1):
         eager = rollouts.eager(seed, actions, m)
+    if "purity" in checked and rollouts.in_place is not None:
+        step, where = rollouts.in_place
+        raise PropertyError(
+            "purity",
+            f"step {step}, run eagerly, changes the state it is given in place ({where}): a caller keeping that "
+            f"state (to replay or branch from it) finds it changed",
+            step,
+        )
     out0, traj = _outs(eager)
     found = difference((_common(replay[0], out0), _common(replay[1], traj)), (out0, traj), m)
     if found is None or not found[2]:

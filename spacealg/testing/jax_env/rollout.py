@@ -138,6 +138,7 @@ class Rollouts:
         self.protocol, self.horizon = protocol, horizon
         self.draw = drawer(protocol, masks, illegal)
         self.traces = 0
+        self.in_place: tuple[int, str] | None = None  # set by eager
         self.drawn = jax.jit(jax.vmap(self._row))
         self.replay = jax.jit(self._replay)
         self.one_reset = jax.jit(protocol.reset)
@@ -177,18 +178,75 @@ class Rollouts:
         recorded ``actions`` (a pytree with a leading time axis), run without ``jit``. Each
         recorded state is a copy of its containers taken before the next step runs, so it is
         the state that step was given even where the step changes it in place (navix's
-        ``State.set_player`` assigns into the state's own dict)."""
+        ``State.set_player`` assigns into the state's own dict). ``in_place`` is then
+        ``(step, what)`` for the first step (1-based) whose given state no longer equals its
+        copy afterwards (:func:`changed`), else None. Outputs are recorded as JAX arrays
+        (:func:`_typed`)."""
+        self.in_place = None
         with jax.disable_jit():
             k_reset, k_steps, k_resets = row_keys(np.uint32(seed))
             state, out = self.protocol.reset(k_reset)
-            seen = [(_copied(state), out)]
+            seen = [(_copied(state), _typed(out))]
             for t in range(steps):
                 action = jax.tree.map(lambda a, t=t: a[t], actions)
+                given = state
                 state, out = self.protocol.step(
                     state, action, jax.random.fold_in(k_steps, t), jax.random.fold_in(k_resets, t)
                 )
-                seen.append((_copied(state), out))
+                what = changed(given, seen[-1][0]) if self.in_place is None else None
+                if what is not None:
+                    self.in_place = (t + 1, what)
+                seen.append((_copied(state), _typed(out)))
         return seen
+
+
+def _typed(out: Any) -> Any:
+    """``out`` with each leaf that is not a JAX array (a Python or NumPy scalar or array,
+    which eager code may return where compiled code returns an array) as the JAX array that
+    ``jit`` would make of it (``jnp.asarray``: a Python int is int32, a float float32, NumPy's
+    64-bit types 32-bit without x64), so that eager and compiled runs compare by JAX's types."""
+    return jax.tree.map(_as_jax, out)
+
+
+def _as_jax(a: Any) -> Any:
+    if isinstance(a, jax.Array):
+        return a
+    try:
+        return jnp.asarray(a)
+    except TypeError:  # not an array type (left to the laws that read it)
+        return a
+
+
+def changed(tree: Any, copy: Any) -> str | None:
+    """Where ``tree`` no longer equals ``copy`` (its :func:`_copied` copy, taken earlier):
+    ``"its pytree structure"`` or the path of the first leaf whose shape, dtype or values
+    differ; None if it equals it. A leaf that is a new object of equal value is unchanged
+    (a node may rebuild its leaves when flattened)."""
+    paths = jax.tree_util.tree_flatten_with_path(tree)[0]
+    leaves, structure_copy = jax.tree.flatten(copy)
+    structure: Any = jax.tree.structure(tree)  # PyTreeDef's stubs declare no comparison
+    if structure != structure_copy:
+        return "its pytree structure"
+    for (path, a), b in zip(paths, leaves):
+        if a is not b and not _equal_values(a, b):
+            return jax.tree_util.keystr(path) or "the state"
+    return None
+
+
+def _is_key(x: Any) -> bool:
+    dtype = getattr(x, "dtype", None)
+    return dtype is not None and bool(jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key))
+
+
+def _equal_values(a: Any, b: Any) -> bool:
+    if _is_key(a) or _is_key(b):
+        if not (_is_key(a) and _is_key(b)):
+            return False
+        a, b = jax.random.key_data(a), jax.random.key_data(b)
+    x, y = np.asarray(a), np.asarray(b)
+    if x.shape != y.shape or x.dtype != y.dtype:
+        return False
+    return bool(np.array_equal(x, y, equal_nan=x.dtype.kind in "fc"))
 
 
 def _copied(tree: Any) -> Any:
