@@ -222,9 +222,11 @@ def test_old_api_reproduction_fails_the_same_way(name, caught):
 
 @pytest.mark.parametrize("case", SOUND, ids=lambda c: c.name)
 def test_sound_environments_pass(case):
-    # 40 examples keep the suite short; benchmarks/compare_checkers.py runs the defaults
-    report = run_case(case, max_examples=40 if case.api != "vector" else 10)
-    assert report.examples >= (10 if case.api == "vector" else 40) and report.steps > 0 and report.episodes > 0
+    # 40 examples keep the suite short (vector envs: check_vector_env's default, 30, which the
+    # sound bases of the vector bugs had when their reproductions reran the check);
+    # benchmarks/compare_checkers.py runs the defaults
+    report = run_case(case, max_examples=40 if case.api != "vector" else 30)
+    assert report.examples >= (30 if case.api == "vector" else 40) and report.steps > 0 and report.episodes > 0
     table = properties_of(case.api)
     # issue 23 point 2: every property is held or not checked with why, none silently dropped
     assert set(report.properties) | set(report.not_checked) == set(table)
