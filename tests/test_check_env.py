@@ -4,6 +4,7 @@ classic-control and toy-text environments."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping
 
 import gymnasium
@@ -19,6 +20,7 @@ from spacealg.testing import (
     check_aec_env,
     check_env,
     check_parallel_env,
+    check_vector_env,
     env_test,
     replay,
     replay_vector,
@@ -584,3 +586,31 @@ def test_a_step_before_reset_that_answers_garbage_is_warned():
 def test_gymnasiums_own_envs_lint_only_when_asked():
     assert check_env("CartPole-v1", max_examples=3).warnings == ()
     assert any("infinite bounds" in w for w in check_env("CartPole-v1", max_examples=3, lint=True).warnings)
+
+
+class _WorkerStartCorridor(g.Corridor):
+    """Starts at the wall in a worker process: a Corridor whose asynchronous vector env
+    disagrees with the synchronous one (``sync-async-agree``)."""
+
+    MAIN = os.getpid()
+
+    def _start(self) -> float:
+        start = super()._start()
+        return start if os.getpid() == self.MAIN else 0.0
+
+
+def test_a_sync_async_failure_of_an_id_replays_against_the_async_env():
+    gymnasium.register("spacealg-tests/WorkerStartCorridor-v0", entry_point=_WorkerStartCorridor)
+    try:
+        with pytest.raises(EnvCheckError) as caught:
+            check_vector_env("spacealg-tests/WorkerStartCorridor-v0", max_examples=5)
+        error = caught.value
+        assert error.property == "sync-async-agree"
+        snippet = error.reproduction()
+        assert "compare=make_async" in snippet and "vectorization_mode='async'" in snippet
+        with pytest.raises(EnvCheckError, match="sync-async-agree"):
+            exec(compile(snippet, "<reproduction>", "exec"), {"__name__": "snippet"})
+        # without the async implementation, the same example passes: the snippet needs it
+        replay_vector(lambda: gymnasium.make_vec("spacealg-tests/WorkerStartCorridor-v0", 3), error.seed, error.actions)
+    finally:
+        gymnasium.registry.pop("spacealg-tests/WorkerStartCorridor-v0", None)
