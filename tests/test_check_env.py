@@ -589,18 +589,23 @@ def test_gymnasiums_own_envs_lint_only_when_asked():
 
 
 class _WorkerStartCorridor(g.Corridor):
-    """Starts at the wall in a worker process: a Corridor whose asynchronous vector env
-    disagrees with the synchronous one (``sync-async-agree``)."""
+    """Starts at the wall in a process other than ``main``'s (the test's, passed as the id's
+    keyword, so that it reaches worker processes however they start): a Corridor whose
+    asynchronous vector env disagrees with the synchronous one (``sync-async-agree``)."""
 
-    MAIN = os.getpid()
+    def __init__(self, main: int) -> None:
+        super().__init__()
+        self.main = main
 
     def _start(self) -> float:
         start = super()._start()
-        return start if os.getpid() == self.MAIN else 0.0
+        return start if os.getpid() == self.main else 0.0
 
 
 def test_a_sync_async_failure_of_an_id_replays_against_the_async_env():
-    gymnasium.register("spacealg-tests/WorkerStartCorridor-v0", entry_point=_WorkerStartCorridor)
+    gymnasium.register(
+        "spacealg-tests/WorkerStartCorridor-v0", entry_point=_WorkerStartCorridor, kwargs={"main": os.getpid()}
+    )
     try:
         with pytest.raises(EnvCheckError) as caught:
             check_vector_env("spacealg-tests/WorkerStartCorridor-v0", max_examples=5)
