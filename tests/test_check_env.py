@@ -612,10 +612,21 @@ def test_a_sync_async_failure_of_an_id_replays_against_the_async_env():
         error = caught.value
         assert error.property == "sync-async-agree"
         snippet = error.reproduction()
-        assert "compare=make_async" in snippet and "vectorization_mode='async'" in snippet
+        assert "compare=make_other" in snippet and "vectorization_mode='async'" in snippet
         with pytest.raises(EnvCheckError, match="sync-async-agree"):
             exec(compile(snippet, "<reproduction>", "exec"), {"__name__": "snippet"})
         # without the async implementation, the same example passes: the snippet needs it
         replay_vector(lambda: gymnasium.make_vec("spacealg-tests/WorkerStartCorridor-v0", 3), error.seed, error.actions)
     finally:
         gymnasium.registry.pop("spacealg-tests/WorkerStartCorridor-v0", None)
+
+
+def test_a_sync_async_failure_against_a_given_implementation_replays_against_it():
+    from envcorpus import vector_envs as v
+
+    with pytest.raises(EnvCheckError) as caught:
+        check_vector_env(v.BatchedCorridors, compare=v.SameSeedBatch, max_examples=5)
+    snippet = caught.value.reproduction()
+    assert caught.value.property == "sync-async-agree" and "return SameSeedBatch()" in snippet
+    with pytest.raises(EnvCheckError, match="sync-async-agree"):
+        exec(compile(snippet, "<reproduction>", "exec"), {"__name__": "snippet"})

@@ -124,6 +124,7 @@ class EnvCheckError(AssertionError):
     steps: int = field(default=0, repr=False)  # steps the check ran (all examples)
     episodes: int = field(default=0, repr=False)
     changed: tuple[int, dict[int, Any]] | None = field(default=None, repr=False)  # vector: (row, {step: action})
+    compared_with: str = field(default="", repr=False)  # vector: the construction of the implementation compared with
 
     def __post_init__(self) -> None:
         self.kind = self.kind or ("parallel" if self.parallel else "gymnasium")

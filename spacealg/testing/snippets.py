@@ -461,7 +461,8 @@ def reproduction(error: Any) -> str:
 
 def _vector_tail(error: Any) -> list[str]:
     """A vector failure: spacealg's replay of the example (:func:`~spacealg.testing.vector.replay_vector`;
-    a changed row's actions where the law compares two runs), which raises while the bug is there."""
+    a changed row's actions where the law compares two runs; the implementation compared with for
+    ``sync-async-agree``), which raises while the bug is there."""
     name, construction = _factory(error.construction)
     lines = [
         "trace = episode()",
@@ -476,8 +477,7 @@ def _vector_tail(error: Any) -> list[str]:
     if error.changed is not None:
         row, changes = error.changed
         extra = f", row={row}, changes={literal(changes)}"
-    elif error.property == "sync-async-agree" and "vectorization_mode='sync'" in construction:
-        other = construction.replace("vectorization_mode='sync'", "vectorization_mode='async'")
-        lines += ["def make_async():", f"    {other}", ""]
-        extra = ", compare=make_async"
+    elif error.property == "sync-async-agree" and error.compared_with:  # the implementation it was compared with
+        lines += ["def make_other():", f"    {error.compared_with.replace('env = ', 'return ', 1)}", ""]
+        extra = ", compare=make_other"
     return [*lines, f"replay_vector({name}, SEED, actions{extra})  # raises (AssertionError) while the bug is there"]

@@ -51,7 +51,7 @@ import numpy as np
 
 from spacealg.strategies.members import members
 from spacealg.testing.driver import DEFAULT_BUDGET, describe_exception, passed_over, same, snapshot
-from spacealg.testing.errors import PROPERTIES, PropertyError, literal, short
+from spacealg.testing.errors import PROPERTIES, EnvCheckError, PropertyError, literal, short
 from spacealg.testing.resolve import EnvSource
 from spacealg.testing.runner import (
     CheckOptions,
@@ -672,7 +672,14 @@ def check_vector_env(
             "database": database,
             "masks": False,
         }
-        return check_kind(kind, shared.source, options)
+        try:
+            return check_kind(kind, shared.source, options)
+        except EnvCheckError as error:
+            if other is not None:  # the snippets replay against it (``compare=``)
+                for broken in error.broken:
+                    broken.compared_with = other.source.construction
+                    broken.imports = (*broken.imports, *(i for i in other.source.imports if i not in broken.imports))
+            raise
     finally:
         while _OPEN:
             _OPEN.pop().close()
