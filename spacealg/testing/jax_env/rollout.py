@@ -31,6 +31,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from spacealg.testing.driver import same
 from spacealg.testing.jax_env.protocols import Protocol
 from spacealg.testing.jax_env.spaces import converted
 
@@ -243,10 +244,7 @@ def _equal_values(a: Any, b: Any) -> bool:
         if not (_is_key(a) and _is_key(b)):
             return False
         a, b = jax.random.key_data(a), jax.random.key_data(b)
-    x, y = np.asarray(a), np.asarray(b)
-    if x.shape != y.shape or x.dtype != y.dtype:
-        return False
-    return bool(np.array_equal(x, y, equal_nan=x.dtype.kind in "fc"))
+    return same(np.asarray(a), np.asarray(b))
 
 
 def _copied(tree: Any) -> Any:
