@@ -212,3 +212,17 @@ def test_interleaved_generators_each_draw_their_own_stream(seed: int, order: lis
         generator = alone_a if first else alone_b
         for row in rows:
             np.testing.assert_array_equal(row, sa.sample(box, rng=generator))
+
+
+@given(st.data())
+def test_isin_of_a_list_of_tagged_pairs_is_contains_of_each(data):
+    """A OneOf's batch may be a plain list of (index, value) pairs (equal-length tuples too,
+    which NumPy would stack into a 2-D array): ``isin`` is ``contains`` of each entry."""
+    from spacealg.strategies import members
+
+    space = sa.OneOf(*data.draw(st.lists(spaces(max_depth=1), min_size=1, max_size=3)))
+    other = data.draw(spaces(max_depth=1))
+    entries = data.draw(st.lists(st.one_of(members(space), st.tuples(st.integers(0, 3), members(other))), max_size=4))
+    inside = sa.isin(entries, space)
+    assert inside.shape == (len(entries),)
+    assert inside.tolist() == [sa.contains(x, space) for x in entries]
