@@ -490,6 +490,11 @@ def _replayed(
             env.close()
 
 
+def _ended_before(run: list[tuple[Any, ...]], k: int, row: int) -> bool:
+    """Whether ``row``'s episode ended at step ``k - 1`` of ``run`` (:func:`_replayed`'s steps)."""
+    return k >= 2 and bool(run[k - 2][2][row] | run[k - 2][3][row])
+
+
 def _changed_row(
     fresh: Callable[[], Any],
     vec: Any,
@@ -511,10 +516,7 @@ def _changed_row(
     moved = _replayed(fresh, seed, taken, row, changes)
     single = single_space(vec, "observation")
 
-    def ended_before(k: int) -> bool:
-        return k >= 2 and bool(base[k - 2][2][row] | base[k - 2][3][row])
-
-    if _mode(vec) == "next-step" and all(ended_before(k) for k in changes):
+    if _mode(vec) == "next-step" and all(_ended_before(base, k, row) for k in changes):
         for k in sorted(changes):
             kept, got = _row(base[k - 1][0], row, single), _row(moved[k - 1][0], row, single)
             if not same(kept, got):
@@ -572,7 +574,7 @@ def _follow_up(vec: Any, fresh: Callable[[], Any] | None, mode: str, actions: An
     def ignored(ran: Ran) -> None:
         k, row = ran.episode.reset_steps[0]  # the first reset step the episode saw: row's end was at k - 1
         base = _replayed(fresh, ran.seed, ran.taken[:k])  # type: ignore[arg-type]
-        if k >= 2 and bool(base[k - 2][2][row] | base[k - 2][3][row]):  # a fresh copy ends there too
+        if _ended_before(base, k, row):  # a fresh copy ends there too
             alternative = other_than(ran.data, ran.taken[k - 1][row])
             _changed_row(fresh, vec, ran.seed, ran.taken[:k], row, {k: alternative}, base)  # type: ignore[arg-type]
 
