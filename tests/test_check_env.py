@@ -13,6 +13,8 @@ import pytest
 from envcorpus import BUGGY, SOUND, run_case
 from envcorpus import gym_envs as g
 from envcorpus import parallel_envs as p
+from hypothesis import given
+from hypothesis import strategies as st
 
 from spacealg.testing import (
     EnvCheckError,
@@ -630,3 +632,46 @@ def test_a_sync_async_failure_against_a_given_implementation_replays_against_it(
     assert caught.value.property == "sync-async-agree" and "return SameSeedBatch()" in snippet
     with pytest.raises(EnvCheckError, match="sync-async-agree"):
         exec(compile(snippet, "<reproduction>", "exec"), {"__name__": "snippet"})
+
+
+def _reset_steps(env_class, seed, rows):
+    """``(k, row)`` where ``row``'s episode ended at step ``k - 1`` of ``rows``: the steps
+    whose row action next-step autoreset ignores."""
+    env = env_class()
+    env.reset(seed=seed)
+    found = []
+    for k, step in enumerate(rows, 1):
+        _, _, terminated, truncated, _ = env.step(np.asarray(step))
+        found += [(k + 1, int(i)) for i in np.flatnonzero(terminated | truncated) if k < len(rows)]
+    return found
+
+
+pushes = st.sampled_from((2, 2, 1, 0))  # mostly accelerating: episodes end within a few steps
+
+
+@given(
+    st.integers(0, 2**31),
+    st.lists(st.lists(pushes, min_size=3, max_size=3), max_size=14),
+    st.integers(0, 2),
+    st.dictionaries(st.integers(1, 14), st.integers(0, 2), max_size=3),
+    st.data(),
+)
+def test_replay_vector_finds_what_breaks_and_nothing_else(seed, actions, row, changes, data):
+    """``replay_vector``'s laws, on any seed, row actions and changed actions: the sound batch
+    replays to None, its episode and any changed row alike (row-isolation, and next-step
+    autoreset ignoring a reset step's action, hold); ActionLeakBatch, whose reset steps apply
+    the row's action, raises ``autoreset`` for a changed action at a reset step."""
+    from envcorpus import vector_envs as v
+
+    rows = [[np.int64(a) for a in step] for step in actions]
+    replay_vector(v.BatchedCorridors, seed, rows)
+    kept = {k: np.int64(a) for k, a in changes.items() if k <= len(rows)}
+    if kept:
+        replay_vector(v.BatchedCorridors, seed, rows, row=row, changes=kept)
+    resets = _reset_steps(v.ActionLeakBatch, seed, rows)
+    if resets:
+        k, ended = data.draw(st.sampled_from(resets))
+        other = np.int64(data.draw(st.sampled_from([a for a in range(3) if a != rows[k - 1][ended]])))
+        replay_vector(v.BatchedCorridors, seed, rows[:k], row=ended, changes={k: other})
+        with pytest.raises(EnvCheckError, match="autoreset"):
+            replay_vector(v.ActionLeakBatch, seed, rows[:k], row=ended, changes={k: other})
