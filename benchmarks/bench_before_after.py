@@ -81,6 +81,23 @@ out["sample(Masked 15x15, 10000)"] = best(lambda: sa.sample(legal, 10000), 100)
 fifteen, weights = sa.Masked(range(15), np.arange(15) % 3 != 0), np.linspace(0.0, 1.0, 15)
 out["sample(Masked(range(15)), probability=p)"] = best(lambda: sa.sample(fifteen, probability=weights), 5000)
 out["sample(Categorical([15, 15]), mask=1024 boards)"] = best(lambda: sa.sample(board, mask=boards), 100)
+# the checker's action draws: members(space) through Hypothesis's ConjectureData, 100 draws per example
+from random import Random
+from hypothesis.control import BuildContext
+from hypothesis.internal.conjecture.data import ConjectureData
+from spacealg.strategies import members
+
+def draws(strategy):
+    for seed in range(20):
+        data = ConjectureData(random=Random(seed))
+        with BuildContext(data, wrapped_test=None):
+            for _ in range(100):
+                data.draw(strategy)
+
+for name, space in (("Discrete(3)", gs.Discrete(3)),
+                    ("Tuple(Discrete(3), Box(2,))", gs.Tuple((gs.Discrete(3), gs.Box(-1.0, 1.0, (2,), np.float32))))):
+    strategy = members(space)
+    out[f"members draw, gymnasium {name}"] = best(lambda: draws(strategy), 1) / 2000
 print(json.dumps({"spacealg": sa.__file__, "timings": out}))
 """
 
