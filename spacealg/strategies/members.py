@@ -143,7 +143,7 @@ def _range_items(space: range, cast: Callable[[int], Any] = int) -> Strategy[Any
     if 0 < nearest + 1 < n and abs(space[nearest + 1]) < abs(space[nearest]):
         nearest += 1
     start, step = space.start + space.step * nearest, space.step
-    # one map whatever the cast: a Discrete(3) action draws in 17 us, 24 with two maps (the checker's hot path)
+    # one map whatever the cast (the checker's hot path): a Discrete(3) draw 15 us, 22 with two (bench_before_after)
     return st.integers(-nearest, n - 1 - nearest).map(lambda k: cast(start + step * k))
 
 
@@ -310,7 +310,8 @@ def _cast_array(g: Any, clip: bool = False) -> Strategy[np.ndarray]:
     """Members of the adapted space as arrays of ``g``'s dtype and shape; with ``clip``, also
     clipped into ``g``'s stored bounds (legacy Gym stores an unbounded integer end as the
     dtype's limit minus 2, and its contains() compares with that). One map (the checker's hot
-    path: a Box(2,) draws in 110 us, 117 with the clip as a second map)."""
+    path: a Box(2,) draws in 110 us, 117 with the clip as a second map; bench_before_after's
+    Tuple(Discrete(3), Box(2,)) row: 127 us, 145 with both second maps)."""
     dtype, shape = np.dtype(g.dtype), g.shape
     if not clip:
         return members(as_space(g)).map(lambda x: np.asarray(x, dtype=dtype).reshape(shape))
