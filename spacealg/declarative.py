@@ -81,6 +81,7 @@ from spacealg.core.rng import RngLike
 from spacealg.core.space import Space
 from spacealg.spaces._batch import isin_objects
 from spacealg.spaces.finite import FiniteSet
+from spacealg.spaces.inplace import write_through
 from spacealg.spaces.product import DictProduct
 
 __all__ = ["DataclassSpace", "declared_dataclass", "fields_of", "space", "spaceclass"]
@@ -365,18 +366,21 @@ def _clamp(x: Any, space: DataclassSpace) -> Any:
 def _clamp_inplace(x: Any, space: DataclassSpace) -> Any:
     _check_instance(x, space, "clamp_")
     frozen = _is_frozen(type(x))
-    for name, s in space.fields.spaces.items():
-        value = getattr(x, name)
-        if isinstance(value, (np.ndarray, list, dict)) or isinstance(s, DataclassSpace):
-            clamp_(value, s)
-        elif not frozen:
-            setattr(x, name, clamp(value, s))
-        elif not contains(value, s):
-            raise TypeError(
-                f"clamp_: the field {name!r} of a frozen {type(x).__qualname__} holds an immutable "
-                "value; use clamp() for a clamped copy"
-            )
-    return x
+
+    def clamp_fields(trial: Any) -> None:
+        for name, s in space.fields.spaces.items():
+            value = getattr(trial, name)
+            if isinstance(value, (np.ndarray, list, dict)) or isinstance(s, DataclassSpace):
+                clamp_(value, s)
+            elif not frozen:
+                setattr(trial, name, clamp(value, s))
+            elif not contains(value, s):
+                raise TypeError(
+                    f"clamp_: the field {name!r} of a frozen {type(x).__qualname__} holds an immutable "
+                    "value; use clamp() for a clamped copy"
+                )
+
+    return write_through(x, clamp_fields)  # all or nothing
 
 
 @elements.register(DataclassSpace)

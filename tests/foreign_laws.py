@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 import spacealg as sa
-from spacealg.adapters.dm_env import unbounded_box
+from spacealg.adapters.unbounded import unbounded_box
 from spacealg.strategies import members
 from spacealg.strategies.spaces import spaces
 

@@ -99,6 +99,24 @@ def test_isin_row_by_row_is_contains(name: str, space: Any, seed: int) -> None:
     assert [bool(v) for v in inside] == [sa.contains(member_at(host, i), space) for i in range(8)]
 
 
+def _clamp_fits(batch: Any, space: Any) -> bool:
+    """Whether ``clamp_`` writes into the NumPy ``batch``'s dtypes (else it raises TypeError
+    before reading a value), tried on a copy with its NaN entries set to 0."""
+    try:
+        sa.clamp_(_map_leaves(batch, lambda b: np.nan_to_num(b, nan=0.0) if b.dtype.kind == "f" else b.copy()), space)
+    except TypeError:
+        return False
+    return True
+
+
+def _map_leaves(batch: Any, f: Any) -> Any:
+    if isinstance(batch, tuple):
+        return tuple(_map_leaves(b, f) for b in batch)
+    if isinstance(batch, dict):
+        return {k: _map_leaves(b, f) for k, b in batch.items()}
+    return f(np.asarray(batch))
+
+
 def _has_nan(batch: Any) -> bool:
     return any(np.isnan(b).any() for b in _leaves(batch) if b.dtype.kind == "f")
 
@@ -120,6 +138,10 @@ def test_clamp_lands_inside_keeps_members_and_is_idempotent(name: str, space: An
     if _has_nan(to_numpy(batch)):
         with pytest.raises(ValueError, match="NaN"):
             sa.clamp(batch, space)
+        if _clamp_fits(host, space):  # clamp_ raises before it writes any leaf, whichever holds the NaN
+            with pytest.raises(ValueError, match="NaN"):
+                sa.clamp_(batch, space)
+            assert same(to_numpy(batch), host)
         return
     clamped = sa.clamp(batch, space)
     assert bool(to_numpy(sa.isin(clamped, space)).all())

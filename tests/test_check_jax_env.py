@@ -168,6 +168,7 @@ def test_the_cli_checks_a_jax_environment_and_prints_its_reproduction(capsys):
 def test_jax_ids_resolve_to_the_library_make():
     from spacealg.cli.common import resolve_target
 
+    pytest.importorskip("jumanji")
     target = resolve_target("jumanji:Snake-v1")
     assert target.construction == "env = jumanji.make('Snake-v1')" and target.imports == ("import jumanji",)
 

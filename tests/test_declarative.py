@@ -210,6 +210,10 @@ def test_clamp_and_clamp_in_place() -> None:
     assert sa.clamp(member, s) is member
     z = sa.clamp_(x, s)
     assert z is x and x in s and x.speed == 1.0
+    spoiled = Observation(np.array([3.0, -0.5]), "red", float("nan"), True)  # position comes before speed
+    with pytest.raises(ValueError, match="NaN"):
+        sa.clamp_(spoiled, s)
+    assert np.array_equal(spoiled.position, [3.0, -0.5])  # all or nothing: no field was written
     frozen = sa.DataclassSpace(Move, {"direction": ("left", "right"), "steps": range(1, 3)})
     with pytest.raises(TypeError, match="frozen"):
         sa.clamp_(Move("left", 3), frozen)

@@ -164,3 +164,27 @@ def test_clamp_does_not_modify_its_input():
     before = copy.deepcopy(x)
     sa.clamp(x, sa.Box(-1, 1, shape=(2,)))
     assert same(x, before)
+
+
+@given(clampable_spaces(), st.data())
+def test_clamp_in_place_is_all_or_nothing(space, data):
+    """An error in any part (NaN in one float array, one read-only array, or a dtype that
+    cannot hold the clamp) leaves every part of ``x`` as it was, the parts before it included."""
+    mutable = _mutable(_as_array(data.draw(outsiders(space))))
+    arrays = [a for a in _leaves(mutable) if isinstance(a, np.ndarray) and a.size]
+    if not arrays:
+        return
+    spoiled = data.draw(st.sampled_from(arrays))
+    before = copy.deepcopy(mutable)
+    if data.draw(st.booleans(), label="read-only"):
+        spoiled.flags.writeable = False
+    else:
+        spoiled.reshape(-1)[data.draw(st.integers(0, spoiled.size - 1))] = np.nan
+        before = copy.deepcopy(mutable)
+    with pytest.raises((TypeError, ValueError)):  # read-only, NaN, or a dtype that cannot hold the clamp
+        sa.clamp_(mutable, space)
+    assert all(same(a, b) for a, b in zip(_leaves(mutable), _leaves(before), strict=True))
+
+
+def _as_array(x):
+    return x if isinstance(x, (tuple, dict, np.ndarray)) else np.array(x, dtype=np.float64)

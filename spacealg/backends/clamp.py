@@ -84,29 +84,52 @@ def _build(k: Kernel, plan: Plan, dtypes: tuple[Any, ...], what: str) -> Callabl
                 raise TypeError(f"clamp_: x of dtype {dtype} cannot hold the clamp of {leaf.space!r}")
     clamps = [_clamp_leaf(k, leaf, dtype, what) for leaf, dtype in zip(plan.leaves, dtypes)]
     pairs = list(enumerate(clamps))
-    return lambda parts: [clamp(parts[i]) for i, clamp in pairs]
+    floats = [i for i, dtype in enumerate(dtypes) if k.kind_of(dtype) == "f"]
+    nan = _nan_check(k) if floats else None
+    if nan is None:
+        return lambda parts: [clamp(parts[i]) for i, clamp in pairs]
+    if k.name == "numpy":  # checked before: NumPy warns when a clamp casts NaN to an integer
+        def checked_first(parts: Any) -> list[Any]:
+            nan([parts[i] for i in floats])
+            return [clamp(parts[i]) for i, clamp in pairs]
+
+        return checked_first
+
+    def checked_after(parts: Any) -> list[Any]:
+        # after the clamps are queued, so a GPU runs them while the host waits for the one read: bench_backends,
+        # N = 1,000,000 on an H200, 134 -> 109 us a clamp (1.89x -> 1.55x raw torch)
+        clamped = [clamp(parts[i]) for i, clamp in pairs]
+        nan([parts[i] for i in floats])
+        return clamped
+
+    return checked_after
 
 
-def _nan_check(k: Kernel) -> Callable[[Any], None] | None:
-    """``check(b)``: ValueError if ``b`` holds NaN (None inside ``jax.jit``, where values
-    cannot be read). One sum first (a NaN entry makes it NaN; a vectorised pass, much cheaper
-    than ``isnan(b).any()``), the exact test only when the sum is NaN (or inf - inf)."""
+def _nan_check(k: Kernel) -> Callable[[list[Any]], None] | None:
+    """``check(arrays)``: ValueError if any of the float ``arrays`` holds NaN (None inside
+    ``jax.jit``, where values cannot be read). One host read for them all: the sum of their
+    sums (a NaN entry makes it NaN; a vectorised pass, much cheaper than ``isnan(b).any()``),
+    the exact test only when that is NaN (or inf - inf)."""
     if k.traced:
         return None
     xp = k.xp
     torch = k.name == "torch"
 
-    def check(b: Any) -> None:
+    def check(arrays: list[Any]) -> None:
         if torch:
-            b = b.detach()  # a value read, not a computation for autograd to record
-        if math.isnan(float(b.sum())) and bool(xp.any(xp.isnan(b))):
+            arrays = [b.detach() for b in arrays]  # a value read, not a computation for autograd to record
+        total = arrays[0].sum()
+        for b in arrays[1:]:
+            total = total + b.sum()
+        if math.isnan(float(total)) and any(bool(xp.any(xp.isnan(b))) for b in arrays):
             raise ValueError("clamp: x contains NaN, which has no nearest member")
 
     return check
 
 
 def _clamp_leaf(k: Kernel, leaf: LeafModel, dtype: Any, what: str) -> Callable[[Any], Any]:
-    """The clamp of batches of ``leaf`` of native ``dtype``, every decision made."""
+    """The clamp of batches of ``leaf`` of native ``dtype``, every decision made but the NaN
+    check (:func:`_build` makes it, once for all leaves)."""
     lead = lead_checker(leaf, what)
     kind = k.kind_of(dtype)
     if kind == "c":
@@ -115,23 +138,15 @@ def _clamp_leaf(k: Kernel, leaf: LeafModel, dtype: Any, what: str) -> Callable[[
             raise TypeError(f"clamp: x must be a real tensor, got {b.dtype}")
 
         return complex_batch
-    nan = _nan_check(k) if kind == "f" else None
     if leaf.members is Members.REAL:
         clamp = _clamp_real(k, leaf, dtype, kind)
     elif leaf.members is Members.INTEGERS:
         clamp = _clamp_int(k, leaf, dtype, kind)
     else:
         clamp = _clamp_set(k, leaf, dtype)
-    if nan is None:
-        def plain(b: Any) -> Any:
-            lead(b)
-            return clamp(b)
-
-        return plain
 
     def checked(b: Any) -> Any:
         lead(b)
-        nan(b)
         return clamp(b)
 
     return checked

@@ -57,6 +57,7 @@ from spacealg.spaces._counting import count_product, lazy_product
 from spacealg.spaces.array import ArraySpace, array_of
 from spacealg.spaces.box import Box
 from spacealg.spaces.finite import FiniteSet
+from spacealg.spaces.inplace import write_through
 from spacealg.spaces.interval import Interval
 
 __all__ = ["DictProduct", "SpaceTuple", "TupleProduct", "product"]
@@ -455,9 +456,12 @@ def _clamp(x: Any, space: TupleProduct | DictProduct) -> Any:
 @clamp_.register(DictProduct)
 def _clamp_inplace(x: Any, space: TupleProduct | DictProduct) -> Any:
     _check_parts(x, space, "clamp_")
-    for k, s in _parts(space).items():
-        _clamp_part_inplace(x, k, s)
-    return x
+
+    def clamp_parts(trial: Any) -> None:
+        for k, s in _parts(space).items():
+            _clamp_part_inplace(trial, k, s)
+
+    return write_through(x, clamp_parts)  # all or nothing
 
 
 @issubspace.register(TupleProduct, TupleProduct)
