@@ -113,7 +113,7 @@ def _check_values(array: Any, what: str, path: str, width: int) -> Any:
                 raise MaskError(f"probability{path}: weights must be finite and non-negative")
             if width == array.ndim:  # one row: its largest (read above) rescales it, as _rescaled would
                 weights = array if array.dtype == np.float64 else array.astype(np.float64)
-                return weights / (float(top) if top > 0 else 1.0)
+                return weights if top == 1 or not top > 0 else weights / float(top)  # x / 1 == x
         return _rescaled(array.astype(np.float64), width)
     try:
         if what == "mask":
@@ -140,9 +140,9 @@ def _rescaled(weights: Any, width: int) -> Any:
     if width == 0 or not math.prod(weights.shape):
         return weights
     if type(weights) is np.ndarray:  # NumPy's own methods: 2 us of a masked draw's fixed cost
-        if width == weights.ndim:  # one row: its largest as a scalar
+        if width == weights.ndim:  # one row: its largest as a scalar (x / 1 == x: no division, 1 us)
             most = weights.max()
-            return weights / (most if most > 0 else 1.0)
+            return weights if most == 1 or not most > 0 else weights / most
         top = weights.max(axis=tuple(range(weights.ndim - width, weights.ndim)), keepdims=True)
         top[top <= 0] = 1.0
         return weights / top
