@@ -16,14 +16,15 @@ from spacealg import compat
 from spacealg.adapters.gym import GYM_AVAILABLE
 from spacealg.strategies.gymnasium import gym_spaces, gymnasium_spaces
 
+if not GYM_AVAILABLE:  # at module level: the strategies below are built (with gym) at collection
+    pytest.skip("gym is not installed", allow_module_level=True)
+
+from spacealg.adapters.gym import gym_spaces as gym
+
 pytestmark = [
-    pytest.mark.skipif(not GYM_AVAILABLE, reason="gym is not installed"),
     pytest.mark.filterwarnings("ignore::UserWarning"),
     pytest.mark.filterwarnings("ignore::RuntimeWarning"),
 ]
-
-if GYM_AVAILABLE:
-    from spacealg.adapters.gym import gym_spaces as gym
 
 
 def assert_identical(a: Any, b: Any) -> None:

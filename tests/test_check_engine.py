@@ -169,6 +169,8 @@ def _error_of(case_name: str) -> EnvCheckError:
     from envcorpus import BUGGY, run_case
 
     (case,) = [c for c in BUGGY if c.name == case_name]
+    if case.needs:
+        pytest.importorskip(case.needs)
     with pytest.raises(EnvCheckError) as caught:
         run_case(case, max_examples=20)
     return caught.value

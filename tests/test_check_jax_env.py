@@ -143,7 +143,7 @@ REAL = {"max_examples": 3, "max_steps": 50, "batch": 16, "eager_steps": 2}
 
 
 def test_gymnax_cartpole_passes():
-    pytest.importorskip("gymnax", reason="gymnax is installed with --no-deps (it pins gymnasium<1.4)")
+    pytest.importorskip("gymnax", reason="gymnax is not importable (installed with --no-deps: it pins gymnasium<1.4)")
     report = check_jax_env("gymnax:CartPole-v1", **REAL)
     assert report.style == "gymnax" and "action-in-space" in report.properties
 

@@ -33,6 +33,7 @@ def test_check_fails_with_exit_status_1_and_a_reproduction(capsys):
 
 
 def test_check_handles_pettingzoo_parallel_envs(capsys):
+    pytest.importorskip("pettingzoo")
     assert main(["check", "envcorpus.parallel_envs:Race", "-n", "20"]) == 0
     assert "action space of 'car_0'" in capsys.readouterr().out
     assert main(["check", "envcorpus.parallel_envs:MarshalRace"]) == 1
@@ -40,6 +41,7 @@ def test_check_handles_pettingzoo_parallel_envs(capsys):
 
 
 def test_check_handles_parallel_envs_without_possible_agents(capsys):
+    pytest.importorskip("pettingzoo")
     # PettingZoo's spawning-agents example declares no possible_agents: the report lists the
     # spaces of the agents present at reset
     env_id = "pettingzoo.test.example_envs.generated_agents_parallel_v0:parallel_env"

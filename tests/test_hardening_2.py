@@ -348,6 +348,7 @@ def test_25_gymnasium_puffer_env_refuses_non_bool_flags_and_nan_rewards(field, v
 
 
 def test_25_pettingzoo_puffer_env_refuses_non_bool_flags_and_nan_rewards():
+    pytest.importorskip("pettingzoo")
     from pettingzoo.utils.env import ParallelEnv
 
     from spacealg.emulation import PettingZooPufferEnv

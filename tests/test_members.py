@@ -3,6 +3,8 @@ and Gymnasium spaces (in Gymnasium's dtypes), and it shrinks toward simple membe
 
 from __future__ import annotations
 
+import importlib.util
+
 import gymnasium.spaces as gs
 import numpy as np
 import pytest
@@ -179,6 +181,7 @@ def test_members_of_gymnasium_graphs_stack_any_features_as_gymnasium_does(space,
     assert sa.contains(x, space)
 
 
+@pytest.mark.skipif(importlib.util.find_spec("gym") is None, reason="gym is not installed")
 @given(st.data())
 def test_members_of_generated_gym_spaces_satisfy_gym_contains(data):
     space = data.draw(gym_spaces(), label="space")

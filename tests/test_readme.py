@@ -102,6 +102,9 @@ def test_markers_are_well_formed():
 @pytest.mark.parametrize("block", PYTHON, ids=lambda b: b.name)
 def test_python_block_runs(block: Block, tmp_path, monkeypatch):
     _honour_marker(block)
+    for extra in sorted(extras_needed(block.code)):  # skipped, naming the package, without an extra
+        for package in PACKAGES_OF[extra]:
+            pytest.importorskip(package)
     monkeypatch.chdir(tmp_path)  # a block that writes files writes them here
     module = types.ModuleType("docs_example")  # a real module: dataclasses and pickle look classes up
     monkeypatch.setitem(sys.modules, module.__name__, module)
@@ -214,6 +217,22 @@ EXTRA_OF = {
     "spacealg.vector.ray_actors": "ray",
     "matplotlib": "notebooks",
 }
+# extra -> the packages whose import shows it is installed (a block needing it skips without them)
+PACKAGES_OF = {
+    "check": ("hypothesis",),
+    "pettingzoo": ("pettingzoo",),
+    "gym": ("gym",),
+    "torch": ("torch",),
+    "jax": ("jax",),
+    "dm_env": ("dm_env",),
+    "torchrl": ("torchrl", "tensordict"),
+    "gymnax": ("gymnax",),
+    "jumanji": ("jumanji",),
+    "pgx": ("pgx",),
+    "rllib": ("ray.rllib",),
+    "ray": ("ray",),
+    "notebooks": ("matplotlib",),
+}
 NEEDS = re.compile(r"^\s*(?:>>> )?# needs: pip install '\.\[([\w,-]+)\]'\s*$", flags=re.MULTILINE)
 
 
@@ -252,6 +271,7 @@ def test_the_extras_named_are_extras_of_the_project():
     tomllib = pytest.importorskip("tomllib", reason="tomllib is Python 3.11's")
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert {extra for extra in EXTRA_OF.values() if extra} <= set(extras)
+    assert {extra for extra in EXTRA_OF.values() if extra} == set(PACKAGES_OF)
     for block in PYTHON:
         for named in NEEDS.findall(block.code):
             assert set(named.split(",")) <= set(extras), f"{block.name}: no such extra in {named!r}"

@@ -6,6 +6,7 @@ Budgets are small: the corpus tests (test_check_env.py) run the defaults."""
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import re
 import subprocess
@@ -16,7 +17,6 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 import pytest
-from envcorpus import aec_envs as a
 from envcorpus import checks_envs as c
 from envcorpus import gym_envs as g
 from gymnasium import spaces
@@ -49,8 +49,11 @@ SMALL = {"max_examples": 8, "max_steps": 40}
 # -- AEC (points 2 and 10) -------------------------------------------------------------------
 
 CLASSIC = ["chess_v6", "connect_four_v3", "tictactoe_v3", "go_v5"]
+needs_pettingzoo = pytest.mark.skipif(importlib.util.find_spec("pettingzoo") is None,
+                                      reason="pettingzoo is not installed")
 
 
+@needs_pettingzoo
 @pytest.mark.parametrize("name", CLASSIC)
 def test_pettingzoo_classic_games_pass_with_masks_on(name):
     module = importlib.import_module(f"pettingzoo.classic.{name}")
@@ -59,6 +62,7 @@ def test_pettingzoo_classic_games_pass_with_masks_on(name):
     assert report.steps > 0 and report.episodes >= 1
 
 
+@needs_pettingzoo
 def test_aec_envs_are_recognised_before_parallel_ones():
     from pettingzoo.classic import chess_v6
 
@@ -68,12 +72,14 @@ def test_aec_envs_are_recognised_before_parallel_ones():
     assert checker_for("CartPole-v1") is check_env
 
 
+@needs_pettingzoo
 def test_the_command_line_checks_an_aec_env(capsys):
     assert main(["check", "pettingzoo.classic.tictactoe_v3:env", "-n", "6"]) == 0
     out = capsys.readouterr().out
     assert "ok  agent-iteration" in out and "reset returned None" not in out
 
 
+@needs_pettingzoo
 def test_illegal_moves_of_classic_games_are_handled():
     from pettingzoo.classic import connect_four_v3
 
@@ -81,7 +87,10 @@ def test_illegal_moves_of_classic_games_are_handled():
     assert "illegal-action" in report.properties
 
 
+@needs_pettingzoo
 def test_an_aec_reproduction_replays_through_the_snippet():
+    from envcorpus import aec_envs as a
+
     with pytest.raises(EnvCheckError) as caught:
         check(a.StuckTakeAway)
     error = caught.value
@@ -167,20 +176,20 @@ def test_a_determinism_failure_reports_the_whole_history_and_replays():
         exec(compile(snippet, "<snippet>", "exec"), {**namespace, "Bipedal": Bipedal, "env": Bipedal()})
 
 
-def test_the_snippet_of_a_module_factory_target_is_valid_python_and_replays():
-    for target, prop in [
-        ("envcorpus.factories:parallel_env", "observation-in-space"),
-        ("envcorpus.factories:env", "observation-in-space"),
-    ]:
-        with pytest.raises(EnvCheckError) as caught:
-            check(target)
-        error = caught.value
-        snippet = error.reproduction()
-        assert "import envcorpus.factories" in snippet and "env = envcorpus.factories." in snippet
-        namespace: dict = {}
-        with pytest.raises(AssertionError):
-            exec(compile(snippet, "<snippet>", "exec"), namespace)
-        assert error.property == prop
+@pytest.mark.parametrize(("target", "prop"), [
+    pytest.param("envcorpus.factories:parallel_env", "observation-in-space", marks=needs_pettingzoo),
+    ("envcorpus.factories:env", "observation-in-space"),
+])
+def test_the_snippet_of_a_module_factory_target_is_valid_python_and_replays(target, prop):
+    with pytest.raises(EnvCheckError) as caught:
+        check(target)
+    error = caught.value
+    snippet = error.reproduction()
+    assert "import envcorpus.factories" in snippet and "env = envcorpus.factories." in snippet
+    namespace: dict = {}
+    with pytest.raises(AssertionError):
+        exec(compile(snippet, "<snippet>", "exec"), namespace)
+    assert error.property == prop
 
 
 def test_a_constructor_that_raises_exits_2(capsys):

@@ -6,21 +6,53 @@ environment checkers (spacealg's, Gymnasium's ``check_env``, PettingZoo's
 ``"aec"``, ``"vector"``, or ``"match"`` for a port checked against its ``reference`` with
 ``check_envs_match``), the property its bug breaks (None for a sound environment), how
 the bug is reached, and the checker options it needs (``illegal_actions=True``).
+
+The ``"parallel"`` and ``"aec"`` cases are PettingZoo environments, an optional extra: where
+it is not installed they stay listed, with factories that raise ModuleNotFoundError, and
+``Case.param`` makes a test parametrized by such a case skip naming the package.
 """
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from envcorpus import aec_envs as a
 from envcorpus import checks_envs as c
 from envcorpus import gym_envs as g
-from envcorpus import parallel_envs as p
 from envcorpus import vector_envs as v
 
 __all__ = ["BUGGY", "CORPUS", "SOUND", "Case", "run_case"]
+
+# the optional package each API's environments need (the others need only Gymnasium)
+NEEDS = {"parallel": "pettingzoo", "aec": "pettingzoo"}
+
+
+class _Missing:
+    """Stands for a corpus module whose optional package is not installed: each attribute is
+    a factory of that name that raises ModuleNotFoundError naming the package."""
+
+    def __init__(self, package: str) -> None:
+        self._package = package
+
+    def __getattr__(self, name: str) -> Callable[[], Any]:
+        package = self._package
+
+        def factory() -> Any:
+            raise ModuleNotFoundError(f"{name} needs {package}, which is not installed", name=package)
+
+        factory.__name__ = factory.__qualname__ = name
+        return factory
+
+
+try:
+    from envcorpus import aec_envs as a
+    from envcorpus import parallel_envs as p
+except ModuleNotFoundError as missing:
+    if missing.name != "pettingzoo":
+        raise
+    a = p = _Missing("pettingzoo")  # type: ignore[assignment]
 
 
 @dataclass(frozen=True)
@@ -33,6 +65,21 @@ class Case:
     options: dict[str, Any] = field(default_factory=dict)  # checker options the case needs
     reference: Callable[[], Any] | None = None  # for "match": the implementation to agree with
     warns: bool = False  # a sound environment with declaration lints (warnings, not failures)
+
+    @property
+    def needs(self) -> str | None:
+        """The optional package the case's environment needs (None: only Gymnasium)."""
+        return NEEDS.get(self.api)
+
+    @property
+    def param(self) -> Any:
+        """The case as a pytest parameter with its name as id, skipped (naming the package)
+        where the package its environment needs is not installed."""
+        import pytest
+
+        missing = self.needs is not None and importlib.util.find_spec(self.needs) is None
+        return pytest.param(self, id=self.name,
+                            marks=pytest.mark.skipif(missing, reason=f"{self.needs} is not installed"))
 
     @property
     def description(self) -> str:

@@ -8,17 +8,23 @@ from collections.abc import Callable
 from typing import Any
 
 from envcorpus import gym_envs as g
-from envcorpus import parallel_envs as p
 
 
-def wrapper_fn(cls: type) -> Callable[..., Any]:
+def wrapper_fn(cls: Callable[..., Any]) -> Callable[..., Any]:
     def env_fn(**kwargs: Any) -> Any:
         return cls(**kwargs)
 
     return env_fn
 
 
-parallel_env = wrapper_fn(p.OvershootRace)
+def _overshoot_race(**kwargs: Any) -> Any:
+    """A PettingZoo env, imported when made: this module imports without PettingZoo (an extra)."""
+    from envcorpus.parallel_envs import OvershootRace
+
+    return OvershootRace(**kwargs)
+
+
+parallel_env = wrapper_fn(_overshoot_race)
 env = wrapper_fn(g.LeakyCorridor)
 
 
