@@ -1,6 +1,7 @@
 """Hypothesis profiles: deterministic and time-bounded everywhere (``ci`` under CI=true)."""
 
 import functools
+import multiprocessing
 import os
 import pathlib
 import re
@@ -35,6 +36,19 @@ settings.load_profile(os.environ.get("SPACEALG_HYPOTHESIS_PROFILE", "ci" if os.e
 # JAX_DISABLE_MOST_OPTIMIZATIONS=0 to test with JAX's defaults. Set before any test imports
 # JAX, and inherited by the subprocesses the CLI tests start.
 os.environ.setdefault("JAX_DISABLE_MOST_OPTIMIZATIONS", "1")
+
+# Worker processes (Gymnasium's AsyncVectorEnv, the checker's sync-async comparison): TorchRL,
+# which test modules import, makes every later process start by "spawn" (torchrl/__init__.py), so
+# that each worker imports NumPy, Gymnasium and spacealg again (about 0.7 s a worker: the async
+# engine tests of tests/test_vector_engines.py took 10.8 s beside a TorchRL test module, 1.2 s
+# alone). "forkserver" forks each worker from one clean server process that has loaded them: as
+# cheap as a fork, and safe beside JAX's and torch's threads (a fork of a threaded process is
+# not). A worker's task is pickled as under "spawn", so factories must still be picklable.
+if "forkserver" in multiprocessing.get_all_start_methods():
+    multiprocessing.set_start_method("forkserver", force=True)
+    multiprocessing.set_forkserver_preload(["numpy", "gymnasium", "pytest", "hypothesis", "spacealg",
+                                            "spacealg.emulation", "spacealg.vector", "spacealg.strategies",
+                                            "spacealg.testing"])
 
 
 @pytest.fixture(scope="session")
