@@ -234,10 +234,13 @@ class LeafModel:
 
     @functools.cached_property
     def item_array(self) -> np.ndarray:
-        """The labels as an array (of their numbers or strings when all are; else objects)."""
+        """The labels as an array (of their numbers, bools or strings when all are; else objects:
+        a bool beside numbers would become one). Its dtype is the members' on every backend
+        (``sample`` draws bools of ``FiniteSet(False, True)``; torch/JAX decode them so)."""
         items = self.items or ()
-        if items and (all(isinstance(i, str) for i in items) or all(
-                isinstance(i, (int, float, np.integer, np.floating)) and not isinstance(i, bool) for i in items)):
+        if items and (all(isinstance(i, str) for i in items) or all(isinstance(i, (bool, np.bool_)) for i in items)
+                      or all(isinstance(i, (int, float, np.integer, np.floating)) and not isinstance(i, bool)
+                             for i in items)):
             return np.asarray(items)
         array = np.empty(len(items), dtype=object)
         array[:] = list(items)
