@@ -458,3 +458,21 @@ def test_an_empty_product_samples_its_one_member_on_every_backend(name: str) -> 
         assert sa.sample(space, rng=rng(name, 0)) == empty
     part = sa.sample(sa.TupleProduct(sa.DictProduct(), range(3)), 4, rng=rng(name, 0))
     assert part[0] == {} and tuple(part[1].shape) == (4,)
+
+
+@pytest.mark.parametrize("name", ["torch", "jax"])
+def test_a_gymnasium_spaces_clamp_is_in_its_dtype_on_every_backend(name: str) -> None:
+    """clamp of a Gymnasium space answers in the space's dtype on NumPy (adapters/native.py);
+    torch and JAX answered in the table's dtype of a spacealg space (a MultiBinary clamp was
+    int64 for an int64 batch, a float16 Box's float64 for a float64 batch)."""
+    import gymnasium.spaces as gs
+
+    space = gs.Dict(mb=gs.MultiBinary(2), box=gs.Box(0.0, 1.0, (2,), np.float16),
+                    md=gs.MultiDiscrete([3, 4], dtype=np.int16), d=gs.Discrete(3, start=1))
+    for entries in (np.array([[0, 3], [1, -1]]), np.array([[0.2, 3.0], [1.0, -1.5]])):
+        host = {"mb": entries, "box": entries.astype(np.float64), "md": entries, "d": entries[:, 0]}
+        expected = sa.clamp(host, space)
+        got = sa.clamp(to_backend(name, host), space)
+        for key in host:
+            assert to_numpy(got[key]).dtype == on(name, expected[key].dtype), key
+            assert np.array_equal(to_numpy(got[key]), expected[key]), key
