@@ -129,6 +129,8 @@ class TorchBackend(Backend):
         for native, numpy_dtype in ((getattr(torch, "uint16", None), np.uint16),
                                     (getattr(torch, "uint32", None), np.uint32),
                                     (getattr(torch, "uint64", None), np.uint64),
+                                    (torch.complex64, np.complex64),  # read as NumPy reads complex batches
+                                    (torch.complex128, np.complex128),
                                     (torch.bfloat16, np.float32)):
             if native is not None:
                 self._to_numpy[native] = np.dtype(numpy_dtype)
@@ -143,7 +145,10 @@ class TorchBackend(Backend):
         return self._to_native[promoted]
 
     def numpy_dtype(self, native: Any) -> np.dtype:
-        return self._to_numpy[native]
+        try:
+            return self._to_numpy[native]
+        except KeyError:  # complex32, float8, ...: no NumPy dtype to decide by
+            raise TypeError(f"torch: a batch of dtype {native} has no NumPy counterpart") from None
 
     def constant(self, array: Any, dtype: Any, device: Any) -> Any:
         # cast on the host (NumPy's exact casts; no uint kernels needed on the device), a copy:

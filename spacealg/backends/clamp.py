@@ -11,6 +11,9 @@ set     the nearest item (ties to the lower), in the promotion of the items' and
         ``x``'s dtypes
 ======  ==============================================================================
 
+A Gymnasium (or Gym) space's clamp is in its own dtype, whatever the batch's (as on NumPy:
+:mod:`spacealg.adapters.native`), through the backend's dtype policy.
+
 Laws: every row of the result is a member; members are unchanged; ``clamp`` is
 idempotent. NaN raises ValueError (as on NumPy) except inside ``jax.jit``, where values
 cannot be inspected: there NaN entries stay NaN. ``clamp_`` writes into a torch tensor or a NumPy array
@@ -144,12 +147,18 @@ def _clamp_leaf(k: Kernel, leaf: LeafModel, dtype: Any, what: str) -> Callable[[
         clamp = _clamp_int(k, leaf, dtype, kind)
     else:
         clamp = _clamp_set(k, leaf, dtype)
+    if leaf.own_dtype and what == "clamp":  # a Gymnasium space's clamp is in its dtype, as on NumPy (adapters/native)
+        clamp = _into(k, clamp, k.native(leaf))
 
     def checked(b: Any) -> Any:
         lead(b)
         return clamp(b)
 
     return checked
+
+
+def _into(k: Kernel, clamp: Callable[[Any], Any], out: Any) -> Callable[[Any], Any]:
+    return lambda b: k.xp.astype(clamp(b), out, copy=False)
 
 
 def _clamp_real(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[Any], Any]:

@@ -107,6 +107,8 @@ def _jax_from_bytes(k: Kernel, field: Any, raw: Any, stored: Any) -> Any:
 
     if _narrowed(k, field, stored):
         raw = raw[..., : np.dtype(stored).itemsize]  # little-endian: the low word holds the value
+    if np.dtype(stored) == np.bool_:  # no bitcast to bool: its byte is 0 or 1, as NumPy stores it
+        return raw[..., 0] != 0
     return jax.lax.bitcast_convert_type(raw, stored)
 
 
@@ -115,6 +117,8 @@ def _jax_to_bytes(k: Kernel, field: Any, value: Any) -> Any:
     import jax
 
     jnp = k.backend.module
+    if value.dtype == jnp.bool_:  # no bitcast from bool: its byte is 0 or 1, as NumPy stores it
+        return jnp.astype(value, jnp.uint8)[..., None]
     raw = jax.lax.bitcast_convert_type(value, jnp.uint8)
     if _narrowed(k, field, value.dtype):
         width = field.dtype.itemsize - np.dtype(value.dtype).itemsize
@@ -175,13 +179,21 @@ def emulate_batch_on(name: str, codec: Any, buf: Any, xs: Any) -> Any:
 
 
 def _emulate_new(name: str, codec: Any, xs: Any) -> Any:
+    """New rows holding ``xs``, of the shape of NumPy's ``codec.new_buffer(n)``: ``(n, width)``,
+    or ``(n, *shape)`` for a space kept as is (``(n,)`` for a scalar Box)."""
     first = first_array(xs)
     k = Kernel.for_array(name, first)
     n = int(first.shape[0]) if len(first.shape) else 1
     flat = k.backend.dtype(codec.flat_dtype, None, None, codec.space)
+    shape = codec.new_buffer(0).shape[1:]
     if name == "torch":
-        out = k.backend.module.zeros((n, codec.width), dtype=flat, device=k.device)
+        out = k.backend.module.zeros((n, *shape), dtype=flat, device=k.device)
         return emulate_batch_on(name, codec, out, xs)
+    return k.backend.module.reshape(_jax_rows(k, codec, xs, n, flat), (n, *shape))
+
+
+def _jax_rows(k: Kernel, codec: Any, xs: Any, n: int, flat: Any) -> Any:
+    """``(n, width)`` JAX rows holding ``xs``, assembled field by field (JAX arrays are immutable)."""
     jnp = k.backend.module
     pieces, at = [], 0
     for field, value in zip(codec.fields, codec.parts(xs, "emulate_tensor")):  # in storage order

@@ -57,7 +57,8 @@ def sample_with(adapter: Any, space: Any, size: Any) -> Any:
     """:func:`sample_on` with the generator's adapter (:mod:`~spacealg.backends.rng`)."""
     shape = () if size is None else normalize_size(size)
     plan, draws = draws_for(space, adapter)
-    if plan.tree is plan.leaves[0]:  # a leaf space: its one draw is the batch
+    if plan.leaves and plan.tree is plan.leaves[0]:  # a leaf space: its one draw is the batch (an empty
+        # product has no leaf: its batch is () or {}, as on NumPy)
         return draws[0](adapter, shape)
     return plan.join([draw(adapter, shape) for draw in draws])
 

@@ -116,6 +116,7 @@ class LeafModel:
     open_high: bool = False
     bounded: tuple[Any, Any] | None = None  # which entries are bounded below/above, where not ``isfinite``
     ties_by_position: bool = False  # a clamp's tie goes to the even k of value_low + step * k (a range's index)
+    own_dtype: bool = False  # a Gymnasium space's: its clamps are in value_dtype, whatever the batch's
     space: Any = field(default=None, repr=False)
     cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
@@ -234,10 +235,13 @@ class LeafModel:
 
     @functools.cached_property
     def item_array(self) -> np.ndarray:
-        """The labels as an array (of their numbers or strings when all are; else objects)."""
+        """The labels as an array (of their numbers, bools or strings when all are; else objects:
+        a bool beside numbers would become one). Its dtype is the members' on every backend
+        (``sample`` draws bools of ``FiniteSet(False, True)``; torch/JAX decode them so)."""
         items = self.items or ()
-        if items and (all(isinstance(i, str) for i in items) or all(
-                isinstance(i, (int, float, np.integer, np.floating)) and not isinstance(i, bool) for i in items)):
+        if items and (all(isinstance(i, str) for i in items) or all(isinstance(i, (bool, np.bool_)) for i in items)
+                      or all(isinstance(i, (int, float, np.integer, np.floating)) and not isinstance(i, bool)
+                             for i in items)):
             return np.asarray(items)
         array = np.empty(len(items), dtype=object)
         array[:] = list(items)
@@ -372,8 +376,8 @@ def leaf(space: Any) -> LeafModel | None:
     if converted is not space:
         model = leaf(converted)
         own = getattr(space, "dtype", None)  # a converted space's values keep its own dtype (Gymnasium's)
-        if model is None or not isinstance(own, np.dtype) or own == model.value_dtype or model.items is not None:
+        if model is None or not isinstance(own, np.dtype) or model.items is not None:
             return model
         numbers = None if model.numbers is None else model.numbers.astype(own)
-        return dataclasses.replace(model, value_dtype=own, numbers=numbers, space=space, cache={})
+        return dataclasses.replace(model, value_dtype=own, numbers=numbers, own_dtype=True, space=space, cache={})
     return None

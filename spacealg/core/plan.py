@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -79,7 +79,15 @@ def components(space: Any) -> tuple[Any, ...] | dict[Any, Any] | None:
     its own such as OneOf). Registered by the product kinds; plain and Gymnasium objects go
     through :func:`~spacealg.core.generic.as_space` (TypeError for an object that is no space)."""
     converted = as_space(space)
-    return None if converted is space else components(converted)
+    if converted is space:
+        return None
+    parts = components(converted)
+    own = getattr(space, "spaces", None)  # a foreign product's own parts (Gymnasium's Tuple/Dict): walked as they
+    if isinstance(parts, tuple) and isinstance(own, (tuple, list)) and len(own) == len(parts):  # are, their
+        return tuple(own)  # leaves keep their own dtypes (LeafModel.own_dtype), as the NumPy path's do
+    if isinstance(parts, dict) and isinstance(own, Mapping) and list(own) == list(parts):
+        return dict(own)
+    return parts
 
 
 def walk(space: Any, leaves: list[Any]) -> Any:

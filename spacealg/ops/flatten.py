@@ -170,9 +170,13 @@ class FlatCodec:
 
     # -- batches --------------------------------------------------------------------
     def batch_shape(self, xs: Any) -> tuple[int, ...]:
-        """The batch shape of a batch ``xs`` of members."""
+        """The batch shape of a batch ``xs`` of members: ValueError unless its trailing shape is
+        the members' (the torch/JAX batches' check, :mod:`spacealg.backends.shapes`)."""
         shape = np.shape(xs)
-        return shape[: len(shape) - len(self.element_shape)]
+        k = len(self.element_shape)
+        if len(shape) < k or tuple(shape[len(shape) - k :]) != tuple(self.element_shape):
+            raise ValueError(f"a batch of shape {shape} is no batch of elements of shape {self.element_shape}")
+        return shape[: len(shape) - k]
 
     def flatten_batch(self, xs: Any) -> np.ndarray:
         if self.dtype is None:
@@ -529,7 +533,11 @@ class ProductCodec(FlatCodec):
     def batch_shape(self, xs: Any) -> tuple[int, ...]:
         if not self.parts or len(xs) != len(self.parts):
             self._checked(xs, "flatten_batch")  # raises, saying what is wrong
-        return self.parts[0].batch_shape(xs[self.keys[0]])
+        shape = self.parts[0].batch_shape(xs[self.keys[0]])
+        for key, part in zip(self.keys[1:], self.parts[1:]):  # every part: its rows are the batch's
+            if part.batch_shape(xs[key]) != shape:
+                raise ValueError(f"the parts of a batch have different batch shapes ({shape} first)")
+        return shape
 
     def fill_batch(self, out: np.ndarray, xs: Any, n: int) -> None:
         for key, part, offset in zip(self.keys, self.parts, self.starts):

@@ -237,14 +237,22 @@ def _clamp(x: Any, space: ArraySpace) -> Any:
     if contains(x, space):
         return x
     a = _as_array(x)
-    if a is None or a.ndim < len(space.dims) or a.shape[a.ndim - len(space.dims) :] != space.dims:
-        raise ValueError(f"clamp: x is not an array of shape {space.dims} (or a batch of them)")
+    _require_shape(a, space, "clamp")
     return np.asarray(clamp(a, space.space))
 
 
 @clamp_.register(ArraySpace)
 def _clamp_inplace(x: Any, space: ArraySpace) -> Any:
+    if isinstance(x, np.ndarray):  # anything else: the base's clamp_ refuses it (TypeError)
+        _require_shape(x, space, "clamp_")
     return clamp_(x, space.space)
+
+
+def _require_shape(a: np.ndarray | None, space: ArraySpace, what: str) -> None:
+    """ValueError naming ``what`` unless ``a`` is an array of ``space``'s elements or a batch of
+    them (trailing shape ``space.dims``): one check for ``clamp`` and ``clamp_``, as on torch/JAX."""
+    if a is None or a.ndim < len(space.dims) or a.shape[a.ndim - len(space.dims) :] != space.dims:
+        raise ValueError(f"{what}: x is not an array of shape {space.dims} (or a batch of them)")
 
 
 @cardinality.register(ArraySpace)

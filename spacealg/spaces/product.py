@@ -276,14 +276,15 @@ def _eltype(space: TupleProduct) -> Any:
 
 
 def _check_parts(x: Any, space: TupleProduct | DictProduct, what: str) -> None:
-    """TypeError naming ``what`` unless ``x`` has the parts of a member: a tuple (or list) of
-    one part per component, or a mapping with the keys of a DictProduct."""
+    """ValueError naming ``what`` unless ``x`` has the parts of a member: a tuple (or list) of
+    one part per component, or a mapping with the keys of a DictProduct (the error of
+    ``isin`` and of the torch/JAX batches for the same structure)."""
     parts = space._spaces
     if isinstance(space, DictProduct):
         if not isinstance(x, Mapping) or set(x) != set(parts):
-            raise TypeError(f"{what}: x must be a mapping with the keys {list(parts)}")
+            raise ValueError(f"{what}: x must be a mapping with the keys {list(parts)}")
     elif not isinstance(x, (tuple, list)) or len(x) != len(parts):
-        raise TypeError(f"{what}: x must be a tuple of {len(parts)} components")
+        raise ValueError(f"{what}: x must be a tuple of {len(parts)} components")
 
 
 def _clamp_part_inplace(parent: Any, key: Any, space: Any) -> None:
