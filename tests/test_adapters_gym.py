@@ -220,3 +220,22 @@ def test_gym_integer_box_with_an_infinite_end_follows_the_flags() -> None:
     assert sa.to_gymnasium(s).contains(np.array(-128, dtype=np.int8))
     g.seed(0)
     assert any(not g.contains(g.sample()) for _ in range(2000))  # Gym's own samples leave it
+
+
+def test_a_gym_products_first_batch_op_walks_its_own_parts() -> None:
+    """The first spacealg call on a Gym Dict loads the Gym rules (lazily); the plan of that
+    very call walks the Dict's own parts, so torch's clamp keeps each leaf's Gym dtype (int8,
+    float16) as NumPy's does. In a fresh interpreter: the rules must not be loaded before."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    program = (
+        "import warnings; warnings.filterwarnings('ignore')\n"
+        "import numpy as np, torch, gym, spacealg as sa\n"
+        "s = gym.spaces.Dict({'a': gym.spaces.MultiBinary(3), 'b': gym.spaces.Box(0, 1, (2,), np.float16)})\n"
+        "c = sa.clamp({'a': torch.tensor([[2, 0, 1]]), 'b': torch.tensor([[3.0, 0.5]], dtype=torch.float64)}, s)\n"
+        "print(c['a'].dtype, c['b'].dtype)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["torch.int8", "torch.float16"]

@@ -20,6 +20,7 @@ from spacealg.adapters import native
 from spacealg.adapters.gym import from_gym, import_gym, to_gym
 from spacealg.adapters.gymnasium import FROM_RULES, Family, register_family
 from spacealg.core.generic import as_space
+from spacealg.core.plan import components
 from spacealg.core.protocol import clamp, contains, eltype, isin, sample
 from spacealg.core.rng import RngLike
 from spacealg.spaces._batch import all_trailing, batch_shape
@@ -117,7 +118,7 @@ DIFFERENCES: dict[tuple[Any, str], Callable[..., Any]] = {
 
 def _register_protocol() -> None:
     """Each protocol function on each Gym class: Gym's difference, else Gymnasium's rule."""
-    for function in (as_space, clamp, contains, isin, sample, eltype):
+    for function in (as_space, clamp, components, contains, isin, sample, eltype):
         for name in FROM_RULES:
             cls = getattr(gs, name, None)
             if cls is None:

@@ -68,6 +68,7 @@ from spacealg.adapters import native
 from spacealg.core.generic import as_space, generic
 from spacealg.core.image import image_of
 from spacealg.core.leaf import leaf, widths
+from spacealg.core.plan import components
 from spacealg.core.protocol import cardinality, contains, eltype, isin, sample
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.spaces.array import ArraySpace
@@ -427,6 +428,14 @@ def _isin_dict(batch: Any, space: gs.Dict) -> np.ndarray:
     if not isinstance(batch, dict) or batch.keys() != space.spaces.keys():
         raise ValueError(f"isin: a batch of {space} is a dict of component batches with its keys")
     return native.all_of([isin(batch[k], s) for k, s in space.spaces.items()], space)
+
+
+@components.register(gs.Tuple)
+@components.register(gs.Dict)
+def _components(space: gs.Tuple | gs.Dict) -> tuple[Any, ...] | dict[Any, Any]:
+    """A plan walks a Gymnasium product through its own parts, so that each leaf keeps its
+    Gymnasium dtype (:attr:`spacealg.core.leaf.LeafModel.own_dtype`), as NumPy's rules do."""
+    return dict(space.spaces) if isinstance(space.spaces, Mapping) else tuple(space.spaces)
 
 
 @sample.register(gs.Box)

@@ -48,14 +48,14 @@ from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from spacealg.core.cache import IdentityCache, footprint
 from spacealg.core.codegen import Generator
-from spacealg.core.generic import as_space, generic
+from spacealg.core.generic import as_space, generic, load_adapters_for
 from spacealg.core.leaf import LeafModel, Members, leaf
 
 __all__ = ["KEPT", "MAX_VARIANTS", "ObjectBatchError", "Plan", "array_leaf", "components", "kept_plan", "map_tree",
@@ -76,18 +76,13 @@ KEPT = frozenset({"flat_codec", "emulation layout", "emulation codec", "emulatio
 def components(space: Any) -> tuple[Any, ...] | dict[Any, Any] | None:
     """The parts of a product space: a tuple of spaces (``TupleProduct``), a mapping of
     spaces (``DictProduct``); None for any other space (a leaf, or a kind with parts of
-    its own such as OneOf). Registered by the product kinds; plain and Gymnasium objects go
+    its own such as OneOf). Registered by the product kinds (Gymnasium's and Gym's Tuple and
+    Dict by their adapters: their own parts, whose leaves keep their dtypes); other plain objects go
     through :func:`~spacealg.core.generic.as_space` (TypeError for an object that is no space)."""
+    if load_adapters_for(space):  # the adapter just loaded may register the class's own parts (as coerce does)
+        return components(space)
     converted = as_space(space)
-    if converted is space:
-        return None
-    parts = components(converted)
-    own = getattr(space, "spaces", None)  # a foreign product's own parts (Gymnasium's Tuple/Dict): walked as they
-    if isinstance(parts, tuple) and isinstance(own, (tuple, list)) and len(own) == len(parts):  # are, their
-        return tuple(own)  # leaves keep their own dtypes (LeafModel.own_dtype), as the NumPy path's do
-    if isinstance(parts, dict) and isinstance(own, Mapping) and list(own) == list(parts):
-        return dict(own)
-    return parts
+    return None if converted is space else components(converted)
 
 
 def walk(space: Any, leaves: list[Any]) -> Any:
