@@ -112,8 +112,7 @@ def _check_values(array: Any, what: str, path: str, width: int) -> Any:
             if not (array.min() >= 0 and top < math.inf):
                 raise MaskError(f"probability{path}: weights must be finite and non-negative")
             if width == array.ndim:  # one row: its largest (read above) rescales it, as _rescaled would
-                weights = array if array.dtype == np.float64 else array.astype(np.float64)
-                return weights if top == 1 or not top > 0 else weights / float(top)  # x / 1 == x
+                return _by_largest(array if array.dtype == np.float64 else array.astype(np.float64), float(top))
         return _rescaled(array.astype(np.float64), width)
     try:
         if what == "mask":
@@ -140,9 +139,8 @@ def _rescaled(weights: Any, width: int) -> Any:
     if width == 0 or not math.prod(weights.shape):
         return weights
     if type(weights) is np.ndarray:  # NumPy's own methods: 2 us of a masked draw's fixed cost
-        if width == weights.ndim:  # one row: its largest as a scalar (x / 1 == x: no division, 1 us)
-            most = weights.max()
-            return weights if most == 1 or not most > 0 else weights / most
+        if width == weights.ndim:  # one row: its largest as a scalar
+            return _by_largest(weights, weights.max())
         top = weights.max(axis=tuple(range(weights.ndim - width, weights.ndim)), keepdims=True)
         top[top <= 0] = 1.0
         return weights / top
@@ -150,6 +148,13 @@ def _rescaled(weights: Any, width: int) -> Any:
     xp = np if name is None else namespace_for(name, weights).xp
     top = xp.max(weights, axis=tuple(range(weights.ndim - width, weights.ndim)), keepdims=True)
     return weights / (top + xp.astype(top <= 0, top.dtype))
+
+
+def _by_largest(row: np.ndarray, largest: Any) -> np.ndarray:
+    """One NumPy row of weights divided by its ``largest``: itself where that is 1 (x / 1 == x,
+    and a weighted draw's second rescale finds 1 wherever its largest weight is allowed: 1 us
+    of its ~18) or not positive (a row of zeros)."""
+    return row if largest == 1 or not largest > 0 else row / largest
 
 
 def _to_numpy(array: Any) -> Any:
