@@ -287,9 +287,18 @@ def _check_parts(x: Any, space: TupleProduct | DictProduct, what: str) -> None:
         raise ValueError(f"{what}: x must be a tuple of {len(parts)} components")
 
 
+def _clamp_parts_inplace(x: Any, space: TupleProduct | DictProduct) -> None:
+    """``clamp_`` of a product's parts, written as they are clamped (the caller stages ``x``)."""
+    _check_parts(x, space, "clamp_")
+    for k, s in _parts(space).items():
+        _clamp_part_inplace(x, k, s)
+
+
 def _clamp_part_inplace(parent: Any, key: Any, space: Any) -> None:
     value = parent[key]
-    if isinstance(value, (np.ndarray, list, dict, tuple)):  # a tuple: clamped through its own parts
+    if isinstance(space, (TupleProduct, DictProduct)) and isinstance(value, (list, dict, tuple)):
+        _clamp_parts_inplace(value, space)  # already inside the staged copy: not staged (copied) again
+    elif isinstance(value, (np.ndarray, list, dict, tuple)):  # a tuple: clamped through its own parts
         clamp_(value, space)
     elif isinstance(parent, (list, dict)):
         parent[key] = clamp(value, space)
@@ -457,12 +466,7 @@ def _clamp(x: Any, space: TupleProduct | DictProduct) -> Any:
 @clamp_.register(DictProduct)
 def _clamp_inplace(x: Any, space: TupleProduct | DictProduct) -> Any:
     _check_parts(x, space, "clamp_")
-
-    def clamp_parts(trial: Any) -> None:
-        for k, s in _parts(space).items():
-            _clamp_part_inplace(trial, k, s)
-
-    return write_through(x, clamp_parts)  # all or nothing
+    return write_through(x, lambda trial: _clamp_parts_inplace(trial, space))  # all or nothing
 
 
 @issubspace.register(TupleProduct, TupleProduct)
