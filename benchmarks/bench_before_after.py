@@ -6,10 +6,11 @@ Each run measures, in a fresh interpreter whose ``PYTHONPATH`` is one checkout (
 alternate, so a noisy machine hurts both alike), the public operations issue 10 names:
 flatten/unflatten single and batched, the emulation codec's write and read, sample and
 contains/isin single and batched, on the spaces of bench_ops.py and bench_core.py, ranges'
-batched isin/sample/clamp, and masked draws (one mask, a batch of masks, weights). Printed:
-the best time per call in each checkout and the speed-up (before / after; > 1 means the
-after checkout is faster). Only names both checkouts have are used (``spacealg.sample``,
-``contains``, ``isin``, ``Masked``, ``spacealg.ops.flatten*``, ``spacealg.emulation.Codec``).
+batched isin/sample/clamp, the in-place clamp of a nested product, and masked draws (one
+mask, a batch of masks, weights). Printed: the best time per call in each checkout and the
+speed-up (before / after; > 1 means the after checkout is faster). Only names both checkouts
+have are used (``spacealg.sample``, ``contains``, ``isin``, ``clamp_``, ``Masked``,
+``spacealg.ops.flatten*``, ``spacealg.emulation.Codec``).
 """
 
 from __future__ import annotations
@@ -81,6 +82,11 @@ out["sample(Masked 15x15, 10000)"] = best(lambda: sa.sample(legal, 10000), 100)
 fifteen, weights = sa.Masked(range(15), np.arange(15) % 3 != 0), np.linspace(0.0, 1.0, 15)
 out["sample(Masked(range(15)), probability=p)"] = best(lambda: sa.sample(fifteen, probability=weights), 5000)
 out["sample(Categorical([15, 15]), mask=1024 boards)"] = best(lambda: sa.sample(board, mask=boards), 100)
+inner = sa.DictProduct(a=sa.Box(0, 1, (64,)), b=sa.Box(0, 1, (64,)))
+nested = sa.DictProduct(x=inner, y=sa.DictProduct(p=inner, q=inner))
+part = lambda: {"a": np.full((256, 64), 2.0), "b": np.zeros((256, 64))}
+rows = {"x": part(), "y": {"p": part(), "q": part()}}
+out["clamp_(3-level DictProduct, 256 rows)"] = best(lambda: sa.clamp_(rows, nested), 20)
 # the checker's action draws: members(space) through Hypothesis's ConjectureData, 100 draws per example
 from random import Random
 from hypothesis.control import BuildContext
