@@ -648,6 +648,14 @@ def test_a_sync_async_failure_against_a_given_implementation_replays_against_it(
         exec(compile(snippet, "<reproduction>", "exec"), {"__name__": "snippet"})
 
 
+def test_replay_vector_of_an_id_makes_as_many_sub_envs_as_the_actions_have_rows():
+    """A check of an id with ``num_envs=2`` replays on two sub-envs (before, replay_vector made
+    the default four and reported a false ``no-exception`` for the two-row actions)."""
+    actions = [[np.int64(0), np.int64(1)], [np.int64(1), np.int64(1)]]
+    replay_vector("CartPole-v1", 3, actions, row=0, changes={1: np.int64(1)})
+    replay_vector("CartPole-v1", 3, actions)
+
+
 def _reset_steps(env_class, seed, rows):
     """``(k, row)`` where ``row``'s episode ended at step ``k - 1`` of ``rows``: the steps
     whose row action next-step autoreset ignores."""

@@ -701,7 +701,8 @@ def replay_vector(
     """Replay one example of :func:`check_vector_env` (an EnvCheckError's ``seed``,
     ``actions`` — one list of row actions per step — and ``changed``): raises the
     EnvCheckError of the first property that breaks, None if none does (say, after a fix).
-    ``env``, ``single`` and ``compare`` as :func:`check_vector_env`'s.
+    ``env``, ``single`` and ``compare`` as :func:`check_vector_env`'s; a registered id is made
+    with as many sub-envs as the actions have rows (the check's ``num_envs``).
 
     ``seed=None`` (a failure of the declaration, which reports no seed): the declared
     spaces again. Without ``row``: the episode, compared with the single environments (else the
@@ -713,7 +714,7 @@ def replay_vector(
     bug is there; nothing is searched, so a replay costs one example."""
     taken = [list(rows) for rows in actions]
     _check_replayed(taken, row, changes)
-    shared, single, other = _sources(env, single, compare, NUM_ENVS)
+    shared, single, other = _sources(env, single, compare, len(taken[0]) if taken else NUM_ENVS)
     try:
         vec = shared.source.make()
         if row is not None and seed is not None:
