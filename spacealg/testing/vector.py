@@ -144,6 +144,12 @@ class _Shared:
 _OPEN: list[_Shared] = []
 
 
+def _fresh(shared: _Shared, env: Any) -> Callable[[], Any] | None:
+    """The factory of the fresh copies the changed-row laws run (:func:`_changed_row`):
+    ``env``'s own factory or id, None where ``env`` was given as an instance."""
+    return shared.inner.make if shared.inner.owned or isinstance(env, str) else None
+
+
 def _single_factories(env: Any, single: Any, n: int) -> list[Callable[[], Any]] | None:
     if single is not None:
         return list(single) if isinstance(single, Sequence) else [single] * n
@@ -660,7 +666,7 @@ def check_vector_env(
     options as :func:`~spacealg.testing.check_env` (``max_steps`` counts batch steps)."""
     _check_options(max_examples=max_examples, max_steps=max_steps, budget=budget)
     shared, single, other = _sources(env, single, compare, num_envs)
-    fresh = shared.inner.make if shared.inner.owned or isinstance(env, str) else None
+    fresh = _fresh(shared, env)
     try:
         vec = shared.source.make()
         factories = _single_factories(vec, single, vec.num_envs)
@@ -718,10 +724,11 @@ def replay_vector(
     try:
         vec = shared.source.make()
         if row is not None and seed is not None:
-            if not (shared.inner.owned or isinstance(env, str)):
+            fresh = _fresh(shared, env)
+            if fresh is None:
                 raise ValueError("env must be a factory or an id to replay a changed row: it needs two fresh copies")
             try:
-                _changed_row(shared.inner.make, vec, seed, taken, row, dict(changes or {}))
+                _changed_row(fresh, vec, seed, taken, row, dict(changes or {}))
             except PropertyError as violation:
                 violation.seed, violation.actions = seed, taken[: violation.step or 0]
                 raise fail(violation, shared.source, True, 1, "vector") from None
