@@ -656,6 +656,27 @@ def test_replay_vector_of_an_id_makes_as_many_sub_envs_as_the_actions_have_rows(
     replay_vector("CartPole-v1", 3, actions)
 
 
+def make_other():
+    """A user's factory named as the snippet's factory of the implementation compared with."""
+    from envcorpus import vector_envs as v
+
+    return v.SameSeedBatch()
+
+
+def test_a_sync_async_snippet_does_not_shadow_the_users_factory_of_the_other_implementation():
+    """Regression: with ``compare=make_other`` (a user's factory of that name) the snippet
+    defined its own ``make_other`` returning ``make_other()``, which called itself
+    (RecursionError); its factories are now named apart from the constructions they call."""
+    from envcorpus import vector_envs as v
+
+    with pytest.raises(EnvCheckError) as caught:
+        check_vector_env(v.BatchedCorridors, compare=make_other, max_examples=5)
+    snippet = caught.value.reproduction()
+    assert caught.value.property == "sync-async-agree" and "def make_other():" not in snippet
+    with pytest.raises(EnvCheckError, match="sync-async-agree"):
+        exec(compile(snippet, "<reproduction>", "exec"), {"__name__": "snippet"})
+
+
 def _reset_steps(env_class, seed, rows):
     """``(k, row)`` where ``row``'s episode ended at step ``k - 1`` of ``rows``: the steps
     whose row action next-step autoreset ignores."""
