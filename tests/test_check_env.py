@@ -556,6 +556,8 @@ def test_replay_routes_a_vector_env_to_replay_vector_and_names_bad_arguments(cau
     assert again.value.property == "sub-env-seeding" and again.value.kind == "vector"
     replay(v.BatchedCorridors, error.seed, error.actions)  # the sound batch: nothing breaks
     rows = [[np.int64(1)] * 3] * 2
+    with pytest.raises(ValueError, match="actions must give each step the same number of rows"):
+        replay_vector(v.BatchedCorridors, 0, [rows[0], rows[1][:2]])
     with pytest.raises(ValueError, match="changes needs row"):
         replay_vector(v.BatchedCorridors, 0, rows, changes={1: np.int64(0)})
     with pytest.raises(ValueError, match="row must be the index of a row"):

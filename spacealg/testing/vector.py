@@ -753,15 +753,14 @@ def replay_vector(
 
 def _check_replayed(taken: list[list[Any]], row: int | None, changes: Mapping[int, Any] | None) -> None:
     """A ValueError naming the argument of :func:`replay_vector` that is not what it takes."""
+    widths = {len(rows) for rows in taken}
+    if len(widths) > 1:
+        raise ValueError(f"actions must give each step the same number of rows, got {sorted(widths)}")
     if row is None and changes is not None:
         raise ValueError("changes needs row: the row whose actions change")
     if row is None:
         return
-    if (
-        not isinstance(row, (int, np.integer))
-        or isinstance(row, bool)
-        or not 0 <= row < min(map(len, taken), default=0)
-    ):
+    if not isinstance(row, (int, np.integer)) or isinstance(row, bool) or not 0 <= row < max(widths, default=0):
         raise ValueError(f"row must be the index of a row of the actions, got {row!r}")
     if (
         not isinstance(changes, Mapping)
