@@ -269,7 +269,8 @@ class VectorEpisode:
 
     A law already found broken (:func:`~spacealg.testing.driver.passed_over`) does not stop
     the run: the episode goes on so that the other laws are checked (a reference whose rows
-    have diverged is no longer compared with)."""
+    have diverged is no longer compared with). ``joint``: the joint observation space the
+    batches must be in (:func:`joint_of`, built once per check by :func:`vector_kind`)."""
 
     def __init__(
         self,
@@ -278,11 +279,11 @@ class VectorEpisode:
         n: int,
         draw: Callable[..., Any],
         *,
+        joint: Any,
         factories: Any = None,
         other: Any = None,
         mode: str = "next-step",
         free: bool = False,
-        joint: Any = None,
     ) -> None:
         self.env, self.seed, self.n, self.draw = env, seed, n, draw
         self.factories, self.other, self.mode = factories, other, mode
@@ -294,7 +295,7 @@ class VectorEpisode:
         self.ended = np.zeros(env.num_envs, dtype=bool)
         self.ref: Reference | None = None
         self.single = single_space(env, "observation")
-        self.joint = joint if joint is not None else joint_of(env, "observation")
+        self.joint = joint
 
     def _call(self, env: Any, what: str, *args: Any, **kwargs: Any) -> Any:
         try:
