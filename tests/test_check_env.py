@@ -555,6 +555,9 @@ def test_replay_routes_a_vector_env_to_replay_vector_and_names_bad_arguments(cau
         replay(v.SameSeedBatch, error.seed, error.actions)
     assert again.value.property == "sub-env-seeding" and again.value.kind == "vector"
     replay(v.BatchedCorridors, error.seed, error.actions)  # the sound batch: nothing breaks
+    with pytest.raises(EnvCheckError, match="declared-spaces"):  # regression: replay ran the Gymnasium probes
+        replay(v.PoolCorridors, None, [])
+    replay(v.BatchedCorridors, None, [])
     rows = [[np.int64(1)] * 3] * 2
     with pytest.raises(ValueError, match="actions must give each step the same number of rows"):
         replay_vector(v.BatchedCorridors, 0, [rows[0], rows[1][:2]])
