@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from envcorpus import BUGGY, SOUND, run_case
 from envcorpus import gym_envs as g
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spacealg.testing import (
@@ -726,3 +726,21 @@ def test_replay_vector_finds_what_breaks_and_nothing_else(seed, actions, row, ch
         replay_vector(v.BatchedCorridors, seed, rows[:k], row=ended, changes={k: other})
         with pytest.raises(EnvCheckError, match="autoreset"):
             replay_vector(v.ActionLeakBatch, seed, rows[:k], row=ended, changes={k: other})
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**31), st.lists(st.lists(pushes, min_size=3, max_size=3), min_size=1, max_size=4))
+def test_replay_vector_finds_a_row_that_moves_another(seed, actions):
+    """``replay_vector``'s row-isolation law where it breaks, on any seed and row actions:
+    WindyVector's wind pushes row 1 by row 0's action, so changing row 0's first action from
+    coasting to pushing (wind 0 to +0.5) changes row 1 when row 1 does not brake then (a
+    brake could clamp both runs to the wall); the sound CorridorVector keeps every other row
+    for the same change."""
+    from envcorpus import vector_envs as v
+
+    first = [np.int64(1), np.int64(max(actions[0][1], 1)), np.int64(actions[0][2])]
+    rows = [first] + [[np.int64(a) for a in step] for step in actions[1:]]
+    replay_vector(v.CorridorVector, seed, rows, row=0, changes={1: np.int64(2)})
+    with pytest.raises(EnvCheckError, match="row-isolation") as raised:
+        replay_vector(v.WindyVector, seed, rows, row=0, changes={1: np.int64(2)})
+    assert raised.value.changed == (0, {1: np.int64(2)}) and raised.value.step == 1
