@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from envcorpus import BUGGY, SOUND, run_case
 from envcorpus import gym_envs as g
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spacealg.testing import (
@@ -208,8 +208,11 @@ def test_every_reproduction_is_a_regression_test(case, caught):
     derives from)."""
     error = caught[case.name]
     snippet = error.reproduction()
-    with pytest.raises(Exception):  # noqa: B017 - AssertionError or the environment's own exception
+    # a vector snippet ends in replay_vector: it raises the property itself, not an error on the way there
+    expected = EnvCheckError if case.api == "vector" and case.expected != "no-exception" else Exception
+    with pytest.raises(expected) as raised:
         exec(compile(snippet, "<reproduction>", "exec"), {"__name__": "snippet"})
+    assert expected is Exception or raised.value.property == case.expected
     base = _sound_base(case)
     if base is None:
         return
@@ -555,7 +558,12 @@ def test_replay_routes_a_vector_env_to_replay_vector_and_names_bad_arguments(cau
         replay(v.SameSeedBatch, error.seed, error.actions)
     assert again.value.property == "sub-env-seeding" and again.value.kind == "vector"
     replay(v.BatchedCorridors, error.seed, error.actions)  # the sound batch: nothing breaks
+    with pytest.raises(EnvCheckError, match="declared-spaces"):  # regression: replay ran the Gymnasium probes
+        replay(v.PoolCorridors, None, [])
+    replay(v.BatchedCorridors, None, [])
     rows = [[np.int64(1)] * 3] * 2
+    with pytest.raises(ValueError, match="actions must give each step the same number of rows"):
+        replay_vector(v.BatchedCorridors, 0, [rows[0], rows[1][:2]])
     with pytest.raises(ValueError, match="changes needs row"):
         replay_vector(v.BatchedCorridors, 0, rows, changes={1: np.int64(0)})
     with pytest.raises(ValueError, match="row must be the index of a row"):
@@ -648,6 +656,35 @@ def test_a_sync_async_failure_against_a_given_implementation_replays_against_it(
         exec(compile(snippet, "<reproduction>", "exec"), {"__name__": "snippet"})
 
 
+def test_replay_vector_of_an_id_makes_as_many_sub_envs_as_the_actions_have_rows():
+    """A check of an id with ``num_envs=2`` replays on two sub-envs (before, replay_vector made
+    the default four and reported a false ``no-exception`` for the two-row actions)."""
+    actions = [[np.int64(0), np.int64(1)], [np.int64(1), np.int64(1)]]
+    replay_vector("CartPole-v1", 3, actions, row=0, changes={1: np.int64(1)})
+    replay_vector("CartPole-v1", 3, actions)
+
+
+def make_other():
+    """A user's factory named as the snippet's factory of the implementation compared with."""
+    from envcorpus import vector_envs as v
+
+    return v.SameSeedBatch()
+
+
+def test_a_sync_async_snippet_does_not_shadow_the_users_factory_of_the_other_implementation():
+    """Regression: with ``compare=make_other`` (a user's factory of that name) the snippet
+    defined its own ``make_other`` returning ``make_other()``, which called itself
+    (RecursionError); its factories are now named apart from the constructions they call."""
+    from envcorpus import vector_envs as v
+
+    with pytest.raises(EnvCheckError) as caught:
+        check_vector_env(v.BatchedCorridors, compare=make_other, max_examples=5)
+    snippet = caught.value.reproduction()
+    assert caught.value.property == "sync-async-agree" and "def make_other():" not in snippet
+    with pytest.raises(EnvCheckError, match="sync-async-agree"):
+        exec(compile(snippet, "<reproduction>", "exec"), {"__name__": "snippet"})
+
+
 def _reset_steps(env_class, seed, rows):
     """``(k, row)`` where ``row``'s episode ended at step ``k - 1`` of ``rows``: the steps
     whose row action next-step autoreset ignores."""
@@ -689,3 +726,21 @@ def test_replay_vector_finds_what_breaks_and_nothing_else(seed, actions, row, ch
         replay_vector(v.BatchedCorridors, seed, rows[:k], row=ended, changes={k: other})
         with pytest.raises(EnvCheckError, match="autoreset"):
             replay_vector(v.ActionLeakBatch, seed, rows[:k], row=ended, changes={k: other})
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**31), st.lists(st.lists(pushes, min_size=3, max_size=3), min_size=1, max_size=4))
+def test_replay_vector_finds_a_row_that_moves_another(seed, actions):
+    """``replay_vector``'s row-isolation law where it breaks, on any seed and row actions:
+    WindyVector's wind pushes row 1 by row 0's action, so changing row 0's first action from
+    coasting to pushing (wind 0 to +0.5) changes row 1 when row 1 does not brake then (a
+    brake could clamp both runs to the wall); the sound CorridorVector keeps every other row
+    for the same change."""
+    from envcorpus import vector_envs as v
+
+    first = [np.int64(1), np.int64(max(actions[0][1], 1)), np.int64(actions[0][2])]
+    rows = [first] + [[np.int64(a) for a in step] for step in actions[1:]]
+    replay_vector(v.CorridorVector, seed, rows, row=0, changes={1: np.int64(2)})
+    with pytest.raises(EnvCheckError, match="row-isolation") as raised:
+        replay_vector(v.WindyVector, seed, rows, row=0, changes={1: np.int64(2)})
+    assert raised.value.changed == (0, {1: np.int64(2)}) and raised.value.step == 1

@@ -489,6 +489,36 @@ def test_changed_tells_a_state_changed_in_place_from_one_rebuilt_with_equal_valu
     assert changed({**copy, "pos": jnp.arange(2, dtype=jnp.float32)}, _copied(copy)) == "['pos']"
 
 
+def test_changed_finds_exactly_the_leaf_written_in_place():
+    """``changed``'s laws over generated states: a state equals its ``_copied`` copy, and so
+    does one rebuilt from new leaves of equal value; writing one element of one NumPy leaf
+    in place (any dtype, shape, NaN included) is found, at that leaf's path, and the copy
+    keeps the value it had (the examples above checked one state)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from hypothesis.extra.numpy import array_shapes, arrays
+
+    from spacealg.testing.jax_env.rollout import _copied, changed
+
+    leaves = arrays(st.sampled_from([np.int32, np.uint8, np.float32, np.bool_]), array_shapes(min_dims=0, max_side=3))
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.dictionaries(st.sampled_from("abcd"), leaves, min_size=1), st.data())
+    def law(state, data):
+        copy = _copied(state)
+        assert changed(state, copy) is None
+        assert changed({k: v.copy() for k, v in state.items()}, copy) is None
+        name = data.draw(st.sampled_from(sorted(state)))
+        leaf = state[name]
+        at = np.unravel_index(data.draw(st.integers(0, leaf.size - 1)), leaf.shape)
+        old = leaf[at].item()
+        leaf[at] = (not old) if leaf.dtype == np.bool_ else (old ^ 1 if leaf.dtype.kind in "iu" else (old != 1) + 1)
+        assert changed(state, copy) == f"[{name!r}]"
+        assert np.asarray(copy[name][at]).item() == old or np.isnan(old)
+
+    law()
+
+
 def test_a_python_scalar_returned_eagerly_is_compared_as_jax_would_type_it():
     """Regression (the sweep's Jumanji SearchAndRescue-v0 failed jit-eager at reset:
     `observation.step` is the Python int 0 run eagerly (its State declares `step: int = 0`)

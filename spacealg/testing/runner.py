@@ -488,14 +488,13 @@ def replay_example(
         taken.append(snapshot(action))
         return action
 
-    def again() -> None:
-        run_example(source, episode, seed, len(actions), replayer(actions), [*actions], determinism=True, replay=replay)
-
     try:
         with contextlib.suppress(_ExhaustedError):
             run_example(source, episode, seed, len(actions) + 1, draw, taken, determinism=False)
         if determinism:
-            again()
+            run_example(
+                source, episode, seed, len(actions), replayer(actions), [*actions], determinism=True, replay=replay
+            )
     except PropertyError as violation:
         raise fail(violation, source, True, 1, kind) from None
 

@@ -83,7 +83,8 @@ def _vector_episode() -> list[str]:
         "def episode():",
         "    observations, infos = env.reset(seed=SEED)",
         "    trace = [observations]",
-        "    space = env.single_action_space",
+        "    space = getattr(env, 'single_action_space', None)",
+        "    space = env.action_space if space is None else space  # EnvPool's convention: no single space",
         "    for rows in actions:",
         "        batch = concatenate(space, rows, create_empty_array(space, len(rows)))",
         "        trace.append(env.step(batch))",
@@ -214,11 +215,14 @@ _SINGLE_ASSERTIONS = {
 }
 
 
-def _factory(construction: str) -> tuple[str, str]:
-    """The name of the snippet's own factory and its one-line body: ``make`` unless the
-    construction calls a name ``make`` already (a user's factory), which the snippet's
-    ``def make()`` would shadow and call itself."""
-    name = next(n for n in ("make", "make_env", "build_env", "fresh_env") if not re.search(rf"\b{n}\b", construction))
+def _factory(
+    construction: str, names: tuple[str, ...] = ("make", "make_env", "build_env", "fresh_env"), avoid: str = ""
+) -> tuple[str, str]:
+    """The name of a factory of the snippet's own and its one-line body: the first of
+    ``names`` that neither the construction nor ``avoid`` (the snippet's other
+    constructions) calls already (a user's factory), which the snippet's ``def`` would
+    shadow: the factory would call itself, or another construction would call it."""
+    name = next(n for n in names if not re.search(rf"\b{n}\b", f"{construction}\n{avoid}"))
     return name, construction.replace("env = ", "return ", 1)
 
 
@@ -463,7 +467,8 @@ def _vector_tail(error: Any) -> list[str]:
     """A vector failure: spacealg's replay of the example (:func:`~spacealg.testing.vector.replay_vector`;
     a changed row's actions where the law compares two runs; the implementation compared with for
     ``sync-async-agree``), which raises while the bug is there."""
-    name, construction = _factory(error.construction)
+    other = error.compared_with if error.changed is None and error.property == "sync-async-agree" else ""
+    name, construction = _factory(error.construction, avoid=other)
     lines = [
         "trace = episode()",
         "",
@@ -477,7 +482,8 @@ def _vector_tail(error: Any) -> list[str]:
     if error.changed is not None:
         row, changes = error.changed
         extra = f", row={row}, changes={literal(changes)}"
-    elif error.property == "sync-async-agree" and error.compared_with:  # the implementation it was compared with
-        lines += ["def make_other():", f"    {error.compared_with.replace('env = ', 'return ', 1)}", ""]
-        extra = ", compare=make_other"
+    elif other:  # the implementation it was compared with
+        other_name, other_body = _factory(other, ("make_other", "make_compared", "build_other"), error.construction)
+        lines += [f"def {other_name}():", f"    {other_body}", ""]
+        extra = f", compare={other_name}"
     return [*lines, f"replay_vector({name}, SEED, actions{extra})  # raises (AssertionError) while the bug is there"]

@@ -104,7 +104,10 @@ def replay(
     the first property that breaks, returns None if none does. For a parallel environment
     each action is the dict of the live agents' actions; for an AEC one, the actions of the
     agents that had to act, in order. ``seed=None`` (a failure of the one-off probes, which
-    reports no seed) re-runs the probes. ``ignore_info_keys`` as the checkers'."""
+    reports no seed) re-runs the probes. A vector environment replays through
+    :func:`~spacealg.testing.vector.replay_vector` (its episode, or with ``seed=None`` its
+    declared spaces; a changed row's laws need that function's ``row`` and ``changes``).
+    ``ignore_info_keys`` as the checkers'."""
     from spacealg.testing.infos import ignoring, info_keys
 
     with ignoring(info_keys(ignore_info_keys)):
@@ -114,13 +117,13 @@ def replay(
 def _replay(env: Any, seed: int | None, actions: Sequence[Any], *, determinism: bool, masks: bool) -> None:
     source = resolve(env)
     kind = env_kind_of(source)
-    if seed is None:
-        _replay_probes(source, kind)
-        return
-    if kind == "vector":
+    if kind == "vector":  # seed=None too: its declaration is replay_vector's, not a probe of the Gymnasium kind
         from spacealg.testing.vector import replay_vector
 
         replay_vector(source, seed, actions, determinism=determinism)
+        return
+    if seed is None:
+        _replay_probes(source, kind)
         return
     episode = functools.partial(_kind(kind).episode, masks=masks)
     replay_example(source, episode, seed, actions, determinism=determinism, kind=kind)

@@ -144,6 +144,12 @@ class _Shared:
 _OPEN: list[_Shared] = []
 
 
+def _fresh(shared: _Shared, env: Any) -> Callable[[], Any] | None:
+    """The factory of the fresh copies the changed-row laws run (:func:`_changed_row`):
+    ``env``'s own factory or id, None where ``env`` was given as an instance."""
+    return shared.inner.make if shared.inner.owned or isinstance(env, str) else None
+
+
 def _single_factories(env: Any, single: Any, n: int) -> list[Callable[[], Any]] | None:
     if single is not None:
         return list(single) if isinstance(single, Sequence) else [single] * n
@@ -263,7 +269,8 @@ class VectorEpisode:
 
     A law already found broken (:func:`~spacealg.testing.driver.passed_over`) does not stop
     the run: the episode goes on so that the other laws are checked (a reference whose rows
-    have diverged is no longer compared with)."""
+    have diverged is no longer compared with). ``joint``: the joint observation space the
+    batches must be in (:func:`joint_of`, built once per check by :func:`vector_kind`)."""
 
     def __init__(
         self,
@@ -272,11 +279,11 @@ class VectorEpisode:
         n: int,
         draw: Callable[..., Any],
         *,
+        joint: Any,
         factories: Any = None,
         other: Any = None,
         mode: str = "next-step",
         free: bool = False,
-        joint: Any = None,
     ) -> None:
         self.env, self.seed, self.n, self.draw = env, seed, n, draw
         self.factories, self.other, self.mode = factories, other, mode
@@ -288,7 +295,7 @@ class VectorEpisode:
         self.ended = np.zeros(env.num_envs, dtype=bool)
         self.ref: Reference | None = None
         self.single = single_space(env, "observation")
-        self.joint = joint if joint is not None else joint_of(env, "observation")
+        self.joint = joint
 
     def _call(self, env: Any, what: str, *args: Any, **kwargs: Any) -> Any:
         try:
@@ -660,7 +667,7 @@ def check_vector_env(
     options as :func:`~spacealg.testing.check_env` (``max_steps`` counts batch steps)."""
     _check_options(max_examples=max_examples, max_steps=max_steps, budget=budget)
     shared, single, other = _sources(env, single, compare, num_envs)
-    fresh = shared.inner.make if shared.inner.owned or isinstance(env, str) else None
+    fresh = _fresh(shared, env)
     try:
         vec = shared.source.make()
         factories = _single_factories(vec, single, vec.num_envs)
@@ -701,7 +708,8 @@ def replay_vector(
     """Replay one example of :func:`check_vector_env` (an EnvCheckError's ``seed``,
     ``actions`` — one list of row actions per step — and ``changed``): raises the
     EnvCheckError of the first property that breaks, None if none does (say, after a fix).
-    ``env``, ``single`` and ``compare`` as :func:`check_vector_env`'s.
+    ``env``, ``single`` and ``compare`` as :func:`check_vector_env`'s; a registered id is made
+    with as many sub-envs as the actions have rows (the check's ``num_envs``).
 
     ``seed=None`` (a failure of the declaration, which reports no seed): the declared
     spaces again. Without ``row``: the episode, compared with the single environments (else the
@@ -713,14 +721,15 @@ def replay_vector(
     bug is there; nothing is searched, so a replay costs one example."""
     taken = [list(rows) for rows in actions]
     _check_replayed(taken, row, changes)
-    shared, single, other = _sources(env, single, compare, NUM_ENVS)
+    shared, single, other = _sources(env, single, compare, len(taken[0]) if taken else NUM_ENVS)
     try:
         vec = shared.source.make()
         if row is not None and seed is not None:
-            if not (shared.inner.owned or isinstance(env, str)):
+            fresh = _fresh(shared, env)
+            if fresh is None:
                 raise ValueError("env must be a factory or an id to replay a changed row: it needs two fresh copies")
             try:
-                _changed_row(shared.inner.make, vec, seed, taken, row, dict(changes or {}))
+                _changed_row(fresh, vec, seed, taken, row, dict(changes or {}))
             except PropertyError as violation:
                 violation.seed, violation.actions = seed, taken[: violation.step or 0]
                 raise fail(violation, shared.source, True, 1, "vector") from None
@@ -745,15 +754,14 @@ def replay_vector(
 
 def _check_replayed(taken: list[list[Any]], row: int | None, changes: Mapping[int, Any] | None) -> None:
     """A ValueError naming the argument of :func:`replay_vector` that is not what it takes."""
+    widths = {len(rows) for rows in taken}
+    if len(widths) > 1:
+        raise ValueError(f"actions must give each step the same number of rows, got {sorted(widths)}")
     if row is None and changes is not None:
         raise ValueError("changes needs row: the row whose actions change")
     if row is None:
         return
-    if (
-        not isinstance(row, (int, np.integer))
-        or isinstance(row, bool)
-        or not 0 <= row < min(map(len, taken), default=0)
-    ):
+    if not isinstance(row, (int, np.integer)) or isinstance(row, bool) or not 0 <= row < max(widths, default=0):
         raise ValueError(f"row must be the index of a row of the actions, got {row!r}")
     if (
         not isinstance(changes, Mapping)
