@@ -339,6 +339,95 @@ def test_jax_sample_isin_clamp_flatten_agree_with_numpy(s, seed):
         sa.clamp_(raw, s)
 
 
+from spacealg.backends import to_numpy  # noqa: E402
+from tests.helpers import same, stacks, to_backend  # noqa: E402
+from tests.test_backends import canon, perturbed, rng  # noqa: E402
+
+# -- products holding a OneHot: served leaf by leaf on torch and JAX (spacealg/backends/parts.py) ---------
+
+
+@st.composite
+def products_holding_onehot(draw):
+    """A Tuple or Dict product (nested or not) of a OneHot and up to two other stacking leaves."""
+    others = draw(st.lists(spaces(max_depth=0).filter(stacks), max_size=2))
+    hot = draw(onehots(max_blocks=2, max_batch=1))
+    parts = others[:]
+    parts.insert(draw(st.integers(0, len(others))), hot)
+    if draw(st.booleans()):
+        inner = sa.TupleProduct(*parts) if draw(st.booleans()) else sa.DictProduct({"h": hot})
+        parts = [inner, *others]
+    if draw(st.booleans()):
+        return sa.DictProduct({f"k{i}": p for i, p in enumerate(parts)})
+    return sa.TupleProduct(*parts)
+
+
+def _on(name, batch):
+    return to_backend(name, batch)
+
+
+def _host(batch):
+    return to_numpy(batch)
+
+
+@settings(deadline=None, max_examples=12, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(products_holding_onehot(), st.integers(0, 2**16), st.sampled_from(["torch", "jax"]))
+def test_products_holding_a_onehot_agree_with_numpy_on_torch_and_jax(space, seed, name):
+    """Every batched operation of a product with a OneHot leaf works on torch and JAX and
+    equals the NumPy path: sample (members, the same generator state gives the same draws),
+    isin of members and near misses, clamp, flatten_batch (values) and unflatten_batch."""
+    # JAX without x64 holds no 64-bit leaf values: their values are left to tests/test_backends.py
+    space_ok = name != "jax" or all(np.dtype(d).itemsize < 8 for d in _leaf_dtypes(space))
+    drawn = sa.sample(space, 4, rng=rng(name, seed))
+    assert sa.isin(_host(drawn), space).all()
+    assert same(canon(sa.sample(space, 4, rng=rng(name, seed))), canon(drawn))
+    host = sa.sample(space, 4, rng=seed)
+    near = perturbed(host, seed)
+    for batch in (host, near):
+        assert np.asarray(_host(sa.isin(_on(name, batch), space))).tolist() == sa.isin(batch, space).tolist()
+    if space_ok:
+        flat = flatten_batch(_on(name, host), space)
+        assert same(np.asarray(_host(flat)), flatten_batch(host, space))
+        assert same(canon(unflatten_batch(flat, space)), canon(host))
+    try:
+        expected = sa.clamp(near, space)
+    except ValueError:  # NaN in a float leaf: raised on every backend
+        with pytest.raises(ValueError):
+            sa.clamp(_on(name, near), space)
+    else:
+        if space_ok:
+            assert same(canon(sa.clamp(_on(name, near), space)), canon(expected))
+
+
+def _leaf_dtypes(space):
+    from spacealg.core.plan import plan_for
+
+    leaves = plan_for(space).leaf_spaces()
+    return [np.asarray(sa.sample(leaf, 1, rng=0)).dtype for leaf in leaves]
+
+
+@settings(deadline=None, max_examples=12, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(products_holding_onehot(), st.integers(0, 2**16))
+def test_clamp_in_place_of_a_product_holding_a_onehot_is_all_or_nothing_on_torch(space, seed):
+    """``clamp_`` of a torch batch writes what ``clamp`` gives, or raises having written nothing."""
+    near = perturbed(sa.sample(space, 4, rng=seed), seed)
+    x = _on("torch", near)
+    before = canon(x)
+    try:
+        expected = canon(sa.clamp(_on("torch", near), space))
+    except ValueError:  # NaN in a float leaf
+        with pytest.raises(ValueError):
+            sa.clamp_(x, space)
+        assert same(canon(x), before)
+        return
+    try:
+        assert sa.clamp_(x, space) is x
+    except TypeError as error:  # a leaf's dtype cannot hold its clamp: nothing written
+        assert "cannot hold" in str(error)
+        assert same(canon(x), before)
+        return
+    assert same(canon(x), expected)
+
+
 # -- TorchRL: round trips without options, membership as is_in --------------------------------------
 
 

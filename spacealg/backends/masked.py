@@ -27,6 +27,7 @@ from spacealg.backends.arrays import backend_named, to_numpy
 from spacealg.backends.kernel import Kernel
 from spacealg.backends.leaves import first_array
 from spacealg.backends.namespaces import BackendNamespace
+from spacealg.backends.parts import split_rng
 from spacealg.core.generic import as_space
 from spacealg.core.leaf import Members
 from spacealg.core.plan import map_tree, plan_for
@@ -114,22 +115,13 @@ def _sample_holding(name: str, space: Any, size: Any, rng: Any) -> Any:
     if isinstance(space, ArraySpace):
         return _sample_holding(name, space.space, (*normalize_size(size), *space.dims), rng)
     parts = list(space._spaces.values()) if isinstance(space, DictProduct) else list(space._spaces)
-    keys = _split(name, rng, len(parts))
+    keys = split_rng(name, rng, len(parts))
     drawn = [_sample_holding(name, part, size, key) for part, key in zip(parts, keys)]
     if isinstance(space, DictProduct):
         return dict(zip(space._spaces, drawn))
     if isinstance(space, TupleProduct):
         return tuple(drawn)
     raise TypeError(f"sample: {space!r} holds a masked part in a form the {name} backend does not draw")
-
-
-def _split(name: str, rng: Any, n: int) -> list[Any]:
-    """``n`` generators for ``n`` parts: the torch generator itself, or ``n`` new JAX keys."""
-    if name != "jax":
-        return [rng] * n
-    import jax
-
-    return list(jax.random.split(rng, n)) if n else []
 
 
 def _copy(array: Any) -> Any:

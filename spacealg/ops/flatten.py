@@ -469,6 +469,12 @@ class ImageCodec(FlatCodec):
     def unflatten_batch(self, vs: Any) -> Any:
         return self.image.decode(self.inner.unflatten_batch(vs))
 
+    def fill_batch(self, out: np.ndarray, xs: Any, n: int) -> None:  # a part of a product's batch
+        self.inner.fill_batch(out, self.image.encode(xs), n)
+
+    def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> Any:
+        return self.image.decode(self.inner.read_batch(vs, shape))
+
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         return self.inner.bounds()
 
