@@ -246,6 +246,9 @@ def no_local_constants() -> Iterator[None]:
             cache.clear()
 
 
+_STEP_SPAN = 0x5A7E_5735  # the label of SilentDraws.span's spans (any int unlike Hypothesis's own)
+
+
 class SilentDraws:
     """``data`` whose draws are not noted: Hypothesis pretty-prints every draw of the final
     (replaying) run for a report this package never prints (12 of ActionLeakBatch's 45 s).
@@ -262,6 +265,20 @@ class SilentDraws:
 
     def draw(self, strategy: Any, label: Any = None) -> Any:
         return self._draw(strategy)
+
+    @contextlib.contextmanager
+    def span(self) -> Iterator[None]:
+        """The draws inside as one span (a vector step's actions): the shrinker reorders
+        the steps, and each step's actions, instead of every action of the episode at once."""
+        conjecture = getattr(self.data, "conjecture_data", None)
+        if conjecture is None:
+            yield
+            return
+        conjecture.start_span(_STEP_SPAN)
+        try:
+            yield
+        finally:
+            conjecture.stop_span()
 
 
 def search(
