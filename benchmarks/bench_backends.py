@@ -137,6 +137,10 @@ def jax_rows(n: int) -> dict[str, dict[str, float]]:
                                "clamp": best(lambda: clamp(batch), sync)},
         "raw jax (jit)": {"sample": best(lambda: raw_sample(key), sync), "isin": best(lambda: raw_isin(batch), sync),
                           "clamp": best(lambda: raw_clamp(batch), sync)},
+        # called eagerly, as a script does: spacealg runs each call as one compiled program
+        "spacealg jax (eager)": {"sample": best(lambda: sa.sample(SPACE, n, rng=key), sync),
+                                 "isin": best(lambda: sa.isin(batch, SPACE), sync),
+                                 "clamp": best(lambda: sa.clamp(batch, SPACE), sync)},
     }
     try:
         from gymnax.environments import spaces as gx
@@ -185,6 +189,7 @@ def main() -> None:
         print("ratios")
         _ratio(rows, "spacealg torch / raw torch", "spacealg torch", "raw torch")
         _ratio(rows, "spacealg jax / raw jax", "spacealg jax (jit)", "raw jax (jit)")
+        _ratio(rows, "spacealg jax eager / raw jax", "spacealg jax (eager)", "raw jax (jit)")
         _ratio(rows, "numpy / spacealg torch (speed-up)", "spacealg numpy", "spacealg torch")
         _ratio(rows, "torchrl / spacealg torch (speed-up)", "torchrl Composite", "spacealg torch")
     if args.plot:

@@ -74,7 +74,7 @@ def _planned(name: str, x: Any, space: Any, what: str) -> tuple[Plan, tuple[Any,
     parts = plan.check(x, what)
     dtypes = leaf_dtypes(plan, parts, what)
     run = plan.variant((what, dtypes, *Kernel.key_of(name, parts)),
-                  lambda: _build(Kernel.for_parts(name, parts), plan, dtypes, what))
+                  lambda: _build(Kernel.for_program(name, parts), plan, dtypes, what))
     return plan, parts, run
 
 
@@ -88,6 +88,8 @@ def _build(k: Kernel, plan: Plan, dtypes: tuple[Any, ...], what: str) -> Callabl
     clamps = [_clamp_leaf(k, leaf, dtype, what) for leaf, dtype in zip(plan.leaves, dtypes)]
     pairs = list(enumerate(clamps))
     floats = [i for i, dtype in enumerate(dtypes) if k.kind_of(dtype) == "f"]
+    if k.program:
+        return _as_program(k, pairs, floats)
     nan = _nan_check(k) if floats else None
     if nan is None:
         return lambda parts: [clamp(parts[i]) for i, clamp in pairs]
@@ -105,6 +107,31 @@ def _build(k: Kernel, plan: Plan, dtypes: tuple[Any, ...], what: str) -> Callabl
         return clamped
 
     return checked
+
+
+def _as_program(
+    k: Kernel, pairs: list[tuple[int, Callable[[Any], Any]]], floats: list[int]
+) -> Callable[[Any], list[Any]]:
+    """The clamps and the sum of the float leaves (NaN where one holds NaN, see
+    :func:`_nan_check`) as one compiled program (eager JAX); the sum is read after it ran."""
+    exact = _nan_check(Kernel(k.backend, k.device)) if floats else None
+
+    def clamps_and_sum(parts: Any) -> tuple[list[Any], Any]:
+        sums = [parts[i].sum() for i in floats]
+        total = sums[0] if sums else None
+        for more in sums[1:]:
+            total = total + more
+        return [clamp(parts[i]) for i, clamp in pairs], total
+
+    program = k.compiled(clamps_and_sum)
+
+    def run(parts: Any) -> list[Any]:
+        clamped, total = program(parts)
+        if exact is not None and math.isnan(float(total)):
+            exact([parts[i] for i in floats])
+        return clamped
+
+    return run
 
 
 def _nan_check(k: Kernel) -> Callable[[list[Any]], None] | None:

@@ -54,8 +54,11 @@ def isin_variant(name: str, space: Any, plan: Plan, parts: tuple[Any, ...]) -> C
     """The compiled membership test of ``plan`` for leaf arrays like ``parts`` (their
     dtypes, backend, device), built once and kept in the plan."""
     dtypes = leaf_dtypes(plan, parts, "isin")
-    return plan.variant(("isin", dtypes, *Kernel.key_of(name, parts)),  # type: ignore[no-any-return]
-                   lambda: _build(Kernel.for_parts(name, parts), plan, dtypes, space))
+    def build() -> Callable[[tuple[Any, ...]], Any]:
+        k = Kernel.for_program(name, parts)
+        return k.compiled(_build(k, plan, dtypes, space))
+
+    return plan.variant(("isin", dtypes, *Kernel.key_of(name, parts)), build)  # type: ignore[no-any-return]
 
 
 def _build(k: Kernel, plan: Plan, dtypes: tuple[Any, ...], space: Any) -> Callable[[tuple[Any, ...]], Any]:

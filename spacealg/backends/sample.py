@@ -50,17 +50,42 @@ def sample_on(name: str, space: Any, size: Any, rng: Any) -> Any:
     space, backend, device and generator kind, and kept in the space's plan
     (:mod:`spacealg.core.plan`); a call draws every leaf and joins the batch.
     """
-    return sample_with(rng_adapter(rng, name), space, size)
+    adapter = rng_adapter(rng, name)
+    if name == "jax" and not adapter.backend.is_traced(rng):
+        plan = plan_for(space, name, "sample")
+        program = plan.variant(("sample program", "jax"), lambda: _program(plan))
+        return program(rng, () if size is None else normalize_size(size))
+    return sample_with(adapter, space, size)
+
+
+def _program(plan: Plan) -> Callable[[Any, tuple[int, ...]], Any]:
+    """A JAX key's draws as one ``jax.jit`` program per batch shape, joined outside it (a
+    program returns dicts with sorted keys). Eager JAX compiles each operation once per new
+    shape: a three-leaf Dict's first sample at a new size took 410 ms eager, 260 ms as one
+    program, and a warm call of 16 rows 383 -> 31 us (2-core CPU)."""
+    import jax
+
+    def leaves(key: Any, shape: tuple[int, ...]) -> list[Any]:
+        adapter = rng_adapter(key, "jax")
+        _, draws = draws_for(plan.space, adapter)
+        return [draw(adapter, shape) for draw in draws]
+
+    program = jax.jit(leaves, static_argnums=1)
+    return lambda key, shape: _joined(plan, program(key, shape))
 
 
 def sample_with(adapter: Any, space: Any, size: Any) -> Any:
     """:func:`sample_on` with the generator's adapter (:mod:`~spacealg.backends.rng`)."""
     shape = () if size is None else normalize_size(size)
     plan, draws = draws_for(space, adapter)
+    return _joined(plan, [draw(adapter, shape) for draw in draws])
+
+
+def _joined(plan: Plan, leaves: list[Any]) -> Any:
     if plan.leaves and plan.tree is plan.leaves[0]:  # a leaf space: its one draw is the batch (an empty
         # product has no leaf: its batch is () or {}, as on NumPy)
-        return draws[0](adapter, shape)
-    return plan.join([draw(adapter, shape) for draw in draws])
+        return leaves[0]
+    return plan.join(leaves)
 
 
 def draws_for(space: Any, adapter: Any) -> tuple[Plan, list[Draw]]:
