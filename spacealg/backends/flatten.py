@@ -23,9 +23,10 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.backends.arrays import backend_name, backend_named
 from spacealg.backends.kernel import Kernel
 from spacealg.backends.sets import held, hits
-from spacealg.backends.shapes import batch_lead
+from spacealg.backends.shapes import batch_lead, leaf_dtypes
 from spacealg.core.leaf import LeafModel
 from spacealg.core.plan import Plan, plan_for
 from spacealg.ops.flatten import FlatCodec, RavelCodec, leaf_codecs
@@ -42,30 +43,60 @@ def flatten_batch_on(name: str, xs: Any, space: Any) -> Any:
     """The ``(*batch, flatdim)`` array of a torch/JAX batch ``xs`` of ``space``."""
     plan = plan_for(space, name, "flatten_batch")
     parts = plan.check(xs, "flatten_batch")
-    codec, codecs = _layout(plan, space)
-    k = Kernel.for_array(name, parts[0])
-    out = k.backend.dtype(codec.dtype, None, None, space)
     leads = [batch_lead(model, b, "flatten_batch") for model, b in zip(plan.leaves, parts)]
     if any(lead != leads[0] for lead in leads):
         raise ValueError(f"flatten_batch: the component batches of {space!r} have different batch shapes")
-    n = math.prod(leads[0])
-    pieces = [_flatten_leaf(k, model, part, k.xp.reshape(b, (n, model.size)), out)
-              for model, part, b in zip(plan.leaves, codecs, parts)]
-    joined = pieces[0] if len(pieces) == 1 else k.xp.concat(pieces, axis=-1)
-    return k.xp.reshape(joined, (*leads[0], codec.dim))
+    dtypes = leaf_dtypes(plan, parts, "flatten_batch")
+    run = plan.variant(("flatten_batch", dtypes, *Kernel.key_of(name, parts)),
+                       lambda: _flattener(Kernel.for_program(name, parts), plan, space))
+    flat, bad = run(parts)
+    _raise_at(bad, "flatten_batch: a value is not a member of {}", plan)
+    return flat
 
 
-def _flatten_leaf(k: Kernel, model: LeafModel, codec: Any, rows: Any, out: Any) -> Any:
+def _flattener(k: Kernel, plan: Plan, space: Any) -> Any:
+    """``run(parts) -> (flat, bad)``: the flat rows and, per leaf, whether a value is no member
+    (a bool array, None where no leaf can hold one): one program for eager JAX, the flags
+    read after it (:func:`_raise_at`)."""
+    codec, codecs = _layout(plan, space)
+    out = k.backend.dtype(codec.dtype, None, None, space)
+    xp = k.xp
+    flag = k.backend.dtype(np.dtype(bool))
+
+    def run(parts: tuple[Any, ...]) -> tuple[Any, Any]:
+        lead = tuple(parts[0].shape[: len(parts[0].shape) - len(plan.leaves[0].shape)])
+        n = math.prod(lead)
+        pieces, bads = [], []
+        for model, part, b in zip(plan.leaves, codecs, parts):
+            piece, bad = _flatten_leaf(k, model, part, xp.reshape(b, (n, model.size)), out)
+            pieces.append(piece)
+            bads.append(xp.any(bad) if bad is not None else k.zeros((), flag))
+        joined = pieces[0] if len(pieces) == 1 else xp.concat(pieces, axis=-1)
+        return xp.reshape(joined, (*lead, codec.dim)), xp.stack(bads)
+
+    return k.compiled(run)
+
+
+def _raise_at(flags: Any, message: str, plan: Plan) -> None:
+    """ValueError (``message`` formatted with the leaf's space) for the first leaf whose flag
+    is True; nothing where values cannot be read (a traced or abstract array)."""
+    backend = backend_named(backend_name(flags) or "numpy")
+    if backend.is_traced(flags) or getattr(flags, "is_meta", False):
+        return
+    if bool(flags.any()):
+        first = int(np.argmax(np.asarray(flags.tolist(), dtype=bool)))
+        raise ValueError(message.format(repr(plan.leaves[first].space)))
+
+
+def _flatten_leaf(k: Kernel, model: LeafModel, codec: Any, rows: Any, out: Any) -> tuple[Any, Any]:
     if isinstance(codec, RavelCodec):
-        return k.xp.astype(codec.values(k, model, rows), out)
+        return k.xp.astype(codec.values(k, model, rows), out), None
     if model.items is None:
         columns, bad = codec.columns(k, model, rows)
     else:
         index, bad = _index_of(k, model, rows)
         columns = index + k.const(model, "flat_starts", lambda: codec.offsets, k.widest_int())
-    if k.any_true(bad):
-        raise ValueError(f"flatten_batch: a value is not a member of {model.space!r}")
-    return k.onehot(columns, codec.dim, out)
+    return k.onehot(columns, codec.dim, out), bad
 
 
 def _index_of(k: Kernel, leaf: LeafModel, rows: Any) -> tuple[Any, Any]:
@@ -89,28 +120,45 @@ def _index_of(k: Kernel, leaf: LeafModel, rows: Any) -> tuple[Any, Any]:
 def unflatten_batch_on(name: str, vs: Any, space: Any) -> Any:
     """The batch of ``space`` whose flattenings are the rows of the torch/JAX array ``vs``."""
     plan = plan_for(space, name, "unflatten_batch")
-    codec, codecs = _layout(plan, space)
-    k = Kernel.for_array(name, vs)
+    codec, _ = _layout(plan, space)
     dim = codec.dim
     if len(vs.shape) < 1 or vs.shape[-1] != dim:
         raise ValueError(f"unflatten_batch: expected an array (*batch, {dim}), got shape {tuple(vs.shape)}")
-    lead = tuple(vs.shape[:-1])
-    rows = k.xp.reshape(vs, (math.prod(lead), dim))
-    values, start = [], 0
-    for model, part in zip(plan.leaves, codecs):
-        segment = rows[:, start : start + part.dim]
-        start += part.dim
-        values.append(k.xp.reshape(_read_leaf(k, model, part, segment), (*lead, *model.shape)))
+    parts = (vs,)
+    run = plan.variant(("unflatten_batch", vs.dtype, *Kernel.key_of(name, parts)),
+                       lambda: _unflattener(Kernel.for_program(name, parts), plan, space))
+    values, missing = run(vs)
+    _raise_at(missing, "unflatten_batch: a row is not a concatenation of one-hot vectors ({})", plan)
     return plan.join(values)
 
 
-def _read_leaf(k: Kernel, model: LeafModel, codec: Any, segment: Any) -> Any:
+def _unflattener(k: Kernel, plan: Plan, space: Any) -> Any:
+    """``run(vs) -> (leaf values, missing)``: per leaf, whether a one-hot segment has no hot
+    entry (read after it, as :func:`_flattener`'s flags)."""
+    codec, codecs = _layout(plan, space)
+    dim, xp = codec.dim, k.xp
+    flag = k.backend.dtype(np.dtype(bool))
+
+    def run(vs: Any) -> tuple[list[Any], Any]:
+        lead = tuple(vs.shape[:-1])
+        rows = xp.reshape(vs, (math.prod(lead), dim))
+        values, missing, start = [], [], 0
+        for model, part in zip(plan.leaves, codecs):
+            segment = rows[:, start : start + part.dim]
+            start += part.dim
+            value, found = _read_leaf(k, model, part, segment)
+            values.append(xp.reshape(value, (*lead, *model.shape)))
+            missing.append(~found if found is not None else k.zeros((), flag))
+        return values, xp.stack(missing)
+
+    return k.compiled(run)
+
+
+def _read_leaf(k: Kernel, model: LeafModel, codec: Any, segment: Any) -> tuple[Any, Any]:
     if isinstance(codec, RavelCodec):
-        return codec.values(k, model, segment)
+        return codec.values(k, model, segment), None
     index, found = codec.positions(k, model, segment)
-    if not found:
-        raise ValueError("unflatten_batch: a row is not a concatenation of one-hot vectors")
     if model.items is None:
-        return codec.values(k, model, index)
+        return codec.values(k, model, index), found
     items = model.numbers if model.numbers is not None else np.asarray(model.items, dtype=np.int64)
-    return k.const(model, "item_values", lambda: items, k.native(model, items.dtype))[index]
+    return k.const(model, "item_values", lambda: items, k.native(model, items.dtype))[index], found

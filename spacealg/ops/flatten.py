@@ -402,7 +402,7 @@ class OneHotCodec(FlatCodec):
     def positions(self, k: Any, model: LeafModel, segment: Any) -> tuple[Any, Any]:
         """``(positions, found)``: each entry's first nonzero column in the ``(n, dim)`` rows
         ``segment``, less its offset (``x - low``, or the label's position), and whether every
-        entry has one (a bool; True under tracing, where values cannot be read)."""
+        entry has one (a 0-d bool array of ``k``'s backend, not read here)."""
         xp = k.xp
         hot = segment != 0
         n = segment.shape[0]
@@ -421,9 +421,9 @@ class OneHotCodec(FlatCodec):
                 part = hot[:, start : start + width]
                 ok.append(xp.all(xp.any(part, axis=-1)))
                 columns.append(_first(k, model, part))
-            found = xp.all(xp.stack(ok)) if ok else True
+            found = xp.all(xp.stack(ok)) if ok else k.ones((), k.backend.dtype(np.dtype(bool)))
             index = xp.stack(columns, axis=-1) if columns else xp.astype(segment[:, :0], k.widest_int())
-        return index, k.traced or bool(found)
+        return index, found
 
     def values(self, k: Any, model: LeafModel, index: Any) -> Any:
         """The member entries (native dtype) at the ``positions`` ``index`` of a leaf without labels."""
