@@ -222,3 +222,31 @@ def test_a_plain_dict_space_gets_a_fresh_walking_plan_each_call() -> None:
     assert set(batch) == {"a", "b"} and bool(sa.isin(batch, space).all())
     assert all(x is y for x, y in zip(plan.split(plan.join(plan.split(batch))), plan.split(batch)))
     assert plan.split({"a": batch["a"]}) is None
+
+
+@pytest.mark.parametrize("name", ["torch", "jax"])
+def test_eager_flatten_checks_every_value_and_one_program_serves_each_shape(name: str) -> None:
+    """``flatten_batch``/``unflatten_batch`` of a concrete batch raise ValueError for a value
+    outside a one-hot range and a row that is no one-hot concatenation, on torch (read
+    before torch's scatter, which refuses the column) and on eager JAX (the program's flags,
+    read after it ran); under ``jax.jit`` values cannot be read and nothing raises. A plan
+    keeps one flatten variant per dtypes, whatever the batch shape."""
+    from spacealg.ops import flatten_batch, unflatten_batch
+
+    module = pytest.importorskip(name)
+    space = sa.DictProduct(a=range(3), b=sa.Box(-1.0, 1.0, (2,)))
+    as_array = module.as_tensor if name == "torch" else module.numpy.asarray
+    bad = {"a": as_array(np.array([0, 1, 7])), "b": as_array(np.zeros((3, 2), np.float32))}
+    with pytest.raises(ValueError, match="not a member of range"):
+        flatten_batch(bad, space)
+    with pytest.raises(ValueError, match="one-hot"):
+        unflatten_batch(as_array(np.zeros((2, 5), np.float32)), space)
+    for rows in (2, 5):
+        good = {"a": as_array(np.arange(rows) % 3), "b": as_array(np.zeros((rows, 2), np.float32))}
+        assert np.array_equal(np.asarray(unflatten_batch(flatten_batch(good, space), space)["a"]), np.arange(rows) % 3)
+    flattens = [key for key in plans.plan_for(space).variants if key[0] == "flatten_batch"]
+    assert len(flattens) == 1  # one variant for these dtypes, whatever the rows and values
+    if name == "jax":
+        import jax
+
+        jax.jit(lambda b: flatten_batch(b, space))(bad)  # traced: no value read, no error

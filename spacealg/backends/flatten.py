@@ -96,6 +96,8 @@ def _flatten_leaf(k: Kernel, model: LeafModel, codec: Any, rows: Any, out: Any) 
     else:
         index, bad = _index_of(k, model, rows)
         columns = index + k.const(model, "flat_starts", lambda: codec.offsets, k.widest_int())
+    if not k.program and k.any_true(bad):  # read before the scatter (torch refuses a column out of range)
+        raise ValueError(f"flatten_batch: a value is not a member of {model.space!r}")
     return k.onehot(columns, codec.dim, out), bad
 
 
