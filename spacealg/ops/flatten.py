@@ -172,11 +172,14 @@ class FlatCodec:
     def batch_shape(self, xs: Any) -> tuple[int, ...]:
         """The batch shape of a batch ``xs`` of members: ValueError unless its trailing shape is
         the members' (the torch/JAX batches' check, :mod:`spacealg.backends.shapes`)."""
-        shape = np.shape(xs)
-        k = len(self.element_shape)
-        if len(shape) < k or tuple(shape[len(shape) - k :]) != tuple(self.element_shape):
-            raise ValueError(f"a batch of shape {shape} is no batch of elements of shape {self.element_shape}")
-        return shape[: len(shape) - k]
+        shape = xs.shape if type(xs) is np.ndarray else np.shape(xs)  # each part of a product's batch:
+        element = self.element_shape  # flatten_batch(256), small_dict 13.9 -> 13.3 us
+        k = len(element)
+        if not k:
+            return shape  # type: ignore[no-any-return]
+        if shape[-k:] != element or len(shape) < k:
+            raise ValueError(f"a batch of shape {shape} is no batch of elements of shape {element}")
+        return shape[:-k]  # type: ignore[no-any-return]
 
     def flatten_batch(self, xs: Any) -> np.ndarray:
         if self.dtype is None:
