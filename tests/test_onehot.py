@@ -398,6 +398,17 @@ def test_products_holding_a_onehot_agree_with_numpy_on_torch_and_jax(space, seed
             assert same(canon(sa.clamp(_on(name, near), space)), canon(expected))
 
 
+def test_a_product_holding_a_onehot_takes_numpy_leaves_as_each_backend_does():
+    """A torch batch with a NumPy leaf is a TypeError naming the stray (as for every torch
+    batch); JAX takes NumPy leaves as arrays (as its per-leaf plans do)."""
+    space = sa.TupleProduct(sa.Box(0, 1, (2,)), OneHot(3))
+    host = sa.sample(space, 3, rng=0)
+    with pytest.raises(TypeError, match=r"numpy\.ndarray"):
+        sa.isin((torch.as_tensor(host[0]), host[1]), space)
+    assert np.asarray(sa.isin((jax.numpy.asarray(host[0]), host[1]), space)).all()
+    assert same(canon(sa.clamp((host[0], jax.numpy.asarray(host[1])), space)), canon(host))
+
+
 def _leaf_dtypes(space):
     from spacealg.core.plan import plan_for
 

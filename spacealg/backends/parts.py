@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from spacealg.backends.arrays import backend_named
-from spacealg.core.arrays import kind_rule
+from spacealg.core.arrays import backend_name, kind_rule
 from spacealg.core.generic import as_space
 from spacealg.core.plan import plan_for
 
@@ -69,7 +69,7 @@ def by_leaves(operation: str, name: str, args: tuple[Any, ...], kwargs: dict[str
     leaves = plan.leaf_spaces()
     if operation == "unflatten_batch":
         return plan.join(_unflattened(values, space, leaves, unflatten_batch))
-    parts = plan.check(values, operation)
+    parts = _on_backend(name, plan.check(values, operation))
     if operation == "isin":
         answers = [protocol.isin(part, leaf) for part, leaf in zip(parts, leaves)]
         _same_leads([tuple(a.shape) for a in answers], operation, space)
@@ -95,6 +95,18 @@ def by_leaves(operation: str, name: str, args: tuple[Any, ...], kwargs: dict[str
         dtype = backend.dtype(_flat_dtype(space), None, None, space)
         return xp.concat([xp.astype(p, dtype) for p in pieces], axis=-1)
     raise ValueError(f"by_leaves: no operation {operation!r}")
+
+
+def _on_backend(name: str, parts: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The leaf batches, each an array of the backend: TypeError for a torch batch with a
+    leaf that is no tensor (as the per-leaf plans say it); JAX takes NumPy leaves, as arrays."""
+    from spacealg.backends.kernel import Kernel
+
+    Kernel.for_parts(name, parts)
+    if name != "jax":
+        return parts
+    xp = _xp(name)
+    return tuple(p if backend_name(p) == "jax" else xp.asarray(p) for p in parts)
 
 
 def _unflattened(vs: Any, space: Any, leaves: list[Any], unflatten_batch: Any) -> list[Any]:
