@@ -21,9 +21,12 @@ from __future__ import annotations
 from typing import Any
 
 from spacealg.backends.arrays import backend_named
+from spacealg.backends.kernel import Kernel
+from spacealg.core import protocol
 from spacealg.core.arrays import backend_name, kind_rule
 from spacealg.core.generic import as_space
 from spacealg.core.plan import plan_for
+from spacealg.ops.flatten import flatten_batch, leaf_codecs, unflatten_batch
 
 __all__ = ["by_leaves", "rule_leaves", "split_rng"]
 
@@ -52,9 +55,6 @@ def _has_rule(space: Any) -> bool:
 def by_leaves(operation: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``operation`` (``sample``, ``isin``, ``clamp``, ``clamp_``, ``flatten_batch``,
     ``unflatten_batch``) of a product holding a rule leaf, leaf by leaf (see the module)."""
-    from spacealg.core import protocol
-    from spacealg.ops.flatten import flatten_batch, unflatten_batch
-
     if operation == "sample":
         space, size = args[0], (args[1] if len(args) > 1 else kwargs.get("size"))
         extra = {key: value for key, value in kwargs.items() if key not in ("rng", "size") and value is not None}
@@ -68,7 +68,7 @@ def by_leaves(operation: str, name: str, args: tuple[Any, ...], kwargs: dict[str
     plan = plan_for(space)
     leaves = plan.leaf_spaces()
     if operation == "unflatten_batch":
-        return plan.join(_unflattened(values, space, leaves, unflatten_batch))
+        return plan.join(_unflattened(values, space, leaves))
     parts = _on_backend(name, plan.check(values, operation))
     if operation == "isin":
         answers = [protocol.isin(part, leaf) for part, leaf in zip(parts, leaves)]
@@ -100,8 +100,6 @@ def by_leaves(operation: str, name: str, args: tuple[Any, ...], kwargs: dict[str
 def _on_backend(name: str, parts: tuple[Any, ...]) -> tuple[Any, ...]:
     """The leaf batches, each an array of the backend: TypeError for a torch batch with a
     leaf that is no tensor (as the per-leaf plans say it); JAX takes NumPy leaves, as arrays."""
-    from spacealg.backends.kernel import Kernel
-
     Kernel.for_parts(name, parts)
     if name != "jax":
         return parts
@@ -109,9 +107,7 @@ def _on_backend(name: str, parts: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(p if backend_name(p) == "jax" else xp.asarray(p) for p in parts)
 
 
-def _unflattened(vs: Any, space: Any, leaves: list[Any], unflatten_batch: Any) -> list[Any]:
-    from spacealg.ops.flatten import leaf_codecs
-
+def _unflattened(vs: Any, space: Any, leaves: list[Any]) -> list[Any]:
     _, codecs = leaf_codecs(space)
     dim = sum(codec.dim for codec in codecs)
     if len(vs.shape) < 1 or vs.shape[-1] != dim:
@@ -129,15 +125,11 @@ def _same_leads(leads: list[tuple[int, ...]], operation: str, space: Any) -> Non
 
 
 def _flat_dtype(space: Any) -> Any:
-    from spacealg.ops.flatten import leaf_codecs
-
     return leaf_codecs(space)[0].dtype
 
 
 def _xp(name: str) -> Any:
-    from spacealg.backends.kernel import _namespace
-
-    return _namespace(backend_named(name))
+    return Kernel(backend_named(name), None).xp
 
 
 def split_rng(name: str, rng: Any, n: int) -> list[Any]:
