@@ -88,9 +88,15 @@ def outsiders(draw: Any, space: Any) -> Any:
 
 
 def stacks(space: Any) -> bool:
-    """Whether batches of ``space`` stack into arrays (the kinds the torch/JAX backends take)."""
+    """Whether batches of ``space`` stack into arrays (the kinds the torch/JAX backends take):
+    every leaf has an array leaf model, or is of a kind with batched rules of its own (OneHot)."""
+    from spacealg.core.arrays import kind_rule
+    from spacealg.core.plan import array_leaf
+
     try:
-        Plan(space).tree  # noqa: B018 - built to raise for a kind with object batches
+        for leaf in Plan(space).leaf_spaces():
+            if kind_rule("isin", type(leaf)) is None:
+                array_leaf(leaf)  # raises for a kind with object batches
     except (TypeError, ValueError):
         return False
     return True

@@ -409,6 +409,24 @@ def test_a_product_holding_a_onehot_takes_numpy_leaves_as_each_backend_does():
     assert same(canon(sa.clamp((host[0], jax.numpy.asarray(host[1])), space)), canon(host))
 
 
+@settings(deadline=None, max_examples=20)
+@given(onehots(max_blocks=2, max_batch=1), st.data())
+def test_a_row_that_is_no_member_does_not_flatten_on_any_backend(s, data):
+    """``flatten``/``encode`` of a non-member and ``flatten_batch`` of a batch holding one raise
+    ValueError on NumPy, torch and eager JAX alike (NumPy read the argmax, torch and JAX the raw
+    entries); under ``jax.jit`` nothing can be read and nothing raises."""
+    row = data.draw(_rows(s).filter(lambda r: not sa.contains(r, s)))
+    batch = np.stack([sa.sample(s, rng=0), row])
+    with pytest.raises(ValueError):
+        sa.flatten(row, s)
+    with pytest.raises(ValueError):
+        sa.encode(row, s)
+    for on_backend in (lambda b: b, torch.as_tensor, jax.numpy.asarray):
+        with pytest.raises(ValueError):
+            flatten_batch(on_backend(batch), s)
+    jax.jit(lambda b: flatten_batch(b, s))(jax.numpy.asarray(batch))
+
+
 def _leaf_dtypes(space):
     from spacealg.core.plan import plan_for
 

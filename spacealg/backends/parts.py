@@ -65,6 +65,8 @@ def by_leaves(operation: str, name: str, args: tuple[Any, ...], kwargs: dict[str
         keys = split_rng(name, kwargs["rng"], len(leaves))
         return plan.join([protocol.sample(leaf, size, rng=key) for leaf, key in zip(leaves, keys)])
     values, space = args[0], args[1]
+    if operation == "clamp_" and name == "jax":  # before any check of the batch, as every JAX clamp_
+        raise TypeError("clamp_: JAX arrays are immutable; use clamp")
     plan = plan_for(space)
     leaves = plan.leaf_spaces()
     if operation == "unflatten_batch":
@@ -80,8 +82,6 @@ def by_leaves(operation: str, name: str, args: tuple[Any, ...], kwargs: dict[str
     if operation == "clamp":
         return plan.join([protocol.clamp(part, leaf) for part, leaf in zip(parts, leaves)])
     if operation == "clamp_":
-        if name == "jax":
-            raise TypeError("clamp_: JAX arrays are immutable; use clamp")
         # every leaf clamped on a copy first: a leaf that raises leaves the batch untouched
         staged = [protocol.clamp_(part.clone(), leaf) for part, leaf in zip(parts, leaves)]
         for part, done in zip(parts, staged):

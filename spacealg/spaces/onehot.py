@@ -321,8 +321,15 @@ def _clamp_inplace_rule(ns: Namespace, x: Any, space: OneHot) -> Any:
 
 
 def _flatten_batch_rule(ns: Namespace, xs: Any, space: OneHot) -> Any:
-    """Gymnasium's flattening of the hot positions: the vectors themselves, as int64 rows."""
+    """Gymnasium's flattening of the hot positions: the vectors themselves, as int64 rows; a
+    row that is no member is a ValueError (where values can be read), as on NumPy."""
     lead = _lead(xs, space, "flatten_batch")
+    try:
+        members = bool(ns.xp.all(_isin_rule(ns, xs, space)))
+    except Exception:  # a traced JAX array: nothing to read, rows are taken as they come
+        members = True
+    if not members:
+        raise ValueError(f"flatten_batch: a row is not a member of {space!r}")
     return ns.xp.astype(ns.xp.reshape(xs, (*lead, math.prod(space.shape))), ns.dtype(np.int64))
 
 
@@ -511,7 +518,12 @@ def _image_space(space: OneHot) -> Any:
 
 
 def _encode(x: Any, space: OneHot) -> Any:
-    positions = np.asarray(_positions(_NUMPY, _numeric(x, "encode"), space), dtype=np.int64)
+    """The hot positions of a member or batch of members; ValueError for anything else (a row
+    with no or two hot entries has no position)."""
+    x = _numeric(x, "encode")
+    if not np.all(_isin_rule(_NUMPY, x, space)):
+        raise ValueError(f"encode: {x!r} holds a value that is not a member of {space!r}")
+    positions = np.asarray(_positions(_NUMPY, x, space), dtype=np.int64)
     if space.scalar:
         positions = positions[..., 0]
     return positions[()] if positions.ndim == 0 else positions
