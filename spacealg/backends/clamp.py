@@ -117,11 +117,7 @@ def _as_program(
     exact = _nan_check(Kernel(k.backend, k.device)) if floats else None
 
     def clamps_and_sum(parts: Any) -> tuple[list[Any], Any]:
-        sums = [parts[i].sum() for i in floats]
-        total = sums[0] if sums else None
-        for more in sums[1:]:
-            total = total + more
-        return [clamp(parts[i]) for i, clamp in pairs], total
+        return [clamp(parts[i]) for i, clamp in pairs], (_total([parts[i] for i in floats]) if floats else None)
 
     program = k.compiled(clamps_and_sum)
 
@@ -147,13 +143,18 @@ def _nan_check(k: Kernel) -> Callable[[list[Any]], None] | None:
     def check(arrays: list[Any]) -> None:
         if torch:
             arrays = [b.detach() for b in arrays]  # a value read, not a computation for autograd to record
-        total = arrays[0].sum()
-        for b in arrays[1:]:
-            total = total + b.sum()
-        if math.isnan(float(total)) and any(bool(xp.any(xp.isnan(b))) for b in arrays):
+        if math.isnan(float(_total(arrays))) and any(bool(xp.any(xp.isnan(b))) for b in arrays):
             raise ValueError("clamp: x contains NaN, which has no nearest member")
 
     return check
+
+
+def _total(arrays: list[Any]) -> Any:
+    """The sum of the arrays' sums: NaN where one holds NaN (or where inf - inf meets)."""
+    total = arrays[0].sum()
+    for b in arrays[1:]:
+        total = total + b.sum()
+    return total
 
 
 def _clamp_leaf(k: Kernel, leaf: LeafModel, dtype: Any, what: str) -> Callable[[Any], Any]:

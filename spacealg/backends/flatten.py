@@ -55,9 +55,10 @@ def flatten_batch_on(name: str, xs: Any, space: Any) -> Any:
 
 
 def _flattener(k: Kernel, plan: Plan, space: Any) -> Any:
-    """``run(parts) -> (flat, bad)``: the flat rows and, per leaf, whether a value is no member
-    (a bool array, None where no leaf can hold one): one program for eager JAX, the flags
-    read after it (:func:`_raise_at`)."""
+    """``run(parts) -> (flat, bad)``: the flat rows and, for one program (eager JAX), per leaf
+    whether a value is no member, read after it ran (:func:`_raise_at`); ``bad`` is None
+    otherwise: torch reads each one-hot leaf before its scatter (:func:`_flatten_leaf`), and
+    under ``jit`` nothing can be read."""
     codec, codecs = _layout(plan, space)
     out = k.backend.dtype(codec.dtype, None, None, space)
     xp = k.xp
@@ -70,16 +71,19 @@ def _flattener(k: Kernel, plan: Plan, space: Any) -> Any:
         for model, part, b in zip(plan.leaves, codecs, parts):
             piece, bad = _flatten_leaf(k, model, part, xp.reshape(b, (n, model.size)), out)
             pieces.append(piece)
-            bads.append(xp.any(bad) if bad is not None else k.zeros((), flag))
+            if k.program:
+                bads.append(xp.any(bad) if bad is not None else k.zeros((), flag))
         joined = pieces[0] if len(pieces) == 1 else xp.concat(pieces, axis=-1)
-        return xp.reshape(joined, (*lead, codec.dim)), xp.stack(bads)
+        return xp.reshape(joined, (*lead, codec.dim)), (xp.stack(bads) if bads else None)
 
     return k.compiled(run)
 
 
 def _raise_at(flags: Any, message: str, plan: Plan) -> None:
     """ValueError (``message`` formatted with the leaf's space) for the first leaf whose flag
-    is True; nothing where values cannot be read (a traced or abstract array)."""
+    is True; nothing where there are no flags, or they cannot be read (traced, abstract)."""
+    if flags is None:
+        return
     backend = backend_named(backend_name(flags) or "numpy")
     if backend.is_traced(flags) or getattr(flags, "is_meta", False):
         return

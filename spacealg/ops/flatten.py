@@ -66,6 +66,7 @@ from spacealg.core.generic import coerce, generic
 from spacealg.core.image import Image, image_of
 from spacealg.core.leaf import LeafModel, leaf, plain, widths
 from spacealg.core.plan import kept_plan, plan_for, variant_of
+from spacealg.core.protocol import elsize
 from spacealg.core.space import Space
 from spacealg.ops.kernel import NUMPY
 from spacealg.spaces.box import Box
@@ -230,7 +231,7 @@ def flat_codec(space: Any) -> FlatCodec:
     if model is None:
         image = image_of(space)
         if image is not None:
-            return ImageCodec(image)
+            return ImageCodec(image, tuple(elsize(space)))
         return coerce(flat_codec, (space,), {})  # type: ignore[no-any-return]
     if model.items is not None or model.image in ("Discrete", "MultiDiscrete"):
         return OneHotCodec(model)
@@ -452,19 +453,17 @@ class ImageCodec(FlatCodec):
     """A kind with an image (:mod:`spacealg.core.image`): the image's codec, applied to the
     encoded member (and the decoded one on the way back)."""
 
-    def __init__(self, image: Image) -> None:
+    def __init__(self, image: Image, element_shape: tuple[int, ...]) -> None:
         self.image, self.inner = image, flat_codec(image.space)
         self.dim, self.dtype, self.onehot = self.inner.dim, self.inner.dtype, self.inner.onehot
         self.flattenable = self.inner.flattenable
+        self.element_shape = element_shape  # the kind's own members' (a batch's shape is read, not encoded)
 
     def write(self, out: np.ndarray, x: Any) -> None:
         out[...] = self.inner.flatten(self.image.encode(x))
 
     def read(self, v: np.ndarray) -> Any:
         return self.image.decode(self.inner.unflatten(v))
-
-    def batch_shape(self, xs: Any) -> tuple[int, ...]:
-        return self.inner.batch_shape(self.image.encode(xs))
 
     def flatten_batch(self, xs: Any) -> np.ndarray:
         return self.inner.flatten_batch(self.image.encode(xs))
