@@ -5,6 +5,7 @@ every checker shares, and a check goes on past a broken law: every property is h
 from __future__ import annotations
 
 import contextlib
+import copy
 from typing import Any
 
 import gymnasium
@@ -12,8 +13,12 @@ import numpy as np
 import pytest
 from envcorpus import gym_envs as g
 from envcorpus import vector_envs as v
+from hypothesis import example, given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from spacealg.testing import EnvCheckError, check_envs_match, check_vector_env
+from spacealg.testing.driver import same, snapshot
 from spacealg.testing.tables import properties_of
 
 
@@ -246,3 +251,52 @@ def test_silent_draws_generate_the_same_examples_and_shrink_to_the_same_one(sear
     assert run(lambda data: data, False) == run(SilentDraws, False)  # 40 examples, no failure
     plain, silent = run(lambda data: data, True), run(SilentDraws, True)
     assert plain[-1] == silent[-1] and plain[-1].startswith("[(5, array([0.]")  # the minimal failing one
+
+
+# --- The engine's copies and comparisons of observations (testing/driver.py) ---------------
+
+_dtypes = st.sampled_from([np.float32, np.float64, np.int8, np.int64, np.uint8, np.bool_, np.complex64])
+_arrays = _dtypes.flatmap(lambda dtype: hnp.arrays(dtype, hnp.array_shapes(min_dims=0, max_dims=2, max_side=3)))
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=True), st.text(max_size=2),
+                     _arrays.map(lambda a: a[()] if a.ndim == 0 else a))
+_observations = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.lists(inner, max_size=3).map(tuple),
+                            st.dictionaries(st.sampled_from("abc"), inner, max_size=3)),
+    max_leaves=6,
+)
+
+
+def _equal(a: Any, b: Any) -> bool:
+    """The reference: equal type and structure, arrays by dtype, shape and value, NaN equal to NaN."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape
+                and a.dtype == b.dtype and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(_equal(a[k], b[k]) for k in a)
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return type(a) is type(b) and len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, (float, np.floating)) and isinstance(b, (float, np.floating)):
+        return bool(a == b or (np.isnan(a) and np.isnan(b)))
+    return bool(type(a) is type(b) and a == b)
+
+
+def _arrays_in(value: Any) -> list[np.ndarray]:
+    if isinstance(value, np.ndarray):
+        return [value]
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
+    return [array for item in items for array in _arrays_in(item)]
+
+
+@given(_observations, _observations)
+@example({"x": np.array([np.nan, 1.0], np.float32), "y": (np.float64("nan"), [np.int8(1)])}, np.zeros(2, np.float32))
+@example(np.array([complex("nan"), 0j]), np.array([complex("nan"), 0j]))
+def test_snapshot_is_a_deep_copy_and_same_is_structural_equality(a: Any, b: Any) -> None:
+    """Laws: ``same(snapshot(x), copy.deepcopy(x))`` and ``same(snapshot(x), x)`` (NaN equal to
+    NaN); the snapshot shares no array buffer with ``x``; ``same(a, b)`` is the reference
+    structural equality, for any two observations."""
+    copied = snapshot(a)
+    assert same(copied, copy.deepcopy(a)) and same(copied, a) and _equal(copied, a)
+    for original, kept in zip(_arrays_in(a), _arrays_in(copied)):
+        assert not np.shares_memory(original, kept)
+    assert same(a, b) == _equal(a, b)
