@@ -303,6 +303,7 @@ class OneHotCodec(FlatCodec):
         self.size = self.nvec.size
         self.dim = int(self.nvec.sum())
         self.offsets = np.concatenate([[0], np.cumsum(self.nvec)[:-1]]).astype(np.int64)
+        self.unsigned_widths = self.nvec.astype(np.uint64)
         self.uniform = bool(self.size and (self.nvec == self.nvec[0]).all())
 
     def _position(self, x: Any) -> int:
@@ -398,7 +399,10 @@ class OneHotCodec(FlatCodec):
             fraction = ~((whole == rows) & (xp.abs(whole) <= 2.0**62))
             rows = xp.where(fraction, 0.0, whole)
         x = xp.astype(rows, k.widest_int(), copy=False) - self._const(k, model, "flat_low", self.low)
-        bad = (x < 0) | (x >= self._const(k, model, "flat_widths", self.nvec))
+        if k is NUMPY:  # one test: x < 0 read unsigned lies past every width (256 rows of a Discrete 6.6 -> 5.9 us)
+            bad = x.view(np.uint64) >= self.unsigned_widths
+        else:
+            bad = (x < 0) | (x >= self._const(k, model, "flat_widths", self.nvec))
         if fraction is not None:
             bad = bad | fraction
         return x + self._const(k, model, "flat_starts", self.offsets), bad
