@@ -36,11 +36,11 @@ class Chatty(Corridor):
 
 
 class Blocks(Corridor):
-    """Bug: the fourth step of an episode blocks forever (a lost lock; an action sequence)."""
+    """Bug: every step blocks forever (a lost lock). Not only a later step: under a small
+    budget on a loaded machine, the search could end before any episode reached it."""
 
     def step(self, action: Any) -> tuple[Any, ...]:
-        if self.t >= 3:
-            threading.Event().wait()
+        threading.Event().wait()
         return super().step(action)
 
 
