@@ -792,3 +792,28 @@ def test_torch_clamp_inplace_of_a_tensor_it_cannot_write_is_a_type_error():
         with pytest.raises(TypeError, match="clamp_: x must be a writable array"):
             sa.clamp_(x, s)
     assert torch.equal(leaf.detach(), before) and torch.equal(expanded, torch.zeros(3, 5))  # nothing written
+
+
+@settings(deadline=None, max_examples=10)
+@given(onehots(max_blocks=2, max_batch=1))
+def test_the_checks_of_a_onehot_rule_read_only_values_that_can_be_read(s):
+    """Rows that are no members (an all-zero row, a NaN) raise ValueError where values can be
+    read, and go through where they cannot: torch ``meta`` tensors and JAX under ``jit`` give
+    arrays of the right shapes, never an error."""
+    zeros = np.zeros((2, *s.shape), np.float32)
+    nan = np.full((2, *s.shape), np.nan, np.float32)
+    dim = math.prod(s.shape)
+    for on_backend in (torch.as_tensor, jax.numpy.asarray):
+        with pytest.raises(ValueError):
+            flatten_batch(on_backend(zeros), s)
+        with pytest.raises(ValueError):
+            unflatten_batch(on_backend(np.zeros((2, dim), np.float32)), s)
+        with pytest.raises(ValueError):
+            sa.clamp(on_backend(nan), s)
+    meta = torch.zeros((2, *s.shape), device="meta")
+    assert tuple(flatten_batch(meta, s).shape) == (2, dim)
+    assert tuple(unflatten_batch(torch.zeros((2, dim), device="meta"), s).shape) == (2, *s.shape)
+    assert tuple(sa.clamp(meta, s).shape) == (2, *s.shape)
+    traced = jax.jit(lambda z, v, x: (flatten_batch(z, s), unflatten_batch(v, s), sa.clamp(x, s)))
+    flat, back, clamped = traced(jax.numpy.asarray(zeros), jax.numpy.zeros((2, dim)), jax.numpy.asarray(nan))
+    assert (flat.shape, back.shape, clamped.shape) == ((2, dim), (2, *s.shape), (2, *s.shape))

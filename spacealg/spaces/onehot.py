@@ -290,15 +290,20 @@ def _sample_rule(ns: Namespace, space: OneHot, size: Any = None, *, rng: Any = N
     return _one_hot(ns, ns.below(np.broadcast_to(np.array(space.sizes), shape[-1:]), shape), space)
 
 
+def _read(flag: Any) -> bool | None:
+    """The value of a 0-d bool array; None where values cannot be read (a JAX array traced
+    under ``jit``: TypeError; a torch ``meta`` tensor: RuntimeError). The rules' checks raise
+    only on a flag read as False or True, and take the rows as they come otherwise."""
+    try:
+        return bool(flag)
+    except (TypeError, RuntimeError):
+        return None
+
+
 def _check_finite(ns: Namespace, x: Any) -> None:
     xp = ns.xp
-    if xp.isdtype(x.dtype, "real floating") and not getattr(ns, "traced", False):
-        try:
-            has_nan = bool(xp.any(xp.isnan(x)))
-        except Exception:  # a traced JAX array: nothing to read
-            return
-        if has_nan:
-            raise ValueError("clamp: x contains NaN, which has no nearest member")
+    if xp.isdtype(x.dtype, "real floating") and _read(xp.any(xp.isnan(x))):
+        raise ValueError("clamp: x contains NaN, which has no nearest member")
 
 
 def _clamp_rule(ns: Namespace, x: Any, space: OneHot) -> Any:
@@ -324,11 +329,7 @@ def _flatten_batch_rule(ns: Namespace, xs: Any, space: OneHot) -> Any:
     """Gymnasium's flattening of the hot positions: the vectors themselves, as int64 rows; a
     row that is no member is a ValueError (where values can be read), as on NumPy."""
     lead = _lead(xs, space, "flatten_batch")
-    try:
-        members = bool(ns.xp.all(_isin_rule(ns, xs, space)))
-    except Exception:  # a traced JAX array: nothing to read, rows are taken as they come
-        members = True
-    if not members:
+    if _read(ns.xp.all(_isin_rule(ns, xs, space))) is False:
         raise ValueError(f"flatten_batch: a row is not a member of {space!r}")
     return ns.xp.astype(ns.xp.reshape(xs, (*lead, math.prod(space.shape))), ns.dtype(np.int64))
 
@@ -340,11 +341,7 @@ def _unflatten_batch_rule(ns: Namespace, vs: Any, space: OneHot) -> Any:
         raise ValueError(f"unflatten_batch: expected an array (*batch, {dim}), got shape {tuple(vs.shape)}")
     rows = xp.reshape(vs != 0, (*vs.shape[:-1], *space.shape))
     groups = list(_grouped(ns, xp.astype(rows, xp.int8), space))
-    try:
-        complete = all(bool(xp.all(xp.any(blocks != 0, axis=-1))) for blocks in groups)
-    except Exception:  # traced: rows are taken as they come
-        complete = True
-    if not complete:
+    if any(_read(xp.all(xp.any(blocks != 0, axis=-1))) is False for blocks in groups):
         raise ValueError("unflatten_batch: a row is not a concatenation of one-hot vectors")
     return _one_hot(ns, _in_block_order(ns, [xp.argmax(blocks, axis=-1) for blocks in groups], space), space)
 
