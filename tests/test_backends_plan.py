@@ -244,6 +244,9 @@ def test_eager_flatten_checks_every_value_and_one_program_serves_each_shape(name
     for rows in (2, 5):
         good = {"a": as_array(np.arange(rows) % 3), "b": as_array(np.zeros((rows, 2), np.float32))}
         assert np.array_equal(np.asarray(unflatten_batch(flatten_batch(good, space), space)["a"]), np.arange(rows) % 3)
+    two = sa.DictProduct(a=range(3), b=range(5))  # both leaves hold a non-member: the first is named
+    with pytest.raises(ValueError, match=r"range\(0, 3\)"):
+        flatten_batch({"a": as_array(np.array([0, 9])), "b": as_array(np.array([0, 9]))}, two)
     flattens = [key for key in plans.plan_for(space).variants if key[0] == "flatten_batch"]
     assert len(flattens) == 1  # one variant for these dtypes, whatever the rows and values
     if name == "jax":
