@@ -154,6 +154,26 @@ def test_a_native_env_without_the_hook_is_refused_unless_final_obs_false() -> No
     assert GymnasiumVectorView(declared).metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
 
 
+@pytest.mark.parametrize(
+    "refused",
+    [
+        lambda view: view.__init__(Walkers(2)),  # no final-observation hook
+        lambda view: view.__init__(object()),  # not a PufferEnv
+        lambda view: view.__init__(SeededWalkers(2), copy="yes"),  # refused before the env is held
+    ],
+    ids=["no-hook", "not-a-puffer-env", "bad-copy"],
+)
+def test_a_view_whose_construction_was_refused_closes_quietly(refused) -> None:
+    # the half-built instance Python finalises (VectorEnv's finaliser, where Gymnasium has one,
+    # calls close): closing it raises nothing, and its finaliser prints nothing
+    view = GymnasiumVectorView.__new__(GymnasiumVectorView)
+    with pytest.raises((APIUsageError, TypeError)):
+        refused(view)
+    view.close()
+    assert view.closed
+    view.close()  # twice, as a finaliser after an explicit close
+
+
 def test_save_final_observations_needs_the_declaration() -> None:
     env = Walkers(2)
     assert env.final_observations is None

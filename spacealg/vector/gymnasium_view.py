@@ -309,7 +309,11 @@ class GymnasiumVectorView(VectorEnv):
         return self.env.render()
 
     def close_extras(self, **kwargs: Any) -> None:
-        self.env.close()
+        """Close the environment. Law: a view whose construction was refused (it never held
+        an environment) closes quietly, so that its finaliser prints nothing."""
+        env = self.__dict__.get("env")
+        if env is not None:
+            env.close()
 
     def __repr__(self) -> str:
         return f"GymnasiumVectorView({type(self.env).__name__}, num_envs={self.num_envs})"
