@@ -80,7 +80,7 @@ def spacealg_check() -> Callable[..., Any]:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
     outcome = yield
-    errors = sys.modules.get("spacealg.testing.errors")
+    errors = sys.modules.get("spacealg.testing.engine.errors")
     if errors is None or call.excinfo is None:
         return
     if isinstance(call.excinfo.value, errors.EnvCheckError):

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from spacealg.testing import EnvCheckError, check_envs_match, check_vector_env
-from spacealg.testing.driver import same, snapshot
+from spacealg.testing.engine.driver import same, snapshot
 from spacealg.testing.tables import properties_of
 
 
@@ -228,7 +228,7 @@ def test_silent_draws_generate_the_same_examples_and_shrink_to_the_same_one(sear
     from hypothesis import strategies as st
 
     from spacealg.strategies import members
-    from spacealg.testing.driver import SilentDraws
+    from spacealg.testing.engine.driver import SilentDraws
 
     strategy = st.tuples(st.integers(0, 9), members(gymnasium.spaces.Box(-1, 1, (1,))), st.booleans())
 

@@ -475,7 +475,7 @@ def test_strip_removes_exactly_the_named_entries():
     from hypothesis import given
     from hypothesis import strategies as st
 
-    from spacealg.testing.infos import strip
+    from spacealg.testing.engine.infos import strip
 
     names = st.sampled_from(["a", "b", "c", "a.b"])
     infos = st.dictionaries(names, st.integers() | st.dictionaries(names, st.integers(), max_size=3), max_size=4)

@@ -36,11 +36,11 @@ from spacealg.testing import (
     check_vector_env,
     replay,
 )
-from spacealg.testing.differential import close_enough
+from spacealg.testing.engine.lints import space_lints
+from spacealg.testing.engine.masks import MaskedAction, check_mask
+from spacealg.testing.engine.resolve import env_kind, resolve
 from spacealg.testing.fanout import expand, summary_table
-from spacealg.testing.lints import space_lints
-from spacealg.testing.masks import MaskedAction, check_mask
-from spacealg.testing.resolve import env_kind, resolve
+from spacealg.testing.kinds.match import close_enough
 from spacealg.testing.suite import checker_for
 
 TESTS = Path(__file__).parent
@@ -420,7 +420,7 @@ def test_jax_observations_compare_by_value():
     # regression: phys2d/CartPole-v1 (a JAX env) was reported non-deterministic because
     # JAX arrays were compared as Python objects
     jnp = pytest.importorskip("jax.numpy")
-    from spacealg.testing.driver import same
+    from spacealg.testing.engine.driver import same
 
     assert same(jnp.array([1.0, 2.0]), jnp.array([1.0, 2.0]))
     assert not same(jnp.array([1.0, 2.0]), jnp.array([1.0, 3.0]))

@@ -155,7 +155,7 @@ def _shard(text: str | None) -> int:
 
 
 def _options(arguments: argparse.Namespace) -> dict[str, Any]:
-    from spacealg.testing.driver import CLI_BUDGET
+    from spacealg.testing.engine.driver import CLI_BUDGET
 
     for name in ("examples", "max_steps"):
         value = getattr(arguments, name)
@@ -189,8 +189,8 @@ def _options(arguments: argparse.Namespace) -> dict[str, Any]:
 
 def _spaces(env: Any) -> list[tuple[str, str]]:
     from spacealg.adapters.envs import foreign_spaces  # dm_env, TorchRL, ... (issue 15)
+    from spacealg.testing.engine.resolve import env_kind
     from spacealg.testing.jax_env import adapt, is_jax_env
-    from spacealg.testing.resolve import env_kind
 
     if is_jax_env(env):  # gymnax, Jumanji, pgx, Brax (issue 24)
         protocol = adapt(env)

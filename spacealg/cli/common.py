@@ -258,10 +258,10 @@ def making(env_id: str) -> Iterator[None]:
 
 
 def env_source(env_id: str, env_kwargs: Sequence[str] | None = None) -> Any:
-    """The :class:`spacealg.testing.resolve.EnvSource` that ``spacealg check`` hands to the
+    """The :class:`spacealg.testing.engine.resolve.EnvSource` that ``spacealg check`` hands to the
     checkers: ENV_ID resolved by :func:`resolve_target` (so ``check`` and ``describe`` agree,
     ``--env-kwarg`` included), with a reproduction snippet that makes it the same way."""
-    from spacealg.testing.resolve import EnvSource
+    from spacealg.testing.engine.resolve import EnvSource
 
     target = resolve_target(env_id, env_kwargs)
 
@@ -274,16 +274,16 @@ def env_source(env_id: str, env_kwargs: Sequence[str] | None = None) -> Any:
 def passed_document(env_id: str, spaces: Sequence[tuple[str, str]], report: Any) -> dict[str, Any]:
     """``spacealg check --json`` for a check that passed (an EnvCheckReport): every property
     held or not checked (with why), the warnings
-    (:func:`spacealg.testing.verdicts.report_document`)."""
-    from spacealg.testing.verdicts import report_document
+    (:func:`spacealg.testing.engine.verdicts.report_document`)."""
+    from spacealg.testing.engine.verdicts import report_document
 
     return _document(env_id, spaces, report_document(report))
 
 
 def failed_document(env_id: str, spaces: Sequence[tuple[str, str]], error: Any) -> dict[str, Any]:
     """``spacealg check --json`` for broken properties (an EnvCheckError), every one with
-    its reproduction (:func:`spacealg.testing.verdicts.error_document`)."""
-    from spacealg.testing.verdicts import error_document
+    its reproduction (:func:`spacealg.testing.engine.verdicts.error_document`)."""
+    from spacealg.testing.engine.verdicts import error_document
 
     return _document(env_id, spaces, error_document(error))
 
@@ -294,8 +294,8 @@ def _document(env_id: str, spaces: Sequence[tuple[str, str]], body: dict[str, An
 
 
 def jsonable(value: Any) -> Any:
-    """``value`` as JSON data (:func:`spacealg.testing.verdicts.jsonable`)."""
-    from spacealg.testing.verdicts import jsonable as as_json
+    """``value`` as JSON data (:func:`spacealg.testing.engine.verdicts.jsonable`)."""
+    from spacealg.testing.engine.verdicts import jsonable as as_json
 
     return as_json(value)
 

@@ -13,16 +13,16 @@ pytest test of a check in one line; ``check_many`` checks several environments i
 worker processes (or on a Ray cluster). See docs/validation.md.
 """
 
-from spacealg.testing.aec import check_aec_env
-from spacealg.testing.differential import check_envs_match
-from spacealg.testing.errors import AEC_PROPERTIES, PARALLEL_PROPERTIES, PROPERTIES, EnvCheckError
+from spacealg.testing.engine.errors import AEC_PROPERTIES, PARALLEL_PROPERTIES, PROPERTIES, EnvCheckError
+from spacealg.testing.engine.lints import EnvCheckWarning
 from spacealg.testing.fanout import check_many
 from spacealg.testing.jax_env import JAX_PROPERTIES, JaxEnvCheckError, check_jax_env
-from spacealg.testing.lints import EnvCheckWarning
-from spacealg.testing.parallel import check_parallel_env
-from spacealg.testing.single import EnvCheckReport, check_env
+from spacealg.testing.kinds.aec import check_aec_env
+from spacealg.testing.kinds.gymnasium import EnvCheckReport, check_env
+from spacealg.testing.kinds.match import check_envs_match
+from spacealg.testing.kinds.parallel import check_parallel_env
+from spacealg.testing.kinds.vector import VECTOR_PROPERTIES, check_vector_env, replay_vector
 from spacealg.testing.suite import check, env_test, replay
-from spacealg.testing.vector import VECTOR_PROPERTIES, check_vector_env, replay_vector
 
 __all__ = [
     "AEC_PROPERTIES",

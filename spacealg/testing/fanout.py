@@ -96,7 +96,7 @@ def check_one(target: str, options: dict[str, Any]) -> Outcome:
     """Check one target with :func:`~spacealg.testing.check` (a top-level function, so that
     worker processes can run it)."""
     from spacealg.testing import check
-    from spacealg.testing.resolve import resolve
+    from spacealg.testing.engine.resolve import resolve
 
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
@@ -108,7 +108,7 @@ def outcome_of(target: str, make: Callable[[], Any], run: Callable[[], Any]) -> 
     ``make()`` builds the environment: "cannot make" where it raises (``sys.exit()``
     included), "failed" with every broken property, "error" for any other exception."""
     from spacealg.testing import EnvCheckError
-    from spacealg.testing.verdicts import error_document, report_document
+    from spacealg.testing.engine.verdicts import error_document, report_document
 
     started = time.perf_counter()
     problem = _buildable(make)

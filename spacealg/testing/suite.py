@@ -16,18 +16,18 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from spacealg.testing.aec import AEC, check_aec_env
-from spacealg.testing.errors import PropertyError
-from spacealg.testing.parallel import PARALLEL, check_parallel_env
-from spacealg.testing.resolve import EnvSource, env_kind, resolve
-from spacealg.testing.runner import EnvCheckReport, EnvKind, close, fail, probe, replay_example
-from spacealg.testing.single import GYMNASIUM, check_env
+from spacealg.testing.engine.errors import PropertyError
+from spacealg.testing.engine.resolve import EnvSource, env_kind, resolve
+from spacealg.testing.engine.runner import EnvCheckReport, EnvKind, close, fail, probe, replay_example
+from spacealg.testing.kinds.aec import AEC, check_aec_env
+from spacealg.testing.kinds.gymnasium import GYMNASIUM, check_env
+from spacealg.testing.kinds.parallel import PARALLEL, check_parallel_env
 
 __all__ = ["check", "checker_for", "env_kind_of", "env_test", "replay"]
 
 
 def _foreign(instance: Any) -> Callable[..., Any] | None:
-    """The checker of :mod:`spacealg.testing.foreign` (dm_env, TorchRL) for ``instance``,
+    """The checker of :mod:`spacealg.testing.kinds.foreign` (dm_env, TorchRL) for ``instance``,
     where that module is present and recognises it."""
     try:
         from spacealg.testing import foreign
@@ -45,7 +45,7 @@ def _jax(instance: Any) -> bool:
 
 
 def env_kind_of(source: EnvSource) -> str:
-    """The kind of the environment ``source`` builds (see :func:`~spacealg.testing.resolve.env_kind`)."""
+    """The kind of the environment ``source`` builds (see :func:`~spacealg.testing.engine.resolve.env_kind`)."""
     return str(probe(source, env_kind))
 
 
@@ -69,7 +69,7 @@ def checker_for(env: Any) -> Callable[..., EnvCheckReport]:
     if foreign is not None:
         return foreign
     if kind == "vector":
-        from spacealg.testing.vector import check_vector_env
+        from spacealg.testing.kinds.vector import check_vector_env
 
         return check_vector_env
     checkers: dict[str, Callable[..., EnvCheckReport]] = {"aec": check_aec_env, "parallel": check_parallel_env}
@@ -105,10 +105,10 @@ def replay(
     each action is the dict of the live agents' actions; for an AEC one, the actions of the
     agents that had to act, in order. ``seed=None`` (a failure of the one-off probes, which
     reports no seed) re-runs the probes. A vector environment replays through
-    :func:`~spacealg.testing.vector.replay_vector` (its episode, or with ``seed=None`` its
+    :func:`~spacealg.testing.kinds.vector.replay_vector` (its episode, or with ``seed=None`` its
     declared spaces; a changed row's laws need that function's ``row`` and ``changes``).
     ``ignore_info_keys`` as the checkers'."""
-    from spacealg.testing.infos import ignoring, info_keys
+    from spacealg.testing.engine.infos import ignoring, info_keys
 
     with ignoring(info_keys(ignore_info_keys)):
         _replay(env, seed, actions, determinism=determinism, masks=masks)
@@ -118,7 +118,7 @@ def _replay(env: Any, seed: int | None, actions: Sequence[Any], *, determinism: 
     source = resolve(env)
     kind = env_kind_of(source)
     if kind == "vector":  # seed=None too: its declaration is replay_vector's, not a probe of the Gymnasium kind
-        from spacealg.testing.vector import replay_vector
+        from spacealg.testing.kinds.vector import replay_vector
 
         replay_vector(source, seed, actions, determinism=determinism)
         return
@@ -130,14 +130,14 @@ def _replay(env: Any, seed: int | None, actions: Sequence[Any], *, determinism: 
 
 
 def _kind(kind: str) -> EnvKind:
-    """The :class:`~spacealg.testing.runner.EnvKind` of an environment kind (a vector one
-    replays through :func:`~spacealg.testing.vector.replay_vector`; foreign ones have none:
+    """The :class:`~spacealg.testing.engine.runner.EnvKind` of an environment kind (a vector one
+    replays through :func:`~spacealg.testing.kinds.vector.replay_vector`; foreign ones have none:
     their failures are replayed as Gymnasium episodes)."""
     return {"aec": AEC, "parallel": PARALLEL}.get(kind, GYMNASIUM)
 
 
 def _replay_probes(source: EnvSource, kind: str) -> None:
-    from spacealg.testing.verdicts import partition
+    from spacealg.testing.engine.verdicts import partition
 
     probes = _kind(kind).probes
     try:

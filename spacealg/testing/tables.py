@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from spacealg.testing.errors import AEC_PROPERTIES, PARALLEL_PROPERTIES, PROPERTIES
+from spacealg.testing.engine.errors import AEC_PROPERTIES, PARALLEL_PROPERTIES, PROPERTIES
 
 __all__ = ["properties_of"]
 
@@ -14,15 +14,15 @@ def properties_of(kind: str) -> dict[str, str]:
     if kind == "aec":
         return AEC_PROPERTIES
     if kind == "vector":
-        from spacealg.testing.vector import VECTOR_PROPERTIES
+        from spacealg.testing.kinds.vector import VECTOR_PROPERTIES
 
         return VECTOR_PROPERTIES
     if kind in ("dm_env", "torchrl"):
-        from spacealg.testing.foreign import DM_ENV_PROPERTIES, TORCHRL_PROPERTIES
+        from spacealg.testing.kinds.foreign import DM_ENV_PROPERTIES, TORCHRL_PROPERTIES
 
         return DM_ENV_PROPERTIES if kind == "dm_env" else TORCHRL_PROPERTIES
     if kind == "match":
-        from spacealg.testing.differential import MATCH_PROPERTIES
+        from spacealg.testing.kinds.match import MATCH_PROPERTIES
 
         return MATCH_PROPERTIES
     return PROPERTIES

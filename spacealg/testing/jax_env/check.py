@@ -26,13 +26,13 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.testing.driver import SEEDS, Budget, Focus, Outcome, describe_exception, search
-from spacealg.testing.errors import EnvCheckError, PropertyError
+from spacealg.testing.engine.driver import SEEDS, Budget, Focus, Outcome, describe_exception, search
+from spacealg.testing.engine.errors import EnvCheckError, PropertyError
+from spacealg.testing.engine.resolve import EnvSource
+from spacealg.testing.engine.runner import EnvCheckReport
 from spacealg.testing.jax_env.properties import JAX_PROPERTIES
 from spacealg.testing.jax_env.protocols import Protocol, adapt
 from spacealg.testing.jax_env.source import jax_source
-from spacealg.testing.resolve import EnvSource
-from spacealg.testing.runner import EnvCheckReport
 
 __all__ = ["JaxEnvCheckError", "JaxEnvCheckReport", "check_jax_env", "replay_jax"]
 
@@ -156,7 +156,7 @@ class _Check:
         """The one-off laws: compile once (abstract types, then one compilation of the batched
         rollout, whose scan must trace step once) and, with ``determinism``, the purity of
         tracing (:func:`~.relations.trace_purity`)."""
-        from spacealg.testing.driver import global_rng
+        from spacealg.testing.engine.driver import global_rng
         from spacealg.testing.jax_env.relations import compile_once, scan_traced_once, trace_purity
 
         if "compile-once" in self.checked:

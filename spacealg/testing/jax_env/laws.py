@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.testing.errors import short
+from spacealg.testing.engine.errors import short
 from spacealg.testing.jax_env.protocols import Protocol
 from spacealg.testing.jax_env.spaces import confirm, converted, dtype_problem, members
 

@@ -42,8 +42,8 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.testing.errors import EnvCheckError
-from spacealg.testing.runner import EnvCheckReport
+from spacealg.testing.engine.errors import EnvCheckError
+from spacealg.testing.engine.runner import EnvCheckReport
 
 __all__ = ["Bridge", "PortMatchError", "check_port_matches"]
 

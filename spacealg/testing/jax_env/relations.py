@@ -28,8 +28,8 @@ from typing import Any
 import jax
 import numpy as np
 
-from spacealg.testing.driver import global_rng
-from spacealg.testing.errors import PropertyError, short
+from spacealg.testing.engine.driver import global_rng
+from spacealg.testing.engine.errors import PropertyError, short
 from spacealg.testing.jax_env.protocols import Protocol
 from spacealg.testing.jax_env.rollout import Rollouts, row_keys
 from spacealg.testing.jax_env.rounding import sensitivity, within
@@ -70,7 +70,7 @@ def compile_once(protocol: Protocol, rollouts: Rollouts) -> None:
         action = jax.eval_shape(rollouts.draw, key, out0.get("mask"))  # the mask as an argument, abstract
         state1, out1 = jax.eval_shape(protocol.step, state0, action, key, key)
     except Exception as error:
-        from spacealg.testing.driver import describe_exception
+        from spacealg.testing.engine.driver import describe_exception
 
         raise PropertyError("no-exception", f"tracing reset and step raised {describe_exception(error)}") from error
     said = ("reset's", "step's")

@@ -31,7 +31,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from spacealg.testing.driver import same
+from spacealg.testing.engine.driver import same
 from spacealg.testing.jax_env.protocols import Protocol
 from spacealg.testing.jax_env.spaces import converted
 

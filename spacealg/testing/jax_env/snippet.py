@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from spacealg.testing.errors import literal
+from spacealg.testing.engine.errors import literal
 
 __all__ = ["reproduction"]
 

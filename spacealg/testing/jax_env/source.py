@@ -3,11 +3,11 @@
 ``xminigrid:MiniGrid-Empty-5x5``, ``brax:ant``, ``playground:CartpoleBalance``.
 
 :func:`jax_source` turns the ``env`` argument of :func:`~spacealg.testing.check_jax_env`
-into an :class:`~spacealg.testing.resolve.EnvSource`: one of these ids (the library is
+into an :class:`~spacealg.testing.engine.resolve.EnvSource`: one of these ids (the library is
 imported when the source is made: a missing one raises ModuleNotFoundError naming it;
 :data:`MAKERS` gives each prefix's import and construction, the lines the reproduction
 snippets print), or
-anything :func:`~spacealg.testing.resolve.resolve` takes (an instance, the ``(env,
+anything :func:`~spacealg.testing.engine.resolve.resolve` takes (an instance, the ``(env,
 params)`` pair of ``gymnax.make``, a factory, ``"module:factory"``).
 
 Laws: every prefix of :data:`~spacealg.adapters.envs.JAX_PREFIXES` has a maker; the
@@ -21,7 +21,7 @@ import importlib
 from typing import Any
 
 from spacealg.adapters.envs import JAX_PREFIXES, is_jax_id
-from spacealg.testing.resolve import EnvSource, resolve
+from spacealg.testing.engine.resolve import EnvSource, resolve
 
 __all__ = ["DEFAULTS", "JAX_PREFIXES", "MAKERS", "is_jax_id", "jax_maker", "jax_source"]
 

@@ -1,12 +1,12 @@
 """Checkers for dm_env and TorchRL environments: ``check_dm_env`` and ``check_torchrl_env``.
 
 They are kinds (:data:`DM_ENV`, :data:`TORCHRL`) run by the engine every checker shares
-(:func:`~spacealg.testing.runner.check_kind`): Hypothesis draws the episodes (a seed, a
-length, and actions drawn through :class:`~spacealg.testing.runner.Draws` from the declared
+(:func:`~spacealg.testing.engine.runner.check_kind`): Hypothesis draws the episodes (a seed, a
+length, and actions drawn through :class:`~spacealg.testing.engine.runner.Draws` from the declared
 action spec, read through spacealg's adapters), shrinks a failure to the shortest one, and
-raises :class:`~spacealg.testing.errors.EnvCheckError` naming the
+raises :class:`~spacealg.testing.engine.errors.EnvCheckError` naming the
 broken property, the seed and the actions; a sound environment returns an
-:class:`~spacealg.testing.runner.EnvCheckReport`. :func:`foreign_checker` tells
+:class:`~spacealg.testing.engine.runner.EnvCheckReport`. :func:`foreign_checker` tells
 ``check``/``check_env`` which checker an environment needs (None for a Gymnasium one).
 
 dm_env properties (:data:`DM_ENV_PROPERTIES`) and TorchRL properties
@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.testing.driver import describe_exception
-from spacealg.testing.errors import EnvCheckError, PropertyError
-from spacealg.testing.runner import DEFAULT_OPTIONS, Declared, Draws, EnvCheckReport, EnvKind, check_kind
+from spacealg.testing.engine.driver import describe_exception
+from spacealg.testing.engine.errors import EnvCheckError, PropertyError
+from spacealg.testing.engine.runner import DEFAULT_OPTIONS, Declared, Draws, EnvCheckReport, EnvKind, check_kind
 
 __all__ = [
     "DM_ENV_PROPERTIES",
@@ -200,7 +200,7 @@ def _native(spec: Any, value: Any) -> Any:
 
 
 DM_ENV = EnvKind("dm_env", DmEnvEpisode, _dm_env_declared, "", DM_ENV_PROPERTIES)
-"""The dm_env kind of :func:`~spacealg.testing.runner.check_kind`."""
+"""The dm_env kind of :func:`~spacealg.testing.engine.runner.check_kind`."""
 
 
 def check_dm_env(
@@ -286,7 +286,7 @@ def _torchrl_declared(env: Any) -> Declared:
 
 
 TORCHRL = EnvKind("torchrl", TorchRLEpisode, _torchrl_declared, "", TORCHRL_PROPERTIES)
-"""The TorchRL kind of :func:`~spacealg.testing.runner.check_kind`."""
+"""The TorchRL kind of :func:`~spacealg.testing.engine.runner.check_kind`."""
 
 
 def check_torchrl_env(env: Any, *, max_examples: int = 10, max_steps: int = 30,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from spacealg.testing.errors import literal
+from spacealg.testing.engine.errors import literal
 
 __all__ = ["reproduction"]
 
@@ -464,7 +464,7 @@ def reproduction(error: Any) -> str:
 
 
 def _vector_tail(error: Any) -> list[str]:
-    """A vector failure: spacealg's replay of the example (:func:`~spacealg.testing.vector.replay_vector`;
+    """A vector failure: spacealg's replay of the example (:func:`~spacealg.testing.kinds.vector.replay_vector`;
     a changed row's actions where the law compares two runs; the implementation compared with for
     ``sync-async-agree``), which raises while the bug is there."""
     other = error.compared_with if error.changed is None and error.property == "sync-async-agree" else ""

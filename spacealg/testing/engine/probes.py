@@ -15,13 +15,13 @@ On fresh environments (an instance given by the caller is only reset, never clos
   ``SDL_VIDEODRIVER=dummy``) is built with ``render_mode=mode`` and renders what it
   promises: ``rgb_array`` an (H, W, 3) uint8 array, ``depth_array`` a 2-D array, ``ansi`` a
   str, ``*_list`` a list of those;
-- warnings (never failures): the declaration lints of :mod:`spacealg.testing.lints` (for
+- warnings (never failures): the declaration lints of :mod:`spacealg.testing.engine.lints` (for
   Gymnasium's own environments only with ``lint=True``), and a step before reset that
   silently returns an observation outside the declared space.
 
 An episode is the first observation and, where no mask is published, three fixed actions.
 A probe whose environment raises is skipped: the search reports that failure, with a
-reproduction. The probes return their findings (:mod:`spacealg.testing.verdicts`):
+reproduction. The probes return their findings (:mod:`spacealg.testing.engine.verdicts`):
 warnings, the properties they could not check and why (an instance that cannot be rebuilt
 in each render mode, a reset that fails, the time budget), and the properties they found
 broken, each probe running whatever the others found.
@@ -36,13 +36,13 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.testing.driver import Budget, describe_exception, first_difference, snapshot
-from spacealg.testing.errors import PropertyError
-from spacealg.testing.lints import space_lints
-from spacealg.testing.masks import find_mask
-from spacealg.testing.resolve import EnvSource
-from spacealg.testing.runner import action_fallback, agents_of
-from spacealg.testing.verdicts import NotChecked
+from spacealg.testing.engine.driver import Budget, describe_exception, first_difference, snapshot
+from spacealg.testing.engine.errors import PropertyError
+from spacealg.testing.engine.lints import space_lints
+from spacealg.testing.engine.masks import find_mask
+from spacealg.testing.engine.resolve import EnvSource
+from spacealg.testing.engine.runner import action_fallback, agents_of
+from spacealg.testing.engine.verdicts import NotChecked
 
 __all__ = ["check_render", "single_probes"]
 
@@ -270,8 +270,8 @@ def lifecycle_probes(
 def _outside(result: Any, space: Any) -> str | None:
     """What is wrong with a single step's ``result`` (None: a 5-tuple whose observation is
     in ``space``)."""
-    from spacealg.testing.errors import short
-    from spacealg.testing.single import is_member
+    from spacealg.testing.engine.errors import short
+    from spacealg.testing.kinds.gymnasium import is_member
 
     if not (isinstance(result, tuple) and len(result) == 5):
         return f"{short(result)}, not a step's 5-tuple"

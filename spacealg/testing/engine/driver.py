@@ -2,7 +2,7 @@
 property, let Hypothesis shrink it, and compare replayed trajectories.
 
 An episode body is a function of ``hypothesis.strategies.data()`` that raises
-:class:`~spacealg.testing.errors.PropertyError`. :func:`search` runs it under fixed settings
+:class:`~spacealg.testing.engine.errors.PropertyError`. :func:`search` runs it under fixed settings
 (quiet, no deadline, by default no example database) and returns the shrunk violation, or
 the last one seen when the failure did not replay (a non-deterministic environment).
 
@@ -41,7 +41,7 @@ from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from hypothesis.errors import Flaky, Unsatisfiable
 
-from spacealg.testing.errors import PropertyError
+from spacealg.testing.engine.errors import PropertyError
 
 __all__ = [
     "CLI_BUDGET",

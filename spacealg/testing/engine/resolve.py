@@ -100,7 +100,7 @@ def is_vector_env(env: Any) -> bool:
 def env_kind(env: Any) -> str:
     """"aec", "parallel", "vector" or "gymnasium": which checker an environment needs. The
     one decision of the dispatch of :func:`spacealg.testing.check`; foreign kinds (dm_env,
-    TorchRL) are recognised by :mod:`spacealg.testing.foreign` when it is present."""
+    TorchRL) are recognised by :mod:`spacealg.testing.kinds.foreign` when it is present."""
     if is_aec_env(env):
         return "aec"
     if is_parallel_env(env):

@@ -154,7 +154,7 @@ class EnvCheckError(AssertionError):
 
     def verdicts(self) -> dict[str, str]:
         """Each property: ``"held"``, ``"broken"`` or ``"not checked: <why>"``."""
-        from spacealg.testing.verdicts import verdicts
+        from spacealg.testing.engine.verdicts import verdicts
 
         names = (*self.held, *(e.property for e in self.broken), *self.not_checked)
         return verdicts(dict.fromkeys(names), (e.property for e in self.broken), self.not_checked)
@@ -182,7 +182,7 @@ class EnvCheckError(AssertionError):
 
     def reproduction(self) -> str:
         """A self-contained Python snippet that replays the failing seed and actions."""
-        from spacealg.testing.snippets import reproduction
+        from spacealg.testing.engine.snippets import reproduction
 
         return reproduction(self)
 

@@ -3,7 +3,7 @@ checked (with why).
 
 Probes and checkers return their findings in one list (the probes' "warnings"): a plain
 ``str`` is a warning, a :class:`NotChecked` a property left unchecked and why, a
-:class:`~spacealg.testing.errors.PropertyError` a broken property. :func:`partition`
+:class:`~spacealg.testing.engine.errors.PropertyError` a broken property. :func:`partition`
 separates them.
 
 Laws: every property of a checker's table is in exactly one of ``held``, ``broken`` and
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from spacealg.testing.errors import PropertyError
+from spacealg.testing.engine.errors import PropertyError
 
 __all__ = ["NotChecked", "partition", "verdicts"]
 
@@ -86,7 +86,7 @@ def jsonable(value: Any) -> Any:
 def broken_entry(error: Any) -> dict[str, Any]:
     """One broken property of a failed check (an EnvCheckError): where, the seed and the
     actions, the message and the reproduction snippet."""
-    from spacealg.testing.errors import literal
+    from spacealg.testing.engine.errors import literal
 
     return {
         "property": error.property,

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from spacealg.testing.errors import PropertyError
+from spacealg.testing.engine.errors import PropertyError
 
 __all__ = ["MaskedAction", "check_mask", "draw_action", "find_mask", "is_rejection", "mask_kind"]
 

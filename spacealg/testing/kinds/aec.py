@@ -9,7 +9,7 @@ seed, the number of agent-steps and, for each agent that must act, an action fro
 (``observe(agent)["action_mask"]`` or ``infos[agent]["action_mask"]``, as PettingZoo's
 classic games do), so that games are played, not ended by the first illegal move.
 
-Properties (:data:`~spacealg.testing.errors.AEC_PROPERTIES`), at every reset and step:
+Properties (:data:`~spacealg.testing.engine.errors.AEC_PROPERTIES`), at every reset and step:
 
 - ``reset-signature`` / ``step-signature``: reset and step return None; ``last()`` a 5-tuple;
 - ``agent-iteration``: ``agent_selection`` and the first agent of ``agent_iter()`` name a live
@@ -36,13 +36,12 @@ import math
 from collections.abc import Callable
 from typing import Any, Unpack
 
-from spacealg.testing.driver import describe_exception, same, snapshot
-from spacealg.testing.errors import AEC_PROPERTIES, PropertyError, literal, short
-from spacealg.testing.infos import recorded, recorded_per_agent
-from spacealg.testing.masks import MaskedAction, check_mask, find_mask, is_rejection
-from spacealg.testing.parallel import _names, max_cycles, same_space
-from spacealg.testing.probes import aec_probes
-from spacealg.testing.runner import (
+from spacealg.testing.engine.driver import describe_exception, same, snapshot
+from spacealg.testing.engine.errors import AEC_PROPERTIES, PropertyError, literal, short
+from spacealg.testing.engine.infos import recorded, recorded_per_agent
+from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask, is_rejection
+from spacealg.testing.engine.probes import aec_probes
+from spacealg.testing.engine.runner import (
     AgentActions,
     CheckOptions,
     Declared,
@@ -51,7 +50,7 @@ from spacealg.testing.runner import (
     EnvKind,
     check_kind,
 )
-from spacealg.testing.single import (
+from spacealg.testing.kinds.gymnasium import (
     after_done,
     check_flags,
     check_info,
@@ -59,6 +58,7 @@ from spacealg.testing.single import (
     check_reward,
     is_member,
 )
+from spacealg.testing.kinds.parallel import _names, max_cycles, same_space
 
 __all__ = ["AEC", "AECEpisode", "check_aec_env"]
 
@@ -313,7 +313,7 @@ AEC = EnvKind(
     aec_probes,
     _unchecked,
 )
-"""The PettingZoo AEC kind of :func:`~spacealg.testing.runner.check_kind`."""
+"""The PettingZoo AEC kind of :func:`~spacealg.testing.engine.runner.check_kind`."""
 
 
 def check_aec_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:

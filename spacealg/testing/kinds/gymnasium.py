@@ -5,7 +5,7 @@ actions from the declared action space (:func:`spacealg.strategies.members`, so 
 have the action space's dtypes). The environment is reset with the seed and stepped ``n``
 times, reset again whenever an episode ends; then (``determinism=True``) the same seed and
 actions are replayed and the two trajectories compared. Every property of
-:data:`~spacealg.testing.errors.PROPERTIES` is checked at every reset and step;
+:data:`~spacealg.testing.engine.errors.PROPERTIES` is checked at every reset and step;
 membership uses :func:`spacealg.contains`, which on a Gymnasium space is the space's own
 ``contains`` (Gymnasium's dtype policy: a float64 observation is not in a float32 Box).
 The first broken property is shrunk by Hypothesis to the smallest seed and the shortest
@@ -26,12 +26,12 @@ import numpy as np
 
 from spacealg.core.protocol import contains
 from spacealg.strategies.members import members
-from spacealg.testing.driver import describe_exception, passed_over, same, snapshot
-from spacealg.testing.errors import PROPERTIES, PropertyError, literal, short
-from spacealg.testing.infos import recorded
-from spacealg.testing.masks import MaskedAction, check_mask, find_mask, is_rejection
-from spacealg.testing.probes import single_probes
-from spacealg.testing.runner import (
+from spacealg.testing.engine.driver import describe_exception, passed_over, same, snapshot
+from spacealg.testing.engine.errors import PROPERTIES, PropertyError, literal, short
+from spacealg.testing.engine.infos import recorded
+from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask, is_rejection
+from spacealg.testing.engine.probes import single_probes
+from spacealg.testing.engine.runner import (
     DEFAULT_MAX_EXAMPLES,
     DEFAULT_MAX_STEPS,
     CheckOptions,
@@ -247,14 +247,14 @@ def episode_limit(env: Any) -> int | None:
 GYMNASIUM = EnvKind(
     "gymnasium", Episode, _declared, "(observation, reward, terminated, truncated, info)", PROPERTIES, single_probes
 )
-"""The Gymnasium kind (single agent) of :func:`~spacealg.testing.runner.check_kind`."""
+"""The Gymnasium kind (single agent) of :func:`~spacealg.testing.engine.runner.check_kind`."""
 
 
 def check_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:
     """Check a Gymnasium environment's properties on Hypothesis-generated episodes.
 
     ``env``: an instance, a zero-argument factory, a registered id or ``"module:factory"``.
-    Options (keywords, :class:`~spacealg.testing.runner.CheckOptions`):
+    Options (keywords, :class:`~spacealg.testing.engine.runner.CheckOptions`):
     ``max_examples`` (100): episodes drawn (before shrinking); ``max_steps`` (100): longest
     episode drawn (episodes that end earlier are reset and continued; one example in eight
     runs up to just past the environment's own ``max_episode_steps`` when it has one);
@@ -266,11 +266,11 @@ def check_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:
     draw legal actions under a published ``info["action_mask"]`` and check the mask;
     ``illegal_actions`` (False): draw some actions outside the mask too; ``hygiene`` (True):
     the one-off RNG and API probes and declaration lints (see
-    :mod:`spacealg.testing.probes`). Returns an :class:`EnvCheckReport`; raises
+    :mod:`spacealg.testing.engine.probes`). Returns an :class:`EnvCheckReport`; raises
     :class:`EnvCheckError` naming the broken property, the seed and the shortest action
     sequence found.
     """
-    from spacealg.testing.foreign import foreign_checker  # dm_env and TorchRL instances (issue 15)
+    from spacealg.testing.kinds.foreign import foreign_checker  # dm_env and TorchRL instances (issue 15)
 
     checker = foreign_checker(env)
     if checker is not None:

@@ -4,7 +4,7 @@ As :func:`spacealg.testing.check_env`, per agent: each step, Hypothesis draws an
 for every live agent from ``env.action_space(agent)``; every returned observation is
 checked against ``env.observation_space(agent)``, every reward, flag and info as in the
 single-agent check. On top, the agents' life cycle
-(:data:`~spacealg.testing.errors.PARALLEL_PROPERTIES`):
+(:data:`~spacealg.testing.engine.errors.PARALLEL_PROPERTIES`):
 
 - every agent in ``env.agents`` and in the returned reward/termination/truncation dicts
   is one of ``possible_agents`` (``agents-possible``);
@@ -28,12 +28,12 @@ from typing import Any, Unpack
 
 import numpy as np
 
-from spacealg.testing.driver import describe_exception, passed_over, snapshot
-from spacealg.testing.errors import PARALLEL_PROPERTIES, PropertyError, literal, short
-from spacealg.testing.infos import recorded_per_agent
-from spacealg.testing.masks import MaskedAction, check_mask, find_mask, is_rejection
-from spacealg.testing.probes import parallel_probes
-from spacealg.testing.runner import (
+from spacealg.testing.engine.driver import describe_exception, passed_over, snapshot
+from spacealg.testing.engine.errors import PARALLEL_PROPERTIES, PropertyError, literal, short
+from spacealg.testing.engine.infos import recorded_per_agent
+from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask, is_rejection
+from spacealg.testing.engine.probes import parallel_probes
+from spacealg.testing.engine.runner import (
     AgentActions,
     CheckOptions,
     Declared,
@@ -43,7 +43,7 @@ from spacealg.testing.runner import (
     Stepping,
     check_kind,
 )
-from spacealg.testing.single import after_done, check_flags, check_info, check_observation, check_reward
+from spacealg.testing.kinds.gymnasium import after_done, check_flags, check_info, check_observation, check_reward
 
 __all__ = ["PARALLEL", "ParallelEpisode", "check_parallel_env", "max_cycles", "same_space"]
 
@@ -293,7 +293,7 @@ PARALLEL = EnvKind(
     parallel_probes,
     _unchecked,
 )
-"""The PettingZoo parallel kind of :func:`~spacealg.testing.runner.check_kind`."""
+"""The PettingZoo parallel kind of :func:`~spacealg.testing.engine.runner.check_kind`."""
 
 
 def check_parallel_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:

@@ -25,7 +25,7 @@ import contextvars
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from spacealg.testing.driver import snapshot
+from spacealg.testing.engine.driver import snapshot
 
 __all__ = ["GYMNASIUM_VOLATILE", "current", "ignoring", "info_keys", "recorded", "recorded_per_agent", "strip"]
 

@@ -33,8 +33,8 @@ identical sub-envs: row ``i`` of ``reset(seed=s)`` is row 0 of ``reset(seed=s + 
 declared mode's laws around an end) and ``rows-match-sub-envs`` is reported not checked.
 
 The check is a kind (:func:`vector_kind`) run by the engine every checker shares
-(:func:`spacealg.testing.runner.check_kind`): the search, refinement and report, the row
-actions drawn through :class:`~spacealg.testing.runner.Draws`, the run and determinism replay
+(:func:`spacealg.testing.engine.runner.check_kind`): the search, refinement and report, the row
+actions drawn through :class:`~spacealg.testing.engine.runner.Draws`, the run and determinism replay
 of each example; :class:`VectorEpisode` is the kind's episode (its replay only steps again)
 and :func:`_follow_up` the follow-up that changes one row's action on fresh copies
 (``row-isolation``; next-step ``autoreset`` ignoring the action).
@@ -50,10 +50,10 @@ from typing import Any
 import numpy as np
 
 from spacealg.strategies.members import members
-from spacealg.testing.driver import DEFAULT_BUDGET, describe_exception, passed_over, same, snapshot
-from spacealg.testing.errors import PROPERTIES, EnvCheckError, PropertyError, literal, short
-from spacealg.testing.resolve import EnvSource
-from spacealg.testing.runner import (
+from spacealg.testing.engine.driver import DEFAULT_BUDGET, describe_exception, passed_over, same, snapshot
+from spacealg.testing.engine.errors import PROPERTIES, EnvCheckError, PropertyError, literal, short
+from spacealg.testing.engine.resolve import EnvSource
+from spacealg.testing.engine.runner import (
     CheckOptions,
     Declared,
     Draws,
@@ -66,7 +66,7 @@ from spacealg.testing.runner import (
     fail,
     replay_example,
 )
-from spacealg.testing.single import is_member
+from spacealg.testing.kinds.gymnasium import is_member
 
 __all__ = ["VECTOR_PROPERTIES", "check_vector_env", "replay_vector"]
 
@@ -115,7 +115,7 @@ def _sources(env: Any, single: Any, compare: Any, num_envs: int) -> tuple[_Share
         other = EnvSource(asynchronous, f"{env} (async)", construction.replace("'sync'", "'async'"), owned=False)
         alone = single or (lambda: gymnasium.make(env))
         return _Shared(source), alone, _Shared(other) if compare is not False else None
-    from spacealg.testing.resolve import resolve
+    from spacealg.testing.engine.resolve import resolve
 
     return _Shared(resolve(env)), single, _Shared(resolve(compare)) if compare not in (None, False) else None
 
@@ -267,7 +267,7 @@ class VectorEpisode:
     """One run: reset(seed), ``n`` steps of drawn row actions, compared with the reference
     and with the other implementation.
 
-    A law already found broken (:func:`~spacealg.testing.driver.passed_over`) does not stop
+    A law already found broken (:func:`~spacealg.testing.engine.driver.passed_over`) does not stop
     the run: the episode goes on so that the other laws are checked (a reference whose rows
     have diverged is no longer compared with). ``joint``: the joint observation space the
     batches must be in (:func:`joint_of`, built once per check by :func:`vector_kind`)."""
@@ -321,7 +321,7 @@ class VectorEpisode:
 
     @property
     def steps(self) -> int:
-        """The steps taken, counted per row (as :func:`~spacealg.testing.runner.run_example` adds them up)."""
+        """The steps taken, counted per row (as :func:`~spacealg.testing.engine.runner.run_example` adds them up)."""
         return self.batches * self.env.num_envs
 
     def run(self) -> list[Any]:
@@ -552,7 +552,7 @@ def _changed_row(
 
 
 def _follow_up(vec: Any, fresh: Callable[[], Any] | None, mode: str, actions: Any) -> Callable[[Ran], None]:
-    """The vector kind's :attr:`~spacealg.testing.runner.EnvKind.after`: the laws of a
+    """The vector kind's :attr:`~spacealg.testing.engine.runner.EnvKind.after`: the laws of a
     changed row (:func:`_changed_row`), the row and its other actions drawn.
 
     ``row-isolation``: with one row's action changed over the first steps, every other row
@@ -605,7 +605,7 @@ def _follow_up(vec: Any, fresh: Callable[[], Any] | None, mode: str, actions: An
 def vector_kind(
     vec: Any, factories: list[Callable[[], Any]] | None, other: Any, fresh: Callable[[], Any] | None
 ) -> EnvKind:
-    """The :class:`~spacealg.testing.runner.EnvKind` of a check of ``vec``: its episodes
+    """The :class:`~spacealg.testing.engine.runner.EnvKind` of a check of ``vec``: its episodes
     compare with the single ``factories`` (None: the reference-free laws) and the ``other``
     implementation; the replay only steps again; ``fresh`` builds copies for the follow-up
     (:func:`_follow_up`; None: an instance, whose row laws are not checked)."""

@@ -16,20 +16,20 @@ silently dropped.
 How a new checker plugs in (the names below are the stable surface of this module):
 
 1. **Properties**: a ``{name: one-line law}`` table (as
-   :data:`~spacealg.testing.errors.PROPERTIES`); register it for reports and errors in
+   :data:`~spacealg.testing.engine.errors.PROPERTIES`); register it for reports and errors in
    :func:`spacealg.testing.tables.properties_of` under the kind's name.
 2. **Episodes**: a class built as ``episode(env, seed, n, draw, masks=...)`` with ``run()``
    (returning the trace: a list of entries compared with :func:`compare` on replay),
    ``steps`` and ``episodes``; a broken property is raised inside as
-   :class:`~spacealg.testing.errors.PropertyError` ``(property, detail, step, where)``.
+   :class:`~spacealg.testing.engine.errors.PropertyError` ``(property, detail, step, where)``.
    Stepped APIs subclass :class:`Stepping`. Record infos with
-   :func:`spacealg.testing.infos.recorded` so that ``ignore_info_keys`` applies.
+   :func:`spacealg.testing.engine.infos.recorded` so that ``ignore_info_keys`` applies.
 3. **Drivers**: ``declared(env) -> (draw, limit)`` reads the action spaces from a fresh
    environment (raising ``declared-spaces``) and returns ``draw(draws, *args)``, which draws
    one action through :meth:`Draws.action` (Hypothesis, masks, the tail generator), and the
    episode limit. :func:`episode_body` turns the kind into the Hypothesis body.
 4. **Probes** (optional): ``probes(source, clock) -> findings``: a list holding warnings
-   (``str``), :class:`~spacealg.testing.verdicts.NotChecked` (a property left unchecked,
+   (``str``), :class:`~spacealg.testing.engine.verdicts.NotChecked` (a property left unchecked,
    with why) and ``PropertyError`` (a broken property, reported with the others).
    ``unchecked(env)`` returns ``{property: why}`` for properties that do not apply to a
    given environment.
@@ -40,7 +40,7 @@ How a new checker plugs in (the names below are the stable surface of this modul
    example, or a more precise diagnosis of its violation, raised as PropertyError.
 6. **Reporting**: :func:`check_kind` returns an :class:`EnvCheckReport` (``properties``
    held, ``not_checked``, ``warnings``) or raises an
-   :class:`~spacealg.testing.errors.EnvCheckError` whose ``also`` holds every further broken
+   :class:`~spacealg.testing.engine.errors.EnvCheckError` whose ``also`` holds every further broken
    property, each with its reproduction. Every checker (Gymnasium, PettingZoo parallel and
    AEC, vector, dm_env, TorchRL, differential) is a kind run by :func:`check_kind`;
    :func:`run_check` (search, refine, report around ``make_body(source, stats, clock,
@@ -59,7 +59,7 @@ from typing import Any, TypedDict
 import numpy as np
 
 from spacealg.strategies.members import members
-from spacealg.testing.driver import (
+from spacealg.testing.engine.driver import (
     DEFAULT_BUDGET,
     SEEDS,
     Budget,
@@ -73,13 +73,13 @@ from spacealg.testing.driver import (
     search,
     snapshot,
 )
-from spacealg.testing.errors import OPTIONAL_PROPERTIES, EnvCheckError, PropertyError, short
-from spacealg.testing.infos import current as current_info_keys
-from spacealg.testing.infos import ignoring, info_keys
-from spacealg.testing.lints import own_gymnasium
-from spacealg.testing.masks import MaskedAction
-from spacealg.testing.resolve import EnvSource, resolve
-from spacealg.testing.verdicts import partition, verdicts
+from spacealg.testing.engine.errors import OPTIONAL_PROPERTIES, EnvCheckError, PropertyError, short
+from spacealg.testing.engine.infos import current as current_info_keys
+from spacealg.testing.engine.infos import ignoring, info_keys
+from spacealg.testing.engine.lints import own_gymnasium
+from spacealg.testing.engine.masks import MaskedAction
+from spacealg.testing.engine.resolve import EnvSource, resolve
+from spacealg.testing.engine.verdicts import partition, verdicts
 
 __all__ = [
     "DEFAULT_MAX_EXAMPLES",
@@ -274,7 +274,7 @@ def run_check(
     warnings, also issued as EnvCheckWarning) or raise an EnvCheckError.
 
     ``properties``: those checked; ``not_checked``: the others, with why. The probes return
-    findings (:func:`~spacealg.testing.verdicts.partition`: warnings, properties they could
+    findings (:func:`~spacealg.testing.engine.verdicts.partition`: warnings, properties they could
     not check, broken properties). Every broken property is reported: once a search finds a
     violation, it is refined (further searches look for the same property with fewer
     actions, over all seeds, until none is found within the budget) and the search goes on
@@ -332,7 +332,7 @@ def run_check(
             out_of_time = True
             break
         clock = Budget(None if budget is None else max(budget - (time.perf_counter() - started), 1.0))
-    from spacealg.testing.lints import warn_all
+    from spacealg.testing.engine.lints import warn_all
 
     warn_all(source.name, warned)
     names = {e.property for e in broken}
@@ -781,7 +781,7 @@ def not_checked_by_options(properties: Iterable[str], options: Mapping[str, Any]
 
 def _without_lints(probes: Callable[[EnvSource, Budget | None], list[Any]]) -> Callable[..., list[Any]]:
     def quiet(source: EnvSource, clock: Budget | None) -> list[Any]:
-        from spacealg.testing.lints import quiet_for
+        from spacealg.testing.engine.lints import quiet_for
 
         return quiet_for(probes(source, clock))
 
@@ -789,7 +789,7 @@ def _without_lints(probes: Callable[[EnvSource, Budget | None], list[Any]]) -> C
 
 
 def check_kind(kind: EnvKind, env: Any, given: CheckOptions) -> EnvCheckReport:
-    """Check ``env`` (see :func:`~spacealg.testing.resolve.resolve`) as an environment of
+    """Check ``env`` (see :func:`~spacealg.testing.engine.resolve.resolve`) as an environment of
     ``kind`` with the options ``given`` (the rest from :data:`DEFAULT_OPTIONS`)."""
     options = options_of(given)
     source = resolve(env)

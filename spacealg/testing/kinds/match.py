@@ -18,7 +18,7 @@ sequence after which they disagree, and raised as an :class:`EnvCheckError` whos
 
 Law: ``check_envs_match(f, f)`` passes for any deterministic environment factory ``f``.
 Gymnasium environments (single-agent API). The check is a kind (:data:`MATCH`, whose environment
-is a :class:`Pair`) run by the engine every checker shares (:func:`~spacealg.testing.runner.check_kind`).
+is a :class:`Pair`) run by the engine every checker shares (:func:`~spacealg.testing.engine.runner.check_kind`).
 """
 
 from __future__ import annotations
@@ -32,11 +32,11 @@ from typing import Any
 import numpy as np
 
 from spacealg.strategies.members import members
-from spacealg.testing.driver import DEFAULT_BUDGET, _as_numpy, describe_exception, snapshot
-from spacealg.testing.errors import PropertyError, literal, short
-from spacealg.testing.masks import check_mask, find_mask
-from spacealg.testing.resolve import EnvSource, resolve
-from spacealg.testing.runner import (
+from spacealg.testing.engine.driver import DEFAULT_BUDGET, _as_numpy, describe_exception, snapshot
+from spacealg.testing.engine.errors import PropertyError, literal, short
+from spacealg.testing.engine.masks import check_mask, find_mask
+from spacealg.testing.engine.resolve import EnvSource, resolve
+from spacealg.testing.engine.runner import (
     DEFAULT_MAX_EXAMPLES,
     DEFAULT_MAX_STEPS,
     CheckOptions,
