@@ -19,7 +19,7 @@ from hypothesis.extra import numpy as hnp
 
 from spacealg.testing import EnvCheckError, check_envs_match, check_vector_env
 from spacealg.testing.engine.driver import same, snapshot
-from spacealg.testing.tables import properties_of
+from spacealg.testing.registry import properties_of
 
 
 class UnseededBatch(v.BatchedCorridors):

@@ -26,7 +26,7 @@ from spacealg.testing import (
     replay,
     replay_vector,
 )
-from spacealg.testing.tables import properties_of
+from spacealg.testing.registry import properties_of
 
 pytest_plugins = ["pytester"]
 

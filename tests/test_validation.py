@@ -38,9 +38,10 @@ from spacealg.testing import (
 )
 from spacealg.testing.engine.lints import space_lints
 from spacealg.testing.engine.masks import MaskedAction, check_mask
-from spacealg.testing.engine.resolve import env_kind, resolve
+from spacealg.testing.engine.resolve import resolve
 from spacealg.testing.fanout import expand, summary_table
 from spacealg.testing.kinds.match import close_enough
+from spacealg.testing.registry import env_kind
 from spacealg.testing.suite import checker_for
 
 TESTS = Path(__file__).parent

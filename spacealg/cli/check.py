@@ -188,34 +188,12 @@ def _options(arguments: argparse.Namespace) -> dict[str, Any]:
 
 
 def _spaces(env: Any) -> list[tuple[str, str]]:
-    from spacealg.adapters.envs import foreign_spaces  # dm_env, TorchRL, ... (issue 15)
-    from spacealg.testing.engine.resolve import env_kind
-    from spacealg.testing.jax_env import adapt, is_jax_env
+    """The declared spaces of ``env``, named, as its kind reads them (:mod:`spacealg.testing.registry`)."""
+    from spacealg.testing.engine.runner import named_spaces
+    from spacealg.testing.registry import kind_of
 
-    if is_jax_env(env):  # gymnax, Jumanji, pgx, Brax (issue 24)
-        protocol = adapt(env)
-        return [("observation space", repr(protocol.observation_space)), ("action space", repr(protocol.action_space))]
-
-    named = foreign_spaces(env)
-    if named is not None:
-        return [(name, repr(spec)) for name, spec in named]
-    kind = env_kind(env)
-    if kind in ("aec", "parallel"):
-        agents = getattr(env, "possible_agents", None)
-        if agents is None:  # spawned agents (possible_agents is optional): those at reset
-            env.reset(seed=0)
-            agents = env.agents
-        return [
-            (f"{space} space of {agent!r}", repr(getattr(env, f"{space}_space")(agent)))
-            for agent in agents
-            for space in ("observation", "action")
-        ]
-    if kind == "vector":
-        return [
-            ("single observation space", repr(env.single_observation_space)),
-            ("single action space", repr(env.single_action_space)),
-        ]
-    return [("observation space", repr(env.observation_space)), ("action space", repr(env.action_space))]
+    spaces = kind_of(env).spaces or named_spaces
+    return [(name, repr(space)) for name, space in spaces(env)]
 
 
 def run(arguments: argparse.Namespace) -> int:

@@ -2,7 +2,8 @@
 
 ``check_env`` (Gymnasium), ``check_parallel_env`` (PettingZoo parallel API),
 ``check_aec_env`` (PettingZoo AEC API), ``check_vector_env`` (Gymnasium vector envs) and
-``check`` (the right one, by the environment's kind) drive Hypothesis-generated episodes and
+``check`` (the right one, by the environment's kind, read from the registry of kinds:
+:mod:`spacealg.testing.registry`) drive Hypothesis-generated episodes and
 raise :class:`EnvCheckError` — an AssertionError naming the broken property, the seed and
 the shortest action sequence found, with ``.reproduction()`` — or return a report.
 ``check_envs_match`` drives two implementations of one environment side by side;
@@ -13,14 +14,14 @@ pytest test of a check in one line; ``check_many`` checks several environments i
 worker processes (or on a Ray cluster). See docs/validation.md.
 """
 
-from spacealg.testing.engine.errors import AEC_PROPERTIES, PARALLEL_PROPERTIES, PROPERTIES, EnvCheckError
+from spacealg.testing.engine.errors import EnvCheckError
 from spacealg.testing.engine.lints import EnvCheckWarning
 from spacealg.testing.fanout import check_many
 from spacealg.testing.jax_env import JAX_PROPERTIES, JaxEnvCheckError, check_jax_env
-from spacealg.testing.kinds.aec import check_aec_env
-from spacealg.testing.kinds.gymnasium import EnvCheckReport, check_env
+from spacealg.testing.kinds.aec import AEC_PROPERTIES, check_aec_env
+from spacealg.testing.kinds.gymnasium import PROPERTIES, EnvCheckReport, check_env
 from spacealg.testing.kinds.match import check_envs_match
-from spacealg.testing.kinds.parallel import check_parallel_env
+from spacealg.testing.kinds.parallel import PARALLEL_PROPERTIES, check_parallel_env
 from spacealg.testing.kinds.vector import VECTOR_PROPERTIES, check_vector_env, replay_vector
 from spacealg.testing.suite import check, env_test, replay
 

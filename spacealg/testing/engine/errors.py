@@ -1,5 +1,4 @@
-"""The properties that :func:`check_env` and :func:`check_parallel_env` check, and the
-error they raise: :class:`EnvCheckError`, with a reproduction snippet.
+"""The error a check raises: :class:`EnvCheckError`, with a reproduction snippet.
 
 Each property has a stable name (used in messages, reports and the CLI) and a one-line
 statement. A failure names the property, where it broke (reset, step ``k``, the reset
@@ -10,77 +9,22 @@ from __future__ import annotations
 
 import builtins
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 __all__ = [
-    "AEC_PROPERTIES",
     "OPTIONAL_PROPERTIES",
-    "PARALLEL_PROPERTIES",
-    "PROPERTIES",
     "EnvCheckError",
     "PropertyError",
     "literal",
     "short",
 ]
 
-PROPERTIES: dict[str, str] = {
-    "declared-spaces": "the environment declares observation and action spaces that can be drawn from",
-    "no-exception": "reset(seed=...) and step(action) raise no exception for an action of the action space",
-    "reset-signature": "reset returns a pair (observation, info)",
-    "step-signature": "step returns a 5-tuple (observation, reward, terminated, truncated, info)",
-    "observation-in-space": "every observation is a member of the declared observation space",
-    "reward-finite-real": "every reward is a finite real scalar (int, float or a numpy number)",
-    "terminated-bool": "terminated is a bool",
-    "truncated-bool": "truncated is a bool",
-    "info-dict": "info is a dict",
-    "reset-after-done": "reset works after an episode has ended",
-    "reset-determinism": "the same seed gives the same first observation",
-    "step-determinism": "the same seed and actions give the same trajectory (observations, rewards, flags and infos)",
-    "global-rng": "the environment's randomness comes from its own generator (self.np_random, seeded "
-    "by reset), not from the global random or numpy.random state",
-    "reset-seed": "reset(seed=s) seeds the environment: where resets are random at all, different "
-    "seeds give different episodes",
-    "reset-stream": "reset() without a seed continues the random stream instead of reseeding",
-    "observation-aliasing": "a returned observation is not a buffer the environment mutates later",
-    "action-mask": "a published action mask has the shape and dtype the action space needs and "
-    "allows at least one action while the agent must act",
-    "illegal-action": "an action outside the mask is rejected with a clear exception or handled like any step",
-    "reset-options": "reset(seed=..., options={}) is accepted",
-    "close-twice": "close() can be called twice",
-    "render-modes": "each declared render mode renders what metadata['render_modes'] promises (an "
-    "RGB uint8 image, a string, a list of them, None for human)",
-}
-"""The properties ``check_env`` checks: name -> the law it states."""
-
 OPTIONAL_PROPERTIES = ("illegal-action",)
 """Checked only when asked for (``illegal_actions=True``)."""
-
-PARALLEL_PROPERTIES: dict[str, str] = {
-    **PROPERTIES,
-    "agents-possible": "every agent (in env.agents and in the returned dicts) is one of possible_agents",
-    "agents-life-cycle": "each live agent gets a reward, terminated and truncated; an agent that "
-    "terminated or was truncated is not returned again and leaves env.agents",
-    "same-space": "observation_space(agent) and action_space(agent) return the same object on every call",
-}
-"""The properties ``check_parallel_env`` checks (those of ``PROPERTIES`` and the agents'): name -> law."""
-
-AEC_PROPERTIES: dict[str, str] = {
-    **PARALLEL_PROPERTIES,
-    "reset-signature": "reset returns None (PettingZoo's AEC API)",
-    "step-signature": "step returns None; last() returns (observation, reward, terminated, truncated, info)",
-    "agent-iteration": "agent_selection (and agent_iter) names a live agent; a terminated or truncated agent "
-    "is stepped with None and then leaves env.agents; terminations, truncations, rewards, infos and "
-    "_cumulative_rewards hold exactly the live agents; last() agrees with observe() and "
-    "_cumulative_rewards, and its reward is the sum of the agent's rewards entries since it last acted",
-    "state-in-space": "state() is a member of state_space",
-    "max-cycles": "an environment with max_cycles ends every episode within max_cycles cycles",
-}
-"""The properties ``check_aec_env`` checks (the parallel ones and the AEC protocol's): name -> law."""
-
 
 class PropertyError(Exception):
     """A broken property, raised inside an episode (internal: becomes an EnvCheckError)."""
@@ -125,13 +69,10 @@ class EnvCheckError(AssertionError):
     episodes: int = field(default=0, repr=False)
     changed: tuple[int, dict[int, Any]] | None = field(default=None, repr=False)  # vector: (row, {step: action})
     compared_with: str = field(default="", repr=False)  # vector: the construction of the implementation compared with
+    snippet: Callable[[EnvCheckError], str] | None = field(default=None, repr=False, compare=False)  # the kind's
 
     def __post_init__(self) -> None:
         self.kind = self.kind or ("parallel" if self.parallel else "gymnasium")
-        from spacealg.testing.tables import properties_of
-
-        table = properties_of(self.kind)
-        self.statement = self.statement or table.get(self.property, "")
         super().__init__(self._message())
 
     def __str__(self) -> str:
@@ -181,7 +122,10 @@ class EnvCheckError(AssertionError):
         return "\n".join(lines)
 
     def reproduction(self) -> str:
-        """A self-contained Python snippet that replays the failing seed and actions."""
+        """A self-contained Python snippet that replays the failing seed and actions (written
+        by the snippet of the check's kind, else by the engine's)."""
+        if self.snippet is not None:
+            return self.snippet(self)
         from spacealg.testing.engine.snippets import reproduction
 
         return reproduction(self)

@@ -203,7 +203,7 @@ def check_render(source: EnvSource, warned: list[Any], act: Callable[[Any], None
             return
         except Exception as error:
             if _missing_dependency(error):
-                warned.append(f"render mode {mode!r} not checked: {type(error).__name__}: {error}")
+                warned.append(_unrendered(mode, error))
                 continue
             raise PropertyError(
                 "render-modes", f"building with render_mode={mode!r} raised {describe_exception(error)}"
@@ -214,7 +214,7 @@ def check_render(source: EnvSource, warned: list[Any], act: Callable[[Any], None
                 frame = env.render()
             except Exception as error:
                 if _missing_dependency(error):
-                    warned.append(f"render mode {mode!r} not checked: {type(error).__name__}: {error}")
+                    warned.append(_unrendered(mode, error))
                     continue
                 raise PropertyError(
                     "render-modes", f"render() in {mode!r} mode raised {describe_exception(error)}"
@@ -228,6 +228,12 @@ def check_render(source: EnvSource, warned: list[Any], act: Callable[[Any], None
             pass
         finally:
             _close(env, source)
+
+
+def _unrendered(mode: str, error: BaseException) -> NotChecked:
+    """``render-modes`` not checked: ``mode`` needs a dependency that is missing (the law
+    holds of each declared mode, so one mode left unrendered leaves it unchecked)."""
+    return NotChecked("render-modes", f"render mode {mode!r} was not checked: {type(error).__name__}: {error}")
 
 
 def _missing_dependency(error: BaseException) -> bool:
@@ -271,7 +277,7 @@ def _outside(result: Any, space: Any) -> str | None:
     """What is wrong with a single step's ``result`` (None: a 5-tuple whose observation is
     in ``space``)."""
     from spacealg.testing.engine.errors import short
-    from spacealg.testing.kinds.gymnasium import is_member
+    from spacealg.testing.engine.values import is_member
 
     if not (isinstance(result, tuple) and len(result) == 5):
         return f"{short(result)}, not a step's 5-tuple"

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["EnvSource", "env_kind", "is_aec_env", "is_parallel_env", "is_vector_env", "resolve"]
+__all__ = ["EnvSource", "resolve"]
 
 
 @dataclass
@@ -67,47 +67,6 @@ def _from_string(env_id: str) -> EnvSource:
 
     construction = f"env = gymnasium.make({env_id!r}, disable_env_checker=True)"
     return EnvSource(make, env_id, construction, ("import gymnasium",), build=make)
-
-
-def is_aec_env(env: Any) -> bool:
-    """Whether ``env`` follows PettingZoo's AEC API: ``agent_iter`` and ``last`` methods
-    (``agent_selection`` exists only after reset); checked before the parallel API, since AEC
-    environments have per-agent space methods too."""
-    return callable(getattr(env, "agent_iter", None)) and callable(getattr(env, "last", None))
-
-
-def is_parallel_env(env: Any) -> bool:
-    """Whether ``env`` follows PettingZoo's parallel API: per-agent space methods (a
-    Gymnasium env's spaces are not callable); ``possible_agents`` is optional there. AEC
-    environments are not parallel ones."""
-    if is_aec_env(env):
-        return False
-    return callable(getattr(env, "action_space", None)) and callable(getattr(env, "observation_space", None))
-
-
-def is_vector_env(env: Any) -> bool:
-    """Whether ``env`` is a Gymnasium vector environment: ``num_envs`` and single spaces, or
-    ``num_envs`` on a ``VectorEnv`` subclass or an EnvPool environment (whose declared
-    spaces are the single ones: EnvPool's convention, reported as ``declared-spaces``)."""
-    if not hasattr(env, "num_envs"):
-        return False
-    if hasattr(env, "single_action_space") and hasattr(env, "single_observation_space"):
-        return True
-    kinds = type(env).__mro__
-    return any(k.__name__ == "VectorEnv" for k in kinds) or type(env).__module__.startswith("envpool")
-
-
-def env_kind(env: Any) -> str:
-    """"aec", "parallel", "vector" or "gymnasium": which checker an environment needs. The
-    one decision of the dispatch of :func:`spacealg.testing.check`; foreign kinds (dm_env,
-    TorchRL) are recognised by :mod:`spacealg.testing.kinds.foreign` when it is present."""
-    if is_aec_env(env):
-        return "aec"
-    if is_parallel_env(env):
-        return "parallel"
-    if is_vector_env(env):
-        return "vector"
-    return "gymnasium"
 
 
 def resolve(env: Any) -> EnvSource:

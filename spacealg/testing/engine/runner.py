@@ -13,44 +13,47 @@ order for every kind); a failure's ``actions`` replay it with :func:`spacealg.te
 every property of a kind's table is reported held, broken or not checked (with why), never
 silently dropped.
 
-How a new checker plugs in (the names below are the stable surface of this module):
+How a new kind plugs in: one :class:`EnvKind` (its module under
+:mod:`spacealg.testing.kinds`, or anywhere) and one line in :mod:`spacealg.testing.registry`
+(or :func:`spacealg.testing.registry.register`). The kind states:
 
-1. **Properties**: a ``{name: one-line law}`` table (as
-   :data:`~spacealg.testing.engine.errors.PROPERTIES`); register it for reports and errors in
-   :func:`spacealg.testing.tables.properties_of` under the kind's name.
-2. **Episodes**: a class built as ``episode(env, seed, n, draw, masks=...)`` with ``run()``
+1. **Recognition** (``recognises(instance)``, ``claims(argument)``) and its **checker**
+   (``check``; :func:`check_kind` for the kinds this engine runs).
+2. **Properties**: ``{name: one-line law}``, each with its **precondition**
+   (:class:`Precondition`: what an example must have reached, a step, an episode end, a
+   mask, for the law to have been checked by it; a property no example took past its
+   precondition is reported not checked, with why, never held).
+3. **Episodes**: a class built as ``episode(env, seed, n, draw, masks=...)`` with ``run()``
    (returning the trace: a list of entries compared with :func:`compare` on replay),
-   ``steps`` and ``episodes``; a broken property is raised inside as
+   ``steps``, ``episodes`` and optionally ``reached`` (the marks of the preconditions it
+   reached beyond a step and an end); a broken property is raised inside as
    :class:`~spacealg.testing.engine.errors.PropertyError` ``(property, detail, step, where)``.
    Stepped APIs subclass :class:`Stepping`. Record infos with
    :func:`spacealg.testing.engine.infos.recorded` so that ``ignore_info_keys`` applies.
-3. **Drivers**: ``declared(env) -> (draw, limit)`` reads the action spaces from a fresh
+4. **Drivers**: ``declared(env) -> (draw, limit)`` reads the action spaces from a fresh
    environment (raising ``declared-spaces``) and returns ``draw(draws, *args)``, which draws
-   one action through :meth:`Draws.action` (Hypothesis, masks, the tail generator), and the
-   episode limit. :func:`episode_body` turns the kind into the Hypothesis body.
-4. **Probes** (optional): ``probes(source, clock) -> findings``: a list holding warnings
-   (``str``), :class:`~spacealg.testing.engine.verdicts.NotChecked` (a property left unchecked,
-   with why) and ``PropertyError`` (a broken property, reported with the others).
-   ``unchecked(env)`` returns ``{property: why}`` for properties that do not apply to a
-   given environment.
-5. **Replays and follow-ups** (optional): ``replay`` builds the episode of the determinism
-   replay where it needs fewer checks than the first run (a vector env's reference
-   comparisons); ``after(ran)`` follows an example up (:class:`Ran`: the draws, the seed,
-   the actions, the first run and its violation, if any): checks that need the whole
-   example, or a more precise diagnosis of its violation, raised as PropertyError.
-6. **Reporting**: :func:`check_kind` returns an :class:`EnvCheckReport` (``properties``
-   held, ``not_checked``, ``warnings``) or raises an
-   :class:`~spacealg.testing.engine.errors.EnvCheckError` whose ``also`` holds every further broken
-   property, each with its reproduction. Every checker (Gymnasium, PettingZoo parallel and
-   AEC, vector, dm_env, TorchRL, differential) is a kind run by :func:`check_kind`;
-   :func:`run_check` (search, refine, report around ``make_body(source, stats, clock,
-   focus)``) is what it runs, for a body of one's own, which must pass over the violations
-   its ``focus`` ignores (:meth:`Focus.ignores`).
+   one action through :meth:`Draws.action`, and the episode limit; ``spaces(env)`` names the
+   declared spaces for the command line.
+5. **Probes** (optional): ``probes(source, clock) -> findings``: warnings (``str``),
+   :class:`~spacealg.testing.engine.verdicts.NotChecked` and ``PropertyError``;
+   ``unchecked(env)`` returns ``{property: why}`` for properties that do not apply.
+6. **Replays, follow-ups and snippets** (optional): ``replay`` builds the episode of the
+   determinism replay; ``after(ran)`` follows an example up (:class:`Ran`); ``replays``
+   replays a recorded failure (default :func:`replay_kind`); ``snippet(error)`` writes its
+   reproduction (default :func:`spacealg.testing.engine.snippets.reproduction`).
+
+:func:`check_kind` returns an :class:`EnvCheckReport` (``properties`` held,
+``not_checked``, ``warnings``) or raises an
+:class:`~spacealg.testing.engine.errors.EnvCheckError` whose ``also`` holds every further
+broken property, each with its reproduction; :func:`run_check` (search, refine, report around
+``make_body(source, stats, clock, focus)``) is what it runs, for a body of one's own, which
+must pass over the violations its ``focus`` ignores (:meth:`Focus.ignores`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -213,8 +216,11 @@ def compare(
     )
 
 
-def fail(violation: PropertyError, source: EnvSource, reproducible: bool, examples: int, kind: str) -> EnvCheckError:
-    """``violation`` as the EnvCheckError of a check of ``kind`` on ``source``."""
+def fail(
+    violation: PropertyError, source: EnvSource, reproducible: bool, examples: int, kind: EnvKind
+) -> EnvCheckError:
+    """``violation`` as the EnvCheckError of a check of ``kind`` on ``source`` (its law
+    quoted from the kind's table, its reproduction written by the kind's snippet)."""
     return EnvCheckError(
         property=violation.property,
         detail=violation.detail,
@@ -225,10 +231,11 @@ def fail(violation: PropertyError, source: EnvSource, reproducible: bool, exampl
         env_name=source.name,
         construction=source.construction,
         imports=source.imports,
-        parallel=kind == "parallel",
         reproducible=reproducible,
         examples=examples,
-        kind=kind,
+        kind=kind.name,
+        statement=kind.properties.get(violation.property, ""),
+        snippet=kind.snippet,
         ignored_info=current_info_keys(),
         changed=violation.changed,
     )
@@ -263,7 +270,7 @@ def run_check(
     *,
     max_examples: int,
     random_seed: int | None,
-    kind: str,
+    kind: EnvKind,
     properties: tuple[str, ...],
     budget: float | None = DEFAULT_BUDGET,
     database: Any = None,
@@ -281,9 +288,11 @@ def run_check(
     with that property passed over, until nothing more breaks (at most :data:`MAX_BROKEN`);
     where no example of the last search ran past the properties passed over, the others are
     not checked (never held).
+    A property that no example took past its precondition (``kind.preconditions``) is not
+    checked, with why: held means some example checked it.
     The error raised is the first broken property's; ``error.also`` holds the others, each
     with its own shortest reproduction; ``error.held`` and ``error.not_checked`` the rest."""
-    stats = {"steps": 0, "episodes": 0, "replayed": 0}
+    stats: dict[str, Any] = {"steps": 0, "episodes": 0, "replayed": 0, "reached": set()}
     started = time.perf_counter()
     skipped: dict[str, str] = dict(not_checked or {})
     warned: list[str] = []
@@ -305,7 +314,7 @@ def run_check(
         )
         error.not_checked = {p: why for p in properties if p != error.property}
         raise error from None
-    name = f"{kind}:{source.name}"
+    name = f"{kind.name}:{source.name}"
     examples, out_of_time = 0, False
     while len(broken) < MAX_BROKEN:
         excluded = frozenset(e.property for e in broken)
@@ -344,6 +353,10 @@ def run_check(
     if replays and not stats["replayed"]:  # no replay agreed up to the end: the others are not known
         why = f"no replay could be compared past the broken {', '.join(sorted(replays))}"
         skipped.update({p: why for p in DETERMINISM & set(properties) if p not in skipped and p not in names})
+    for p in properties:
+        unmet = [c for c in kind.preconditions.get(p, ()) if c.mark not in stats["reached"]]
+        if unmet and p not in skipped and p not in names:
+            skipped[p] = unmet[0].why
     held = tuple(p for p in properties if p not in skipped and all(p != e.property for e in broken))
     if broken:
         first, *others = broken
@@ -360,7 +373,7 @@ def run_check(
         held,
         tuple(warned),
         out_of_time,
-        kind,
+        kind.name,
         skipped,
     )
 
@@ -369,7 +382,7 @@ def _refine(
     outcome: Outcome,
     source: EnvSource,
     make_body: Callable[[EnvSource, dict[str, int], Budget, Focus], Callable[[Any], None]],
-    stats: dict[str, int],
+    stats: dict[str, Any],
     budget: float | None,
     excluded: frozenset[str],
     max_examples: int,
@@ -404,7 +417,7 @@ def run_example(
     taken: list[Any],
     *,
     determinism: bool,
-    stats: dict[str, int] | None = None,
+    stats: dict[str, Any] | None = None,
     what: str = "(observation, reward, terminated, truncated, info)",
     replay: Callable[..., Any] | None = None,
 ) -> None:
@@ -423,6 +436,7 @@ def run_example(
         if stats is not None:
             stats["steps"] += first.steps
             stats["episodes"] += first.episodes
+            stats.setdefault("reached", set()).update(reached(first))
         if determinism:
             replay = replay or episode
             with global_rng(2):
@@ -431,6 +445,7 @@ def run_example(
                 compare(trace, again, what)
                 if stats is not None:
                     stats["replayed"] = stats.get("replayed", 0) + 1
+                    stats["reached"].add(REPLAYED.mark)
             except PropertyError as violation:
                 found = violation
                 if source.owned and _alike_with_same_globals(source, replay, seed, n, taken):
@@ -468,7 +483,7 @@ def replay_example(
     actions: Sequence[Any],
     *,
     determinism: bool,
-    kind: str,
+    kind: EnvKind,
     replay: Callable[..., Any] | None = None,
 ) -> None:
     """One recorded example again (an EnvCheckError's ``seed`` and ``actions``): the
@@ -659,31 +674,84 @@ class Ran:
 
 
 @dataclass(frozen=True)
-class EnvKind:
-    """What a checker states about its kind of environment.
+class Precondition:
+    """What an example must reach for a property to be checked by it: ``mark``, left by the
+    engine (:data:`STEPPED`: a step was taken; :data:`ENDED`: an episode ended and the run
+    went on; :data:`REPLAYED`: a replay was compared) or by the episode in its ``reached``
+    set (:data:`MASKED`, :data:`ILLEGAL`, or a kind's own); ``why``: the reason given when
+    no example of the check reached it."""
 
-    ``episode(env, seed, n, draw, masks=...)``: an episode with ``run()``, ``steps`` and
-    ``episodes``; ``declared(env)``: the draw function and the episode limit, read from a
-    fresh environment (raising ``declared-spaces``); ``what``: the fields of a step in the
-    trace, named by determinism failures; ``probes``: the one-off probes (None: none);
-    ``unchecked(env)``: properties that a fresh environment shows not to apply, as
-    ``{property: why}`` (or an iterable of names; None: all apply); ``replay``: the episode
-    of the determinism replay (None: ``episode``); ``after(ran)``: the follow-up of every
-    example (:class:`Ran`), raising PropertyError (None: none)."""
+    mark: str
+    why: str
+
+
+STEPPED = Precondition("step", "no example took a step (every example stopped at step 0)")
+ENDED = Precondition("end", "no episode ended within the steps drawn, so nothing after an end was checked")
+REPLAYED = Precondition("replay", "no example was replayed to the end for comparison")
+MASKED = Precondition("mask", "the environment published no action mask in any example")
+ILLEGAL = Precondition("illegal", "no action outside a published mask was taken")
+
+
+def reached(episode: Any) -> set[str]:
+    """The precondition marks an episode reached: a step, an end, and its own ``reached``."""
+    marks = set(getattr(episode, "reached", ()))
+    if episode.steps:
+        marks.add(STEPPED.mark)
+    if episode.episodes > 1:
+        marks.add(ENDED.mark)
+    return marks
+
+
+@dataclass(frozen=True)
+class EnvKind:
+    """What the checker states about one kind of environment: one entry of the registry
+    (:mod:`spacealg.testing.registry`), read by everything that depends on a kind.
+
+    ``name``: its name in reports, errors and JSON; ``properties``: ``{name: law}``;
+    ``preconditions``: ``{property: (Precondition, ...)}``, what an example must reach for
+    the property to count as checked (none: the reset checks it); ``recognises(instance)``:
+    whether an environment instance is of this kind (None: never recognised; the registry
+    asks in order, the most specific kind first); ``claims(argument)``: whether the argument
+    given to ``check`` (an id, a tuple) is of this kind before anything is built;
+    ``check(env, **options)``: its checker; ``spaces(env)``: its declared spaces as
+    ``[(name, space)]`` for the command line; ``replays(source, seed, actions,
+    determinism=, masks=)``: a recorded failure again (None: :func:`replay_kind`);
+    ``snippet(error)``: the reproduction of its failures (None: the engine's).
+
+    For :func:`check_kind`: ``episode(env, seed, n, draw, masks=...)``: an episode with
+    ``run()``, ``steps`` and ``episodes``; ``declared(env)``: the draw function and the
+    episode limit, read from a fresh environment (raising ``declared-spaces``); ``what``: the
+    fields of a step in the trace, named by determinism failures; ``probes``: the one-off
+    probes (None: none); ``unchecked(env)``: properties that a fresh environment shows not to
+    apply, as ``{property: why}`` (or an iterable of names; None: all apply); ``replay``: the
+    episode of the determinism replay (None: ``episode``); ``after(ran)``: the follow-up of
+    every example (:class:`Ran`), raising PropertyError (None: none)."""
 
     name: str
-    episode: Callable[..., Any]
-    declared: Callable[[Any], Declared]
-    what: str
     properties: Mapping[str, str]
+    check: Callable[..., Any]
+    preconditions: Mapping[str, tuple[Precondition, ...]] = field(default_factory=dict)
+    recognises: Callable[[Any], bool] | None = None
+    claims: Callable[[Any], bool] | None = None
+    spaces: Callable[[Any], list[tuple[str, Any]]] | None = None
+    replays: Callable[..., None] | None = None
+    snippet: Callable[[Any], str] | None = None
+    episode: Callable[..., Any] | None = None
+    declared: Callable[[Any], Declared] | None = None
+    what: str = ""
     probes: Callable[[EnvSource, Budget | None], list[Any]] | None = None
     unchecked: Callable[[Any], Iterable[str] | Mapping[str, str]] | None = None
     replay: Callable[..., Any] | None = None
     after: Callable[[Ran], None] | None = None
 
 
+def named_spaces(env: Any) -> list[tuple[str, Any]]:
+    """A Gymnasium-style environment's declared spaces, named (an :attr:`EnvKind.spaces`)."""
+    return [("observation space", env.observation_space), ("action space", env.action_space)]
+
+
 def episode_body(
-    kind: EnvKind, source: EnvSource, options: CheckOptions, stats: dict[str, int], clock: Budget, focus: Focus
+    kind: EnvKind, source: EnvSource, options: CheckOptions, stats: dict[str, Any], clock: Budget, focus: Focus
 ) -> Callable[[Any], None]:
     """The one Hypothesis body of every checker, for ``kind``: draw the length
     (:meth:`Focus.length`) and the seed (:data:`SEEDS`), admit the example under the time
@@ -693,6 +761,8 @@ def episode_body(
     stopped the others); attribute a violation: its seed and length, and the actions (all of
     them for a determinism failure, whose replay needs the whole run; else those up to the
     failing step); a violation ``focus`` ignores passes."""
+    if kind.episode is None or kind.declared is None:
+        raise TypeError(f"the {kind.name!r} kind has no episode and declared(env): check_kind cannot run it")
     draw_action, limit = probe(source, kind.declared)
     max_steps, masks = options["max_steps"], options["masks"]
 
@@ -710,11 +780,11 @@ def episode_body(
             return action
 
         def episode(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> Any:
-            first.append(kind.episode(env, seed, n, next_action, masks=masks))
+            first.append(kind.episode(env, seed, n, next_action, masks=masks))  # type: ignore[misc]
             return first[-1]
 
         def replay(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> Any:
-            return (kind.replay or kind.episode)(env, seed, n, next_action, masks=masks)
+            return (kind.replay or kind.episode)(env, seed, n, next_action, masks=masks)  # type: ignore[misc]
 
         def follow_up(violation: PropertyError | None) -> None:
             if kind.after is not None:
@@ -810,10 +880,33 @@ def check_kind(kind: EnvKind, env: Any, given: CheckOptions) -> EnvCheckReport:
             lambda source, stats, clock, focus: episode_body(kind, source, options, stats, clock, focus),
             max_examples=options["max_examples"],
             random_seed=options["random_seed"],
-            kind=kind.name,
+            kind=kind,
             properties=checked,
             budget=options["budget"],
             database=options["database"],
             probes=probes,
             not_checked=skipped,
         )
+
+
+def replay_kind(
+    kind: EnvKind, source: EnvSource, seed: int | None, actions: Sequence[Any], *, determinism: bool, masks: bool
+) -> None:
+    """A recorded failure of a check of ``kind`` again (the default :attr:`EnvKind.replays`):
+    with a seed, the example (:func:`replay_example`) with the kind's episode; ``seed=None``
+    (a failure of the one-off probes, which reports no seed), the probes. Raises the
+    EnvCheckError of the first property that breaks, None if none does."""
+    if seed is None:
+        try:
+            _, _, broken = partition(kind.probes(source, None) if kind.probes is not None else [])
+        except PropertyError as violation:
+            broken = [violation]
+        if broken:
+            error = fail(broken[0], source, True, 1, kind)
+            error.also = tuple(fail(v, source, True, 1, kind) for v in broken[1:])
+            raise error from None
+        return
+    if kind.episode is None:
+        raise TypeError(f"the {kind.name!r} kind has no episode to replay")
+    episode = functools.partial(kind.episode, masks=masks)
+    replay_example(source, episode, seed, actions, determinism=determinism, kind=kind)

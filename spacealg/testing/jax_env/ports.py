@@ -36,7 +36,7 @@ and a snippet that replays it.
 from __future__ import annotations
 
 import time as _time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,10 +93,12 @@ def check_port_matches(
     port_name: str = "port",
     reference_name: str = "reference",
     replay_prefix: str = "",
+    laws: Mapping[str, str] | None = None,
 ) -> EnvCheckReport:
     """Compare ``port`` (gymnax style) with ``reference`` (a Gymnasium env) over
     ``episodes`` episodes of at most ``max_steps`` steps each (see the module docstring);
-    returns a report, or raises :class:`PortMatchError` at the first divergence."""
+    returns a report, or raises :class:`PortMatchError` at the first divergence (quoting
+    its law from ``laws``, the match kind's table)."""
     import jax
     import jax.numpy as jnp
 
@@ -118,7 +120,7 @@ def check_port_matches(
 
     def fail(prop: str, detail: str) -> None:
         """Raise the divergence at step ``k`` of this episode (its seed and actions so far)."""
-        _fail(prop, detail, seed, k, actions, name, resync, atol, rtol, steps, episode, replay_prefix)
+        _fail(prop, detail, seed, k, actions, name, resync, atol, rtol, steps, episode, replay_prefix, laws or {})
 
     for episode in range(episodes):
         seed = random_seed + episode
@@ -196,6 +198,7 @@ def _fail(
     steps: int,
     episode: int,
     prefix: str,
+    laws: Mapping[str, str],
 ) -> None:
     mode = "each step from the reference's state (resync=True)" if resync else "whole trajectory (resync=False)"
     replay = (
@@ -224,6 +227,7 @@ def _fail(
         step=k,
         env_name=name,
         kind="match",
+        statement=laws.get(prop, ""),
         examples=episode + 1,
         steps=steps,
         replay=replay,

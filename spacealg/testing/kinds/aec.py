@@ -37,20 +37,25 @@ from collections.abc import Callable
 from typing import Any, Unpack
 
 from spacealg.testing.engine.driver import describe_exception, same, snapshot
-from spacealg.testing.engine.errors import AEC_PROPERTIES, PropertyError, literal, short
+from spacealg.testing.engine.errors import PropertyError, literal, short
 from spacealg.testing.engine.infos import recorded, recorded_per_agent
 from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask, is_rejection
 from spacealg.testing.engine.probes import aec_probes
 from spacealg.testing.engine.runner import (
+    ILLEGAL,
+    MASKED,
+    STEPPED,
     AgentActions,
     CheckOptions,
     Declared,
     Draws,
     EnvCheckReport,
     EnvKind,
+    Precondition,
     check_kind,
 )
-from spacealg.testing.kinds.gymnasium import (
+from spacealg.testing.engine.snippets import reproduction
+from spacealg.testing.engine.values import (
     after_done,
     check_flags,
     check_info,
@@ -58,9 +63,25 @@ from spacealg.testing.kinds.gymnasium import (
     check_reward,
     is_member,
 )
-from spacealg.testing.kinds.parallel import _names, max_cycles, same_space
+from spacealg.testing.kinds.parallel import PARALLEL_PROPERTIES, _names, max_cycles, same_space
+from spacealg.testing.kinds.parallel import PRECONDITIONS as PARALLEL_PRECONDITIONS
+from spacealg.testing.kinds.parallel import spaces as parallel_spaces
 
 __all__ = ["AEC", "AECEpisode", "check_aec_env"]
+
+AEC_PROPERTIES: dict[str, str] = {
+    **PARALLEL_PROPERTIES,
+    "reset-signature": "reset returns None (PettingZoo's AEC API)",
+    "step-signature": "step returns None; last() returns (observation, reward, terminated, truncated, info)",
+    "agent-iteration": "agent_selection (and agent_iter) names a live agent; a terminated or truncated agent "
+    "is stepped with None and then leaves env.agents; terminations, truncations, rewards, infos and "
+    "_cumulative_rewards hold exactly the live agents; last() agrees with observe() and "
+    "_cumulative_rewards, and its reward is the sum of the agent's rewards entries since it last acted",
+    "state-in-space": "state() is a member of state_space",
+    "max-cycles": "an environment with max_cycles ends every episode within max_cycles cycles",
+}
+"""The properties ``check_aec_env`` checks (the parallel ones and the AEC protocol's): name -> law."""
+
 
 RETURNED = ("terminations", "truncations", "rewards", "infos")
 DEAD = "dead"  # the factors argument of draw for an agent that is stepped with None
@@ -81,6 +102,7 @@ class AECEpisode:
         self.episodes = 1
         self.since_reset = 0
         self.owed: dict[Any, float] = {}  # per agent: its rewards entries since it last acted
+        self.reached: set[str] = set()  # the preconditions reached beyond a step and an end
 
     def _declares_state(self) -> bool:
         try:
@@ -211,10 +233,13 @@ class AECEpisode:
             if self.masks:
                 mask = find_mask(obs, info)
                 if mask is not None:
+                    self.reached.add(MASKED.mark)
                     factors = check_mask(mask, same_space(self.env, "action", agent, k), True, k, who)
             action = self.draw(agent, self.env, factors)
             if factors is not None:
                 illegal = not MaskedAction(self.env.action_space(agent)).is_legal(action, factors)
+                if illegal:
+                    self.reached.add(ILLEGAL.mark)
         try:
             returned = self.env.step(action)
         except Exception as error:
@@ -304,21 +329,65 @@ def _unchecked(env: Any) -> dict[str, str]:
     return why
 
 
-AEC = EnvKind(
-    "aec",
-    AECEpisode,
-    _declared,
-    "(agent, observation, reward, terminated, truncated, info, stepped with None)",
-    AEC_PROPERTIES,
-    aec_probes,
-    _unchecked,
-)
-"""The PettingZoo AEC kind of :func:`~spacealg.testing.engine.runner.check_kind`."""
-
-
 def check_aec_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:
     """Check a PettingZoo AEC environment (see the module docstring); the options and the
     outcome are those of :func:`spacealg.testing.check_env`; ``max_steps`` counts
     agent-steps, and an error's ``actions`` has one entry per agent-step, in order: None
     where the selected agent had terminated or been truncated (and was stepped with None)."""
     return check_kind(AEC, env, options)
+
+
+EPISODE = [
+    "def episode():",
+    "    env.reset(seed=SEED)",
+    "    trace = []",
+    "    for action in actions:  # None: the selected agent has ended and is stepped with None",
+    "        if not env.agents:",
+    "            env.reset()",
+    "        agent = env.agent_selection",
+    "        observation, reward, terminated, truncated, info = env.last()",
+    "        env.step(action)",
+    "        trace.append((agent, observation, reward, terminated, truncated, info))",
+    "        if not env.agents:",
+    "            env.reset()",
+    "    return trace",
+]
+"""An AEC episode in plain Python, for the snippet."""
+
+
+def snippet(error: Any) -> str:
+    """The reproduction of an AEC failure: its episode, then spacealg's replay."""
+    return reproduction(error, EPISODE, notes=["actions[k] is the action of the agent selected at agent-step k + 1"])
+
+
+def recognises(env: Any) -> bool:
+    """PettingZoo's AEC API: ``agent_iter`` and ``last`` methods (``agent_selection``
+    exists only after reset). Asked before the parallel API, whose per-agent space methods
+    AEC environments have too."""
+    return callable(getattr(env, "agent_iter", None)) and callable(getattr(env, "last", None))
+
+
+PRECONDITIONS: dict[str, tuple[Precondition, ...]] = {
+    **PARALLEL_PRECONDITIONS,
+    "agent-iteration": (STEPPED,),
+    "max-cycles": (
+        Precondition("end", "no episode ended or ran past max_cycles cycles within the agent-steps drawn"),
+    ),
+}
+"""What an example must reach for each property to count as checked (the others: a reset)."""
+
+AEC = EnvKind(
+    "aec",
+    AEC_PROPERTIES,
+    check_aec_env,
+    PRECONDITIONS,
+    recognises=recognises,
+    spaces=parallel_spaces,
+    snippet=snippet,
+    episode=AECEpisode,
+    declared=_declared,
+    what="(agent, observation, reward, terminated, truncated, info, stepped with None)",
+    probes=aec_probes,
+    unchecked=_unchecked,
+)
+"""The PettingZoo AEC kind."""

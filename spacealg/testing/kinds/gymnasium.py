@@ -18,96 +18,70 @@ with a probability that grows with ``max_examples``.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable
 from typing import Any, Unpack
 
 import numpy as np
 
-from spacealg.core.protocol import contains
 from spacealg.strategies.members import members
 from spacealg.testing.engine.driver import describe_exception, passed_over, same, snapshot
-from spacealg.testing.engine.errors import PROPERTIES, PropertyError, literal, short
+from spacealg.testing.engine.errors import PropertyError, literal, short
 from spacealg.testing.engine.infos import recorded
 from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask, is_rejection
 from spacealg.testing.engine.probes import single_probes
 from spacealg.testing.engine.runner import (
     DEFAULT_MAX_EXAMPLES,
     DEFAULT_MAX_STEPS,
+    DETERMINISM,
+    ENDED,
+    ILLEGAL,
+    MASKED,
+    REPLAYED,
+    STEPPED,
     CheckOptions,
     Declared,
     Draws,
     EnvCheckReport,
     EnvKind,
+    Precondition,
     Stepping,
     check_kind,
+    named_spaces,
     options_of,
 )
+from spacealg.testing.engine.snippets import SAME, SINGLE_EPISODE, replay_tail, reproduction
+from spacealg.testing.engine.values import after_done, check_flags, check_info, check_observation, check_reward
 
 __all__ = ["DEFAULT_MAX_EXAMPLES", "DEFAULT_MAX_STEPS", "GYMNASIUM", "EnvCheckReport", "Episode", "check_env"]
 
-
-def is_member(x: Any, space: Any) -> bool:
-    """``contains(x, space)``, False where even that raises (a broken custom space)."""
-    try:
-        return bool(contains(x, space))
-    except Exception:
-        return False
-
-
-
-
-def is_real_scalar(reward: Any) -> bool:
-    """An int, a float or a numpy integer/floating scalar; not a bool, not an array."""
-    if isinstance(reward, (bool, np.bool_)):
-        return False
-    return isinstance(reward, (numbers.Real, np.integer, np.floating))
-
-
-def check_reward(reward: Any, step: int, who: str = "") -> None:
-    if passed_over("reward-finite-real"):
-        return
-    if not is_real_scalar(reward):
-        raise PropertyError(
-            "reward-finite-real",
-            f"{who}reward is {short(reward)} of type {type(reward).__name__}",
-            step,
-        )
-    if not np.isfinite(reward):
-        raise PropertyError("reward-finite-real", f"{who}reward is {reward!r}", step)
-
-
-def check_flags(terminated: Any, truncated: Any, step: int, who: str = "") -> None:
-    for name, flag in (("terminated", terminated), ("truncated", truncated)):
-        if not isinstance(flag, (bool, np.bool_)) and not passed_over(f"{name}-bool"):
-            raise PropertyError(
-                f"{name}-bool", f"{who}{name} is {short(flag)} of type {type(flag).__name__}", step
-            )
-
-
-def check_info(info: Any, step: int | None, where: str = "", who: str = "") -> None:
-    if not isinstance(info, dict) and not passed_over("info-dict"):
-        raise PropertyError(
-            "info-dict", f"{who}info is {short(info)} of type {type(info).__name__}", step, where
-        )
-
-
-def check_observation(obs: Any, space: Any, step: int | None, where: str = "", who: str = "") -> None:
-    if not passed_over("observation-in-space") and not is_member(obs, space):
-        kind = f"{type(obs).__name__}"
-        if isinstance(obs, np.ndarray):
-            kind += f" of shape {obs.shape} and dtype {obs.dtype}"
-        raise PropertyError(
-            "observation-in-space",
-            f"{who}observation {short(obs)} ({kind}) is not in {space!r}",
-            step,
-            where,
-        )
-
-
-def after_done(step: int) -> str:
-    return f"at the reset after the episode ended at step {step}"
-
+PROPERTIES: dict[str, str] = {
+    "declared-spaces": "the environment declares observation and action spaces that can be drawn from",
+    "no-exception": "reset(seed=...) and step(action) raise no exception for an action of the action space",
+    "reset-signature": "reset returns a pair (observation, info)",
+    "step-signature": "step returns a 5-tuple (observation, reward, terminated, truncated, info)",
+    "observation-in-space": "every observation is a member of the declared observation space",
+    "reward-finite-real": "every reward is a finite real scalar (int, float or a numpy number)",
+    "terminated-bool": "terminated is a bool",
+    "truncated-bool": "truncated is a bool",
+    "info-dict": "info is a dict",
+    "reset-after-done": "reset works after an episode has ended",
+    "reset-determinism": "the same seed gives the same first observation",
+    "step-determinism": "the same seed and actions give the same trajectory (observations, rewards, flags and infos)",
+    "global-rng": "the environment's randomness comes from its own generator (self.np_random, seeded "
+    "by reset), not from the global random or numpy.random state",
+    "reset-seed": "reset(seed=s) seeds the environment: where resets are random at all, different "
+    "seeds give different episodes",
+    "reset-stream": "reset() without a seed continues the random stream instead of reseeding",
+    "observation-aliasing": "a returned observation is not a buffer the environment mutates later",
+    "action-mask": "a published action mask has the shape and dtype the action space needs and "
+    "allows at least one action while the agent must act",
+    "illegal-action": "an action outside the mask is rejected with a clear exception or handled like any step",
+    "reset-options": "reset(seed=..., options={}) is accepted",
+    "close-twice": "close() can be called twice",
+    "render-modes": "each declared render mode renders what metadata['render_modes'] promises (an "
+    "RGB uint8 image, a string, a list of them, None for human)",
+}
+"""The properties ``check_env`` checks: name -> the law it states."""
 
 
 
@@ -135,6 +109,7 @@ class Episode(Stepping):
         self.episodes = 1
         self.last: tuple[Any, Any] = (None, None)
         self.held: Any = None  # (the observation as returned, a copy) to detect aliasing
+        self.reached: set[str] = set()  # the preconditions reached beyond a step and an end
 
     def _hold(self, obs: Any, step: int | None) -> None:
         """Check that the previously returned observation was not mutated, and hold this one."""
@@ -179,12 +154,15 @@ class Episode(Stepping):
         mask = find_mask(*self.last)
         if mask is None:
             return None
+        self.reached.add(MASKED.mark)
         return check_mask(mask, self.action_space, True, k - 1 or None)
 
     def step(self, k: int) -> bool:
         factors = self._factors(k)
         action = self.next_action(factors)
         legal = factors is None or MaskedAction(self.action_space).is_legal(action, factors)
+        if not legal:
+            self.reached.add(ILLEGAL.mark)
         try:
             result = self.env.step(action)
         except Exception as error:
@@ -218,6 +196,92 @@ class Episode(Stepping):
 
 
 
+
+# -- the snippet: the common properties asserted in plain Python ------------------------------
+
+_OBSERVATION = [
+    "for entry in trace:",
+    "    observation = entry[0]",
+    "    kind = getattr(observation, 'dtype', type(observation).__name__)",
+    "    assert env.observation_space.contains(observation), (",
+    "        f'observation {observation!r} (dtype {kind}) is not in {env.observation_space}')",
+]
+
+ASSERTIONS = {
+    "observation-in-space": _OBSERVATION,
+    "reward-finite-real": [
+        "for entry in trace[1:]:",
+        "    if len(entry) == 5:",
+        "        reward = entry[1]",
+        "        real = isinstance(reward, (int, float, np.integer, np.floating)) and not isinstance(",
+        "            reward, (bool, np.bool_))",
+        "        assert real and np.isfinite(reward), f'reward {reward!r} of type {type(reward).__name__}'",
+    ],
+    "terminated-bool": [
+        "for entry in trace[1:]:",
+        "    if len(entry) == 5:",
+        "        assert isinstance(entry[2], (bool, np.bool_)), f'terminated {entry[2]!r}'",
+    ],
+    "truncated-bool": [
+        "for entry in trace[1:]:",
+        "    if len(entry) == 5:",
+        "        assert isinstance(entry[3], (bool, np.bool_)), f'truncated {entry[3]!r}'",
+    ],
+    "info-dict": [
+        "for entry in trace:",
+        "    assert isinstance(entry[-1], dict), f'info {entry[-1]!r} of type {type(entry[-1]).__name__}'",
+    ],
+}
+"""The properties that the snippet asserts on the trace of
+:data:`~spacealg.testing.engine.snippets.SINGLE_EPISODE`."""
+
+
+def _determinism(error: Any) -> list[str]:
+    keys = tuple(getattr(error, "ignored_info", ()) or ())
+    lines = [*SAME]
+    if keys:
+        lines += [
+            f"IGNORED = {keys!r}  # volatile info entries, left out as in the check",
+            "",
+            "def clean(entry):",
+            "    return tuple({k: v for k, v in x.items() if k not in IGNORED} if isinstance(x, dict) else x",
+            "                 for x in entry)",
+            "",
+        ]
+    wrap = "clean" if keys else ""
+    if error.property == "global-rng":  # the global generators seeded differently, as the check did
+        lines += [
+            "import random",
+            "",
+            "def seeded(seed):",
+            "    random.seed(seed)",
+            "    np.random.seed(seed)",
+            "    return episode()",
+            "",
+        ]
+    runs = "seeded(1), seeded(2)" if error.property == "global-rng" else "episode(), episode()"
+    return [
+        *lines,
+        f"first, second = {runs}",
+        "assert len(first) == len(second), f'{len(first)} entries, then {len(second)}'",
+        "for i, (a, b) in enumerate(zip(first, second)):",
+        f"    assert same({wrap}(a), {wrap}(b)), f'entry {{i}} differs between the runs:\\n{{a!r}}\\n{{b!r}}'",
+    ]
+
+
+def _tail(error: Any) -> list[str]:
+    if error.property in DETERMINISM:  # the two runs compared in plain Python
+        return _determinism(error)
+    if error.property in ASSERTIONS:
+        return ["trace = episode()", *ASSERTIONS[error.property]]
+    return ["trace = episode()", "", *replay_tail(error)]
+
+
+def snippet(error: Any) -> str:
+    """The reproduction of a Gymnasium failure: its episode, then the property asserted in
+    plain Python where it can be (:data:`ASSERTIONS`, the determinism runs), else replayed."""
+    return reproduction(error, SINGLE_EPISODE, _tail)
+
 def _declared(env: Any) -> Declared:
     try:
         space = env.action_space
@@ -244,12 +308,6 @@ def episode_limit(env: Any) -> int | None:
     return min(int(limit), 2000) if isinstance(limit, (int, np.integer)) and limit > 0 else None
 
 
-GYMNASIUM = EnvKind(
-    "gymnasium", Episode, _declared, "(observation, reward, terminated, truncated, info)", PROPERTIES, single_probes
-)
-"""The Gymnasium kind (single agent) of :func:`~spacealg.testing.engine.runner.check_kind`."""
-
-
 def check_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:
     """Check a Gymnasium environment's properties on Hypothesis-generated episodes.
 
@@ -270,9 +328,40 @@ def check_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:
     :class:`EnvCheckError` naming the broken property, the seed and the shortest action
     sequence found.
     """
-    from spacealg.testing.kinds.foreign import foreign_checker  # dm_env and TorchRL instances (issue 15)
+    from spacealg.testing.kinds.dm_env import DM_ENV
+    from spacealg.testing.kinds.torchrl import TORCHRL
 
-    checker = foreign_checker(env)
-    if checker is not None:
-        return checker(env, **options_of(options))
+    for other in (DM_ENV, TORCHRL):  # instances of the APIs check_env also takes (issue 15)
+        if other.recognises is not None and other.recognises(env):
+            return other.check(env, **options_of(options))  # type: ignore[no-any-return]
     return check_kind(GYMNASIUM, env, options)
+
+
+PRECONDITIONS: dict[str, tuple[Precondition, ...]] = {
+    **dict.fromkeys(
+        ("no-exception", "step-signature", "reward-finite-real", "terminated-bool", "truncated-bool"), (STEPPED,)
+    ),
+    "observation-aliasing": (STEPPED,),
+    "reset-after-done": (ENDED,),
+    "reset-determinism": (REPLAYED,),
+    "step-determinism": (STEPPED, REPLAYED),
+    "global-rng": (REPLAYED,),
+    "action-mask": (MASKED,),
+    "illegal-action": (ILLEGAL,),
+}
+"""What an example must reach for each property to count as checked (the others: a reset)."""
+
+GYMNASIUM = EnvKind(
+    "gymnasium",
+    PROPERTIES,
+    check_env,
+    PRECONDITIONS,
+    recognises=lambda env: True,  # the last kind of the registry: whatever no other kind recognises
+    spaces=named_spaces,
+    snippet=snippet,
+    episode=Episode,
+    declared=_declared,
+    what="(observation, reward, terminated, truncated, info)",
+    probes=single_probes,
+)
+"""The Gymnasium kind (single agent)."""

@@ -39,6 +39,7 @@ from spacealg.testing.engine.resolve import EnvSource, resolve
 from spacealg.testing.engine.runner import (
     DEFAULT_MAX_EXAMPLES,
     DEFAULT_MAX_STEPS,
+    STEPPED,
     CheckOptions,
     Declared,
     Draws,
@@ -47,6 +48,7 @@ from spacealg.testing.engine.runner import (
     check_kind,
     close,
 )
+from spacealg.testing.engine.snippets import SAME, reproduction
 
 __all__ = ["MATCH_PROPERTIES", "check_envs_match", "close_enough"]
 
@@ -208,10 +210,6 @@ def _declared(pair: Pair) -> Declared:
     return draw, None
 
 
-MATCH = EnvKind("match", Lockstep, _declared, "", MATCH_PROPERTIES)
-"""The kind of :func:`check_envs_match` (its environment: a :class:`Pair`)."""
-
-
 def check_envs_match(
     a: Any,
     b: Any,
@@ -253,6 +251,7 @@ def check_envs_match(
             random_seed=random_seed or 0,
             resync=resync,
             policy=policy,
+            laws=MATCH_PROPERTIES,
         )
     atol = 0.0 if atol is None else atol
     rtol = 0.0 if rtol is None else rtol
@@ -285,3 +284,40 @@ def _pair(sa: EnvSource, sb: EnvSource, atol: float, rtol: float, infos: bool) -
         return Pair(sa.make(), sb.make(), (sa, sb), atol, rtol, infos)
 
     return EnvSource(make, f"{sa.name} vs {sb.name}", construction, imports)
+
+
+EPISODE = [
+    "def episode(env):",
+    "    observation, info = env.reset(seed=SEED)",
+    "    trace = [observation]",
+    "    for action in actions:",
+    "        observation, reward, terminated, truncated, info = env.step(action)",
+    "        trace.append((observation, reward, terminated, truncated))",
+    "        if terminated or truncated:",
+    "            observation, info = env.reset()",
+    "            trace.append(observation)",
+    "    return trace",
+    "",
+    *SAME,
+    "for a, b in zip(episode(env_a), episode(env_b)):  # they differ at the end",
+    "    assert same(a, b), f'the implementations differ:\\n{a!r}\\n{b!r}'",
+]
+"""Both environments driven in plain Python, compared at the end, for the snippet."""
+
+
+def snippet(error: Any) -> str:
+    """The reproduction of a disagreement: both environments driven in plain Python."""
+    return reproduction(error, EPISODE, lambda error: [])
+
+
+MATCH = EnvKind(
+    "match",
+    MATCH_PROPERTIES,
+    check_envs_match,
+    {"rewards-match": (STEPPED,), "flags-match": (STEPPED,)},
+    snippet=snippet,
+    episode=Lockstep,
+    declared=_declared,
+)
+"""The kind of :func:`check_envs_match` (its environment: a :class:`Pair`; recognised by no
+instance: it is asked for by name)."""

@@ -29,23 +29,41 @@ from typing import Any, Unpack
 import numpy as np
 
 from spacealg.testing.engine.driver import describe_exception, passed_over, snapshot
-from spacealg.testing.engine.errors import PARALLEL_PROPERTIES, PropertyError, literal, short
+from spacealg.testing.engine.errors import PropertyError, literal, short
 from spacealg.testing.engine.infos import recorded_per_agent
 from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask, is_rejection
 from spacealg.testing.engine.probes import parallel_probes
 from spacealg.testing.engine.runner import (
+    ILLEGAL,
+    MASKED,
+    STEPPED,
     AgentActions,
     CheckOptions,
     Declared,
     Draws,
     EnvCheckReport,
     EnvKind,
+    Precondition,
     Stepping,
+    agents_of,
     check_kind,
 )
-from spacealg.testing.kinds.gymnasium import after_done, check_flags, check_info, check_observation, check_reward
+from spacealg.testing.engine.snippets import reproduction
+from spacealg.testing.engine.values import after_done, check_flags, check_info, check_observation, check_reward
+from spacealg.testing.kinds.gymnasium import PRECONDITIONS as GYMNASIUM_PRECONDITIONS
+from spacealg.testing.kinds.gymnasium import PROPERTIES
 
 __all__ = ["PARALLEL", "ParallelEpisode", "check_parallel_env", "max_cycles", "same_space"]
+
+PARALLEL_PROPERTIES: dict[str, str] = {
+    **PROPERTIES,
+    "agents-possible": "every agent (in env.agents and in the returned dicts) is one of possible_agents",
+    "agents-life-cycle": "each live agent gets a reward, terminated and truncated; an agent that "
+    "terminated or was truncated is not returned again and leaves env.agents",
+    "same-space": "observation_space(agent) and action_space(agent) return the same object on every call",
+}
+"""The properties ``check_parallel_env`` checks (those of ``PROPERTIES`` and the agents'): name -> law."""
+
 
 
 def _names(agents: Any) -> str:
@@ -96,6 +114,7 @@ class ParallelEpisode(Stepping):
         self.possible = None if possible is None else set(possible)  # None: not declared
         self.trace: list[Any] = []
         self.finished: dict[Any, int] = {}
+        self.reached: set[str] = set()  # the preconditions reached beyond a step and an end
         self.steps = 0
         self.episodes = 1
 
@@ -154,6 +173,7 @@ class ParallelEpisode(Stepping):
         for agent in live:
             mask = find_mask(observations.get(agent), infos.get(agent))
             if mask is not None:
+                self.reached.add(MASKED.mark)
                 space = same_space(self.env, "action", agent, k - 1 or None)
                 checked = check_mask(mask, space, True, k - 1 or None, f"agent {agent!r}: ")
                 if checked is not None:
@@ -168,6 +188,8 @@ class ParallelEpisode(Stepping):
             a for a, f in factors.items()
             if a in actions and not MaskedAction(self.env.action_space(a)).is_legal(actions[a], f)
         ]
+        if illegal:
+            self.reached.add(ILLEGAL.mark)
         try:
             result = self.env.step(actions)
         except Exception as error:
@@ -284,18 +306,6 @@ def _unchecked(env: Any) -> dict[str, str]:
     return why
 
 
-PARALLEL = EnvKind(
-    "parallel",
-    ParallelEpisode,
-    _declared,
-    "(observations, rewards, terminations, truncations, agents, infos)",
-    PARALLEL_PROPERTIES,
-    parallel_probes,
-    _unchecked,
-)
-"""The PettingZoo parallel kind of :func:`~spacealg.testing.engine.runner.check_kind`."""
-
-
 def check_parallel_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:
     """Check a PettingZoo parallel environment (see the module docstring); the options and
     the outcome are those of :func:`spacealg.testing.check_env`, with per-agent actions
@@ -303,3 +313,59 @@ def check_parallel_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckRep
     (``observations[agent]["action_mask"]`` or ``infos[agent]["action_mask"]``); long
     episodes reach the environment's ``max_cycles``."""
     return check_kind(PARALLEL, env, options)
+
+
+def spaces(env: Any) -> list[tuple[str, Any]]:
+    """Each agent's declared spaces, named (agents that spawn: those at ``reset(seed=0)``)."""
+    return [
+        (f"{space} space of {agent!r}", getattr(env, f"{space}_space")(agent))
+        for agent in agents_of(env)
+        for space in ("observation", "action")
+    ]
+
+
+EPISODE = [
+    "def episode():",
+    "    observations, infos = env.reset(seed=SEED)",
+    "    trace = [(observations, list(env.agents))]",
+    "    for action in actions:",
+    "        observations, rewards, terminations, truncations, infos = env.step(action)",
+    "        trace.append((observations, rewards, terminations, truncations, infos, list(env.agents)))",
+    "        if not env.agents:",
+    "            observations, infos = env.reset()",
+    "            trace.append((observations, list(env.agents)))",
+    "    return trace",
+]
+"""A parallel episode in plain Python, for the snippet."""
+
+
+def snippet(error: Any) -> str:
+    """The reproduction of a parallel failure: its episode, then spacealg's replay."""
+    return reproduction(error, EPISODE, notes=["actions[k] is the dict of actions of the live agents at step k + 1"])
+
+
+def recognises(env: Any) -> bool:
+    """PettingZoo's parallel API: per-agent space methods (a Gymnasium env's spaces are not
+    callable); ``possible_agents`` is optional there. (AEC environments, which have them
+    too, are recognised first.)"""
+    return callable(getattr(env, "action_space", None)) and callable(getattr(env, "observation_space", None))
+
+
+PRECONDITIONS: dict[str, tuple[Precondition, ...]] = {**GYMNASIUM_PRECONDITIONS, "agents-life-cycle": (STEPPED,)}
+"""What an example must reach for each property to count as checked (the others: a reset)."""
+
+PARALLEL = EnvKind(
+    "parallel",
+    PARALLEL_PROPERTIES,
+    check_parallel_env,
+    PRECONDITIONS,
+    recognises=recognises,
+    spaces=spaces,
+    snippet=snippet,
+    episode=ParallelEpisode,
+    declared=_declared,
+    what="(observations, rewards, terminations, truncations, agents, infos)",
+    probes=parallel_probes,
+    unchecked=_unchecked,
+)
+"""The PettingZoo parallel kind."""

@@ -43,6 +43,7 @@ and :func:`_follow_up` the follow-up that changes one row's action on fresh copi
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -51,14 +52,17 @@ import numpy as np
 
 from spacealg.strategies.members import members
 from spacealg.testing.engine.driver import DEFAULT_BUDGET, describe_exception, passed_over, same, snapshot
-from spacealg.testing.engine.errors import PROPERTIES, EnvCheckError, PropertyError, literal, short
+from spacealg.testing.engine.errors import EnvCheckError, PropertyError, literal, short
 from spacealg.testing.engine.resolve import EnvSource
 from spacealg.testing.engine.runner import (
+    REPLAYED,
+    STEPPED,
     CheckOptions,
     Declared,
     Draws,
     EnvCheckReport,
     EnvKind,
+    Precondition,
     Ran,
     _check_options,
     action_fallback,
@@ -66,7 +70,9 @@ from spacealg.testing.engine.runner import (
     fail,
     replay_example,
 )
-from spacealg.testing.kinds.gymnasium import is_member
+from spacealg.testing.engine.snippets import factory, reproduction
+from spacealg.testing.engine.values import is_member
+from spacealg.testing.kinds.gymnasium import PROPERTIES
 
 __all__ = ["VECTOR_PROPERTIES", "check_vector_env", "replay_vector"]
 
@@ -633,12 +639,11 @@ def vector_kind(
     def replay(env: Any, seed: int, n: int, draw: Callable[..., Any], masks: bool = False) -> VectorEpisode:
         return VectorEpisode(env, seed, n, draw, mode=mode, joint=joint())
 
-    return EnvKind(
-        "vector",
-        episode,
-        declared,
-        "(observations, rewards, terminations, truncations)",
-        VECTOR_PROPERTIES,
+    return dataclasses.replace(
+        VECTOR,
+        episode=episode,
+        declared=declared,
+        what="(observations, rewards, terminations, truncations)",
         probes=lambda source, clock: declared_spaces(vec),
         unchecked=lambda env: _not_checked(other is not None, factories is not None, fresh is not None),
         replay=replay,
@@ -733,7 +738,7 @@ def replay_vector(
                 _changed_row(fresh, vec, seed, taken, row, dict(changes or {}))
             except PropertyError as violation:
                 violation.seed, violation.actions = seed, taken[: violation.step or 0]
-                raise fail(violation, shared.source, True, 1, "vector") from None
+                raise fail(violation, shared.source, True, 1, VECTOR) from None
             return
         kind = vector_kind(vec, _single_factories(vec, single, vec.num_envs), other.make() if other else None, None)
         if seed is None:
@@ -743,10 +748,10 @@ def replay_vector(
                 if broken:
                     raise broken[0]
             except PropertyError as violation:
-                raise fail(violation, shared.source, True, 1, "vector") from None
+                raise fail(violation, shared.source, True, 1, VECTOR) from None
             return
         replay_example(
-            shared.source, kind.episode, seed, taken, determinism=determinism, kind="vector", replay=kind.replay
+            shared.source, kind.episode, seed, taken, determinism=determinism, kind=VECTOR, replay=kind.replay
         )
     finally:
         while _OPEN:
@@ -813,3 +818,93 @@ def declared_spaces(vec: Any) -> list[Any]:
                 )
             )
     return found[:1]
+
+
+EPISODE = [
+    "from gymnasium.vector.utils import concatenate, create_empty_array",
+    "",
+    "def episode():",
+    "    observations, infos = env.reset(seed=SEED)",
+    "    trace = [observations]",
+    "    space = getattr(env, 'single_action_space', None)",
+    "    space = env.action_space if space is None else space  # EnvPool's convention: no single space",
+    "    for rows in actions:",
+    "        batch = concatenate(space, rows, create_empty_array(space, len(rows)))",
+    "        trace.append(env.step(batch))",
+    "    return trace",
+]
+"""A vector episode in plain Python, for the snippet."""
+
+
+def _vector_tail(error: Any) -> list[str]:
+    """A vector failure: spacealg's replay of the example (:func:`~spacealg.testing.kinds.vector.replay_vector`;
+    a changed row's actions where the law compares two runs; the implementation compared with for
+    ``sync-async-agree``), which raises while the bug is there."""
+    other = error.compared_with if error.changed is None and error.property == "sync-async-agree" else ""
+    name, construction = factory(error.construction, avoid=other)
+    lines = [
+        "trace = episode()",
+        "",
+        "from spacealg.testing import replay_vector",
+        "",
+        f"def {name}():",
+        f"    {construction}",
+        "",
+    ]
+    extra = ""
+    if error.changed is not None:
+        row, changes = error.changed
+        extra = f", row={row}, changes={literal(changes)}"
+    elif other:  # the implementation it was compared with
+        other_name, other_body = factory(other, ("make_other", "make_compared", "build_other"), error.construction)
+        lines += [f"def {other_name}():", f"    {other_body}", ""]
+        extra = f", compare={other_name}"
+    return [*lines, f"replay_vector({name}, SEED, actions{extra})  # raises (AssertionError) while the bug is there"]
+
+
+def snippet(error: Any) -> str:
+    """The reproduction of a vector failure: its episode, then :func:`replay_vector`."""
+    notes = ["actions[k] holds one action per sub-environment (row) at step k + 1"]
+    return reproduction(error, EPISODE, _vector_tail, notes)
+
+
+def recognises(env: Any) -> bool:
+    """A Gymnasium vector environment: ``num_envs`` and single spaces, or ``num_envs`` on a
+    ``VectorEnv`` subclass or an EnvPool environment (whose declared spaces are the single
+    ones: EnvPool's convention, reported as ``declared-spaces``)."""
+    if not hasattr(env, "num_envs"):
+        return False
+    if hasattr(env, "single_action_space") and hasattr(env, "single_observation_space"):
+        return True
+    kinds = type(env).__mro__
+    return any(k.__name__ == "VectorEnv" for k in kinds) or type(env).__module__.startswith("envpool")
+
+
+def spaces(env: Any) -> list[tuple[str, Any]]:
+    """The single spaces, named."""
+    return [("single observation space", single_space(env, "observation")),
+            ("single action space", single_space(env, "action"))]
+
+
+def _replays(source: EnvSource, seed: int | None, actions: Sequence[Any], *, determinism: bool, masks: bool) -> None:
+    """A vector failure replays through :func:`replay_vector` (with ``seed=None``, its declared spaces)."""
+    replay_vector(source, seed, actions, determinism=determinism)
+
+
+VECTOR = EnvKind(
+    "vector",
+    VECTOR_PROPERTIES,
+    check_vector_env,
+    {
+        **dict.fromkeys(("no-exception", "step-signature", "batch-in-space", "rows-match-sub-envs"), (STEPPED,)),
+        "row-isolation": (STEPPED,),
+        "autoreset": (Precondition("end", "no row's episode ended within the steps drawn"),),
+        "reset-determinism": (REPLAYED,),
+        "step-determinism": (STEPPED, REPLAYED),
+    },
+    recognises=recognises,
+    spaces=spaces,
+    replays=_replays,
+    snippet=snippet,
+)
+"""The vector kind (each check runs a copy fitted to its environment: :func:`vector_kind`)."""
