@@ -48,16 +48,36 @@ def test_contracts_hold() -> None:
 
 
 @needs_lint_imports
-def test_a_core_import_upward_breaks_the_layers(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("module", "planted", "broken"),
+    [
+        ("core/arrays.py", "spacealg.spaces import box", "spacealg.core.arrays -> spacealg.spaces.box"),
+        # the checker's engine knows no kind; a kind does not read the registry (issue 35)
+        ("testing/engine/runner.py", "spacealg.testing.kinds import aec",
+         "spacealg.testing.engine.runner -> spacealg.testing.kinds.aec"),
+        ("testing/kinds/parallel.py", "spacealg.testing import registry",
+         "spacealg.testing.kinds.parallel -> spacealg.testing.registry"),
+    ],
+)
+def test_an_import_upward_breaks_the_layers(tmp_path: Path, module: str, planted: str, broken: str) -> None:
     shutil.copytree(ROOT / "spacealg", tmp_path / "spacealg", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    planted = tmp_path / "spacealg" / "core" / "arrays.py"
-    planted.write_text(
-        planted.read_text() + "\n\ndef _upward() -> None:\n    from spacealg.spaces import box  # noqa: F401\n"
-    )
+    path = tmp_path / "spacealg" / module
+    path.write_text(path.read_text() + f"\n\ndef _upward() -> None:\n    from {planted}  # noqa: F401\n")
     result = _lint(tmp_path)
     assert result.returncode != 0
-    assert "BROKEN" in result.stdout and "spacealg.core.arrays -> spacealg.spaces.box" in result.stdout
+    assert "BROKEN" in result.stdout and broken in result.stdout
+
+
+@needs_lint_imports
+def test_a_cycle_between_two_engine_modules_breaks_the_contracts(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "spacealg", tmp_path / "spacealg", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    path = tmp_path / "spacealg" / "testing" / "engine" / "literals.py"  # errors.py imports it
+    path.write_text(path.read_text() + "\n\ndef _back() -> None:\n    from spacealg.testing.engine import errors  # noqa: F401\n")
+    result = _lint(tmp_path)
+    assert result.returncode != 0
+    assert "No import cycle inside the checker" in result.stdout and "1 broken" in result.stdout
 
 
 def test_import_spacealg_loads_no_array_library_nor_backend_operation() -> None:

@@ -95,7 +95,7 @@ def _buildable(make: Callable[[], Any]) -> BaseException | None:
 def check_one(target: str, options: dict[str, Any]) -> Outcome:
     """Check one target with :func:`~spacealg.testing.check` (a top-level function, so that
     worker processes can run it)."""
-    from spacealg.testing import check
+    from spacealg.testing.suite import check
     from spacealg.testing.engine.resolve import resolve
 
     if os.getcwd() not in sys.path:
@@ -107,7 +107,7 @@ def outcome_of(target: str, make: Callable[[], Any], run: Callable[[], Any]) -> 
     """The :class:`Outcome` of ``run()`` (a check of ``target``), after making sure
     ``make()`` builds the environment: "cannot make" where it raises (``sys.exit()``
     included), "failed" with every broken property, "error" for any other exception."""
-    from spacealg.testing import EnvCheckError
+    from spacealg.testing.engine.errors import EnvCheckError
     from spacealg.testing.engine.verdicts import error_document, report_document
 
     started = time.perf_counter()

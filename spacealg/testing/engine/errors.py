@@ -8,12 +8,11 @@ after an episode ended), the seed and the shortest action sequence found.
 from __future__ import annotations
 
 import builtins
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
+from spacealg.testing.engine.literals import literal, short
 
 __all__ = [
     "OPTIONAL_PROPERTIES",
@@ -21,6 +20,7 @@ __all__ = [
     "PropertyError",
     "literal",
     "short",
+    "verdicts",
 ]
 
 OPTIONAL_PROPERTIES = ("illegal-action",)
@@ -95,8 +95,6 @@ class EnvCheckError(AssertionError):
 
     def verdicts(self) -> dict[str, str]:
         """Each property: ``"held"``, ``"broken"`` or ``"not checked: <why>"``."""
-        from spacealg.testing.engine.verdicts import verdicts
-
         names = (*self.held, *(e.property for e in self.broken), *self.not_checked)
         return verdicts(dict.fromkeys(names), (e.property for e in self.broken), self.not_checked)
 
@@ -131,58 +129,18 @@ class EnvCheckError(AssertionError):
         return reproduction(self)
 
 
-# -- literals: eval-able reprs of actions (numpy as np) ------------------------------------
-
-
-def _number(value: float) -> str:
-    if math.isnan(value):
-        return "np.nan"
-    if math.isinf(value):
-        return "np.inf" if value > 0 else "-np.inf"
-    return repr(value)
-
-
-def _nested(value: Any) -> str:
-    if isinstance(value, list):
-        return "[" + ", ".join(_nested(v) for v in value) + "]"
-    if isinstance(value, float):
-        return _number(value)
-    return repr(value)
-
-
-def short(value: Any) -> str:
-    """:func:`literal` for a report's detail: a large array by its shape and dtype, and at
-    most 400 characters."""
-    text = (
-        literal(value)
-        if not isinstance(value, np.ndarray) or value.size <= 32
-        else (f"array of shape {value.shape} and dtype {value.dtype}")
-    )
-    return text if len(text) <= 400 else text[:400] + " ..."
-
-
-def literal(value: Any) -> str:
-    """Python source that evaluates (with ``numpy as np``) to a value equal to ``value``,
-    dtypes of numpy arrays and scalars included."""
-    if isinstance(value, np.ndarray):
-        dtype = f"np.{value.dtype.name}" if value.dtype.kind in "biuf" else repr(value.dtype.str)
-        return f"np.array({_nested(value.tolist())}, dtype={dtype})"
-    if isinstance(value, np.generic):
-        item = value.item()
-        inner = _number(item) if isinstance(item, float) else repr(item)
-        return f"np.{type(value).__name__}({inner})"
-    if isinstance(value, float):
-        return _number(value)
-    if isinstance(value, tuple):
-        inner = ", ".join(literal(v) for v in value)
-        return f"({inner},)" if len(value) == 1 else f"({inner})"
-    if isinstance(value, list):
-        return "[" + ", ".join(literal(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
-    if type(value).__name__ == "GraphInstance":
-        return (
-            f"GraphInstance(nodes={literal(value.nodes)}, edges={literal(value.edges)}, "
-            f"edge_links={literal(value.edge_links)})"
-        )
-    return repr(value)
+def verdicts(
+    properties: Iterable[str], broken: Iterable[str], not_checked: Mapping[str, str]
+) -> dict[str, str]:
+    """Each property of ``properties`` as ``"held"``, ``"broken"`` or ``"not checked: <why>"``
+    (broken wins over not checked: a probe may break a property it could not finish)."""
+    out: dict[str, str] = {}
+    bad = set(broken)
+    for prop in properties:
+        if prop in bad:
+            out[prop] = "broken"
+        elif prop in not_checked:
+            out[prop] = f"not checked: {not_checked[prop]}"
+        else:
+            out[prop] = "held"
+    return out

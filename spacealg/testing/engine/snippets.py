@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from spacealg.testing.engine.errors import literal
+from spacealg.testing.engine.literals import literal
 
 __all__ = ["PROBES", "SAME", "SINGLE_EPISODE", "actions_source", "factory", "replay_tail", "reproduction"]
 

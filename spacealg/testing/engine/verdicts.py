@@ -13,10 +13,10 @@ its check did not run.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
-from spacealg.testing.engine.errors import PropertyError
+from spacealg.testing.engine.errors import PropertyError, verdicts
 
 __all__ = ["NotChecked", "partition", "verdicts"]
 
@@ -48,23 +48,6 @@ def partition(findings: Iterable[Any]) -> tuple[list[str], dict[str, str], list[
     return warned, skipped, broken
 
 
-def verdicts(
-    properties: Iterable[str], broken: Iterable[str], not_checked: Mapping[str, str]
-) -> dict[str, str]:
-    """Each property of ``properties`` as ``"held"``, ``"broken"`` or ``"not checked: <why>"``
-    (broken wins over not checked: a probe may break a property it could not finish)."""
-    out: dict[str, str] = {}
-    bad = set(broken)
-    for prop in properties:
-        if prop in bad:
-            out[prop] = "broken"
-        elif prop in not_checked:
-            out[prop] = f"not checked: {not_checked[prop]}"
-        else:
-            out[prop] = "held"
-    return out
-
-
 def jsonable(value: Any) -> Any:
     """``value`` as JSON data: numpy arrays as nested lists, numpy scalars as numbers,
     tuples as lists, dict keys as strings; anything else JSON cannot hold as its repr."""
@@ -86,7 +69,7 @@ def jsonable(value: Any) -> Any:
 def broken_entry(error: Any) -> dict[str, Any]:
     """One broken property of a failed check (an EnvCheckError): where, the seed and the
     actions, the message and the reproduction snippet."""
-    from spacealg.testing.engine.errors import literal
+    from spacealg.testing.engine.literals import literal
 
     return {
         "property": error.property,
