@@ -74,7 +74,8 @@ def test_a_cycle_between_two_engine_modules_breaks_the_contracts(tmp_path: Path)
     shutil.copytree(ROOT / "spacealg", tmp_path / "spacealg", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     path = tmp_path / "spacealg" / "testing" / "engine" / "literals.py"  # errors.py imports it
-    path.write_text(path.read_text() + "\n\ndef _back() -> None:\n    from spacealg.testing.engine import errors  # noqa: F401\n")
+    back = "\n\ndef _back() -> None:\n    from spacealg.testing.engine import errors  # noqa: F401\n"
+    path.write_text(path.read_text() + back)
     result = _lint(tmp_path)
     assert result.returncode != 0
     assert "No import cycle inside the checker" in result.stdout and "1 broken" in result.stdout

@@ -95,8 +95,8 @@ def _buildable(make: Callable[[], Any]) -> BaseException | None:
 def check_one(target: str, options: dict[str, Any]) -> Outcome:
     """Check one target with :func:`~spacealg.testing.check` (a top-level function, so that
     worker processes can run it)."""
-    from spacealg.testing.suite import check
     from spacealg.testing.engine.resolve import resolve
+    from spacealg.testing.suite import check
 
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
