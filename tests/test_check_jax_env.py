@@ -181,9 +181,9 @@ def test_masked_draws_of_a_multi_discrete_action_are_legal(mask_shape):
     import jax
     import jax.numpy as jnp
 
+    from spacealg.adapters.jax_protocols import Protocol
     from spacealg.spaces.categorical import Categorical
     from spacealg.testing.jax_env.laws import is_legal
-    from spacealg.testing.jax_env.protocols import Protocol
     from spacealg.testing.jax_env.rollout import drawer
 
     space = Categorical([3, 2], dtype=np.int32)
@@ -205,9 +205,9 @@ def test_the_compile_once_probe_draws_under_an_abstract_multi_discrete_mask():
     mask, so every environment with a joint multi-discrete mask (BinPack) failed no-exception."""
     import jax.numpy as jnp
 
+    from spacealg.adapters.jax_protocols import Protocol
     from spacealg.spaces.box import Box
     from spacealg.spaces.categorical import Categorical
-    from spacealg.testing.jax_env.protocols import Protocol
     from spacealg.testing.jax_env.relations import compile_once
     from spacealg.testing.jax_env.rollout import Rollouts
 
@@ -311,8 +311,8 @@ def test_a_jaxmarl_style_drawn_action_is_legal_for_every_agent():
     """The draws follow each agent's own mask (a dict of masks, uint8 read as bool)."""
     import jax
 
+    from spacealg.adapters.jax_protocols import adapt
     from spacealg.testing.jax_env.laws import first_illegal
-    from spacealg.testing.jax_env.protocols import adapt
     from spacealg.testing.jax_env.rollout import Rollouts
     from tests.jax_toy_envs import make_pair
 
@@ -375,7 +375,7 @@ def test_the_automatic_reset_merges_a_node_that_merges_itself_through_its_where(
     import jax
     import jax.numpy as jnp
 
-    from spacealg.testing.jax_env.protocols import _select
+    from spacealg.adapters.jax_protocols import _select
 
     @jax.tree_util.register_dataclass
     @dataclass

@@ -1,4 +1,4 @@
-"""Craftax's and JaxMARL's copies of gymnax's spaces (spacealg.testing.jax_env.lookalikes):
+"""Craftax's and JaxMARL's copies of gymnax's spaces (spacealg.adapters.lookalikes):
 spacealg's membership on the converted space agrees with the library's own ``contains`` on
 values of the space's shape and dtype, inside and outside the bounds."""
 
@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("jax")
 
 from spacealg import contains
-from spacealg.testing.jax_env.lookalikes import from_lookalike, is_lookalike
+from spacealg.adapters.lookalikes import from_lookalike, is_lookalike
 
 
 def _agree(space, values):

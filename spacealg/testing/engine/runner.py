@@ -693,12 +693,13 @@ ILLEGAL = Precondition("illegal", "no action outside a published mask was taken"
 
 
 def reached(episode: Any) -> set[str]:
-    """The precondition marks an episode reached: a step, an end, and its own ``reached``."""
+    """The precondition marks an episode reached: a step, an end after a step, and its own
+    ``reached``."""
     marks = set(getattr(episode, "reached", ()))
     if episode.steps:
         marks.add(STEPPED.mark)
-    if episode.episodes > 1:
-        marks.add(ENDED.mark)
+        if episode.episodes > 1:
+            marks.add(ENDED.mark)
     return marks
 
 

@@ -1,13 +1,13 @@
 """Checking functional JAX environments (gymnax, Jumanji, pgx, Brax styles) under ``jit``
 and ``vmap``: :func:`check_jax_env` (see :mod:`.check`), the protocols it knows
-(:func:`adapt`, :mod:`.protocols`), its properties (:data:`JAX_PROPERTIES`) and
+(:func:`adapt`, :mod:`spacealg.adapters.jax_protocols`), its properties (:data:`JAX_PROPERTIES`) and
 :func:`replay_jax`. Importing this package imports neither JAX nor any environment library;
 a check imports JAX and the environment's own library.
 """
 
+from spacealg.adapters.jax_protocols import adapt, is_jax_env
 from spacealg.testing.jax_env.check import JaxEnvCheckError, JaxEnvCheckReport, check_jax_env, replay_jax
 from spacealg.testing.jax_env.properties import JAX_PROPERTIES
-from spacealg.testing.jax_env.protocols import adapt, is_jax_env
 from spacealg.testing.jax_env.source import is_jax_id, jax_source
 
 __all__ = [

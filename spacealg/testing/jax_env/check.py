@@ -1,7 +1,7 @@
 """``check_jax_env``: property-based checking of functional JAX environments.
 
 Each Hypothesis example draws a seed ``s`` (row ``i``
-of the batch gets the key ``key(s + i)``, split as in :mod:`.protocols`), an action key (the
+of the batch gets the key ``key(s + i)``, split as in :mod:`spacealg.adapters.jax_protocols`), an action key (the
 action sequences: row ``i`` draws step ``t``'s action with ``fold_in(fold_in(key(a), i), t)``,
 legal under a published mask) and a row to cross-check; one example in sixteen (by a hash
 of the seeds) replays that row eagerly too (eager execution is slow). One compiled call runs the
@@ -26,12 +26,12 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.adapters.jax_protocols import Protocol, adapt
 from spacealg.testing.engine.driver import SEEDS, Budget, Focus, Outcome, describe_exception, search
 from spacealg.testing.engine.errors import EnvCheckError, PropertyError
 from spacealg.testing.engine.resolve import EnvSource
 from spacealg.testing.engine.runner import EnvCheckReport
 from spacealg.testing.jax_env.properties import JAX_PROPERTIES
-from spacealg.testing.jax_env.protocols import Protocol, adapt
 from spacealg.testing.jax_env.source import jax_source
 
 __all__ = ["JaxEnvCheckError", "JaxEnvCheckReport", "check_jax_env", "replay_jax"]

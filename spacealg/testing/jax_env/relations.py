@@ -28,9 +28,9 @@ from typing import Any
 import jax
 import numpy as np
 
+from spacealg.adapters.jax_protocols import Protocol
 from spacealg.testing.engine.driver import global_rng
 from spacealg.testing.engine.errors import PropertyError, short
-from spacealg.testing.jax_env.protocols import Protocol
 from spacealg.testing.jax_env.rollout import Rollouts, row_keys
 from spacealg.testing.jax_env.rounding import sensitivity, within
 

@@ -1,6 +1,6 @@
 """Compiled rollouts: ``lax.scan`` over steps, ``vmap`` over keys, actions drawn in-graph.
 
-:func:`drawer` builds the in-graph action draw of a :class:`~.protocols.Protocol`: the
+:func:`drawer` builds the in-graph action draw of a :class:`~spacealg.adapters.jax_protocols.Protocol`: the
 library's own sampler where it has one (gymnax spaces), else a uniform draw from the
 converted action space (Categorical, Box, products of them), legal under a published mask
 (a joint mask of the action space's shape, or one row per factor; for a DictProduct, a
@@ -31,15 +31,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from spacealg.adapters.jax_protocols import Protocol
 from spacealg.testing.engine.driver import same
-from spacealg.testing.jax_env.protocols import Protocol
 from spacealg.testing.jax_env.spaces import converted
 
 __all__ = ["Rollouts", "drawer", "row_keys"]
 
 
 def row_keys(seed: Any) -> tuple[Any, Any, Any]:
-    """``(k_reset, k_steps, k_resets)`` of a row (see :mod:`.protocols`)."""
+    """``(k_reset, k_steps, k_resets)`` of a row (see :mod:`spacealg.adapters.jax_protocols`)."""
     k_reset, k_steps, k_resets = jax.random.split(jax.random.key(seed), 3)
     return k_reset, k_steps, k_resets
 

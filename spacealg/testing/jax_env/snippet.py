@@ -2,7 +2,7 @@
 failure with JAX and ends in an assertion that fails while the defect is there.
 
 A gymnax or Jumanji failure of a trajectory law is replayed with the library's own calls
-(the keys of :mod:`.protocols`, the recorded actions, the automatic reset after an end);
+(the keys of :mod:`spacealg.adapters.jax_protocols`, the recorded actions, the automatic reset after an end);
 the assertion is the law at the failing step, through
 :func:`~spacealg.testing.jax_env.spaces.is_member` where a space is involved. Other styles
 and the laws that compare runs replay through :func:`~spacealg.testing.jax_env.replay_jax`

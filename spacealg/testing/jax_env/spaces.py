@@ -36,7 +36,7 @@ def converted(space: Any) -> Any:
         from spacealg.adapters.jumanji import from_jumanji
 
         return from_jumanji(space)
-    from spacealg.testing.jax_env.lookalikes import from_lookalike, is_lookalike
+    from spacealg.adapters.lookalikes import from_lookalike, is_lookalike
 
     if is_lookalike(space):  # Craftax's and JaxMARL's copies of gymnax's spaces
         return from_lookalike(space)
