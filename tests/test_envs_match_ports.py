@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spacealg.testing.jax_env.bridges import BRIDGES, bridge_for
+from spacealg.adapters.jax_bridges import BRIDGES, bridge_for
 from spacealg.testing.jax_env.ports import PortMatchError, check_port_matches
 from spacealg.testing.kinds.match import check_envs_match
 

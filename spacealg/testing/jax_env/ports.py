@@ -255,11 +255,11 @@ def check_port_matches_ids(port: Any, reference: Any, **options: Any) -> EnvChec
         reference_name, reference = reference, gymnasium.make(reference)
     elif reference.spec is not None:
         reference_name = reference.spec.id
-    from spacealg.testing.jax_env.bridges import BRIDGES
+    from spacealg.adapters.jax_bridges import BRIDGES
 
     known = [i for i, b in BRIDGES.items() if b is options.get("bridge")]
     if known:
-        prefix += f"from spacealg.testing.jax_env.bridges import bridge_for\nbridge = bridge_for({known[0]!r})\n"
+        prefix += f"from spacealg.adapters.jax_bridges import bridge_for\nbridge = bridge_for({known[0]!r})\n"
     elif prefix:
         prefix += "bridge = ...  # the bridge given to the check\n"
     return check_port_matches(
