@@ -342,7 +342,7 @@ def test_each_xminigrid_style_defect_is_caught_by_its_law(bug):
 
 
 def test_every_jax_id_prefix_has_a_maker_whose_snippet_lines_name_it():
-    from spacealg.testing.jax_env.source import JAX_PREFIXES, MAKERS, jax_maker
+    from spacealg.adapters.envs import JAX_PREFIXES, MAKERS, jax_maker
 
     assert set(MAKERS) == set(JAX_PREFIXES)
     with pytest.raises(ValueError, match="not a JAX id"):

@@ -9,14 +9,57 @@ the pair ``(env, params)`` that ``gymnax.make`` returns (a factory may return it
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from spacealg.describe import describe
 
-__all__ = ["JAX_PREFIXES", "describe_env", "foreign_spaces", "is_jax_id"]
+__all__ = ["DEFAULTS", "JAX_PREFIXES", "MAKERS", "describe_env", "foreign_spaces", "is_jax_id", "jax_maker"]
 
 
-JAX_PREFIXES = ("gymnax", "jumanji", "pgx", "craftax", "jaxmarl", "navix", "xminigrid", "brax", "playground")
+MAKERS: dict[str, tuple[str, str, str]] = {
+    "gymnax": ("gymnax", "import gymnax", "gymnax.make({args})"),
+    "jumanji": ("jumanji", "import jumanji", "jumanji.make({args})"),
+    "pgx": ("pgx", "import pgx", "pgx.make({args})"),
+    "craftax": ("craftax", "from craftax.craftax_env import make_craftax_env_from_name",
+                "make_craftax_env_from_name({args})"),
+    "jaxmarl": ("jaxmarl", "import jaxmarl", "jaxmarl.make({args})"),
+    "navix": ("navix", "import navix\nfrom navix.environments.wrappers import ToGymnax",
+              "ToGymnax.wrap(navix.make({args}))"),
+    "xminigrid": ("xminigrid", "import xminigrid", "xminigrid.make({args})"),
+    "brax": ("brax", "from brax import envs as brax_envs", "brax_envs.get_environment({args})"),
+    "playground": ("mujoco_playground", "from mujoco_playground import registry", "registry.load({args})"),
+}
+"""Per id prefix: the library's module, the import line(s), and the expression that makes
+environment ``name`` (``{args}``: the name and the keywords)."""
+
+DEFAULTS: dict[str, dict[str, Any]] = {"craftax": {"auto_reset": True}}
+"""Keywords an id passes unless given: Craftax's ``auto_reset`` has no default."""
+
+
+def jax_maker(env_id: str, kwargs: dict[str, Any] | None = None) -> tuple[Any, str, tuple[str, ...]]:
+    """``(make, construction, imports)`` of a JAX id with keywords ``kwargs``: ``make()``
+    builds the environment by running exactly ``imports`` and ``construction`` (the lines a
+    reproduction prints). The library is imported here: ModuleNotFoundError if it is
+    missing; ValueError for an id of no known prefix."""
+    prefix, _, name = env_id.partition(":")
+    if prefix not in MAKERS or not name:
+        raise ValueError(f"env: {env_id!r} is not a JAX id (prefix:name, prefix one of {', '.join(MAKERS)})")
+    module, imports, expression = MAKERS[prefix]
+    importlib.import_module(module)
+    given = {**DEFAULTS.get(prefix, {}), **(kwargs or {})}
+    text = ", ".join([repr(name), *(f"{k}={v!r}" for k, v in given.items())])
+    construction = expression.format(args=text)
+
+    def make() -> Any:
+        scope: dict[str, Any] = {}
+        exec(imports, scope)  # the snippet's own lines: what runs here is what it prints
+        return eval(expression.format(args="_name, **_kwargs"), {**scope, "_name": name, "_kwargs": given})
+
+    return make, f"env = {construction}", tuple(imports.splitlines())
+
+
+JAX_PREFIXES = tuple(MAKERS)
 """The id prefixes: each names a library whose ``make(name)`` makes the environment."""
 
 

@@ -226,9 +226,9 @@ def resolve_target(env_id: str, env_kwargs: Sequence[str] | None = None, *, chec
 
 def _jax_target(env_id: str, kwargs: dict[str, Any]) -> Target:
     """``library:name``: the library's maker (``gymnax.make(name, **kwargs)``, ...; see
-    :data:`spacealg.testing.jax_env.source.MAKERS`), the library imported lazily (a missing
+    :data:`spacealg.adapters.envs.MAKERS`), the library imported lazily (a missing
     one: CommandError naming the extra that installs it)."""
-    from spacealg.testing.jax_env.source import jax_maker
+    from spacealg.adapters.envs import jax_maker
 
     def make(**given: Any) -> Any:
         return jax_maker(env_id, given)[0]()

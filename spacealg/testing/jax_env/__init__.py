@@ -5,10 +5,11 @@ and ``vmap``: :func:`check_jax_env` (see :mod:`.check`), the protocols it knows
 a check imports JAX and the environment's own library.
 """
 
+from spacealg.adapters.envs import is_jax_id
 from spacealg.adapters.jax_protocols import adapt, is_jax_env
 from spacealg.testing.jax_env.check import JaxEnvCheckError, JaxEnvCheckReport, check_jax_env, replay_jax
 from spacealg.testing.jax_env.properties import JAX_PROPERTIES
-from spacealg.testing.jax_env.source import is_jax_id, jax_source
+from spacealg.testing.jax_env.source import jax_source
 
 __all__ = [
     "JAX_PROPERTIES",

@@ -5,10 +5,10 @@
 :func:`jax_source` turns the ``env`` argument of :func:`~spacealg.testing.check_jax_env`
 into an :class:`~spacealg.testing.engine.resolve.EnvSource`: one of these ids (the library is
 imported when the source is made: a missing one raises ModuleNotFoundError naming it;
-:data:`MAKERS` gives each prefix's import and construction, the lines the reproduction
-snippets print), or
-anything :func:`~spacealg.testing.engine.resolve.resolve` takes (an instance, the ``(env,
-params)`` pair of ``gymnax.make``, a factory, ``"module:factory"``).
+:data:`spacealg.adapters.envs.MAKERS` gives each prefix's import and construction, the
+lines the reproduction snippets print), or anything
+:func:`~spacealg.testing.engine.resolve.resolve` takes (an instance, the ``(env, params)``
+pair of ``gymnax.make``, a factory, ``"module:factory"``).
 
 Laws: every prefix of :data:`~spacealg.adapters.envs.JAX_PREFIXES` has a maker; the
 ``construction`` of an id's source, run after its ``imports``, builds the environment
@@ -17,55 +17,12 @@ Laws: every prefix of :data:`~spacealg.adapters.envs.JAX_PREFIXES` has a maker; 
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-from spacealg.adapters.envs import JAX_PREFIXES, is_jax_id
+from spacealg.adapters.envs import is_jax_id, jax_maker
 from spacealg.testing.engine.resolve import EnvSource, resolve
 
-__all__ = ["DEFAULTS", "JAX_PREFIXES", "MAKERS", "is_jax_id", "jax_maker", "jax_source"]
-
-MAKERS: dict[str, tuple[str, str, str]] = {
-    "gymnax": ("gymnax", "import gymnax", "gymnax.make({args})"),
-    "jumanji": ("jumanji", "import jumanji", "jumanji.make({args})"),
-    "pgx": ("pgx", "import pgx", "pgx.make({args})"),
-    "craftax": ("craftax", "from craftax.craftax_env import make_craftax_env_from_name",
-                "make_craftax_env_from_name({args})"),
-    "jaxmarl": ("jaxmarl", "import jaxmarl", "jaxmarl.make({args})"),
-    "navix": ("navix", "import navix\nfrom navix.environments.wrappers import ToGymnax",
-              "ToGymnax.wrap(navix.make({args}))"),
-    "xminigrid": ("xminigrid", "import xminigrid", "xminigrid.make({args})"),
-    "brax": ("brax", "from brax import envs as brax_envs", "brax_envs.get_environment({args})"),
-    "playground": ("mujoco_playground", "from mujoco_playground import registry", "registry.load({args})"),
-}
-"""Per id prefix: the library's module, the import line(s), and the expression that makes
-environment ``name`` (``{args}``: the name and the keywords)."""
-
-DEFAULTS: dict[str, dict[str, Any]] = {"craftax": {"auto_reset": True}}
-"""Keywords an id passes unless given: Craftax's ``auto_reset`` has no default."""
-
-
-def jax_maker(env_id: str, kwargs: dict[str, Any] | None = None) -> tuple[Any, str, tuple[str, ...]]:
-    """``(make, construction, imports)`` of a JAX id with keywords ``kwargs``: ``make()``
-    builds the environment by running exactly ``imports`` and ``construction`` (the lines a
-    reproduction prints). The library is imported here: ModuleNotFoundError if it is
-    missing; ValueError for an id of no known prefix."""
-    prefix, _, name = env_id.partition(":")
-    if prefix not in MAKERS or not name:
-        raise ValueError(f"env: {env_id!r} is not a JAX id (prefix:name, prefix one of {', '.join(MAKERS)})")
-    module, imports, expression = MAKERS[prefix]
-    importlib.import_module(module)
-    given = {**DEFAULTS.get(prefix, {}), **(kwargs or {})}
-    text = ", ".join([repr(name), *(f"{k}={v!r}" for k, v in given.items())])
-    construction = expression.format(args=text)
-
-    def make() -> Any:
-        scope: dict[str, Any] = {}
-        exec(imports, scope)  # the snippet's own lines: what runs here is what it prints
-        return eval(expression.format(args="_name, **_kwargs"), {**scope, "_name": name, "_kwargs": given})
-
-    return make, f"env = {construction}", tuple(imports.splitlines())
-
+__all__ = ["jax_source"]
 
 def jax_source(env: Any) -> EnvSource:
     """The :class:`EnvSource` of ``env`` (see the module docstring)."""
