@@ -703,6 +703,11 @@ def reached(episode: Any) -> set[str]:
     return marks
 
 
+def _runs_its_own_check(*_: Any, **__: Any) -> Any:
+    """The episode and ``declared`` of a kind that :func:`check_kind` does not run."""
+    raise TypeError("this kind runs a checker of its own: it has no episode for check_kind")
+
+
 @dataclass(frozen=True)
 class EnvKind:
     """What the checker states about one kind of environment: one entry of the registry
@@ -737,8 +742,8 @@ class EnvKind:
     spaces: Callable[[Any], list[tuple[str, Any]]] | None = None
     replays: Callable[..., None] | None = None
     snippet: Callable[[Any], str] | None = None
-    episode: Callable[..., Any] | None = None
-    declared: Callable[[Any], Declared] | None = None
+    episode: Callable[..., Any] = _runs_its_own_check
+    declared: Callable[[Any], Declared] = _runs_its_own_check
     what: str = ""
     probes: Callable[[EnvSource, Budget | None], list[Any]] | None = None
     unchecked: Callable[[Any], Iterable[str] | Mapping[str, str]] | None = None
@@ -762,8 +767,6 @@ def episode_body(
     stopped the others); attribute a violation: its seed and length, and the actions (all of
     them for a determinism failure, whose replay needs the whole run; else those up to the
     failing step); a violation ``focus`` ignores passes."""
-    if kind.episode is None or kind.declared is None:
-        raise TypeError(f"the {kind.name!r} kind has no episode and declared(env): check_kind cannot run it")
     draw_action, limit = probe(source, kind.declared)
     max_steps, masks = options["max_steps"], options["masks"]
 
@@ -781,11 +784,11 @@ def episode_body(
             return action
 
         def episode(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> Any:
-            first.append(kind.episode(env, seed, n, next_action, masks=masks))  # type: ignore[misc]
+            first.append(kind.episode(env, seed, n, next_action, masks=masks))
             return first[-1]
 
         def replay(env: Any, seed: int, n: int, next_action: Callable[..., Any]) -> Any:
-            return (kind.replay or kind.episode)(env, seed, n, next_action, masks=masks)  # type: ignore[misc]
+            return (kind.replay or kind.episode)(env, seed, n, next_action, masks=masks)
 
         def follow_up(violation: PropertyError | None) -> None:
             if kind.after is not None:
@@ -907,7 +910,5 @@ def replay_kind(
             error.also = tuple(fail(v, source, True, 1, kind) for v in broken[1:])
             raise error from None
         return
-    if kind.episode is None:
-        raise TypeError(f"the {kind.name!r} kind has no episode to replay")
     episode = functools.partial(kind.episode, masks=masks)
     replay_example(source, episode, seed, actions, determinism=determinism, kind=kind)
