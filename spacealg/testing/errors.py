@@ -28,7 +28,8 @@ __all__ = [
 ]
 
 PROPERTIES: dict[str, str] = {
-    "declared-spaces": "the environment declares observation and action spaces that can be drawn from",
+    "declared-spaces": "the environment declares observation and action spaces that are well-formed sets (a "
+    "Box's low and high have its shape; a space's own sample() is a member) and can be drawn from",
     "no-exception": "reset(seed=...) and step(action) raise no exception for an action of the action space",
     "reset-signature": "reset returns a pair (observation, info)",
     "step-signature": "step returns a 5-tuple (observation, reward, terminated, truncated, info)",

@@ -76,7 +76,7 @@ from spacealg.testing.driver import (
 from spacealg.testing.errors import OPTIONAL_PROPERTIES, EnvCheckError, PropertyError, short
 from spacealg.testing.infos import current as current_info_keys
 from spacealg.testing.infos import ignoring, info_keys
-from spacealg.testing.lints import own_gymnasium
+from spacealg.testing.lints import own_gymnasium, space_fault
 from spacealg.testing.masks import MaskedAction
 from spacealg.testing.resolve import EnvSource, resolve
 from spacealg.testing.verdicts import partition, verdicts
@@ -92,6 +92,7 @@ __all__ = [
     "Ran",
     "Stepping",
     "agents_of",
+    "check_declared",
     "check_kind",
     "episode_body",
     "run_check",
@@ -536,6 +537,15 @@ def _check_options(**options: Any) -> None:
         raise ValueError(f"budget must be a positive number of seconds or None, got {budget!r}")
 
 
+def check_declared(space: Any, what: str) -> None:
+    """``declared-spaces`` where the declared ``space`` (named ``what``) is not a well-formed
+    set (:func:`~spacealg.testing.lints.space_fault`: a malformed Box, a space whose own
+    ``sample()`` is not a member)."""
+    fault = space_fault(space, what)
+    if fault is not None:
+        raise PropertyError("declared-spaces", fault)
+
+
 def agents_of(env: Any) -> list[Any]:
     """A PettingZoo environment's ``possible_agents``, else (spawned agents) its agents after
     ``reset(seed=0)``."""
@@ -615,6 +625,14 @@ class AgentActions:
                 "declared-spaces", f"cannot read the agents and action_space(agent): {describe_exception(error)}"
             ) from error
         for agent in agents.spaces:
+            check_declared(agents.spaces[agent], f"action_space({agent!r})")
+            try:
+                observed = env.observation_space(agent)
+            except Exception as error:
+                raise PropertyError(
+                    "declared-spaces", f"observation_space({agent!r}) raised {describe_exception(error)}"
+                ) from error
+            check_declared(observed, f"observation_space({agent!r})")
             agents.strategy(agent)
         return agents
 

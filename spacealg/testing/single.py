@@ -40,6 +40,7 @@ from spacealg.testing.runner import (
     EnvCheckReport,
     EnvKind,
     Stepping,
+    check_declared,
     check_kind,
     options_of,
 )
@@ -220,8 +221,12 @@ class Episode(Stepping):
 
 def _declared(env: Any) -> Declared:
     try:
-        space = env.action_space
-        env.observation_space  # noqa: B018 - declared
+        space, observed = env.action_space, env.observation_space
+    except Exception as error:
+        raise PropertyError("declared-spaces", f"cannot read the spaces: {describe_exception(error)}") from error
+    check_declared(space, "action_space")
+    check_declared(observed, "observation_space")
+    try:
         actions = members(space)
         actions.validate()
     except Exception as error:

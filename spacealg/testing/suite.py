@@ -137,10 +137,13 @@ def _kind(kind: str) -> EnvKind:
 
 
 def _replay_probes(source: EnvSource, kind: str) -> None:
+    """The checks a failure without a seed came from: the declaration (``declared-spaces``),
+    then the one-off probes."""
     from spacealg.testing.verdicts import partition
 
     probes = _kind(kind).probes
     try:
+        probe(source, _kind(kind).declared)
         _, _, broken = partition(probes(source, None) if probes is not None else [])
     except PropertyError as violation:
         broken = [violation]

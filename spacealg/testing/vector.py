@@ -62,6 +62,7 @@ from spacealg.testing.runner import (
     Ran,
     _check_options,
     action_fallback,
+    check_declared,
     check_kind,
     fail,
     replay_example,
@@ -614,6 +615,13 @@ def vector_kind(
     joint = functools.cache(lambda: joint_of(vec, "observation"))  # once per check: ~5 % of a corpus check's time
 
     def declared(env: Any) -> Declared:
+        for what in ("action", "observation"):
+            try:
+                space = single_space(vec, what)
+            except Exception as error:
+                detail = f"cannot read the spaces: {describe_exception(error)}"
+                raise PropertyError("declared-spaces", detail) from error
+            check_declared(space, f"single_{what}_space")
         try:
             actions().validate()
         except Exception as error:

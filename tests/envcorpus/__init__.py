@@ -21,6 +21,7 @@ from typing import Any
 
 from envcorpus import checks_envs as c
 from envcorpus import gym_envs as g
+from envcorpus import law_envs as law
 from envcorpus import vector_envs as v
 
 __all__ = ["BUGGY", "CORPUS", "SOUND", "Case", "run_case"]
@@ -175,6 +176,10 @@ CORPUS: tuple[Case, ...] = (
     # differential
     _case(c.PortedCorridor, "match", None, "-", reference=g.Corridor),
     _case(c.SpeedCapPortedCorridor, "match", "observations-match", "action sequence", reference=g.Corridor),
+    # issue 35: laws a black-box checker can see, each bug beside a sound twin
+    _case(law.PairGridWorld, "gymnasium", None, "-"),
+    _case(law.MisshapenPairGridWorld, "gymnasium", "declared-spaces", "the declaration (action_space.sample())"),
+    _case(law.MalformedBoxCorridor, "gymnasium", "declared-spaces", "the declaration (a Box's low)"),
 )
 
 BUGGY = tuple(c for c in CORPUS if c.expected is not None)

@@ -1,0 +1,47 @@
+"""Environments for the laws of issue 35 that a black-box checker can see: each bug with a
+sound twin that must pass with no false alarm (see each docstring)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from envcorpus.gym_envs import Corridor, GridWorld
+
+# -- declared spaces: well-formed sets (declared-spaces) -----------------------------------
+
+
+class PairGridWorld(GridWorld):
+    """A sound grid driven by a MultiDiscrete([4, 2]) action: a move and how far (1 or 2)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.action_space = spaces.MultiDiscrete([4, 2])
+
+    def step(self, action: Any) -> tuple[Any, ...]:
+        move, far = (int(a) for a in action)
+        result = super().step(move)
+        return super().step(move) if far and not (result[2] or result[3]) else result
+
+
+class MisshapenPairGridWorld(PairGridWorld):
+    """Bug: the action space's shape was set to (3,) for a third component that was never
+    added to its nvec: its own sample() is a pair, which its contains rejects (a declared
+    space whose samples are not members)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.action_space._shape = (3,)
+
+
+class MalformedBoxCorridor(Corridor):
+    """Bug: the observation Box's low was replaced by a 3-entry array after construction
+    (a third feature dropped from the observation but not from the bounds): low has shape
+    (3,), the Box's shape is (2,)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.observation_space.low = np.array([0.0, -5.0, 0.0], dtype=np.float32)
+
