@@ -52,8 +52,8 @@ PROPERTIES: dict[str, str] = {
     "illegal-action": "an action outside the mask is rejected with a clear exception or handled like any step",
     "reset-options": "reset(seed=..., options={}) is accepted",
     "close-twice": "close() can be called twice",
-    "render-modes": "each declared render mode renders what metadata['render_modes'] promises (an "
-    "RGB uint8 image, a string, a list of them, None for human)",
+    "render-modes": "render_mode is None or one of metadata['render_modes'], and each declared render mode "
+    "renders what it promises (an RGB uint8 image, a string, a list of them, None for human)",
 }
 """The properties ``check_env`` checks: name -> the law it states."""
 

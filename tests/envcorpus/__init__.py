@@ -180,6 +180,8 @@ CORPUS: tuple[Case, ...] = (
     _case(law.PairGridWorld, "gymnasium", None, "-"),
     _case(law.MisshapenPairGridWorld, "gymnasium", "declared-spaces", "the declaration (action_space.sample())"),
     _case(law.MalformedBoxCorridor, "gymnasium", "declared-spaces", "the declaration (a Box's low)"),
+    _case(law.AnsiCorridor, "gymnasium", None, "-"),
+    _case(law.MisspeltModeCorridor, "gymnasium", "render-modes", "the default render_mode"),
 )
 
 BUGGY = tuple(c for c in CORPUS if c.expected is not None)

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from envcorpus.checks_envs import PaintedCorridor
 from envcorpus.gym_envs import Corridor, GridWorld
 
 # -- declared spaces: well-formed sets (declared-spaces) -----------------------------------
@@ -45,3 +46,20 @@ class MalformedBoxCorridor(Corridor):
         super().__init__()
         self.observation_space.low = np.array([0.0, -5.0, 0.0], dtype=np.float32)
 
+
+# -- render_mode among metadata["render_modes"] (render-modes) ------------------------------
+
+
+class AnsiCorridor(PaintedCorridor):
+    """A sound painted corridor built in a declared mode by default (``ansi``)."""
+
+    def __init__(self, render_mode: str | None = "ansi") -> None:
+        super().__init__(render_mode=render_mode)
+
+
+class MisspeltModeCorridor(PaintedCorridor):
+    """Bug: built by default with ``render_mode="rgb"``, a misspelt ``rgb_array`` that
+    ``metadata["render_modes"]`` does not declare (so ``render()`` silently returns None)."""
+
+    def __init__(self, render_mode: str | None = "rgb") -> None:
+        super().__init__(render_mode=render_mode)
