@@ -60,3 +60,56 @@ def _leaves(space):
         return
     for sub in inner:
         yield from _leaves(sub)
+
+
+# -- observation-aliasing: a handed-out observation changed in place, at any depth -----------
+
+
+def _arrays(value, keys=()):
+    """(keys, array) of every array leaf of a Gymnasium member, depth first."""
+    if isinstance(value, np.ndarray):
+        yield keys, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _arrays(item, (*keys, key))
+    elif isinstance(value, (tuple, list)):
+        for i, item in enumerate(value):
+            yield from _arrays(item, (*keys, i))
+
+
+@given(gymnasium_spaces(classes=("Box", "Discrete", "MultiDiscrete", "MultiBinary", "Dict", "Tuple")),
+       st.integers(0, 2**32 - 1), st.data())
+def test_changed_in_place_finds_the_array_changed_at_any_depth(space, seed, data) -> None:
+    from spacealg.testing.driver import changed_in_place, snapshot
+
+    space.seed(seed)
+    observation = space.sample()
+    copied = snapshot(observation)
+    assert changed_in_place(observation, copied) is None  # nothing touched: no false alarm
+    leaves = [(keys, array) for keys, array in _arrays(observation) if array.size and array.flags.writeable]
+    if not leaves:
+        return
+    keys, array = data.draw(st.sampled_from(leaves))
+    flat = array.reshape(-1)
+    if array.dtype.kind in "biu":
+        flat[0] = ~flat[0]  # any other value
+    else:
+        flat[0] = 0.5 if flat[0] != 0.5 else 0.25
+    assert changed_in_place(observation, copied) == keys
+
+
+def test_changed_in_place_sees_a_returned_dict_refilled() -> None:
+    from spacealg.testing.driver import changed_in_place, snapshot
+
+    observation = {"position": np.zeros(2), "door": 0}
+    copied = snapshot(observation)
+    observation["door"] = 1  # a scalar entry replaced in the dict handed out
+    assert changed_in_place(observation, copied) == ("door",)
+    observation["door"] = 0
+    observation["extra"] = np.ones(1)  # an entry added
+    assert changed_in_place(observation, copied) == ()
+
+    class Opaque:  # no equality of its own: never compared (a copy is not equal to it)
+        pass
+
+    assert changed_in_place((Opaque(),), snapshot((Opaque(),))) is None

@@ -20,6 +20,8 @@ Properties (:data:`~spacealg.testing.errors.AEC_PROPERTIES`), at every reset and
 - ``observation-in-space``: ``observe(agent)`` within ``observation_space(agent)``;
   ``same-space``: the space methods return the same object on every call;
 - ``state-in-space``: ``state()`` within ``state_space`` where one is declared;
+- ``observation-aliasing``: the observation ``last()`` returned is not changed in place by
+  the agent-steps that follow (at any depth of a Dict or Tuple observation);
 - ``max-cycles``: where ``max_cycles`` is declared, an episode ends within ``max_cycles``
   cycles (one cycle: each live agent acts once);
 - rewards, flags and infos as in :func:`~spacealg.testing.check_env`; ``action-mask``,
@@ -53,6 +55,7 @@ from spacealg.testing.runner import (
 )
 from spacealg.testing.single import (
     after_done,
+    aliased,
     check_flags,
     check_info,
     check_observation,
@@ -81,6 +84,7 @@ class AECEpisode:
         self.episodes = 1
         self.since_reset = 0
         self.owed: dict[Any, float] = {}  # per agent: its rewards entries since it last acted
+        self.held: Any = None  # (the observation last() returned, a copy, the step) to detect aliasing
 
     def _declares_state(self) -> bool:
         try:
@@ -182,6 +186,9 @@ class AECEpisode:
         if not (isinstance(result, tuple) and len(result) == 5):
             raise PropertyError("step-signature", f"last() returned {short(result)}, not a 5-tuple", k)
         obs, reward, terminated, truncated, info = result
+        if self.held is not None:
+            aliased(*self.held, k, "the observation last()")
+        self.held = (obs, snapshot(obs), k)
         check_observation(obs, same_space(self.env, "observation", agent, k), k, "", who)
         if not same(obs, self.env.observe(agent)):
             self._fail(
@@ -288,10 +295,7 @@ def _declared(env: Any) -> Declared:
 
 def _unchecked(env: Any) -> dict[str, str]:
     """The properties that do not apply to ``env``, with why."""
-    why = {
-        "observation-aliasing": "AEC observations are read with observe(), which may build them anew",
-        "agents-life-cycle": "the AEC life cycle is checked as agent-iteration",
-    }
+    why = {"agents-life-cycle": "the AEC life cycle is checked as agent-iteration"}
     if getattr(env, "possible_agents", None) is None:
         why["agents-possible"] = "the environment declares no possible_agents"
     declared = False

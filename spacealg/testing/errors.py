@@ -46,7 +46,8 @@ PROPERTIES: dict[str, str] = {
     "reset-seed": "reset(seed=s) seeds the environment: where resets are random at all, different "
     "seeds give different episodes",
     "reset-stream": "reset() without a seed continues the random stream instead of reseeding",
-    "observation-aliasing": "a returned observation is not a buffer the environment mutates later",
+    "observation-aliasing": "a returned observation is not a buffer the environment mutates later (at any depth "
+    "of a Dict or Tuple observation)",
     "action-mask": "a published action mask has the shape and dtype the action space needs and "
     "allows at least one action while the agent must act",
     "illegal-action": "an action outside the mask is rejected with a clear exception or handled like any step",

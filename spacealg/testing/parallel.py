@@ -12,7 +12,9 @@ single-agent check. On top, the agents' life cycle
   agent that is not live is returned (observations and infos may carry extra keys that are
   not agents, as PettingZoo allows); after a step ``env.agents`` holds exactly the live
   agents that did not terminate or get truncated, plus newly spawned ones; an agent that
-  finished is never returned again in the episode (``agents-life-cycle``).
+  finished is never returned again in the episode (``agents-life-cycle``);
+- the observations a step returned are not changed in place by a later step or reset, at
+  any depth of an agent's Dict or Tuple observation (``observation-aliasing``).
 
 ``possible_agents`` is optional, as in PettingZoo (environments that spawn agents with new
 names may lack it): without it ``agents-possible`` is not checked, rewards, terminations
@@ -43,7 +45,7 @@ from spacealg.testing.runner import (
     Stepping,
     check_kind,
 )
-from spacealg.testing.single import after_done, check_flags, check_info, check_observation, check_reward
+from spacealg.testing.single import after_done, aliased, check_flags, check_info, check_observation, check_reward
 
 __all__ = ["PARALLEL", "ParallelEpisode", "check_parallel_env", "max_cycles", "same_space"]
 
@@ -98,6 +100,14 @@ class ParallelEpisode(Stepping):
         self.finished: dict[Any, int] = {}
         self.steps = 0
         self.episodes = 1
+        self.held: Any = None  # (the observations as returned, a copy, the step) to detect aliasing
+
+    def _hold(self, observations: dict[Any, Any], step: int | None) -> None:
+        """Check that the observations returned last were not changed in place since (at any
+        depth: :func:`~spacealg.testing.driver.changed_in_place`), and hold these."""
+        if self.held is not None:
+            aliased(*self.held, step, "the observations")
+        self.held = (observations, snapshot(observations), step)
 
     def _check_possible(self, agents: Any, what: str, step: int | None, where: str = "") -> None:
         if self.possible is None:
@@ -142,6 +152,7 @@ class ParallelEpisode(Stepping):
             space = same_space(self.env, "observation", agent, done_at, where)
             check_observation(observations[agent], space, done_at, where, who)
             check_info(infos[agent], done_at, where, who)
+        self._hold(observations, done_at)
         self.finished = {}
         self.last = (observations, infos)
         self.trace.append(("reset", snapshot({a: observations[a] for a in agents}), agents, recorded_per_agent(infos)))
@@ -211,6 +222,7 @@ class ParallelEpisode(Stepping):
             if lost:
                 detail += f": {_names(lost)} left env.agents without terminating or being truncated"
             raise PropertyError("agents-life-cycle", detail, k)
+        self._hold(observations, k)
         self.finished.update(dict.fromkeys(done, k))
         self.last = (observations, infos)
         self.trace.append(
@@ -278,7 +290,7 @@ def _declared(env: Any) -> Declared:
 
 def _unchecked(env: Any) -> dict[str, str]:
     """The properties that do not apply to ``env``, with why."""
-    why = {"observation-aliasing": "not tracked across the per-agent dicts of a parallel environment"}
+    why: dict[str, str] = {}
     if getattr(env, "possible_agents", None) is None:
         why["agents-possible"] = "the environment declares no possible_agents"
     return why

@@ -26,7 +26,7 @@ import numpy as np
 
 from spacealg.core.protocol import contains
 from spacealg.strategies.members import members
-from spacealg.testing.driver import describe_exception, passed_over, same, snapshot
+from spacealg.testing.driver import changed_in_place, describe_exception, passed_over, snapshot
 from spacealg.testing.errors import PROPERTIES, PropertyError, literal, short
 from spacealg.testing.infos import recorded
 from spacealg.testing.masks import MaskedAction, check_mask, find_mask, is_rejection
@@ -106,6 +106,28 @@ def check_observation(obs: Any, space: Any, step: int | None, where: str = "", w
         )
 
 
+def aliased(
+    returned: Any, copied: Any, at: int | None, step: int | None, what: str = "the observation"
+) -> None:
+    """``observation-aliasing`` where ``what`` (an observation, a parallel env's dict of
+    them) ``returned`` at step ``at`` (None: at reset) changed in place since it was handed
+    out (``copied`` then), found at ``step``."""
+    if passed_over("observation-aliasing"):
+        return
+    keys = changed_in_place(returned, copied)
+    if keys is None:
+        return
+    for key in keys:
+        returned, copied = returned[key], copied[key]
+    part = f"{''.join(f'[{k!r}]' for k in keys)} of {what}" if keys else what
+    raise PropertyError(
+        "observation-aliasing",
+        f"{part} returned {'at reset' if at is None else f'at step {at}'} was changed in place "
+        f"afterwards: it was {short(copied)} and is now {short(returned)}",
+        step,
+    )
+
+
 def after_done(step: int) -> str:
     return f"at the reset after the episode ended at step {step}"
 
@@ -138,17 +160,12 @@ class Episode(Stepping):
         self.held: Any = None  # (the observation as returned, a copy) to detect aliasing
 
     def _hold(self, obs: Any, step: int | None) -> None:
-        """Check that the previously returned observation was not mutated, and hold this one."""
+        """Check that the previously returned observation was not mutated (at any depth of a
+        Dict or Tuple observation: :func:`~spacealg.testing.driver.changed_in_place`), and
+        hold this one."""
         if self.held is not None:
             returned, copied, at = self.held
-            moved = isinstance(returned, np.ndarray) and not same(returned, copied)
-            if moved and not passed_over("observation-aliasing"):
-                raise PropertyError(
-                    "observation-aliasing",
-                    f"the observation returned {'at reset' if at is None else f'at step {at}'} was "
-                    f"changed in place afterwards: it was {short(copied)} and is now {short(returned)}",
-                    step,
-                )
+            aliased(returned, copied, at, step)
         self.held = (obs, snapshot(obs), step)
 
     def reset(self, done_at: int | None) -> None:

@@ -182,6 +182,11 @@ CORPUS: tuple[Case, ...] = (
     _case(law.MalformedBoxCorridor, "gymnasium", "declared-spaces", "the declaration (a Box's low)"),
     _case(law.AnsiCorridor, "gymnasium", None, "-"),
     _case(law.MisspeltModeCorridor, "gymnasium", "render-modes", "the default render_mode"),
+    _case(law.LiveInventoryWarehouse, "gymnasium", "observation-aliasing", "a pick (inside a Dict observation)"),
+    _case(law.ClockedCorridor, "gymnasium", None, "-"),
+    _case(law.BufferClockedCorridor, "gymnasium", "observation-aliasing", "any two steps (inside a Tuple)"),
+    _case(p.BufferRace, "parallel", "observation-aliasing", "any two steps (an agent's buffer)"),
+    _case(a.SharedBoardTakeAway, "aec", "observation-aliasing", "the next player's observe (inside a Dict)"),
 )
 
 BUGGY = tuple(c for c in CORPUS if c.expected is not None)

@@ -188,3 +188,17 @@ class ForgetfulTakeAway(TollTakeAway):
 
     def _settle(self, agent: str) -> None:
         pass
+
+
+class SharedBoardTakeAway(TakeAway):
+    """Bug: ``observe`` hands out one observation dict whose arrays it updates in place, so
+    the observation ``last()`` gave a player changes when the next player observes (the
+    agent-step after any take)."""
+
+    def observe(self, agent: str) -> Any:
+        board = self.__dict__.setdefault(
+            "board", {"observation": np.zeros(1, dtype=np.int64), "action_mask": np.zeros(3, dtype=np.int8)}
+        )
+        board["observation"][0] = self.pile
+        board["action_mask"][:] = self._mask()
+        return board

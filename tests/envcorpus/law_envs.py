@@ -9,7 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from envcorpus.checks_envs import PaintedCorridor
-from envcorpus.gym_envs import Corridor, GridWorld
+from envcorpus.gym_envs import Corridor, GridWorld, Warehouse
 
 # -- declared spaces: well-formed sets (declared-spaces) -----------------------------------
 
@@ -63,3 +63,39 @@ class MisspeltModeCorridor(PaintedCorridor):
 
     def __init__(self, render_mode: str | None = "rgb") -> None:
         super().__init__(render_mode=render_mode)
+
+
+# -- observation-aliasing inside Dict and Tuple observations --------------------------------
+
+
+class LiveInventoryWarehouse(Warehouse):
+    """Bug: the Dict observation hands out the robot's inventory array itself, which a pick
+    or a drop then updates in place (an action sequence: any pick), so an observation
+    already returned changes afterwards inside its ``"inventory"`` entry."""
+
+    def _obs(self) -> dict[str, Any]:
+        return {**super()._obs(), "inventory": self.inventory}
+
+
+class ClockedCorridor(Corridor):
+    """A sound corridor with a Tuple observation: (position and speed, the step count)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.observation_space = spaces.Tuple((self.observation_space, spaces.Discrete(self.LIMIT + 1)))
+
+    def _obs(self) -> Any:
+        return super()._obs(), self.t
+
+
+class BufferClockedCorridor(ClockedCorridor):
+    """Bug: the position and speed inside the Tuple observation are one buffer updated in
+    place at every step (the step after any step)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.buffer = np.zeros(2, dtype=np.float32)
+
+    def _obs(self) -> Any:
+        self.buffer[:] = (self.x, self.v)
+        return self.buffer, self.t

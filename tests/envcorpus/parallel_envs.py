@@ -128,3 +128,14 @@ class UnseededRace(Race):
 
     def _starts(self) -> np.ndarray:
         return np.random.uniform(0.0, 1.0, size=len(self.possible_agents))
+
+
+class BufferRace(Race):
+    """Bug: each car's observation is a buffer of its own, updated in place at every step, so
+    the observations dict a step returned changes afterwards (the step after any step)."""
+
+    def _obs(self, agent: str) -> np.ndarray:
+        buffers = self.__dict__.setdefault("buffers", {})
+        buffer = buffers.setdefault(agent, np.zeros(1, dtype=np.float32))
+        buffer[0] = min(self.position[agent], self.FINISH)
+        return buffer
