@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 
 import numpy as np
+import pytest
 from gymnasium import spaces
 from hypothesis import given
 from hypothesis import strategies as st
@@ -113,3 +114,21 @@ def test_changed_in_place_sees_a_returned_dict_refilled() -> None:
         pass
 
     assert changed_in_place((Opaque(),), snapshot((Opaque(),))) is None
+
+
+# -- max-cycles: held only where an example ran an episode that far --------------------------
+
+
+def test_max_cycles_is_held_only_where_an_episode_ran_to_the_bound() -> None:
+    pytest.importorskip("pettingzoo")
+    from envcorpus import aec_envs, parallel_envs
+
+    from spacealg.testing import check
+
+    def verdict(factory) -> str:
+        return check(factory, max_examples=20, hygiene=False).verdicts()["max-cycles"]
+
+    assert verdict(parallel_envs.Race) == "not checked: the environment declares no max_cycles"
+    assert verdict(aec_envs.TakeAway).startswith("not checked: no example ran an episode to max_cycles")
+    assert verdict(parallel_envs.CappedRace) == "held"
+    assert verdict(aec_envs.UnlistedTakeAway) == "held"  # no possible_agents: the bound applies all the same

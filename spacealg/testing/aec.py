@@ -22,8 +22,9 @@ Properties (:data:`~spacealg.testing.errors.AEC_PROPERTIES`), at every reset and
 - ``state-in-space``: ``state()`` within ``state_space`` where one is declared;
 - ``observation-aliasing``: the observation ``last()`` returned is not changed in place by
   the agent-steps that follow (at any depth of a Dict or Tuple observation);
-- ``max-cycles``: where ``max_cycles`` is declared, an episode ends within ``max_cycles``
-  cycles (one cycle: each live agent acts once);
+- ``max-cycles``: where ``max_cycles`` is declared (``possible_agents`` or not), an episode
+  ends within ``max_cycles`` cycles (one cycle: each live agent acts once; one cycle of
+  slack); reported held only where some example ran an episode that far;
 - rewards, flags and infos as in :func:`~spacealg.testing.check_env`; ``action-mask``,
   ``illegal-action``, ``agents-possible``, determinism (the same seed and actions give the
   same agents, observations, rewards, flags and infos), ``global-rng`` and the probes.
@@ -38,11 +39,11 @@ import math
 from collections.abc import Callable
 from typing import Any, Unpack
 
-from spacealg.testing.driver import describe_exception, same, snapshot
+from spacealg.testing.driver import describe_exception, passed_over, reached, same, snapshot
 from spacealg.testing.errors import AEC_PROPERTIES, PropertyError, literal, short
 from spacealg.testing.infos import recorded, recorded_per_agent
 from spacealg.testing.masks import MaskedAction, check_mask, find_mask, is_rejection
-from spacealg.testing.parallel import _names, max_cycles, same_space
+from spacealg.testing.parallel import _names, earned_cycles, max_cycles, same_space
 from spacealg.testing.probes import aec_probes
 from spacealg.testing.runner import (
     AgentActions,
@@ -83,6 +84,7 @@ class AECEpisode:
         self.steps = 0
         self.episodes = 1
         self.since_reset = 0
+        self.width = 0  # the most agents live at once since the reset
         self.owed: dict[Any, float] = {}  # per agent: its rewards entries since it last acted
         self.held: Any = None  # (the observation last() returned, a copy, the step) to detect aliasing
 
@@ -172,6 +174,7 @@ class AECEpisode:
             observed = snapshot(self.env.observe(agent))
         self._check_state(done_at, where)
         self.since_reset = 0
+        self.width = len(agents)
         self.owed = {}
         self._collect()
         self.trace.append(("reset", agents, observed, recorded_per_agent(dict(self.env.infos))))
@@ -252,16 +255,32 @@ class AECEpisode:
         )
         self.steps += 1
         self.since_reset += 1
-        if agents and self.cycles is not None and self.possible:
-            bound = (self.cycles + 1) * len(self.possible) + len(self.possible)
-            if self.since_reset > bound:
+        self._check_cycles(k, agents)
+        return not agents
+
+    def _check_cycles(self, k: int, agents: list[Any]) -> None:
+        """``max-cycles``: where ``max_cycles`` is declared, an episode ends within
+        ``(max_cycles + 1) * n + n`` agent-steps, ``n`` the most agents live at once since the
+        reset (``possible_agents`` is not needed): one cycle of slack and the steps with None
+        of the agents that ended. Noted reached where decided: an episode that ended after
+        ``max_cycles * n`` agent-steps or later, or one still running past the bound."""
+        if self.cycles is None:
+            return
+        self.width = max(self.width, len(agents))
+        if not agents:
+            if self.since_reset >= self.cycles * self.width:
+                reached("max-cycles")
+            return
+        bound = (self.cycles + 1) * self.width + self.width
+        if self.since_reset > bound:
+            reached("max-cycles")
+            if not passed_over("max-cycles"):
                 raise PropertyError(
                     "max-cycles",
                     f"max_cycles is {self.cycles} but the episode is still running after {self.since_reset} "
-                    f"agent-steps ({len(self.possible)} agents)",
+                    f"agent-steps ({self.width} agents)",
                     k,
                 )
-        return not agents
 
     def run(self) -> list[Any]:
         self.reset(None)
@@ -316,6 +335,7 @@ AEC = EnvKind(
     AEC_PROPERTIES,
     aec_probes,
     _unchecked,
+    earned=earned_cycles,
 )
 """The PettingZoo AEC kind of :func:`~spacealg.testing.runner.check_kind`."""
 

@@ -58,6 +58,8 @@ __all__ = [
     "global_rng",
     "passed_over",
     "passing_over",
+    "reached",
+    "recording_reached",
     "same",
     "search",
     "snapshot",
@@ -180,6 +182,28 @@ def passing_over(properties: frozenset[str]) -> Iterator[None]:
 def passed_over(prop: str) -> bool:
     """Whether a violation of ``prop`` is to be passed over (see :func:`passing_over`)."""
     return prop in _PASSED_OVER.get()
+
+
+_REACHED: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar("reached", default=None)
+
+
+@contextlib.contextmanager
+def recording_reached(found: set[str]) -> Iterator[None]:
+    """Inside, :func:`reached` adds to ``found`` the properties whose precondition some
+    example ran past (a check's verdict "held" needs it for the properties it names)."""
+    token = _REACHED.set(found)
+    try:
+        yield
+    finally:
+        _REACHED.reset(token)
+
+
+def reached(prop: str) -> None:
+    """Note that an episode ran ``prop`` past its precondition (``max-cycles``: an episode
+    ran to the declared bound), so that a check may report it held."""
+    found = _REACHED.get()
+    if found is not None:
+        found.add(prop)
 
 
 class KeyedDatabase(ExampleDatabase):

@@ -67,6 +67,8 @@ PARALLEL_PROPERTIES: dict[str, str] = {
     "agents-life-cycle": "each live agent gets a reward, terminated and truncated; an agent that "
     "terminated or was truncated is not returned again and leaves env.agents",
     "same-space": "observation_space(agent) and action_space(agent) return the same object on every call",
+    "max-cycles": "an environment with max_cycles ends every episode within max_cycles cycles (a cycle: a parallel "
+    "step, or each live agent of an AEC env acting once; one cycle of slack)",
 }
 """The properties ``check_parallel_env`` checks (those of ``PROPERTIES`` and the agents'): name -> law."""
 
@@ -79,7 +81,6 @@ AEC_PROPERTIES: dict[str, str] = {
     "_cumulative_rewards hold exactly the live agents; last() agrees with observe() and "
     "_cumulative_rewards, and its reward is the sum of the agent's rewards entries since it last acted",
     "state-in-space": "state() is a member of state_space",
-    "max-cycles": "an environment with max_cycles ends every episode within max_cycles cycles",
 }
 """The properties ``check_aec_env`` checks (the parallel ones and the AEC protocol's): name -> law."""
 

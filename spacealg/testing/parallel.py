@@ -13,6 +13,10 @@ single-agent check. On top, the agents' life cycle
   not agents, as PettingZoo allows); after a step ``env.agents`` holds exactly the live
   agents that did not terminate or get truncated, plus newly spawned ones; an agent that
   finished is never returned again in the episode (``agents-life-cycle``);
+- ``max-cycles``: where the environment declares ``max_cycles``, no episode is still running
+  after ``max_cycles + 1`` steps (checked, and reported held, only where some example ran
+  an episode that far: one that ended at ``max_cycles`` steps or later, or one still running
+  past the bound);
 - the observations a step returned are not changed in place by a later step or reset, at
   any depth of an agent's Dict or Tuple observation (``observation-aliasing``).
 
@@ -30,7 +34,7 @@ from typing import Any, Unpack
 
 import numpy as np
 
-from spacealg.testing.driver import describe_exception, passed_over, snapshot
+from spacealg.testing.driver import describe_exception, passed_over, reached, snapshot
 from spacealg.testing.errors import PARALLEL_PROPERTIES, PropertyError, literal, short
 from spacealg.testing.infos import recorded_per_agent
 from spacealg.testing.masks import MaskedAction, check_mask, find_mask, is_rejection
@@ -47,7 +51,7 @@ from spacealg.testing.runner import (
 )
 from spacealg.testing.single import after_done, aliased, check_flags, check_info, check_observation, check_reward
 
-__all__ = ["PARALLEL", "ParallelEpisode", "check_parallel_env", "max_cycles", "same_space"]
+__all__ = ["PARALLEL", "ParallelEpisode", "check_parallel_env", "earned_cycles", "max_cycles", "same_space"]
 
 
 def _names(agents: Any) -> str:
@@ -101,6 +105,8 @@ class ParallelEpisode(Stepping):
         self.steps = 0
         self.episodes = 1
         self.held: Any = None  # (the observations as returned, a copy, the step) to detect aliasing
+        self.cycles = max_cycles(env)
+        self.since_reset = 0
 
     def _hold(self, observations: dict[Any, Any], step: int | None) -> None:
         """Check that the observations returned last were not changed in place since (at any
@@ -153,6 +159,7 @@ class ParallelEpisode(Stepping):
             check_observation(observations[agent], space, done_at, where, who)
             check_info(infos[agent], done_at, where, who)
         self._hold(observations, done_at)
+        self.since_reset = 0
         self.finished = {}
         self.last = (observations, infos)
         self.trace.append(("reset", snapshot({a: observations[a] for a in agents}), agents, recorded_per_agent(infos)))
@@ -237,7 +244,25 @@ class ParallelEpisode(Stepping):
             )
         )
         self.steps += 1
+        self.since_reset += 1
+        self._check_cycles(k, after)
         return not after
+
+    def _check_cycles(self, k: int, after: list[Any]) -> None:
+        """``max-cycles`` (see the module docstring); notes it reached where decided."""
+        if self.cycles is None or self.since_reset < self.cycles:
+            return
+        if not after:
+            reached("max-cycles")  # the episode ended at the bound or later
+        elif self.since_reset > self.cycles + 1:
+            reached("max-cycles")
+            if not passed_over("max-cycles"):
+                raise PropertyError(
+                    "max-cycles",
+                    f"max_cycles is {self.cycles} but the episode is still running after {self.since_reset} steps "
+                    f"(agents {_names(after)})",
+                    k,
+                )
 
     def _check_life_cycle(self, k: int, live: list[Any], after: list[Any], result: tuple[Any, ...]) -> None:
         revived = [a for a in after if a in self.finished]
@@ -285,7 +310,7 @@ def _declared(env: Any) -> Declared:
         return {agent: agents.draw(draws, agent, env, factors.get(agent)) for agent in live}
 
     cycles = max_cycles(env)
-    return draw, None if cycles is None else min(cycles, 2000)
+    return draw, None if cycles is None else min(cycles + 1, 2000)
 
 
 def _unchecked(env: Any) -> dict[str, str]:
@@ -293,7 +318,17 @@ def _unchecked(env: Any) -> dict[str, str]:
     why: dict[str, str] = {}
     if getattr(env, "possible_agents", None) is None:
         why["agents-possible"] = "the environment declares no possible_agents"
+    if max_cycles(env) is None:
+        why["max-cycles"] = "the environment declares no max_cycles"
     return why
+
+
+def earned_cycles(env: Any) -> dict[str, str]:
+    """``max-cycles`` is held only where some example ran an episode to ``max_cycles``."""
+    cycles = max_cycles(env)
+    if cycles is None:
+        return {}
+    return {"max-cycles": f"no example ran an episode to max_cycles ({cycles} cycles): every one ended sooner"}
 
 
 PARALLEL = EnvKind(
@@ -304,6 +339,7 @@ PARALLEL = EnvKind(
     PARALLEL_PROPERTIES,
     parallel_probes,
     _unchecked,
+    earned=earned_cycles,
 )
 """The PettingZoo parallel kind of :func:`~spacealg.testing.runner.check_kind`."""
 

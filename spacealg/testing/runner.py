@@ -70,6 +70,7 @@ from spacealg.testing.driver import (
     global_rng,
     passed_over,
     passing_over,
+    recording_reached,
     search,
     snapshot,
 )
@@ -270,6 +271,7 @@ def run_check(
     database: Any = None,
     probes: Callable[[EnvSource, Budget], list[Any]] | None = None,
     not_checked: Mapping[str, str] | None = None,
+    earned: Mapping[str, str] | None = None,
 ) -> EnvCheckReport:
     """Run the one-off probes, then search for violations; report (with the probes'
     warnings, also issued as EnvCheckWarning) or raise an EnvCheckError.
@@ -283,10 +285,13 @@ def run_check(
     where no example of the last search ran past the properties passed over, the others are
     not checked (never held).
     The error raised is the first broken property's; ``error.also`` holds the others, each
-    with its own shortest reproduction; ``error.held`` and ``error.not_checked`` the rest."""
+    with its own shortest reproduction; ``error.held`` and ``error.not_checked`` the rest.
+    ``earned``: properties held only where some example ran past their precondition
+    (:func:`~spacealg.testing.driver.reached`), each with why it is not checked otherwise."""
     stats = {"steps": 0, "episodes": 0, "replayed": 0}
     started = time.perf_counter()
     skipped: dict[str, str] = dict(not_checked or {})
+    past: set[str] = set()  # the properties of ``earned`` that some example ran past their precondition
     warned: list[str] = []
     broken: list[EnvCheckError] = []
     try:
@@ -313,15 +318,16 @@ def run_check(
         if body is None:
             focus = Focus(excluded=excluded)
             body = make_body(source, stats, clock, focus)
-        outcome = search(
-            body,
-            max_examples=max_examples,
-            random_seed=random_seed,
-            budget=clock,
-            database=database,
-            # a key per search: a passing search deletes the failures it replays from its key
-            name=name if not excluded else f"{name} past {', '.join(sorted(excluded))}",
-        )
+        with recording_reached(past):
+            outcome = search(
+                body,
+                max_examples=max_examples,
+                random_seed=random_seed,
+                budget=clock,
+                database=database,
+                # a key per search: a passing search deletes the failures it replays from its key
+                name=name if not excluded else f"{name} past {', '.join(sorted(excluded))}",
+            )
         body = None
         examples += outcome.examples
         out_of_time = out_of_time or outcome.out_of_time
@@ -345,6 +351,9 @@ def run_check(
     if replays and not stats["replayed"]:  # no replay agreed up to the end: the others are not known
         why = f"no replay could be compared past the broken {', '.join(sorted(replays))}"
         skipped.update({p: why for p in DETERMINISM & set(properties) if p not in skipped and p not in names})
+    for p, why in (earned or {}).items():  # held only where an example ran it past its precondition
+        if p in properties and p not in past and p not in names and p not in skipped:
+            skipped[p] = why
     held = tuple(p for p in properties if p not in skipped and all(p != e.property for e in broken))
     if broken:
         first, *others = broken
@@ -687,7 +696,10 @@ class EnvKind:
     ``unchecked(env)``: properties that a fresh environment shows not to apply, as
     ``{property: why}`` (or an iterable of names; None: all apply); ``replay``: the episode
     of the determinism replay (None: ``episode``); ``after(ran)``: the follow-up of every
-    example (:class:`Ran`), raising PropertyError (None: none)."""
+    example (:class:`Ran`), raising PropertyError (None: none); ``earned(env)``: the
+    properties a fresh environment shows to be held only where an example ran past their
+    precondition (the episode calls :func:`~spacealg.testing.driver.reached`), as
+    ``{property: why not checked otherwise}`` (None: none)."""
 
     name: str
     episode: Callable[..., Any]
@@ -698,6 +710,7 @@ class EnvKind:
     unchecked: Callable[[Any], Iterable[str] | Mapping[str, str]] | None = None
     replay: Callable[..., Any] | None = None
     after: Callable[[Ran], None] | None = None
+    earned: Callable[[Any], Mapping[str, str]] | None = None
 
 
 def episode_body(
@@ -819,6 +832,7 @@ def check_kind(kind: EnvKind, env: Any, given: CheckOptions) -> EnvCheckReport:
         reasons = unchecked if isinstance(unchecked, Mapping) else dict.fromkeys(unchecked, "does not apply")
         skipped.update({p: why for p, why in reasons.items() if p not in skipped})
     checked = tuple(p for p in kind.properties if p not in skipped)
+    earned = probe(source, kind.earned) if kind.earned is not None else {}
     probes = kind.probes if options["hygiene"] else None
     if probes is not None and not options["lint"] and probe(source, own_gymnasium):
         probes = _without_lints(probes)
@@ -834,4 +848,5 @@ def check_kind(kind: EnvKind, env: Any, given: CheckOptions) -> EnvCheckReport:
             database=options["database"],
             probes=probes,
             not_checked=skipped,
+            earned=earned,
         )

@@ -139,3 +139,22 @@ class BufferRace(Race):
         buffer = buffers.setdefault(agent, np.zeros(1, dtype=np.float32))
         buffer[0] = min(self.position[agent], self.FINISH)
         return buffer
+
+
+class CappedRace(Race):
+    """Sound: declares ``max_cycles`` = 8 and truncates every car still racing at step 8."""
+
+    LIMIT = 8
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.max_cycles = self.LIMIT
+
+
+class EndlessRace(Race):
+    """Bug: declares ``max_cycles`` = 5 (the race was shortened) but still truncates at step
+    30, so a slow race runs past five cycles (an action sequence of small moves)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.max_cycles = 5
