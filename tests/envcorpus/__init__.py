@@ -191,6 +191,8 @@ CORPUS: tuple[Case, ...] = (
     _case(p.EndlessRace, "parallel", "max-cycles", "action sequence (small moves)"),
     _case(a.UnlistedTakeAway, "aec", None, "-"),
     _case(a.UnlistedEndlessTakeAway, "aec", "max-cycles", "action sequence (small takes), no possible_agents"),
+    _case(v.SharedRngBatch, "vector", None, "-"),
+    _case(v.UndeclaredSameSeedBatch, "vector", "rows-differ", "any seed"),
 )
 
 BUGGY = tuple(c for c in CORPUS if c.expected is not None)
