@@ -161,7 +161,7 @@ def test_a_kind_that_makes_no_progress_holds_nothing_that_needs_progress(name):
 
     args, options, needs_a_step = _no_progress()[name]
     report = kind.check(*args, max_examples=5, max_steps=0, **options)
-    progress = {"step", "end", "mask", "illegal"}
+    progress = {"step", "end", "mask", "illegal", "cycles"}
     needing = [p for p, conditions in kind.preconditions.items() if any(c.mark in progress for c in conditions)]
     assert needs_a_step in needing
     for prop in needing:

@@ -337,6 +337,37 @@ def test_check_vector_env_holds_on_a_native_view() -> None:
     assert {"autoreset", "sub-env-seeding", "rows-match-sub-envs"} <= set(report.properties)
 
 
+class OneRngWalkers(SeededWalkers):
+    """SeededWalkers whose agents all draw from one generator (seeded by reset): a sound
+    multi-agent env whose rows are not sub-envs seeded ``seed + i``. Every step draws a
+    restart position for every agent, so one agent's action never shifts another's draws."""
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, list[dict]]:
+        self.rng = np.random.default_rng(seed)
+        self.draws = self.rng.uniform(-1, 1, self.num_agents)
+        self.observations[:, 0], self.observations[:, 1] = self.draws, 0
+        self.rewards[:], self.terminals[:], self.truncations[:] = 0, False, False
+        return self.observations, []
+
+    def _restart(self, i: int) -> None:
+        self.observations[i] = (self.draws[i], 0)
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+        self.draws = self.rng.uniform(-1, 1, self.num_agents)
+        return super().step(actions)
+
+
+def test_a_native_view_whose_agents_share_one_generator_passes() -> None:
+    # issue 35: sub-env-seeding is Gymnasium's convention for a batch of identical envs; agents
+    # drawn from one generator owe it nothing, and owe what every vector env owes (rows-differ)
+    from spacealg.testing import check_vector_env
+
+    report = check_vector_env(lambda: GymnasiumVectorView(OneRngWalkers(3)), max_examples=6, max_steps=40)
+    verdicts = report.verdicts()
+    assert verdicts["sub-env-seeding"].startswith("not checked: the rows are not declared a batch of identical")
+    assert verdicts["rows-differ"] == verdicts["autoreset"] == verdicts["reset-determinism"] == "held"
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_check_vector_env_holds_on_an_emulated_view(mode: AutoresetMode) -> None:
     from spacealg.testing import check_vector_env

@@ -21,6 +21,7 @@ from typing import Any
 
 from envcorpus import checks_envs as c
 from envcorpus import gym_envs as g
+from envcorpus import law_envs as law
 from envcorpus import vector_envs as v
 
 __all__ = ["BUGGY", "CORPUS", "SOUND", "Case", "run_case"]
@@ -175,6 +176,23 @@ CORPUS: tuple[Case, ...] = (
     # differential
     _case(c.PortedCorridor, "match", None, "-", reference=g.Corridor),
     _case(c.SpeedCapPortedCorridor, "match", "observations-match", "action sequence", reference=g.Corridor),
+    # issue 35: laws a black-box checker can see, each bug beside a sound twin
+    _case(law.PairGridWorld, "gymnasium", None, "-"),
+    _case(law.MisshapenPairGridWorld, "gymnasium", "declared-spaces", "the declaration (action_space.sample())"),
+    _case(law.MalformedBoxCorridor, "gymnasium", "declared-spaces", "the declaration (a Box's low)"),
+    _case(law.AnsiCorridor, "gymnasium", None, "-"),
+    _case(law.MisspeltModeCorridor, "gymnasium", "render-modes", "the default render_mode"),
+    _case(law.LiveInventoryWarehouse, "gymnasium", "observation-aliasing", "a pick (inside a Dict observation)"),
+    _case(law.ClockedCorridor, "gymnasium", None, "-"),
+    _case(law.BufferClockedCorridor, "gymnasium", "observation-aliasing", "any two steps (inside a Tuple)"),
+    _case(p.BufferRace, "parallel", "observation-aliasing", "any two steps (an agent's buffer)"),
+    _case(a.SharedBoardTakeAway, "aec", "observation-aliasing", "the next player's observe (inside a Dict)"),
+    _case(p.CappedRace, "parallel", None, "-"),
+    _case(p.EndlessRace, "parallel", "max-cycles", "action sequence (small moves)"),
+    _case(a.UnlistedTakeAway, "aec", None, "-"),
+    _case(a.UnlistedEndlessTakeAway, "aec", "max-cycles", "action sequence (small takes), no possible_agents"),
+    _case(v.SharedRngBatch, "vector", None, "-"),
+    _case(v.UndeclaredSameSeedBatch, "vector", "rows-differ", "any seed"),
 )
 
 BUGGY = tuple(c for c in CORPUS if c.expected is not None)

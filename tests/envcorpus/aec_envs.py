@@ -25,7 +25,7 @@ class TakeAway(AECEnv):
     MAX_CYCLES = 20
 
     def __init__(self, render_mode: str | None = None) -> None:
-        self.possible_agents = ["player_0", "player_1"]
+        self.possible_agents = self.players = ["player_0", "player_1"]
         self.render_mode = render_mode
         self.max_cycles = self.MAX_CYCLES
         self.state_space = spaces.Box(0, PILE, shape=(2,), dtype=np.int64)
@@ -51,7 +51,7 @@ class TakeAway(AECEnv):
         if seed is not None:
             self.rng = np.random.default_rng(seed)
         self.pile = self._start()
-        self.agents = list(self.possible_agents)
+        self.agents = list(self.players)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
@@ -68,7 +68,7 @@ class TakeAway(AECEnv):
         return {"observation": np.array([self.pile], dtype=np.int64), "action_mask": self._mask()}
 
     def state(self) -> np.ndarray:
-        return np.array([self.pile, self.possible_agents.index(self.agent_selection)], dtype=np.int64)
+        return np.array([self.pile, self.players.index(self.agent_selection)], dtype=np.int64)
 
     def _end(self, winner: str, loser: str, illegal: bool = False) -> None:
         self.rewards[winner], self.rewards[loser] = 1.0, -1.0
@@ -84,7 +84,7 @@ class TakeAway(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._finish_dead(action)
             return
-        other = self.possible_agents[1 - self.possible_agents.index(agent)]
+        other = self.players[1 - self.players.index(agent)]
         self._settle(agent)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         if self.TOLL:
@@ -109,7 +109,7 @@ class TakeAway(AECEnv):
         self._cumulative_rewards[agent] = 0.0
 
     def _limit(self) -> None:
-        if self.turns >= self.max_cycles * len(self.possible_agents):
+        if self.turns >= self.max_cycles * len(self.players):
             self.truncations = dict.fromkeys(self.agents, True)
 
     def render(self) -> Any:
@@ -188,3 +188,37 @@ class ForgetfulTakeAway(TollTakeAway):
 
     def _settle(self, agent: str) -> None:
         pass
+
+
+class SharedBoardTakeAway(TakeAway):
+    """Bug: ``observe`` hands out one observation dict whose arrays it updates in place, so
+    the observation ``last()`` gave a player changes when the next player observes (the
+    agent-step after any take)."""
+
+    def observe(self, agent: str) -> Any:
+        board = self.__dict__.setdefault(
+            "board", {"observation": np.zeros(1, dtype=np.int64), "action_mask": np.zeros(3, dtype=np.int8)}
+        )
+        board["observation"][0] = self.pile
+        board["action_mask"][:] = self._mask()
+        return board
+
+
+class UnlistedTakeAway(TakeAway):
+    """Sound: declares no ``possible_agents`` (as an environment whose agents spawn) and a
+    ``max_cycles`` of 3 that truncates most games (a game takes 4 to 15 turns)."""
+
+    MAX_CYCLES = 3
+
+    def __init__(self, render_mode: str | None = None) -> None:
+        super().__init__(render_mode)
+        del self.possible_agents
+
+
+class UnlistedEndlessTakeAway(EndlessTakeAway):
+    """Bug: declares ``max_cycles`` = 3 but never enforces it, and no ``possible_agents``
+    (so the bound was never applied: an action sequence of small takes)."""
+
+    def __init__(self, render_mode: str | None = None) -> None:
+        super().__init__(render_mode)
+        del self.possible_agents

@@ -128,3 +128,33 @@ class UnseededRace(Race):
 
     def _starts(self) -> np.ndarray:
         return np.random.uniform(0.0, 1.0, size=len(self.possible_agents))
+
+
+class BufferRace(Race):
+    """Bug: each car's observation is a buffer of its own, updated in place at every step, so
+    the observations dict a step returned changes afterwards (the step after any step)."""
+
+    def _obs(self, agent: str) -> np.ndarray:
+        buffers = self.__dict__.setdefault("buffers", {})
+        buffer = buffers.setdefault(agent, np.zeros(1, dtype=np.float32))
+        buffer[0] = min(self.position[agent], self.FINISH)
+        return buffer
+
+
+class CappedRace(Race):
+    """Sound: declares ``max_cycles`` = 8 and truncates every car still racing at step 8."""
+
+    LIMIT = 8
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.max_cycles = self.LIMIT
+
+
+class EndlessRace(Race):
+    """Bug: declares ``max_cycles`` = 5 (the race was shortened) but still truncates at step
+    30, so a slow race runs past five cycles (an action sequence of small moves)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.max_cycles = 5

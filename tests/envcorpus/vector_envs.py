@@ -68,8 +68,9 @@ class WindyVector(SyncVectorEnv):
 
 
 class BatchedCorridors(VectorEnv):
-    """Three corridors in NumPy arrays, natively batched (no sub-env objects): row ``i`` is
-    seeded with ``seed + i``; next-step autoreset (the step after an end resets the row,
+    """Three corridors in NumPy arrays, natively batched (no sub-env objects): a batch of
+    identical corridors (``metadata["identical_sub_envs"]``), row ``i`` seeded with
+    ``seed + i``; next-step autoreset (the step after an end resets the row,
     ignoring its action, with reward 0 and both flags False). Sound."""
 
     GOAL, LIMIT = 10.0, 50
@@ -82,7 +83,7 @@ class BatchedCorridors(VectorEnv):
         self.single_action_space = spaces.Discrete(3)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self.metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
+        self.metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "identical_sub_envs": True}
         self.rngs = [np.random.default_rng(i) for i in range(num_envs)]
         self.x = np.zeros(num_envs)
         self.v = np.zeros(num_envs)
@@ -167,3 +168,35 @@ class ActionLeakBatch(BatchedCorridors):
         pushed = restarting & (np.asarray(actions) != 1)
         self.x[pushed] = np.clip(self.x[pushed] + 0.5 * (np.asarray(actions)[pushed] - 1), 0.0, self.GOAL)
         return self._obs(), rewards, terminated, truncated, infos
+
+
+# -- rows that are not sub-envs: sub-env-seeding does not apply, rows-differ does (issue 35) ---
+
+
+class SharedRngBatch(BatchedCorridors):
+    """Sound: corridors whose rows all draw from one generator seeded by ``reset`` (as the
+    agents of one multi-agent env), not declared a batch of identical sub-envs; each restart
+    draws a start for every row, so one row's end never shifts another row's draws."""
+
+    def __init__(self, num_envs: int = ROWS) -> None:
+        super().__init__(num_envs)
+        self.metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
+        self.rng = np.random.default_rng(0)
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> Any:
+        if seed is not None:
+            self.rng = np.random.default_rng(int(seed))
+        return super().reset(options=options)
+
+    def _restart(self, rows: np.ndarray) -> None:
+        starts = self.rng.uniform(0.0, 2.0, self.num_envs)
+        self.x[rows], self.v[rows], self.t[rows] = starts[rows], 0.0, 0
+
+
+class UndeclaredSameSeedBatch(SameSeedBatch):
+    """Bug: as SameSeedBatch (every row seeded with the reset's seed, so every row of a reset
+    is the same: a seed, any), in an env not declared a batch of identical sub-envs."""
+
+    def __init__(self, num_envs: int = ROWS) -> None:
+        super().__init__(num_envs)
+        self.metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}

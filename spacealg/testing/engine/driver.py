@@ -51,6 +51,7 @@ __all__ = [
     "Focus",
     "KeyedDatabase",
     "Outcome",
+    "changed_in_place",
     "describe_exception",
     "draw_length",
     "first_difference",
@@ -424,6 +425,36 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, (float, np.floating)) and isinstance(b, (float, np.floating)):
         return bool(a == b or (math.isnan(a) and math.isnan(b)))
     return bool(type(a) is type(b) and a == b)
+
+
+def changed_in_place(returned: Any, copied: Any) -> tuple[Any, ...] | None:
+    """Where an observation handed out earlier (``returned``, the object itself) no longer
+    equals the copy taken when it was handed out (``copied``, a :func:`snapshot`): the keys
+    leading to the first part changed in place (``()``: the observation itself;
+    ``("position",)``, ``(1,)``, ...), None where nothing changed. Laws: None when
+    ``returned`` is a fresh value nobody touched; an array changed in place is found at any
+    depth of dicts, tuples and lists (Gymnasium's Dict and Tuple observations), as is a key
+    or item added to, removed from or replaced in a returned dict or list (a number or
+    string entry by value); other objects are not compared. Never raises."""
+    if isinstance(returned, np.ndarray):
+        return None if same(returned, copied) else ()
+    if isinstance(returned, Mapping):
+        if not isinstance(copied, Mapping) or list(returned) != list(copied):
+            return ()
+        pairs: Iterable[tuple[Any, Any, Any]] = ((key, returned[key], copied[key]) for key in returned)
+    elif isinstance(returned, (tuple, list)):
+        if type(copied) is not type(returned) or len(copied) != len(returned):
+            return ()
+        pairs = ((i, a, b) for i, (a, b) in enumerate(zip(returned, copied)))
+    elif type(returned) in _SCALARS or isinstance(returned, np.generic):
+        return None if same(returned, copied) else ()
+    else:
+        return None
+    for key, a, b in pairs:
+        inner = changed_in_place(a, b)
+        if inner is not None:
+            return (key, *inner)
+    return None
 
 
 def _as_numpy(value: Any) -> Any:

@@ -11,7 +11,8 @@ On fresh environments (an instance given by the caller is only reset, never clos
 - ``reset-options``: ``reset(seed=0, options={})`` is accepted (any exception it raises is a
   finding where ``reset(seed=0)`` works; where that fails too, the crash is reported);
 - ``close-twice``: ``close()`` twice raises nothing;
-- ``render-modes``: each mode of ``metadata["render_modes"]`` but ``human`` (headless:
+- ``render-modes``: the environment's ``render_mode`` (where not None) is one of
+  ``metadata["render_modes"]`` (:func:`declared_render_mode`), and each mode of them but ``human`` (headless:
   ``SDL_VIDEODRIVER=dummy``) is built with ``render_mode=mode`` and renders what it
   promises: ``rgb_array`` an (H, W, 3) uint8 array, ``depth_array`` a 2-D array, ``ansi`` a
   str, ``*_list`` a list of those;
@@ -44,7 +45,7 @@ from spacealg.testing.engine.resolve import EnvSource
 from spacealg.testing.engine.runner import action_fallback, agents_of
 from spacealg.testing.engine.verdicts import NotChecked
 
-__all__ = ["check_render", "single_probes"]
+__all__ = ["check_render", "declared_render_mode", "single_probes"]
 
 SEEDS = 16
 UNSEEDED = 8
@@ -236,6 +237,27 @@ def _unrendered(mode: str, error: BaseException) -> NotChecked:
     return NotChecked("render-modes", f"render mode {mode!r} was not checked: {type(error).__name__}: {error}")
 
 
+def declared_render_mode(env: Any, warned: list[Any]) -> None:
+    """``render-modes``, on a fresh environment: its ``render_mode``, where not None, is one
+    of ``metadata["render_modes"]`` (Gymnasium and PettingZoo promise that a user may pick
+    any declared mode; a mode outside them is one no caller could have asked for). A
+    violation is added to ``warned``; an environment whose attributes cannot be read is
+    left to the search."""
+    try:
+        mode = getattr(env, "render_mode", None)
+        modes = (getattr(env, "metadata", None) or {}).get("render_modes", []) or []
+        declared = mode in list(modes)
+    except Exception:
+        return
+    if mode is not None and not declared:
+        warned.append(
+            PropertyError(
+                "render-modes",
+                f"render_mode is {mode!r}, which is not among metadata['render_modes'] ({list(modes)!r})",
+            )
+        )
+
+
 def _missing_dependency(error: BaseException) -> bool:
     return isinstance(error, ImportError) or type(error).__name__ == "DependencyNotInstalled"
 
@@ -308,9 +330,10 @@ def _then(
     if clock is not None and clock.spent():
         out_of_time(warned, "close-twice", "render-modes")
         return warned
+    rendering_broken = any(isinstance(f, PropertyError) and f.property == "render-modes" for f in warned)
     for run in (
         lambda: lifecycle_probes(source, warned, lambda env: env.reset(seed=0), act),
-        lambda: check_render(source, warned, start_and_act),
+        lambda: None if rendering_broken else check_render(source, warned, start_and_act),
     ):
         try:
             run()
@@ -344,6 +367,7 @@ def single_probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
     warned: list[Any] = []
     env = source.make()
     try:
+        declared_render_mode(env, warned)
         warned += space_lints(env.observation_space, env.action_space)
         draw = action_fallback(env.action_space, 0)
         actions = [draw(None) for _ in range(3)]
@@ -368,6 +392,7 @@ def parallel_probes(source: EnvSource, clock: Budget | None = None) -> list[Any]
     warned: list[Any] = []
     env = source.make()
     try:
+        declared_render_mode(env, warned)
         agents = agents_of(env)
         for agent in agents:
             warned += space_lints(env.observation_space(agent), env.action_space(agent), f"agent {agent!r}: ")
@@ -409,6 +434,7 @@ def aec_probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
     warned: list[Any] = []
     env = source.make()
     try:
+        declared_render_mode(env, warned)
         for agent in agents_of(env):
             warned += space_lints(env.observation_space(agent), env.action_space(agent), f"agent {agent!r}: ")
         if not with_options(env, warned):

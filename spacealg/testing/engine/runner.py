@@ -79,7 +79,7 @@ from spacealg.testing.engine.driver import (
 from spacealg.testing.engine.errors import OPTIONAL_PROPERTIES, EnvCheckError, PropertyError, short
 from spacealg.testing.engine.infos import current as current_info_keys
 from spacealg.testing.engine.infos import ignoring, info_keys
-from spacealg.testing.engine.lints import own_gymnasium
+from spacealg.testing.engine.lints import own_gymnasium, space_fault
 from spacealg.testing.engine.masks import MaskedAction
 from spacealg.testing.engine.resolve import EnvSource, resolve
 from spacealg.testing.engine.verdicts import partition, verdicts
@@ -95,6 +95,7 @@ __all__ = [
     "Ran",
     "Stepping",
     "agents_of",
+    "check_declared",
     "check_kind",
     "episode_body",
     "run_check",
@@ -551,6 +552,15 @@ def _check_options(**options: Any) -> None:
         raise ValueError(f"budget must be a positive number of seconds or None, got {budget!r}")
 
 
+def check_declared(space: Any, what: str) -> None:
+    """``declared-spaces`` where the declared ``space`` (named ``what``) is not a well-formed
+    set (:func:`~spacealg.testing.engine.lints.space_fault`: a malformed Box, a space whose own
+    ``sample()`` is not a member)."""
+    fault = space_fault(space, what)
+    if fault is not None:
+        raise PropertyError("declared-spaces", fault)
+
+
 def agents_of(env: Any) -> list[Any]:
     """A PettingZoo environment's ``possible_agents``, else (spawned agents) its agents after
     ``reset(seed=0)``."""
@@ -630,6 +640,14 @@ class AgentActions:
                 "declared-spaces", f"cannot read the agents and action_space(agent): {describe_exception(error)}"
             ) from error
         for agent in agents.spaces:
+            check_declared(agents.spaces[agent], f"action_space({agent!r})")
+            try:
+                observed = env.observation_space(agent)
+            except Exception as error:
+                raise PropertyError(
+                    "declared-spaces", f"observation_space({agent!r}) raised {describe_exception(error)}"
+                ) from error
+            check_declared(observed, f"observation_space({agent!r})")
             agents.strategy(agent)
         return agents
 
@@ -690,6 +708,10 @@ ENDED = Precondition("end", "no episode ended within the steps drawn, so nothing
 REPLAYED = Precondition("replay", "no example was replayed to the end for comparison")
 MASKED = Precondition("mask", "the environment published no action mask in any example")
 ILLEGAL = Precondition("illegal", "no action outside a published mask was taken")
+CYCLES = Precondition(
+    "cycles",
+    "no example ran an episode to max_cycles: every one ended sooner, or the bound lies beyond the steps drawn",
+)
 
 
 def reached(episode: Any) -> set[str]:
@@ -900,8 +922,9 @@ def replay_kind(
     with a seed, the example (:func:`replay_example`) with the kind's episode; ``seed=None``
     (a failure of the one-off probes, which reports no seed), the probes. Raises the
     EnvCheckError of the first property that breaks, None if none does."""
-    if seed is None:
+    if seed is None:  # the declaration (declared-spaces), then the one-off probes
         try:
+            probe(source, kind.declared)
             _, _, broken = partition(kind.probes(source, None) if kind.probes is not None else [])
         except PropertyError as violation:
             broken = [violation]

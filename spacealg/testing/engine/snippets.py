@@ -104,7 +104,11 @@ PROBES = {
     "close-twice": ["env = make()", "env.reset(seed=0)", "env.close()", "env.close()  # raises while the bug is there"],
     "render-modes": [
         *_RENDER_CHECK,
-        "for mode in make().metadata.get('render_modes', []):",
+        "built = make()",
+        "modes = built.metadata.get('render_modes', [])",
+        "assert getattr(built, 'render_mode', None) in (None, *modes), (",
+        "    f'render_mode {built.render_mode!r} is not among metadata[\\'render_modes\\'] {modes!r}')",
+        "for mode in modes:",
         "    if mode != 'human':",
         "        env = make_with(render_mode=mode)",
         "        env.reset(seed=0)",

@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 
 from spacealg.core.protocol import contains
-from spacealg.testing.engine.driver import passed_over
+from spacealg.testing.engine.driver import changed_in_place, passed_over
 from spacealg.testing.engine.errors import PropertyError, short
 
-__all__ = ["after_done", "check_flags", "check_info", "check_observation", "check_reward", "is_member"]
+__all__ = ["after_done", "aliased", "check_flags", "check_info", "check_observation", "check_reward", "is_member"]
 
 
 def is_member(x: Any, space: Any) -> bool:
@@ -75,6 +75,28 @@ def check_observation(obs: Any, space: Any, step: int | None, where: str = "", w
             step,
             where,
         )
+
+
+def aliased(
+    returned: Any, copied: Any, at: int | None, step: int | None, what: str = "the observation"
+) -> None:
+    """``observation-aliasing`` where ``what`` (an observation, a parallel env's dict of
+    them) ``returned`` at step ``at`` (None: at reset) changed in place since it was handed
+    out (``copied`` then), found at ``step``."""
+    if passed_over("observation-aliasing"):
+        return
+    keys = changed_in_place(returned, copied)
+    if keys is None:
+        return
+    for key in keys:
+        returned, copied = returned[key], copied[key]
+    part = f"{''.join(f'[{k!r}]' for k in keys)} of {what}" if keys else what
+    raise PropertyError(
+        "observation-aliasing",
+        f"{part} returned {'at reset' if at is None else f'at step {at}'} was changed in place "
+        f"afterwards: it was {short(copied)} and is now {short(returned)}",
+        step,
+    )
 
 
 def after_done(step: int) -> str:

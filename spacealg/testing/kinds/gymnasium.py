@@ -24,7 +24,7 @@ from typing import Any, Unpack
 import numpy as np
 
 from spacealg.strategies.members import members
-from spacealg.testing.engine.driver import describe_exception, passed_over, same, snapshot
+from spacealg.testing.engine.driver import describe_exception, snapshot
 from spacealg.testing.engine.errors import PropertyError, literal, short
 from spacealg.testing.engine.infos import recorded
 from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask, is_rejection
@@ -45,17 +45,19 @@ from spacealg.testing.engine.runner import (
     EnvKind,
     Precondition,
     Stepping,
+    check_declared,
     check_kind,
     named_spaces,
     options_of,
 )
 from spacealg.testing.engine.snippets import SAME, SINGLE_EPISODE, replay_tail, reproduction
-from spacealg.testing.engine.values import after_done, check_flags, check_info, check_observation, check_reward
+from spacealg.testing.engine.values import after_done, aliased, check_flags, check_info, check_observation, check_reward
 
 __all__ = ["DEFAULT_MAX_EXAMPLES", "DEFAULT_MAX_STEPS", "GYMNASIUM", "EnvCheckReport", "Episode", "check_env"]
 
 PROPERTIES: dict[str, str] = {
-    "declared-spaces": "the environment declares observation and action spaces that can be drawn from",
+    "declared-spaces": "the environment declares observation and action spaces that are well-formed sets (a "
+    "Box's low and high have its shape; a space's own sample() is a member) and can be drawn from",
     "no-exception": "reset(seed=...) and step(action) raise no exception for an action of the action space",
     "reset-signature": "reset returns a pair (observation, info)",
     "step-signature": "step returns a 5-tuple (observation, reward, terminated, truncated, info)",
@@ -72,14 +74,15 @@ PROPERTIES: dict[str, str] = {
     "reset-seed": "reset(seed=s) seeds the environment: where resets are random at all, different "
     "seeds give different episodes",
     "reset-stream": "reset() without a seed continues the random stream instead of reseeding",
-    "observation-aliasing": "a returned observation is not a buffer the environment mutates later",
+    "observation-aliasing": "a returned observation is not a buffer the environment mutates later (at any depth "
+    "of a Dict or Tuple observation)",
     "action-mask": "a published action mask has the shape and dtype the action space needs and "
     "allows at least one action while the agent must act",
     "illegal-action": "an action outside the mask is rejected with a clear exception or handled like any step",
     "reset-options": "reset(seed=..., options={}) is accepted",
     "close-twice": "close() can be called twice",
-    "render-modes": "each declared render mode renders what metadata['render_modes'] promises (an "
-    "RGB uint8 image, a string, a list of them, None for human)",
+    "render-modes": "render_mode is None or one of metadata['render_modes'], and each declared render mode "
+    "renders what it promises (an RGB uint8 image, a string, a list of them, None for human)",
 }
 """The properties ``check_env`` checks: name -> the law it states."""
 
@@ -112,17 +115,12 @@ class Episode(Stepping):
         self.reached: set[str] = set()  # the preconditions reached beyond a step and an end
 
     def _hold(self, obs: Any, step: int | None) -> None:
-        """Check that the previously returned observation was not mutated, and hold this one."""
+        """Check that the previously returned observation was not mutated (at any depth of a
+        Dict or Tuple observation: :func:`~spacealg.testing.engine.driver.changed_in_place`), and
+        hold this one."""
         if self.held is not None:
             returned, copied, at = self.held
-            moved = isinstance(returned, np.ndarray) and not same(returned, copied)
-            if moved and not passed_over("observation-aliasing"):
-                raise PropertyError(
-                    "observation-aliasing",
-                    f"the observation returned {'at reset' if at is None else f'at step {at}'} was "
-                    f"changed in place afterwards: it was {short(copied)} and is now {short(returned)}",
-                    step,
-                )
+            aliased(returned, copied, at, step)
         self.held = (obs, snapshot(obs), step)
 
     def reset(self, done_at: int | None) -> None:
@@ -284,8 +282,12 @@ def snippet(error: Any) -> str:
 
 def _declared(env: Any) -> Declared:
     try:
-        space = env.action_space
-        env.observation_space  # noqa: B018 - declared
+        space, observed = env.action_space, env.observation_space
+    except Exception as error:
+        raise PropertyError("declared-spaces", f"cannot read the spaces: {describe_exception(error)}") from error
+    check_declared(space, "action_space")
+    check_declared(observed, "observation_space")
+    try:
         actions = members(space)
         actions.validate()
     except Exception as error:

@@ -12,7 +12,13 @@ single-agent check. On top, the agents' life cycle
   agent that is not live is returned (observations and infos may carry extra keys that are
   not agents, as PettingZoo allows); after a step ``env.agents`` holds exactly the live
   agents that did not terminate or get truncated, plus newly spawned ones; an agent that
-  finished is never returned again in the episode (``agents-life-cycle``).
+  finished is never returned again in the episode (``agents-life-cycle``);
+- ``max-cycles``: where the environment declares ``max_cycles``, no episode is still running
+  after ``max_cycles + 1`` steps (checked, and reported held, only where some example ran
+  an episode that far: one that ended at ``max_cycles`` steps or later, or one still running
+  past the bound);
+- the observations a step returned are not changed in place by a later step or reset, at
+  any depth of an agent's Dict or Tuple observation (``observation-aliasing``).
 
 ``possible_agents`` is optional, as in PettingZoo (environments that spawn agents with new
 names may lack it): without it ``agents-possible`` is not checked, rewards, terminations
@@ -34,6 +40,7 @@ from spacealg.testing.engine.infos import recorded_per_agent
 from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask, is_rejection
 from spacealg.testing.engine.probes import parallel_probes
 from spacealg.testing.engine.runner import (
+    CYCLES,
     ILLEGAL,
     MASKED,
     STEPPED,
@@ -49,7 +56,7 @@ from spacealg.testing.engine.runner import (
     check_kind,
 )
 from spacealg.testing.engine.snippets import reproduction
-from spacealg.testing.engine.values import after_done, check_flags, check_info, check_observation, check_reward
+from spacealg.testing.engine.values import after_done, aliased, check_flags, check_info, check_observation, check_reward
 from spacealg.testing.kinds.gymnasium import PRECONDITIONS as GYMNASIUM_PRECONDITIONS
 from spacealg.testing.kinds.gymnasium import PROPERTIES
 
@@ -61,6 +68,8 @@ PARALLEL_PROPERTIES: dict[str, str] = {
     "agents-life-cycle": "each live agent gets a reward, terminated and truncated; an agent that "
     "terminated or was truncated is not returned again and leaves env.agents",
     "same-space": "observation_space(agent) and action_space(agent) return the same object on every call",
+    "max-cycles": "an environment with max_cycles ends every episode within max_cycles cycles (a cycle: a parallel "
+    "step, or each live agent of an AEC env acting once; one cycle of slack)",
 }
 """The properties ``check_parallel_env`` checks (those of ``PROPERTIES`` and the agents'): name -> law."""
 
@@ -117,6 +126,16 @@ class ParallelEpisode(Stepping):
         self.reached: set[str] = set()  # the preconditions reached beyond a step and an end
         self.steps = 0
         self.episodes = 1
+        self.held: Any = None  # (the observations as returned, a copy, the step) to detect aliasing
+        self.cycles = max_cycles(env)
+        self.since_reset = 0
+
+    def _hold(self, observations: dict[Any, Any], step: int | None) -> None:
+        """Check that the observations returned last were not changed in place since (at any
+        depth: :func:`~spacealg.testing.engine.driver.changed_in_place`), and hold these."""
+        if self.held is not None:
+            aliased(*self.held, step, "the observations")
+        self.held = (observations, snapshot(observations), step)
 
     def _check_possible(self, agents: Any, what: str, step: int | None, where: str = "") -> None:
         if self.possible is None:
@@ -161,6 +180,8 @@ class ParallelEpisode(Stepping):
             space = same_space(self.env, "observation", agent, done_at, where)
             check_observation(observations[agent], space, done_at, where, who)
             check_info(infos[agent], done_at, where, who)
+        self._hold(observations, done_at)
+        self.since_reset = 0
         self.finished = {}
         self.last = (observations, infos)
         self.trace.append(("reset", snapshot({a: observations[a] for a in agents}), agents, recorded_per_agent(infos)))
@@ -233,6 +254,7 @@ class ParallelEpisode(Stepping):
             if lost:
                 detail += f": {_names(lost)} left env.agents without terminating or being truncated"
             raise PropertyError("agents-life-cycle", detail, k)
+        self._hold(observations, k)
         self.finished.update(dict.fromkeys(done, k))
         self.last = (observations, infos)
         self.trace.append(
@@ -247,7 +269,25 @@ class ParallelEpisode(Stepping):
             )
         )
         self.steps += 1
+        self.since_reset += 1
+        self._check_cycles(k, after)
         return not after
+
+    def _check_cycles(self, k: int, after: list[Any]) -> None:
+        """``max-cycles`` (see the module docstring); marks it reached (:data:`CYCLES`) where decided."""
+        if self.cycles is None or self.since_reset < self.cycles:
+            return
+        if not after:
+            self.reached.add(CYCLES.mark)  # the episode ended at the bound or later
+        elif self.since_reset > self.cycles + 1:
+            self.reached.add(CYCLES.mark)
+            if not passed_over("max-cycles"):
+                raise PropertyError(
+                    "max-cycles",
+                    f"max_cycles is {self.cycles} but the episode is still running after {self.since_reset} steps "
+                    f"(agents {_names(after)})",
+                    k,
+                )
 
     def _check_life_cycle(self, k: int, live: list[Any], after: list[Any], result: tuple[Any, ...]) -> None:
         revived = [a for a in after if a in self.finished]
@@ -295,14 +335,16 @@ def _declared(env: Any) -> Declared:
         return {agent: agents.draw(draws, agent, env, factors.get(agent)) for agent in live}
 
     cycles = max_cycles(env)
-    return draw, None if cycles is None else min(cycles, 2000)
+    return draw, None if cycles is None else min(cycles + 1, 2000)
 
 
 def _unchecked(env: Any) -> dict[str, str]:
     """The properties that do not apply to ``env``, with why."""
-    why = {"observation-aliasing": "not tracked across the per-agent dicts of a parallel environment"}
+    why: dict[str, str] = {}
     if getattr(env, "possible_agents", None) is None:
         why["agents-possible"] = "the environment declares no possible_agents"
+    if max_cycles(env) is None:
+        why["max-cycles"] = "the environment declares no max_cycles"
     return why
 
 
@@ -351,7 +393,11 @@ def recognises(env: Any) -> bool:
     return callable(getattr(env, "action_space", None)) and callable(getattr(env, "observation_space", None))
 
 
-PRECONDITIONS: dict[str, tuple[Precondition, ...]] = {**GYMNASIUM_PRECONDITIONS, "agents-life-cycle": (STEPPED,)}
+PRECONDITIONS: dict[str, tuple[Precondition, ...]] = {
+    **GYMNASIUM_PRECONDITIONS,
+    "agents-life-cycle": (STEPPED,),
+    "max-cycles": (CYCLES,),
+}
 """What an example must reach for each property to count as checked (the others: a reset)."""
 
 PARALLEL = EnvKind(

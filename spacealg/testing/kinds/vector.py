@@ -12,7 +12,14 @@ sub-environment from ``single_action_space``. The vector environment is reset wi
   real array of shape ``(num_envs,)``, terminations and truncations bool arrays of that
   shape, infos a dict;
 - ``sub-env-seeding``: after ``reset(seed=s)``, row ``i`` is sub-env ``i``'s
-  ``reset(seed=s + i)``;
+  ``reset(seed=s + i)`` — Gymnasium's convention for a batch of identical, independent
+  envs, so checked only where the env is one (:func:`identical_sub_envs`): Gymnasium's
+  ``SyncVectorEnv``/``AsyncVectorEnv``, an env checked against ``single=`` factories, or one
+  that declares ``metadata["identical_sub_envs"] = True``; rows that are, say, the agents of
+  one multi-agent env drawn from one generator owe it nothing;
+- ``rows-differ`` (what every vector env owes): where ``reset(seed=s)`` depends on ``s``
+  (another seed gives another batch), the rows of one reset are not all equal (they are not
+  all seeded alike);
 - ``autoreset``: around an episode end, rows follow the declared mode — next-step (the step
   after the end resets the row, ignoring its action, with reward 0 and both flags False),
   same-step (the ending step returns the reset observation and ``info["final_obs"]`` holds
@@ -29,8 +36,8 @@ The reference needs the single environments: for an id they are ``gymnasium.make
 for a ``SyncVectorEnv``/``AsyncVectorEnv`` its ``env_fns``; otherwise pass ``single=`` (a
 factory of sub-env 0's environment, or a list of one factory per row). Without them
 ``sub-env-seeding`` and ``autoreset`` are checked by reference-free laws (for a batch of
-identical sub-envs: row ``i`` of ``reset(seed=s)`` is row 0 of ``reset(seed=s + i)``; the
-declared mode's laws around an end) and ``rows-match-sub-envs`` is reported not checked.
+identical sub-envs, declared as above: row ``i`` of ``reset(seed=s)`` is row 0 of
+``reset(seed=s + i)``; the declared mode's laws around an end) and ``rows-match-sub-envs`` is reported not checked.
 
 The check is a kind (:func:`vector_kind`) run by the engine every checker shares
 (:func:`spacealg.testing.engine.runner.check_kind`): the search, refinement and report, the row
@@ -66,6 +73,7 @@ from spacealg.testing.engine.runner import (
     Ran,
     _check_options,
     action_fallback,
+    check_declared,
     check_kind,
     fail,
     replay_example,
@@ -74,7 +82,7 @@ from spacealg.testing.engine.snippets import factory, reproduction
 from spacealg.testing.engine.values import is_member
 from spacealg.testing.kinds.gymnasium import PROPERTIES
 
-__all__ = ["VECTOR_PROPERTIES", "check_vector_env", "replay_vector"]
+__all__ = ["VECTOR_PROPERTIES", "check_vector_env", "identical_sub_envs", "replay_vector"]
 
 VECTOR_PROPERTIES: dict[str, str] = {
     "declared-spaces": "observation_space and action_space are joint_space of the single spaces (Gymnasium's "
@@ -84,7 +92,9 @@ VECTOR_PROPERTIES: dict[str, str] = {
     "step-signature": "step returns (observations, rewards, terminations, truncations, infos)",
     "batch-in-space": "observations are in the joint observation space; rewards a real array and the flags bool "
     "arrays of shape (num_envs,); infos a dict",
-    "sub-env-seeding": "reset(seed=s) seeds sub-env i with s + i",
+    "sub-env-seeding": "reset(seed=s) seeds sub-env i with s + i (a batch of identical sub-envs: Gymnasium's "
+    "Sync/AsyncVectorEnv, single=, or metadata['identical_sub_envs'])",
+    "rows-differ": "where reset(seed=s) depends on s, the rows of one reset are not all equal",
     "autoreset": "rows follow the declared metadata['autoreset_mode'] (next-step, same-step or disabled) around "
     "an episode end",
     "rows-match-sub-envs": "row i of every batch is what sub-env i returns for column i of the actions",
@@ -290,6 +300,8 @@ class VectorEpisode:
         other: Any = None,
         mode: str = "next-step",
         free: bool = False,
+        identical: bool = False,
+        owed: bool = False,
     ) -> None:
         self.env, self.seed, self.n, self.draw = env, seed, n, draw
         self.factories, self.other, self.mode = factories, other, mode
@@ -297,6 +309,8 @@ class VectorEpisode:
         self.batches = 0  # batch steps taken
         self.episodes = 1
         self.free = free  # check the reference-free laws (no single environments)
+        self.identical = identical  # a batch of identical sub-envs: the reference-free sub-env-seeding applies
+        self.owed = owed  # check what every vector env owes (rows-differ): the first run, not its replay
         self.reset_steps: list[tuple[int, int]] = []  # (step, row) of next-step reset steps seen
         self.ended = np.zeros(env.num_envs, dtype=bool)
         self.ref: Reference | None = None
@@ -352,8 +366,10 @@ class VectorEpisode:
                             f"after reset(seed={self.seed}), row {i} is {short(_row(obs, i, single))} but sub-env {i} "
                             f"reset with seed {self.seed + i} gives {short(expected)}",
                         )
-            elif self.free:
+            elif self.free and self.identical:
                 self._seeding(obs)
+            if self.owed:
+                self._rows_differ(obs)
             for k in range(1, self.n + 1):
                 self._step(k)
         finally:
@@ -375,6 +391,24 @@ class VectorEpisode:
                     f"with seed + {i}",
                 )
         self._call(env, "reset", seed=self.seed)
+
+    def _rows_differ(self, obs: Any) -> None:
+        """``rows-differ``: where the rows of ``reset(seed=s)`` are all equal, ``reset`` with
+        another seed gives the same batch (the resets do not depend on the seed); then reset
+        with ``s`` again."""
+        env, single = self.env, self.single
+        rows = [_row(obs, i, single) for i in range(env.num_envs)]
+        if len(rows) < 2 or not all(same(rows[0], row) for row in rows[1:]):
+            return
+        other_seed = self.seed ^ 1
+        other = self._call(env, "reset", seed=other_seed)[0]
+        self._call(env, "reset", seed=self.seed)
+        if not same(obs, other):
+            self._broken(
+                "rows-differ",
+                f"after reset(seed={self.seed}) every row is {short(rows[0])}, while reset(seed={other_seed}) gives "
+                f"{short(other)}: the resets depend on the seed, but every sub-env was seeded alike",
+            )
 
     def _autoreset(self, k: int, rewards: Any, terms: Any, truncs: Any, infos: Any, ended: Any) -> None:
         """Reference-free ``autoreset``: next-step: the step after a row's end is a reset step
@@ -616,10 +650,18 @@ def vector_kind(
     implementation; the replay only steps again; ``fresh`` builds copies for the follow-up
     (:func:`_follow_up`; None: an instance, whose row laws are not checked)."""
     mode = _mode(vec)
+    identical = factories is not None or identical_sub_envs(vec)
     actions = functools.cache(lambda: members(single_space(vec, "action")))
     joint = functools.cache(lambda: joint_of(vec, "observation"))  # once per check: ~5 % of a corpus check's time
 
     def declared(env: Any) -> Declared:
+        for what in ("action", "observation"):
+            try:
+                space = single_space(vec, what)
+            except Exception as error:
+                detail = f"cannot read the spaces: {describe_exception(error)}"
+                raise PropertyError("declared-spaces", detail) from error
+            check_declared(space, f"single_{what}_space")
         try:
             actions().validate()
         except Exception as error:
@@ -633,7 +675,8 @@ def vector_kind(
 
     def episode(env: Any, seed: int, n: int, draw: Callable[..., Any], masks: bool = False) -> VectorEpisode:
         return VectorEpisode(
-            env, seed, n, draw, factories=factories, other=other, mode=mode, free=factories is None, joint=joint()
+            env, seed, n, draw, factories=factories, other=other, mode=mode, free=factories is None, joint=joint(),
+            identical=identical, owed=True,
         )
 
     def replay(env: Any, seed: int, n: int, draw: Callable[..., Any], masks: bool = False) -> VectorEpisode:
@@ -645,7 +688,7 @@ def vector_kind(
         declared=declared,
         what="(observations, rewards, terminations, truncations)",
         probes=lambda source, clock: declared_spaces(vec),
-        unchecked=lambda env: _not_checked(other is not None, factories is not None, fresh is not None),
+        unchecked=lambda env: _not_checked(other is not None, factories is not None, fresh is not None, identical),
         replay=replay,
         after=_follow_up(vec, fresh, mode, actions),
     )
@@ -777,8 +820,28 @@ def _check_replayed(taken: list[list[Any]], row: int | None, changes: Mapping[in
         raise ValueError(f"changes must map steps 1..{len(taken)} to the row's actions, got {changes!r}")
 
 
-def _not_checked(other: bool, factories: bool, fresh: bool) -> dict[str, str]:
+def identical_sub_envs(vec: Any) -> bool:
+    """Whether ``vec`` is a batch of identical, independent sub-envs, which Gymnasium's
+    convention seeds with ``seed + i`` (``sub-env-seeding``): Gymnasium's ``SyncVectorEnv``
+    or ``AsyncVectorEnv`` (through wrappers), or an env that declares
+    ``metadata["identical_sub_envs"] = True``."""
+    from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
+
+    try:
+        if isinstance(getattr(vec, "unwrapped", vec), (SyncVectorEnv, AsyncVectorEnv)):
+            return True
+        return (getattr(vec, "metadata", None) or {}).get("identical_sub_envs") is True
+    except Exception:
+        return False
+
+
+def _not_checked(other: bool, factories: bool, fresh: bool, identical: bool = True) -> dict[str, str]:
     why: dict[str, str] = {}
+    if not identical:
+        why["sub-env-seeding"] = (
+            "the rows are not declared a batch of identical sub-envs (a SyncVectorEnv/AsyncVectorEnv, single=, or "
+            "metadata['identical_sub_envs'] = True), so row i owes no seed + i"
+        )
     if not other:
         why["sync-async-agree"] = "no second implementation to compare with (compare=, or a registered id)"
     if not factories:

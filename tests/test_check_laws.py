@@ -1,0 +1,134 @@
+"""The checker's laws of issue 35 that a black-box checker can see (the corpus cases are in
+tests/envcorpus/law_envs.py, run by tests/test_check_env.py): each law's mechanism, stated
+over generated spaces and values where it is general."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+from gymnasium import spaces
+from hypothesis import given
+from hypothesis import strategies as st
+
+from spacealg.strategies import gymnasium_spaces
+from spacealg.testing.engine.lints import space_fault, space_lints
+
+# -- declared-spaces: a declared space is a well-formed set --------------------------------
+
+
+@given(gymnasium_spaces())
+def test_space_fault_raises_no_false_alarm_on_spaces_gymnasium_builds(space) -> None:
+    before = copy.deepcopy(space.np_random.bit_generator.state) if space._np_random is not None else None
+    assert space_fault(space, "observation_space") is None
+    after = space.np_random.bit_generator.state if space._np_random is not None else None
+    assert before == after  # the declared space's own generator is left as it was
+
+
+@given(gymnasium_spaces(classes=("Box", "Dict", "Tuple")), st.integers(1, 3))
+def test_space_fault_finds_every_box_whose_bounds_are_not_its_shape(space, extra) -> None:
+    boxes = [s for s in _leaves(space) if isinstance(s, spaces.Box)]
+    if not boxes:
+        return
+    boxes[-1].low = np.zeros((*boxes[-1].shape, extra), boxes[-1].dtype)  # one malformed Box, anywhere
+    fault = space_fault(space, "observation_space")
+    assert fault is not None and "malformed Box" in fault
+    space_lints(space, spaces.Discrete(2))  # the lints pass over it: no broadcast error
+
+
+@given(st.lists(st.integers(1, 5), min_size=1, max_size=4), st.integers(1, 3))
+def test_space_fault_finds_a_space_whose_own_samples_are_not_members(nvec, extra) -> None:
+    space = spaces.MultiDiscrete(nvec)
+    space._shape = (len(nvec) + extra,)  # the shape disagrees with nvec
+    fault = space_fault(space, "action_space")
+    assert fault is not None and "action_space.sample() returned" in fault
+
+
+def test_space_fault_reports_a_sample_that_raises() -> None:
+    class Refuses(spaces.Discrete):
+        def sample(self, mask=None, probability=None):
+            raise RuntimeError("no generator")
+
+    fault = space_fault(Refuses(3), "action_space")
+    assert fault is not None and "raised RuntimeError: no generator" in fault
+
+
+def _leaves(space):
+    inner = space.spaces.values() if isinstance(space, spaces.Dict) else getattr(space, "spaces", None)
+    if inner is None or isinstance(space, spaces.Box):
+        yield space
+        return
+    for sub in inner:
+        yield from _leaves(sub)
+
+
+# -- observation-aliasing: a handed-out observation changed in place, at any depth -----------
+
+
+def _arrays(value, keys=()):
+    """(keys, array) of every array leaf of a Gymnasium member, depth first."""
+    if isinstance(value, np.ndarray):
+        yield keys, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _arrays(item, (*keys, key))
+    elif isinstance(value, (tuple, list)):
+        for i, item in enumerate(value):
+            yield from _arrays(item, (*keys, i))
+
+
+@given(gymnasium_spaces(classes=("Box", "Discrete", "MultiDiscrete", "MultiBinary", "Dict", "Tuple")),
+       st.integers(0, 2**32 - 1), st.data())
+def test_changed_in_place_finds_the_array_changed_at_any_depth(space, seed, data) -> None:
+    from spacealg.testing.engine.driver import changed_in_place, snapshot
+
+    space.seed(seed)
+    observation = space.sample()
+    copied = snapshot(observation)
+    assert changed_in_place(observation, copied) is None  # nothing touched: no false alarm
+    leaves = [(keys, array) for keys, array in _arrays(observation) if array.size and array.flags.writeable]
+    if not leaves:
+        return
+    keys, array = data.draw(st.sampled_from(leaves))
+    flat = array.reshape(-1)
+    if array.dtype.kind in "biu":
+        flat[0] = ~flat[0]  # any other value
+    else:
+        flat[0] = 0.5 if flat[0] != 0.5 else 0.25
+    assert changed_in_place(observation, copied) == keys
+
+
+def test_changed_in_place_sees_a_returned_dict_refilled() -> None:
+    from spacealg.testing.engine.driver import changed_in_place, snapshot
+
+    observation = {"position": np.zeros(2), "door": 0}
+    copied = snapshot(observation)
+    observation["door"] = 1  # a scalar entry replaced in the dict handed out
+    assert changed_in_place(observation, copied) == ("door",)
+    observation["door"] = 0
+    observation["extra"] = np.ones(1)  # an entry added
+    assert changed_in_place(observation, copied) == ()
+
+    class Opaque:  # no equality of its own: never compared (a copy is not equal to it)
+        pass
+
+    assert changed_in_place((Opaque(),), snapshot((Opaque(),))) is None
+
+
+# -- max-cycles: held only where an example ran an episode that far --------------------------
+
+
+def test_max_cycles_is_held_only_where_an_episode_ran_to_the_bound() -> None:
+    pytest.importorskip("pettingzoo")
+    from envcorpus import aec_envs, parallel_envs
+
+    from spacealg.testing import check
+
+    def verdict(factory) -> str:
+        return check(factory, max_examples=20, hygiene=False).verdicts()["max-cycles"]
+
+    assert verdict(parallel_envs.Race) == "not checked: the environment declares no max_cycles"
+    assert verdict(aec_envs.TakeAway).startswith("not checked: no example ran an episode to max_cycles")
+    assert verdict(parallel_envs.CappedRace) == "held"
+    assert verdict(aec_envs.UnlistedTakeAway) == "held"  # no possible_agents: the bound applies all the same
