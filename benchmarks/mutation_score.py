@@ -202,26 +202,42 @@ def _summary(run: Run, live: list[Mutant]) -> list[str]:
 
 
 def _survivors(run: Run, live: list[Mutant]) -> list[str]:
-    lines = ["**Survivors, with why.** Checker missed (its verdict on the mutant):", ""]
+    """Every mutant some checker let live, with why: spacealg's first (with the raw
+    exceptions it raised instead of a property), then each other checker's."""
+    lines = ["**Survivors of spacealg** (checker missed; the outside checkers' verdicts beside):", ""]
     for one in live:
-        missed = [f"{c}: {v.status}" + (f" ({v.said})" if v.said else "")
-                  for c, v in one.verdicts.items() if not v.kills]
-        if missed:
-            lines.append(f"- `{one.operator.name}` on `{one.base.name}` — " + "; ".join(missed))
+        ours = one.verdicts.get("spacealg") or one.verdicts.get(MATCHER)
+        if ours is not None and not ours.kills:
+            others = "; ".join(f"{c}: {v.status}" for c, v in one.verdicts.items() if c not in ("spacealg", MATCHER))
+            lines.append(f"- `{one.operator.name}` on `{one.base.name}`" + (f" ({others})" if others else ""))
+    crashed = [m for m in live if m.verdicts.get("spacealg", Verdict("passed")).status == "crashed"]
+    if crashed:
+        lines += ["", "**Killed by spacealg with a raw exception instead of a property:**", ""]
+        lines += [f"- `{m.operator.name}` on `{m.base.name}`: {m.verdicts['spacealg'].said}" for m in crashed]
+    for column in COLUMNS[1:]:
+        missed = [(m, m.verdicts[column]) for m in live if column in m.verdicts and not m.verdicts[column].kills]
+        if column != MATCHER and missed:
+            lines += ["", f"**Survivors of {column}** (checker missed; a warning it gave instead in brackets): "
+                      + ", ".join(f"`{m.operator.name}` on `{m.base.name}`" + (f" [{v.said}]" if v.said else "")
+                                  for m, v in missed) + "."]
     hidden = [m for m in run.mutants if m.hidden]
     if hidden:
-        lines += ["", "Not observable (the base's API hides the defect from every caller):", ""]
-        lines += [f"- `{m.operator.name}` on `{m.base.name}`: {m.absent}" for m in hidden]
-    lines += ["", "Not observable by a law of one environment: "
-              + ", ".join(f"`{o.name}`" for o in {m.operator.name: m.operator for m in run.mutants}.values()
-                          if o.scored_by == MATCH)
-              + " (scored by `check_envs_match` against the sound base, and only by it).",
-              "", "Not applicable (no mutant):", ""]
+        lines += ["", "**Not observable** (the base's API hides the defect from every caller): "
+                  + "; ".join(f"`{m.operator.name}` on `{m.base.name}` ({m.absent})" for m in hidden) + "."]
+    matched = {m.operator.name for m in run.mutants if m.operator.scored_by == MATCH}
+    if matched:
+        lines += ["", "**Not observable by a law of one environment**: "
+                  + ", ".join(f"`{name}`" for name in matched)
+                  + " (scored by `check_envs_match` against the sound base, and by no other checker)."]
+    lines += ["", "**Not applicable** (no mutant):", ""]
     for operator in {m.operator.name: m.operator for m in run.mutants}.values():
-        absent = [m for m in run.mutants if m.operator is operator and m.absent is not None and not m.hidden]
-        if absent:
-            lines.append(f"- `{operator.name}` ({operator.where}): "
-                         + "; ".join(f"`{m.base.name}` ({m.absent})" for m in absent))
+        reasons: dict[str, list[str]] = {}
+        for m in run.mutants:
+            if m.operator is operator and m.absent is not None and not m.hidden:
+                reasons.setdefault(m.absent, []).append(f"`{m.base.name}`")
+        if reasons:
+            lines.append(f"- `{operator.name}` (applies to {operator.where}): "
+                         + "; ".join(f"{', '.join(names)} ({why})" for why, names in reasons.items()))
     return lines
 
 
@@ -239,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
                         help=f"one or two bases per kind ({', '.join(QUICK_BASES)}) and 10 examples")
-    parser.add_argument("--examples", type=int, default=None, help="spacealg's max_examples (default 30; quick 10)")
+    parser.add_argument("--examples", type=int, default=None, help="spacealg's max_examples (default 20; quick 10)")
     parser.add_argument("--max-steps", type=int, default=50, help="spacealg's max_steps (default 50)")
     parser.add_argument("--step", type=int, default=2, help="the step of each episode the defects start at")
     parser.add_argument("--bases", nargs="*", metavar="NAME", help="only these bases")
@@ -251,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     names = arguments.bases or (QUICK_BASES if arguments.quick else None)
     bases = tuple(b for b in BASES if names is None or b.name in names)
     operators = tuple(o for o in OPERATORS if not arguments.operators or o.name in arguments.operators)
-    examples = arguments.examples or (10 if arguments.quick else 30)
+    examples = arguments.examples or (10 if arguments.quick else 20)
     options = {"max_examples": examples, "max_steps": arguments.max_steps}
     started = time.perf_counter()
     run = score(bases, operators, options, arguments.step, None if arguments.no_sb3 else arguments.sb3_python)

@@ -92,7 +92,7 @@ def _dry(hook: Callable[[Any, Any, dict[str, Any]], Any]) -> Callable[[Probe], N
 
 def _random(p: Probe) -> None:
     if not p.base.random:
-        raise NotApplicable(f"{p.base.name} has no randomness: every seed gives the same episode")
+        raise NotApplicable("no randomness: every seed gives the same episode")
 
 
 def _actions(check: Callable[[Any, Any], Any]) -> Callable[[Probe], None]:
@@ -108,12 +108,12 @@ def _actions(check: Callable[[Any, Any], Any]) -> Callable[[Probe], None]:
 
 def _rendered(p: Probe) -> None:
     if not p.render_modes:
-        raise NotApplicable(f"{p.base.name} declares no render mode but human")
+        raise NotApplicable("no render mode declared but human")
 
 
 def _limited(p: Probe) -> None:
     if p.limit is None or p.base.limit is None:
-        raise NotApplicable(f"{p.base.name} declares no episode limit")
+        raise NotApplicable("no episode limit declared")
 
 
 def _boxed(p: Probe) -> None:
@@ -239,6 +239,7 @@ OPERATORS: tuple[Operator, ...] = (
         "terminated and truncated are (1,)-shaped bool arrays instead of bools",
         "every base",
         Defect(flags=lambda te, tr: (np.array([te], dtype=bool), np.array([tr], dtype=bool))),
+        hidden_by_vector="SyncVectorEnv stores each sub-env's flags into its own bool batch (a (1,) array fits a slot)",
     ),
     Operator(
         "info-not-dict",
@@ -333,7 +334,7 @@ def mutant(base: Base, operator: Operator, k: int = 2, probed: Probe | None = No
     """A factory (keywords passed to the base's) of ``base`` with ``operator``'s defect from
     step ``k`` on; :class:`NotApplicable` (or :class:`NotObservable`) says why there is none."""
     if base.kind not in operator.kinds:
-        raise NotApplicable(f"it applies to {operator.where}")
+        raise NotApplicable(f"not for {base.kind} environments")
     if base.kind == "vector" and operator.hidden_by_vector is not None:
         raise NotObservable(operator.hidden_by_vector)
     p = probed if probed is not None else probe(base)

@@ -48,7 +48,7 @@ def path_to(space: Any, kinds: tuple[type, ...]) -> tuple[Any, ...]:
         except NotApplicable:
             continue
     names = "/".join(kind.__name__ for kind in kinds)
-    raise NotApplicable(f"the observation space {space} has no {names} leaf")
+    raise NotApplicable(f"a {type(space).__name__} observation space has no {names} leaf")
 
 
 def _get(value: Any, path: tuple[Any, ...]) -> Any:
@@ -78,7 +78,7 @@ def outside(space: Any, value: Any) -> Any:
         return _put(value, path, type(_get(value, path))(int(leaf.start) + int(leaf.n)))
     bounded = np.flatnonzero(np.isfinite(leaf.high) & (leaf.high < np.finfo(np.float32).max / 2))
     if bounded.size == 0:
-        raise NotApplicable(f"{leaf} has no finite upper bound to step past")
+        raise NotApplicable("its Box leaf has no finite upper bound to step past")
     array = np.array(_get(value, path), dtype=leaf.dtype, copy=True)
     index = int(bounded[0])
     array.flat[index] = leaf.high.flat[index] + 1
@@ -112,8 +112,8 @@ def aliased(space: Any, value: Any, buffers: dict[str, Any], inside: bool) -> An
     ``inside``: the leaf must sit inside a Dict (else: a bare array observation)."""
     path = _box_path(space)
     if inside != bool(path) or (inside and not isinstance(space, spaces.Dict)):
-        where = "inside a Dict observation" if inside else "as the whole observation"
-        raise NotApplicable(f"{space} has no array leaf {where}")
+        where = "inside a Dict" if inside else "as the whole observation"
+        raise NotApplicable(f"a {type(space).__name__} observation space has no array leaf {where}")
     leaf = np.asarray(_get(value, path))
     if "buffer" not in buffers or buffers["buffer"].shape != leaf.shape:
         buffers["buffer"] = np.empty_like(leaf)
