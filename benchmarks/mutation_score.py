@@ -4,10 +4,11 @@ Every operator of ``benchmarks/mutants`` (one observable defect from step ``k`` 
 episode: an observation out of its space, a dtype or shape drift, a seed ignored, the
 global RNG, a NaN reward, ...) is applied to every sound base it fits (Gymnasium classic
 control and toy text, a Dict-observation env, PettingZoo AEC and parallel games, a
-``SyncVectorEnv``, gymnax), and each mutant is given to every checker that takes its kind:
+``SyncVectorEnv``, gymnax, Jumanji), and each mutant is given to every checker that takes its kind:
 spacealg's ``check`` (the same ``max_examples``/``max_steps`` for all), Gymnasium's
-``check_env``, PettingZoo's ``api_test``/``parallel_api_test`` and SB3's ``check_env`` (in
-its own venv, a subprocess; skipped with the reason where it is missing). Operators no law
+``check_env``, PettingZoo's ``api_test``/``parallel_api_test``, Jumanji's smoke checks and
+SB3's ``check_env`` (in its own venv, a subprocess; skipped with the reason where it is
+missing). Operators no law
 of one environment can see (an action ignored at one step, terminated/truncated swapped)
 are scored by ``check_envs_match`` against the sound base. Every checker also runs on every
 unmutated base: anything it raises there is a false alarm.
@@ -45,9 +46,9 @@ from mutants.checkers import CHECKERS, SB3_PYTHON, Verdict, run_match, run_sb3
 BEGIN, END = "<!-- mutation-score:begin -->", "<!-- mutation-score:end -->"
 SB3, MATCHER = "SB3 check_env", "check_envs_match"
 COLUMNS = (*CHECKERS, SB3, MATCHER)
-OUTSIDE = ("Gymnasium check_env", "PettingZoo api_test", SB3)
+OUTSIDE = ("Gymnasium check_env", "PettingZoo api_test", "Jumanji smoke checks", SB3)
 QUICK_BASES = ("CartPole-v1", "Taxi-v4", "Beacon (Dict obs)", "tictactoe_v3 (AEC)", "rps_v2 (parallel)",
-               "SyncVectorEnv(3 x CartPole-v1)", "gymnax CartPole-v1")
+               "SyncVectorEnv(3 x CartPole-v1)", "gymnax CartPole-v1", "jumanji Snake-v1")
 
 
 @dataclass
@@ -177,8 +178,6 @@ def table(run: Run) -> str:
     lines += ["", *_summary(run, live), "", *_survivors(run, live)]
     if run.sb3_skipped:
         lines += ["", f"SB3's `check_env` did not run: {run.sb3_skipped}."]
-    lines += ["", "Jumanji's `check_env_does_not_smoke`/`check_env_specs_does_not_smoke` take Jumanji environments "
-              "only; no base is one, so they are not scored."]
     return "\n".join(lines)
 
 

@@ -2,7 +2,7 @@
 
 A base's ``make(**keywords)`` builds it (``render_mode=`` and its episode-limit keyword
 passed on); ``kind`` names its API — ``"gymnasium"``, ``"aec"``, ``"parallel"``,
-``"vector"`` (a ``SyncVectorEnv`` of ``single``'s environment) or ``"gymnax"``.
+``"vector"`` (a ``SyncVectorEnv`` of ``single``'s environment), ``"gymnax"`` or ``"jumanji"``.
 """
 
 from __future__ import annotations
@@ -60,6 +60,12 @@ def _gymnax(env_id: str) -> Any:
     return gymnax.make(env_id)
 
 
+def _jumanji(env_id: str) -> Any:
+    import jumanji
+
+    return jumanji.make(env_id)
+
+
 def _gym_base(env_id: str, **fields: Any) -> Base:
     return Base(env_id, "gymnasium", functools.partial(_gymnasium, env_id), limit="max_episode_steps", **fields)
 
@@ -83,4 +89,5 @@ BASES: tuple[Base, ...] = (
          single=CARTPOLE),
     Base("gymnax CartPole-v1", "gymnax", functools.partial(_gymnax, "CartPole-v1"), limit="max_steps_in_episode"),
     Base("gymnax Acrobot-v1", "gymnax", functools.partial(_gymnax, "Acrobot-v1"), limit="max_steps_in_episode"),
+    Base("jumanji Snake-v1", "jumanji", functools.partial(_jumanji, "Snake-v1")),
 )

@@ -35,6 +35,7 @@ from mutants.leaves import (
 __all__ = ["BASES", "OPERATORS", "Base", "NotApplicable", "NotObservable", "Operator", "Probe", "mutant", "probe"]
 
 BLACK_BOX, MATCH = "black-box", "match"
+JAX = ("gymnax", "jumanji")  # the functional kinds: mutated by mutants.jax_wrapper
 
 
 class NotObservable(NotApplicable):
@@ -59,6 +60,9 @@ def probe(base: Base) -> Probe:
         env, params = base.make()
         limit = getattr(params, "max_steps_in_episode", None)
         return Probe(base, env.observation_space(params), env.action_space(params), (), limit)
+    if base.kind == "jumanji":
+        env = base.make()
+        return Probe(base, env.observation_spec, env.action_spec, (), None)
     env = base.make()
     try:
         if base.kind in ("aec", "parallel"):
@@ -81,7 +85,7 @@ def _dry(hook: Callable[[Any, Any, dict[str, Any]], Any]) -> Callable[[Probe], N
     """Needs: ``hook`` finds its leaf in a sample of the observation space."""
 
     def needs(p: Probe) -> None:
-        if p.base.kind == "gymnax":
+        if p.base.kind in JAX:
             return  # JAX_DEFECTS decides
         space = copy.deepcopy(p.observation_space)
         space.seed(0)
@@ -97,7 +101,7 @@ def _random(p: Probe) -> None:
 
 def _actions(check: Callable[[Any, Any], Any]) -> Callable[[Probe], None]:
     def needs(p: Probe) -> None:
-        if p.base.kind == "gymnax":
+        if p.base.kind in JAX:
             return  # JAX_DEFECTS decides
         space = copy.deepcopy(p.action_space)
         space.seed(0)
@@ -119,7 +123,7 @@ def _limited(p: Probe) -> None:
 def _boxed(p: Probe) -> None:
     from gymnasium import spaces
 
-    if p.base.kind != "gymnax":
+    if p.base.kind not in JAX:
         path_to(p.observation_space, (spaces.Box,))
 
 
@@ -165,7 +169,7 @@ class Operator:
     where: str
     defect: Defect
     needs: Callable[[Probe], None] = _anything
-    kinds: frozenset[str] = frozenset({"gymnasium", "aec", "parallel", "vector", "gymnax"})
+    kinds: frozenset[str] = frozenset({"gymnasium", "aec", "parallel", "vector", "gymnax", "jumanji"})
     scored_by: str = BLACK_BOX
     hidden_by_vector: str | None = None
 
@@ -187,7 +191,7 @@ OPERATORS: tuple[Operator, ...] = (
     ),
     Operator(
         "dtype-drift",
-        "the observation's first Box leaf comes in another dtype (float32 <-> float64; gymnax: float16)",
+        "the observation's first Box leaf comes in another dtype (float32 <-> float64; JAX: float16)",
         "bases with a Box observation leaf",
         Defect(observation=lambda space, obs, _: drifted(space, obs)),
         _dry(lambda space, obs, _: drifted(space, obs)),
@@ -202,7 +206,7 @@ OPERATORS: tuple[Operator, ...] = (
     ),
     Operator(
         "seed-ignored",
-        "reset(seed=...) ignores its seed: the env seeds itself once at construction (gymnax: reset ignores its key)",
+        "reset(seed=...) ignores its seed: the env seeds itself once at construction (JAX: reset ignores its key)",
         "bases with random episodes",
         Defect(seeds="ignored"),
         _random,
@@ -340,8 +344,8 @@ def mutant(base: Base, operator: Operator, k: int = 2, probed: Probe | None = No
     p = probed if probed is not None else probe(base)
     operator.needs(p)
     k = first_step(base, k)
-    if base.kind == "gymnax":
-        return _gymnax_mutant(base, operator, k)
+    if base.kind in JAX:
+        return _jax_mutant(base, operator, k)
     if base.kind == "vector":
         assert base.single is not None
         single = mutant(base.single, operator, k)
@@ -374,15 +378,27 @@ def _build(base: Base, operator: Operator, k: int, limit: int | None, modes: tup
     return (AecMutant if base.kind == "aec" else ParallelMutant)(env, defect, k, limit)
 
 
-def _gymnax_mutant(base: Base, operator: Operator, k: int) -> Callable[..., Any]:
-    from mutants.jax_wrapper import JAX_DEFECTS, GymnaxMutant
+def _jax_mutant(base: Base, operator: Operator, k: int) -> Callable[..., Any]:
+    from mutants.jax_wrapper import JAX_DEFECTS, JUMANJI_ABSENT
 
     hooks = JAX_DEFECTS.get(operator.name)
     if hooks is None:
         raise NotApplicable("a functional JAX environment has no place for it")
+    if base.kind == "jumanji":
+        if operator.name in JUMANJI_ABSENT:
+            raise NotApplicable(JUMANJI_ABSENT[operator.name])
+        return functools.partial(_jumanji_mutant, base, hooks, k)
+    return functools.partial(_gymnax_mutant, base, hooks, k)
 
-    def make() -> Any:
-        env, params = base.make()
-        return GymnaxMutant(env, params, hooks, k)
 
-    return make
+def _gymnax_mutant(base: Base, hooks: Any, k: int) -> Any:
+    from mutants.jax_wrapper import GymnaxMutant
+
+    env, params = base.make()
+    return GymnaxMutant(env, params, hooks, k)
+
+
+def _jumanji_mutant(base: Base, hooks: Any, k: int) -> Any:
+    from mutants.jax_wrapper import JumanjiMutant
+
+    return JumanjiMutant(base.make(), hooks, k)

@@ -136,6 +136,22 @@ def run_pettingzoo(make: Callable[..., Any], kind: str, options: dict[str, Any])
     return quietly(run)
 
 
+def run_jumanji(make: Callable[..., Any], kind: str, options: dict[str, Any]) -> Verdict | None:
+    """Jumanji's smoke checks: ``check_env_does_not_smoke`` (one episode of random actions
+    under ``jit``, each observation validated against the spec, all values finite) and
+    ``check_env_specs_does_not_smoke``."""
+    if kind != "jumanji":
+        return None
+    from jumanji.testing.env_not_smoke import check_env_does_not_smoke, check_env_specs_does_not_smoke
+
+    def run() -> None:
+        env = make()
+        check_env_does_not_smoke(env)
+        check_env_specs_does_not_smoke(env)
+
+    return quietly(run)
+
+
 def run_match(make: Callable[..., Any], reference: Callable[..., Any], options: dict[str, Any]) -> Verdict:
     """``check_envs_match(make, reference)`` with ``options``."""
     from spacealg.testing import check_envs_match
@@ -195,6 +211,7 @@ CHECKERS: dict[str, Callable[[Callable[..., Any], str, dict[str, Any]], Verdict 
     "spacealg": run_spacealg,
     "Gymnasium check_env": run_gymnasium,
     "PettingZoo api_test": run_pettingzoo,
+    "Jumanji smoke checks": run_jumanji,
 }
 
 if __name__ == "__main__":

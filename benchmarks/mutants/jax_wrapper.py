@@ -1,4 +1,4 @@
-"""A gymnax environment with one defect, for the JAX bases.
+"""A gymnax or Jumanji environment with one defect, for the JAX bases.
 
 A functional environment is traced once, so "from step ``k`` on" is a value, not a branch:
 ``active`` is ``state.time + 1 >= k`` (gymnax's step counter) and value defects are
@@ -6,6 +6,8 @@ A functional environment is traced once, so "from step ``k`` on" is a value, not
 those defects (and arrays in place of scalars) change every step's output. :data:`JAX_DEFECTS`
 maps an operator's name to its defect here; an operator missing from it does not apply to
 a functional environment (nothing to alias, nothing to raise under ``jit``, no ``close``).
+A Jumanji environment takes the same hooks, given its observation's first float
+``BoundedArray`` leaf (``JUMANJI_ABSENT`` says which defects it has no place for).
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jumanji.wrappers import Wrapper
 
-__all__ = ["JAX_DEFECTS", "GymnaxMutant"]
+__all__ = ["JAX_DEFECTS", "JUMANJI_ABSENT", "GymnaxMutant", "JumanjiMutant"]
 
 
 def _first_bounded(space: Any) -> int:
@@ -118,3 +121,68 @@ class GymnaxMutant:
         if (hook := self._hook("info")) is not None:
             info = hook(info)
         return obs, state, reward, terminated, truncated, info
+
+
+JUMANJI_ABSENT = {
+    "flags-array": "Jumanji has no terminated/truncated flags (a step type and a discount instead)",
+    "info-not-dict": "Jumanji's extras are empty here",
+    "never-truncates": "the base declares no episode limit the checkers read",
+}
+
+
+def _leaf_name(spec: Any) -> str:
+    """The first field of an observation spec that is a float ``BoundedArray``."""
+    from jumanji import specs
+
+    for name, leaf in vars(spec).items():
+        if isinstance(leaf, specs.BoundedArray) and jnp.issubdtype(leaf.dtype, jnp.floating):
+            return name
+    raise TypeError(f"no float BoundedArray in {spec}")
+
+
+class _Shim:
+    """A Jumanji spec seen with the attributes the gymnax hooks read."""
+
+    def __init__(self, spec: Any) -> None:
+        self.shape = tuple(spec.shape)
+        self.high = np.broadcast_to(np.asarray(getattr(spec, "maximum", np.inf), dtype=np.float64), self.shape)
+        self.n = int(getattr(spec, "num_values", 0))
+
+
+class JumanjiMutant(Wrapper):
+    """A Jumanji ``env`` with the defect ``hooks`` (:data:`JAX_DEFECTS`) on its observation's
+    first float ``BoundedArray`` leaf; "from step ``k``" reads the state's ``step_count``."""
+
+    def __init__(self, env: Any, hooks: Hooks, k: int) -> None:
+        super().__init__(env)
+        self.hooks, self.k = hooks, k
+        self.leaf = _leaf_name(env.observation_spec)
+
+    @property
+    def observation_spec(self) -> Any:
+        from jumanji import specs
+
+        spec = self._env.observation_spec
+        if "declared" not in self.hooks:
+            return spec
+        leaf = getattr(spec, self.leaf)
+        broken = specs.BoundedArray((*leaf.shape, 1), leaf.dtype, leaf.minimum, leaf.maximum, leaf.name)
+        return spec.replace(**{self.leaf: broken})
+
+    def reset(self, key: Any) -> Any:
+        ignore = self.hooks.get("key")
+        return self._env.reset(ignore(key) if ignore is not None else key)
+
+    def step(self, state: Any, action: Any) -> Any:
+        active = state.step_count + 1 >= self.k
+        if (hook := self.hooks.get("action")) is not None:
+            action = hook(_Shim(self._env.action_spec), jnp.asarray(action), active)
+        state, timestep = self._env.step(state, action)
+        if (hook := self.hooks.get("observation")) is not None:
+            spec = getattr(self._env.observation_spec, self.leaf)
+            observation = timestep.observation
+            leaf = hook(_Shim(spec), getattr(observation, self.leaf), active)
+            timestep = timestep.replace(observation=observation._replace(**{self.leaf: leaf}))
+        if (hook := self.hooks.get("reward")) is not None:
+            timestep = timestep.replace(reward=hook(timestep.reward, active))
+        return state, timestep
