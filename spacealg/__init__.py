@@ -44,6 +44,7 @@ from spacealg.spaces.finite import BOOL, FiniteSet
 from spacealg.spaces.graph import Graph
 from spacealg.spaces.interval import REALS, Interval
 from spacealg.spaces.masked import Masked, MaskError
+from spacealg.spaces.dynamic import Dynamic
 from spacealg.spaces.onehot import OneHot
 from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct, product
@@ -79,6 +80,7 @@ __all__ = [
     "ContinuousSpaceStyle",
     "DataclassSpace",
     "DictProduct",
+    "Dynamic",
     "FiniteSet",
     "FiniteSpaceStyle",
     "GenericFunction",
