@@ -124,6 +124,8 @@ class Dynamic(Space):
         if isinstance(template, Dynamic):
             raise TypeError("Dynamic: space is already Dynamic; name every dynamic axis in one Dynamic")
         try:
+            if eltype(template) is not np.ndarray:
+                raise TypeError
             shape = tuple(int(d) for d in elsize(template))
         except TypeError:
             raise TypeError(f"Dynamic: space must be an array space (its members arrays of one shape), "
