@@ -55,7 +55,7 @@ CHECKED: dict[Any, tuple[str, ...]] = {}
 """Verdicts by spec (:func:`_key`): the problems found, empty when the laws hold."""
 
 
-class Disagreement(AssertionError):
+class DisagreementError(AssertionError):
     """spacealg disagrees with TorchRL on a spec the test built."""
 
 
@@ -76,7 +76,7 @@ def _fits(shape: Any, spec: Any) -> bool:
 def _has_nan(value: Any) -> bool:
     if isinstance(value, torch.Tensor):
         return value.is_floating_point() and bool(torch.isnan(value).any())
-    return any(_has_nan(value[k]) for k in value.keys()) if hasattr(value, "keys") else False
+    return any(_has_nan(value[k]) for k in value.keys()) if hasattr(value, "keys") else False  # noqa: SIM118
 
 
 def _expected(spec: Any, value: Any) -> bool:
@@ -95,7 +95,7 @@ def _back(space: Any, spec: Any) -> Any:
 def _same(a: Any, b: Any) -> bool:
     if isinstance(a, td.Composite):
         return (type(a) is type(b) and list(a.keys()) == list(b.keys()) and a.shape == b.shape
-                and a.device == b.device and all(_same(a[k], b[k]) for k in a.keys()))
+                and a.device == b.device and all(_same(a[k], b[k]) for k in a.keys()))  # noqa: SIM118
     return type(a) is type(b) and bool(a == b) and a.dtype == b.dtype and a.device == b.device
 
 
@@ -103,7 +103,7 @@ def _renamed(a: Any, b: Any) -> bool:
     """Whether ``b`` is ``a`` under another TorchRL name the table documents (entry by entry)."""
     if isinstance(a, td.Composite):
         return (isinstance(b, td.Composite) and list(a.keys()) == list(b.keys())
-                and all(_same(a[k], b[k]) or _renamed(a[k], b[k]) for k in a.keys()))
+                and all(_same(a[k], b[k]) or _renamed(a[k], b[k]) for k in a.keys()))  # noqa: SIM118
     return any(isinstance(a, x) and isinstance(b, y) for x, y in RENAMES) and tuple(a.shape) == tuple(b.shape)
 
 
@@ -223,7 +223,7 @@ RECORDER = Recorder()
 def _wrap(cls: type) -> None:
     init = cls.__dict__["__init__"]
 
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+    def recording_init(self: Any, *args: Any, **kwargs: Any) -> None:
         RECORDER.depth += 1
         try:
             init(self, *args, **kwargs)
@@ -232,8 +232,8 @@ def _wrap(cls: type) -> None:
         if RECORDER.depth == 0 and RECORDER.specs is not None and not RECORDER.paused:
             RECORDER.specs.append(self)
 
-    __init__.__wrapped__ = init  # type: ignore[attr-defined]
-    cls.__init__ = __init__  # type: ignore[misc]
+    recording_init.__wrapped__ = init  # type: ignore[attr-defined]
+    cls.__init__ = recording_init  # type: ignore[misc]
 
 
 def _spec_classes() -> Iterator[type]:
@@ -308,7 +308,7 @@ class SpecLaws:
         finally:
             RECORDER.paused = False
         if problems:
-            raise Disagreement("spacealg disagrees with TorchRL:\n" + "\n".join(dict.fromkeys(problems)))
+            raise DisagreementError("spacealg disagrees with TorchRL:\n" + "\n".join(dict.fromkeys(problems)))
         return result
 
     def pytest_runtest_logreport(self, report: Any) -> None:

@@ -40,11 +40,11 @@ from spacealg.serialize import from_json, to_json
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
+from spacealg.spaces.dynamic import Dynamic
 from spacealg.spaces.finite import BOOL, FiniteSet
 from spacealg.spaces.graph import Graph
 from spacealg.spaces.interval import REALS, Interval
 from spacealg.spaces.masked import Masked, MaskError
-from spacealg.spaces.dynamic import Dynamic
 from spacealg.spaces.onehot import OneHot
 from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct, product

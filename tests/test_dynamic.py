@@ -164,7 +164,8 @@ def test_constructor_errors_name_the_argument():
     for bad, error, match in [((box, 1), ValueError, "length 1"), ((box, 2), ValueError, "axes"),
                               ((box, (0, 0)), ValueError, "distinct"), ((box, "0"), TypeError, "axes"),
                               ((box, ()), TypeError, "axes"), ((box, True), TypeError, "axes"),
-                              ((sa.Text(3),), TypeError, "array space"), ((Box(0.0, 1.0, shape=()),), ValueError, "0-d"),
+                              ((sa.Text(3),), TypeError, "array space"),
+                              ((Box(0.0, 1.0, shape=()),), ValueError, "0-d"),
                               ((Dynamic(box),), TypeError, "already Dynamic")]:
         with pytest.raises(error, match=match):
             Dynamic(*bad)

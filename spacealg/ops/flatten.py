@@ -71,10 +71,10 @@ from spacealg.core.protocol import elsize
 from spacealg.core.space import Space
 from spacealg.ops.kernel import NUMPY
 from spacealg.spaces.box import Box
+from spacealg.spaces.dynamic import Dynamic, no_fixed_width
 from spacealg.spaces.graph import Graph, GraphInstance
 from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct
-from spacealg.spaces.dynamic import Dynamic, no_fixed_width
 from spacealg.spaces.sequence import Sequence, stacked
 from spacealg.spaces.text import Text
 
