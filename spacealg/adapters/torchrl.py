@@ -20,6 +20,9 @@ a float-dtype ``Categorical``/``Binary``/...   TypeError (integers stored as flo
 ``OneHot(n, shape=(*b, n), dtype)``            ``OneHot(n, shape, dtype)`` (the same vectors)
 ``MultiOneHot(nvec, shape=(*b, sum(nvec)))``   ``OneHot(nvec, shape, dtype)``
 a ``mask`` on either                           ``Masked`` of that over the hot positions
+a ``-1`` dimension in a leaf's shape            ``Dynamic(space, axes)``: ``space`` the leaf's
+                                               space with length 1 there (TorchRL's safe
+                                               shape), ``axes`` where the ``-1`` are
 ``Composite(key=spec, ..., shape=batch)``      ``DictProduct`` (key order kept; the entries'
                                                shapes include the batch shape; ``None``
                                                entries, which ``rand`` leaves out, left out)
@@ -44,6 +47,7 @@ other ``Box``                                  ``Bounded(low, high, shape, dtype
 ``Categorical`` with ``start != 0``            ``Bounded(start, start + nvec - 1, dtype)``
                                                (TorchRL has no ``start``: the set is kept)
 ``ArraySpace(bool, *dims)``                    ``Categorical(2, shape=dims, dtype=bool)``
+``Dynamic(space, axes)``                        ``space``'s spec with ``-1`` along ``axes``
 ``Masked`` of a ``Categorical``/``OneHot``     its spec with TorchRL's ``mask`` (a joint mask:
                                                TypeError)
 ``DictProduct``                                ``Composite`` (same key order)
@@ -64,7 +68,13 @@ included), and ``contains(x, from_torchrl(spec)) == spec.is_in(x)`` on their vec
 from_torchrl(spec)`` has that ``Categorical`` as its image, so ``decode(x, o)`` is the
 vector standing for the position ``x`` and ``encode(v, o)`` the way back. ``contains(x, spec)`` is
 ``spec.is_in(x)`` for a tensor of exactly the spec's shape (``is_in`` itself also accepts
-batches: use ``isin``) and free of NaN; it is strict about dtype and device. NaN: TorchRL's
+batches: use ``isin``; along a ``-1`` axis any length, 0 included) and free of NaN; it is
+strict about dtype and device. Shapes are strict too: a tensor of another shape is in no spec
+and in no converted space, even where ``is_in`` accepts it by broadcasting (``rand()`` of a
+shape-``(1,)`` ``MultiCategorical`` returns a 0-d tensor, which ``is_in`` accepts:
+``contains`` refuses it on the spec and on ``from_torchrl(spec)`` alike; reshaped to the
+spec's shape it is a member of both). A ``Composite`` whose own shape has a ``-1`` ties its
+entries' lengths, which no product of ``Dynamic`` spaces does: TypeError. NaN: TorchRL's
 ``Unbounded`` float ``is_in`` accepts NaN, but NaN is a member of no spacealg space (the
 dtype policy: a real set holds real numbers), so ``contains``/``isin`` on the spec reject it,
 as on the converted ``Box``; ``±inf`` is a member of both. ``sample(spec, ...)`` returns
@@ -182,10 +192,7 @@ def _stretched(rule: Any) -> Any:
         axes = tuple(i for i, d in enumerate(spec.shape) if d < 0)
         if not axes:
             return space
-        try:
-            return Dynamic(space, axes)
-        except ValueError as error:  # e.g. a OneHot whose width (its last axis) is -1
-            raise TypeError(f"from_torchrl: {spec!r} has no spacealg equal ({error})") from None
+        return Dynamic(space, axes)
 
     convert.__doc__ = rule.__doc__
     return convert
@@ -287,6 +294,9 @@ def _multionehot_from(spec: td.MultiOneHot) -> Any:
 def _composite_from(spec: td.Composite) -> DictProduct:
     """The named product of the entries; ``None`` entries (TorchRL's placeholders, which
     ``rand``/``zero`` leave out and ``is_in`` ignores) are left out."""
+    if any(d < 0 for d in spec.shape):
+        raise TypeError(f"from_torchrl: {spec!r} has a -1 in its own shape, which ties its entries' lengths; "
+                        "no spacealg space equals it (a product of Dynamic entries does not tie them)")
     return DictProduct([(k, from_torchrl(v)) for k, v in spec.items() if v is not None])
 
 
