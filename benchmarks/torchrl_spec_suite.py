@@ -30,7 +30,7 @@ from_torchrl(s)``:
 from __future__ import annotations
 
 import collections
-import contextlib
+import hashlib
 import sys
 import threading
 from collections.abc import Iterator
@@ -92,18 +92,23 @@ def _back(space: Any, spec: Any) -> Any:
     return to_torchrl(space, spec.device, batch_shape=shape, one_hot=one_hot)
 
 
+def _entries(spec: Any) -> list[str]:
+    """A ``Composite``'s keys but those of ``None`` entries (placeholders, which the table leaves out)."""
+    return [k for k, v in spec.items() if v is not None]
+
+
 def _same(a: Any, b: Any) -> bool:
     if isinstance(a, td.Composite):
-        return (type(a) is type(b) and list(a.keys()) == list(b.keys()) and a.shape == b.shape
-                and a.device == b.device and all(_same(a[k], b[k]) for k in a.keys()))  # noqa: SIM118
+        return (type(a) is type(b) and _entries(a) == _entries(b) and a.shape == b.shape
+                and a.device == b.device and all(_same(a[k], b[k]) for k in _entries(a)))
     return type(a) is type(b) and bool(a == b) and a.dtype == b.dtype and a.device == b.device
 
 
 def _renamed(a: Any, b: Any) -> bool:
     """Whether ``b`` is ``a`` under another TorchRL name the table documents (entry by entry)."""
     if isinstance(a, td.Composite):
-        return (isinstance(b, td.Composite) and list(a.keys()) == list(b.keys())
-                and all(_same(a[k], b[k]) or _renamed(a[k], b[k]) for k in a.keys()))  # noqa: SIM118
+        return (isinstance(b, td.Composite) and _entries(a) == _entries(b)
+                and all(_same(a[k], b[k]) or _renamed(a[k], b[k]) for k in _entries(a)))
     return any(isinstance(a, x) and isinstance(b, y) for x, y in RENAMES) and tuple(a.shape) == tuple(b.shape)
 
 
@@ -246,20 +251,26 @@ def _spec_classes() -> Iterator[type]:
             yield cls
 
 
-@contextlib.contextmanager
-def _full_reprs() -> Iterator[None]:
-    options = torch._tensor_str.PRINT_OPTS
-    saved = dict(vars(options))
-    torch.set_printoptions(profile="full", precision=10)
-    try:
-        yield
-    finally:
-        vars(options).update(saved)
+def _tensor_key(value: Any) -> Any:
+    if not isinstance(value, torch.Tensor):
+        return repr(value)
+    host = value.detach().cpu()
+    if host.dtype == torch.bfloat16:
+        host = host.float()
+    data = host.contiguous().numpy()
+    return (tuple(host.shape), str(value.dtype), hashlib.sha1(data.tobytes()).hexdigest())
 
 
 def _key(spec: Any) -> Any:
-    mask = getattr(spec, "mask", None)
-    return (type(spec), repr(spec), None if mask is None else repr(mask))
+    """What decides the laws' verdict on ``spec``: its class, shape, dtype, device and data."""
+    if isinstance(spec, td.Composite):
+        entries = tuple((k, None if v is None else _key(v)) for k, v in spec.items())
+        return (type(spec), tuple(spec.shape), str(spec.device), entries)
+    space = getattr(spec, "space", None)
+    data = tuple(_tensor_key(getattr(space, name, None)) for name in ("low", "high", "n"))
+    boxes = tuple(int(b.n) for b in getattr(space, "boxes", ()))
+    extra = tuple(_tensor_key(getattr(spec, name, None)) for name in ("nvec", "mask"))
+    return (type(spec), tuple(spec.shape), str(spec.dtype), str(spec.device), data, boxes, extra)
 
 
 def _in(value: Any) -> Iterator[Any]:
@@ -292,19 +303,18 @@ class SpecLaws:
         problems: list[str] = []
         RECORDER.paused = True
         try:
-            with _full_reprs():
-                seen = set()
-                for spec in specs:
-                    if id(spec) in seen:
-                        continue
-                    seen.add(id(spec))
-                    try:
-                        key = _key(spec)
-                    except Exception:  # a spec the test left broken (TorchRL cannot print it)
-                        continue
-                    if key not in CHECKED:
-                        CHECKED[key] = tuple(_checked(spec))
-                    problems += [f"{p}  (spec: {' '.join(key[1].split())[:400]})" for p in CHECKED[key]]
+            seen = set()
+            for spec in specs:
+                if id(spec) in seen:
+                    continue
+                seen.add(id(spec))
+                try:
+                    key = _key(spec)
+                except Exception:  # a spec the test left broken (TorchRL cannot read it)
+                    continue
+                if key not in CHECKED:
+                    CHECKED[key] = tuple(_checked(spec))
+                problems += [" ".join(p.split())[:600] for p in CHECKED[key]]
         finally:
             RECORDER.paused = False
         if problems:
