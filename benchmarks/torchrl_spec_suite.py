@@ -47,8 +47,7 @@ from spacealg.adapters.torchrl import from_torchrl, from_torchrl_value, to_torch
 #: (the spec's class, the class the table picks) for the sets with two TorchRL names
 RENAMES = {
     (td.Bounded, td.Binary), (td.Bounded, td.Unbounded), (td.Bounded, td.Categorical),
-    (td.Binary, td.Categorical), (td.Unbounded, td.Categorical), (td.Bounded, td.MultiCategorical),
-    (td.Bounded, td.OneHot), (td.Bounded, td.MultiOneHot),
+    (td.Binary, td.Categorical), (td.Unbounded, td.Categorical), (td.MultiCategorical, td.Categorical),
 }
 
 CHECKED: dict[Any, tuple[str, ...]] = {}

@@ -213,7 +213,8 @@ def test_dynamic_membership_agrees_with_is_in_at_every_length(spec, seed, length
     except RuntimeError:  # TorchRL cannot draw a -1 OneHot/MultiOneHot
         assert isinstance(spec, (td.OneHot, td.MultiOneHot))
     else:
-        assert bool(spec.is_in(drawn)) and sa.contains(drawn, spec) and sa.contains(from_torchrl_value(drawn, spec), space)
+        assert bool(spec.is_in(drawn)) and sa.contains(drawn, spec)
+        assert sa.contains(from_torchrl_value(drawn, spec), space)
     ours = sa.sample(spec, rng=seed)
     assert bool(spec.is_in(ours)) and sa.contains(ours, spec)
     assert bool(spec.is_in(to_torchrl_value(sa.sample(space, rng=seed), spec)))
@@ -257,3 +258,39 @@ def test_shapes_are_strict_where_is_in_broadcasts(spec, value):
     if value.numel() == math.prod(spec.shape):
         fitted = value.reshape(spec.shape)
         assert sa.contains(fitted, spec) and sa.contains(from_torchrl_value(fitted, spec), space)
+
+
+# -- the harness that runs TorchRL's own test_specs.py through these laws -------------------------
+
+
+def _suite():
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).parents[1] / "benchmarks" / "torchrl_spec_suite.py"
+    spec = importlib.util.spec_from_file_location("torchrl_spec_suite", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("spec", [*SPECS, *DYNAMIC_SPECS, td.MultiCategorical([3], shape=(1,))],
+                         ids=lambda s: f"{type(s).__name__}{tuple(s.shape)}")
+def test_the_spec_suite_laws_hold_on_the_adapter_specs(spec):
+    assert _suite().laws(spec) == []
+
+
+def test_the_spec_suite_laws_fail_when_spacealg_disagrees():
+    """A conversion that widens a Bounded spec's set (a mutation of the adapter) is caught at
+    its edges; one that drops a -1 is caught by the round trip; a spec with no equal is named."""
+    laws = _suite().laws
+    original = from_torchrl.implementation_for(td.Bounded)
+    try:
+        from_torchrl.register(td.Bounded)(lambda s: sa.Box(-2.0, 2.0, shape=tuple(s.shape), dtype=np.float32))
+        assert any(p.startswith("[edges]") for p in laws(td.Bounded(-1.0, 1.0, shape=(2,))))
+        from_torchrl.register(td.Bounded)(lambda s: sa.Box(-1.0, 1.0, shape=(1, 2), dtype=np.float32))
+        assert any(p.startswith("[round-trip]") for p in laws(td.Bounded(-1.0, 1.0, shape=(-1, 2))))
+    finally:
+        from_torchrl.register(td.Bounded)(original)
+    assert laws(td.Bounded(-1.0, 1.0, shape=(2,))) == []
+    assert laws(td.NonTensor(shape=()))[0].startswith("[no-equal]")

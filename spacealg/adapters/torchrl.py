@@ -60,7 +60,8 @@ Laws: ``to_torchrl(from_torchrl(spec), spec.device, batch_shape=spec.shape) == s
 back too) for every spec with a rule, except where the
 set has two TorchRL names and the table picks one: ``Bounded(0, 1)`` of integers comes back
 as ``Binary``, a ``Bounded`` spec spanning its dtype's whole range as ``Unbounded``,
-bool ``Binary``/``Bounded``/``Unbounded`` specs as ``Categorical(2, dtype=bool)``.
+bool ``Binary``/``Bounded``/``Unbounded`` specs as ``Categorical(2, dtype=bool)``, a
+``MultiCategorical`` whose ``nvec`` is one ``n`` as ``Categorical(n, shape)``.
 ``OneHot``/``MultiOneHot`` specs round-trip without options (shape, batch axes and dtype
 included), and ``contains(x, from_torchrl(spec)) == spec.is_in(x)`` on their vectors.
 ``one_hot=True`` is an encoding for the positions' spaces: a ``Categorical`` from 0 (one
