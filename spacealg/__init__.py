@@ -40,6 +40,7 @@ from spacealg.serialize import from_json, to_json
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
+from spacealg.spaces.dynamic import Dynamic
 from spacealg.spaces.finite import BOOL, FiniteSet
 from spacealg.spaces.graph import Graph
 from spacealg.spaces.interval import REALS, Interval
@@ -79,6 +80,7 @@ __all__ = [
     "ContinuousSpaceStyle",
     "DataclassSpace",
     "DictProduct",
+    "Dynamic",
     "FiniteSet",
     "FiniteSpaceStyle",
     "GenericFunction",

@@ -3,6 +3,8 @@ membership agreeing with ``spec.is_in``, samples passing it, conversions from sp
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -164,3 +166,131 @@ def test_tuples_are_composites_keyed_by_position():
     spec = to_torchrl(sa.TupleProduct(range(3), sa.Box(0.0, 1.0, shape=(2,))))
     assert list(spec.keys()) == ["0", "1"]
     assert spec.is_in(to_torchrl_value({"0": 2, "1": np.zeros(2, np.float32)}, spec))
+
+
+# -- issue 39: dynamic (-1) dimensions, and strict shapes ------------------------------------------
+
+DYNAMIC_SPECS = [
+    td.Unbounded(shape=(-1, 1, 2)),
+    td.Unbounded(shape=(-1, 3), dtype=torch.int64),
+    td.Bounded(-1.0, 1.0, shape=(-1, 2)),
+    td.Bounded(-3, 3, shape=(3, -1), dtype=torch.int32),
+    td.Bounded(0.0, 1.0, shape=(-1, -1, 2), dtype=torch.float64),
+    td.Categorical(4, shape=(-1,)),
+    td.Categorical(4, shape=(2, -1), dtype=torch.int32),
+    td.Categorical(2, shape=(-1, 1), dtype=torch.bool),
+    td.MultiCategorical([2, 3], shape=(-1, 2)),
+    td.Binary(shape=(-1, 3)),
+    td.OneHot(3, shape=(-1, 3)),
+    td.MultiOneHot([2, 3], shape=(-1, 5)),
+    td.Composite(a=td.Unbounded(shape=(-1, 3)), b=td.Categorical(3)),
+]
+
+
+@pytest.mark.parametrize("spec", DYNAMIC_SPECS, ids=lambda s: f"{type(s).__name__}{tuple(s.shape)}")
+def test_dynamic_specs_are_dynamic_spaces_and_round_trip(spec):
+    space = from_torchrl(spec)
+    leaf = space["a"] if isinstance(spec, td.Composite) else space
+    assert isinstance(leaf, sa.Dynamic)
+    assert leaf.axes == tuple(i for i, d in enumerate((spec["a"] if isinstance(spec, td.Composite) else spec).shape)
+                              if d < 0)
+    back = _roundtrip_to(space, spec)
+    assert _equal(back, spec), back
+    assert from_torchrl(back) == space
+
+
+@pytest.mark.parametrize("spec", [s for s in DYNAMIC_SPECS if not isinstance(s, td.Composite)],
+                         ids=lambda s: f"{type(s).__name__}{tuple(s.shape)}")
+@given(st.integers(0, 2**32 - 1), st.lists(st.integers(0, 3), min_size=2, max_size=2))
+def test_dynamic_membership_agrees_with_is_in_at_every_length(spec, seed, lengths):
+    """TorchRL's own draws (where it can draw: not a -1 OneHot) are members; our draws pass
+    ``is_in``; and on values of any lengths near the edges, contains on the spec and on the
+    converted space agree with ``is_in`` (length 0 included)."""
+    space = from_torchrl(spec)
+    template = space.space
+    try:
+        drawn = spec.rand()
+    except RuntimeError:  # TorchRL cannot draw a -1 OneHot/MultiOneHot
+        assert isinstance(spec, (td.OneHot, td.MultiOneHot))
+    else:
+        assert bool(spec.is_in(drawn)) and sa.contains(drawn, spec)
+        assert sa.contains(from_torchrl_value(drawn, spec), space)
+    ours = sa.sample(spec, rng=seed)
+    assert bool(spec.is_in(ours)) and sa.contains(ours, spec)
+    assert bool(spec.is_in(to_torchrl_value(sa.sample(space, rng=seed), spec)))
+    shape = list(space.shape)
+    for a, n in zip(space.axes, lengths):
+        shape[a] = n
+    base = sa.sample(template, rng=seed)
+    low, high = sa.bounds(template)
+    candidates = [np.broadcast_to(base, shape), np.broadcast_to(low, shape), np.broadcast_to(high, shape),
+                  np.zeros(shape), np.ones(shape), np.broadcast_to(high, shape) + 1, np.broadcast_to(low, shape) - 1]
+    for value in candidates:
+        tensor = torch.as_tensor(np.array(value)).to(spec.dtype)
+        inside = bool(spec.is_in(tensor))
+        assert sa.contains(tensor, spec) == inside == sa.contains(from_torchrl_value(tensor, spec), space), value
+
+
+def test_a_wrong_fixed_length_is_in_no_dynamic_spec():
+    spec = td.Bounded(-1.0, 1.0, shape=(-1, 2))
+    assert not sa.contains(torch.zeros(3, 3), spec) and not _valid(spec, torch.zeros(3, 3))  # is_in raises
+    assert sa.isin(torch.zeros(4, 3, 2), spec).tolist() == [True] * 4
+
+
+def test_a_composite_with_a_dynamic_shape_has_no_equal():
+    with pytest.raises(TypeError, match="ties its entries' lengths"):
+        from_torchrl(td.Composite(a=td.Unbounded(shape=(-1, 3)), shape=(-1,)))
+
+
+@pytest.mark.parametrize("spec, value", [
+    (td.MultiCategorical([3], shape=(1,)), None),  # its own rand(): a 0-d tensor
+    (td.Unbounded(shape=(1, 2)), torch.zeros(5, 2)),
+    (td.Bounded(0.0, 1.0, shape=(1,)), torch.tensor(0.5)),
+])
+def test_shapes_are_strict_where_is_in_broadcasts(spec, value):
+    """Issue 39 point 3: ``is_in`` accepts a tensor that broadcasts to the spec's shape;
+    ``contains`` on the spec and on the converted space refuse it alike (the stated law), and
+    accept it reshaped to the spec's shape."""
+    value = spec.rand() if value is None else value
+    assert tuple(value.shape) != tuple(spec.shape) and bool(spec.is_in(value))
+    space = from_torchrl(spec)
+    assert not sa.contains(value, spec) and not sa.contains(from_torchrl_value(value, spec), space)
+    if value.numel() == math.prod(spec.shape):
+        fitted = value.reshape(spec.shape)
+        assert sa.contains(fitted, spec) and sa.contains(from_torchrl_value(fitted, spec), space)
+
+
+# -- the harness that runs TorchRL's own test_specs.py through these laws -------------------------
+
+
+def _suite():
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).parents[1] / "benchmarks" / "torchrl_spec_suite.py"
+    spec = importlib.util.spec_from_file_location("torchrl_spec_suite", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("spec", [*SPECS, *DYNAMIC_SPECS, td.MultiCategorical([3], shape=(1,))],
+                         ids=lambda s: f"{type(s).__name__}{tuple(s.shape)}")
+def test_the_spec_suite_laws_hold_on_the_adapter_specs(spec):
+    assert _suite().laws(spec) == []
+
+
+def test_the_spec_suite_laws_fail_when_spacealg_disagrees():
+    """A conversion that widens a Bounded spec's set (a mutation of the adapter) is caught at
+    its edges; one that drops a -1 is caught by the round trip; a spec with no equal is named."""
+    laws = _suite().laws
+    original = from_torchrl.implementation_for(td.Bounded)
+    try:
+        from_torchrl.register(td.Bounded)(lambda s: sa.Box(-2.0, 2.0, shape=tuple(s.shape), dtype=np.float32))
+        assert any(p.startswith("[edges]") for p in laws(td.Bounded(-1.0, 1.0, shape=(2,))))
+        from_torchrl.register(td.Bounded)(lambda s: sa.Box(-1.0, 1.0, shape=(1, 2), dtype=np.float32))
+        assert any(p.startswith("[round-trip]") for p in laws(td.Bounded(-1.0, 1.0, shape=(-1, 2))))
+    finally:
+        from_torchrl.register(td.Bounded)(original)
+    assert laws(td.Bounded(-1.0, 1.0, shape=(2,))) == []
+    assert laws(td.NonTensor(shape=()))[0].startswith("[no-equal]")

@@ -20,6 +20,9 @@ a float-dtype ``Categorical``/``Binary``/...   TypeError (integers stored as flo
 ``OneHot(n, shape=(*b, n), dtype)``            ``OneHot(n, shape, dtype)`` (the same vectors)
 ``MultiOneHot(nvec, shape=(*b, sum(nvec)))``   ``OneHot(nvec, shape, dtype)``
 a ``mask`` on either                           ``Masked`` of that over the hot positions
+a ``-1`` dimension in a leaf's shape            ``Dynamic(space, axes)``: ``space`` the leaf's
+                                               space with length 1 there (TorchRL's safe
+                                               shape), ``axes`` where the ``-1`` are
 ``Composite(key=spec, ..., shape=batch)``      ``DictProduct`` (key order kept; the entries'
                                                shapes include the batch shape; ``None``
                                                entries, which ``rand`` leaves out, left out)
@@ -44,6 +47,7 @@ other ``Box``                                  ``Bounded(low, high, shape, dtype
 ``Categorical`` with ``start != 0``            ``Bounded(start, start + nvec - 1, dtype)``
                                                (TorchRL has no ``start``: the set is kept)
 ``ArraySpace(bool, *dims)``                    ``Categorical(2, shape=dims, dtype=bool)``
+``Dynamic(space, axes)``                        ``space``'s spec with ``-1`` along ``axes``
 ``Masked`` of a ``Categorical``/``OneHot``     its spec with TorchRL's ``mask`` (a joint mask:
                                                TypeError)
 ``DictProduct``                                ``Composite`` (same key order)
@@ -56,7 +60,8 @@ Laws: ``to_torchrl(from_torchrl(spec), spec.device, batch_shape=spec.shape) == s
 back too) for every spec with a rule, except where the
 set has two TorchRL names and the table picks one: ``Bounded(0, 1)`` of integers comes back
 as ``Binary``, a ``Bounded`` spec spanning its dtype's whole range as ``Unbounded``,
-bool ``Binary``/``Bounded``/``Unbounded`` specs as ``Categorical(2, dtype=bool)``.
+bool ``Binary``/``Bounded``/``Unbounded`` specs as ``Categorical(2, dtype=bool)``, a
+``MultiCategorical`` whose ``nvec`` is one ``n`` as ``Categorical(n, shape)``.
 ``OneHot``/``MultiOneHot`` specs round-trip without options (shape, batch axes and dtype
 included), and ``contains(x, from_torchrl(spec)) == spec.is_in(x)`` on their vectors.
 ``one_hot=True`` is an encoding for the positions' spaces: a ``Categorical`` from 0 (one
@@ -64,7 +69,13 @@ included), and ``contains(x, from_torchrl(spec)) == spec.is_in(x)`` on their vec
 from_torchrl(spec)`` has that ``Categorical`` as its image, so ``decode(x, o)`` is the
 vector standing for the position ``x`` and ``encode(v, o)`` the way back. ``contains(x, spec)`` is
 ``spec.is_in(x)`` for a tensor of exactly the spec's shape (``is_in`` itself also accepts
-batches: use ``isin``) and free of NaN; it is strict about dtype and device. NaN: TorchRL's
+batches: use ``isin``; along a ``-1`` axis any length, 0 included) and free of NaN; it is
+strict about dtype and device. Shapes are strict too: a tensor of another shape is in no spec
+and in no converted space, even where ``is_in`` accepts it by broadcasting (``rand()`` of a
+shape-``(1,)`` ``MultiCategorical`` returns a 0-d tensor, which ``is_in`` accepts:
+``contains`` refuses it on the spec and on ``from_torchrl(spec)`` alike; reshaped to the
+spec's shape it is a member of both). A ``Composite`` whose own shape has a ``-1`` ties its
+entries' lengths, which no product of ``Dynamic`` spaces does: TypeError. NaN: TorchRL's
 ``Unbounded`` float ``is_in`` accepts NaN, but NaN is a member of no spacealg space (the
 dtype policy: a real set holds real numbers), so ``contains``/``isin`` on the spec reject it,
 as on the converted ``Box``; ``±inf`` is a member of both. ``sample(spec, ...)`` returns
@@ -89,6 +100,7 @@ from spacealg.core.generic import as_space, generic
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
+from spacealg.spaces.dynamic import Dynamic
 from spacealg.spaces.finite import BOOL, int64_run, range_length
 from spacealg.spaces.masked import Masked
 from spacealg.spaces.onehot import OneHot
@@ -162,19 +174,43 @@ def _numpy(tensor: torch.Tensor) -> np.ndarray:
 
 
 def _shape(spec: Any) -> tuple[int, ...]:
-    return tuple(int(d) for d in spec.shape)
+    """The spec's shape with length 1 along its dynamic (``-1``) axes: TorchRL's own ``_safe_shape``,
+    the shape of its bounds, ``nvec`` and masks, and of the template of its ``Dynamic``."""
+    return tuple(int(d) if d >= 0 else 1 for d in spec.shape)
+
+
+def _fits(shape: Any, spec: Any) -> bool:
+    """Whether an array of ``shape`` has the spec's shape (any length along a ``-1`` axis)."""
+    return len(shape) == len(spec.shape) and all(d == s or s < 0 for d, s in zip(shape, spec.shape))
+
+
+def _stretched(rule: Any) -> Any:
+    """``rule`` for a leaf spec, made ``Dynamic`` along the spec's ``-1`` axes (the rule sees
+    the template's shape, :func:`_shape`)."""
+
+    def convert(spec: Any) -> Any:
+        space = rule(spec)
+        axes = tuple(i for i, d in enumerate(spec.shape) if d < 0)
+        if not axes:
+            return space
+        return Dynamic(space, axes)
+
+    convert.__doc__ = rule.__doc__
+    return convert
 
 
 # -- from_torchrl: one rule per TorchRL class ----------------------------------------------
 
 
 @from_torchrl.register(td.Bounded)
+@_stretched
 def _bounded_from(spec: Any) -> Box:
     dtype = numpy_dtype(spec.dtype, spec)
     return Box(_numpy(spec.space.low), _numpy(spec.space.high), shape=_shape(spec), dtype=dtype)
 
 
 @from_torchrl.register(td.Unbounded)
+@_stretched
 def _unbounded_from(spec: Any) -> Box:
     return unbounded_box(_shape(spec), numpy_dtype(spec.dtype, spec))
 
@@ -208,6 +244,7 @@ def _masked(space: Any, spec: Any, split: list[int] | None) -> Any:
 
 
 @from_torchrl.register(td.Categorical)
+@_stretched
 def _categorical_from(spec: td.Categorical) -> Any:
     n = int(spec.space.n)
     shape = _shape(spec)
@@ -219,6 +256,7 @@ def _categorical_from(spec: td.Categorical) -> Any:
 
 
 @from_torchrl.register(td.MultiCategorical)
+@_stretched
 def _multicategorical_from(spec: td.MultiCategorical) -> Any:
     nvec = np.broadcast_to(_numpy(spec.nvec), _shape(spec))
     space = Categorical(np.array(nvec), dtype=_integer_dtype(spec))
@@ -227,11 +265,13 @@ def _multicategorical_from(spec: td.MultiCategorical) -> Any:
 
 
 @from_torchrl.register(td.Binary)
+@_stretched
 def _binary_from(spec: td.Binary) -> Box:
     return Box(0, 1, shape=_shape(spec), dtype=_integer_dtype(spec))
 
 
 @from_torchrl.register(td.OneHot)
+@_stretched
 def _onehot_from(spec: td.OneHot) -> Any:
     """The ``OneHot`` space; with a ``mask``, ``Masked`` over its hot positions (per entry)."""
     space = OneHot(int(spec.space.n), shape=_shape(spec), dtype=numpy_dtype(spec.dtype, spec))
@@ -243,6 +283,7 @@ def _blocks(spec: td.MultiOneHot) -> list[int]:
 
 
 @from_torchrl.register(td.MultiOneHot)
+@_stretched
 def _multionehot_from(spec: td.MultiOneHot) -> Any:
     """The ``OneHot`` space of the blocks; with a ``mask``, ``Masked`` over each block's hot
     positions (a tuple of per-block masks per entry)."""
@@ -254,6 +295,9 @@ def _multionehot_from(spec: td.MultiOneHot) -> Any:
 def _composite_from(spec: td.Composite) -> DictProduct:
     """The named product of the entries; ``None`` entries (TorchRL's placeholders, which
     ``rand``/``zero`` leave out and ``is_in`` ignores) are left out."""
+    if any(d < 0 for d in spec.shape):
+        raise TypeError(f"from_torchrl: {spec!r} has a -1 in its own shape, which ties its entries' lengths; "
+                        "no spacealg space equals it (a product of Dynamic entries does not tie them)")
     return DictProduct([(k, from_torchrl(v)) for k, v in spec.items() if v is not None])
 
 
@@ -371,6 +415,17 @@ def _masked_to(space: Masked, device: Device = None, *, batch_shape: Any = (), o
     return spec
 
 
+@to_torchrl.register(Dynamic)
+def _dynamic_to(space: Dynamic, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
+    """The template's spec with ``-1`` along the dynamic axes (TorchRL's ``make_neg_dim``)."""
+    spec = to_torchrl(space.space, device, one_hot=one_hot)
+    if isinstance(spec, td.Composite):  # the template went through an encoding: no leaf to stretch
+        raise TypeError(f"to_torchrl: {space!r} has no TorchRL equivalent (its template is no TorchRL leaf)")
+    for axis in space.axes:
+        spec.make_neg_dim(axis)
+    return spec
+
+
 @to_torchrl.register(DictProduct)
 @to_torchrl.register(TupleProduct)
 def _product_to(space: Any, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
@@ -438,10 +493,10 @@ def _is_member(spec: Any, x: Any) -> bool:
         keys = {k for k, s in spec.items() if s is not None}  # None entries: placeholders, left out
         if not isinstance(x, (Mapping, TensorDictBase)) or set(x.keys()) != keys:
             return False
-        if isinstance(x, TensorDictBase) and tuple(x.batch_size) != _shape(spec):
+        if isinstance(x, TensorDictBase) and not _fits(tuple(x.batch_size), spec):
             return False
         return all(_is_member(s, x[k]) for k, s in spec.items() if s is not None)
-    if not isinstance(x, torch.Tensor) or tuple(x.shape) != _shape(spec):
+    if not isinstance(x, torch.Tensor) or not _fits(tuple(x.shape), spec):
         return False
     if x.is_floating_point() and bool(torch.isnan(x).any()):  # NaN is in no spacealg set (see the module)
         return False
@@ -451,7 +506,7 @@ def _is_member(spec: Any, x: Any) -> bool:
 def _leading(batch: Any, spec: Any) -> tuple[int, ...]:
     shape = tuple(batch.batch_size if isinstance(batch, TensorDictBase) else batch.shape)
     k = len(spec.shape)
-    if len(shape) < k or shape[len(shape) - k :] != _shape(spec):
+    if len(shape) < k or not _fits(shape[len(shape) - k :], spec):
         raise ValueError(f"isin: a batch of shape {shape} is not a batch of {spec!r}")
     return shape[: len(shape) - k]
 

@@ -61,6 +61,10 @@ class BackendNamespace(Namespace):
     def uniform(self, shape: tuple[int, ...]) -> Any:
         return self._drawing().uniform(shape, self.dtype(np.float64))
 
+    def spawn(self) -> Any:
+        split = getattr(self._drawing(), "split", None)  # a JAX key: a fresh subkey; torch: the generator
+        return split() if split is not None else self.rng
+
     def _drawing(self) -> Any:
         if self.adapter is None:
             raise TypeError(f"{self.name}: this operation has no generator to draw from")

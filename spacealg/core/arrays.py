@@ -155,6 +155,12 @@ class Namespace:
         """Floats uniform on ``[0, 1)`` of ``shape``, in the widest float dtype, from :attr:`rng`."""
         return self._generator().random(shape)
 
+    def spawn(self) -> Any:
+        """A generator for a further draw (another rule's, through the protocol) independent of
+        this namespace's own: a NumPy or torch generator is itself (its state advances), a JAX
+        key is split."""
+        return self._generator()
+
     def _generator(self) -> np.random.Generator:
         return self.rng if isinstance(self.rng, np.random.Generator) else np.random.default_rng(self.rng)
 

@@ -31,6 +31,7 @@ ranges, arrays of them)
 ``OneOf``                        promoted   ``[i, *flatten(v)]`` padded with its first entry
 ``Text``                         int32      character indices, padded with ``len(charset)``
 ``Sequence``/``Graph``           (none)     the stacked members' flattenings, not one vector
+``Dynamic``                      (none)     ValueError: any length along an axis, no fixed width
 a kind with an image            the        the image's flattening of the encoded member
 (:mod:`spacealg.core.image`)    image's    (a one-hot vector: itself, as its position's)
 ===============================  =========  ==============================================
@@ -70,6 +71,7 @@ from spacealg.core.protocol import elsize
 from spacealg.core.space import Space
 from spacealg.ops.kernel import NUMPY
 from spacealg.spaces.box import Box
+from spacealg.spaces.dynamic import Dynamic, no_fixed_width
 from spacealg.spaces.graph import Graph, GraphInstance
 from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct
@@ -682,6 +684,12 @@ class SequenceCodec(FlatCodec):
 
     def box(self) -> Sequence:
         return Sequence(self.feature.box(), stack=self.stack)
+
+
+@flat_codec.register(Dynamic)
+def _dynamic_codec(space: Dynamic) -> FlatCodec:
+    """None: a Dynamic has no fixed width (ValueError naming its dynamic axes)."""
+    raise no_fixed_width(space, "flatten")
 
 
 @flat_codec.register(Graph)

@@ -4,6 +4,7 @@ from spacealg.spaces import (  # noqa: F401
     array,
     box,
     categorical,
+    dynamic,
     finite,
     graph,
     interval,
