@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from spacealg.testing.engine.resolve import EnvSource, resolve
-from spacealg.testing.engine.runner import EnvCheckReport, EnvKind, close, probe, replay_kind
+from spacealg.testing.engine.resolve import resolve
+from spacealg.testing.engine.runner import EnvCheckReport, EnvKind, close, replay_kind
 from spacealg.testing.registry import claimant, kind_of
 
-__all__ = ["check", "checker_for", "env_kind_of", "env_test", "kind_for", "replay"]
+__all__ = ["check", "checker_for", "env_test", "kind_for", "replay"]
 
 
 def kind_for(env: Any) -> EnvKind:
@@ -38,11 +38,6 @@ def kind_for(env: Any) -> EnvKind:
         return kind_of(instance)
     finally:
         close(instance, source)
-
-
-def env_kind_of(source: EnvSource) -> str:
-    """The name of the kind of the environment ``source`` builds."""
-    return probe(source, kind_of).name  # type: ignore[no-any-return]
 
 
 def checker_for(env: Any) -> Callable[..., EnvCheckReport]:

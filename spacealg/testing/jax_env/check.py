@@ -129,8 +129,8 @@ class _Check:
     """The state of one check: the environment, its compiled rollouts, the counters."""
 
     def __init__(self, source: EnvSource, options: dict[str, Any]) -> None:
+        from spacealg.adapters.jax_spaces import converted
         from spacealg.testing.jax_env.rollout import Rollouts
-        from spacealg.testing.jax_env.spaces import converted
 
         self.source, self.options = source, options
         env = source.make()

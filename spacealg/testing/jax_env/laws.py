@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from spacealg.adapters.jax_protocols import Protocol
+from spacealg.adapters.jax_spaces import confirm, converted, dtype_problem, members
 from spacealg.testing.engine.errors import short
-from spacealg.testing.jax_env.spaces import confirm, converted, dtype_problem, members
 
 __all__ = ["ORDER", "Found", "first_illegal", "first_violation", "is_legal", "mask_factors"]
 

@@ -32,8 +32,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from spacealg.adapters.jax_protocols import Protocol
+from spacealg.adapters.jax_spaces import converted
 from spacealg.testing.engine.driver import same
-from spacealg.testing.jax_env.spaces import converted
 
 __all__ = ["Rollouts", "drawer", "row_keys"]
 

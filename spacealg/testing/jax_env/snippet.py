@@ -4,7 +4,7 @@ failure with JAX and ends in an assertion that fails while the defect is there.
 A gymnax or Jumanji failure of a trajectory law is replayed with the library's own calls
 (the keys of :mod:`spacealg.adapters.jax_protocols`, the recorded actions, the automatic reset after an end);
 the assertion is the law at the failing step, through
-:func:`~spacealg.testing.jax_env.spaces.is_member` where a space is involved. Other styles
+:func:`~spacealg.adapters.jax_spaces.is_member` where a space is involved. Other styles
 and the laws that compare runs replay through :func:`~spacealg.testing.jax_env.replay_jax`
 (one row) or the checker's own compiled rollouts (batching).
 """
@@ -36,7 +36,7 @@ def _head(error: Any) -> list[str]:
 
 def _gymnax(error: Any) -> list[str]:
     lines = [
-        "from spacealg.testing.jax_env.spaces import is_member",
+        "from spacealg.adapters.jax_spaces import is_member",
         "from spacealg.testing.jax_env.laws import mask_factors",
         *_head(error),
         "env, params = env if isinstance(env, tuple) else (env, env.default_params)",
@@ -55,7 +55,7 @@ def _gymnax(error: Any) -> list[str]:
 
 def _jumanji(error: Any) -> list[str]:
     lines = [
-        "from spacealg.testing.jax_env.spaces import is_member",
+        "from spacealg.adapters.jax_spaces import is_member",
         "from spacealg.testing.jax_env.laws import mask_factors",
         *_head(error),
         "k_reset, k_steps, k_resets = jax.random.split(jax.random.key(np.uint32(seed)), 3)",
@@ -81,7 +81,7 @@ def _assertion(error: Any, style: str) -> list[str]:
         return ["assert is_member(obs, space) and is_member(final, space), (obs, final)  # fails: the defect"]
     if prop == "declared-dtypes":
         return [
-            "from spacealg.testing.jax_env.spaces import converted, dtype_problem",
+            "from spacealg.adapters.jax_spaces import converted, dtype_problem",
             "problem = dtype_problem(obs, converted(space))",
             "assert not problem, problem  # fails: the defect",
         ]
@@ -99,7 +99,7 @@ def _assertion(error: Any, style: str) -> list[str]:
         return ["assert is_member(discount, env.discount_spec) and 0 <= discount <= 1, discount  # fails: the defect"]
     if prop == "action-mask":
         return [
-            "from spacealg.testing.jax_env.spaces import converted",
+            "from spacealg.adapters.jax_spaces import converted",
             f"allowed, why = mask_factors(np.asarray(obs.action_mask)[None], converted({actions_space}), 1)",
             "assert allowed.all(), (obs.action_mask, why)  # fails: the defect",
         ]

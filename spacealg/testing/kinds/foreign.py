@@ -17,20 +17,15 @@ from collections.abc import Callable
 from typing import Any
 
 from spacealg.testing.engine.driver import describe_exception
-from spacealg.testing.engine.errors import EnvCheckError, PropertyError, literal
+from spacealg.testing.engine.errors import PropertyError, literal
 from spacealg.testing.engine.runner import DEFAULT_OPTIONS, EnvCheckReport, EnvKind, check_kind
 
-__all__ = ["ForeignEnvCheckError", "ForeignEpisode", "foreign_snippet"]
+__all__ = ["ForeignEpisode", "foreign_snippet"]
 
 
 def _require(condition: bool, prop: str, detail: str, step: int | None) -> None:
     if not condition:
         raise PropertyError(prop, detail, step)
-
-
-ForeignEnvCheckError = EnvCheckError
-"""The error of a dm_env or TorchRL check (an :class:`EnvCheckError` of kind ``"dm_env"`` or
-``"torchrl"``, whose reproduction replays the actions through that API)."""
 
 
 class ForeignEpisode:

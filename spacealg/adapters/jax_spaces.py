@@ -1,4 +1,5 @@
-"""Membership of recorded batches, through spacealg's adapters.
+"""The declared spaces of JAX environment libraries as spacealg spaces, and membership of
+recorded batches in them (what :func:`~spacealg.testing.check_jax_env` asks of a batch).
 
 :func:`converted` turns a declared space (gymnax space, Jumanji spec, spacealg space) into
 the spacealg space equal to it as a set; :func:`members` decides, for a batch of values with
@@ -21,12 +22,22 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.core.cache import IdentityCache
+
 __all__ = ["confirm", "converted", "dtype_problem", "is_member", "leaves", "members", "plain"]
+
+_CONVERTED: IdentityCache[Any] = IdentityCache("JAX libraries' declared spaces, converted")
 
 
 def converted(space: Any) -> Any:
     """The spacealg space equal to ``space`` (gymnax space, Jumanji spec, Craftax or JaxMARL
-    space, or spacealg space)."""
+    space, or spacealg space), converted once per declared space (held by identity, as
+    spacealg holds plans), so that a check's every example reads the same space and plan.
+    Law: ``converted(s) is converted(s)`` while ``s`` lives."""
+    return _CONVERTED.get_or_compute(space, _convert)
+
+
+def _convert(space: Any) -> Any:
     roots = {c.__module__.partition(".")[0] for c in type(space).__mro__}
     if "gymnax" in roots:
         from spacealg.adapters.gymnax import from_gymnax
