@@ -9,8 +9,9 @@ after an episode ended), the seed and the shortest action sequence found.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +24,9 @@ __all__ = [
     "PROPERTIES",
     "EnvCheckError",
     "PropertyError",
+    "announce_broken",
     "literal",
+    "on_broken",
     "short",
 ]
 
@@ -242,3 +245,24 @@ def literal(value: Any) -> str:
             f"edge_links={literal(value.edge_links)})"
         )
     return repr(value)
+
+
+_LISTENERS: list[Callable[[EnvCheckError], None]] = []
+
+
+@contextlib.contextmanager
+def on_broken(listener: Callable[[EnvCheckError], None]) -> Iterator[None]:
+    """Inside, ``listener(error)`` is called with each broken property the moment a check
+    (in any thread) has found and refined it, before the check goes on to look for others:
+    what a process killed later (a hang, a timeout) had already found."""
+    _LISTENERS.append(listener)
+    try:
+        yield
+    finally:
+        _LISTENERS.remove(listener)
+
+
+def announce_broken(error: EnvCheckError) -> None:
+    """Tell the listeners of :func:`on_broken` that ``error``'s property broke."""
+    for listener in list(_LISTENERS):
+        listener(error)

@@ -12,18 +12,19 @@ params)`` pair of ``gymnax.make``, a factory, ``"module:factory"``).
 
 Laws: every prefix of :data:`~spacealg.adapters.envs.JAX_PREFIXES` has a maker; the
 ``construction`` of an id's source, run after its ``imports``, builds the environment
-``make()`` builds.
+``make()`` builds; :func:`jax_ids` lists the ids of one prefix (the globs ``"gymnax:*"``, ...).
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import Any
 
 from spacealg.adapters.envs import JAX_PREFIXES, is_jax_id
 from spacealg.testing.resolve import EnvSource, resolve
 
-__all__ = ["DEFAULTS", "JAX_PREFIXES", "MAKERS", "is_jax_id", "jax_maker", "jax_source"]
+__all__ = ["DEFAULTS", "JAX_PREFIXES", "MAKERS", "REGISTRIES", "is_jax_id", "jax_ids", "jax_maker", "jax_source"]
 
 MAKERS: dict[str, tuple[str, str, str]] = {
     "gymnax": ("gymnax", "import gymnax", "gymnax.make({args})"),
@@ -43,6 +44,36 @@ environment ``name`` (``{args}``: the name and the keywords)."""
 
 DEFAULTS: dict[str, dict[str, Any]] = {"craftax": {"auto_reset": True}}
 """Keywords an id passes unless given: Craftax's ``auto_reset`` has no default."""
+
+
+def _names(module: str, read: Callable[[Any], Any]) -> Callable[[], list[str]]:
+    return lambda: list(read(importlib.import_module(module)))
+
+
+REGISTRIES: dict[str, Callable[[], list[str]]] = {
+    "gymnax": _names("gymnax", lambda m: m.registered_envs),
+    "jumanji": _names("jumanji", lambda m: sorted(m.registered_environments())),
+    "pgx": _names("pgx", lambda m: m.available_envs()),
+    "craftax": _names("craftax.craftax_env", lambda m: (  # Craftax registers none: its four names
+        "Craftax-Classic-Symbolic-v1", "Craftax-Symbolic-v1", "Craftax-Classic-Pixels-v1", "Craftax-Pixels-v1")),
+    "jaxmarl": _names("jaxmarl.registration", lambda m: m.registered_envs),
+    "navix": _names("navix", lambda m: m.registry()),
+    "xminigrid": _names("xminigrid", lambda m: m.registered_environments()),
+    "brax": _names("brax.envs", lambda m: sorted(m._envs)),  # brax has no public list of its names
+    "playground": _names("mujoco_playground.registry", lambda m: m.ALL_ENVS),
+}
+"""Per id prefix: the names its library registers, in the library's order (the library
+imported by the call: ModuleNotFoundError when it is missing)."""
+
+
+def jax_ids(prefix: str) -> list[str]:
+    """Every id ``prefix:name`` the library of ``prefix`` registers (what the glob
+    ``"prefix:*"`` expands to). ModuleNotFoundError when the library is missing; ValueError
+    for an unknown prefix. Law: the prefixes of :data:`REGISTRIES` are those of
+    :data:`MAKERS`, so every listed id resolves by :func:`jax_maker`."""
+    if prefix not in REGISTRIES:
+        raise ValueError(f"prefix: {prefix!r} is not a JAX id prefix (one of {', '.join(REGISTRIES)})")
+    return [f"{prefix}:{name}" for name in REGISTRIES[prefix]()]
 
 
 def jax_maker(env_id: str, kwargs: dict[str, Any] | None = None) -> tuple[Any, str, tuple[str, ...]]:
