@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name in SUBCOMMANDS:
         module = importlib.import_module(f"spacealg.cli.{name}")
         module.add_parser(subparsers)
-        add_common_arguments(subparsers.choices[name])
+        add_common_arguments(subparsers.choices[name], environments=getattr(module, "MAKES_ENVIRONMENTS", True))
     return parser
 
 

@@ -1,16 +1,19 @@
 """``spacealg check ENV_ID [ENV_ID ...]``: property-test environments and print a report.
 
-ENV_ID is a registered Gymnasium id (``CartPole-v1``), a glob over the registry
-(``"CartPole-*"``) or ``module:factory`` (a Gymnasium environment, a PettingZoo AEC or
-parallel one, a Gymnasium vector environment; the module is imported from the working
-directory too, as with ``python -m``). One environment gets a detailed report; several are
-checked in parallel worker processes (or on a Ray cluster with ``--ray-address``) and
-summarised in a table; every option applies to every environment, and ``--json`` prints
-one JSON document for any number of them (each property held, broken with its
-reproduction, or not checked with why; the warnings). Exit status: 0 when every property
-held, 1 when one broke (the report names each, with the seed, the shortest action sequence
-and a reproduction snippet), 2 when an environment cannot be made (its constructor raised
-or called ``sys.exit``), blocks past the time budget, or the checker itself failed.
+ENV_ID is a registered Gymnasium id (``CartPole-v1``), ``module:factory`` (a Gymnasium
+environment, a PettingZoo AEC or parallel one, a Gymnasium vector environment; the module is
+imported from the working directory too, as with ``python -m``), a JAX id
+(``gymnax:CartPole-v1``), or a glob over any of them (``"CartPole-*"``, ``"gymnax:*"``,
+``"pettingzoo.classic.*_v?:env"``). One environment gets a detailed report. Several (or
+``--results``, ``--report``, ``--ray-address``) are a sweep (:mod:`spacealg.sweep`): each
+is checked by this command, ``spacealg check ID --json`` with the same checking options
+(:func:`checking_argv`), in a process of its own, on local workers or Ray tasks, and
+summarised in a table; ``--results FILE`` makes it resumable. ``--json`` prints one JSON
+document for any number of them (each property held, broken with its reproduction, or not
+checked with why; the warnings). Exit status: 0 when every property held, 1 when one broke
+(the report names each, with the seed, the shortest action sequence and a reproduction
+snippet), 2 when an environment cannot be made (its constructor raised or called
+``sys.exit``), blocks past the time budget, crashes, or the checker itself failed.
 """
 
 from __future__ import annotations

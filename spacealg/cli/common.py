@@ -143,8 +143,14 @@ def parse_env_kwargs(pairs: Sequence[str] | None) -> dict[str, Any]:
     return kwargs
 
 
-def add_common_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options every subcommand takes: ``--json`` and ``--env-kwarg KEY=VALUE``."""
+def add_common_arguments(parser: argparse.ArgumentParser, environments: bool = True) -> None:
+    """The options every subcommand takes: ``--json``, and ``--env-kwarg KEY=VALUE`` where
+    it makes ``environments``."""
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON document on stdout instead of the text report"
+    )
+    if not environments:
+        return
     parser.add_argument(
         "--env-kwarg",
         action="append",
@@ -153,9 +159,6 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
         dest="env_kwarg",
         help="a keyword for the environment's constructor (or gymnasium.make), repeatable; "
         "VALUE is a Python literal (50, True, 'x', [1, 2]) or else a string",
-    )
-    parser.add_argument(
-        "--json", action="store_true", help="print one JSON document on stdout instead of the text report"
     )
 
 

@@ -13,7 +13,10 @@ from typing import Any
 
 from spacealg.cli.common import CommandError, emit_json
 
-__all__ = ["add_parser", "run"]
+__all__ = ["MAKES_ENVIRONMENTS", "add_parser", "run"]
+
+MAKES_ENVIRONMENTS = False
+"""It reads a results file: no ``--env-kwarg``."""
 
 
 def add_parser(subparsers: Any) -> None:

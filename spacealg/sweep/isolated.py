@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -55,8 +56,8 @@ class Isolated:
     """Checks environments one process each (see the module docstring); ``timeout``: the
     seconds a process may run (None: no limit); ``deadline``: the limit the check sets
     itself (``spacealg check``'s 3 x budget + 10 s), named in a timeout's verdict.
-    :meth:`stop` kills the processes still running (the sweep was interrupted). Safe to
-    call from several threads at once."""
+    :meth:`stop` kills the processes still running (the sweep was interrupted), :meth:`close`
+    also removes the scratch files. Safe to call from several threads at once."""
 
     def __init__(self, argv: Sequence[str], timeout: float | None, deadline: float | None) -> None:
         self.argv = list(argv)
@@ -68,12 +69,12 @@ class Isolated:
         self.stopped = False
 
     def __call__(self, env_id: str) -> dict[str, Any]:
-        fd, partial = tempfile.mkstemp(suffix=".jsonl", dir=self.scratch)
-        os.close(fd)
         started = time.perf_counter()
         with self.lock:
             if self.stopped:
                 raise KeyboardInterrupt
+            fd, partial = tempfile.mkstemp(suffix=".jsonl", dir=self.scratch)
+            os.close(fd)
             process = subprocess.Popen(
                 command(env_id, self.argv, partial), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                 env=_environment(), start_new_session=True,  # its own process group: a timeout kills it all
@@ -103,11 +104,20 @@ class Isolated:
             for process in self.running:
                 _kill(process)
 
+    def close(self) -> None:
+        """:meth:`stop`, and remove the scratch directory (once no call is running)."""
+        self.stop()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
 
 def check_isolated(env_id: str, argv: Sequence[str], timeout: float | None, deadline: float | None) -> dict[str, Any]:
     """The row of ``env_id`` checked in a process of its own (a top-level function: a Ray
     task runs it on a node of the cluster)."""
-    return Isolated(argv, timeout, deadline)(env_id)
+    isolated = Isolated(argv, timeout, deadline)
+    try:
+        return isolated(env_id)
+    finally:
+        isolated.close()
 
 
 def _environment() -> dict[str, str]:

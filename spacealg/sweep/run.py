@@ -92,6 +92,7 @@ def _locally(todo: list[str], isolated: Isolated, workers: int, record: Callable
     finally:
         isolated.stop()  # interrupted: end the checks still running (nothing is written for them)
         pool.shutdown(wait=True, cancel_futures=True)
+        isolated.close()
 
 
 def _on_ray(

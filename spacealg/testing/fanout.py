@@ -394,7 +394,8 @@ def summary_table(outcomes: Sequence[Outcome]) -> str:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [header, *rows]]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    counts = {s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "cannot make", "timeout", "error")}
+    statuses = ("passed", "failed", "cannot make", "timeout", "crashed", "error")  # crashed: a sweep's process
+    counts = {s: sum(o.status == s for o in outcomes) for s in statuses}
     lines.append("")
     lines.append(", ".join(f"{v} {k}" for k, v in counts.items() if v) + f" of {len(outcomes)}")
     return "\n".join(lines)
