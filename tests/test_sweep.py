@@ -320,3 +320,13 @@ def test_sweep_options_are_checked(capsys):
         assert main(["check", "a", "b", *bad]) == 2
         assert bad[0] in capsys.readouterr().err
     assert isinstance(build_parser().parse_args(["report", "x"]), argparse.Namespace)
+
+
+def test_a_results_file_another_sweep_is_writing_is_refused(tmp_path, capsys):
+    from spacealg.sweep.results import locked
+
+    path = str(tmp_path / "r.jsonl")
+    with locked(path):
+        assert main(["check", "envcorpus.gym_envs:Corridor", "--results", path, *FAST]) == 2
+    assert "another sweep" in capsys.readouterr().err
+    assert read(path) == []

@@ -7,16 +7,19 @@ Laws (what makes a sweep resumable after ``kill -9`` at any moment):
 - :func:`read` returns every complete row; a last line cut short (the process killed
   during the write) is removed from the file and not returned, so that row is checked
   again and its next line starts cleanly: no row is lost, duplicated or half-written;
-- a row read back equals the row appended.
+- a row read back equals the row appended;
+- while :func:`locked` holds a file, another sweep cannot (its rows would be checked twice).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["append", "read"]
+__all__ = ["append", "locked", "read"]
 
 
 def read(path: str) -> list[dict[str, Any]]:
@@ -56,5 +59,26 @@ def append(path: str, row: dict[str, Any]) -> None:
         while written < len(line):
             written += os.write(fd, line[written:])
         os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def locked(path: str) -> Iterator[None]:
+    """Hold ``path`` (created if missing) for one sweep: ValueError when another process
+    holds it. The lock goes with the process, ``kill -9`` included (``flock``; where the
+    platform has none, nothing is locked)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        try:
+            import fcntl
+        except ImportError:  # not POSIX
+            yield
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ValueError(f"{path} is being written by another sweep (wait for it, or use another file)") from None
+        yield
     finally:
         os.close(fd)

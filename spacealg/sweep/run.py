@@ -42,9 +42,17 @@ def sweep(
     the verdict's text) on ``jobs`` local workers (default: the CPUs) or as Ray tasks on
     ``ray_address``; append each row to ``results`` (skipping the ids it already holds)
     and return one row per id, in order. ValueError when ``results`` holds rows of these
-    ids checked with other options."""
+    ids checked with other options, or another sweep is writing it."""
     if jobs is not None and jobs < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
+    with results_file.locked(results) if results else contextlib.nullcontext():
+        return _sweep(ids, argv, jobs, ray_address, timeout, deadline, results, progress)
+
+
+def _sweep(
+    ids: Sequence[str], argv: Sequence[str], jobs: int | None, ray_address: str | None, timeout: float | None,
+    deadline: float | None, results: str | None, progress: bool,
+) -> list[dict[str, Any]]:
     done = finished_rows(results, ids, argv) if results else {}
     todo = [env_id for env_id in dict.fromkeys(ids) if env_id not in done]
     order = {env_id: i for i, env_id in enumerate(dict.fromkeys(ids))}
