@@ -186,7 +186,8 @@ def row_of(
                    broken=found, verdicts={entry["property"]: "broken" for entry in found})
     row["exit_status"] = EXIT_STATUS.get(row["status"], 2)
     # seconds: the process's, imports included; check_seconds: the check's own (a passed one
-    # reports it); compile_seconds: a JAX check's compilation and probes; steps/s: of the search
+    # reports it); compile_seconds: a JAX check's compilation and probes; steps/s: of the
+    # search after compiling, over the check's own time, or the process's where it gives none
     row["check_seconds"] = row.pop("seconds", None)
     row["seconds"] = round(seconds, 3)
     row["compile_seconds"] = row.pop("setup_seconds", None)
