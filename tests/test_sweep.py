@@ -330,3 +330,16 @@ def test_a_results_file_another_sweep_is_writing_is_refused(tmp_path, capsys):
         assert main(["check", "envcorpus.gym_envs:Corridor", "--results", path, *FAST]) == 2
     assert "another sweep" in capsys.readouterr().err
     assert read(path) == []
+
+
+def test_a_listener_hears_each_broken_property_as_the_check_finds_it():
+    from spacealg.testing import EnvCheckError, check
+    from spacealg.testing.errors import on_broken
+
+    heard: list = []
+    with on_broken(heard.append), pytest.raises(EnvCheckError) as raised:
+        check("envcorpus.gym_envs:LeakyCorridor", max_examples=5, budget=None)
+    assert [e.property for e in heard] == [e.property for e in (raised.value, *raised.value.also)]
+    with pytest.raises(EnvCheckError):  # outside, nothing is heard
+        check("envcorpus.gym_envs:LeakyCorridor", max_examples=5, budget=None)
+    assert len(heard) == 1 + len(raised.value.also)
