@@ -253,17 +253,17 @@ def test_a_sweep_gives_each_env_the_verdicts_of_its_check_alone():
 # --- point 4: the report ---------------------------------------------------------------------
 
 REPORT_ROWS = [
-    {"env_id": "b:two", "order": 1, "status": "failed", "exit_status": 1, "steps_per_second": 1234.5,
+    {"env_id": "b:two", "status": "failed", "exit_status": 1, "steps_per_second": 1234.5,
      "compile_seconds": 2.25, "seconds": 9.0,
      "broken": [{"property": "observation-in-space", "message": "obs 11 | not in Box(0, 10)"},
                 {"property": "compile-once", "message": "traced twice"}]},
-    {"env_id": "a:one", "order": 0, "status": "passed", "exit_status": 0, "steps_per_second": None,
+    {"env_id": "a:one", "status": "passed", "exit_status": 0, "steps_per_second": None,
      "compile_seconds": None, "seconds": 1.0},
-    {"env_id": "c:three", "order": 2, "status": "timeout", "exit_status": 2, "limit_seconds": 40.0, "seconds": 40.2,
+    {"env_id": "c:three", "status": "timeout", "exit_status": 2, "limit_seconds": 40.0, "seconds": 40.2,
      "message": "the process did not end within 40 s", "broken": [{"property": "purity", "message": "p"}]},
-    {"env_id": "d:four", "order": 3, "status": "cannot make", "exit_status": 2, "seconds": 0.5,
+    {"env_id": "d:four", "status": "cannot make", "exit_status": 2, "seconds": 0.5,
      "message": "cannot make 'd:four': needs the optional package 'pgx'"},
-    {"env_id": "e:five", "order": 4, "status": "crashed", "crash": "SIGSEGV", "exit_status": 2, "seconds": 3.0,
+    {"env_id": "e:five", "status": "crashed", "crash": "SIGSEGV", "exit_status": 2, "seconds": 3.0,
      "message": "crashed: SIGSEGV\nFatal Python error"},
 ]
 

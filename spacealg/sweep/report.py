@@ -5,8 +5,8 @@ Markdown into a page between two markers, so a docs page is generated from commi
 results.
 
 Laws: the report depends on the rows only (no clock, no machine): the same results file
-gives the same text; rows are ordered by their place in the sweep (``order``) then id,
-one per id (the last line of an id wins, as a resumed sweep's would).
+gives the same text; rows are ordered by id (so the rows of one library stand together,
+whatever order the workers finished them in), one per id (the last line of an id wins).
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ END = "<!-- end of spacealg report -->"
 
 
 def ordered(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per id (the last given), in sweep order."""
+    """One row per id (the last given), ordered by id."""
     last = {row["env_id"]: row for row in rows}
-    return sorted(last.values(), key=lambda row: (row.get("order", 0), row["env_id"]))
+    return sorted(last.values(), key=lambda row: row["env_id"])
 
 
 def _number(value: Any, digits: int) -> str:

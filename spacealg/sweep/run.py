@@ -54,22 +54,20 @@ def _sweep(
     deadline: float | None, results: str | None, progress: bool,
 ) -> list[dict[str, Any]]:
     done = finished_rows(results, ids, argv) if results else {}
-    todo = [env_id for env_id in dict.fromkeys(ids) if env_id not in done]
-    order = {env_id: i for i, env_id in enumerate(dict.fromkeys(ids))}
+    order = list(dict.fromkeys(ids))
+    todo = [env_id for env_id in order if env_id not in done]
 
     def record(row: dict[str, Any]) -> None:
-        row.update(order=order[row["env_id"]], options=list(argv), versions=versions(row["env_id"]))
+        row.update(options=list(argv), versions=versions(row["env_id"]))
         if results:
             results_file.append(results, row)
         done[row["env_id"]] = row
         bar.update(row)
 
     with Progress(len(order), list(done.values()), progress and len(order) > 1) as bar:
-        if not todo:
-            pass
-        elif ray_address is not None:
+        if todo and ray_address is not None:
             _on_ray(todo, argv, ray_address, timeout, deadline, record)
-        else:
+        elif todo:
             _locally(todo, Isolated(argv, timeout, deadline), jobs or min(os.cpu_count() or 1, len(todo)), record)
     return [done[env_id] for env_id in order]
 
