@@ -49,8 +49,8 @@ def add_parser(subparsers: Any) -> None:
         "flags are bools, infos are dicts, the API signatures hold, episodes replay "
         "deterministically, reset works after an episode ends, published action masks are sound "
         "and the environment's randomness is its own (PettingZoo: the agents' life cycle and the "
-        "AEC protocol too). ENV_ID: a registered id such as CartPole-v1, a glob over the "
-        "registry, or module:factory.",
+        "AEC protocol too). ENV_ID: a registered id such as CartPole-v1, module:factory, a JAX id such "
+        "as gymnax:CartPole-v1, or a glob over any of them; several are a sweep, each in a process of its own.",
     )
     parser.add_argument(
         "env_id",
@@ -311,8 +311,8 @@ def checking_argv(arguments: argparse.Namespace) -> list[str]:
 
 @dataclass(frozen=True)
 class Job:
-    """How the command checks one ENV_ID, the same for one environment, several, a glob or a
-    Ray run (picklable, for worker processes): ``--env-kwarg``, ``--match``, ``--vector``."""
+    """How the command checks one ENV_ID (the same in a sweep's processes, which run this
+    command): ``--env-kwarg``, ``--match``, ``--vector``."""
 
     env_kwargs: tuple[str, ...] = ()
     match: str | None = None
