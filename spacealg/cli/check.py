@@ -86,7 +86,8 @@ def add_sweep_options(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         metavar="SECONDS",
-        help="kill an environment's process after SECONDS (default: 3 x --budget + 70; none with --budget 0)",
+        help="kill an environment's process after SECONDS (default: 3 x --budget + 70; none with --budget 0); "
+        "one ENV_ID too is then checked in a process of its own",
     )
     fanout.add_argument(
         "--report", action="store_true", help="print the Markdown report (spacealg report) instead of the table"
@@ -266,7 +267,8 @@ def run(arguments: argparse.Namespace) -> int:
         sys.path.insert(0, os.getcwd())
     job = Job(tuple(arguments.env_kwarg), arguments.match, arguments.atol, arguments.rtol, arguments.vector,
               arguments.num_envs)
-    sweep = arguments.ray_address is not None or arguments.results is not None or arguments.report
+    sweep = any(getattr(arguments, name) not in (None, False) for name in ("ray_address", "results", "timeout",
+                                                                            "report"))
     if len(targets) > 1 or sweep:
         return _many(targets, options, arguments)
     return _one(targets[0], options, arguments, job)
