@@ -5,7 +5,7 @@ environment, a PettingZoo AEC or parallel one, a Gymnasium vector environment; t
 imported from the working directory too, as with ``python -m``), a JAX id
 (``gymnax:CartPole-v1``), or a glob over any of them (``"CartPole-*"``, ``"gymnax:*"``,
 ``"pettingzoo.classic.*_v?:env"``). One environment gets a detailed report. Several (or
-``--results``, ``--report``, ``--ray-address``) are a sweep (:mod:`spacealg.sweep`): each
+``--results``, ``--report``, ``--timeout``, ``--ray-address``) are a sweep (:mod:`spacealg.sweep`): each
 is checked by this command, ``spacealg check ID --json`` with the same checking options
 (:func:`checking_argv`), in a process of its own, on local workers or Ray tasks, and
 summarised in a table; ``--results FILE`` makes it resumable. ``--json`` prints one JSON
