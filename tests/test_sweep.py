@@ -343,3 +343,18 @@ def test_a_listener_hears_each_broken_property_as_the_check_finds_it():
     with pytest.raises(EnvCheckError):  # outside, nothing is heard
         check("envcorpus.gym_envs:LeakyCorridor", max_examples=5, budget=None)
     assert len(heard) == 1 + len(raised.value.also)
+
+
+def test_the_old_jax_sweep_script_is_a_thin_call_of_the_cli():
+    spec = importlib.util.spec_from_file_location("sweep_jax_envs", ROOT / "benchmarks" / "sweep_jax_envs.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert script.command(["--only", "gymnax:", "--examples", "5", "--json", "r.jsonl"]) == [
+        "check", "gymnax:*", "--report", "--results", "r.jsonl", "--examples", "5"]
+    assert script.command(["jumanji:Snake-v1", "--ray-address", "ray://head:10001"]) == [
+        "check", "jumanji:Snake-v1", "--report", "--ray-address", "ray://head:10001"]
+    assert script.command([])[1:-1] == [f"{prefix}:*" for prefix in JAX_PREFIXES]
+    for words in (script.command([]), script.command(["--only", "pgx:"])):
+        build_parser().parse_args(words)  # words the command line takes
+    with pytest.raises(SystemExit, match="batch"):
+        script.command(["--batch", "32"])
