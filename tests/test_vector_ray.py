@@ -1,9 +1,11 @@
 """Everything that starts Ray, in one file so that one worker starts it once (tests/conftest.py
-groups this file's tests): actors each holding a vector environment, and ``check_many``'s
-Ray path, on a local Ray instance."""
+groups this file's tests): actors each holding a vector environment, ``check_many``'s
+Ray path, and a sweep (``spacealg check ... --ray-address``) as Ray tasks, on a local Ray
+instance."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -81,3 +83,22 @@ def test_check_many_runs_the_same_checks_on_ray_when_an_address_is_given(ray_ses
         ["envcorpus.gym_envs:IntTruncatedCorridor"], ray_address="local", progress=False, max_examples=8, max_steps=40
     )
     assert outcomes[0].status == "failed" and outcomes[0].property == "truncated-bool"
+
+
+def test_a_sweep_on_ray_gives_the_rows_of_local_workers(ray_session, capsys, tmp_path):
+    """Issue 37 point 3: each environment still in a process of its own, on the node that
+    runs its task; the rows are those of local workers, a crash included."""
+    from spacealg.cli import main
+
+    ids = ["envcorpus.gym_envs:Corridor", "envcorpus.gym_envs:LeakyCorridor", "envcorpus.cli_envs:Crashes"]
+    options = ["-n", "5", "--budget", "0", "--timeout", "120", "--json", "--no-progress"]
+    rows = {}
+    for where in (["--ray-address", "local"], ["-j", "2"]):
+        results = tmp_path / f"{where[0]}.jsonl"
+        assert main(["check", *ids, *options, *where, "--results", str(results)]) == 2
+        rows[where[0]] = json.loads(capsys.readouterr().out)["environments"]
+        assert sorted(json.loads(line)["env_id"] for line in results.read_text().splitlines()) == sorted(ids)
+    for on_ray, local in zip(rows["--ray-address"], rows["-j"]):
+        assert (on_ray["env_id"], on_ray["status"], on_ray.get("verdicts")) == (
+            local["env_id"], local["status"], local.get("verdicts"))
+    assert [row["status"] for row in rows["--ray-address"]] == ["passed", "failed", "crashed"]

@@ -10,11 +10,15 @@ the pair ``(env, params)`` that ``gymnax.make`` returns (a factory may return it
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import Any
 
 from spacealg.describe import describe
 
-__all__ = ["DEFAULTS", "JAX_PREFIXES", "MAKERS", "describe_env", "foreign_spaces", "is_jax_id", "jax_maker"]
+__all__ = [
+    "DEFAULTS", "JAX_PREFIXES", "MAKERS", "REGISTRIES", "describe_env", "foreign_spaces", "is_jax_id", "jax_ids",
+    "jax_maker",
+]
 
 
 MAKERS: dict[str, tuple[str, str, str]] = {
@@ -35,6 +39,36 @@ environment ``name`` (``{args}``: the name and the keywords)."""
 
 DEFAULTS: dict[str, dict[str, Any]] = {"craftax": {"auto_reset": True}}
 """Keywords an id passes unless given: Craftax's ``auto_reset`` has no default."""
+
+
+def _names(module: str, read: Callable[[Any], Any]) -> Callable[[], list[str]]:
+    return lambda: list(read(importlib.import_module(module)))
+
+
+REGISTRIES: dict[str, Callable[[], list[str]]] = {
+    "gymnax": _names("gymnax", lambda m: m.registered_envs),
+    "jumanji": _names("jumanji", lambda m: sorted(m.registered_environments())),
+    "pgx": _names("pgx", lambda m: m.available_envs()),
+    "craftax": _names("craftax.craftax_env", lambda m: (  # Craftax registers none: its four names
+        "Craftax-Classic-Symbolic-v1", "Craftax-Symbolic-v1", "Craftax-Classic-Pixels-v1", "Craftax-Pixels-v1")),
+    "jaxmarl": _names("jaxmarl.registration", lambda m: m.registered_envs),
+    "navix": _names("navix", lambda m: m.registry()),
+    "xminigrid": _names("xminigrid", lambda m: m.registered_environments()),
+    "brax": _names("brax.envs", lambda m: sorted(m._envs)),  # brax has no public list of its names
+    "playground": _names("mujoco_playground.registry", lambda m: m.ALL_ENVS),
+}
+"""Per id prefix: the names its library registers, in the library's order (the library
+imported by the call: ModuleNotFoundError when it is missing)."""
+
+
+def jax_ids(prefix: str) -> list[str]:
+    """Every id ``prefix:name`` the library of ``prefix`` registers (what the glob
+    ``"prefix:*"`` expands to). ModuleNotFoundError when the library is missing; ValueError
+    for an unknown prefix. Law: the prefixes of :data:`REGISTRIES` are those of
+    :data:`MAKERS`, so every listed id resolves by :func:`jax_maker`."""
+    if prefix not in REGISTRIES:
+        raise ValueError(f"prefix: {prefix!r} is not a JAX id prefix (one of {', '.join(REGISTRIES)})")
+    return [f"{prefix}:{name}" for name in REGISTRIES[prefix]()]
 
 
 def jax_maker(env_id: str, kwargs: dict[str, Any] | None = None) -> tuple[Any, str, tuple[str, ...]]:

@@ -1,4 +1,5 @@
-"""The ``spacealg`` command line: ``spacealg describe ENV_ID`` and ``spacealg check ENV_ID``.
+"""The ``spacealg`` command line: ``spacealg describe ENV_ID``, ``spacealg check ENV_ID`` and
+``spacealg report RESULTS``.
 
 Each subcommand lives in its own module and exposes ``add_parser(subparsers)``, which
 registers its arguments and sets ``handler`` (a function of the parsed arguments that
@@ -32,7 +33,7 @@ from spacealg.cli.common import (
 
 __all__ = ["SUBCOMMANDS", "build_parser", "main"]
 
-SUBCOMMANDS = ("describe", "check")
+SUBCOMMANDS = ("describe", "check", "report")
 
 
 def _version() -> str:
@@ -53,15 +54,18 @@ def build_parser() -> argparse.ArgumentParser:
     for name in SUBCOMMANDS:
         module = importlib.import_module(f"spacealg.cli.{name}")
         module.add_parser(subparsers)
-        add_common_arguments(subparsers.choices[name])
+        add_common_arguments(subparsers.choices[name], environments=getattr(module, "MAKES_ENVIRONMENTS", True))
     return parser
 
 
-def _fail(arguments: argparse.Namespace, message: str, status: int) -> int:
+def _fail(arguments: argparse.Namespace, message: str, status: int, reason: str = "error") -> int:
+    """One line on stderr; with ``--json`` the document ``status: "error"`` with the
+    ``reason`` (:attr:`CommandError.reason`) and the message."""
     message = " ".join(message.split("\n"))
     print(f"spacealg {arguments.command}: {message}", file=sys.stderr)
     if getattr(arguments, "json", False):
-        emit_json({"command": arguments.command, "status": "error", "exit_status": status, "message": message})
+        emit_json({"command": arguments.command, "status": "error", "reason": reason, "exit_status": status,
+                   "message": message})
     return status
 
 
@@ -78,10 +82,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 return int(arguments.handler(arguments))
             except CommandError as error:
-                return _fail(arguments, str(error), EXIT_ERROR)
+                return _fail(arguments, str(error), EXIT_ERROR, error.reason)
             except ModuleNotFoundError as error:
                 message = missing_extra(error)
-                return _fail(arguments, message or f"unexpected error: {one_line(error)}", EXIT_ERROR)
+                if message is not None:  # an optional package: what it makes cannot be made here
+                    return _fail(arguments, message, EXIT_ERROR, "cannot make")
+                return _fail(arguments, f"unexpected error: {one_line(error)}", EXIT_ERROR)
             except SystemExit as error:  # sys.exit() inside an environment: not ours to obey
                 return _fail(arguments, f"the environment called sys.exit({error.code!r})", EXIT_ERROR)
             except BrokenPipeError:

@@ -1,16 +1,19 @@
 """``spacealg check ENV_ID [ENV_ID ...]``: property-test environments and print a report.
 
-ENV_ID is a registered Gymnasium id (``CartPole-v1``), a glob over the registry
-(``"CartPole-*"``) or ``module:factory`` (a Gymnasium environment, a PettingZoo AEC or
-parallel one, a Gymnasium vector environment; the module is imported from the working
-directory too, as with ``python -m``). One environment gets a detailed report; several are
-checked in parallel worker processes (or on a Ray cluster with ``--ray-address``) and
-summarised in a table; every option applies to every environment, and ``--json`` prints
-one JSON document for any number of them (each property held, broken with its
-reproduction, or not checked with why; the warnings). Exit status: 0 when every property
-held, 1 when one broke (the report names each, with the seed, the shortest action sequence
-and a reproduction snippet), 2 when an environment cannot be made (its constructor raised
-or called ``sys.exit``), blocks past the time budget, or the checker itself failed.
+ENV_ID is a registered Gymnasium id (``CartPole-v1``), ``module:factory`` (a Gymnasium
+environment, a PettingZoo AEC or parallel one, a Gymnasium vector environment; the module is
+imported from the working directory too, as with ``python -m``), a JAX id
+(``gymnax:CartPole-v1``), or a glob over any of them (``"CartPole-*"``, ``"gymnax:*"``,
+``"pettingzoo.classic.*_v?:env"``). One environment gets a detailed report. Several (or
+``--results``, ``--report``, ``--timeout``, ``--ray-address``) are a sweep (:mod:`spacealg.sweep`): each
+is checked by this command, ``spacealg check ID --json`` with the same checking options
+(:func:`checking_argv`), in a process of its own, on local workers or Ray tasks, and
+summarised in a table; ``--results FILE`` makes it resumable. ``--json`` prints one JSON
+document for any number of them (each property held, broken with its reproduction, or not
+checked with why; the warnings). Exit status: 0 when every property held, 1 when one broke
+(the report names each, with the seed, the shortest action sequence and a reproduction
+snippet), 2 when an environment cannot be made (its constructor raised or called
+``sys.exit``), blocks past the time budget, crashes, or the checker itself failed.
 """
 
 from __future__ import annotations
@@ -46,16 +49,57 @@ def add_parser(subparsers: Any) -> None:
         "flags are bools, infos are dicts, the API signatures hold, episodes replay "
         "deterministically, reset works after an episode ends, published action masks are sound "
         "and the environment's randomness is its own (PettingZoo: the agents' life cycle and the "
-        "AEC protocol too). ENV_ID: a registered id such as CartPole-v1, a glob over the "
-        "registry, or module:factory.",
+        "AEC protocol too). ENV_ID: a registered id such as CartPole-v1, module:factory, a JAX id such "
+        "as gymnax:CartPole-v1, or a glob over any of them; several are a sweep, each in a process of its own.",
     )
-    parser.add_argument("env_id", nargs="+", help="registered Gymnasium ids, globs over them, or module:factory")
+    parser.add_argument(
+        "env_id",
+        nargs="+",
+        help="registered Gymnasium ids, module:factory, JAX ids (gymnax:CartPole-v1), or globs over any of them "
+        "('CartPole-*', 'gymnax:*', 'pettingzoo.classic.*_v?:env')",
+    )
     add_checking_options(parser)
+    add_sweep_options(parser)
     parser.set_defaults(handler=run)
 
 
+def add_sweep_options(parser: argparse.ArgumentParser) -> None:
+    """The options of a sweep (several environments, each checked in a process of its own:
+    :mod:`spacealg.sweep`); they are not passed on to each environment's check."""
+    fanout = parser.add_argument_group("several environments (a sweep: each in a process of its own)")
+    fanout.add_argument("-j", "--jobs", type=int, default=None, metavar="N", help="worker processes (default: CPUs)")
+    fanout.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDRESS",
+        help="run the checks as Ray tasks on this cluster ('auto', 'local', ray://host:port)",
+    )
+    fanout.add_argument(
+        "--results",
+        default=None,
+        metavar="FILE",
+        help="append one JSON line per finished environment to FILE; run again with the same FILE and options "
+        "to check only the environments it lacks (a killed sweep resumes)",
+    )
+    fanout.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="kill an environment's process after SECONDS (default: 3 x --budget + 70; none with --budget 0); "
+        "one ENV_ID too is then checked in a process of its own",
+    )
+    fanout.add_argument(
+        "--report", action="store_true", help="print the Markdown report (spacealg report) instead of the table"
+    )
+    fanout.add_argument("--no-progress", action="store_true", help="no progress bar")
+    # how a sweep's process reports each broken property as it is found (read after a timeout)
+    fanout.add_argument("--partial", default=None, help=argparse.SUPPRESS)
+
+
 def add_checking_options(parser: argparse.ArgumentParser) -> None:
-    """The options of the search (owned by spacealg.testing; kept together)."""
+    """The options of the search and the checks (owned by spacealg.testing; kept together):
+    those a sweep passes on to the check of each environment (:func:`checking_argv`)."""
     search = parser.add_argument_group("search")
     search.add_argument(
         "-n", "--examples", type=int, default=None, metavar="N", help="episodes to draw (default 100)"
@@ -127,15 +171,6 @@ def add_checking_options(parser: argparse.ArgumentParser) -> None:
     )
     checks.add_argument("--atol", type=float, default=0.0, help="absolute tolerance of --match (default 0)")
     checks.add_argument("--rtol", type=float, default=0.0, help="relative tolerance of --match (default 0)")
-    fanout = parser.add_argument_group("several environments")
-    fanout.add_argument("-j", "--jobs", type=int, default=None, metavar="N", help="worker processes (default: CPUs)")
-    fanout.add_argument(
-        "--ray-address",
-        default=None,
-        metavar="ADDRESS",
-        help="run the checks as Ray tasks on this cluster ('auto', 'local', ray://host:port)",
-    )
-    fanout.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 class UsageError(ValueError):
@@ -197,28 +232,67 @@ def _spaces(env: Any) -> list[tuple[str, str]]:
 
 
 def run(arguments: argparse.Namespace) -> int:
-    from spacealg.testing.fanout import expand
-
     try:
         options = _options(arguments)
-        targets = expand(arguments.env_id)
+        targets = _targets(arguments.env_id)
         if arguments.jobs is not None and arguments.jobs < 1:
             raise UsageError(f"--jobs must be >= 1, got {arguments.jobs}")
+        if arguments.timeout is not None and arguments.timeout <= 0:
+            raise UsageError(f"--timeout must be > 0 seconds, got {arguments.timeout}")
     except (UsageError, ValueError) as error:
         raise CommandError(str(error)) from error
     if os.getcwd() not in sys.path:  # module:factory paths resolve from the working directory
         sys.path.insert(0, os.getcwd())
     job = Job(tuple(arguments.env_kwarg), arguments.match, arguments.atol, arguments.rtol, arguments.vector,
               arguments.num_envs)
-    if len(targets) > 1 or arguments.ray_address is not None:
-        return _many(targets, options, arguments, job)
+    sweep = any(getattr(arguments, name) not in (None, False) for name in ("ray_address", "results", "timeout",
+                                                                            "report"))
+    if len(targets) > 1 or sweep:
+        return _many(targets, options, arguments)
     return _one(targets[0], options, arguments, job)
+
+
+def _targets(patterns: list[str]) -> list[str]:
+    """The ids the patterns name (:func:`spacealg.testing.fanout.expand`); a glob over a JAX
+    library that is not installed stays as it is: its check says so, in its own row."""
+    from spacealg.testing.fanout import expand
+
+    out: list[str] = []
+    for pattern in patterns:
+        try:
+            out += expand([pattern])
+        except ModuleNotFoundError:
+            out.append(pattern)
+    return list(dict.fromkeys(out))
+
+
+def checking_argv(arguments: argparse.Namespace) -> list[str]:
+    """The options of :func:`add_checking_options` and ``--env-kwarg`` given in
+    ``arguments`` (those not at their default), as command-line words: what a sweep passes
+    to the ``spacealg check`` of each environment. Law: parsing ``ENV_ID`` plus these words
+    gives the same checking options."""
+    probe = argparse.ArgumentParser(add_help=False)
+    add_checking_options(probe)
+    words: list[str] = []
+    for action in probe._actions:
+        value = getattr(arguments, action.dest)
+        if value == action.default:
+            continue
+        flag = action.option_strings[-1]
+        if action.nargs == 0:  # a switch
+            words.append(flag)
+        else:
+            for item in value if isinstance(value, list) else [value]:
+                words += [flag, str(item)]
+    for pair in arguments.env_kwarg:
+        words += ["--env-kwarg", pair]
+    return words
 
 
 @dataclass(frozen=True)
 class Job:
-    """How the command checks one ENV_ID, the same for one environment, several, a glob or a
-    Ray run (picklable, for worker processes): ``--env-kwarg``, ``--match``, ``--vector``."""
+    """How the command checks one ENV_ID (the same in a sweep's processes, which run this
+    command): ``--env-kwarg``, ``--match``, ``--vector``."""
 
     env_kwargs: tuple[str, ...] = ()
     match: str | None = None
@@ -253,20 +327,34 @@ class Job:
         return check(source, **options)
 
 
-def _many(targets: list[str], options: dict[str, Any], arguments: argparse.Namespace, job: Job) -> int:
-    from spacealg.testing.fanout import check_many, exit_status, summary_table
+#: Seconds a sweep's process gets beyond its check's own limit (starting Python, imports).
+STARTUP_SECONDS = 60.0
 
+
+def _many(targets: list[str], options: dict[str, Any], arguments: argparse.Namespace) -> int:
+    """A sweep (:mod:`spacealg.sweep`): every target in a process of its own."""
+    from spacealg.sweep import markdown, sweep
+    from spacealg.testing.fanout import deadline_of, summary_table
+
+    deadline = deadline_of(options)
+    timeout = arguments.timeout if arguments.timeout is not None else (
+        None if deadline is None else deadline + STARTUP_SECONDS)
     if not arguments.json:
-        print(f"spacealg check: {len(targets)} environment(s)")
-    outcomes = check_many(
-        targets,
-        jobs=arguments.jobs,
-        ray_address=arguments.ray_address,
-        progress=not arguments.no_progress and not arguments.json,
-        worker=job,
-        **options,
-    )
-    status = max(exit_status(o) for o in outcomes)
+        print(f"spacealg check: {len(targets)} environment(s)", flush=True)
+    try:
+        rows = sweep(
+            targets,
+            checking_argv(arguments),
+            jobs=arguments.jobs,
+            ray_address=arguments.ray_address,
+            timeout=timeout,
+            deadline=deadline,
+            results=arguments.results,
+            progress=not arguments.no_progress and not arguments.json,
+        )
+    except ValueError as error:
+        raise CommandError(str(error)) from error
+    status = max(row["exit_status"] for row in rows)
     arguments.status_reached = status
     if arguments.json:
         emit_json(
@@ -274,34 +362,37 @@ def _many(targets: list[str], options: dict[str, Any], arguments: argparse.Names
                 "command": "check",
                 "status": "passed" if status == EXIT_OK else ("failed" if status == EXIT_FAILED else "error"),
                 "exit_status": status,
-                "environments": [_outcome_document(o) for o in outcomes],
+                "environments": rows,
             }
         )
         return status
+    if arguments.report:
+        print(markdown(rows), end="")
+        return status
+    outcomes = [_outcome(row) for row in rows]
     print(summary_table(outcomes))
-    for outcome in outcomes:
+    for outcome, row in zip(outcomes, rows):
         if outcome.status != "passed":
             print()
             print(f"{outcome.target}: {outcome.status.upper()}")
             print(textwrap.indent(outcome.message, "  "))
-            for entry in outcome.document.get("broken", []):
-                print(f"  Reproduce {entry['property']} with:")
-                print(textwrap.indent(entry["reproduction"], "    "))
-        _print_not_checked(outcome.document.get("not_checked", {}))
+            for entry in row.get("broken", []):
+                if entry.get("reproduction"):
+                    print(f"  Reproduce {entry['property']} with:")
+                    print(textwrap.indent(entry["reproduction"], "    "))
+        _print_not_checked(row.get("not_checked", {}))
     return status
 
 
-def _outcome_document(outcome: Any) -> dict[str, Any]:
-    from spacealg.testing.fanout import exit_status
+def _outcome(row: dict[str, Any]) -> Any:
+    """A sweep's row as the :class:`~spacealg.testing.fanout.Outcome` the table shows."""
+    from spacealg.testing.fanout import Outcome
 
-    return {
-        "env_id": outcome.target,
-        "exit_status": exit_status(outcome),
-        "status": outcome.status,
-        "seconds": round(outcome.seconds, 3),
-        **({"message": outcome.message} if outcome.status not in ("passed", "failed") else {}),
-        **outcome.document,
-    }
+    message = row.get("message", "")
+    if row["status"] in ("timeout", "crashed"):
+        message = f"{row['verdict']}\n{message}"
+    return Outcome(row["env_id"], row["status"], row["seconds"], row.get("examples", 0), row.get("steps", 0),
+                   row.get("episodes", 0), row.get("property", ""), message, out_of_time=row.get("out_of_time", False))
 
 
 def _print_not_checked(not_checked: dict[str, str]) -> None:
@@ -328,12 +419,13 @@ def _one(target: str, options: dict[str, Any], arguments: argparse.Namespace, jo
         for name, text in spaces:
             print(f"  {name:<{width}}  {text}")
     shown = sys.stderr.isatty() and not arguments.json and not arguments.no_progress
-    with time_bar(options.get("budget"), shown, sys.stderr):
+    with time_bar(options.get("budget"), shown, sys.stderr), partial(arguments.partial):
         outcome = within(deadline_of(options), lambda: job(target, options), target)
     status = exit_status(outcome)
     arguments.status_reached = status
     if outcome.status in ("cannot make", "error", "timeout"):
-        raise CommandError(f"{target}: {outcome.status}: {outcome.message}")
+        reason = "error" if outcome.status == "error" else outcome.status
+        raise CommandError(f"{target}: {outcome.status}: {outcome.message}", reason)
     document = {"command": "check", "env_id": target, "spaces": dict(spaces), "exit_status": status,
                 **outcome.document}
     if arguments.json:
@@ -365,6 +457,27 @@ def _one(target: str, options: dict[str, Any], arguments: argparse.Namespace, jo
         for remark in document["warnings"]:
             print(f"  !   {remark}")
     return status
+
+
+@contextlib.contextmanager
+def partial(path: str | None) -> Iterator[None]:
+    """With a path (a sweep's ``--partial``): each broken property, the moment the check
+    has found it, appended to ``path`` as a JSON line (its entry of ``--json``'s
+    ``broken``), so what a killed check had found is not lost."""
+    if path is None:
+        yield
+        return
+    import json
+
+    from spacealg.testing.engine.errors import on_broken
+    from spacealg.testing.engine.verdicts import broken_entry, jsonable
+
+    def write(error: Any) -> None:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(jsonable(broken_entry(error)), default=str) + "\n")
+
+    with on_broken(write):
+        yield
 
 
 @contextlib.contextmanager

@@ -38,6 +38,7 @@ __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_OK",
     "OPTIONAL_EXTRAS",
+    "CannotMakeError",
     "CommandError",
     "Target",
     "add_common_arguments",
@@ -84,7 +85,24 @@ OPTIONAL_EXTRAS: dict[str, str] = {
 
 
 class CommandError(Exception):
-    """A failure the command reports as one line, with exit status 2 (``main`` prints it)."""
+    """A failure the command reports as one line, with exit status 2 (``main`` prints it).
+    ``reason`` says what kind, for ``--json`` (and a sweep reading it): ``"cannot make"``
+    (the environment cannot be made here: its constructor, an unknown id, a missing
+    package), ``"timeout"`` (the check did not end within its limit) or ``"error"``."""
+
+    reason = "error"
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        if reason is not None:
+            self.reason = reason
+
+
+class CannotMakeError(CommandError):
+    """The environment named by ENV_ID cannot be made here (its constructor raised or
+    called ``sys.exit``, an unknown id or module, a missing package)."""
+
+    reason = "cannot make"
 
 
 def one_line(error: BaseException) -> str:
@@ -125,8 +143,14 @@ def parse_env_kwargs(pairs: Sequence[str] | None) -> dict[str, Any]:
     return kwargs
 
 
-def add_common_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options every subcommand takes: ``--json`` and ``--env-kwarg KEY=VALUE``."""
+def add_common_arguments(parser: argparse.ArgumentParser, environments: bool = True) -> None:
+    """The options every subcommand takes: ``--json``, and ``--env-kwarg KEY=VALUE`` where
+    it makes ``environments``."""
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON document on stdout instead of the text report"
+    )
+    if not environments:
+        return
     parser.add_argument(
         "--env-kwarg",
         action="append",
@@ -135,9 +159,6 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
         dest="env_kwarg",
         help="a keyword for the environment's constructor (or gymnasium.make), repeatable; "
         "VALUE is a Python literal (50, True, 'x', [1, 2]) or else a string",
-    )
-    parser.add_argument(
-        "--json", action="store_true", help="print one JSON document on stdout instead of the text report"
     )
 
 
@@ -184,24 +205,24 @@ def _module_target(env_id: str, kwargs: dict[str, Any], checker: bool) -> Target
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
         if error.name and (module_name == error.name or module_name.startswith(error.name + ".")):
-            raise CommandError(
+            raise CannotMakeError(
                 f"cannot make {env_id!r}: there is no module {module_name!r} (looked in the working "
                 f"directory and the installed packages); ENV_ID is a registered Gymnasium id or module:factory"
             ) from None
         reason = missing_extra(error) or one_line(error)
-        raise CommandError(f"cannot make {env_id!r}: importing {module_name!r} failed: {reason}") from error
+        raise CannotMakeError(f"cannot make {env_id!r}: importing {module_name!r} failed: {reason}") from error
     except Exception as error:
-        raise CommandError(f"cannot make {env_id!r}: importing {module_name!r} failed: {one_line(error)}") from error
+        raise CannotMakeError(f"cannot make {env_id!r}: importing {module_name!r} failed: {one_line(error)}") from error
     factory = getattr(module, attribute, None) if attribute.isidentifier() else None
     if factory is None:
         if _registered(env_id) or _registered(attribute):  # Gymnasium's "module:EnvId" syntax
             return _gymnasium_target(env_id, kwargs, checker)
-        raise CommandError(
+        raise CannotMakeError(
             f"cannot make {env_id!r}: module {module_name!r} ({getattr(module, '__file__', None) or 'namespace'}) "
             f"has no attribute {attribute!r}, and {attribute!r} is not a registered Gymnasium id"
         )
     if not callable(factory):
-        raise CommandError(
+        raise CannotMakeError(
             f"cannot make {env_id!r}: {module_name}.{attribute} is a {type(factory).__name__}, "
             "not a class or function that makes an environment"
         )
@@ -236,7 +257,7 @@ def _jax_target(env_id: str, kwargs: dict[str, Any]) -> Target:
     try:
         _, construction, imports = jax_maker(env_id, kwargs)
     except ModuleNotFoundError as error:
-        raise CommandError(f"cannot make {env_id!r}: {missing_extra(error) or one_line(error)}") from None
+        raise CannotMakeError(f"cannot make {env_id!r}: {missing_extra(error) or one_line(error)}") from None
     return Target(env_id, make, kwargs, construction, imports)
 
 
@@ -249,12 +270,12 @@ def making(env_id: str) -> Iterator[None]:
     except CommandError:
         raise
     except SystemExit as error:  # sys.exit() in a constructor or its module: not the command's own exit
-        raise CommandError(f"cannot make {env_id!r}: it called sys.exit({error.code!r})") from None
+        raise CannotMakeError(f"cannot make {env_id!r}: it called sys.exit({error.code!r})") from None
     except Exception as error:
         extra = missing_extra(error)
         if extra is not None:
-            raise CommandError(f"cannot make {env_id!r}: {extra}") from error
-        raise CommandError(f"cannot make {env_id!r}: {one_line(error)}") from error
+            raise CannotMakeError(f"cannot make {env_id!r}: {extra}") from error
+        raise CannotMakeError(f"cannot make {env_id!r}: {one_line(error)}") from error
 
 
 def env_source(env_id: str, env_kwargs: Sequence[str] | None = None) -> Any:

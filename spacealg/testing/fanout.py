@@ -31,6 +31,7 @@ __all__ = [
     "Outcome",
     "check_many",
     "check_one",
+    "connect_ray",
     "deadline_of",
     "exit_status",
     "expand",
@@ -65,21 +66,78 @@ def exit_status(outcome: Outcome) -> int:
     return {"passed": 0, "failed": 1}.get(outcome.status, 2)
 
 
+GLOB = frozenset("*?[")
+
+
 def expand(patterns: Iterable[str]) -> list[str]:
-    """Targets with globs (``*``, ``?``, ``[``) over Gymnasium's registry expanded, in
-    registry order, duplicates dropped; ``module:factory`` paths and plain ids kept."""
+    """Targets with globs (``*``, ``?``, ``[``) expanded, duplicates dropped, plain ids and
+    ``module:factory`` paths kept:
+
+    - over Gymnasium's registry (``"CartPole-*"``, ``"ALE/*"``), in registry order;
+    - over a JAX library's registered names (``"gymnax:*"``, ``"jumanji:Snake*"``; the
+      listing is :func:`spacealg.adapters.envs.jax_ids`), in the library's order;
+      ModuleNotFoundError where the library is missing;
+    - over module paths (``"pettingzoo.classic.*_v?:env"``, ``"my_pkg.envs.*:make"``): the
+      modules and packages found under the literal head (``pkgutil``, importing only the
+      packages the pattern descends into), sorted, each with the given attribute.
+
+    A pattern that matches nothing is a ValueError naming it."""
+    from spacealg.adapters.envs import JAX_PREFIXES
+
     out: list[str] = []
     for pattern in patterns:
-        if ":" not in pattern and any(c in pattern for c in "*?["):
+        head, colon, tail = pattern.partition(":")
+        if not GLOB & set(pattern):
+            matched = [pattern]
+        elif not colon:
             import gymnasium
 
             matched = [env_id for env_id in gymnasium.registry if fnmatch.fnmatchcase(env_id, pattern)]
-            if not matched:
-                raise ValueError(f"the pattern {pattern!r} matches no registered environment id")
-            out += matched
+        elif head in JAX_PREFIXES:
+            from spacealg.adapters.envs import jax_ids
+
+            matched = [env_id for env_id in jax_ids(head) if fnmatch.fnmatchcase(env_id, pattern)]
+        elif GLOB & set(head):
+            matched = [f"{module}:{tail}" for module in _modules(head)]
         else:
-            out.append(pattern)
+            matched = [pattern]  # a glob in the attribute only: Gymnasium's "module:EnvId" is literal
+        if not matched:
+            raise ValueError(f"the pattern {pattern!r} matches no registered environment id")
+        out += matched
     return list(dict.fromkeys(out))
+
+
+def _modules(pattern: str) -> list[str]:
+    """The importable module paths matching ``pattern`` (dotted, a glob per part)."""
+    import pkgutil
+
+    parts = pattern.split(".")
+    literal = 0
+    while literal < len(parts) and not GLOB & set(parts[literal]):
+        literal += 1
+    found = [".".join(parts[:literal])] if literal else [""]
+    for part in parts[literal:]:
+        below: list[str] = []
+        for parent in found:
+            paths = _package_paths(parent) if parent else None
+            if parent and not paths:
+                continue
+            below += [f"{parent}.{m.name}" if parent else m.name for m in pkgutil.iter_modules(paths)
+                      if fnmatch.fnmatchcase(m.name, part)]
+        found = sorted(below)
+    return found
+
+
+def _package_paths(name: str) -> list[str]:
+    """Where the submodules of package ``name`` are (its parents imported, not itself);
+    none for a plain module or a package whose parents cannot be imported."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(name)
+    except Exception:  # a parent package that raises on import (a missing dependency)
+        return []
+    return list(spec.submodule_search_locations or []) if spec is not None else []
 
 
 def _buildable(make: Callable[[], Any]) -> BaseException | None:
@@ -191,9 +249,11 @@ def _progress(total: int, enabled: bool) -> Any:
     return None
 
 
-def _on_ray(
-    targets: Sequence[str], options: dict[str, Any], address: str, bar: Any, worker: Callable[..., Outcome]
-) -> dict[str, Outcome]:
+def connect_ray(address: str) -> Any:
+    """The ``ray`` module, connected to the cluster at ``address`` (``"local"``: a local
+    instance) unless already connected, its workers importing ``module:factory`` targets as
+    this process does (its working directory and ``sys.path`` on their ``PYTHONPATH``);
+    ModuleNotFoundError naming the extra when Ray is missing."""
     try:
         import ray
     except ImportError as error:
@@ -207,6 +267,13 @@ def _on_ray(
             log_to_driver=False,
             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(dict.fromkeys(paths))}},
         )
+    return ray
+
+
+def _on_ray(
+    targets: Sequence[str], options: dict[str, Any], address: str, bar: Any, worker: Callable[..., Outcome]
+) -> dict[str, Outcome]:
+    ray = connect_ray(address)
     remote = ray.remote(worker)
     pending = {remote.remote(t, options): t for t in targets}
     done: dict[str, Outcome] = {}
@@ -327,7 +394,8 @@ def summary_table(outcomes: Sequence[Outcome]) -> str:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [header, *rows]]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    counts = {s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "cannot make", "timeout", "error")}
+    statuses = ("passed", "failed", "cannot make", "timeout", "crashed", "error")  # crashed: a sweep's process
+    counts = {s: sum(o.status == s for o in outcomes) for s in statuses}
     lines.append("")
     lines.append(", ".join(f"{v} {k}" for k, v in counts.items() if v) + f" of {len(outcomes)}")
     return "\n".join(lines)

@@ -4,6 +4,8 @@ that prints, a step that blocks, a space that raises. Each is sound otherwise.""
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import threading
 from typing import Any
@@ -55,3 +57,28 @@ class SpaceRaises(Corridor):
         if name == "observation_space" and object.__getattribute__(self, "__dict__").get("ready"):
             raise ZeroDivisionError("the space is computed from an empty table")
         return object.__getattribute__(self, name)
+
+
+class Crashes(Corridor):
+    """Bug: a step kills the process (a segfault in an extension, here SIGSEGV sent to itself)."""
+
+    def step(self, action: Any) -> tuple[Any, ...]:
+        os.kill(os.getpid(), signal.SIGSEGV)
+        return super().step(action)
+
+
+class LeaksThenBlocks(Corridor):
+    """Bugs: the first observation after reset is outside the space (found at once), and a
+    step after the third blocks forever: a check without a time limit hangs after finding
+    the first bug."""
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        self.steps_taken = 0
+        observation, info = super().reset(seed=seed, options=options)
+        return observation + 1000, info
+
+    def step(self, action: Any) -> tuple[Any, ...]:
+        self.steps_taken += 1
+        if self.steps_taken > 3:
+            threading.Event().wait()
+        return super().step(action)

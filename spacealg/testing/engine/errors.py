@@ -8,7 +8,8 @@ after an episode ended), the seed and the shortest action sequence found.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +19,9 @@ __all__ = [
     "OPTIONAL_PROPERTIES",
     "EnvCheckError",
     "PropertyError",
+    "announce_broken",
     "literal",
+    "on_broken",
     "short",
     "verdicts",
 ]
@@ -144,3 +147,24 @@ def verdicts(
         else:
             out[prop] = "held"
     return out
+
+
+_LISTENERS: list[Callable[[EnvCheckError], None]] = []
+
+
+@contextlib.contextmanager
+def on_broken(listener: Callable[[EnvCheckError], None]) -> Iterator[None]:
+    """Inside, ``listener(error)`` is called with each broken property the moment a check
+    (in any thread) has found and refined it, before the check goes on to look for others:
+    what a process killed later (a hang, a timeout) had already found."""
+    _LISTENERS.append(listener)
+    try:
+        yield
+    finally:
+        _LISTENERS.remove(listener)
+
+
+def announce_broken(error: EnvCheckError) -> None:
+    """Tell the listeners of :func:`on_broken` that ``error``'s property broke."""
+    for listener in list(_LISTENERS):
+        listener(error)

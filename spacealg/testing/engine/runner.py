@@ -76,7 +76,7 @@ from spacealg.testing.engine.driver import (
     search,
     snapshot,
 )
-from spacealg.testing.engine.errors import OPTIONAL_PROPERTIES, EnvCheckError, PropertyError, short
+from spacealg.testing.engine.errors import OPTIONAL_PROPERTIES, EnvCheckError, PropertyError, announce_broken, short
 from spacealg.testing.engine.infos import current as current_info_keys
 from spacealg.testing.engine.infos import ignoring, info_keys
 from spacealg.testing.engine.lints import own_gymnasium, space_fault
@@ -306,6 +306,8 @@ def run_check(
             warned, left, found = partition(probes(source, clock))
             skipped.update(left)
             broken += [fail(violation, source, True, 0, kind) for violation in found]
+            for error in broken:
+                announce_broken(error)
     except PropertyError as violation:
         error = fail(violation, source, True, 0, kind)
         why = (
@@ -338,6 +340,7 @@ def run_check(
             break
         best = _refine(outcome, source, make_body, stats, budget, excluded, max_examples, random_seed, name)
         broken.append(fail(best.violation, source, best.reproducible, examples, kind))  # type: ignore[arg-type]
+        announce_broken(broken[-1])
         if clock.spent():
             out_of_time = True
             break

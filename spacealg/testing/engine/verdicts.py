@@ -84,7 +84,8 @@ def broken_entry(error: Any) -> dict[str, Any]:
 
 def report_document(report: Any) -> dict[str, Any]:
     """A passed check (an EnvCheckReport) as JSON data: each property's verdict, the
-    warnings and how much ran."""
+    warnings and how much ran (a JAX check: ``setup_seconds`` compiling and probing,
+    ``rollout_seconds`` inside the compiled rollouts)."""
     return {
         "status": "passed",
         "properties": list(report.properties),
@@ -96,6 +97,8 @@ def report_document(report: Any) -> dict[str, Any]:
         "episodes": report.episodes,
         "seconds": round(report.seconds, 3),
         "out_of_time": report.out_of_time,
+        **{name: round(getattr(report, name), 3) for name in ("setup_seconds", "rollout_seconds")
+           if hasattr(report, name)},
     }
 
 

@@ -12,7 +12,7 @@ pair of ``gymnax.make``, a factory, ``"module:factory"``).
 
 Laws: every prefix of :data:`~spacealg.adapters.envs.JAX_PREFIXES` has a maker; the
 ``construction`` of an id's source, run after its ``imports``, builds the environment
-``make()`` builds.
+``make()`` builds; :func:`jax_ids` lists the ids of one prefix (the globs ``"gymnax:*"``, ...).
 """
 
 from __future__ import annotations
