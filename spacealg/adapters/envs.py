@@ -13,10 +13,24 @@ from typing import Any
 
 from spacealg.describe import describe
 
-__all__ = ["JAX_PREFIXES", "describe_env", "foreign_spaces", "is_jax_id"]
+__all__ = ["JAX_EXAMPLES", "JAX_PREFIXES", "describe_env", "foreign_spaces", "is_jax_id"]
 
 
-JAX_PREFIXES = ("gymnax", "jumanji", "pgx", "craftax", "jaxmarl", "navix", "xminigrid", "brax", "playground")
+JAX_EXAMPLES: dict[str, str] = {
+    "gymnax": "CartPole-v1",
+    "jumanji": "Snake-v1",
+    "pgx": "connect_four",
+    "craftax": "Craftax-Symbolic-v1",
+    "jaxmarl": "MPE_simple_v3",
+    "navix": "Navix-Empty-5x5-v0",
+    "xminigrid": "MiniGrid-Empty-5x5",
+    "brax": "ant",
+    "playground": "CartpoleBalance",
+}
+"""Per id prefix (a library whose ``make(name)`` makes the environment, and the extra of
+pyproject that installs it), one name it makes: ``gymnax:CartPole-v1`` and so on."""
+
+JAX_PREFIXES = tuple(JAX_EXAMPLES)
 """The id prefixes: each names a library whose ``make(name)`` makes the environment."""
 
 

@@ -1,9 +1,11 @@
 """``spacealg check ENV_ID [ENV_ID ...]``: property-test environments and print a report.
 
 ENV_ID is a registered Gymnasium id (``CartPole-v1``), a glob over the registry
-(``"CartPole-*"``) or ``module:factory`` (a Gymnasium environment, a PettingZoo AEC or
-parallel one, a Gymnasium vector environment; the module is imported from the working
-directory too, as with ``python -m``). One environment gets a detailed report; several are
+(``"CartPole-*"``), ``module:factory`` (a Gymnasium environment, a PettingZoo AEC or
+parallel one, a Gymnasium vector environment, a dm_env, TorchRL or JAX one; the module is
+imported from the working directory too, as with ``python -m``) or ``LIBRARY:NAME`` of a
+JAX library (``gymnax:CartPole-v1``; :func:`spacealg.cli.common.env_id_forms` lists them
+with their extras). One environment gets a detailed report; several are
 checked in parallel worker processes (or on a Ray cluster with ``--ray-address``) and
 summarised in a table; every option applies to every environment, and ``--json`` prints
 one JSON document for any number of them (each property held, broken with its
@@ -30,6 +32,7 @@ from spacealg.cli.common import (
     EXIT_OK,
     CommandError,
     emit_json,
+    env_id_forms,
     env_source,
     making,
 )
@@ -40,16 +43,17 @@ __all__ = ["add_checking_options", "add_parser", "run"]
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "check",
-        help="property-test environments (Gymnasium, PettingZoo AEC or parallel, vector) with Hypothesis",
+        help="property-test environments (Gymnasium, PettingZoo AEC or parallel, vector, dm_env, TorchRL, "
+        "JAX) with Hypothesis",
         description="Drive Hypothesis-generated episodes through an environment and check, at "
         "every step, that observations are in the observation space, rewards are finite reals, "
         "flags are bools, infos are dicts, the API signatures hold, episodes replay "
         "deterministically, reset works after an episode ends, published action masks are sound "
         "and the environment's randomness is its own (PettingZoo: the agents' life cycle and the "
-        "AEC protocol too). ENV_ID: a registered id such as CartPole-v1, a glob over the "
-        "registry, or module:factory.",
+        "AEC protocol too; a JAX env: its protocol under jit and vmap). ENV_ID: "
+        + env_id_forms(globs=True) + ".",
     )
-    parser.add_argument("env_id", nargs="+", help="registered Gymnasium ids, globs over them, or module:factory")
+    parser.add_argument("env_id", nargs="+", help=env_id_forms(globs=True, short=True))
     add_checking_options(parser)
     parser.set_defaults(handler=run)
 
