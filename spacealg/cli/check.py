@@ -381,7 +381,8 @@ def _one(target: str, options: dict[str, Any], arguments: argparse.Namespace, jo
         print()
         print(
             f"passed: {len(document['properties'])} properties held over {document['examples']} examples "
-            f"({document['steps']:,} steps, {document['episodes']:,} episodes) in {document['seconds']:.1f} s{budget}"
+            f"({document['steps']:,} steps, {document['episodes']:,} episodes) in {document['seconds']:.1f} s, "
+            f"{document['speed']}{budget}"
         )
     for prop in document["properties"]:
         print(f"  ok  {prop}")

@@ -112,6 +112,8 @@ def report_document(report: Any) -> dict[str, Any]:
         "steps": report.steps,
         "episodes": report.episodes,
         "seconds": round(report.seconds, 3),
+        "steps_per_second": round(report.steps_per_second, 1),
+        "speed": report.speed(),  # the figure in the words of the report's summary line
         "out_of_time": report.out_of_time,
     }
 
