@@ -132,3 +132,66 @@ def test_every_api_page_is_generated_from_the_code() -> None:
     for module, page in API_PAGES.items():
         text = (ROOT / "docs" / "api" / f"{page}.md").read_text(encoding="utf-8")
         assert re.search(rf"^::: {re.escape(module)}$", text, flags=re.MULTILINE), f"docs/api/{page}.md"
+
+
+# -- generic functions render as functions; the nav shows plain titles (issue 36.6, 36.8) --------
+
+
+def _generic_functions() -> list[tuple[str, object]]:
+    """The generic functions among the top-level names (multipledispatch GenericFunction
+    objects: ``sample``, ``contains``, ``clamp``, ...)."""
+    import spacealg
+    from spacealg.core.generic import GenericFunction
+
+    found = [(name, getattr(spacealg, name)) for name in spacealg.__all__]
+    return [(name, value) for name, value in found if isinstance(value, GenericFunction)]
+
+
+def _heading(page: str, anchor: str) -> str:
+    """The HTML of one object's entry on an API page: from its heading to the next one."""
+    start = page.index(f'id="{anchor}"')
+    end = page.find('<div class="doc doc-object', start)
+    return page[start: end if end != -1 else len(page)]
+
+
+def _text(html: str) -> str:
+    import html as html_module
+
+    return " ".join(html_module.unescape(re.sub(r"<[^>]+>", "", html)).split())
+
+
+def test_generic_functions_are_functions_with_signatures_and_laws(site: Path) -> None:
+    """``clamp`` and the other generic functions, which the stub declares as typed attributes
+    for mypy, show as functions: the function symbol, the signature of their definition,
+    the docstring with its laws, and no "module-attribute" label."""
+    page = (site / "api" / "spacealg" / "index.html").read_text(encoding="utf-8")
+    generic = _generic_functions()
+    assert {"sample", "contains", "clamp", "isin", "bounds", "cardinality"} <= {name for name, _ in generic}
+    for name, function in generic:
+        entry = _heading(page, f"spacealg.{name}")
+        assert "doc-symbol-function" in entry.split("</h2>")[0], f"{name} is not shown as a function"
+        assert "module-attribute" not in entry and "GenericFunction" not in entry, name
+        signature = _text(entry.split('<div class="doc-signature highlight">', 1)[1].split("</code>", 1)[0])
+        parameters = list(inspect.signature(function).parameters)  # its definition's
+        assert signature.startswith(f"{name}(") and all(p in signature for p in parameters), (name, signature)
+        shown = _text(entry)
+        for paragraph in inspect.getdoc(function).split("\n\n"):  # the docstring, laws and all
+            if ">>>" not in paragraph:  # (a doctest becomes a code block)
+                plain = re.sub(r":\w+:`~?([^`]+)`", r"\1", paragraph).replace("`", "")
+                assert " ".join(plain.split()) in shown, f"{name}: not on its page: {paragraph!r}"
+
+
+def test_the_navigation_shows_plain_titles(site: Path) -> None:
+    """No nav entry shows Markdown (the JAX guide's title has `jit` in code)."""
+    page = (site / "index.html").read_text(encoding="utf-8")
+    nav = re.findall(r'<span class="md-ellipsis">\s*(.*?)\s*</span>', page, flags=re.DOTALL)
+    assert "JAX environments" in nav and "JAX sweeps" in nav
+    assert not [title for title in nav if "`" in title], nav
+
+
+def test_the_jax_guide_is_short_and_its_sweeps_have_a_page(site: Path) -> None:
+    guide = (ROOT / "docs" / "jax_envs.md").read_text(encoding="utf-8")
+    assert len(guide.splitlines()) < 200 and "](jax_sweep.md" in guide
+    assert "## The sweep" not in guide  # the sweeps' tables are on their own page
+    sweeps = (site / "jax_sweep" / "index.html").read_text(encoding="utf-8")
+    assert "gymnax" in sweeps and "Jumanji" in sweeps

@@ -105,6 +105,47 @@ def test_invalid_rng_is_rejected(rng):
         sa.sample(sa.Interval(0, 1), rng=rng)
 
 
+def _accepted_rngs() -> list[tuple[object, str]]:
+    """Every form an ``rng`` may take, with the words the rejection message names it by."""
+    forms: list[tuple[object, str]] = [
+        (None, "None"),
+        (3, "a non-negative int seed"),
+        (np.uint8(3), "a non-negative int seed"),
+        (np.random.default_rng(3), "a numpy.random.Generator"),
+        (np.random.SeedSequence(3), "a numpy.random.SeedSequence"),
+    ]
+    try:
+        import torch
+    except ImportError:
+        pass
+    else:
+        forms.append((torch.Generator().manual_seed(3), "a torch.Generator"))
+    try:
+        import jax
+    except ImportError:
+        pass
+    else:
+        forms += [(jax.random.key(3), "a JAX PRNG key"), (jax.random.PRNGKey(3), "a JAX PRNG key")]
+    return forms
+
+
+def test_the_rng_message_names_every_accepted_form():
+    """Each accepted form draws a member; the message of a rejected ``rng`` names each one,
+    and no form it names is one that is rejected."""
+    space = sa.Interval(0, 1)
+    with pytest.raises(TypeError) as rejected:
+        sa.sample(space, rng=np.random.RandomState(3))  # NumPy's legacy generator is not accepted
+    message = str(rejected.value)
+    for rng, words in _accepted_rngs():
+        assert sa.contains(float(sa.sample(space, rng=rng)), space), words
+        assert words in message, f"the message does not name {words!r}: {message}"
+    from spacealg.core.rng import _FORMS
+
+    named = set(_FORMS.values())
+    for words in named:
+        assert any(accepted.startswith(words.split(" (")[0]) for _, accepted in _accepted_rngs()), words
+
+
 # -- distributions (the documented sampling rules) ------------------------------------
 
 N = 40_000

@@ -175,10 +175,18 @@ def _install_steps(command: str) -> list[str]:
     return steps
 
 
+CPU_ONLY = "--torch-backend cpu"  # uv's switch to torch's CPU-only build (issue 36.1)
+
+
 def test_the_readme_test_command_is_what_ci_runs():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     two = readme.split("## Two commands", 1)[1].split("\n## ", 1)[0]
-    install, test = [line for line in two.splitlines() if line.startswith("python3 -m venv")]
+    install, test, cpu = [line for line in two.splitlines() if line.startswith("python3 -m venv")]
+    # the CPU-only line is the test command with torch's CPU build, and nothing else changed
+    cpu_steps, test_steps = _install_steps(cpu), _install_steps(test)
+    assert CPU_ONLY not in test and [step.replace(f" {CPU_ONLY}", "") for step in cpu_steps] == test_steps
+    assert [step for step in cpu_steps if CPU_ONLY in step] == [next(s for s in cpu_steps if "'.[test]'" in s)]
+    assert cpu.rpartition(" && ")[2] == test.rpartition(" && ")[2]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     test_command = test.rpartition(" && ")[2]
     assert ci.rstrip().splitlines()[-1] == test_command
@@ -188,7 +196,7 @@ def test_the_readme_test_command_is_what_ci_runs():
     assert "'.[check]'" in install  # spacealg check works after the first command
     for document in ("docs/install.md",):  # the other page that states the two commands
         text = (ROOT / document).read_text(encoding="utf-8")
-        assert install in text.splitlines() and test in text.splitlines(), document
+        assert {install, test, cpu} <= set(text.splitlines()), document
 
 
 # -- every block names the extras it needs (issue 26.4) ------------------------------------------

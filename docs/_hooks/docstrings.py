@@ -5,8 +5,11 @@
   blank line) becomes a fenced ``pycon`` block;
 - Sphinx roles (``:func:`x```, ``:class:`x```, ...) become inline code ``x``;
 - a function that a stub file (``.pyi``) declares as a typed attribute (the generic
-  functions of ``spacealg/core/protocol.pyi``, typed for mypy) keeps the docstring and the
-  signature of its definition in the ``.py`` file, which the stub would otherwise hide.
+  functions of ``spacealg/core/protocol.pyi``, typed for mypy: ``clamp:
+  GenericFunction[_Clamp]``) is documented as the function its ``.py`` file defines: its
+  signature, return type and docstring (its laws), labelled ``generic`` (a multipledispatch
+  function that dispatches on its arguments' types), where the stub alone would make it a
+  "module-attribute" without either. ``tests/test_docs_site.py`` checks the built pages.
 """
 
 from __future__ import annotations
@@ -53,24 +56,35 @@ class DoctestBlocks(griffe.Extension):
             source = Path(str(module.filepath)) if module.filepath else None
             if source is None or source.suffix != ".py" or not source.with_suffix(".pyi").is_file():
                 continue
-            body = ast.parse(source.read_text(encoding="utf-8")).body
-            defined = {node.name: node for node in body if isinstance(node, ast.FunctionDef | ast.ClassDef)}
-            for node in body:  # ``name = Wrapper(function, ...)``: the function documents the name
-                if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                        and isinstance(node.value, ast.Call) and node.value.args
-                        and isinstance(node.value.args[0], ast.Name) and node.value.args[0].id in defined):
-                    defined.setdefault(node.targets[0].id, defined[node.value.args[0].id])
-            for name, node in defined.items():
-                if name not in module.members:
+            code = source.read_text(encoding="utf-8")
+            defined = _definitions(griffe.visit(module.name, filepath=source, code=code), ast.parse(code))
+            for name, definition in defined.items():
+                member = module.members.get(name)
+                if member is None or member.is_alias or not member.is_attribute:
                     continue
-                member = module.members[name]
-                docstring = ast.get_docstring(node)
-                if member.is_alias or member.docstring is not None or not docstring:
-                    continue
-                returns = f" -> {ast.unparse(node.returns)}" if getattr(node, "returns", None) else ""
-                head = f"{name}({ast.unparse(node.args)}){returns}" if isinstance(node, ast.FunctionDef) else ""
-                text = f"```python\n{head}\n```\n\n{docstring}" if head else docstring
-                member.docstring = griffe.Docstring(markdown_of(text), parent=member)
+                docstring = definition.docstring.value if definition.docstring else ""
+                function = griffe.Function(
+                    name,
+                    lineno=definition.lineno,
+                    endlineno=definition.endlineno,
+                    parameters=definition.parameters,
+                    returns=definition.returns,
+                )
+                function.docstring = griffe.Docstring(markdown_of(docstring), parent=function)
+                function.labels = {"generic"}
+                module.set_member(name, function)
+
+
+def _definitions(visited: griffe.Module, tree: ast.Module) -> dict[str, griffe.Function]:
+    """The functions a module defines at its top level, by the name they are bound to: a
+    decorated ``def name`` as ``name``, and ``name = Wrapper(function, ...)`` as ``name``."""
+    found = {name: member for name, member in visited.members.items() if not member.is_alias and member.is_function}
+    for node in tree.body:  # ``name = Wrapper(function, ...)``: the function documents the name
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Call) and node.value.args
+                and isinstance(node.value.args[0], ast.Name) and node.value.args[0].id in found):
+            found.setdefault(node.targets[0].id, found[node.value.args[0].id])
+    return found  # type: ignore[return-value]
 
 
 def _modules(module: griffe.Module) -> list[griffe.Module]:

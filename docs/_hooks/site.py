@@ -42,9 +42,10 @@ def _named_in(nav: Any) -> set[str]:
 
 
 def _title(path: Path) -> str:
+    """A page's first heading as plain text (a nav entry shows no Markdown: `jit` is jit)."""
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith("# "):
-            return line[2:].strip()
+            return re.sub(r"`([^`]*)`", r"\1", line[2:]).strip()
     return path.stem.replace("_", " ").capitalize()
 
 

@@ -16,10 +16,24 @@ from typing import Any
 from spacealg.describe import describe
 
 __all__ = [
-    "DEFAULTS", "JAX_PREFIXES", "MAKERS", "REGISTRIES", "describe_env", "foreign_spaces", "is_jax_id", "jax_ids",
+    "DEFAULTS", "JAX_EXAMPLES", "JAX_PREFIXES", "MAKERS", "REGISTRIES", "describe_env", "foreign_spaces", "is_jax_id", "jax_ids",
     "jax_maker",
 ]
 
+
+JAX_EXAMPLES: dict[str, str] = {
+    "gymnax": "CartPole-v1",
+    "jumanji": "Snake-v1",
+    "pgx": "connect_four",
+    "craftax": "Craftax-Symbolic-v1",
+    "jaxmarl": "MPE_simple_v3",
+    "navix": "Navix-Empty-5x5-v0",
+    "xminigrid": "MiniGrid-Empty-5x5",
+    "brax": "ant",
+    "playground": "CartpoleBalance",
+}
+"""Per id prefix (a library whose ``make(name)`` makes the environment, and the extra of
+pyproject that installs it), one name it makes: ``gymnax:CartPole-v1`` and so on."""
 
 MAKERS: dict[str, tuple[str, str, str]] = {
     "gymnax": ("gymnax", "import gymnax", "gymnax.make({args})"),

@@ -51,8 +51,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from spacealg.backends.arrays import BACKEND_ROOTS, backend_name, backend_of, is_backend_array, to_numpy
+from spacealg.backends.arrays import BACKEND_ROOTS, RNG_FORMS, backend_name, backend_of, is_backend_array, to_numpy
 from spacealg.core.arrays import register_array_root, register_backend_loader
+from spacealg.core.rng import register_rng_form
 
 __all__ = [
     "backend_name",
@@ -75,6 +76,8 @@ def _register_operations() -> None:
 for _root, _name in BACKEND_ROOTS.items():
     register_array_root(_root, _name)
     register_backend_loader(_name, _register_operations)
+for _name, _form in RNG_FORMS.items():
+    register_rng_form(_name, _form)
 
 
 def _host_first_call(function: Any, cls: type) -> Any:

@@ -30,12 +30,17 @@ import numpy as np
 
 from spacealg.core.arrays import backend_name
 
-__all__ = ["BACKEND_ROOTS", "Backend", "NumpyBackend", "backend_name", "backend_named", "backend_of",
+__all__ = ["BACKEND_ROOTS", "RNG_FORMS", "Backend", "NumpyBackend", "backend_name", "backend_named", "backend_of",
            "is_backend_array", "to_numpy"]
 
 #: The top-level package of an array or generator type -> the backend that serves it
 #: (registered with the core's recogniser, :func:`spacealg.core.arrays.backend_name`).
 BACKEND_ROOTS: dict[str, str] = {"torch": "torch", "jax": "jax", "jaxlib": "jax"}
+#: Each backend's generator, as an ``rng`` argument (named in the message of a rejected one).
+RNG_FORMS: dict[str, str] = {
+    "torch": "a torch.Generator",
+    "jax": "a JAX PRNG key (jax.random.key(seed), jax.random.PRNGKey(seed))",
+}
 
 
 def is_backend_array(obj: Any) -> bool:

@@ -2,8 +2,9 @@
 
 ENV_ID is a registered Gymnasium id (``CartPole-v1``), ``module:factory`` (a Gymnasium
 environment, a PettingZoo AEC or parallel one, a Gymnasium vector environment; the module is
-imported from the working directory too, as with ``python -m``), a JAX id
-(``gymnax:CartPole-v1``), or a glob over any of them (``"CartPole-*"``, ``"gymnax:*"``,
+imported from the working directory too, as with ``python -m``), ``LIBRARY:NAME`` of a JAX
+library (``gymnax:CartPole-v1``; :func:`spacealg.cli.common.env_id_forms` lists every form with
+its extra), or a glob over any of them (``"CartPole-*"``, ``"gymnax:*"``,
 ``"pettingzoo.classic.*_v?:env"``). One environment gets a detailed report. Several (or
 ``--results``, ``--report``, ``--timeout``, ``--ray-address``) are a sweep (:mod:`spacealg.sweep`): each
 is checked by this command, ``spacealg check ID --json`` with the same checking options
@@ -33,6 +34,7 @@ from spacealg.cli.common import (
     EXIT_OK,
     CommandError,
     emit_json,
+    env_id_forms,
     env_source,
     making,
 )
@@ -43,21 +45,17 @@ __all__ = ["add_checking_options", "add_parser", "run"]
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "check",
-        help="property-test environments (Gymnasium, PettingZoo AEC or parallel, vector) with Hypothesis",
+        help="property-test environments (Gymnasium, PettingZoo AEC or parallel, vector, dm_env, TorchRL, "
+        "JAX) with Hypothesis",
         description="Drive Hypothesis-generated episodes through an environment and check, at "
         "every step, that observations are in the observation space, rewards are finite reals, "
         "flags are bools, infos are dicts, the API signatures hold, episodes replay "
         "deterministically, reset works after an episode ends, published action masks are sound "
         "and the environment's randomness is its own (PettingZoo: the agents' life cycle and the "
-        "AEC protocol too). ENV_ID: a registered id such as CartPole-v1, module:factory, a JAX id such "
-        "as gymnax:CartPole-v1, or a glob over any of them; several are a sweep, each in a process of its own.",
+        "AEC protocol too; a JAX env: its protocol under jit and vmap). ENV_ID: "
+        + env_id_forms(globs=True) + ".",
     )
-    parser.add_argument(
-        "env_id",
-        nargs="+",
-        help="registered Gymnasium ids, module:factory, JAX ids (gymnax:CartPole-v1), or globs over any of them "
-        "('CartPole-*', 'gymnax:*', 'pettingzoo.classic.*_v?:env')",
-    )
+    parser.add_argument("env_id", nargs="+", help=env_id_forms(globs=True, short=True))
     add_checking_options(parser)
     add_sweep_options(parser)
     parser.set_defaults(handler=run)
@@ -447,7 +445,8 @@ def _one(target: str, options: dict[str, Any], arguments: argparse.Namespace, jo
         print()
         print(
             f"passed: {len(document['properties'])} properties held over {document['examples']} examples "
-            f"({document['steps']:,} steps, {document['episodes']:,} episodes) in {document['seconds']:.1f} s{budget}"
+            f"({document['steps']:,} steps, {document['episodes']:,} episodes) in {document['seconds']:.1f} s, "
+            f"{document['speed']}{budget}"
         )
     for prop in document["properties"]:
         print(f"  ok  {prop}")

@@ -11,8 +11,12 @@ ENV_ID is resolved the same way by every subcommand (:func:`resolve_target`):
   ``python -m``) and the attribute, a class or a function, is called with the
   ``--env-kwarg`` keywords; if the module has no such attribute but registers a Gymnasium id
   of that name, ``gymnasium.make("module:attribute")`` (Gymnasium's own syntax) makes it;
-- ``gymnax:NAME``, ``jumanji:NAME``, ``pgx:NAME``: a JAX environment, ``library.make(NAME, **kwargs)``;
+- ``LIBRARY:NAME`` for LIBRARY one of :data:`~spacealg.adapters.envs.JAX_PREFIXES`
+  (``gymnax:CartPole-v1``, ``brax:ant``, ...): a JAX environment, made by that library
+  (``gymnax.make(NAME, **kwargs)``, ...);
 - anything else is a registered Gymnasium id, made by ``gymnasium.make(ENV_ID, **kwargs)``.
+
+:func:`env_id_forms` says all this in the words of ``--help``, with the extra each form needs.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import argparse
 import ast
 import contextlib
 import importlib
+import itertools
 import json
 import os
 import signal
@@ -28,24 +33,30 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from spacealg.adapters.envs import is_jax_id
+from spacealg.adapters.envs import JAX_EXAMPLES, is_jax_id
 
 __all__ = [
     "EXIT_ERROR",
     "EXIT_FAILED",
     "EXIT_INTERRUPTED",
     "EXIT_OK",
+    "GYMNASIUM_PINS",
     "OPTIONAL_EXTRAS",
     "CannotMakeError",
     "CommandError",
+    "GymnasiumPin",
     "Target",
     "add_common_arguments",
     "emit_json",
+    "env_id_forms",
     "env_source",
     "failed_document",
+    "install_advice",
     "interrupts",
+    "is_space_document",
     "json_stdout",
     "jsonable",
     "making",
@@ -53,6 +64,7 @@ __all__ = [
     "one_line",
     "parse_env_kwargs",
     "passed_document",
+    "read_space_document",
     "resolve_target",
 ]
 
@@ -84,6 +96,43 @@ OPTIONAL_EXTRAS: dict[str, str] = {
 }
 
 
+#: What ``module:factory`` may make, with the optional package it needs (None: none).
+FACTORY_KINDS: tuple[tuple[str, str | None], ...] = (
+    ("a Gymnasium env", None),
+    ("a Gymnasium vector env", None),
+    ("a PettingZoo AEC or parallel env", "pettingzoo"),
+    ("a dm_env env", "dm_env"),
+    ("a TorchRL env", "torchrl"),
+)
+
+
+def _with_extra(text: str, package: str | None) -> str:
+    return text if package is None else f"{text} (extra {OPTIONAL_EXTRAS[package]})"
+
+
+def env_id_forms(*, globs: bool = False, short: bool = False) -> str:
+    """Every form of ENV_ID that :func:`resolve_target` accepts, each with the extra of
+    pyproject that installs what it needs, for ``--help`` (``globs``: the command expands
+    globs over the registry too; ``short``: one example per form, the JAX libraries by
+    prefix). A JAX library's extra bears its prefix's name."""
+    registry = "a registered Gymnasium id (CartPole-v1)"
+    many = (
+        "; or a glob over any of these ('CartPole-*', 'gymnax:*', 'pettingzoo.classic.*_v?:env'): several "
+        "environments are a sweep, each checked in a process of its own"
+    ) if globs else ""
+    if short:
+        prefixes = ", ".join(f"{prefix}:" for prefix in JAX_EXAMPLES)
+        return (f"{registry}, module:factory, or LIBRARY:NAME of a JAX library ({prefixes}; its extra bears its "
+                f"name){many}")
+    factories = ", ".join(_with_extra(text, package) for text, package in FACTORY_KINDS)
+    jax = ", ".join(f"{prefix}:{name} (extra {prefix})" for prefix, name in JAX_EXAMPLES.items())
+    return (
+        f"{registry}; module:factory, a class or function (its module imported from the working "
+        f"directory too) that makes {factories} or a JAX env; or LIBRARY:NAME, a JAX env that "
+        f"LIBRARY makes: {jax}{many}"
+    )
+
+
 class CommandError(Exception):
     """A failure the command reports as one line, with exit status 2 (``main`` prints it).
     ``reason`` says what kind, for ``--json`` (and a sweep reading it): ``"cannot make"``
@@ -111,9 +160,79 @@ def one_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 
+@dataclass(frozen=True)
+class GymnasiumPin:
+    """An extra whose install by pip replaces a Gymnasium newer than ``below`` with an older
+    one: ``why``, and the install that keeps the user's Gymnasium: the ``dependencies``
+    (with the ``jax`` extra), then the packages that pin it, ``--no-deps`` (they work with
+    the newer Gymnasium)."""
+
+    below: tuple[int, int]
+    why: str
+    dependencies: tuple[str, ...]
+    no_deps: tuple[str, ...]
+
+    @property
+    def keep(self) -> str:
+        """The install, as one shell line run from the checkout."""
+        return f"pip install '.[jax]' {' '.join(self.dependencies)} && pip install --no-deps {' '.join(self.no_deps)}"
+
+
+_GYMNAX = "gymnax 1.0.1 requires gymnasium<1.4 (and works with 1.4)"
+_GYMNAX_DEPENDENCIES = ("flax", "matplotlib", "seaborn", "six")
+#: Extras whose ``pip install`` downgrades Gymnasium 1.4 (found with ``pip install --dry-run``;
+#: ``rllib``'s too, but no command advises it: its ``ray`` package is the ``ray`` extra's).
+GYMNASIUM_PINS: dict[str, GymnasiumPin] = {
+    "gymnax": GymnasiumPin((1, 4), _GYMNAX, _GYMNAX_DEPENDENCIES, ("gymnax==1.0.1",)),
+    "navix": GymnasiumPin(
+        (1, 4), f"its ToGymnax wrapper needs gymnax, and {_GYMNAX}", ("'navix>=0.7'", *_GYMNAX_DEPENDENCIES),
+        ("gymnax==1.0.1",),
+    ),
+    "jaxmarl": GymnasiumPin(
+        (1, 4),
+        f"jaxmarl requires gymnax, and {_GYMNAX}",
+        (*_GYMNAX_DEPENDENCIES, "chex", "'jaxtyping>=0.2.28'", "pillow", "safetensors"),
+        ("gymnax==1.0.1", "'jaxmarl>=0.1'"),
+    ),
+}
+
+
+def _installed_gymnasium() -> tuple[str, tuple[int, ...]] | None:
+    """The installed Gymnasium's version, as text and as its leading numbers; None if unknown."""
+    from importlib import metadata
+
+    try:
+        text = metadata.version("gymnasium")
+    except metadata.PackageNotFoundError:
+        return None
+    numbers = []
+    for part in text.split("."):
+        digits = "".join(itertools.takewhile(str.isdigit, part))
+        if not digits:
+            break
+        numbers.append(int(digits))
+    return text, tuple(numbers)
+
+
+def install_advice(extra: str) -> str:
+    """The command that installs ``extra`` from the checkout; for an extra of
+    :data:`GYMNASIUM_PINS` while a newer Gymnasium is installed, also what that install does
+    to it, and the install that keeps it."""
+    advice = f"pip install '.[{extra}]' (from the spacealg checkout)"
+    pin = GYMNASIUM_PINS.get(extra)
+    installed = _installed_gymnasium()
+    if pin is None or installed is None or installed[1] < pin.below:
+        return advice
+    bound = ".".join(map(str, pin.below))
+    return (
+        f"{advice}, which replaces your Gymnasium {installed[0]} with one older than {bound} "
+        f"({pin.why}); to keep yours: {pin.keep}"
+    )
+
+
 def missing_extra(error: BaseException) -> str | None:
     """The message for a ModuleNotFoundError of an optional package spacealg knows, naming
-    the extra that installs it; None for any other error."""
+    the extra that installs it (:func:`install_advice`); None for any other error."""
     if not isinstance(error, ModuleNotFoundError) or not error.name:
         return None
     package = error.name.partition(".")[0]
@@ -122,7 +241,7 @@ def missing_extra(error: BaseException) -> str | None:
         return None
     return (
         f"needs the optional package {package!r}, which is not installed; install spacealg with "
-        f"its {extra!r} extra: pip install '.[{extra}]' (from the spacealg checkout)"
+        f"its {extra!r} extra: {install_advice(extra)}"
     )
 
 
@@ -235,6 +354,10 @@ def resolve_target(env_id: str, env_kwargs: Sequence[str] | None = None, *, chec
     """The :class:`Target` named by ENV_ID (see the module docstring), with the keywords of
     ``--env-kwarg``. ``checker=False`` turns Gymnasium's passive env checker off (spacealg
     checks for itself). Raises CommandError when ENV_ID cannot name an environment."""
+    if is_space_document(env_id):
+        raise CommandError(
+            f"{env_id!r} names a space document, not an environment (spacealg describe {env_id} describes its space)"
+        )
     kwargs = parse_env_kwargs(env_kwargs)
     if os.getcwd() not in sys.path:  # module:factory resolves from the working directory, as python -m
         sys.path.insert(0, os.getcwd())
@@ -259,6 +382,29 @@ def _jax_target(env_id: str, kwargs: dict[str, Any]) -> Target:
     except ModuleNotFoundError as error:
         raise CannotMakeError(f"cannot make {env_id!r}: {missing_extra(error) or one_line(error)}") from None
     return Target(env_id, make, kwargs, construction, imports)
+
+
+def is_space_document(argument: str) -> bool:
+    """Whether a command-line argument names a JSON space document rather than an
+    environment: ``-`` (standard input) or a path ending in ``.json``."""
+    return argument == "-" or argument.lower().endswith(".json")
+
+
+def read_space_document(argument: str) -> Any:
+    """The space of the JSON document at path ``argument`` (``-``: standard input), read by
+    :func:`spacealg.from_json`. Raises CommandError for a file that cannot be read, and
+    for a malformed document with ``from_json``'s DocumentError as one line."""
+    from spacealg.serialize import from_json
+
+    try:
+        text = sys.stdin.read() if argument == "-" else Path(argument).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        where = "standard input" if argument == "-" else repr(argument)
+        raise CommandError(f"cannot read the space document {where}: {one_line(error)}") from None
+    try:
+        return from_json(text)
+    except ValueError as error:  # DocumentError, and any check of a space's constructor
+        raise CommandError(one_line(error)) from None
 
 
 @contextlib.contextmanager

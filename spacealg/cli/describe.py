@@ -1,8 +1,12 @@
-"""``spacealg describe ENV_ID``: describe an environment's spaces algebraically.
+"""``spacealg describe ENV_ID``: describe an environment's spaces algebraically, or the
+space of a JSON space document.
 
 ENV_ID is resolved as by every subcommand (:func:`spacealg.cli.common.resolve_target`):
-a registered Gymnasium id or ``module:factory``, imported from the working directory too.
-Exit status 0, or 2 when the environment cannot be made.
+a registered Gymnasium id, ``module:factory`` (imported from the working directory too) or
+``LIBRARY:NAME`` of a JAX library. A path ending in ``.json``, or ``-`` for standard
+input, is a space document (:func:`spacealg.cli.common.read_space_document`), described as
+``spacealg.from_json`` reads it. Exit status 0, or 2 when the environment cannot be made
+or the document cannot be read (a malformed one: ``from_json``'s DocumentError, one line).
 """
 
 from __future__ import annotations
@@ -11,7 +15,17 @@ import argparse
 import contextlib
 from typing import Any
 
-from spacealg.cli.common import EXIT_OK, CommandError, emit_json, making, one_line, resolve_target
+from spacealg.cli.common import (
+    EXIT_OK,
+    CommandError,
+    emit_json,
+    env_id_forms,
+    is_space_document,
+    making,
+    one_line,
+    read_space_document,
+    resolve_target,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -21,17 +35,23 @@ def add_parser(subparsers: Any) -> None:
         "describe",
         help="describe the observation and action spaces of an environment",
         description="Print the style, bounds, cardinality, eltype and elsize of an "
-        "environment's observation and action spaces (ENV_ID: a registered id such as "
-        "CartPole-v1, or module:factory, imported from the working directory too; a "
-        "PettingZoo environment is described agent by agent).",
+        "environment's observation and action spaces (a PettingZoo environment's agent by "
+        "agent), or of the space of a JSON space document (spacealg.to_json's): a path "
+        "ending in .json, or - to read it from standard input. ENV_ID: " + env_id_forms() + ".",
     )
-    parser.add_argument("env_id", help="a registered Gymnasium id, or module:factory")
+    parser.add_argument(
+        "env_id",
+        metavar="ENV_ID|SPACE.json|-",
+        help=env_id_forms(short=True) + "; or a space document: a .json path or -",
+    )
     parser.set_defaults(handler=run)
 
 
 def run(arguments: argparse.Namespace) -> int:
     from spacealg.describe import describe, describe_fields
 
+    if is_space_document(arguments.env_id):
+        return _describe_document(arguments)
     target = resolve_target(arguments.env_id, arguments.env_kwarg, checker=True)
     with making(arguments.env_id):
         env = target.make()
@@ -53,6 +73,27 @@ def run(arguments: argparse.Namespace) -> int:
         if callable(close):
             with contextlib.suppress(Exception):  # an environment whose close() raises: described all the same
                 close()
+    return EXIT_OK
+
+
+def _describe_document(arguments: argparse.Namespace) -> int:
+    """``spacealg describe space.json`` (or ``-``): the document's space, titled ``space``."""
+    from spacealg.describe import describe, describe_fields
+
+    if arguments.env_kwarg:
+        raise CommandError("--env-kwarg applies to an environment's constructor, not to a space document")
+    name = arguments.env_id
+    space = read_space_document(name)
+    try:
+        entry = {"name": "space", "given": repr(space), **describe_fields(space)}
+        text = describe(space, title="space")
+    except Exception as error:
+        raise CommandError(f"cannot describe the space of {name!r}: {one_line(error)}") from error
+    if arguments.json:
+        emit_json({"command": "describe", "document": name, "spaces": [entry]})
+    else:
+        print("standard input" if name == "-" else name)
+        print(text)
     return EXIT_OK
 
 

@@ -6,11 +6,32 @@ import numbers
 
 import numpy as np
 
-__all__ = ["RngLike", "as_generator", "seed"]
+__all__ = ["RngLike", "accepted_forms", "as_generator", "register_rng_form", "seed"]
 
 RngLike = None | int | np.integer | np.random.Generator | np.random.SeedSequence
 
 _shared = np.random.default_rng()
+
+#: What an ``rng`` argument may be: NumPy's forms here, a backend's generator once the
+#: backend registers it (:func:`register_rng_form`).
+_FORMS: dict[str, str] = {
+    "none": "None",
+    "seed": "a non-negative int seed",
+    "numpy": "a numpy.random.Generator",
+    "seed_sequence": "a numpy.random.SeedSequence",
+}
+
+
+def register_rng_form(name: str, description: str) -> None:
+    """``description`` (say ``"a torch.Generator"``) is an accepted ``rng`` of backend
+    ``name``: the message of a rejected ``rng`` names it."""
+    _FORMS[name] = description
+
+
+def accepted_forms() -> str:
+    """Every accepted ``rng`` form, in words (``"None, a non-negative int seed, ... or ..."``)."""
+    forms = list(_FORMS.values())
+    return ", ".join(forms[:-1]) + " or " + forms[-1]
 
 
 def as_generator(rng: RngLike) -> np.random.Generator:
@@ -30,10 +51,7 @@ def as_generator(rng: RngLike) -> np.random.Generator:
         return np.random.default_rng(int(rng))
     if isinstance(rng, np.random.SeedSequence):
         return np.random.default_rng(rng)
-    raise TypeError(
-        f"rng: expected None, a non-negative int seed or a numpy.random.Generator, "
-        f"got {type(rng).__qualname__}"
-    )
+    raise TypeError(f"rng: expected {accepted_forms()}, got {type(rng).__qualname__}")
 
 
 def seed(value: int | None = None) -> None:

@@ -141,7 +141,8 @@ DEFAULT_OPTIONS: CheckOptions = {
 @dataclass
 class EnvCheckReport:
     """A passed check: what was checked, and how much. ``properties``: those that held;
-    ``not_checked``: every property of the checker's table that was not checked, and why."""
+    ``not_checked``: every property of the checker's table that was not checked, and why;
+    ``steps_per_second``: steps checked per second of the search (:meth:`searching_seconds`)."""
 
     env_name: str
     examples: int
@@ -153,6 +154,15 @@ class EnvCheckReport:
     out_of_time: bool = False  # the time budget ended the search before max_examples
     kind: str = "gymnasium"
     not_checked: dict[str, str] = field(default_factory=dict)
+    steps_per_second: float = field(default=0.0, init=False)
+
+    def __post_init__(self) -> None:
+        searching = self.searching_seconds()
+        self.steps_per_second = self.steps / searching if searching > 0 else 0.0
+
+    def searching_seconds(self) -> float:
+        """The seconds the search took (all of ``seconds`` here)."""
+        return self.seconds
 
     def verdicts(self) -> dict[str, str]:
         """Each property: ``"held"`` or ``"not checked: <why>"``."""
@@ -163,8 +173,13 @@ class EnvCheckReport:
         skipped = f"; {len(self.not_checked)} not checked" if self.not_checked else ""
         return (
             f"{self.env_name}: {len(self.properties)} properties held over {self.examples} examples "
-            f"({self.steps:,} steps, {self.episodes:,} episodes) in {self.seconds:.1f} s{budget}{skipped}"
+            f"({self.steps:,} steps, {self.episodes:,} episodes) in {self.seconds:.1f} s, "
+            f"{self.speed()}{budget}{skipped}"
         )
+
+    def speed(self) -> str:
+        """``steps_per_second`` in words, as the summary line gives it."""
+        return f"{self.steps_per_second:,.0f} steps/s"
 
 
 def action_fallback(space: Any, seed: int) -> Callable[[list[np.ndarray] | None], Any]:

@@ -96,6 +96,8 @@ def report_document(report: Any) -> dict[str, Any]:
         "steps": report.steps,
         "episodes": report.episodes,
         "seconds": round(report.seconds, 3),
+        "steps_per_second": round(report.steps_per_second, 1),
+        "speed": report.speed(),  # the figure in the words of the report's summary line
         "out_of_time": report.out_of_time,
         **{name: round(getattr(report, name), 3) for name in ("setup_seconds", "rollout_seconds")
            if hasattr(report, name)},

@@ -65,20 +65,21 @@ class JaxEnvCheckReport(EnvCheckReport):
     style: str = ""
     setup_seconds: float = 0.0
 
-    @property
-    def steps_per_second(self) -> float:
-        """Env steps checked per second of the search (after the one-off compilation and
-        probes, which take ``setup_seconds``)."""
-        searching = self.seconds - self.setup_seconds
-        return self.steps / searching if searching > 0 else 0.0
+    def searching_seconds(self) -> float:
+        """The seconds of the search, after the one-off compilation and probes (which take
+        ``setup_seconds``): what ``steps_per_second`` divides by."""
+        return self.seconds - self.setup_seconds
+
+    def speed(self) -> str:
+        compiled = self.steps / self.rollout_seconds if self.rollout_seconds else 0
+        return (
+            f"{self.steps_per_second:,.0f} steps/s searching after {self.setup_seconds:.1f} s compiling and "
+            f"probing ({compiled:,.0f} steps/s inside the compiled rollouts)"
+        )
 
     def __str__(self) -> str:
         skipped = "".join(f"\n  not checked: {k}: {why}" for k, why in self.not_checked.items())
-        compiled = self.steps / self.rollout_seconds if self.rollout_seconds else 0
-        return (
-            f"{super().__str__()}; {self.steps_per_second:,.0f} steps/s searching, after {self.setup_seconds:.1f} s "
-            f"compiling and probing ({compiled:,.0f} steps/s inside the compiled rollouts){skipped}"
-        )
+        return super().__str__() + skipped
 
 
 def _checked(

@@ -1,0 +1,63 @@
+"""The checkers' speed, shown (issue 36.5): a passed check's report carries
+``steps_per_second`` (a field, so the repr a REPL shows of ``check_jax_env(...)`` has it),
+its summary line gives it, and ``spacealg check`` prints it and puts it in its JSON. For a
+JAX environment the figure is the search's, after the one-off compilation and probes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("hypothesis")
+
+from spacealg.cli import main
+from spacealg.testing import check_env
+
+SOUND_JAX = "tests.jax_toy_envs:make_walk"
+JAX_OPTIONS = ["--examples", "3", "--max-steps", "30", "--no-determinism"]
+
+
+def test_a_report_carries_its_steps_per_second_in_its_summary_line():
+    report = check_env("CartPole-v1", max_examples=5)
+    assert report.steps > 0 and report.seconds > 0
+    assert report.steps_per_second == pytest.approx(report.steps / report.seconds)
+    first = str(report).splitlines()[0]
+    assert f"in {report.seconds:.1f} s, {report.steps_per_second:,.0f} steps/s" in first
+    assert f"steps_per_second={report.steps_per_second!r}" in repr(report)
+
+
+def test_a_jax_report_gives_the_search_speed_after_compiling():
+    pytest.importorskip("jax")
+    from spacealg.testing.jax_env import check_jax_env
+    from tests.jax_toy_envs import make_walk
+
+    report = check_jax_env(lambda: make_walk(), max_examples=3, max_steps=30, batch=8, determinism=False)
+    searching = report.seconds - report.setup_seconds
+    assert 0 < searching < report.seconds
+    assert report.steps_per_second == pytest.approx(report.steps / searching)
+    first = str(report).splitlines()[0]
+    assert f"{report.steps_per_second:,.0f} steps/s searching after {report.setup_seconds:.1f} s compiling" in first
+    assert "steps/s inside the compiled rollouts" in first
+    assert f"steps_per_second={report.steps_per_second!r}" in repr(report)  # what a REPL shows
+
+
+def test_the_cli_prints_the_speed_of_a_jax_check(capsys):
+    pytest.importorskip("jax")
+    assert main(["check", SOUND_JAX, *JAX_OPTIONS]) == 0
+    passed = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("passed:"))
+    assert " steps/s searching after " in passed and "inside the compiled rollouts" in passed
+    assert main(["check", SOUND_JAX, *JAX_OPTIONS, "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["steps_per_second"] > 0
+    assert document["speed"].startswith(f"{document['steps_per_second']:,.0f} steps/s searching after ")
+
+
+def test_the_cli_prints_the_speed_of_a_gymnasium_check(capsys):
+    assert main(["check", "CartPole-v1", "-n", "5", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["steps_per_second"] == pytest.approx(document["steps"] / document["seconds"], rel=0.01)
+    assert document["speed"] == f"{document['steps_per_second']:,.0f} steps/s"
+    assert main(["check", "CartPole-v1", "-n", "5"]) == 0
+    passed = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("passed:"))
+    assert passed.endswith(" steps/s") and " s, " in passed
