@@ -51,7 +51,7 @@ def test_help_names_every_jax_prefix_with_its_extra(command):
 def test_the_jax_extras_install_the_libraries_the_makers_import():
     """``extra PREFIX`` is true: the module each prefix's maker imports is installed by the
     extra of the prefix's name (what the CLI advises when it is missing)."""
-    from spacealg.testing.jax_env.source import MAKERS
+    from spacealg.adapters.envs import MAKERS
 
     assert set(MAKERS) == set(JAX_PREFIXES)
     for prefix, (module, _, _) in MAKERS.items():
@@ -63,7 +63,8 @@ def test_help_names_every_other_form(command):
     description, env_id = _help(command)
     for text in (description, env_id):
         assert "registered Gymnasium id (CartPole-v1)" in text and "module:factory" in text
-        assert ("glob over the registry" in text) == (command == "check")  # describe expands no globs
+        globs = "or a glob over any of these ('CartPole-*', 'gymnax:*'"
+        assert (globs in text) == (command == "check")  # describe expands none
     for kind, package in FACTORY_KINDS:
         assert kind in description
         if package is not None:
@@ -105,7 +106,7 @@ def test_docs_cli_lists_every_form_with_its_extra():
     for kind, package in FACTORY_KINDS:
         extra = "none" if package is None else OPTIONAL_EXTRAS[package]
         assert any(kind in form and "module:factory" in form and got == extra for form, _, got in rows), kind
-    assert examples.get("CartPole-v1") == "none" and examples.get('"CartPole-*"') == "none"
+    assert examples.get("CartPole-v1") == "none" and examples.get('"CartPole-*", "gymnax:*"') == "that of the form"
     assert examples.get("space.json, -") == "none"
     assert len(rows) == len(JAX_PREFIXES) + 7  # a new row is a new form: give it a check here
 

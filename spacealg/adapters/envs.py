@@ -16,8 +16,8 @@ from typing import Any
 from spacealg.describe import describe
 
 __all__ = [
-    "DEFAULTS", "JAX_EXAMPLES", "JAX_PREFIXES", "MAKERS", "REGISTRIES", "describe_env", "foreign_spaces", "is_jax_id", "jax_ids",
-    "jax_maker",
+    "DEFAULTS", "JAX_EXAMPLES", "JAX_PREFIXES", "MAKERS", "REGISTRIES", "describe_env", "foreign_spaces",
+    "is_jax_id", "jax_ids", "jax_maker",
 ]
 
 
