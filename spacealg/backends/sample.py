@@ -264,6 +264,9 @@ def _needs_clip(leaf: LeafModel) -> bool:
         if both.any():
             lows = leaf.value_low[both].astype(leaf.value_dtype)
             highs = leaf.value_high[both].astype(leaf.value_dtype)
+            if lows.size > 1:  # exactness is a function of the pair (low, high): each distinct pair once
+                pairs = np.unique(np.stack([lows.reshape(-1), highs.reshape(-1)], axis=1), axis=0)
+                lows, highs = pairs[:, 0], pairs[:, 1]
             with np.errstate(over="ignore"):
                 widths = (highs - lows).astype(leaf.value_dtype)
             exact = bool(np.isfinite(widths).all()) and all(
