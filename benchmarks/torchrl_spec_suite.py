@@ -149,7 +149,7 @@ def _edges(spec: Any, space: Any, member: np.ndarray) -> Iterator[np.ndarray]:
 def laws(spec: Any, seeds: tuple[int, ...] = (0, 1)) -> list[str]:
     """The adapter's laws broken by ``spec``, each ``"[category] message"`` (see the module)."""
     try:
-        space = from_torchrl(spec)
+        space = sa.as_space(spec)  # from_torchrl(spec), once per spec (sample(spec) reads the same)
     except TypeError as error:
         return [f"[no-equal] {error}"]
     except Exception as error:
@@ -192,7 +192,7 @@ def laws(spec: Any, seeds: tuple[int, ...] = (0, 1)) -> list[str]:
 
 def _edge_laws(spec: Any, space: Any = None) -> list[str]:
     try:
-        space = from_torchrl(spec) if space is None else space
+        space = sa.as_space(spec) if space is None else space
         member = from_torchrl_value(to_torchrl_value(sa.sample(space, rng=0), spec), spec)
     except Exception as error:
         return [f"[edges] no member to start from: {type(error).__name__}: {error}"]

@@ -222,7 +222,7 @@ class JaxRng:
         return sub
 
     def split(self) -> Any:
-        """A fresh subkey, for a draw of another rule (:meth:`~spacealg.core.arrays.Namespace.spawn`)."""
+        """A fresh subkey, for a draw of another rule (:meth:`~spacealg.core.kernel.Kernel.spawn`)."""
         return self._next()
 
     def uniform(self, shape: tuple[int, ...], dtype: Any) -> Any:

@@ -277,7 +277,12 @@ def _exact(v: Any) -> Fraction | None:
 
 def _round_inward(values: np.ndarray, dtype: np.dtype, up: bool, open_end: bool) -> np.ndarray:
     """Per entry: the nearest float of ``dtype`` at or inside the bound (strictly inside an
-    open end), compared exactly with the bound's value."""
+    open end), compared exactly with the bound's value. A function of each value alone:
+    computed once per distinct value (a Box's bounds repeat one value over many entries)."""
+    if values.dtype.kind in "fiu" and values.size > 1:
+        distinct, where = np.unique(values.reshape(-1), return_inverse=True)
+        if distinct.size < values.size:
+            return _round_inward(distinct, dtype, up, open_end)[where].reshape(values.shape)
     out = np.empty(values.shape, dtype)
     largest = np.finfo(dtype).max
     toward = dtype.type(np.inf if up else -np.inf)

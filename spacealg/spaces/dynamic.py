@@ -53,9 +53,10 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.core.arrays import Namespace, backend_name, namespace_for, numpy_namespace, register_kind_rule
+from spacealg.core.arrays import backend_name, register_kind_rule
 from spacealg.core.catalog import register_space_class
 from spacealg.core.generic import as_space
+from spacealg.core.kernel import NUMPY, Kernel, kernel_for, numpy_kernel
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
@@ -169,18 +170,18 @@ def _split(shape: tuple[int, ...], space: Dynamic, what: str) -> tuple[tuple[int
     raise ValueError(f"{what}: a batch of {space!r} has shape (*batch, {', '.join(map(str, wanted))}), got {shape}")
 
 
-def _permute(ns: Namespace, x: Any, order: list[int]) -> Any:
+def _permute(ns: Kernel, x: Any, order: list[int]) -> Any:
     return ns.xp.permute_dims(x, tuple(order))
 
 
-def _gather(ns: Namespace, x: Any, space: Dynamic, lead: tuple[int, ...], lengths: tuple[int, ...]) -> Any:
+def _gather(ns: Kernel, x: Any, space: Dynamic, lead: tuple[int, ...], lengths: tuple[int, ...]) -> Any:
     """``x`` (``(*lead, member)``) as ``(*lead, N, *template)``: the ``N`` slices, in C order of the lengths."""
     m = len(lead)
     order = [*range(m), *(m + a for a in space.axes), *(m + a for a in space.fixed)]
     return ns.xp.reshape(_permute(ns, x, order), (*lead, math.prod(lengths), *space.shape))
 
 
-def _scatter(ns: Namespace, y: Any, space: Dynamic, lead: tuple[int, ...], lengths: tuple[int, ...]) -> Any:
+def _scatter(ns: Kernel, y: Any, space: Dynamic, lead: tuple[int, ...], lengths: tuple[int, ...]) -> Any:
     """The inverse of :func:`_gather`: ``(*lead, N, *template)`` back to ``(*lead, member)``."""
     m = len(lead)
     moved = ns.xp.reshape(y, (*lead, *lengths, *(space.shape[a] for a in space.fixed)))
@@ -189,14 +190,14 @@ def _scatter(ns: Namespace, y: Any, space: Dynamic, lead: tuple[int, ...], lengt
     return _permute(ns, moved, [*range(m), *(position[a] for a in range(len(space.shape)))])
 
 
-def _isin_rule(ns: Namespace, batch: Any, space: Dynamic) -> Any:
+def _isin_rule(ns: Kernel, batch: Any, space: Dynamic) -> Any:
     lead, lengths = _split(tuple(batch.shape), space, "isin")
     if math.prod(lengths) == 0:  # no slice: every such array is a member
         return ns.constant(np.ones(lead, dtype=bool))
     return ns.xp.all(isin(_gather(ns, batch, space, lead, lengths), space.space), axis=-1)
 
 
-def _draw_lengths(ns: Namespace, space: Dynamic) -> tuple[int, ...]:
+def _draw_lengths(ns: Kernel, space: Dynamic) -> tuple[int, ...]:
     low, high = space.lengths
     drawn = ns.below(np.full(len(space.axes), high - low + 1), (len(space.axes),))
     try:
@@ -206,7 +207,7 @@ def _draw_lengths(ns: Namespace, space: Dynamic) -> tuple[int, ...]:
                         "cannot draw them (draw outside jit, or sample a fixed-length space)") from None
 
 
-def _sample_rule(ns: Namespace, space: Dynamic, size: Any = None, *, rng: Any = None, **extra: Any) -> Any:
+def _sample_rule(ns: Kernel, space: Dynamic, size: Any = None, *, rng: Any = None, **extra: Any) -> Any:
     if any(v is not None for v in extra.values()):
         raise TypeError(f"sample: {sorted(extra)} are not supported for {space!r}")
     lead = normalize_size(size)
@@ -215,14 +216,14 @@ def _sample_rule(ns: Namespace, space: Dynamic, size: Any = None, *, rng: Any = 
     return _scatter(ns, slices, space, lead, lengths)
 
 
-def _clamp_rule(ns: Namespace, x: Any, space: Dynamic) -> Any:
+def _clamp_rule(ns: Kernel, x: Any, space: Dynamic) -> Any:
     lead, lengths = _split(tuple(x.shape), space, "clamp")
     if math.prod(lengths) == 0:
         return x
     return _scatter(ns, clamp(_gather(ns, x, space, lead, lengths), space.space), space, lead, lengths)
 
 
-def _clamp_inplace_rule(ns: Namespace, x: Any, space: Dynamic) -> Any:
+def _clamp_inplace_rule(ns: Kernel, x: Any, space: Dynamic) -> Any:
     if ns.name == "jax":
         raise TypeError("clamp_: JAX arrays are immutable; use clamp")
     clamped = ns.xp.astype(_clamp_rule(ns, x, space), x.dtype)
@@ -233,7 +234,7 @@ def _clamp_inplace_rule(ns: Namespace, x: Any, space: Dynamic) -> Any:
     return x
 
 
-def _no_fixed_width(ns: Namespace, values: Any, space: Dynamic) -> Any:
+def _no_fixed_width(ns: Kernel, values: Any, space: Dynamic) -> Any:
     raise no_fixed_width(space, "flatten_batch")
 
 
@@ -247,9 +248,6 @@ for _operation, _rule in (("isin", _isin_rule), ("sample", _sample_rule), ("clam
                           ("clamp_", _clamp_inplace_rule), ("flatten_batch", _no_fixed_width),
                           ("unflatten_batch", _no_fixed_width)):
     register_kind_rule(_operation, Dynamic, _rule)
-
-_NUMPY = numpy_namespace()
-
 
 # -- the protocol on NumPy: the same rules ------------------------------------------------------
 
@@ -276,7 +274,7 @@ def _contains(x: Any, space: Dynamic) -> bool:
         _split(tuple(a.shape), space, "contains")
     except ValueError:
         return False
-    ns = namespace_for(name, a) if name is not None else _NUMPY
+    ns = kernel_for(name, a) if name is not None else NUMPY
     return bool(_isin_rule(ns, a[None], space)[0])
 
 
@@ -285,12 +283,12 @@ def _isin(batch: Any, space: Dynamic) -> np.ndarray:
     a = _array(batch)
     if a is None:
         raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}")
-    return np.asarray(_isin_rule(_NUMPY, a, space))
+    return np.asarray(_isin_rule(NUMPY, a, space))
 
 
 @sample.register(Dynamic)
 def _sample(space: Dynamic, size: Any = None, *, rng: RngLike = None) -> np.ndarray:
-    return np.asarray(_sample_rule(numpy_namespace(as_generator(rng)), space, size))
+    return np.asarray(_sample_rule(numpy_kernel(as_generator(rng)), space, size))
 
 
 @clamp.register(Dynamic)
@@ -300,14 +298,14 @@ def _clamp(x: Any, space: Dynamic) -> Any:
     a = _array(x)
     if a is None:
         raise TypeError(f"clamp: x must be an array of {space!r}, got {type(x).__qualname__}")
-    return np.asarray(_clamp_rule(_NUMPY, a, space))
+    return np.asarray(_clamp_rule(NUMPY, a, space))
 
 
 @clamp_.register(Dynamic)
 def _clamp_inplace(x: Any, space: Dynamic) -> Any:
     if not isinstance(x, np.ndarray) or not x.flags.writeable:
         raise TypeError("clamp_: x must be a writable numpy array")
-    return _clamp_inplace_rule(_NUMPY, x, space)
+    return _clamp_inplace_rule(NUMPY, x, space)
 
 
 @SpaceStyle.register(Dynamic)
