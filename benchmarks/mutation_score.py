@@ -214,16 +214,20 @@ def _survivors(run: Run, live: list[Mutant]) -> list[str]:
         lines += ["", "**Killed by spacealg with a raw exception instead of a property:**", ""]
         lines += [f"- `{m.operator.name}` on `{m.base.name}`: {m.verdicts['spacealg'].said}" for m in crashed]
     for column in COLUMNS[1:]:
-        missed = [(m, m.verdicts[column]) for m in live if column in m.verdicts and not m.verdicts[column].kills]
-        if column != MATCHER and missed:
-            lines += ["", f"**Survivors of {column}** (checker missed; a warning it gave instead in brackets): "
-                      + ", ".join(f"`{m.operator.name}` on `{m.base.name}`" + (f" [{v.said}]" if v.said else "")
-                                  for m, v in missed) + "."]
+        missed: dict[str, list[str]] = {}
+        for m in live:
+            verdict = m.verdicts.get(column)
+            if column != MATCHER and verdict is not None and not verdict.kills:
+                said = f" [{verdict.said}]" if verdict.said else ""
+                missed.setdefault(m.operator.name, []).append(f"{m.base.name}{said}")
+        if missed:
+            lines += ["", f"**Survivors of {column}** (checker missed; a warning it gave instead in brackets):", ""]
+            lines += [f"- `{name}`: " + ", ".join(bases) for name, bases in missed.items()]
     hidden = [m for m in run.mutants if m.hidden]
     if hidden:
         lines += ["", "**Not observable** (the base's API hides the defect from every caller): "
                   + "; ".join(f"`{m.operator.name}` on `{m.base.name}` ({m.absent})" for m in hidden) + "."]
-    matched = {m.operator.name for m in run.mutants if m.operator.scored_by == MATCH}
+    matched = list(dict.fromkeys(m.operator.name for m in run.mutants if m.operator.scored_by == MATCH))
     if matched:
         lines += ["", "**Not observable by a law of one environment**: "
                   + ", ".join(f"`{name}`" for name in matched)

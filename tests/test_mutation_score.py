@@ -206,8 +206,8 @@ def test_the_table_scores_what_the_verdicts_say() -> None:
     assert "| `nan-reward` |" in text and "| 1 | 1/1 | 0/1 |" in text
     assert "| spacealg | 2 | 2 | 100% | 0 | 0 of 1 |" in text
     assert "| Gymnasium check_env | 2 | 1 | 50% | 0 | 0 of 1 |" in text
-    assert "**Survivors of Gymnasium check_env** (checker missed; a warning it gave instead in brackets): " \
-           "`nan-reward` on `CartPole-v1`." in text
+    assert "**Survivors of Gymnasium check_env** (checker missed; a warning it gave instead in brackets):\n\n" \
+           "- `nan-reward`: CartPole-v1\n" in text
     assert "(1 of them by a raw exception instead of a property)" in text
     assert "- `close-raises` on `CartPole-v1`: RuntimeError: close failed" in text
     assert "`CartPole-v1` (no Dict)" in text

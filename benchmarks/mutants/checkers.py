@@ -54,7 +54,10 @@ class Verdict:
 
 
 def short(text: Any, width: int = 90) -> str:
+    """``text`` on one line, without colour codes or memory addresses (the same on every run),
+    its pipes escaped for a Markdown cell, cut at ``width``."""
     text = re.sub(r"\x1b\[[0-9;]*m", "", " ".join(str(text).split())).replace("|", "\\|")
+    text = re.sub(r"0x[0-9a-fA-F]{6,}", "0x…", text)
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
