@@ -40,6 +40,7 @@ from spacealg.serialize import from_json, to_json
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
+from spacealg.spaces.difference import Difference, difference
 from spacealg.spaces.finite import BOOL, FiniteSet
 from spacealg.spaces.graph import Graph
 from spacealg.spaces.interval import REALS, Interval
@@ -49,6 +50,7 @@ from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct, product
 from spacealg.spaces.sequence import Sequence
 from spacealg.spaces.text import Text
+from spacealg.spaces.union import Union, union
 
 __version__ = "0.1.0"
 
@@ -79,6 +81,7 @@ __all__ = [
     "ContinuousSpaceStyle",
     "DataclassSpace",
     "DictProduct",
+    "Difference",
     "FiniteSet",
     "FiniteSpaceStyle",
     "GenericFunction",
@@ -94,6 +97,7 @@ __all__ = [
     "SpaceStyle",
     "Text",
     "TupleProduct",
+    "Union",
     "UnknownSpaceStyle",
     "as_space",
     "bounds",
@@ -104,6 +108,7 @@ __all__ = [
     "compat",
     "contains",
     "decode",
+    "difference",
     "element",
     "elements",
     "elsize",
@@ -129,4 +134,5 @@ __all__ = [
     "to_gymnasium",
     "to_json",
     "unflatten",
+    "union",
 ]

@@ -61,6 +61,9 @@ class BackendNamespace(Namespace):
     def uniform(self, shape: tuple[int, ...]) -> Any:
         return self._drawing().uniform(shape, self.dtype(np.float64))
 
+    def child(self) -> Any:
+        return self._drawing()._next() if self.name == "jax" else self.rng  # a JAX key is split, not advanced
+
     def _drawing(self) -> Any:
         if self.adapter is None:
             raise TypeError(f"{self.name}: this operation has no generator to draw from")

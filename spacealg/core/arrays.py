@@ -25,7 +25,8 @@ rules for operations declared above it, ``"flatten_batch"`` say). The rule is ca
 generator's) backend: ``ns.xp`` is its array-API namespace, ``ns.dtype`` maps a NumPy dtype
 to the backend's, ``ns.constant`` puts a NumPy array where the batch lives and
 ``ns.below(widths, shape)`` draws integers ``0 <= k < widths`` and ``ns.uniform(shape)``
-floats in ``[0, 1)`` from the call's generator.
+floats in ``[0, 1)`` from the call's generator, and ``ns.child()`` is the ``rng`` for a draw
+of another space within the rule.
 The routed protocol functions (``isin``, ``sample``, ``clamp``, ``clamp_``) and the batch
 functions above the core consult :func:`kind_rule` before the backends' per-leaf plans.
 Law: after ``register_kind_rule(name, cls, rule)``, a call of operation ``name`` on a
@@ -154,6 +155,11 @@ class Namespace:
     def uniform(self, shape: tuple[int, ...]) -> Any:
         """Floats uniform on ``[0, 1)`` of ``shape``, in the widest float dtype, from :attr:`rng`."""
         return self._generator().random(shape)
+
+    def child(self) -> Any:
+        """The ``rng`` a sub-draw takes (``sample`` of a part): the call's own generator, whose
+        state advances (NumPy's, torch's); a backend whose keys do not advance gives a fresh one."""
+        return self.rng
 
     def _generator(self) -> np.random.Generator:
         return self.rng if isinstance(self.rng, np.random.Generator) else np.random.default_rng(self.rng)

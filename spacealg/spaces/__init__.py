@@ -4,6 +4,7 @@ from spacealg.spaces import (  # noqa: F401
     array,
     box,
     categorical,
+    difference,
     finite,
     graph,
     interval,
@@ -12,4 +13,5 @@ from spacealg.spaces import (  # noqa: F401
     product,
     sequence,
     text,
+    union,
 )
