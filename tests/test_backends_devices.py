@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 import spacealg as sa
 from spacealg.backends import sample as sampling
 from spacealg.backends.arrays import backend_named
-from spacealg.backends.kernel import Kernel, numpy_memory
+from spacealg.backends.kernel import BackendKernel, numpy_memory
 from spacealg.backends.rng import TorchCpuRng, TorchRng, torch_adapter_class
 from spacealg.core.plan import tree_values
 from spacealg.ops import flatten_batch, unflatten_batch
@@ -80,7 +80,7 @@ def test_cpu_only_shortcuts_are_decided_by_the_device() -> None:
     assert not numpy_memory(torch.zeros(3, requires_grad=True))  # out= would drop the gradient
     with torch.no_grad():
         assert numpy_memory(torch.zeros(3, requires_grad=True))
-    k = Kernel(backend_named("torch"), META)
+    k = BackendKernel(backend_named("torch"), META)
     clipped = k.clipper(torch.float32, -1.0, 1.0)(torch.zeros(4, 3, device="meta"))
     assert clipped.device == META and clipped.dtype == torch.float32
 
@@ -150,9 +150,9 @@ def test_an_empty_multidiscrete_unflattens_on_the_device() -> None:
 def test_masked_draws_stay_on_the_device(monkeypatch: pytest.MonkeyPatch) -> None:
     """A mask per factor with a joint probability (factors without a mask filled with ones),
     and an empty leaf (no digits): both made on the generator's device."""
-    from spacealg.backends import namespaces  # masked draws take their generator from the namespace
+    from spacealg.backends import kernel  # masked draws take their generator from the kernel
 
-    monkeypatch.setattr(namespaces, "rng_adapter", lambda rng, name: MetaRng(rng))
+    monkeypatch.setattr(kernel, "rng_adapter", lambda rng, name: MetaRng(rng))
     space = sa.TupleProduct(range(3), range(4))
     drawn = sa.sample(space, 2, mask=(np.array([1, 1, 0], bool), None), probability=np.ones((3, 4)),
                       rng=torch.Generator())

@@ -62,15 +62,15 @@ def test_one_row_for_every_draw_draws_as_that_row_repeated(weights: list[float],
     """``choose(w, shape)`` (one distribution: NumPy's one-row path) gives the indices that
     ``choose`` of ``w`` repeated once per draw gives (the general path, one row per draw),
     from the same generator: the fast path keeps the rule's draws."""
-    from spacealg.core.arrays import numpy_namespace
+    from spacealg.core.kernel import numpy_kernel
     from spacealg.spaces.mask_blocks import choose
 
     for row in (np.array(weights) * np.array(mask), np.array(mask)):  # weights, then a bool mask
         if not row.any():
             continue
         repeated = np.broadcast_to(row, (*shape, row.size)).copy()
-        one = choose(row, shape, numpy_namespace(np.random.default_rng(seed)))
-        each = choose(repeated, shape, numpy_namespace(np.random.default_rng(seed)))
+        one = choose(row, shape, numpy_kernel(np.random.default_rng(seed)))
+        each = choose(repeated, shape, numpy_kernel(np.random.default_rng(seed)))
         assert one.shape == each.shape == shape
         if row.dtype == bool:  # the bool path draws positions among the allowed entries: the same law
             assert row[one].all() and row[each].all()

@@ -38,7 +38,7 @@ import gymnasium
 import gymnasium.spaces as gs
 import numpy as np
 
-from spacealg.core.arrays import numpy_namespace
+from spacealg.core.kernel import numpy_kernel
 from spacealg.core.protocol import sample
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.spaces._batch import normalize_size
@@ -97,12 +97,12 @@ def _draw_or_first(weights: np.ndarray, shape: tuple[int, ...], generator: np.ra
     if weights.ndim == 1:
         if not weights.any():
             return np.zeros(shape, dtype=np.int64)
-        return choose(weights, shape, numpy_namespace(generator))
+        return choose(weights, shape, numpy_kernel(generator))
     empty = ~weights.any(axis=-1)
     if empty.any():
         weights = weights.copy()
         weights[empty, 0] = 1
-    return choose(weights, shape, numpy_namespace(generator))
+    return choose(weights, shape, numpy_kernel(generator))
 
 
 @sample_masked.register(gs.Box)
@@ -194,7 +194,7 @@ def _text_draw(space: gs.Text, value: Any, what: str, generator: np.random.Gener
         if space.min_length == 0:
             return ""
         raise MaskError(f"sample: the charset {what} allows no character but {space} needs at least {space.min_length}")
-    picks = choose(weights, (int(length),), numpy_namespace(generator))
+    picks = choose(weights, (int(length),), numpy_kernel(generator))
     return "".join(space.character_list[i] for i in picks)
 
 

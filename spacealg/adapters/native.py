@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.core.cache import IdentityCache
+from spacealg.core.plan import variant_of
 from spacealg.core.protocol import clamp, sample
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.spaces._batch import all_trailing, batch_shape, items_array, normalize_size
@@ -48,16 +49,14 @@ __all__ = [
     "sample_multidiscrete",
 ]
 
-_CONVERSIONS: IdentityCache[Any] = IdentityCache("conversions of Gymnasium/Gym spaces")
-
-
 def converted(space: Any, convert: Callable[[Any], Any]) -> Any:
-    """``convert(space)``, computed once per live instance (kept under :mod:`spacealg.core.cache`'s
-    rule: the entry dies with the instance)."""
-    return _CONVERSIONS.get_or_compute(space, convert)
+    """``convert(space)``, computed once per live instance: a variant of its plan
+    (:mod:`spacealg.core.plan`), which dies with the instance."""
+    return variant_of(space, "as_space", convert)
 
 
 FAMILIES = ("gymnasium", "gym")
+#: keyed by class, not by space (no plan): 0.15 us a lookup against 1.1 us for the walk of a Dict's MRO
 _GYM_CLASSES: IdentityCache[tuple[str, str] | tuple[()]] = IdentityCache("Gymnasium/Gym classes")
 
 

@@ -26,7 +26,7 @@ module              operation
 ``arrays``          backends, their dtype policy, ``to_numpy``
 ``rng``             one RNG adapter per backend (torch Generator, JAX key splitting)
 ``leaves``          a batch's first leaf array
-``kernel``          the per-call context: backend, namespace, device, constants per leaf
+``kernel``          torch's and JAX's kernels: the rules' one array vocabulary
 ``shapes``          a batch's leaf dtypes and shapes, checked
 ``ends``            a leaf's ends as the nearest floats of a batch's dtype
 ``integers``        integer batches compared and clipped exactly in their own dtype
@@ -38,7 +38,6 @@ module              operation
 ``masked``          ``sample`` with ``mask=``/``probability=``
 ``emulation``       ``nativize_tensor``, ``emulate_tensor`` and the codec's batch operations
 ``operations``      the table: which function of each module serves which generic function
-``namespaces``      each backend's array namespace for a kind's own batched rules
 ``host``            NumPy's ``isin``/``sample``/``clamp``/``clamp_`` of ``Box``, ``Interval``,
                     ``Categorical``, ``FiniteSet`` and ``range`` by the same rules (registered for
                     those kinds at load, the rules imported at the first call)
@@ -69,7 +68,7 @@ def _register_operations() -> None:
     torch and JAX. Run by the core at the first torch/JAX call
     (:func:`~spacealg.core.arrays.register_backend_loader`): the operations load the leaf
     tables, plans and codecs, which ``import spacealg`` never needs."""
-    from spacealg.backends import namespaces, operations  # noqa: F401
+    from spacealg.backends import kernel, operations  # noqa: F401
 
 
 for _root, _name in BACKEND_ROOTS.items():

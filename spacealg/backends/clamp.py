@@ -31,7 +31,7 @@ import numpy as np
 
 from spacealg.backends.ends import inner_float_bounds
 from spacealg.backends.integers import Ordered, clip_bounds
-from spacealg.backends.kernel import Kernel
+from spacealg.backends.kernel import BackendKernel
 from spacealg.backends.sets import held
 from spacealg.backends.shapes import lead_checker, leaf_dtypes
 from spacealg.core.leaf import LeafModel, Members, common
@@ -73,12 +73,12 @@ def _planned(name: str, x: Any, space: Any, what: str) -> tuple[Plan, tuple[Any,
     plan = plan_for(space, name, what)
     parts = plan.check(x, what)
     dtypes = leaf_dtypes(plan, parts, what)
-    run = plan.variant((what, dtypes, *Kernel.key_of(name, parts)),
-                  lambda: _build(Kernel.for_program(name, parts), plan, dtypes, what))
+    run = plan.variant((what, dtypes, *BackendKernel.key_of(name, parts)),
+                  lambda: _build(BackendKernel.for_program(name, parts), plan, dtypes, what))
     return plan, parts, run
 
 
-def _build(k: Kernel, plan: Plan, dtypes: tuple[Any, ...], what: str) -> Callable[[Any], list[Any]]:
+def _build(k: BackendKernel, plan: Plan, dtypes: tuple[Any, ...], what: str) -> Callable[[Any], list[Any]]:
     if what == "clamp_":
         for leaf, dtype in zip(plan.leaves, dtypes):
             if k.kind_of(dtype) not in "bif":
@@ -110,11 +110,11 @@ def _build(k: Kernel, plan: Plan, dtypes: tuple[Any, ...], what: str) -> Callabl
 
 
 def _as_program(
-    k: Kernel, pairs: list[tuple[int, Callable[[Any], Any]]], floats: list[int]
+    k: BackendKernel, pairs: list[tuple[int, Callable[[Any], Any]]], floats: list[int]
 ) -> Callable[[Any], list[Any]]:
     """The clamps and the sum of the float leaves (NaN where one holds NaN, see
     :func:`_nan_check`) as one compiled program (eager JAX); the sum is read after it ran."""
-    exact = _nan_check(Kernel(k.backend, k.device)) if floats else None
+    exact = _nan_check(BackendKernel(k.backend, k.device)) if floats else None
 
     def clamps_and_sum(parts: Any) -> tuple[list[Any], Any]:
         return [clamp(parts[i]) for i, clamp in pairs], (_total([parts[i] for i in floats]) if floats else None)
@@ -130,7 +130,7 @@ def _as_program(
     return run
 
 
-def _nan_check(k: Kernel) -> Callable[[list[Any]], None] | None:
+def _nan_check(k: BackendKernel) -> Callable[[list[Any]], None] | None:
     """``check(arrays)``: ValueError if any of the float ``arrays`` holds NaN (None inside
     ``jax.jit``, where values cannot be read). One host read for them all: the sum of their
     sums (a NaN entry makes it NaN; a vectorised pass, much cheaper than ``isnan(b).any()``),
@@ -157,7 +157,7 @@ def _total(arrays: list[Any]) -> Any:
     return total
 
 
-def _clamp_leaf(k: Kernel, leaf: LeafModel, dtype: Any, what: str) -> Callable[[Any], Any]:
+def _clamp_leaf(k: BackendKernel, leaf: LeafModel, dtype: Any, what: str) -> Callable[[Any], Any]:
     """The clamp of batches of ``leaf`` of native ``dtype``, every decision made but the NaN
     check (:func:`_build` makes it, once for all leaves)."""
     lead = lead_checker(leaf, what)
@@ -184,11 +184,11 @@ def _clamp_leaf(k: Kernel, leaf: LeafModel, dtype: Any, what: str) -> Callable[[
     return checked
 
 
-def _into(k: Kernel, clamp: Callable[[Any], Any], out: Any) -> Callable[[Any], Any]:
+def _into(k: BackendKernel, clamp: Callable[[Any], Any], out: Any) -> Callable[[Any], Any]:
     return lambda b: k.xp.astype(clamp(b), out, copy=False)
 
 
-def _clamp_real(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[Any], Any]:
+def _clamp_real(k: BackendKernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[Any], Any]:
     xp = k.xp
     if kind == "f":
         low, high = inner_float_bounds(k, leaf, dtype)
@@ -199,7 +199,7 @@ def _clamp_real(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[
     return lambda b: clip(xp.astype(b, work, copy=False))
 
 
-def _clamp_int(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[Any], Any]:
+def _clamp_int(k: BackendKernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[Any], Any]:
     out = k.native(leaf)
     odd_ties = leaf.ties_by_position and leaf.size and int(leaf.value_low.reshape(-1)[0]) % 2
     if (leaf.step == 1 and not odd_ties) or not leaf.size:  # rounded half to even, clipped: NumPy's rint
@@ -207,7 +207,7 @@ def _clamp_int(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[A
     return _snapped(k, leaf, dtype, kind, out)
 
 
-def _snapped(k: Kernel, leaf: LeafModel, dtype: Any, kind: str, out: Any) -> Callable[[Any], Any]:
+def _snapped(k: BackendKernel, leaf: LeafModel, dtype: Any, kind: str, out: Any) -> Callable[[Any], Any]:
     """The member ``first + step * j`` nearest to each entry, ties to the even ``j`` (a
     range's ends, the same for every entry), exactly: an entry is split into an integer
     ``i`` (clipped into the ends; floats floored, in the widest float) and its fraction, and
@@ -253,7 +253,7 @@ def _snapped(k: Kernel, leaf: LeafModel, dtype: Any, kind: str, out: Any) -> Cal
     return rounded
 
 
-def _snap(k: Kernel, first: int, last: int, step: int, wide: Any) -> Callable[[Any, Any], Any]:
+def _snap(k: BackendKernel, first: int, last: int, step: int, wide: Any) -> Callable[[Any, Any], Any]:
     """``snap(i, fraction)``: the member nearest to ``i + fraction`` (``i`` integers of native
     ``wide`` within ``first..last``, ``fraction`` floats in [0, 1) or None for 0), exactly."""
     xp = k.xp
@@ -310,7 +310,7 @@ def _snap(k: Kernel, first: int, last: int, step: int, wide: Any) -> Callable[[A
     return snap
 
 
-def _rounded_into(k: Kernel, leaf: LeafModel, dtype: Any, out: Any) -> Callable[[Any], Any]:
+def _rounded_into(k: BackendKernel, leaf: LeafModel, dtype: Any, out: Any) -> Callable[[Any], Any]:
     """Float batches of native ``dtype`` rounded (half to even) and clipped into the leaf's
     integers, in native ``out``: in the float dtype where it holds every bound, else clipped
     into ``out``'s range, cast, and clipped again there, values beyond ``out``'s range going
@@ -342,7 +342,7 @@ def _rounded_into(k: Kernel, leaf: LeafModel, dtype: Any, out: Any) -> Callable[
     return two_stages
 
 
-def _int_scalars(k: Kernel, leaf: LeafModel, native: Any) -> tuple[Any, Any]:
+def _int_scalars(k: BackendKernel, leaf: LeafModel, native: Any) -> tuple[Any, Any]:
     """The leaf's integer bounds for native ``native`` (which holds them): scalars or constants."""
     lo: Any = common(leaf.value_low)
     hi: Any = common(leaf.value_high)
@@ -355,7 +355,7 @@ def _int_scalars(k: Kernel, leaf: LeafModel, native: Any) -> tuple[Any, Any]:
     return lo, hi
 
 
-def _clipped_int(k: Kernel, leaf: LeafModel, dtype: Any, out: Any) -> Callable[[Any], Any]:
+def _clipped_int(k: BackendKernel, leaf: LeafModel, dtype: Any, out: Any) -> Callable[[Any], Any]:
     """Integer batches of native ``dtype`` clipped into the leaf's integers, in native ``out``:
     in the batch's own dtype (:mod:`~spacealg.backends.integers`) where it holds an integer
     of every entry, else in ``out`` (a constant clamp: the nearest end)."""
@@ -376,7 +376,7 @@ def _clipped_int(k: Kernel, leaf: LeafModel, dtype: Any, out: Any) -> Callable[[
     return lambda b: clip_out(view.restore(clip_view(view(b)), out))
 
 
-def _clamp_set(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
+def _clamp_set(k: BackendKernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
     """The nearest item that the result's dtype (the promotion of the items' and the
     batch's) holds exactly (:mod:`~spacealg.backends.sets`), ties to the lower."""
     xp = k.xp

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.backends.arrays import backend_name
-from spacealg.backends.kernel import Kernel
+from spacealg.backends.kernel import BackendKernel
 from spacealg.backends.leaves import first_array
 from spacealg.core.leaf import Form
 from spacealg.emulation.codec import codec_for
@@ -62,7 +62,7 @@ def _name(x: Any, what: str) -> str:
 # -- field access ---------------------------------------------------------------------------
 
 
-def _rows(k: Kernel, codec: Any, buf: Any) -> Any:
+def _rows(k: BackendKernel, codec: Any, buf: Any) -> Any:
     """``buf`` as ``(n, width)`` rows of the flat dtype (a view)."""
     if len(buf.shape) < 1:
         raise ValueError("emulation: expected a buffer of rows, (n, width)")
@@ -78,7 +78,7 @@ def _rows(k: Kernel, codec: Any, buf: Any) -> Any:
     return rows
 
 
-def _field_view(k: Kernel, field: Any, rows: Any) -> Any:
+def _field_view(k: BackendKernel, field: Any, rows: Any) -> Any:
     """The ``(n, *shape)`` stored values of ``field`` (a view on torch)."""
     n = int(rows.shape[0])
     if field.uniform:
@@ -93,7 +93,7 @@ def _field_view(k: Kernel, field: Any, rows: Any) -> Any:
     return k.xp.reshape(part, (n, *field.shape))
 
 
-def _narrowed(k: Kernel, field: Any, stored: Any) -> bool:
+def _narrowed(k: BackendKernel, field: Any, stored: Any) -> bool:
     """Whether JAX holds this 8-byte field in 4 bytes (no x64); floats cannot be narrowed."""
     narrowed = np.dtype(stored).itemsize < field.dtype.itemsize
     if narrowed and field.dtype.kind == "f":
@@ -101,7 +101,7 @@ def _narrowed(k: Kernel, field: Any, stored: Any) -> bool:
     return narrowed
 
 
-def _jax_from_bytes(k: Kernel, field: Any, raw: Any, stored: Any) -> Any:
+def _jax_from_bytes(k: BackendKernel, field: Any, raw: Any, stored: Any) -> Any:
     """``(n, size, itemsize)`` bytes as values: an 8-byte integer's low word where JAX lacks x64."""
     import jax
 
@@ -112,7 +112,7 @@ def _jax_from_bytes(k: Kernel, field: Any, raw: Any, stored: Any) -> Any:
     return jax.lax.bitcast_convert_type(raw, stored)
 
 
-def _jax_to_bytes(k: Kernel, field: Any, value: Any) -> Any:
+def _jax_to_bytes(k: BackendKernel, field: Any, value: Any) -> Any:
     """The little-endian bytes of ``value`` as the field's dtype (sign-extended when narrowed)."""
     import jax
 
@@ -127,7 +127,7 @@ def _jax_to_bytes(k: Kernel, field: Any, value: Any) -> Any:
     return raw
 
 
-def _decode(k: Kernel, field: Any, stored: Any, copy: bool) -> Any:
+def _decode(k: BackendKernel, field: Any, stored: Any, copy: bool) -> Any:
     """The field's values from its stored ones: the codec's own rule (``Field.decode``)."""
     if field.decodes or stored.dtype != k.native(field.leaf, field.value_dtype):
         return field.decode(stored, k)
@@ -138,7 +138,7 @@ def _decode(k: Kernel, field: Any, stored: Any, copy: bool) -> Any:
 
 def nativize_batch_on(name: str, codec: Any, buf: Any, copy: bool = False) -> Any:
     """The codec's ``nativize_batch`` for a torch/JAX buffer."""
-    k = Kernel.for_array(name, buf)
+    k = BackendKernel.for_array(name, buf)
     rows = _rows(k, codec, buf)
     return codec.assemble([_decode(k, f, _field_view(k, f, rows), copy) for f in codec.fields])
 
@@ -146,7 +146,7 @@ def nativize_batch_on(name: str, codec: Any, buf: Any, copy: bool = False) -> An
 # -- writing ----------------------------------------------------------------------------------
 
 
-def _encode(k: Kernel, field: Any, value: Any, n: int, stored: Any) -> Any:
+def _encode(k: BackendKernel, field: Any, value: Any, n: int, stored: Any) -> Any:
     """The stored form ``(n, *shape)`` of the leaf batch ``value`` in native dtype ``stored``."""
     xp = k.xp
     if backend_name(value) != k.name:
@@ -167,7 +167,7 @@ def emulate_batch_on(name: str, codec: Any, buf: Any, xs: Any) -> Any:
     if name != "torch":
         raise TypeError("emulate_batch: JAX arrays are immutable; use emulate_tensor(xs, space), "
                         "which returns the rows")
-    k = Kernel.for_array(name, buf)
+    k = BackendKernel.for_array(name, buf)
     rows = _rows(k, codec, buf)
     if rows.data_ptr() != buf.data_ptr() or rows.dtype != buf.dtype:
         raise ValueError("emulate_batch: the buffer must be contiguous rows of the emulated dtype")
@@ -182,7 +182,7 @@ def _emulate_new(name: str, codec: Any, xs: Any) -> Any:
     """New rows holding ``xs``, of the shape of NumPy's ``codec.new_buffer(n)``: ``(n, width)``,
     or ``(n, *shape)`` for a space kept as is (``(n,)`` for a scalar Box)."""
     first = first_array(xs)
-    k = Kernel.for_array(name, first)
+    k = BackendKernel.for_array(name, first)
     n = int(first.shape[0]) if len(first.shape) else 1
     flat = k.backend.dtype(codec.flat_dtype, None, None, codec.space)
     shape = codec.new_buffer(0).shape[1:]
@@ -192,7 +192,7 @@ def _emulate_new(name: str, codec: Any, xs: Any) -> Any:
     return k.backend.module.reshape(_jax_rows(k, codec, xs, n, flat), (n, *shape))
 
 
-def _jax_rows(k: Kernel, codec: Any, xs: Any, n: int, flat: Any) -> Any:
+def _jax_rows(k: BackendKernel, codec: Any, xs: Any, n: int, flat: Any) -> Any:
     """``(n, width)`` JAX rows holding ``xs``, assembled field by field (JAX arrays are immutable)."""
     jnp = k.backend.module
     pieces, at = [], 0

@@ -11,13 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.backends.kernel import Kernel
+from spacealg.backends.kernel import BackendKernel
 from spacealg.core.leaf import LeafModel, common
 
 __all__ = ["inner_float_bounds"]
 
 
-def inner_float_bounds(k: Kernel, leaf: LeafModel, dtype: Any, what: str = "clamp") -> tuple[Any, Any]:
+def inner_float_bounds(k: BackendKernel, leaf: LeafModel, dtype: Any, what: str = "clamp") -> tuple[Any, Any]:
     """The ends of ``leaf`` rounded inwards into the native float ``dtype``
     (:meth:`~spacealg.core.leaf.LeafModel.inner_ends`): Python floats where every entry has
     the same bounds, else cached constants. On JAX, whose XLA kernels flush subnormal

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.backends.arrays import backend_name, backend_named
-from spacealg.backends.kernel import Kernel
+from spacealg.backends.kernel import BackendKernel
 from spacealg.backends.sets import held, hits
 from spacealg.backends.shapes import batch_lead, leaf_dtypes
 from spacealg.core.leaf import LeafModel
@@ -47,14 +47,14 @@ def flatten_batch_on(name: str, xs: Any, space: Any) -> Any:
     if any(lead != leads[0] for lead in leads):
         raise ValueError(f"flatten_batch: the component batches of {space!r} have different batch shapes")
     dtypes = leaf_dtypes(plan, parts, "flatten_batch")
-    run = plan.variant(("flatten_batch", dtypes, *Kernel.key_of(name, parts)),
-                       lambda: _flattener(Kernel.for_program(name, parts), plan, space))
+    run = plan.variant(("flatten_batch", dtypes, *BackendKernel.key_of(name, parts)),
+                       lambda: _flattener(BackendKernel.for_program(name, parts), plan, space))
     flat, bad = run(parts)
     _raise_at(bad, "flatten_batch: a value is not a member of {}", plan)
     return flat
 
 
-def _flattener(k: Kernel, plan: Plan, space: Any) -> Any:
+def _flattener(k: BackendKernel, plan: Plan, space: Any) -> Any:
     """``run(parts) -> (flat, bad)``: the flat rows and, for one program (eager JAX), per leaf
     whether a value is no member, read after it ran (:func:`_raise_at`); ``bad`` is None
     otherwise: torch reads each one-hot leaf before its scatter (:func:`_flatten_leaf`), and
@@ -92,7 +92,7 @@ def _raise_at(flags: Any, message: str, plan: Plan) -> None:
         raise ValueError(message.format(repr(plan.leaves[first].space)))
 
 
-def _flatten_leaf(k: Kernel, model: LeafModel, codec: Any, rows: Any, out: Any) -> tuple[Any, Any]:
+def _flatten_leaf(k: BackendKernel, model: LeafModel, codec: Any, rows: Any, out: Any) -> tuple[Any, Any]:
     if isinstance(codec, RavelCodec):
         return k.xp.astype(codec.values(k, model, rows), out), None
     if model.items is None:
@@ -105,7 +105,7 @@ def _flatten_leaf(k: Kernel, model: LeafModel, codec: Any, rows: Any, out: Any) 
     return k.onehot(columns, codec.dim, out), bad
 
 
-def _index_of(k: Kernel, leaf: LeafModel, rows: Any) -> tuple[Any, Any]:
+def _index_of(k: BackendKernel, leaf: LeafModel, rows: Any) -> tuple[Any, Any]:
     """Each entry's position among the base's items (elements order) and where none matches:
     compared with the items the rows' dtype holds exactly (:mod:`~spacealg.backends.sets`)."""
     xp = k.xp
@@ -131,14 +131,14 @@ def unflatten_batch_on(name: str, vs: Any, space: Any) -> Any:
     if len(vs.shape) < 1 or vs.shape[-1] != dim:
         raise ValueError(f"unflatten_batch: expected an array (*batch, {dim}), got shape {tuple(vs.shape)}")
     parts = (vs,)
-    run = plan.variant(("unflatten_batch", vs.dtype, *Kernel.key_of(name, parts)),
-                       lambda: _unflattener(Kernel.for_program(name, parts), plan, space))
+    run = plan.variant(("unflatten_batch", vs.dtype, *BackendKernel.key_of(name, parts)),
+                       lambda: _unflattener(BackendKernel.for_program(name, parts), plan, space))
     values, missing = run(vs)
     _raise_at(missing, "unflatten_batch: a row is not a concatenation of one-hot vectors ({})", plan)
     return plan.join(values)
 
 
-def _unflattener(k: Kernel, plan: Plan, space: Any) -> Any:
+def _unflattener(k: BackendKernel, plan: Plan, space: Any) -> Any:
     """``run(vs) -> (leaf values, missing)``: per leaf, whether a one-hot segment has no hot
     entry (read after it, as :func:`_flattener`'s flags)."""
     codec, codecs = _layout(plan, space)
@@ -160,7 +160,7 @@ def _unflattener(k: Kernel, plan: Plan, space: Any) -> Any:
     return k.compiled(run)
 
 
-def _read_leaf(k: Kernel, model: LeafModel, codec: Any, segment: Any) -> tuple[Any, Any]:
+def _read_leaf(k: BackendKernel, model: LeafModel, codec: Any, segment: Any) -> tuple[Any, Any]:
     if isinstance(codec, RavelCodec):
         return codec.values(k, model, segment), None
     index, found = codec.positions(k, model, segment)

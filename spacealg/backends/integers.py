@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.backends.kernel import Kernel
+from spacealg.backends.kernel import BackendKernel
 from spacealg.core.leaf import LeafModel, common
 
 #: beyond every integer dtype: what an infinite end of a real leaf becomes among its integers
@@ -38,7 +38,7 @@ class Ordered:
     """How a native integer dtype is compared: ``convert(b)`` into ``work`` (None: as is),
     values shifted down by ``shift``; ``restore(c, out)`` the inverse, cast to ``out``."""
 
-    def __init__(self, k: Kernel, dtype: Any) -> None:
+    def __init__(self, k: BackendKernel, dtype: Any) -> None:
         self.convert: Callable[[Any], Any] | None = None
         self.work, self.shift = dtype, 0
         self.k = k
@@ -65,7 +65,7 @@ class Ordered:
         return self.k.xp.astype(c, out, copy=False)
 
 
-def clip_bounds(k: Kernel, leaf: LeafModel, dtype: Any, view: Ordered) -> tuple[Any, Any, bool]:
+def clip_bounds(k: BackendKernel, leaf: LeafModel, dtype: Any, view: Ordered) -> tuple[Any, Any, bool]:
     """``(low, high, disjoint)``: the leaf's integer bounds clipped to the range of native
     ``dtype`` and shifted as ``view`` shifts values, as scalars of the working dtype where
     every entry has the same (a NumPy scalar on JAX, whose Python ints are int32 without
@@ -91,7 +91,7 @@ def clip_bounds(k: Kernel, leaf: LeafModel, dtype: Any, view: Ordered) -> tuple[
     return _scalar(k, leaf, lo, ("lo", tag), view.work), _scalar(k, leaf, hi, ("hi", tag), view.work), disjoint
 
 
-def _scalar(k: Kernel, leaf: LeafModel, bound: np.ndarray, tag: Any, work: Any) -> Any:
+def _scalar(k: BackendKernel, leaf: LeafModel, bound: np.ndarray, tag: Any, work: Any) -> Any:
     value = common(bound)
     if value is None:
         return k.const(leaf, tag, lambda: bound, work)

@@ -28,7 +28,7 @@ import numpy as np
 
 from spacealg.backends.ends import inner_float_bounds
 from spacealg.backends.integers import Ordered, clip_bounds, integer_members
-from spacealg.backends.kernel import Kernel
+from spacealg.backends.kernel import BackendKernel
 from spacealg.backends.sets import held_values, hits
 from spacealg.backends.shapes import lead_checker, leaf_dtypes
 from spacealg.core.leaf import LeafModel, Members, common
@@ -55,13 +55,13 @@ def isin_variant(name: str, space: Any, plan: Plan, parts: tuple[Any, ...]) -> C
     dtypes, backend, device), built once and kept in the plan."""
     dtypes = leaf_dtypes(plan, parts, "isin")
     def build() -> Callable[[tuple[Any, ...]], Any]:
-        k = Kernel.for_program(name, parts)
+        k = BackendKernel.for_program(name, parts)
         return k.compiled(_build(k, plan, dtypes, space))
 
-    return plan.variant(("isin", dtypes, *Kernel.key_of(name, parts)), build)  # type: ignore[no-any-return]
+    return plan.variant(("isin", dtypes, *BackendKernel.key_of(name, parts)), build)  # type: ignore[no-any-return]
 
 
-def _build(k: Kernel, plan: Plan, dtypes: tuple[Any, ...], space: Any) -> Callable[[tuple[Any, ...]], Any]:
+def _build(k: BackendKernel, plan: Plan, dtypes: tuple[Any, ...], space: Any) -> Callable[[tuple[Any, ...]], Any]:
     tests = [_isin_leaf(k, leaf, dtype) for leaf, dtype in zip(plan.leaves, dtypes)]
     first, rest = tests[0], list(enumerate(tests[1:], 1))
     described = repr(space)  # not the space: a plan never refers to its own key
@@ -78,7 +78,7 @@ def _build(k: Kernel, plan: Plan, dtypes: tuple[Any, ...], space: Any) -> Callab
     return run
 
 
-def _trailing(k: Kernel, leaf: LeafModel) -> Callable[[Any, Any], Any]:
+def _trailing(k: BackendKernel, leaf: LeafModel) -> Callable[[Any, Any], Any]:
     """``reduce(inside, lead)``: ``inside`` reduced over the element's trailing axes (every
     entry inside).
 
@@ -149,7 +149,7 @@ def _converter(xp: Any, dtypes: list[Any]) -> Callable[[Any], Any] | None:
     return cast
 
 
-def _isin_leaf(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
+def _isin_leaf(k: BackendKernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
     """The membership test of batches of ``leaf`` of native ``dtype``, every decision made."""
     lead = lead_checker(leaf, "isin")
     kind = k.kind_of(dtype)
@@ -195,7 +195,9 @@ def _isin_leaf(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
     return test
 
 
-def _subnormals_apart(k: Kernel, leaf: LeafModel, dtype: Any, within: Callable[[Any], Any]) -> Callable[[Any], Any]:
+def _subnormals_apart(
+    k: BackendKernel, leaf: LeafModel, dtype: Any, within: Callable[[Any], Any]
+) -> Callable[[Any], Any]:
     """JAX's XLA reads subnormal floats as zero, inputs and constants alike. Where an end
     is 0 or subnormal, entries are compared by their bits instead: IEEE floats ordered as
     integers (sign-magnitude turned two's complement, -0.0 read as 0.0), against the ends'
@@ -225,7 +227,7 @@ def _subnormals_apart(k: Kernel, leaf: LeafModel, dtype: Any, within: Callable[[
     return exact
 
 
-def _int_inside(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[Any], Any]:
+def _int_inside(k: BackendKernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[Any], Any]:
     xp = k.xp
     if kind == "f":
         low, high = inner_float_bounds(k, leaf, dtype, "isin")
@@ -250,7 +252,7 @@ def _int_inside(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[
     return _on_the_step(k, leaf, kind, bounded)
 
 
-def _on_the_step(k: Kernel, leaf: LeafModel, kind: str, bounded: Callable[[Any], Any]) -> Callable[[Any], Any]:
+def _on_the_step(k: BackendKernel, leaf: LeafModel, kind: str, bounded: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """``bounded`` and on a stepped range's step, exactly: the entries inside the ends are
     integers the widest int holds (floats cast only there), compared by their remainder
     (``x % step == first % step``: no ``x - first`` to wrap); a step no int holds leaves two
@@ -269,7 +271,7 @@ def _on_the_step(k: Kernel, leaf: LeafModel, kind: str, bounded: Callable[[Any],
     return stepped
 
 
-def _set_inside(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
+def _set_inside(k: BackendKernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
     """Equal to an item the batch's dtype holds (:mod:`~spacealg.backends.sets`): one
     comparison per item for a few items (a reduction over a short last axis is many times
     slower: 1.3 ms against 0.05 ms for 10,000 rows of 4 bools on NumPy), else all at once."""

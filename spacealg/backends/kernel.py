@@ -1,43 +1,67 @@
-"""The per-call context of a batched operation: backend, array namespace, device, constants.
+"""torch's and JAX's :class:`~spacealg.core.kernel.Kernel`: the one array vocabulary of the
+batched rules, for the backends' arrays (registered with the core at import,
+:func:`spacealg.core.kernel.register_kernel`).
 
 Element-wise work goes through the array-API namespace (``array-api-compat``'s for torch;
 ``jax.numpy`` and NumPy 2 are namespaces themselves), so one rule serves NumPy, torch and
-JAX; the few things the standard lacks (one-hot scatter, in-place
-copies, reinterpreting bytes) are methods here with one branch per backend. Constants
-that depend only on the space (bounds, item values) are built once per leaf, device and
-dtype and cached on the leaf.
+JAX; the few things the standard lacks (one-hot scatter, in-place copies, order-keeping
+views) are methods here with one branch per backend. Constants that depend only on the
+space (bounds, item values) are built once per leaf, device and dtype and cached on the leaf.
+
+Laws: ``k.constant(a, d)`` has ``a``'s values in the backend's dtype for ``d``
+(:meth:`~spacealg.backends.arrays.Backend.dtype`'s policy), on the probe's device;
+``k.below(w, shape)`` and ``k.uniform(shape)`` draw from the call's generator (a
+``torch.Generator``, advanced, or a JAX key, split), on its device, so the same generator
+state gives the same draws.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from spacealg.backends.arrays import Backend, backend_name, backend_named
+from spacealg.backends.arrays import BACKEND_ROOTS, Backend, backend_name, backend_named
+from spacealg.backends.rng import rng_adapter
+from spacealg.core.kernel import Kernel, register_kernel
 from spacealg.core.leaf import LeafModel
 
-__all__ = ["Kernel"]
+__all__ = ["BackendKernel"]
 
 
-class Kernel:
-    """``backend`` and ``device`` of one call, with helpers for the operation modules."""
+class BackendKernel(Kernel):
+    """The kernel of one call on ``backend``'s arrays, on ``device`` (see the module)."""
 
-    def __init__(self, backend: Backend, device: Any, like: Any = None) -> None:
+    def __init__(self, backend: Backend, device: Any, like: Any = None, rng: Any = None) -> None:
+        super().__init__(rng)
         self.backend = backend
         self.device = device
         self.name = backend.name
         self.xp = _namespace(backend)
         self.traced = backend.is_traced(like) if like is not None else False
+        self.adapter: Any = None
 
     @classmethod
-    def for_array(cls, name: str, x: Any) -> Kernel:
+    def for_call(cls, name: str, probe: Any, rng: Any = None) -> BackendKernel:
+        """The kernel of a call whose batch (or generator) is ``probe`` and whose generator is
+        ``rng`` (None for a batch operation): on the generator's device, else the batch's."""
+        backend = backend_named(name)
+        if rng is None:
+            return cls(backend, backend.device(probe), probe)
+        adapter = rng_adapter(rng, name)
+        k = cls(backend, getattr(adapter, "device", None), rng=rng)
+        k.adapter = adapter
+        return k
+
+    @classmethod
+    def for_array(cls, name: str, x: Any) -> BackendKernel:
         backend = backend_named(name)
         return cls(backend, backend.device(x), x)
 
     @classmethod
-    def for_parts(cls, name: str, parts: tuple[Any, ...]) -> Kernel:
+    def for_parts(cls, name: str, parts: tuple[Any, ...]) -> BackendKernel:
         """The kernel of a batch's leaf arrays: the first one's device; traced (JAX) when any
         one is, so a jitted call that closes over some concrete leaves reads no value.
 
@@ -56,7 +80,7 @@ class Kernel:
         return kernel
 
     @classmethod
-    def for_program(cls, name: str, parts: tuple[Any, ...]) -> Kernel:
+    def for_program(cls, name: str, parts: tuple[Any, ...]) -> BackendKernel:
         """:meth:`for_parts`; for concrete JAX arrays, all on one device, a kernel whose
         variants run as one ``jax.jit`` program (:meth:`compiled`): ``traced``, so that every
         decision is the one made under ``jit``, its constants on the batch's device."""
@@ -66,9 +90,6 @@ class Kernel:
             if all(d is not None and d() == {k.device} for d in devices):
                 k.traced = k.program = True
         return k
-
-    #: whether this kernel's variants run as one compiled program (:meth:`for_program`)
-    program = False
 
     def compiled(self, run: Callable[..., Any]) -> Callable[..., Any]:
         """``run`` as one ``jax.jit`` program for a :meth:`for_program` kernel, else ``run``.
@@ -94,8 +115,13 @@ class Kernel:
         return (name, None if traced else backend.device(parts[0]), traced, backend.policy())
 
     # -- dtypes ------------------------------------------------------------------------
-    def native(self, leaf: LeafModel, dtype: Any = None) -> Any:
+    def dtype(self, dtype: Any) -> Any:
+        return self.backend.dtype(np.dtype(dtype), what=dtype)
+
+    def native(self, leaf: LeafModel | None, dtype: Any = None) -> Any:
         """The native dtype of ``leaf``'s values (or of NumPy ``dtype`` for them), by the policy."""
+        if leaf is None:
+            return self.dtype(dtype)
         return self.backend.dtype(np.dtype(dtype or leaf.value_dtype), leaf.value_low, leaf.value_high, leaf.space)
 
     def numpy_dtype(self, x: Any) -> np.dtype:
@@ -123,6 +149,10 @@ class Kernel:
         return self.backend.dtype(np.dtype(np.int64), None, None, "int64")
 
     # -- constants ---------------------------------------------------------------------
+    def constant(self, array: Any, dtype: Any = None) -> Any:
+        array = np.asarray(array, dtype=dtype)
+        return self.backend.constant(array, self.dtype(array.dtype), self.device)
+
     def const(self, leaf: LeafModel, tag: Any, make: Callable[[], Any], dtype: Any) -> Any:
         """A native array of ``make()`` in native ``dtype`` on this device, cached on the leaf."""
         key = (self.name, str(self.device), tag, str(dtype))
@@ -184,6 +214,20 @@ class Kernel:
         rows = jnp.arange(n)[:, None]
         return jnp.zeros((n, dim), dtype=dtype).at[rows, positions].set(1)
 
+    def ordered(self, x: Any) -> Any:
+        """``x``, or an array ordered as ``x`` (``argmax``, ``<``) in a dtype the backend can
+        compare: torch cannot compare uint16/32/64 tensors, which become int64 (uint64 through
+        its bits with the sign bit flipped, so that the order holds beyond 2**63), nor take the
+        ``argmax`` of bools, which become int8."""
+        if self.name != "torch" or str(x.dtype) not in ("torch.bool", "torch.uint16", "torch.uint32", "torch.uint64"):
+            return x
+        torch = self.backend.module
+        if x.dtype == torch.bool:
+            return x.to(torch.int8)
+        if x.dtype == torch.uint64:
+            return x.view(torch.int64) ^ torch.tensor(-(2**63), dtype=torch.int64, device=x.device)
+        return x.to(torch.int64)
+
     def any_true(self, flags: Any) -> bool:
         """Whether any entry is True; False for abstract (traced, meta) arrays, which cannot be read."""
         if self.traced or self.backend.is_traced(flags):
@@ -203,8 +247,24 @@ class Kernel:
         return self.backend.module.ones(shape, dtype=dtype)
 
 
+    # -- draws -----------------------------------------------------------------------------
+    def below(self, widths: Any, shape: tuple[int, ...]) -> Any:
+        return self._drawing().below(np.asarray(widths, dtype=object), shape)
+
+    def uniform(self, shape: tuple[int, ...]) -> Any:
+        return self._drawing().uniform(shape, self.dtype(np.float64))
+
+    def child(self) -> Any:
+        return self._drawing()._next() if self.name == "jax" else self.rng  # a JAX key is split, not advanced
+
+    def _drawing(self) -> Any:
+        if self.adapter is None:
+            raise TypeError(f"{self.name}: this operation has no generator to draw from")
+        return self.adapter
+
+
 def numpy_memory(x: Any) -> bool:
-    """Whether :meth:`Kernel.clipper` may clip the torch tensor ``x`` into NumPy-allocated
+    """Whether :meth:`BackendKernel.clipper` may clip the torch tensor ``x`` into NumPy-allocated
     memory: on the CPU only (the memory is host memory), and not where autograd records the
     clip (``out=`` has no gradient)."""
     return bool(x.is_cpu) and not (x.requires_grad and _grad_enabled())
@@ -232,3 +292,7 @@ def _namespace(backend: Backend) -> Any:
             import array_api_compat.torch as namespace
         _NAMESPACES[backend.name] = namespace
         return namespace
+
+
+for _name in sorted(set(BACKEND_ROOTS.values())):
+    register_kernel(_name, functools.partial(BackendKernel.for_call, _name))

@@ -3,7 +3,7 @@
 
 The masks are parsed, combined and drawn from by the one definition every backend shares
 (:func:`spacealg.spaces.masked.restriction`, :func:`~spacealg.spaces.mask_blocks.draw_digits`
-over the backend's :class:`~spacealg.backends.namespaces.BackendNamespace`); here the
+over the backend's :class:`~spacealg.backends.kernel.BackendKernel`); here the
 digits become values through the backends' leaf table (``low + step * digit`` for
 integers, ``values[digit]`` for sets). Masks may be
 NumPy arrays or arrays of the backend (a bool tensor on the GPU stays there), in every
@@ -24,10 +24,8 @@ from typing import Any
 import numpy as np
 
 from spacealg.backends.arrays import backend_named, to_numpy
-from spacealg.backends.kernel import Kernel
+from spacealg.backends.kernel import BackendKernel
 from spacealg.backends.leaves import first_array
-from spacealg.backends.namespaces import BackendNamespace
-from spacealg.backends.parts import split_rng
 from spacealg.core.generic import as_space
 from spacealg.core.leaf import Members
 from spacealg.core.plan import map_tree, plan_for
@@ -40,11 +38,11 @@ __all__ = ["masked_on_backend", "sample_masked_on"]
 
 def sample_masked_on(name: str, space: Any, size: Any, mask: Any, probability: Any, rng: Any) -> Any:
     """The masked batch of ``space`` drawn with the torch generator or JAX key ``rng``."""
-    ns = BackendNamespace(name, rng, rng)
-    root, f, blocks = restriction(as_space(space), mask, probability, ns)
+    k = BackendKernel.for_call(name, rng, rng)
+    root, f, blocks = restriction(as_space(space), mask, probability, k)
     size, shape = draw_shape(blocks, f.sizes, size)
-    digits = draw_digits(blocks, f.sizes, shape, ns)
-    return _values(Kernel(ns.backend, ns.device, rng), root, name, digits, shape)
+    digits = draw_digits(blocks, f.sizes, shape, k)
+    return _values(k, root, name, digits, shape)
 
 
 def _values(k: Any, space: Any, name: str, digits: Any, shape: tuple[int, ...]) -> Any:
@@ -69,10 +67,12 @@ def _values(k: Any, space: Any, name: str, digits: Any, shape: tuple[int, ...]) 
 
 
 def masked_on_backend(operation: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``sample``/``isin``/``clamp``/``clamp_`` of a space holding a mask on torch/JAX.
+    """``sample``/``isin``/``clamp``/``clamp_`` of a ``Masked`` space (or an array space of
+    one) on torch/JAX; a product holding one goes leaf by leaf (its route,
+    :func:`~spacealg.backends.parts.by_leaves`), each leaf here or by its plan.
 
-    ``sample`` draws on the backend: a ``Masked`` space by :func:`sample_masked_on`, a product
-    or array space holding one part by part (:func:`_sample_holding`); ``isin``
+    ``sample`` draws on the backend: a ``Masked`` space by :func:`sample_masked_on`, an array
+    space of one as draws of its entry (:func:`_sample_holding`); ``isin``
     answers as NumPy's ``isin`` of the batch moved to the host, as a bool array of the
     batch's backend and device; ``clamp``/``clamp_`` return members unchanged (``clamp_``:
     ``x`` itself) and raise TypeError otherwise, as on NumPy (a mask has no nearest-member rule).
@@ -99,29 +99,17 @@ def masked_on_backend(operation: str, name: str, args: tuple[Any, ...], kwargs: 
 
 
 def _sample_holding(name: str, space: Any, size: Any, rng: Any) -> Any:
-    """A batch of a space holding ``Masked`` parts, drawn on the backend of ``rng``: each
-    ``Masked`` part by :func:`sample_masked_on`, every other part by the backend's ``sample``,
-    a product part by part, an array space as ``size + dims`` draws of its entry. A JAX key
-    is split into one key per part (no key is used twice); a torch generator advances."""
+    """A batch of a ``Masked`` space (or an array space of one, drawn as ``size + dims``
+    draws of its entry) on the backend of ``rng``; a product holding one is drawn leaf by
+    leaf (:func:`~spacealg.backends.parts.by_leaves`)."""
     from spacealg.core.protocol import sample
     from spacealg.spaces.array import ArraySpace
-    from spacealg.spaces.masked import holds_masked
-    from spacealg.spaces.product import DictProduct, TupleProduct
 
     if isinstance(space, Masked):
         return sample_masked_on(name, space, size, None, None, rng)
-    if not holds_masked(space):
-        return sample(space, size, rng=rng)
     if isinstance(space, ArraySpace):
         return _sample_holding(name, space.space, (*normalize_size(size), *space.dims), rng)
-    parts = list(space._spaces.values()) if isinstance(space, DictProduct) else list(space._spaces)
-    keys = split_rng(name, rng, len(parts))
-    drawn = [_sample_holding(name, part, size, key) for part, key in zip(parts, keys)]
-    if isinstance(space, DictProduct):
-        return dict(zip(space._spaces, drawn))
-    if isinstance(space, TupleProduct):
-        return tuple(drawn)
-    raise TypeError(f"sample: {space!r} holds a masked part in a form the {name} backend does not draw")
+    return sample(space, size, rng=rng)
 
 
 def _copy(array: Any) -> Any:

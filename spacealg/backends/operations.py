@@ -1,17 +1,28 @@
-"""The backends' table: which operation serves which generic function, on torch and on JAX.
+"""The backends' table: which operation serves which batched call, on torch and on JAX.
 
-Importing this module registers each with the core (:func:`spacealg.core.arrays.register_backend`);
-:mod:`spacealg.backends` imports it at the first torch/JAX call, so ``import spacealg`` does
-not. Each implementation takes the backend's name, then the generic function's arguments.
+Importing this module registers, with the core, the route chooser of each backend
+(:func:`spacealg.core.arrays.register_route`: asked once per space and operation, its answer
+kept in the space's plan by :func:`spacealg.core.plan.route`) and the implementations of
+the other functions the backends serve (:func:`~spacealg.core.arrays.register_backend`:
+masked draws, the emulation codec's batch methods). :mod:`spacealg.backends` imports it at
+the first torch/JAX call, so ``import spacealg`` does not.
 
-Law: after this import, ``backend_implementation(f, b)(*args) == table[f](b, *args)`` for
-every function ``f`` of :data:`OPERATIONS` and backend ``b`` of
-:data:`~spacealg.backends.arrays.BACKEND_ROOTS`.
+A space's route: a product holding a leaf of a kind with its own rule (``OneHot``) or a
+``Masked`` leaf goes to :func:`~spacealg.backends.parts.by_leaves` (each leaf by its own
+route); a ``Masked`` space, or an array of them, to
+:func:`~spacealg.backends.masked.masked_on_backend` (no plan has a leaf for a mask); every
+other space to its per-leaf plans (:data:`OPERATIONS`).
+
+Law: after this import, ``backend_route(b)(op, s)((args, kwargs))`` is
+``OPERATIONS[op](b, *args, **kwargs)`` for a space ``s`` of leaves, and
+``backend_implementation(f, b)(*args) == FUNCTIONS[f](b, *args)`` for every function ``f`` of
+:data:`FUNCTIONS` and backend ``b`` of :data:`~spacealg.backends.arrays.BACKEND_ROOTS`.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 from spacealg.backends.arrays import BACKEND_ROOTS
@@ -22,13 +33,12 @@ from spacealg.backends.isin import isin_on
 from spacealg.backends.masked import masked_on_backend, sample_masked_on
 from spacealg.backends.parts import by_leaves, rule_leaves
 from spacealg.backends.sample import sample_on
-from spacealg.core import hooks, protocol
-from spacealg.core.arrays import register_backend
+from spacealg.core import hooks
+from spacealg.core.arrays import register_backend, register_route
 from spacealg.emulation.codec import Codec
-from spacealg.ops.flatten import flatten_batch, unflatten_batch
 from spacealg.spaces.masked import holds_masked
 
-__all__ = ["OPERATIONS"]
+__all__ = ["FUNCTIONS", "OPERATIONS", "choose"]
 
 
 def _sample(name: str, space: Any, size: Any = None, *, rng: Any, **extra: Any) -> Any:
@@ -41,39 +51,38 @@ def _sample_masked(name: str, space: Any, size: Any, mask: Any, probability: Any
     return sample_masked_on(name, space, size, mask, probability, rng)
 
 
-def _by_route(operation: str, implementation: Any, space_at: int) -> Any:
-    """``implementation``, except for a space whose leaves the per-leaf plans cannot all
-    serve: one holding a ``Masked`` part (no plan has a leaf for a mask) goes to
-    :func:`~spacealg.backends.masked.masked_on_backend`; a product holding a leaf of a kind
-    with its own rule (``OneHot``) to :func:`~spacealg.backends.parts.by_leaves`."""
-
-    @functools.wraps(implementation)
-    def serve(name: str, *args: Any, **kwargs: Any) -> Any:
-        space = args[space_at]
-        if operation in _MASKED_OPERATIONS and holds_masked(space):
-            return masked_on_backend(operation, name, args, kwargs)
-        if rule_leaves(space):
-            return by_leaves(operation, name, args, kwargs)
-        return implementation(name, *args, **kwargs)
-
-    return serve
-
-
+#: operation -> its per-leaf plan's implementation (backend name first, then the call's arguments)
+OPERATIONS: dict[str, Callable[..., Any]] = {
+    "sample": _sample,
+    "isin": isin_on,
+    "clamp": clamp_on,
+    "clamp_": clamp_inplace_on,
+    "flatten_batch": flatten_batch_on,
+    "unflatten_batch": unflatten_batch_on,
+}
 _MASKED_OPERATIONS = frozenset({"sample", "isin", "clamp", "clamp_"})
 
-#: generic function -> its implementation (backend name first, then the function's arguments)
-OPERATIONS: dict[Any, Any] = {
-    protocol.sample: _by_route("sample", _sample, 0),
+
+def choose(name: str, operation: str, space: Any) -> Callable[[tuple[Any, ...], dict[str, Any]], Any]:
+    """``run(args, kwargs)``: what serves ``operation`` for ``space`` on backend ``name`` (see
+    the module); decided once per space (the plan keeps it)."""
+    masked = operation in _MASKED_OPERATIONS
+    if rule_leaves(space, masked):
+        return lambda args, kwargs: by_leaves(operation, name, args, kwargs)
+    if masked and holds_masked(space):
+        return lambda args, kwargs: masked_on_backend(operation, name, args, kwargs)
+    implementation = OPERATIONS[operation]
+    return lambda args, kwargs: implementation(name, *args, **kwargs)
+
+
+#: function -> its implementation (backend name first, then the function's arguments)
+FUNCTIONS: dict[Any, Any] = {
     hooks.sample_with_mask: _sample_masked,
-    protocol.isin: _by_route("isin", isin_on, 1),
-    protocol.clamp: _by_route("clamp", clamp_on, 1),
-    protocol.clamp_: _by_route("clamp_", clamp_inplace_on, 1),
-    flatten_batch: _by_route("flatten_batch", flatten_batch_on, 1),
-    unflatten_batch: _by_route("unflatten_batch", unflatten_batch_on, 1),
     Codec.emulate_batch: emulate_batch_on,
     Codec.nativize_batch: nativize_batch_on,
 }
 
 for _name in sorted(set(BACKEND_ROOTS.values())):
-    for _function, _implementation in OPERATIONS.items():
+    register_route(_name, functools.partial(choose, _name))
+    for _function, _implementation in FUNCTIONS.items():
         register_backend(_function, _name, functools.partial(_implementation, _name))

@@ -1,14 +1,14 @@
 """Products whose leaves take different routes on torch and JAX: leaf by leaf.
 
 A kind that answers the batched operations with its own rule (``OneHot``,
-:func:`spacealg.core.arrays.register_kind_rule`) has no leaf model for the per-leaf plans
-of :mod:`spacealg.backends`. A product holding such a leaf beside ordinary leaves is served
-here: its plan splits the batch into leaf values, each leaf value goes to the generic
-function with its leaf space (the kind's rule, or the plan of that leaf alone), and the
-plan joins the results. Which leaves are such is decided once per space
-(:func:`rule_leaves`).
+:func:`spacealg.core.arrays.register_kind_rule`), and a ``Masked`` space, have no leaf model
+for the per-leaf plans of :mod:`spacealg.backends`. A product holding such a leaf beside
+ordinary leaves is served here: its plan splits the batch into leaf values, each leaf value
+goes to the generic function with its leaf space (its own route: the kind's rule, the masked
+draws, or the plan of that leaf alone), and the plan joins the results. Which leaves are
+such is decided once per space (:func:`rule_leaves`).
 
-Laws, for a product ``s`` holding a rule leaf and a torch/JAX batch ``xs`` of it:
+Laws, for a product ``s`` holding such a leaf and a torch/JAX batch ``xs`` of it:
 ``isin(xs, s)`` is the ``&`` of its leaves' ``isin``; ``clamp``/``sample`` are the leaves'
 joined; ``clamp_`` is all or nothing (every leaf is clamped on a copy before any is
 written); ``flatten_batch`` concatenates the leaves' flattenings in the plan's leaf order,
@@ -21,27 +21,27 @@ from __future__ import annotations
 from typing import Any
 
 from spacealg.backends.arrays import backend_named
-from spacealg.backends.kernel import Kernel
+from spacealg.backends.kernel import BackendKernel
 from spacealg.core import protocol
 from spacealg.core.arrays import backend_name, kind_rule
 from spacealg.core.generic import as_space
 from spacealg.core.plan import plan_for
 from spacealg.ops.flatten import flatten_batch, leaf_codecs, unflatten_batch
+from spacealg.spaces.masked import holds_masked
 
 __all__ = ["by_leaves", "rule_leaves", "split_rng"]
 
 
-def rule_leaves(space: Any) -> tuple[bool, ...]:
-    """Per leaf of ``space`` (its plan's order), whether the leaf's kind has a rule of its
-    own; empty where none has (or ``space`` is itself such a leaf): the per-leaf plans serve it."""
+def rule_leaves(space: Any, masked: bool = False) -> tuple[bool, ...]:
+    """Per leaf of ``space`` (its plan's order), whether the leaf takes a route of its own: its
+    kind has a rule of its own, or (``masked``) it holds a ``Masked`` part, which no per-leaf
+    plan has a leaf for; empty where none does (or ``space`` is itself a leaf): the per-leaf
+    plans serve it. Asked once per space and operation (the plan keeps the route,
+    :func:`spacealg.core.plan.route`)."""
     plan = plan_for(space)
-    return plan.variant("rule leaves", lambda: _rule_leaves(plan))  # type: ignore[no-any-return]
-
-
-def _rule_leaves(plan: Any) -> tuple[bool, ...]:
     if not isinstance(plan.structure, (tuple, dict)):
         return ()
-    flags = tuple(_has_rule(leaf) for leaf in plan.leaf_spaces())
+    flags = tuple(_has_rule(leaf) or (masked and holds_masked(leaf)) for leaf in plan.leaf_spaces())
     return flags if any(flags) else ()
 
 
@@ -100,7 +100,7 @@ def by_leaves(operation: str, name: str, args: tuple[Any, ...], kwargs: dict[str
 def _on_backend(name: str, parts: tuple[Any, ...]) -> tuple[Any, ...]:
     """The leaf batches, each an array of the backend: TypeError for a torch batch with a
     leaf that is no tensor (as the per-leaf plans say it); JAX takes NumPy leaves, as arrays."""
-    Kernel.for_parts(name, parts)
+    BackendKernel.for_parts(name, parts)
     if name != "jax":
         return parts
     xp = _xp(name)
@@ -129,7 +129,7 @@ def _flat_dtype(space: Any) -> Any:
 
 
 def _xp(name: str) -> Any:
-    return Kernel(backend_named(name), None).xp
+    return BackendKernel(backend_named(name), None).xp
 
 
 def split_rng(name: str, rng: Any, n: int) -> list[Any]:

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.backends.ends import inner_float_bounds
-from spacealg.backends.kernel import Kernel
+from spacealg.backends.kernel import BackendKernel
 from spacealg.backends.rng import rng_adapter
 from spacealg.core.leaf import LeafModel, Members
 from spacealg.core.leaf_index import held
@@ -95,7 +95,7 @@ def draws_for(space: Any, adapter: Any) -> tuple[Plan, list[Draw]]:
     draws = plan.variants.get(adapter.plan_key)
     if draws is None:
         kind: Any = type(adapter)
-        k = Kernel(adapter.backend, adapter.device)
+        k = BackendKernel(adapter.backend, adapter.device)
         draws = plan.variant(adapter.plan_key, lambda: [_sample_leaf(k, kind, leaf) for leaf in plan.leaves])
     return plan, draws
 
@@ -103,7 +103,7 @@ def draws_for(space: Any, adapter: Any) -> tuple[Plan, list[Draw]]:
 Draw = Callable[[Any, tuple[int, ...]], Any]
 
 
-def _sample_leaf(k: Kernel, kind: Any, leaf: LeafModel) -> Draw:
+def _sample_leaf(k: BackendKernel, kind: Any, leaf: LeafModel) -> Draw:
     """``draw(rng, size)``: a batch of ``size`` of ``leaf`` from an adapter of class ``kind``,
     every decision made."""
     element = leaf.shape
@@ -179,7 +179,7 @@ def _end(leaf: LeafModel, bound: np.ndarray, dtype: np.dtype) -> Any:
     return int(bound.reshape(-1)[0]) if leaf.size else 0
 
 
-def _real_draw(k: Kernel, leaf: LeafModel, dtype: Any, integral: bool) -> Draw:
+def _real_draw(k: BackendKernel, leaf: LeafModel, dtype: Any, integral: bool) -> Draw:
     """``draw(rng, full)``: real draws of shape ``full`` by Gymnasium's rule per entry
     (bounded: uniform; unbounded: normal; one side: exponential from it), constants built once."""
     below, above = leaf.bounded_low, leaf.bounded_high

@@ -7,8 +7,10 @@ it loads:
 * the top-level package names of its array and generator types
   (:func:`register_array_root`), so that :func:`backend_name` recognises a torch tensor or
   a JAX key by its type's module, without importing torch or JAX;
-* for each generic function it serves, its implementation (:func:`register_backend`),
-  keyed by the function object (a protocol function, ``flatten_batch``, a codec method...);
+* which implementation serves a space's batched operations (:func:`register_route`: the
+  protocol's ``isin``, ``sample``, ``clamp``, ``clamp_`` and ``flatten_batch``/``unflatten_batch``,
+  asked once per space by :func:`spacealg.core.plan.route`), and any other function's
+  implementation (:func:`register_backend`, keyed by the function object: a codec method...);
 * a loader per backend (:func:`register_backend_loader`), run the first time an
   implementation for that backend is asked for, which imports the modules whose load
   registers the implementations (so ``import spacealg`` loads none of them).
@@ -18,20 +20,14 @@ registered; ``backend_implementation(f, name) is g`` after ``register_backend(f,
 a function with no implementation on a backend raises TypeError naming both.
 
 Batched rules of a kind, written once. A space kind may answer a batched operation itself
-on every backend, NumPy included, with one rule written over an array namespace
+on every backend, NumPy included, with one rule written over a kernel
 (:func:`register_kind_rule`, keyed by the operation's *name*, so that a kind registers
 rules for operations declared above it, ``"flatten_batch"`` say). The rule is called as
-``rule(ns, *args, **kwargs)`` where ``ns`` is the :class:`Namespace` of the batch's (or the
-generator's) backend: ``ns.xp`` is its array-API namespace, ``ns.dtype`` maps a NumPy dtype
-to the backend's, ``ns.constant`` puts a NumPy array where the batch lives and
-``ns.below(widths, shape)`` draws integers ``0 <= k < widths`` and ``ns.uniform(shape)``
-floats in ``[0, 1)`` from the call's generator, and ``ns.child()`` is the ``rng`` for a draw
-of another space within the rule.
-The routed protocol functions (``isin``, ``sample``, ``clamp``, ``clamp_``) and the batch
-functions above the core consult :func:`kind_rule` before the backends' per-leaf plans.
+``rule(k, *args, **kwargs)`` where ``k`` is the :class:`~spacealg.core.kernel.Kernel` of the
+batch's (or the generator's) backend (:func:`spacealg.core.kernel.kernel_for`).
 Law: after ``register_kind_rule(name, cls, rule)``, a call of operation ``name`` on a
 space of class ``cls`` (or a subclass) with torch or JAX data returns
-``rule(namespace_for(backend, probe), *args, **kwargs)``.
+``rule(kernel_for(backend, probe), *args, **kwargs)``.
 """
 
 from __future__ import annotations
@@ -42,17 +38,16 @@ from typing import Any
 import numpy as np
 
 __all__ = [
-    "Namespace",
     "backend_implementation",
     "backend_name",
+    "backend_route",
     "kind_rule",
-    "namespace_for",
-    "numpy_namespace",
+    "load_backend",
     "register_array_root",
     "register_backend",
     "register_backend_loader",
     "register_kind_rule",
-    "register_namespace",
+    "register_route",
 ]
 
 #: The top-level package of an array or generator type -> the backend that serves it.
@@ -76,6 +71,28 @@ def register_backend(function: Any, backend: str, implementation: Callable[..., 
     _IMPLEMENTATIONS[function, backend] = implementation
 
 
+#: backend -> ``choose(operation, space)``: the implementation serving one space's calls (:func:`register_route`)
+_ROUTES: dict[str, Callable[[str, Any], Callable[..., Any]]] = {}
+
+
+def register_route(backend: str, choose: Callable[[str, Any], Callable[..., Any]]) -> None:
+    """``choose(operation, space)`` gives ``run(args, kwargs)``, what answers ``operation``
+    (``"isin"``, ``"sample"``, ``"clamp"``, ``"clamp_"``, ``"flatten_batch"``,
+    ``"unflatten_batch"``) for ``space`` on ``backend``'s data where the space's kind has no
+    rule of its own; asked once per space (:func:`spacealg.core.plan.route` keeps the answer)."""
+    _ROUTES[backend] = choose
+
+
+def backend_route(backend: str) -> Callable[[str, Any], Callable[..., Any]]:
+    """The chooser :func:`register_route` registered for ``backend`` (loading it on first use);
+    TypeError when there is none."""
+    if backend not in _ROUTES:
+        load_backend(backend)
+        if backend not in _ROUTES:
+            raise TypeError(f"no implementation for {backend} arrays is registered")
+    return _ROUTES[backend]
+
+
 def register_backend_loader(backend: str, load: Callable[[], None]) -> None:
     """``load()`` registers ``backend``'s implementations; it runs at the first need."""
     _LOADERS[backend] = load
@@ -87,9 +104,8 @@ def backend_implementation(function: Any, backend: str) -> Callable[..., Any]:
     try:
         return _IMPLEMENTATIONS[function, backend]
     except KeyError:
-        load = _LOADERS.pop(backend, None)
-        if load is not None:
-            load()
+        if backend in _LOADERS:
+            load_backend(backend)
             return backend_implementation(function, backend)
     name = getattr(function, "__name__", repr(function))
     raise TypeError(f"{name}: no implementation for {backend} arrays is registered")
@@ -123,82 +139,22 @@ def backend_name(obj: Any) -> str | None:
             return None
 
 
-# -- batched rules of a kind, written once over an array namespace ---------------------------
+# -- batched rules of a kind, written once over a kernel ---------------------------------------
 
 
-class Namespace:
-    """What a kind's batched rule needs of one backend (see the module docstring).
-
-    ``name``: None for NumPy, else the backend's name; ``xp``: the array-API namespace;
-    ``device``: where the probe lives (None for NumPy). Subclasses (one per backend,
-    registered by the backend package) override :meth:`dtype`, :meth:`constant`,
-    :meth:`below` and :meth:`uniform`.
-    """
-
-    name: str | None = None
-
-    def __init__(self, xp: Any, device: Any = None, rng: Any = None) -> None:
-        self.xp, self.device, self.rng = xp, device, rng
-
-    def dtype(self, dtype: Any) -> Any:
-        """The backend's dtype for NumPy ``dtype``."""
-        return np.dtype(dtype)
-
-    def constant(self, array: Any, dtype: Any = None) -> Any:
-        """A backend array of ``array``'s values (NumPy ``dtype``, or its own) on :attr:`device`."""
-        return np.asarray(array, dtype=dtype)
-
-    def below(self, widths: Any, shape: tuple[int, ...]) -> Any:
-        """int64 integers ``0 <= k < widths`` (broadcast to ``shape``) from :attr:`rng`."""
-        return self._generator().integers(0, np.asarray(widths, dtype=np.int64), size=shape, dtype=np.int64)
-
-    def uniform(self, shape: tuple[int, ...]) -> Any:
-        """Floats uniform on ``[0, 1)`` of ``shape``, in the widest float dtype, from :attr:`rng`."""
-        return self._generator().random(shape)
-
-    def child(self) -> Any:
-        """The ``rng`` a sub-draw takes (``sample`` of a part): the call's own generator, whose
-        state advances (NumPy's, torch's); a backend whose keys do not advance gives a fresh one."""
-        return self.rng
-
-    def _generator(self) -> np.random.Generator:
-        return self.rng if isinstance(self.rng, np.random.Generator) else np.random.default_rng(self.rng)
+def load_backend(backend: str) -> None:
+    """Runs ``backend``'s loader if it has not run yet (what registers its implementations and kernel)."""
+    load = _LOADERS.pop(backend, None)
+    if load is not None:
+        load()
 
 
-def numpy_namespace(rng: Any = None) -> Namespace:
-    """NumPy's :class:`Namespace` (``rng``: a ``numpy.random.Generator`` for :meth:`~Namespace.below`)."""
-    return Namespace(np, None, rng)
-
-
-#: backend -> its Namespace class, called with (probe, rng); registered by the backend package
-_NAMESPACES: dict[str, Callable[[Any, Any], Namespace]] = {}
 #: (operation name, space class) -> the kind's rule
 _KIND_RULES: dict[tuple[str, type], Callable[..., Any]] = {}
 
 
-def register_namespace(backend: str, make: Callable[[Any, Any], Namespace]) -> None:
-    """``make(probe, rng)`` builds ``backend``'s :class:`Namespace` for a call whose batch (or
-    generator) is ``probe`` and whose generator is ``rng`` (None for a batch operation)."""
-    _NAMESPACES[backend] = make
-
-
-def namespace_for(backend: str | None, probe: Any, rng: Any = None) -> Namespace:
-    """The :class:`Namespace` for a call on ``backend``'s data (None: NumPy's). Raises
-    TypeError when the backend registered none."""
-    if backend is None:
-        return numpy_namespace(rng)
-    make = _NAMESPACES.get(backend)
-    if make is None:
-        load = _LOADERS.pop(backend, None)
-        if load is not None:
-            load()
-            return namespace_for(backend, probe, rng)
-        raise TypeError(f"no array namespace for {backend} arrays is registered")
-    return make(probe, rng)
-
-
 def register_kind_rule(operation: str, cls: type, rule: Callable[..., Any]) -> None:
-    """``rule(ns, *args, **kwargs)`` answers operation ``operation`` (``"isin"``, ``"sample"``,
+    """``rule(k, *args, **kwargs)`` answers operation ``operation`` (``"isin"``, ``"sample"``,
     ``"clamp"``, ``"clamp_"``, ``"flatten_batch"``, ``"unflatten_batch"``) for spaces of class
     ``cls`` on every backend."""
     _KIND_RULES[operation, cls] = rule

@@ -53,20 +53,22 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.core.arrays import backend_route, kind_rule
 from spacealg.core.cache import IdentityCache, footprint
 from spacealg.core.codegen import Generator
-from spacealg.core.generic import as_space, generic, load_adapters_for
+from spacealg.core.generic import GenericFunction, as_space, generic, load_adapters_for
+from spacealg.core.kernel import kernel_for
 from spacealg.core.leaf import LeafModel, Members, leaf
 
 __all__ = ["KEPT", "MAX_VARIANTS", "ObjectBatchError", "Plan", "array_leaf", "components", "kept_plan", "map_tree",
-           "plan_for", "tree_values", "variant_of", "walk"]
+           "plan_for", "route", "tree_values", "variant_of", "walk"]
 
 #: Compiled torch/JAX variants kept per plan (first in, first out): a space meets few dtypes and devices.
 MAX_VARIANTS = 32
 #: The operations whose variants (NumPy's codecs and functions, one per role at most) are kept
 #: as long as the plan.
 KEPT = frozenset({"flat_codec", "emulation layout", "emulation codec", "emulation guard", "numpy_draw",
-                  "numpy_isin"})
+                  "numpy_isin", "as_space"})
 
 
 # -- the walk: products down to their leaves ---------------------------------------------
@@ -180,6 +182,8 @@ class Plan:
             self._space = functools.partial(_itself, space)
         self.kept = not isinstance(space, (dict, list, set))
         self.variants: dict[Any, Any] = {}
+        #: (operation, backend) -> what serves the space's calls there (:func:`route`)
+        self.routes: dict[tuple[Any, str], Callable[[tuple[Any, ...], dict[str, Any]], Any]] = {}
 
     @functools.cached_property
     def structure(self) -> Any:
@@ -282,7 +286,8 @@ def _weigh(plan: Any) -> int:
             for item in value if isinstance(value, tuple) else (value,):
                 if not isinstance(item, np.ndarray):
                     extra += int(getattr(item, "nbytes", 0) or 0)
-    return footprint({k: v for k, v in vars(plan).items() if k != "variants" and k not in plan.variants}) + extra
+    skip = ("variants", "routes")
+    return footprint({k: v for k, v in vars(plan).items() if k not in skip and k not in plan.variants}) + extra
 
 
 _PLANS: IdentityCache[Plan] = IdentityCache("plans", max_entries=4096, weigh=lambda p: _weigh(p))
@@ -338,6 +343,44 @@ def variant_of(space: Any, key: Any, build: Callable[[Any], Any]) -> Any:
             return made
     made = build(space)
     return plan_for(space).variant(key, lambda: made)
+
+
+# -- the one route: a batched call on torch/JAX data, from the space's plan to its rule ----------
+
+
+def route(function: Any, name: str, space: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``function(*args, **kwargs)`` (a routed protocol function, ``flatten_batch`` or
+    ``unflatten_batch``) answered for backend ``name``'s data by what serves ``space`` there,
+    chosen once and kept in the space's plan: the kind's own rule over the backend's kernel
+    (:func:`~spacealg.core.arrays.register_kind_rule`), the space's own implementation where it
+    takes foreign arrays itself (``serves_arrays``: TorchRL's ``is_in``), else the backend's
+    choice (:func:`~spacealg.core.arrays.register_route`: the per-leaf plans, masked parts,
+    products of leaves with rules of their own).
+
+    Law: ``route(f, b, s, args, kwargs)`` is what the chosen implementation gives; it is chosen
+    once per plan, operation and backend (one dict lookup per call after the first).
+    """
+    plan = _PLANS.get(space)
+    if plan is None:
+        plan = plan_for(space)
+    run = plan.routes.get((function, name))
+    if run is None:
+        run = plan.routes[function, name] = _chosen(function, name, space)
+    return run(args, kwargs)
+
+
+def _chosen(function: Any, name: str, space: Any) -> Callable[[tuple[Any, ...], dict[str, Any]], Any]:
+    operation = getattr(function, "name", None) or function.__name__
+    load_adapters_for(space)  # a foreign space's adapter registers its implementations first
+    rule = kind_rule(operation, type(space))
+    if rule is not None:
+        if operation == "sample":
+            return lambda args, kwargs: rule(kernel_for(name, kwargs["rng"], kwargs["rng"]), *args, **kwargs)
+        return lambda args, kwargs: rule(kernel_for(name, args[0]), *args, **kwargs)
+    if isinstance(function, GenericFunction) and getattr(function.implementation_for(type(space)), "serves_arrays",
+                                                         False):
+        return lambda args, kwargs: GenericFunction.__call__(function, *args, **kwargs)
+    return backend_route(name)(operation, space)
 
 
 # -- split and join: generated code, or walkers for a plan that serves one call -----------------

@@ -20,8 +20,9 @@ from typing import Any
 import numpy as np
 
 from spacealg.core import hooks
-from spacealg.core.arrays import backend_implementation, backend_name, kind_rule, namespace_for
+from spacealg.core.arrays import backend_implementation, backend_name
 from spacealg.core.generic import AdapterUnavailableError, GenericFunction, NotASpaceError, as_space, coerce, generic
+from spacealg.core.plan import route
 from spacealg.core.rng import RngLike
 from spacealg.core.styles import Style, UnknownSpaceStyle
 
@@ -47,8 +48,8 @@ __all__ = [
 
 
 class _Routed(GenericFunction):
-    """A generic function whose calls on torch/JAX data go to the implementation a backend
-    registered for it (:func:`spacealg.core.arrays.register_backend`).
+    """A generic function whose calls on torch/JAX data take the space's one route
+    (:func:`spacealg.core.plan.route`: the kind's rule, or what the backend chose for the space).
 
     ``sample`` looks at the type of its ``rng``, the batch operations at the type of their
     batch (a tensor, a JAX array or tracer, or a tuple/dict of them). NumPy and Python
@@ -63,19 +64,10 @@ class _Routed(GenericFunction):
         probe = kwargs.get("rng") if self.by_rng else (args[0] if args else None)
         if probe is not None:
             name = backend_name(probe)
-            # an implementation marked ``serves_arrays`` (a foreign adapter whose own test
-            # takes its ecosystem's arrays, e.g. TorchRL's ``is_in``) keeps the call
-            if name is not None and not getattr(self._for_space(args), "serves_arrays", False):
-                position = self.positions[0]
-                rule = kind_rule(self.name, type(args[position])) if len(args) > position else None
-                if rule is not None:  # the kind's own rule, written once over an array namespace
-                    return rule(namespace_for(name, probe, probe if self.by_rng else None), *args, **kwargs)
-                return backend_implementation(self, name)(*args, **kwargs)
+            position = self.positions[0]
+            if name is not None and len(args) > position:  # the one route, chosen once per space
+                return route(self, name, args[position], args, kwargs)
         return GenericFunction.__call__(self, *args, **kwargs)
-
-    def _for_space(self, args: tuple[Any, ...]) -> Any:
-        position = self.positions[0]
-        return self.implementation_for(type(args[position])) if len(args) > position else None
 
 
 def _routed(position: int, by_rng: bool = False, guard: Any = None) -> Any:

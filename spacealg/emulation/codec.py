@@ -53,10 +53,10 @@ import numpy as np
 from spacealg.core.arrays import backend_implementation, backend_name
 from spacealg.core.cache import IdentityCache
 from spacealg.core.codegen import Generator
+from spacealg.core.kernel import NUMPY
 from spacealg.core.leaf import Form, LeafModel
 from spacealg.core.plan import plan_for, variant_of
 from spacealg.emulation.spaces import Layout, Struct, layout_of
-from spacealg.ops.kernel import NUMPY
 
 __all__ = ["Codec", "codec_for"]
 
@@ -102,7 +102,7 @@ class Field:
     def decode(self, stored: Any, k: Any = NUMPY) -> Any:
         """Stored values ``(..., *shape)`` as the leaf's (where ``decodes``): integers held in
         floats rounded (half to even) and clipped into range, positions as their labels, other
-        dtypes cast. One rule for NumPy and the torch/JAX rows (``k``: :mod:`spacealg.ops.kernel`)."""
+        dtypes cast. One rule for NumPy and the torch/JAX rows (``k``: :mod:`spacealg.core.kernel`)."""
         xp, leaf = k.xp, self.leaf
         if self.rounds and self.size:
             wide = k.widest_float()

@@ -60,15 +60,15 @@ import numpy as np
 
 from spacealg.adapters.gymnasium import to_gymnasium
 from spacealg.adapters.native import gym_class_of
-from spacealg.core.arrays import backend_implementation, backend_name, kind_rule, namespace_for
+from spacealg.core.arrays import backend_name
 from spacealg.core.codegen import Generator
 from spacealg.core.generic import coerce, generic
 from spacealg.core.image import Image, image_of
+from spacealg.core.kernel import NUMPY
 from spacealg.core.leaf import LeafModel, leaf, plain, widths
-from spacealg.core.plan import kept_plan, plan_for, variant_of
+from spacealg.core.plan import kept_plan, plan_for, route, variant_of
 from spacealg.core.protocol import elsize
 from spacealg.core.space import Space
-from spacealg.ops.kernel import NUMPY
 from spacealg.spaces.box import Box
 from spacealg.spaces.graph import Graph, GraphInstance
 from spacealg.spaces.oneof import OneOf
@@ -242,7 +242,7 @@ def flat_codec(space: Any) -> FlatCodec:
 
 
 # -- the leaves' batch rules are written once over an array kernel ``k``: NumPy's
-# (:data:`spacealg.ops.kernel.NUMPY`) or a torch/JAX :class:`spacealg.backends.kernel.Kernel`.
+# (:data:`spacealg.core.kernel.NUMPY`) or a torch/JAX one (:mod:`spacealg.core.kernel`).
 
 
 class RavelCodec(FlatCodec):
@@ -796,11 +796,8 @@ def unflatten_batch(vs: Any, space: Any) -> Any:
 
 def _batched(function: Callable[..., Any], argument: str, values: Any, space: Any) -> Any:
     name = backend_name(values)
-    if name is not None:  # torch/JAX: the kind's own rule, else the implementation spacealg.backends registered
-        rule = kind_rule(function.__name__, type(space))
-        if rule is not None:
-            return rule(namespace_for(name, values), values, space)
-        return backend_implementation(function, name)(values, space)
+    if name is not None:  # torch/JAX: the space's one route (its kind's rule, or the backend's plans)
+        return route(function, name, space, (values, space), {})
     operation = function.__name__
     plan = kept_plan(space)
     codec = (None if plan is None else plan.flat_codec) or _codec_of(space, operation, values)

@@ -33,9 +33,9 @@ where ``a & b`` is empty. Laws:
   ``issubspace(c, a - b)`` iff ``c <= a`` and ``c & b`` is empty;
   ``intersect(a - b, c) == difference(a & c, b)``.
 
-Batches are ``a``'s: ``isin``, ``sample``, ``clamp``, ``clamp_`` are one rule each over an array
-namespace for NumPy, torch and JAX where ``a``'s batches stack (JAX: not under ``jit``), and
-object arrays of members on NumPy otherwise.
+Batches are ``a``'s: ``isin``, ``sample``, ``clamp``, ``clamp_`` are one rule each over a
+kernel (:mod:`spacealg.core.kernel`) for NumPy, torch and JAX where ``a``'s batches stack (JAX:
+not under ``jit``), and object arrays of members on NumPy otherwise.
 """
 
 from __future__ import annotations
@@ -50,9 +50,10 @@ from typing import Any
 import numpy as np
 
 from spacealg.core import hooks
-from spacealg.core.arrays import Namespace, numpy_namespace, register_kind_rule
+from spacealg.core.arrays import register_kind_rule
 from spacealg.core.catalog import register_space_class
 from spacealg.core.generic import as_space
+from spacealg.core.kernel import NUMPY, Kernel, numpy_kernel
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
@@ -225,15 +226,15 @@ def _element(i: Any, space: Difference) -> Any:
     return next(itertools.islice(_members(space), i, None))
 
 
-# -- the batched rules, written once over an array namespace ---------------------------------------
+# -- the batched rules, written once over a kernel ---------------------------------------
 
 
-def _isin_rule(ns: Namespace, batch: Any, space: Difference) -> Any:
+def _isin_rule(k: Kernel, batch: Any, space: Difference) -> Any:
     inside = isin(batch, space.a)
-    return inside & ~_in_b(ns, batch, space, inside)
+    return inside & ~_in_b(k, batch, space, inside)
 
 
-def _in_b(ns: Namespace, batch: Any, space: Difference, lead: Any) -> Any:
+def _in_b(k: Kernel, batch: Any, space: Difference, lead: Any) -> Any:
     """Per row of ``batch`` (a batch of ``a``, rows shaped as ``lead``), whether it is in ``b``:
     by ``isin`` where ``b``'s members have ``a``'s shape, else row by row (``contains``)."""
     try:
@@ -246,39 +247,39 @@ def _in_b(ns: Namespace, batch: Any, space: Difference, lead: Any) -> Any:
         except ValueError:  # members of another kind (products): none of them a's
             return lead & ~lead
     found = [contains(batch[i], space.b) for i in np.ndindex(tuple(lead.shape))]
-    return ns.constant(np.array(found, dtype=bool).reshape(tuple(lead.shape)))
+    return k.constant(np.array(found, dtype=bool).reshape(tuple(lead.shape)))
 
 
-def _sample_rule(ns: Namespace, space: Difference, size: Any = None, *, rng: Any = None, **extra: Any) -> Any:
+def _sample_rule(k: Kernel, space: Difference, size: Any = None, *, rng: Any = None, **extra: Any) -> Any:
     if any(v is not None for v in extra.values()):
         raise TypeError(f"sample: {sorted(extra)} are not supported with this rng")
     shape = normalize_size(1 if size is None else size)
     if _decided(lambda s, _: cardinality(s) == 0, space, None):
         raise ValueError(f"sample: {space!r} is empty")
 
-    def draw(ns: Namespace) -> tuple[Any, Any]:
-        drawn = sample(space.a, shape, rng=ns.child())
-        return drawn, _isin_rule(ns, drawn, space)
+    def draw(k: Kernel) -> tuple[Any, Any]:
+        drawn = sample(space.a, shape, rng=k.child())
+        return drawn, _isin_rule(k, drawn, space)
 
-    drawn = draw_rows(ns, shape, draw, space)
+    drawn = draw_rows(k, shape, draw, space)
     return drawn[0] if size is None else drawn
 
 
-def _clamp_rule(ns: Namespace, x: Any, space: Difference) -> Any:
+def _clamp_rule(k: Kernel, x: Any, space: Difference) -> Any:
     closed = _closed_form(space)
     if not isinstance(closed, Difference):
         return clamp(x, closed)
-    inside = _isin_rule(ns, x, space)
-    nearest = rows_where(ns, inside, x, clamp(x, space.a))
-    if bool(ns.xp.any(_in_b(ns, nearest, space, inside))):
+    inside = _isin_rule(k, x, space)
+    nearest = rows_where(k, inside, x, clamp(x, space.a))
+    if bool(k.xp.any(_in_b(k, nearest, space, inside))):
         raise TypeError(f"clamp: not decided for {space!r}: the nearest member of a lies in b")
     return nearest
 
 
-def _clamp_inplace_rule(ns: Namespace, x: Any, space: Difference) -> Any:
-    if ns.name == "jax":
+def _clamp_inplace_rule(k: Kernel, x: Any, space: Difference) -> Any:
+    if k.name == "jax":
         raise TypeError("clamp_: JAX arrays are immutable; use clamp")
-    x[...] = ns.xp.astype(clamp(x, space), x.dtype)
+    x[...] = k.xp.astype(clamp(x, space), x.dtype)
     return x
 
 
@@ -298,14 +299,14 @@ def _stacks(space: Difference) -> bool:
 def _isin(batch: Any, space: Difference) -> Any:
     if not _stacks(space):
         return isin_objects(batch, space)
-    return np.asarray(_isin_rule(numpy_namespace(), batch, space))
+    return np.asarray(_isin_rule(NUMPY, batch, space))
 
 
 @sample.register(Difference)
 def _sample(space: Difference, size: Any = None, *, rng: RngLike = None) -> Any:
     generator = as_generator(rng)
     if size is not None and _stacks(space):
-        return _sample_rule(numpy_namespace(generator), space, size)
+        return _sample_rule(numpy_kernel(generator), space, size)
     return sample_one(space, size, generator, lambda g: _sample_rule_one(space, g))  # one: a's own type
 
 
@@ -328,7 +329,7 @@ def _clamp(x: Any, space: Difference) -> Any:
         return clamp(x, closed)
     nearest = clamp(x, space.a)
     if np.ndim(nearest) > len(elsize(space.a)):  # a batch
-        inside_b = _in_b(numpy_namespace(), nearest, space, np.asarray(isin(nearest, space.a)))
+        inside_b = _in_b(NUMPY, nearest, space, np.asarray(isin(nearest, space.a)))
     else:
         inside_b = contains(nearest, space.b)
     if np.any(inside_b):
@@ -340,7 +341,7 @@ def _clamp(x: Any, space: Difference) -> Any:
 def _clamp_inplace(x: Any, space: Difference) -> Any:
     if not isinstance(x, np.ndarray) or not x.flags.writeable or x.dtype.kind not in "biuf":
         raise TypeError("clamp_: x must be a writable numeric numpy array")
-    return _clamp_inplace_rule(numpy_namespace(), x, space)
+    return _clamp_inplace_rule(NUMPY, x, space)
 
 
 # -- inclusion and intersection --------------------------------------------------------------------

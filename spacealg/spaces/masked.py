@@ -63,9 +63,8 @@ from typing import Any
 import numpy as np
 
 from spacealg.core import hooks
-from spacealg.core.arrays import Namespace, numpy_namespace
-from spacealg.core.cache import IdentityCache
 from spacealg.core.generic import as_space, delegate, generic
+from spacealg.core.kernel import Kernel, numpy_kernel
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
@@ -311,7 +310,7 @@ def _digits_to_index(digits: Any, sizes: tuple[int, ...]) -> int:
     return position
 
 
-def sample_blocks(root: Any, f: Factors, blocks: Sequence[Block], size: Any, ns: Namespace) -> Any:
+def sample_blocks(root: Any, f: Factors, blocks: Sequence[Block], size: Any, ns: Kernel) -> Any:
     """Draws from ``root`` restricted (and weighted) by ``blocks`` with ``ns``'s generator
     (NumPy's); rows by the blocks' batch."""
     size, shape = draw_shape(blocks, f.sizes, size)
@@ -321,7 +320,7 @@ def sample_blocks(root: Any, f: Factors, blocks: Sequence[Block], size: Any, ns:
     return f.values(digits)
 
 
-def restriction(space: Any, mask: Any, probability: Any, ns: Namespace = NUMPY) -> tuple[Any, Factors, Sequence[Block]]:
+def restriction(space: Any, mask: Any, probability: Any, ns: Kernel = NUMPY) -> tuple[Any, Factors, Sequence[Block]]:
     """``(root, factors, blocks)``: the unmasked space under ``space`` (a spacealg space), its
     factors, and the blocks allowing what ``space`` (if ``Masked``), ``mask`` and
     ``probability`` all allow, as arrays of ``ns``'s backend. Parts all on the host are
@@ -350,7 +349,7 @@ def restriction(space: Any, mask: Any, probability: Any, ns: Namespace = NUMPY) 
         return root, f, placed(parts[0], ns) if parts else parse_blocks(None, f)
     foreign = any(is_foreign_array(a) for p in parts if not isinstance(p, FreeBlocks) for _, a in p
                   if a is not None and type(a) is not np.ndarray)  # (parsed blocks: ndarrays or torch/JAX arrays)
-    if ns.name is None and not foreign:  # all on the host, drawn there: nothing to place
+    if ns.name == "numpy" and not foreign:  # all on the host, drawn there: nothing to place
         return root, f, functools.reduce(lambda x, y: combine(x, y, f.sizes), parts)
     on = ns if foreign else NUMPY
     blocks = functools.reduce(lambda x, y: combine(x, y, f.sizes, on), [placed(p, on) for p in parts])
@@ -358,7 +357,7 @@ def restriction(space: Any, mask: Any, probability: Any, ns: Namespace = NUMPY) 
 
 
 def _sample_restricted(space: Any, size: Any, mask: Any, probability: Any, rng: RngLike) -> Any:
-    ns = numpy_namespace(as_generator(rng))
+    ns = numpy_kernel(as_generator(rng))
     root, f, blocks = restriction(space, mask, probability, ns)
     return sample_blocks(root, f, blocks, size, ns)
 
@@ -582,18 +581,11 @@ def sample_masked(space: Any, size: Any, mask: Any, probability: Any, *, rng: Rn
     return _sample_restricted(space, size, mask, probability, rng)
 
 
-_HOLDS_MASKED: IdentityCache[bool] = IdentityCache("spaces holding a mask")
-
-
 def holds_masked(space: Any) -> bool:
     """Whether ``space`` is ``Masked`` or a product/array space with a ``Masked`` part (the
     backends' per-leaf plans have no leaf for a mask; :func:`masked_on_backend` serves them).
-
-    Decided once per space: every torch/JAX operation asks (a walk of a small Dict took 7.7 us)."""
-    return _HOLDS_MASKED.get_or_compute(space, _holds_masked)
-
-
-def _holds_masked(space: Any) -> bool:
+    Asked once per space and operation: the space's plan keeps the route it chose
+    (:func:`spacealg.core.plan.route`)."""
     from spacealg.spaces.array import ArraySpace
     from spacealg.spaces.product import DictProduct, TupleProduct
 

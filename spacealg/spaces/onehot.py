@@ -55,7 +55,6 @@ does for the same values on every backend and dtype. Laws:
 
 from __future__ import annotations
 
-import functools
 import math
 import numbers
 from collections.abc import Iterator, Sequence
@@ -64,9 +63,11 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.core.arrays import Namespace, backend_name, namespace_for, numpy_namespace, register_kind_rule
+from spacealg.core.arrays import backend_name, register_kind_rule
 from spacealg.core.catalog import register_space_class
 from spacealg.core.image import Image, image_of
+from spacealg.core.kernel import NUMPY, Kernel, kernel_for, numpy_kernel
+from spacealg.core.plan import variant_of
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
@@ -210,8 +211,13 @@ class _Tables:
     local_of: np.ndarray
 
 
-@functools.lru_cache(maxsize=32)
-def _tables(sizes: tuple[int, ...]) -> _Tables:
+def _tables(space: OneHot) -> _Tables:
+    """The space's tables, a variant of its plan (kept under the one cache policy)."""
+    return variant_of(space, "onehot_tables", _build_tables)  # type: ignore[no-any-return]
+
+
+def _build_tables(space: OneHot) -> _Tables:
+    sizes = space.sizes
     widths = np.array(sizes, dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(widths)[:-1]]).astype(np.int64)
     groups, members = [], []
@@ -229,18 +235,18 @@ def _tables(sizes: tuple[int, ...]) -> _Tables:
     return _Tables(tuple(groups), order, block_of, local_of)
 
 
-def _grouped(ns: Namespace, x: Any, space: OneHot) -> Iterator[Any]:
+def _grouped(ns: Kernel, x: Any, space: OneHot) -> Iterator[Any]:
     """``x`` (``(..., width)``) as ``(..., count, size)`` blocks, one array per group of
     blocks of one size (see :class:`_Tables`)."""
-    for columns in _tables(space.sizes).groups:
+    for columns in _tables(space).groups:
         taken = ns.xp.take(x, ns.constant(columns.reshape(-1)), axis=-1)
         yield ns.xp.reshape(taken, (*x.shape[:-1], *columns.shape))
 
 
-def _in_block_order(ns: Namespace, per_group: list[Any], space: OneHot) -> Any:
+def _in_block_order(ns: Kernel, per_group: list[Any], space: OneHot) -> Any:
     """Per-block results (``(..., count)`` per group) as one ``(..., len(nvec))`` array."""
     joined = per_group[0] if len(per_group) == 1 else ns.xp.concat(per_group, axis=-1)
-    order = _tables(space.sizes).order
+    order = _tables(space).order
     return joined if order is None else ns.xp.take(joined, ns.constant(order), axis=-1)
 
 
@@ -248,11 +254,11 @@ def _in_block_order(ns: Namespace, per_group: list[Any], space: OneHot) -> Any:
 _REAL = ("bool", "integral", "real floating")
 
 
-def _flat_all(ns: Namespace, inside: Any, lead: tuple[int, ...]) -> Any:
+def _flat_all(ns: Kernel, inside: Any, lead: tuple[int, ...]) -> Any:
     return ns.xp.all(ns.xp.reshape(inside, (*lead, math.prod(inside.shape[len(lead):]))), axis=-1)
 
 
-def _isin_rule(ns: Namespace, batch: Any, space: OneHot) -> Any:
+def _isin_rule(ns: Kernel, batch: Any, space: OneHot) -> Any:
     """Per row: entries all 0 or 1, one 1 per block."""
     xp = ns.xp
     lead = _lead(batch, space, "isin")
@@ -264,7 +270,7 @@ def _isin_rule(ns: Namespace, batch: Any, space: OneHot) -> Any:
     return inside
 
 
-def _positions(ns: Namespace, x: Any, space: OneHot) -> Any:
+def _positions(ns: Kernel, x: Any, space: OneHot) -> Any:
     """The hot positions (``(..., len(nvec))``): per block, the argmax, ties to the first."""
     xp = ns.xp
     if x.dtype == xp.bool:
@@ -275,15 +281,15 @@ def _positions(ns: Namespace, x: Any, space: OneHot) -> Any:
     return _in_block_order(ns, [xp.argmax(blocks, axis=-1) for blocks in _grouped(ns, x, space)], space)
 
 
-def _one_hot(ns: Namespace, positions: Any, space: OneHot) -> Any:
+def _one_hot(ns: Kernel, positions: Any, space: OneHot) -> Any:
     """The members (``(..., width)``, the space's dtype) with these hot positions."""
     xp = ns.xp
-    tables = _tables(space.sizes)
+    tables = _tables(space)
     per_column = xp.take(positions, ns.constant(tables.block_of), axis=-1)
     return xp.astype(per_column == ns.constant(tables.local_of), ns.dtype(space.dtype))
 
 
-def _sample_rule(ns: Namespace, space: OneHot, size: Any = None, *, rng: Any = None, **extra: Any) -> Any:
+def _sample_rule(ns: Kernel, space: OneHot, size: Any = None, *, rng: Any = None, **extra: Any) -> Any:
     if any(v is not None for v in extra.values()):
         raise TypeError(f"sample: {sorted(extra)} are not supported with this rng")
     shape = (*normalize_size(size), *space.batch, len(space.sizes))
@@ -300,13 +306,13 @@ def _read(flag: Any) -> bool | None:
         return None
 
 
-def _check_finite(ns: Namespace, x: Any) -> None:
+def _check_finite(ns: Kernel, x: Any) -> None:
     xp = ns.xp
     if xp.isdtype(x.dtype, "real floating") and _read(xp.any(xp.isnan(x))):
         raise ValueError("clamp: x contains NaN, which has no nearest member")
 
 
-def _clamp_rule(ns: Namespace, x: Any, space: OneHot) -> Any:
+def _clamp_rule(ns: Kernel, x: Any, space: OneHot) -> Any:
     _lead(x, space, "clamp")
     if not ns.xp.isdtype(x.dtype, _REAL):
         raise TypeError(f"clamp: x must be a real numeric array, got dtype {x.dtype}")
@@ -314,7 +320,7 @@ def _clamp_rule(ns: Namespace, x: Any, space: OneHot) -> Any:
     return _one_hot(ns, _positions(ns, x, space), space)
 
 
-def _clamp_inplace_rule(ns: Namespace, x: Any, space: OneHot) -> Any:
+def _clamp_inplace_rule(ns: Kernel, x: Any, space: OneHot) -> Any:
     if ns.name == "jax":
         raise TypeError("clamp_: JAX arrays are immutable; use clamp")
     clamped = ns.xp.astype(_clamp_rule(ns, x, space), x.dtype)
@@ -325,7 +331,7 @@ def _clamp_inplace_rule(ns: Namespace, x: Any, space: OneHot) -> Any:
     return x
 
 
-def _flatten_batch_rule(ns: Namespace, xs: Any, space: OneHot) -> Any:
+def _flatten_batch_rule(ns: Kernel, xs: Any, space: OneHot) -> Any:
     """Gymnasium's flattening of the hot positions: the vectors themselves, as int64 rows; a
     row that is no member is a ValueError (where values can be read), as on NumPy."""
     lead = _lead(xs, space, "flatten_batch")
@@ -334,7 +340,7 @@ def _flatten_batch_rule(ns: Namespace, xs: Any, space: OneHot) -> Any:
     return ns.xp.astype(ns.xp.reshape(xs, (*lead, math.prod(space.shape))), ns.dtype(np.int64))
 
 
-def _unflatten_batch_rule(ns: Namespace, vs: Any, space: OneHot) -> Any:
+def _unflatten_batch_rule(ns: Kernel, vs: Any, space: OneHot) -> Any:
     """Rows back to members: per block the first nonzero entry (as Gymnasium reads a one-hot)."""
     xp, dim = ns.xp, math.prod(space.shape)
     if vs.ndim < 1 or vs.shape[-1] != dim:
@@ -351,7 +357,6 @@ for _operation, _rule in (("isin", _isin_rule), ("sample", _sample_rule), ("clam
                           ("unflatten_batch", _unflatten_batch_rule)):
     register_kind_rule(_operation, OneHot, _rule)
 
-_NUMPY = numpy_namespace()
 
 
 # -- the protocol on NumPy: the same rules ----------------------------------------------------
@@ -378,11 +383,11 @@ def _contains(x: Any, space: OneHot) -> bool:
     if name is not None and hasattr(x, "dtype"):  # a tensor (on any device) or JAX array: the same rule
         if tuple(x.shape) != space.shape:
             return False
-        return bool(_isin_rule(namespace_for(name, x), x[None], space)[0])
+        return bool(_isin_rule(kernel_for(name, x), x[None], space)[0])
     a = _real(x)
     if a is None or a.shape != space.shape:
         return False
-    return bool(_isin_rule(_NUMPY, a, space))
+    return bool(_isin_rule(NUMPY, a, space))
 
 
 @isin.register(OneHot)
@@ -392,12 +397,12 @@ def _isin(batch: Any, space: OneHot) -> np.ndarray:
         if isinstance(batch, np.ndarray) and batch.ndim >= len(space.shape):
             return np.zeros(batch.shape[: batch.ndim - len(space.shape)], dtype=bool)
         raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}")
-    return np.asarray(_isin_rule(_NUMPY, a, space))
+    return np.asarray(_isin_rule(NUMPY, a, space))
 
 
 @sample.register(OneHot)
 def _sample(space: OneHot, size: Any = None, *, rng: RngLike = None) -> np.ndarray:
-    return np.asarray(_sample_rule(numpy_namespace(as_generator(rng)), space, size))
+    return np.asarray(_sample_rule(numpy_kernel(as_generator(rng)), space, size))
 
 
 @eltype.register(OneHot)
@@ -431,14 +436,14 @@ def _numeric(x: Any, what: str) -> np.ndarray:
 def _clamp(x: Any, space: OneHot) -> Any:
     if contains(x, space):
         return x
-    return np.asarray(_clamp_rule(_NUMPY, _numeric(x, "clamp"), space))
+    return np.asarray(_clamp_rule(NUMPY, _numeric(x, "clamp"), space))
 
 
 @clamp_.register(OneHot)
 def _clamp_inplace(x: Any, space: OneHot) -> Any:
     if not isinstance(x, np.ndarray) or not x.flags.writeable or x.dtype.kind not in "biuf":
         raise TypeError("clamp_: x must be a writable numeric numpy array")
-    return _clamp_inplace_rule(_NUMPY, x, space)
+    return _clamp_inplace_rule(NUMPY, x, space)
 
 
 # -- counting: the image's (the hot positions, a Categorical or a range) ---------------------------
@@ -482,7 +487,7 @@ def _onehot_in_box(a: OneHot, b: Box) -> bool:
     if b.shape != a.shape:
         return False
     # an entry of a block wider than one is 0 in some member
-    takes_zero = np.broadcast_to((np.array(a.sizes) > 1)[_tables(a.sizes).block_of], a.shape)
+    takes_zero = np.broadcast_to((np.array(a.sizes) > 1)[_tables(a).block_of], a.shape)
     ones = (b.low <= 1) & (b.high >= 1)
     zeros = (b.low <= 0) & (b.high >= 0)
     return bool((ones & (zeros | ~takes_zero)).all())
@@ -522,9 +527,9 @@ def _encode(x: Any, space: OneHot) -> Any:
     """The hot positions of a member or batch of members; ValueError for anything else (a row
     with no or two hot entries has no position)."""
     x = _numeric(x, "encode")
-    if not np.all(_isin_rule(_NUMPY, x, space)):
+    if not np.all(_isin_rule(NUMPY, x, space)):
         raise ValueError(f"encode: {x!r} holds a value that is not a member of {space!r}")
-    positions = np.asarray(_positions(_NUMPY, x, space), dtype=np.int64)
+    positions = np.asarray(_positions(NUMPY, x, space), dtype=np.int64)
     if space.scalar:
         positions = positions[..., 0]
     return positions[()] if positions.ndim == 0 else positions
@@ -534,7 +539,7 @@ def _decode(y: Any, space: OneHot) -> np.ndarray:
     positions = np.asarray(y, dtype=np.int64)
     if space.scalar:
         positions = positions[..., None]
-    return np.asarray(_one_hot(_NUMPY, positions, space))
+    return np.asarray(_one_hot(NUMPY, positions, space))
 
 
 @image_of.register(OneHot)

@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.core.cache import IdentityCache
 from spacealg.core.generic import as_space
+from spacealg.core.plan import variant_of
 from spacealg.core.protocol import (
     bounds,
     cardinality,
@@ -69,11 +69,9 @@ GEOMETRIC_P = 0.25
 
 def batch_form(space: Any) -> str:
     """How a batch of ``space`` stacks: "array", "tuple" (of component batches), "dict", or
-    "items" (a tuple of members: the spaces whose batches are string or object arrays)."""
-    return _FORMS.get_or_compute(space, _form)
-
-
-_FORMS: IdentityCache[str] = IdentityCache("batch forms")
+    "items" (a tuple of members: the spaces whose batches are string or object arrays);
+    decided once, a variant of the space's plan."""
+    return variant_of(space, "batch_form", _form)  # type: ignore[no-any-return]
 
 
 def _form(space: Any) -> str:

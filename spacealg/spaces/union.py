@@ -36,7 +36,7 @@ parts inside another part dropped; one part left is that part, none the empty ``
 * ``==``/``hash`` compare the set of parts (order-free, as set union is commutative).
 
 Batches: parts of numbers with one element shape stack (arrays of ``(*batch, *shape)``), and
-``isin``, ``sample``, ``clamp``, ``clamp_`` are one rule each over an array namespace, for NumPy,
+``isin``, ``sample``, ``clamp``, ``clamp_`` are one rule each over a kernel, for NumPy,
 torch and JAX alike (:func:`spacealg.core.arrays.register_kind_rule`; JAX's draws are not
 traceable under ``jit``: the rejection reads its flags). Other unions (labels, products)
 have object arrays of members as batches, on NumPy only.
@@ -53,9 +53,10 @@ from typing import Any
 import numpy as np
 
 from spacealg.core import hooks
-from spacealg.core.arrays import Namespace, numpy_namespace, register_kind_rule
+from spacealg.core.arrays import register_kind_rule
 from spacealg.core.catalog import register_space_class
 from spacealg.core.generic import as_space
+from spacealg.core.kernel import NUMPY, Kernel, numpy_kernel
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
@@ -325,29 +326,29 @@ def _element(k: Any, space: Union) -> Any:
     raise AssertionError("unreachable")
 
 
-# -- the batched rules, written once over an array namespace ----------------------------------------
+# -- the batched rules, written once over a kernel ----------------------------------------
 
 
-def rows_where(ns: Namespace, rows: Any, a: Any, b: Any) -> Any:
+def rows_where(k: Kernel, rows: Any, a: Any, b: Any) -> Any:
     """``a`` where ``rows`` (a bool per row of the batch), else ``b``."""
-    xp = ns.xp
+    xp = k.xp
     if a.ndim > rows.ndim:
         rows = xp.reshape(rows, (*rows.shape, *([1] * (a.ndim - rows.ndim))))
     return xp.where(rows, a, b)
 
 
-def draw_rows(ns: Namespace, shape: tuple[int, ...], draw: Any, what: Any) -> Any:
-    """Rows drawn by ``draw(ns) -> (candidates, kept)`` until every row of ``shape`` has kept
+def draw_rows(k: Kernel, shape: tuple[int, ...], draw: Any, what: Any) -> Any:
+    """Rows drawn by ``draw(k) -> (candidates, kept)`` until every row of ``shape`` has kept
     one (at most :data:`_ROUNDS` rounds): the bounded rejection of unions and differences.
     ValueError naming ``what`` where some row never keeps a draw."""
-    result, done = draw(ns)
+    result, done = draw(k)
     for _ in range(_ROUNDS):
-        if bool(ns.xp.all(done)):
+        if bool(k.xp.all(done)):
             return result
-        candidates, kept = draw(ns)
+        candidates, kept = draw(k)
         fresh = kept & ~done
-        result, done = rows_where(ns, fresh, candidates, result), done | kept
-    if bool(ns.xp.all(done)):
+        result, done = rows_where(k, fresh, candidates, result), done | kept
+    if bool(k.xp.all(done)):
         return result
     raise ValueError(f"sample: {what!r} is empty or too thin to draw from (no member in {_ROUNDS + 1} "
                      "draws of a row)")
@@ -368,40 +369,40 @@ def _weights(space: Union) -> tuple[list[int], list[Any]]:
     return found  # type: ignore[no-any-return]
 
 
-def _picks(ns: Namespace, weights: list[int], shape: tuple[int, ...]) -> Any:
+def _picks(k: Kernel, weights: list[int], shape: tuple[int, ...]) -> Any:
     """Per row, ``k`` drawn with weight ``weights[k]``, and the running total to compare with."""
     total = sum(weights)
     if total < 2**63:
-        return ns.below(np.full(shape, total, dtype=np.int64), shape), list(itertools.accumulate(weights))
-    drawn = ns.uniform(shape)  # float64 weights beyond int64's reach
+        return k.below(np.full(shape, total, dtype=np.int64), shape), list(itertools.accumulate(weights))
+    drawn = k.uniform(shape)  # float64 weights beyond int64's reach
     return drawn, [w / total for w in itertools.accumulate(weights)]
 
 
-def _sample_rule(ns: Namespace, space: Union, size: Any = None, *, rng: Any = None, **extra: Any) -> Any:
+def _sample_rule(k: Kernel, space: Union, size: Any = None, *, rng: Any = None, **extra: Any) -> Any:
     if any(v is not None for v in extra.values()):
         raise TypeError(f"sample: {sorted(extra)} are not supported with this rng")
     chosen, weights = _weights(space)
     shape = normalize_size(1 if size is None else size)
     parts = space._spaces
 
-    def draw(ns: Namespace) -> tuple[Any, Any]:
-        picked, ends = _picks(ns, weights, shape)
+    def draw(k: Kernel) -> tuple[Any, Any]:
+        picked, ends = _picks(k, weights, shape)
         result, kept, start = None, None, 0
         for i, end in zip(chosen, ends):
             rows = (picked >= start) & (picked < end)
-            drawn = sample(parts[i], shape, rng=ns.child())
+            drawn = sample(parts[i], shape, rng=k.child())
             for q in parts[:i]:
                 rows = rows & ~isin(drawn, q)
-            result = drawn if result is None else rows_where(ns, rows, drawn, result)
+            result = drawn if result is None else rows_where(k, rows, drawn, result)
             kept = rows if kept is None else kept | rows
             start = end
         return result, kept
 
-    drawn = draw_rows(ns, shape, draw, space)
+    drawn = draw_rows(k, shape, draw, space)
     return drawn[0] if size is None else drawn
 
 
-def _isin_rule(ns: Namespace, batch: Any, space: Union) -> Any:
+def _isin_rule(k: Kernel, batch: Any, space: Union) -> Any:
     inside = None
     for p in space._spaces:
         found = isin(batch, p)
@@ -409,10 +410,10 @@ def _isin_rule(ns: Namespace, batch: Any, space: Union) -> Any:
     return inside
 
 
-def _clamp_rule(ns: Namespace, x: Any, space: Union) -> Any:
+def _clamp_rule(k: Kernel, x: Any, space: Union) -> Any:
     """The nearest of the parts' clamps (squared distance summed over the element's axes)."""
-    xp, axes = ns.xp, tuple(range(-len(_elsize(space)), 0))
-    wide = ns.dtype(np.float64)
+    xp, axes = k.xp, tuple(range(-len(_elsize(space)), 0))
+    wide = k.dtype(np.float64)
     best = result = None
     for p in _occupied(space):
         try:
@@ -425,17 +426,17 @@ def _clamp_rule(ns: Namespace, x: Any, space: Union) -> Any:
             best, result = gap, candidate
         else:
             nearer = gap < best
-            best, result = xp.where(nearer, gap, best), rows_where(ns, nearer, candidate, result)
+            best, result = xp.where(nearer, gap, best), rows_where(k, nearer, candidate, result)
     if result is None:
         raise TypeError(f"clamp: no part of {space!r} has a nearest member")
-    return rows_where(ns, _isin_rule(ns, x, space), x, result)  # members unchanged, whatever the gaps
+    return rows_where(k, _isin_rule(k, x, space), x, result)  # members unchanged, whatever the gaps
 
 
-def _clamp_inplace_rule(ns: Namespace, x: Any, space: Any) -> Any:
+def _clamp_inplace_rule(k: Kernel, x: Any, space: Any) -> Any:
     """``clamp`` written into ``x`` (the kind's own ``clamp`` rule, through the protocol)."""
-    if ns.name == "jax":
+    if k.name == "jax":
         raise TypeError("clamp_: JAX arrays are immutable; use clamp")
-    clamped = ns.xp.astype(clamp(x, space), x.dtype)
+    clamped = k.xp.astype(clamp(x, space), x.dtype)
     try:
         x[...] = clamped
     except RuntimeError as error:  # torch: an expanded view, a leaf that requires grad (nothing written)
@@ -455,7 +456,7 @@ for _operation, _rule in (("isin", _isin_rule), ("sample", _sample_rule), ("clam
 def _isin(batch: Any, space: Union) -> Any:
     if not stacked(space, space._spaces) or (isinstance(batch, np.ndarray) and batch.dtype.kind == "O"):
         return isin_objects(batch, space)
-    return np.asarray(_isin_rule(numpy_namespace(), batch, space))
+    return np.asarray(_isin_rule(NUMPY, batch, space))
 
 
 @sample.register(Union)
@@ -463,7 +464,7 @@ def _sample(space: Union, size: Any = None, *, rng: RngLike = None) -> Any:
     generator = as_generator(rng)
     if size is None or not stacked(space, space._spaces):
         return sample_one(space, size, generator, lambda g: _one(space, g))
-    return _sample_rule(numpy_namespace(generator), space, size)
+    return _sample_rule(numpy_kernel(generator), space, size)
 
 
 def sample_one(space: Any, size: Any, generator: np.random.Generator, one: Any) -> Any:
@@ -504,14 +505,14 @@ def _clamp(x: Any, space: Union) -> Any:
         if not candidates:
             raise TypeError(f"clamp: no part of {space!r} has a nearest member")
         return min(candidates, key=lambda c: float(np.sum((np.asarray(c, float) - np.asarray(x, float)) ** 2)))
-    return _clamp_rule(numpy_namespace(), np.asarray(x), space)
+    return _clamp_rule(NUMPY, np.asarray(x), space)
 
 
 @clamp_.register(Union)
 def _clamp_inplace(x: Any, space: Union) -> Any:
     if not isinstance(x, np.ndarray) or not x.flags.writeable or x.dtype.kind not in "biuf":
         raise TypeError("clamp_: x must be a writable numeric numpy array")
-    return _clamp_inplace_rule(numpy_namespace(), x, space)
+    return _clamp_inplace_rule(NUMPY, x, space)
 
 
 # -- inclusion and intersection --------------------------------------------------------------------
