@@ -83,6 +83,7 @@ from spacealg.spaces.union import (
     ENUMERATED,
     TIED,
     Union,
+    clamp_into,
     draw_rows,
     rows_where,
     sample_one,
@@ -276,15 +277,8 @@ def _clamp_rule(k: Kernel, x: Any, space: Difference) -> Any:
     return nearest
 
 
-def _clamp_inplace_rule(k: Kernel, x: Any, space: Difference) -> Any:
-    if k.name == "jax":
-        raise TypeError("clamp_: JAX arrays are immutable; use clamp")
-    x[...] = k.xp.astype(clamp(x, space), x.dtype)
-    return x
-
-
 for _operation, _rule in (("isin", _isin_rule), ("sample", _sample_rule), ("clamp", _clamp_rule),
-                          ("clamp_", _clamp_inplace_rule)):
+                          ("clamp_", clamp_into)):
     register_kind_rule(_operation, Difference, _rule)
 
 
@@ -327,21 +321,15 @@ def _clamp(x: Any, space: Difference) -> Any:
     closed = _closed_form(space)
     if not isinstance(closed, Difference):
         return clamp(x, closed)
+    if np.ndim(x) > len(elsize(space.a)) and _stacks(space):  # a batch
+        return _clamp_rule(NUMPY, np.asarray(x), space)
     nearest = clamp(x, space.a)
-    if np.ndim(nearest) > len(elsize(space.a)):  # a batch
-        inside_b = _in_b(NUMPY, nearest, space, np.asarray(isin(nearest, space.a)))
-    else:
-        inside_b = contains(nearest, space.b)
-    if np.any(inside_b):
+    if contains(nearest, space.b):
         raise TypeError(f"clamp: not decided for {space!r}: the nearest member of a lies in b")
     return nearest
 
 
-@clamp_.register(Difference)
-def _clamp_inplace(x: Any, space: Difference) -> Any:
-    if not isinstance(x, np.ndarray) or not x.flags.writeable or x.dtype.kind not in "biuf":
-        raise TypeError("clamp_: x must be a writable numeric numpy array")
-    return _clamp_inplace_rule(NUMPY, x, space)
+clamp_.register(Difference)(lambda x, space: clamp_into(NUMPY, x, space))
 
 
 # -- inclusion and intersection --------------------------------------------------------------------

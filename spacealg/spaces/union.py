@@ -85,7 +85,7 @@ from spacealg.spaces.interval import _CLOSED_BY_ENDS, Interval, real_value
 from spacealg.spaces.masked import Masked
 from spacealg.spaces.product import SpaceTuple
 
-__all__ = ["ENUMERATED", "TIED", "Union", "draw_rows", "rows_where", "sample_one", "settle_ties",
+__all__ = ["ENUMERATED", "TIED", "Union", "clamp_into", "draw_rows", "rows_where", "sample_one", "settle_ties",
            "stacked", "union"]
 
 ENUMERATED = 1_000_000  # a part overlapping earlier ones is counted member by member up to this many
@@ -432,10 +432,12 @@ def _clamp_rule(k: Kernel, x: Any, space: Union) -> Any:
     return rows_where(k, _isin_rule(k, x, space), x, result)  # members unchanged, whatever the gaps
 
 
-def _clamp_inplace_rule(k: Kernel, x: Any, space: Any) -> Any:
-    """``clamp`` written into ``x`` (the kind's own ``clamp`` rule, through the protocol)."""
-    if k.name == "jax":
-        raise TypeError("clamp_: JAX arrays are immutable; use clamp")
+def clamp_into(k: Kernel, x: Any, space: Any) -> Any:
+    """The ``clamp_`` rule of unions and differences: ``clamp(x, space)`` written into ``x``
+    (NumPy's writable arrays, torch's tensors; JAX's are immutable)."""
+    if k.name == "jax" or (k.name == "numpy" and not (
+            isinstance(x, np.ndarray) and x.flags.writeable and x.dtype.kind in "biuf")):
+        raise TypeError("clamp_: x must be a writable numeric array (JAX's are immutable: use clamp)")
     clamped = k.xp.astype(clamp(x, space), x.dtype)
     try:
         x[...] = clamped
@@ -445,7 +447,7 @@ def _clamp_inplace_rule(k: Kernel, x: Any, space: Any) -> Any:
 
 
 for _operation, _rule in (("isin", _isin_rule), ("sample", _sample_rule), ("clamp", _clamp_rule),
-                          ("clamp_", _clamp_inplace_rule)):
+                          ("clamp_", clamp_into)):
     register_kind_rule(_operation, Union, _rule)
 
 
@@ -495,24 +497,13 @@ def _clamp(x: Any, space: Union) -> Any:
         return x
     if not stacked(space, space._spaces):
         raise TypeError(f"clamp: {space!r} has members of different kinds: no nearest one")
-    if np.ndim(x) == len(_elsize(space)) and not isinstance(x, np.ndarray):  # one number: its part's type
-        candidates = []
-        for p in _occupied(space):
-            try:
-                candidates.append(clamp(x, p))
-            except TypeError:
-                continue
-        if not candidates:
-            raise TypeError(f"clamp: no part of {space!r} has a nearest member")
-        return min(candidates, key=lambda c: float(np.sum((np.asarray(c, float) - np.asarray(x, float)) ** 2)))
+    if np.ndim(x) == len(_elsize(space)) and not isinstance(x, np.ndarray):  # one member: a Python number
+        nearest = np.asarray(_clamp_rule(NUMPY, np.asarray(x)[None], space))[0]
+        return nearest.item() if nearest.ndim == 0 else nearest
     return _clamp_rule(NUMPY, np.asarray(x), space)
 
 
-@clamp_.register(Union)
-def _clamp_inplace(x: Any, space: Union) -> Any:
-    if not isinstance(x, np.ndarray) or not x.flags.writeable or x.dtype.kind not in "biuf":
-        raise TypeError("clamp_: x must be a writable numeric numpy array")
-    return _clamp_inplace_rule(NUMPY, x, space)
+clamp_.register(Union)(lambda x, space: clamp_into(NUMPY, x, space))
 
 
 # -- inclusion and intersection --------------------------------------------------------------------
