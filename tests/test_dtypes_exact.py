@@ -25,7 +25,8 @@ from spacealg.strategies.spaces import LEAF_KINDS
 
 WIDE = np.finfo(np.longdouble).nmant > np.finfo(np.float64).nmant
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float16", "float32", "float64", "object"] + (["longdouble"] if WIDE else [])
+          "float16", "float32", "float64", "object"]
+NARROW = "longdouble is float64 on this platform: nothing rounds it, so its law is float64's"
 LAWS = settings(max_examples=150, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 KINDS = spaces(leaves=(*LEAF_KINDS, "catalogued"), composites=("tuple", "union", "difference"), max_depth=1)
@@ -74,6 +75,13 @@ def _shaped(space: Any) -> bool:
         return False
 
 
+def _empty(space: Any) -> bool:
+    try:
+        return bool(sa.cardinality(space) == 0)
+    except TypeError:  # a difference too large to count
+        return False
+
+
 def _members(space: Any) -> list[Any]:
     try:
         drawn = sa.sample(space, rng=0)
@@ -116,7 +124,18 @@ def _length(batch: Any) -> int:
 @given(KINDS, st.sampled_from(DTYPES), st.data())
 @LAWS
 def test_isin_is_contains_and_clamp_lands_inside_on_every_numpy_dtype(space: Any, dtype: str, data: Any) -> None:
-    assume(_shaped(space) and sa.cardinality(space) != 0)
+    _law(space, dtype, data)
+
+
+@pytest.mark.skipif(not WIDE, reason=NARROW)
+@given(KINDS, st.data())
+@LAWS
+def test_isin_is_contains_and_clamp_lands_inside_on_longdouble(space: Any, data: Any) -> None:
+    _law(space, "longdouble", data)
+
+
+def _law(space: Any, dtype: str, data: Any) -> None:
+    assume(_shaped(space) and not _empty(space))
     batch = _batch(space, np.dtype(dtype), data)
     n = _length(batch)
     assert np.asarray(sa.isin(batch, space)).tolist() == [sa.contains(_row(batch, i), space) for i in range(n)]
@@ -133,7 +152,7 @@ def test_isin_is_contains_and_clamp_lands_inside_on_every_numpy_dtype(space: Any
     assert all(sa.contains(_row(clamped, i), space) for i in range(n))
 
 
-@pytest.mark.skipif(not WIDE, reason="longdouble is float64 here: nothing rounds it")
+@pytest.mark.skipif(not WIDE, reason=NARROW)
 def test_the_issues_longdouble_and_wide_int_cases() -> None:
     one_up = np.nextafter(np.longdouble(1), np.longdouble(2))
     assert one_up not in sa.Interval(0, 1) and sa.clamp(one_up, sa.Interval(0, 1)) == 1

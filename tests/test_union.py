@@ -375,3 +375,13 @@ def test_the_docstring_examples_run(module):
 
     failures, tried = doctest.testmod(importlib.import_module(module))
     assert tried and not failures
+
+
+@pytest.mark.parametrize("node", [{"kind": "union", "spaces": "x"}, {"kind": "union", "spaces": []},
+                                  {"kind": "union"}, {"kind": "difference", "a": {"space": {"kind": "bool"}}},
+                                  {"kind": "union", "spaces": [{"space": {"kind": "nothing"}}]}])
+def test_malformed_documents_raise_document_errors(node):
+    from spacealg.serialize import DocumentError
+
+    with pytest.raises(DocumentError):
+        sa.from_json({"format": "spacealg.space", "version": 1, "space": node})

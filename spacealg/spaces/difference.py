@@ -12,8 +12,8 @@ FiniteSet(0, 2, 4)
 ``Difference(a, b)`` keeps ``a`` and ``b`` as written; ``difference(a, b)`` and ``a - b`` give a
 closed form where one is known: a union's parts each less ``b``; ``a`` less each part of a
 union ``b`` in turn; a finite set's items not in ``b``; an interval less an interval or a set
-of numbers is a union of intervals; the empty ``FiniteSet()`` where ``a <= b``; ``a`` itself
-where ``a & b`` is empty. Laws:
+of numbers is a union of intervals; ``a`` itself where ``b``'s members have another shape or
+``a & b`` is empty; the empty ``FiniteSet()`` where ``a <= b``. Laws:
 
 * ``contains(x, a - b) == (contains(x, a) and not contains(x, b))``; ``isin`` likewise;
 * ``sample`` draws members of ``a`` and keeps those not in ``b`` (every member of a finite or
@@ -74,7 +74,7 @@ from spacealg.core.protocol import (
 )
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.styles import Style
-from spacealg.spaces._batch import isin_objects, normalize_size
+from spacealg.spaces._batch import normalize_size
 from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.interval import Interval, real_value
 from spacealg.spaces.masked import Masked
@@ -131,6 +131,8 @@ def difference(a: Any, b: Any) -> Any:
         points = sorted({v + 0 for v in values if isinstance(v, (int, float)) and v == v})  # bools as ints
         if not any(isinstance(v, Fraction) for v in values):  # (a longdouble's Fraction is no end)
             return reduce(lambda d, v: difference(d, Interval(v, v)), points, a)
+    if _decided(lambda x, y: tuple(elsize(x)) != tuple(elsize(y)), a, b):
+        return a  # members of another shape: none of b's is a's
     if _decided(issubspace, a, b):
         return FiniteSet()
     if _decided(lambda x, y: cardinality(intersect(x, y)) == 0, a, b):
@@ -237,18 +239,26 @@ def _isin_rule(k: Kernel, batch: Any, space: Difference) -> Any:
 
 def _in_b(k: Kernel, batch: Any, space: Difference, lead: Any) -> Any:
     """Per row of ``batch`` (a batch of ``a``, rows shaped as ``lead``), whether it is in ``b``:
-    by ``isin`` where ``b``'s members have ``a``'s shape, else row by row (``contains``)."""
-    try:
-        same = tuple(elsize(space.a)) == tuple(elsize(space.b))
-    except TypeError:  # members of b of no one shape
-        same = False
-    if same:
+    none where ``b``'s members have another shape, by ``isin`` where they have ``a``'s, else row
+    by row (``contains``: members of no one shape)."""
+    shapes = _shapes(space)
+    if shapes is None:
+        found = [contains(batch[i], space.b) for i in np.ndindex(tuple(lead.shape))]
+        return k.constant(np.array(found, dtype=bool).reshape(tuple(lead.shape)))
+    if shapes[0] == shapes[1]:
         try:
             return isin(batch, space.b)
         except ValueError:  # members of another kind (products): none of them a's
-            return lead & ~lead
-    found = [contains(batch[i], space.b) for i in np.ndindex(tuple(lead.shape))]
-    return k.constant(np.array(found, dtype=bool).reshape(tuple(lead.shape)))
+            pass
+    return lead & ~lead
+
+
+def _shapes(space: Difference) -> tuple[Any, Any] | None:
+    """The shapes of ``a``'s and ``b``'s members; None where one has no one shape."""
+    try:
+        return tuple(elsize(space.a)), tuple(elsize(space.b))
+    except TypeError:
+        return None
 
 
 def _sample_rule(k: Kernel, space: Difference, size: Any = None, *, rng: Any = None, **extra: Any) -> Any:
@@ -291,9 +301,7 @@ def _stacks(space: Difference) -> bool:
 
 @isin.register(Difference)
 def _isin(batch: Any, space: Difference) -> Any:
-    if not _stacks(space):
-        return isin_objects(batch, space)
-    return np.asarray(_isin_rule(NUMPY, batch, space))
+    return np.asarray(_isin_rule(NUMPY, batch, space))  # a's batches, whatever they are
 
 
 @sample.register(Difference)

@@ -456,9 +456,11 @@ for _operation, _rule in (("isin", _isin_rule), ("sample", _sample_rule), ("clam
 
 @isin.register(Union)
 def _isin(batch: Any, space: Union) -> Any:
-    if not stacked(space, space._spaces) or (isinstance(batch, np.ndarray) and batch.dtype.kind == "O"):
+    try:
+        _elsize(space)
+    except TypeError:  # members of no one shape: an object array of them
         return isin_objects(batch, space)
-    return np.asarray(_isin_rule(NUMPY, batch, space))
+    return np.asarray(_isin_rule(NUMPY, batch, space))  # the parts' batches, whatever they are
 
 
 @sample.register(Union)
