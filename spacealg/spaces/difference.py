@@ -86,6 +86,7 @@ from spacealg.spaces.union import (
     clamp_into,
     draw_rows,
     rows_where,
+    same_value,
     sample_one,
     settle_ties,
     stacked,
@@ -206,6 +207,10 @@ def _cardinality(space: Difference) -> int | float:
 
 
 def _members(space: Difference) -> Iterator[Any]:
+    """The members in order: the closed form's where there is one, else ``a``'s not in ``b``."""
+    closed = _closed_form(space)
+    if not isinstance(closed, Difference):
+        return elements(closed)  # type: ignore[no-any-return]
     return (x for x in elements(space.a) if not contains(x, space.b))
 
 
@@ -219,8 +224,8 @@ def _elements(space: Difference) -> Iterator[Any]:
 def _index(x: Any, space: Difference) -> int:
     if not contains(x, space):
         raise ValueError(f"index: x={x!r} is not a member of {space!r}")
-    position = index(x, space.a)
-    return sum(1 for y in itertools.islice(elements(space.a), position) if not contains(y, space.b))
+    _cardinality(space)
+    return next(i for i, y in enumerate(_members(space)) if same_value(x, y))
 
 
 @element.register(Difference)

@@ -85,8 +85,8 @@ from spacealg.spaces.interval import _CLOSED_BY_ENDS, Interval, real_value
 from spacealg.spaces.masked import Masked
 from spacealg.spaces.product import SpaceTuple
 
-__all__ = ["ENUMERATED", "TIED", "Union", "clamp_into", "draw_rows", "rows_where", "sample_one", "settle_ties",
-           "stacked", "union"]
+__all__ = ["ENUMERATED", "TIED", "Union", "clamp_into", "draw_rows", "rows_where", "same_value", "sample_one",
+           "settle_ties", "stacked", "union"]
 
 ENUMERATED = 1_000_000  # a part overlapping earlier ones is counted member by member up to this many
 _ROUNDS = 256  # draws of every pending row before a rejection gives up (a union keeps >= 1 in k)
@@ -304,12 +304,13 @@ def _index(x: Any, space: Union) -> int:
         if contains(x, p):
             if disjoint:
                 return offset + int(index(x, p))
-            return offset + next(k for k, y in enumerate(_new_members(space, i)) if _same(x, y))
+            return offset + next(k for k, y in enumerate(_new_members(space, i)) if same_value(x, y))
         offset += n
     raise ValueError(f"index: x={x!r} is not a member of {space!r}")
 
 
-def _same(x: Any, y: Any) -> bool:
+def same_value(x: Any, y: Any) -> bool:
+    """Whether members ``x`` and ``y`` are equal (arrays entry by entry)."""
     if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
         return bool(np.array_equal(x, y))
     return bool(x == y)
