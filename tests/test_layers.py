@@ -188,3 +188,23 @@ def test_the_spaces_define_the_core_hooks() -> None:
     assert a**2 == sa.ArraySpace(a, 2)
     assert a + b == sa.OneOf(a, b)
     assert hooks.sample_with_mask.implementation is not None
+
+
+def test_a_kind_rule_registered_after_a_route_was_chosen_serves_the_next_call() -> None:
+    """Law: after ``register_kind_rule(op, cls, rule)``, the next torch call of ``op`` on a
+    space of ``cls`` returns the rule's answer, though the space's plan chose a route before."""
+    torch = pytest.importorskip("torch")
+    import spacealg as sa
+
+    class Ones(sa.Box):
+        pass
+
+    space = Ones(0, 1, (2,))
+    batch = torch.zeros(3, 2)
+    assert sa.isin(batch, space).tolist() == [True] * 3  # the per-leaf plan's route, kept
+    try:
+        arrays.register_kind_rule("isin", Ones, lambda k, b, s: k.xp.all(b == 1, axis=-1))
+        assert sa.isin(batch, space).tolist() == [False] * 3
+    finally:
+        arrays._KIND_RULES.pop(("isin", Ones), None)
+        arrays._FOUND.clear()

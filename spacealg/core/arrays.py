@@ -43,6 +43,7 @@ __all__ = [
     "backend_route",
     "kind_rule",
     "load_backend",
+    "on_kind_rule",
     "register_array_root",
     "register_backend",
     "register_backend_loader",
@@ -156,9 +157,20 @@ _KIND_RULES: dict[tuple[str, type], Callable[..., Any]] = {}
 def register_kind_rule(operation: str, cls: type, rule: Callable[..., Any]) -> None:
     """``rule(k, *args, **kwargs)`` answers operation ``operation`` (``"isin"``, ``"sample"``,
     ``"clamp"``, ``"clamp_"``, ``"flatten_batch"``, ``"unflatten_batch"``) for spaces of class
-    ``cls`` on every backend."""
+    ``cls`` on every backend. Routes chosen before are chosen again (:func:`on_kind_rule`)."""
     _KIND_RULES[operation, cls] = rule
     _FOUND.clear()
+    for changed in _LISTENERS:
+        changed()
+
+
+#: what runs when a kind rule is registered (the plans forget the routes they chose)
+_LISTENERS: list[Callable[[], None]] = []
+
+
+def on_kind_rule(changed: Callable[[], None]) -> None:
+    """``changed()`` runs whenever :func:`register_kind_rule` registers a rule."""
+    _LISTENERS.append(changed)
 
 
 #: (operation, class) -> the rule found for it by the MRO walk (one lookup per call)

@@ -181,6 +181,11 @@ class IdentityCache(Generic[V]):
 
         return dead
 
+    def values(self) -> list[V]:
+        """The values kept now."""
+        with self._lock:
+            return [entry[1] for entry in self._data.values()]
+
     def get_or_compute(self, key: Any, compute: Callable[[Any], V]) -> V:
         """The kept value for ``key``, else ``compute(key)`` (kept under the rule)."""
         value = self.get(key)

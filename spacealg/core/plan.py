@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.core.arrays import backend_route, kind_rule
+from spacealg.core.arrays import backend_route, kind_rule, on_kind_rule
 from spacealg.core.cache import IdentityCache, footprint
 from spacealg.core.codegen import Generator
 from spacealg.core.generic import GenericFunction, as_space, generic, load_adapters_for
@@ -367,6 +367,15 @@ def route(function: Any, name: str, space: Any, args: tuple[Any, ...], kwargs: d
     if run is None:
         run = plan.routes[function, name] = _chosen(function, name, space)
     return run(args, kwargs)
+
+
+def _forget_routes() -> None:
+    """A kind rule was registered: every kept plan chooses its routes again."""
+    for plan in _PLANS.values():
+        plan.routes.clear()
+
+
+on_kind_rule(_forget_routes)
 
 
 def _chosen(function: Any, name: str, space: Any) -> Callable[[tuple[Any, ...], dict[str, Any]], Any]:
