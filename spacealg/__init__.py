@@ -40,6 +40,7 @@ from spacealg.serialize import from_json, to_json
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
+from spacealg.spaces.difference import Difference, difference
 from spacealg.spaces.dynamic import Dynamic
 from spacealg.spaces.finite import BOOL, FiniteSet
 from spacealg.spaces.graph import Graph
@@ -50,6 +51,7 @@ from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct, product
 from spacealg.spaces.sequence import Sequence
 from spacealg.spaces.text import Text
+from spacealg.spaces.union import Union, union
 
 __version__ = "0.1.0"
 
@@ -80,6 +82,7 @@ __all__ = [
     "ContinuousSpaceStyle",
     "DataclassSpace",
     "DictProduct",
+    "Difference",
     "Dynamic",
     "FiniteSet",
     "FiniteSpaceStyle",
@@ -96,6 +99,7 @@ __all__ = [
     "SpaceStyle",
     "Text",
     "TupleProduct",
+    "Union",
     "UnknownSpaceStyle",
     "as_space",
     "bounds",
@@ -106,6 +110,7 @@ __all__ = [
     "compat",
     "contains",
     "decode",
+    "difference",
     "element",
     "elements",
     "elsize",
@@ -131,4 +136,5 @@ __all__ = [
     "to_gymnasium",
     "to_json",
     "unflatten",
+    "union",
 ]

@@ -23,6 +23,9 @@ a ``mask`` on either                           ``Masked`` of that over the hot p
 a ``-1`` dimension in a leaf's shape            ``Dynamic(space, axes)``: ``space`` the leaf's
                                                space with length 1 there (TorchRL's safe
                                                shape), ``axes`` where the ``-1`` are
+``Choice([spec, ...])`` of specs                ``Union`` of their spaces, as written (TorchRL's
+                                               ``rand`` picks a choice uniformly, ``sample``
+                                               weights finite parts by their sizes)
 ``Composite(key=spec, ..., shape=batch)``      ``DictProduct`` (key order kept; the entries'
                                                shapes include the batch shape; ``None``
                                                entries, which ``rand`` leaves out, left out)
@@ -50,6 +53,7 @@ other ``Box``                                  ``Bounded(low, high, shape, dtype
 ``Dynamic(space, axes)``                        ``space``'s spec with ``-1`` along ``axes``
 ``Masked`` of a ``Categorical``/``OneHot``     its spec with TorchRL's ``mask`` (a joint mask:
                                                TypeError)
+``Union`` (parts of one shape and dtype)         ``Choice`` of the parts' specs, in order
 ``DictProduct``                                ``Composite`` (same key order)
 ``TupleProduct``                               encoding: ``Composite`` with keys ``"0"``, ``"1"``, ...
 anything else                                  Gymnasium's encoding (``spacealg.encode``)
@@ -105,6 +109,7 @@ from spacealg.spaces.finite import BOOL, int64_run, range_length
 from spacealg.spaces.masked import Masked
 from spacealg.spaces.onehot import OneHot
 from spacealg.spaces.product import DictProduct, TupleProduct
+from spacealg.spaces.union import Union
 
 __all__ = ["from_torchrl", "from_torchrl_value", "to_torchrl", "to_torchrl_value"]
 
@@ -291,6 +296,15 @@ def _multionehot_from(spec: td.MultiOneHot) -> Any:
     return _masked(space, spec, _blocks(spec))
 
 
+@from_torchrl.register(td.Choice)
+def _choice_from(spec: td.Choice) -> Union:
+    """The untagged union of the choices' spaces, as written (one part per choice, in order)."""
+    choices = spec._choices
+    if not all(isinstance(c, td.TensorSpec) for c in choices):
+        raise TypeError(f"from_torchrl: {spec!r} chooses among non-tensor data; no spacealg space equals it")
+    return Union(*(from_torchrl(c) for c in choices))
+
+
 @from_torchrl.register(td.Composite)
 def _composite_from(spec: td.Composite) -> DictProduct:
     """The named product of the entries; ``None`` entries (TorchRL's placeholders, which
@@ -391,6 +405,16 @@ def _onehot_to(space: OneHot, device: Device = None, *, batch_shape: Any = (), o
     if space.scalar:
         return td.OneHot(space.nvec, **where)
     return td.MultiOneHot(list(space.sizes), **where)
+
+
+@to_torchrl.register(Union)
+def _union_to(space: Union, device: Device = None, *, batch_shape: Any = (), one_hot: bool = False) -> Any:
+    """A ``Choice`` of the parts' specs, in order (TorchRL: of one shape, dtype and device)."""
+    specs = [to_torchrl(p, device, batch_shape=batch_shape, one_hot=one_hot) for p in space._spaces]
+    try:
+        return td.Choice(specs)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"to_torchrl: {space!r} has no TorchRL equivalent ({error})") from None
 
 
 @to_torchrl.register(Masked)

@@ -32,8 +32,9 @@ def inner_float_bounds(k: BackendKernel, leaf: LeafModel, dtype: Any, what: str 
     if not low.size:
         return 0.0, 0.0
     first, last = common(low), common(high)
-    if first is not None and last is not None:
-        return float(first), float(last)
+    if first is not None and last is not None:  # a longdouble end stays one: float() rounds it outwards
+        wide = np_dtype.itemsize > 8
+        return (np_dtype.type(first), np_dtype.type(last)) if wide else (float(first), float(last))
     return k.const(leaf, ("inner_lo", np_dtype.str), lambda: low, dtype), k.const(
         leaf, ("inner_hi", np_dtype.str), lambda: high, dtype)
 

@@ -65,7 +65,10 @@ def host_isin(batch: Any, space: Any) -> Any:
     if a is None:
         element = elsize(space)
         if isinstance(batch, np.ndarray) and batch.ndim >= len(element):
-            return np.zeros(batch.shape[: batch.ndim - len(element)], dtype=bool)  # no number: no member
+            lead = batch.shape[: batch.ndim - len(element)]
+            if batch.dtype.kind == "O":  # Python numbers no dtype holds (ints beyond 64 bits): row by row
+                return np.array([contains(batch[i], space) for i in np.ndindex(lead)], dtype=bool).reshape(lead)
+            return np.zeros(lead, dtype=bool)  # no number: no member
         raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}")
     return _isin_array(a, space)
 
@@ -126,14 +129,33 @@ def host_clamp(x: Any, space: Any) -> Any:
     if contains(x, space):
         return x
     a = as_real_array(x)
+    if a is None and _python_numbers(x, space):
+        return _clamp_objects(x, space)
     if a is None or isinstance(x, (str, bytes)):
         raise TypeError(f"clamp: x must be a real number or array, got {type(x).__qualname__}")
     clamped = clamp_on("numpy", a, space)
     if a.ndim == 0 and not isinstance(x, np.ndarray):
         scalar = _scalar_type(space)
         if scalar is not None:
-            return scalar(clamped)
+            value = scalar(clamped)
+            return value if value == clamped else clamped[()]  # a longdouble no float holds stays itself
     return clamped
+
+
+def _python_numbers(x: Any, space: Any) -> bool:
+    """Whether ``x`` is an object batch of ``space`` holding real numbers only."""
+    return (isinstance(x, np.ndarray) and x.dtype.kind == "O" and x.ndim >= len(elsize(space))
+            and all(isinstance(v, numbers.Real) for v in x.reshape(-1).tolist()))
+
+
+def _clamp_objects(x: np.ndarray, space: Any) -> np.ndarray:
+    """An object batch of Python numbers no dtype holds (ints beyond 64 bits), row by row:
+    members kept, any other row clamped from its nearest float64s."""
+    lead, out = x.shape[: x.ndim - len(elsize(space))], np.empty(x.shape, dtype=object)
+    for i in np.ndindex(lead):
+        row = x[i]
+        out[i] = row if contains(row, space) else np.asarray(clamp(np.asarray(row, dtype=np.float64), space))[()]
+    return out
 
 
 def host_clamp_(x: Any, space: Any) -> Any:
@@ -171,6 +193,8 @@ def finite_clamp(x: Any, space: FiniteSet) -> Any:
     if contains(x, space):
         return x
     require_numeric(space, "clamp")
+    if as_real_array(x) is None and _python_numbers(x, space):
+        return _clamp_objects(x, space)
     a = _without_nan(x, "clamp")
     if a.ndim == 0 and not isinstance(x, np.ndarray):
         return nearest_item(a[()].item(), space)

@@ -254,9 +254,8 @@ class BackendKernel(Kernel):
     def uniform(self, shape: tuple[int, ...]) -> Any:
         return self._drawing().uniform(shape, self.dtype(np.float64))
 
-    def spawn(self) -> Any:
-        split = getattr(self._drawing(), "split", None)  # a JAX key: a fresh subkey; torch: the generator
-        return split() if split is not None else self.rng
+    def child(self) -> Any:
+        return self._drawing()._next() if self.name == "jax" else self.rng  # a JAX key is split, not advanced
 
     def _drawing(self) -> Any:
         if self.adapter is None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["Hook", "array_of", "one_of", "product", "sample_with_mask"]
+__all__ = ["Hook", "array_of", "difference", "one_of", "product", "sample_with_mask", "union"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -46,6 +46,8 @@ class Hook:
 product = Hook("product", "``product(*spaces)``: ``a * b`` (defined by spacealg.spaces.product).")
 array_of = Hook("array_of", "``array_of(space, *dims)``: ``a ** n`` (defined by spacealg.spaces.array).")
 one_of = Hook("one_of", "``one_of(*spaces)``: ``a + b`` (defined by spacealg.spaces.oneof).")
+union = Hook("union", "``union(*spaces)``: ``a | b`` (defined by spacealg.spaces.union).")
+difference = Hook("difference", "``difference(a, b)``: ``a - b`` (defined by spacealg.spaces.difference).")
 sample_with_mask = Hook(
     "sample_with_mask",
     "``sample_with_mask(space, size, mask, probability, rng=rng)``: ``sample`` with ``mask=`` or "

@@ -15,7 +15,8 @@ kind's own rules such as :mod:`spacealg.spaces.onehot`'s, the per-leaf rules of
 * what the Array API lacks: ``k.onehot``, ``k.ordered(x)`` (an order-keeping view torch can
   compare), ``k.any_true(flags)`` (False for values that cannot be read);
 * draws from the call's generator: ``k.below(widths, shape)`` integers ``0 <= k < widths``,
-  ``k.uniform(shape)`` floats in ``[0, 1)``; ``k.spawn()`` a generator for another rule's draw.
+  ``k.uniform(shape)`` floats in ``[0, 1)``; ``k.child()`` the ``rng`` for a ``sample`` of
+  another space inside the rule.
 
 NumPy's kernel is this module's :class:`Kernel` (:data:`NUMPY`, or :func:`numpy_kernel` with
 a generator); torch's and JAX's subclass it in :mod:`spacealg.backends.kernel`, which
@@ -163,11 +164,10 @@ class Kernel:
         """Floats uniform on ``[0, 1)`` of ``shape``, in the widest float dtype, from the call's generator."""
         return self._generator().random(shape)
 
-    def spawn(self) -> Any:
-        """A generator for a further draw (another rule's, through the protocol) independent of
-        this kernel's own: a NumPy or torch generator is itself (its state advances), a JAX key
-        is split."""
-        return self._generator()
+    def child(self) -> Any:
+        """The ``rng`` for a draw of another space within a rule (a union's part): the call's
+        own generator, whose state advances; JAX's kernel splits its key."""
+        return self.rng
 
     def _generator(self) -> np.random.Generator:
         return self.rng if isinstance(self.rng, np.random.Generator) else np.random.default_rng(self.rng)

@@ -10,6 +10,8 @@ operator       meaning                      law
 ``a * b``      ``product(a, b)``            associative
 ``a ** n``     ``ArraySpace(a, n)``         ``cardinality(a ** n) == cardinality(a) ** n``
 ``a + b``      ``OneOf(a, b)``              ``cardinality`` adds
+``a | b``      ``union(a, b)``              ``x in a | b`` iff in either
+``a - b``      ``difference(a, b)``         ``x in a - b`` iff in ``a``, not ``b``
 ``a <= b``     ``issubspace(a, b)``         partial order
 ``a & b``      ``intersect(a, b)``          ``x in a & b`` iff in both
 ``len(s)``     ``cardinality(s)``           finite spaces only (TypeError otherwise)
@@ -132,6 +134,18 @@ class Space:
 
     def __radd__(self, other: Any) -> Any:
         return hooks.one_of(other, self)
+
+    def __or__(self, other: Any) -> Any:
+        return hooks.union(self, other)
+
+    def __ror__(self, other: Any) -> Any:
+        return hooks.union(other, self)
+
+    def __sub__(self, other: Any) -> Any:
+        return hooks.difference(self, other)
+
+    def __rsub__(self, other: Any) -> Any:
+        return hooks.difference(other, self)
 
     def __le__(self, other: Any) -> bool:
         return protocol.issubspace(self, other)  # type: ignore[no-any-return]

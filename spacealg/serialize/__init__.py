@@ -41,8 +41,9 @@ catalogue the class (:func:`spacealg.core.catalog.register_space_class`, from th
 module): its node is then ``{"kind": name, <argument>: value, ...}`` with the arguments of
 ``_constructor_args`` named by the constructor's signature, each value an int, bool, string,
 null, list, ``{"float": n}``, ``{"tuple": [...]}``, ``{"dtype": name}``,
-``{"array": nested lists, "shape": [...], "dtype": name}`` or ``{"space": node}``, and
-reading it calls the class with those arguments (a class never catalogued is never built).
+``{"array": nested lists, "shape": [...], "dtype": name}`` or ``{"space": node}`` (a ``*args``
+parameter: the list of them), and reading it calls the class with those arguments (a class
+never catalogued is never built).
 """
 
 from __future__ import annotations
@@ -451,7 +452,14 @@ def _encode_catalogued(space: Space) -> dict[str, Any]:
         )
     args, kwargs = space._constructor_args()
     named = inspect.signature(type(space)).bind(*args, **kwargs).arguments
-    return {"kind": name, **{k: _write_argument(v) for k, v in named.items()}}
+    star = _star(type(space))  # ``*spaces``: a list
+    return {"kind": name, **{k: _write_argument(list(v) if k == star else v) for k, v in named.items()}}
+
+
+def _star(cls: type) -> str | None:
+    """The name of ``cls``'s ``*args`` parameter, if it has one."""
+    found = (n for n, p in inspect.signature(cls).parameters.items() if p.kind is p.VAR_POSITIONAL)
+    return next(found, None)
 
 
 @decoder(CATALOGUED)
@@ -461,4 +469,8 @@ def _decode_catalogued(node: Node) -> Any:
     if cls is None:
         raise node.error("kind", f"unknown kind {name!r}")
     arguments = {k: node.read(k, _read_argument) for k in node.value if k != "kind"}
-    return cls(**arguments)
+    star = _star(cls)
+    positional = arguments.pop(star, []) if star is not None else []
+    if not isinstance(positional, list):
+        raise node.error(star or "kind", "expected a list of arguments")
+    return cls(*positional, **arguments)

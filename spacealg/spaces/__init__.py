@@ -4,6 +4,7 @@ from spacealg.spaces import (  # noqa: F401
     array,
     box,
     categorical,
+    difference,
     dynamic,
     finite,
     graph,
@@ -13,4 +14,5 @@ from spacealg.spaces import (  # noqa: F401
     product,
     sequence,
     text,
+    union,
 )

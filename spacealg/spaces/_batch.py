@@ -31,8 +31,8 @@ def as_real_array(x: Any) -> np.ndarray | None:
         except Exception:  # a hostile __array__/__len__/__iter__ makes x no array
             return None
     if array.dtype.kind not in REAL_KINDS:
-        if array.dtype.kind == "O" and array.size:
-            return _exact_object_array(array)
+        if array.dtype.kind == "O":  # an empty one holds no entry that is not a real number
+            return _exact_object_array(array) if array.size else array.astype(np.float64)
         return None
     return array
 

@@ -331,7 +331,10 @@ def _inside(space: Box, a: np.ndarray) -> np.ndarray:
     beyond 2**53 as Python numbers."""
     kind = a.dtype.kind
     if kind == "f" and space.integral:
-        inside = (a >= space._float_low) & (a <= space._float_high)
+        if np.finfo(a.dtype).nmant >= 63:  # a longdouble holds every 64-bit bound: compared as they are
+            inside = (a >= space.low) & (a <= space.high)
+        else:
+            inside = (a >= space._float_low) & (a <= space._float_high)
         inside &= np.floor(a) == a
         return inside  # type: ignore[no-any-return]
     if kind == "b":

@@ -212,7 +212,7 @@ def _sample_rule(ns: Kernel, space: Dynamic, size: Any = None, *, rng: Any = Non
         raise TypeError(f"sample: {sorted(extra)} are not supported for {space!r}")
     lead = normalize_size(size)
     lengths = _draw_lengths(ns, space)
-    slices = sample(space.space, (*lead, math.prod(lengths)), rng=ns.spawn())
+    slices = sample(space.space, (*lead, math.prod(lengths)), rng=ns.child())
     return _scatter(ns, slices, space, lead, lengths)
 
 

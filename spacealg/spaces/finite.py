@@ -283,7 +283,7 @@ def _as_int(x: Any) -> int | None:
     value = real_value(x)
     if isinstance(value, float):
         return int(value) if math.isfinite(value) and value.is_integer() else None
-    return value
+    return value if isinstance(value, int) else None  # a Fraction is never whole
 
 
 @contains.register(range)
@@ -351,7 +351,7 @@ def nearest_position(x: Any, space: range) -> int:
     value = real_value(x)
     if value is None:
         raise TypeError(f"clamp: x must be a real number or array, got {x!r}")
-    if isinstance(value, float):
+    if not isinstance(value, int):  # a float, or a longdouble's exact Fraction
         if math.isnan(value):
             raise ValueError("clamp: x contains NaN, which has no nearest member")
         if math.isinf(value):

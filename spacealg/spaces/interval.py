@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from fractions import Fraction
 from typing import Any, Literal
 
 import numpy as np
@@ -87,9 +88,10 @@ def float_inward(end: int | float, closed: bool, *, up: bool) -> float:
     return value
 
 
-def real_value(x: Any) -> int | float | None:
-    """``x`` as the exact Python number it stores (bools are 0 and 1), or None if ``x`` is
-    not a real scalar (numpy's timedelta64 is an integer type but no number)."""
+def real_value(x: Any) -> int | float | Fraction | None:
+    """``x`` as the exact Python number it stores (bools are 0 and 1; a longdouble no float
+    holds: its integer when whole, else a ``Fraction``), or None if ``x`` is not a real
+    scalar (numpy's timedelta64 is an integer type but no number)."""
     if isinstance(x, (bool, int, float)) and not isinstance(x, np.generic):
         return x  # np.float64 is a float, but compares with ints in float64: it is read below
     if isinstance(x, np.ndarray):
@@ -98,8 +100,16 @@ def real_value(x: Any) -> int | float | None:
         x = x[()]
     if isinstance(x, (np.integer, np.floating, np.bool_)) and x.dtype.kind in "biuf":
         value = x.item()  # float16/float32 widen exactly; longdouble stays itself
-        return value if isinstance(value, (int, float)) else float(value)
+        return value if isinstance(value, (int, float)) else _wide_value(value)
     return None
+
+
+def _wide_value(value: Any) -> int | float | Fraction:
+    """A longdouble as an exact Python number: float64 rounds ``nextafter(1, 2)``."""
+    if not np.isfinite(value) or float(value) == value:
+        return float(value)
+    exact = Fraction(*value.as_integer_ratio())
+    return int(exact) if exact.denominator == 1 else exact
 
 
 class Interval(Space):

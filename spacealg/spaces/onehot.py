@@ -365,11 +365,15 @@ for _operation, _rule in (("isin", _isin_rule), ("sample", _sample_rule), ("clam
 def _real(x: Any) -> np.ndarray | None:
     """``x`` as a real ndarray (:func:`as_real_array`), or, for an ndarray of a numeric
     extension dtype (ml_dtypes' bfloat16, float8, int4: JAX's dtypes as NumPy sees them), its
-    values as float64, which holds each exactly; None for anything else."""
+    values as float64, which holds each exactly; an object array of Python numbers as float64
+    (0 and 1 stay exact, nothing else becomes them); None for anything else."""
     a = as_real_array(x)
     if a is None and isinstance(x, np.ndarray) and x.dtype.kind == "V" and x.dtype.names is None \
             and np.can_cast(x.dtype, np.float64, "safe"):
         return x.astype(np.float64)
+    if a is None and isinstance(x, np.ndarray) and x.dtype.kind == "O" and all(
+            isinstance(v, numbers.Real) for v in x.reshape(-1).tolist()):
+        return x.astype(np.float64)  # Python ints beyond 64 bits: a float64 is 0 or 1 only where they are
     return a
 
 

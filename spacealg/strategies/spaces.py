@@ -4,7 +4,8 @@ Leaves: intervals (every closedness, finite and infinite ends), finite sets of l
 numbers, ranges (any step), the types ``bool`` and ``float``, boxes (bool, integer and
 floating dtypes; bounded, half-bounded and unbounded entries) and arrays over finite sets,
 ranges, ``bool`` and open intervals. Composites: ``TupleProduct``, ``DictProduct``,
-``OneOf`` and ``product`` of those, nested up to ``max_depth``. The leaf kind
+``OneOf`` and ``product`` of those, nested up to ``max_depth``; ``Union`` and ``Difference``
+(composites ``"union"``, ``"difference"``) only where ``composites`` names them. The leaf kind
 ``"catalogued"`` (not drawn unless named in ``leaves``) draws the classes catalogued with
 examples in :mod:`spacealg.core.catalog` (``OneHot``, a user's kinds), from small ints.
 
@@ -24,18 +25,21 @@ from spacealg.core.catalog import entries
 from spacealg.core.protocol import cardinality
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
+from spacealg.spaces.difference import Difference
 from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.interval import CLOSED_OPTIONS, Interval
 from spacealg.spaces.oneof import OneOf
 from spacealg.spaces.product import DictProduct, TupleProduct, product
+from spacealg.spaces.union import Union
 from spacealg.strategies.gymnasium import gym_spaces, gymnasium_spaces
 
-__all__ = ["COMPOSITE_KINDS", "EXTRA_LEAF_KINDS", "FLAVOURS", "LEAF_KINDS", "catalogued_spaces", "finite_spaces",
-           "spaces"]
+__all__ = ["COMPOSITE_KINDS", "EXTRA_COMPOSITE_KINDS", "EXTRA_LEAF_KINDS", "FLAVOURS", "LEAF_KINDS",
+           "catalogued_spaces", "finite_spaces", "spaces"]
 
 LEAF_KINDS = ("interval", "finite", "range", "type", "box", "array")
 EXTRA_LEAF_KINDS = ("catalogued",)  # drawn only where named in ``leaves``
 COMPOSITE_KINDS = ("tuple", "dict", "oneof", "product")
+EXTRA_COMPOSITE_KINDS = ("union", "difference")  # drawn only where named in ``composites``
 
 _ends = st.one_of(
     st.integers(-100, 100),
@@ -180,7 +184,8 @@ def spaces(
         return st.one_of(
             spaces(leaves=leaves, composites=composites, max_depth=max_depth, max_width=max_width), drawn
         )
-    unknown = set(leaves) - {*LEAF_KINDS, *EXTRA_LEAF_KINDS} | set(composites) - set(COMPOSITE_KINDS)
+    unknown = set(leaves) - {*LEAF_KINDS, *EXTRA_LEAF_KINDS} | set(composites) - {*COMPOSITE_KINDS,
+                                                                                  *EXTRA_COMPOSITE_KINDS}
     if unknown:
         raise ValueError(f"spaces: unknown kinds {sorted(unknown)}")
     leaf = st.one_of(*[_leaf(k) for k in leaves])
@@ -196,6 +201,8 @@ def spaces(
             ).map(DictProduct),
             "oneof": parts.map(lambda p: OneOf(*p)),
             "product": parts.map(lambda p: product(*p)),
+            "union": parts.map(lambda p: Union(*p)),
+            "difference": st.tuples(children, children).map(lambda t: Difference(*t)),
         }
         return st.one_of(*[options[k] for k in composites])
 
