@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import itertools
 import os
 import sys
 import threading
@@ -50,6 +51,7 @@ from spacealg.adapters.torchrl import from_torchrl, from_torchrl_value, to_torch
 RENAMES = {
     (td.Bounded, td.Binary), (td.Bounded, td.Unbounded), (td.Bounded, td.Categorical),
     (td.Binary, td.Categorical), (td.Unbounded, td.Categorical), (td.MultiCategorical, td.Categorical),
+    (td.Binary, td.Bounded),
 }
 
 CHECKED: dict[Any, tuple[str, ...]] = {}
@@ -80,9 +82,25 @@ def _has_nan(value: Any) -> bool:
     return any(_has_nan(value[k]) for k in value.keys()) if hasattr(value, "keys") else False  # noqa: SIM118
 
 
+def _one_hot(spec: Any, value: torch.Tensor) -> bool:
+    """The definition, by brute force: entries 0 or 1, one 1 per block, on allowed positions."""
+    v = value.detach().cpu().double().numpy()
+    if not np.isin(v, (0.0, 1.0)).all():
+        return False
+    sizes = [int(b.n) for b in spec.space.boxes] if isinstance(spec, td.MultiOneHot) else [int(spec.space.n)]
+    ends = np.cumsum([0, *sizes])
+    if any((v[..., a:b].sum(-1) != 1).any() for a, b in itertools.pairwise(ends)):
+        return False
+    mask = getattr(spec, "mask", None)
+    return mask is None or not ((v == 1) & ~np.broadcast_to(mask.cpu().numpy(), v.shape)).any()
+
+
 def _expected(spec: Any, value: Any) -> bool:
-    """``is_in`` as the adapter states it: for a value of the spec's shape, free of NaN."""
+    """Membership as the adapter states it: ``is_in``, for a value of the spec's shape that
+    the set holds (free of NaN; one-hot where the spec is)."""
     if isinstance(value, torch.Tensor) and not _fits(tuple(value.shape), spec):
+        return False
+    if isinstance(value, torch.Tensor) and isinstance(spec, (td.OneHot, td.MultiOneHot)) and not _one_hot(spec, value):
         return False
     return not _has_nan(value) and _leaf_is_in(spec, value)
 
