@@ -287,8 +287,17 @@ def _binary_from(spec: td.Binary) -> Box:
 @_stretched
 def _onehot_from(spec: td.OneHot) -> Any:
     """The ``OneHot`` space; with a ``mask``, ``Masked`` over its hot positions (per entry)."""
-    space = OneHot(int(spec.space.n), shape=_shape(spec), dtype=numpy_dtype(spec.dtype, spec))
+    space = _onehot(int(spec.space.n), spec)
     return _masked(space, spec, None)
+
+
+def _onehot(nvec: Any, spec: Any) -> OneHot:
+    """The ``OneHot`` of ``nvec`` at the spec's shape; TypeError naming the spec for a block of
+    width 0 (TorchRL builds it; a block with no position has no one-hot vector)."""
+    try:
+        return OneHot(nvec, shape=_shape(spec), dtype=numpy_dtype(spec.dtype, spec))
+    except ValueError as error:
+        raise TypeError(f"from_torchrl: {spec!r} has no spacealg equal ({error})") from None
 
 
 def _blocks(spec: td.MultiOneHot) -> list[int]:
@@ -300,7 +309,7 @@ def _blocks(spec: td.MultiOneHot) -> list[int]:
 def _multionehot_from(spec: td.MultiOneHot) -> Any:
     """The ``OneHot`` space of the blocks; with a ``mask``, ``Masked`` over each block's hot
     positions (a tuple of per-block masks per entry)."""
-    space = OneHot(_blocks(spec), shape=_shape(spec), dtype=numpy_dtype(spec.dtype, spec))
+    space = _onehot(_blocks(spec), spec)
     return _masked(space, spec, _blocks(spec))
 
 
