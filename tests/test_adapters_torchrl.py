@@ -160,6 +160,12 @@ def test_what_has_no_equivalent_is_a_type_error_naming_it():
         to_torchrl(sa.Text(4))
     with pytest.raises(TypeError, match="not a TorchRL spec"):
         from_torchrl("Box")
+    with pytest.raises(TypeError, match="no spacealg equal"):
+        from_torchrl(td.OneHot(0, shape=(0,)))  # a block with no position
+    hybrid = td.Bounded(0, 1, shape=(1,), dtype=torch.int8)
+    hybrid.space = td.Binary(shape=(1,)).space  # as TorchRL's tests overwrite a spec's fields
+    with pytest.raises(TypeError, match="without bounds"):
+        from_torchrl(hybrid)
 
 
 def test_tuples_are_composites_keyed_by_position():
