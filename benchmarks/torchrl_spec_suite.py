@@ -128,7 +128,10 @@ def _renamed(a: Any, b: Any) -> bool:
     if isinstance(a, td.Composite):
         return (isinstance(b, td.Composite) and _entries(a) == _entries(b)
                 and all(_same(a[k], b[k]) or _renamed(a[k], b[k]) for k in _entries(a)))
-    return any(isinstance(a, x) and isinstance(b, y) for x, y in RENAMES) and tuple(a.shape) == tuple(b.shape)
+    if tuple(a.shape) != tuple(b.shape):
+        return False
+    empty = isinstance(a, td.Categorical) and type(a) is type(b) and 0 in tuple(a.shape)  # n is no part of its set
+    return empty or any(isinstance(a, x) and isinstance(b, y) for x, y in RENAMES)
 
 
 def _leaves(spec: Any) -> Iterator[Any]:

@@ -66,7 +66,8 @@ set has two TorchRL names and the table picks one: ``Bounded(0, 1)`` of integers
 as ``Binary``, a ``Bounded`` spec spanning its dtype's whole range as ``Unbounded``,
 bool ``Binary``/``Bounded``/``Unbounded`` specs as ``Categorical(2, dtype=bool)``, a
 ``MultiCategorical`` whose ``nvec`` is one ``n`` as ``Categorical(n, shape)``, a 0-d ``Binary``
-as ``Bounded(0, 1)``.
+as ``Bounded(0, 1)``, a ``Categorical`` of a shape with no entry (its set: the one empty
+array, whatever ``n``) as ``Categorical(1, shape)``.
 ``OneHot``/``MultiOneHot`` specs round-trip without options (shape, batch axes and dtype
 included), and ``contains(x, from_torchrl(spec)) == spec.is_in(x)`` on their vectors.
 ``one_hot=True`` is an encoding for the positions' spaces: a ``Categorical`` from 0 (one
@@ -196,10 +197,14 @@ def _fits(shape: Any, spec: Any) -> bool:
 
 def _stretched(rule: Any) -> Any:
     """``rule`` for a leaf spec, made ``Dynamic`` along the spec's ``-1`` axes (the rule sees
-    the template's shape, :func:`_shape`)."""
+    the template's shape, :func:`_shape`); a spacealg constructor's ValueError (a spec TorchRL
+    builds and spacealg has no set for: a block of width 0) is a TypeError naming the spec."""
 
     def convert(spec: Any) -> Any:
-        space = rule(spec)
+        try:
+            space = rule(spec)
+        except ValueError as error:
+            raise TypeError(f"from_torchrl: {spec!r} has no spacealg equal ({error})") from None
         axes = tuple(i for i, d in enumerate(spec.shape) if d < 0)
         if not axes:
             return space
@@ -287,17 +292,8 @@ def _binary_from(spec: td.Binary) -> Box:
 @_stretched
 def _onehot_from(spec: td.OneHot) -> Any:
     """The ``OneHot`` space; with a ``mask``, ``Masked`` over its hot positions (per entry)."""
-    space = _onehot(int(spec.space.n), spec)
+    space = OneHot(int(spec.space.n), shape=_shape(spec), dtype=numpy_dtype(spec.dtype, spec))
     return _masked(space, spec, None)
-
-
-def _onehot(nvec: Any, spec: Any) -> OneHot:
-    """The ``OneHot`` of ``nvec`` at the spec's shape; TypeError naming the spec for a block of
-    width 0 (TorchRL builds it; a block with no position has no one-hot vector)."""
-    try:
-        return OneHot(nvec, shape=_shape(spec), dtype=numpy_dtype(spec.dtype, spec))
-    except ValueError as error:
-        raise TypeError(f"from_torchrl: {spec!r} has no spacealg equal ({error})") from None
 
 
 def _blocks(spec: td.MultiOneHot) -> list[int]:
@@ -309,7 +305,7 @@ def _blocks(spec: td.MultiOneHot) -> list[int]:
 def _multionehot_from(spec: td.MultiOneHot) -> Any:
     """The ``OneHot`` space of the blocks; with a ``mask``, ``Masked`` over each block's hot
     positions (a tuple of per-block masks per entry)."""
-    space = _onehot(_blocks(spec), spec)
+    space = OneHot(_blocks(spec), shape=_shape(spec), dtype=numpy_dtype(spec.dtype, spec))
     return _masked(space, spec, _blocks(spec))
 
 
