@@ -160,6 +160,12 @@ def test_what_has_no_equivalent_is_a_type_error_naming_it():
         to_torchrl(sa.Text(4))
     with pytest.raises(TypeError, match="not a TorchRL spec"):
         from_torchrl("Box")
+    with pytest.raises(TypeError, match="no spacealg equal"):
+        from_torchrl(td.OneHot(0, shape=(0,)))  # a block with no position
+    hybrid = td.Bounded(0, 1, shape=(1,), dtype=torch.int8)
+    hybrid.space = td.Binary(shape=(1,)).space  # as TorchRL's tests overwrite a spec's fields
+    with pytest.raises(TypeError, match="without bounds"):
+        from_torchrl(hybrid)
 
 
 def test_tuples_are_composites_keyed_by_position():
@@ -294,3 +300,20 @@ def test_the_spec_suite_laws_fail_when_spacealg_disagrees():
         from_torchrl.register(td.Bounded)(original)
     assert laws(td.Bounded(-1.0, 1.0, shape=(2,))) == []
     assert laws(td.NonTensor(shape=()))[0].startswith("[no-equal]")
+
+
+@pytest.mark.parametrize("spec, value", [
+    (td.OneHot(4, mask=torch.tensor([True, False, True, True])), torch.ones(4, dtype=torch.bool)),
+    (td.MultiOneHot([2, 3], mask=torch.tensor([True, True, False, True, True])), torch.ones(5, dtype=torch.bool)),
+    (td.OneHot(3, dtype=torch.float16), torch.tensor([-6e-08, 0.0, 1.0], dtype=torch.float16)),
+    (td.Unbounded(shape=(2,)), torch.tensor([float("nan"), 0.0])),
+])
+def test_contains_on_a_spec_follows_the_set_where_is_in_accepts_more(spec, value):
+    """``contains(x, spec)`` is ``is_in(x)`` and membership of ``from_torchrl(spec)``: a vector
+    that is not one-hot (TorchRL's masked is_in checks only that an allowed position is set, its
+    float is_in a rounded sum) and NaN are refused on both sides, as stated."""
+    assert bool(spec.is_in(value))
+    assert not sa.contains(value, spec) and not sa.contains(from_torchrl_value(value, spec), from_torchrl(spec))
+    assert not sa.isin(value[None], spec)[0]
+    member = to_torchrl_value(sa.sample(from_torchrl(spec), rng=0), spec)
+    assert sa.contains(member, spec) and bool(spec.is_in(member))

@@ -65,7 +65,9 @@ back too) for every spec with a rule, except where the
 set has two TorchRL names and the table picks one: ``Bounded(0, 1)`` of integers comes back
 as ``Binary``, a ``Bounded`` spec spanning its dtype's whole range as ``Unbounded``,
 bool ``Binary``/``Bounded``/``Unbounded`` specs as ``Categorical(2, dtype=bool)``, a
-``MultiCategorical`` whose ``nvec`` is one ``n`` as ``Categorical(n, shape)``.
+``MultiCategorical`` whose ``nvec`` is one ``n`` as ``Categorical(n, shape)``, a 0-d ``Binary``
+as ``Bounded(0, 1)``, a ``Categorical`` of a shape with no entry (its set: the one empty
+array, whatever ``n``) as ``Categorical(1, shape)``.
 ``OneHot``/``MultiOneHot`` specs round-trip without options (shape, batch axes and dtype
 included), and ``contains(x, from_torchrl(spec)) == spec.is_in(x)`` on their vectors.
 ``one_hot=True`` is an encoding for the positions' spaces: a ``Categorical`` from 0 (one
@@ -79,10 +81,13 @@ and in no converted space, even where ``is_in`` accepts it by broadcasting (``ra
 shape-``(1,)`` ``MultiCategorical`` returns a 0-d tensor, which ``is_in`` accepts:
 ``contains`` refuses it on the spec and on ``from_torchrl(spec)`` alike; reshaped to the
 spec's shape it is a member of both). A ``Composite`` whose own shape has a ``-1`` ties its
-entries' lengths, which no product of ``Dynamic`` spaces does: TypeError. NaN: TorchRL's
-``Unbounded`` float ``is_in`` accepts NaN, but NaN is a member of no spacealg space (the
-dtype policy: a real set holds real numbers), so ``contains``/``isin`` on the spec reject it,
-as on the converted ``Box``; ``±inf`` is a member of both. ``sample(spec, ...)`` returns
+entries' lengths, which no product of ``Dynamic`` spaces does: TypeError. Where ``is_in``
+accepts a value the set lacks, ``contains``/``isin`` on the spec follow the set (a member of
+both ``is_in`` and ``from_torchrl(spec)``): NaN, which TorchRL's float ``Unbounded`` accepts
+and no spacealg space holds (a real set holds real numbers; ``±inf`` is a member of both),
+and vectors that are not one-hot, which a masked ``OneHot``/``MultiOneHot``'s ``is_in``
+accepts when any allowed position is set (all ones, say) and a float one's when its entries
+sum to 1 in float arithmetic (``[-6e-08, 0, 1]`` in float16). ``sample(spec, ...)`` returns
 tensors (a ``TensorDict`` for ``Composite``) of the spec's dtype on its device;
 ``to_torchrl_value``/``from_torchrl_value`` map values between the two sides (tensors <->
 arrays, TensorDicts <-> dicts).
@@ -101,6 +106,7 @@ from tensordict import TensorDict, TensorDictBase
 from spacealg.adapters.foreign import expressible, register_native
 from spacealg.adapters.unbounded import is_unbounded, unbounded_box
 from spacealg.core.generic import as_space, generic
+from spacealg.core.protocol import contains
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
@@ -191,10 +197,14 @@ def _fits(shape: Any, spec: Any) -> bool:
 
 def _stretched(rule: Any) -> Any:
     """``rule`` for a leaf spec, made ``Dynamic`` along the spec's ``-1`` axes (the rule sees
-    the template's shape, :func:`_shape`)."""
+    the template's shape, :func:`_shape`); a spacealg constructor's ValueError (a spec TorchRL
+    builds and spacealg has no set for: a block of width 0) is a TypeError naming the spec."""
 
     def convert(spec: Any) -> Any:
-        space = rule(spec)
+        try:
+            space = rule(spec)
+        except ValueError as error:
+            raise TypeError(f"from_torchrl: {spec!r} has no spacealg equal ({error})") from None
         axes = tuple(i for i, d in enumerate(spec.shape) if d < 0)
         if not axes:
             return space
@@ -210,6 +220,9 @@ def _stretched(rule: Any) -> Any:
 @from_torchrl.register(td.Bounded)
 @_stretched
 def _bounded_from(spec: Any) -> Box:
+    if not (hasattr(spec.space, "low") and hasattr(spec.space, "high")):  # fields overwritten with another class's
+        raise TypeError(f"from_torchrl: {spec!r} is a Bounded spec without bounds (its space is "
+                        f"{type(spec.space).__name__}); no spacealg space equals it")
     dtype = numpy_dtype(spec.dtype, spec)
     return Box(_numpy(spec.space.low), _numpy(spec.space.high), shape=_shape(spec), dtype=dtype)
 
@@ -511,8 +524,9 @@ def _leading_dims(value: Any, spec: Any) -> list[int]:
 
 
 def _is_member(spec: Any, x: Any) -> bool:
-    """``spec.is_in(x)`` for one element: a tensor of exactly the spec's shape; for a
-    ``Composite``, a dict or TensorDict with its keys whose entries are members."""
+    """``spec.is_in(x)`` for one element of the spec's set: a tensor of exactly the spec's shape
+    that is also a member of ``from_torchrl(spec)``; for a ``Composite``, a dict or TensorDict
+    with its keys whose entries are members."""
     if isinstance(spec, td.Composite):
         keys = {k for k, s in spec.items() if s is not None}  # None entries: placeholders, left out
         if not isinstance(x, (Mapping, TensorDictBase)) or set(x.keys()) != keys:
@@ -522,9 +536,9 @@ def _is_member(spec: Any, x: Any) -> bool:
         return all(_is_member(s, x[k]) for k, s in spec.items() if s is not None)
     if not isinstance(x, torch.Tensor) or not _fits(tuple(x.shape), spec):
         return False
-    if x.is_floating_point() and bool(torch.isnan(x).any()):  # NaN is in no spacealg set (see the module)
-        return False
-    return bool(spec.is_in(x))
+    # in both TorchRL's is_in and the spacealg set: is_in also takes what no set holds (NaN; a
+    # vector that is not one-hot; see the module)
+    return bool(spec.is_in(x)) and bool(contains(from_torchrl_value(x, spec), as_space(spec)))
 
 
 def _leading(batch: Any, spec: Any) -> tuple[int, ...]:

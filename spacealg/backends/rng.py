@@ -221,10 +221,6 @@ class JaxRng:
         self.key, sub = self.random.split(self.key)
         return sub
 
-    def split(self) -> Any:
-        """A fresh subkey, for a draw of another rule (:meth:`~spacealg.core.kernel.Kernel.spawn`)."""
-        return self._next()
-
     def uniform(self, shape: tuple[int, ...], dtype: Any) -> Any:
         return self.random.uniform(self._next(), shape, dtype)
 
