@@ -39,11 +39,13 @@ import math
 from collections.abc import Callable
 from typing import Any, Unpack
 
-from spacealg.testing.engine.driver import describe_exception, passed_over, same, snapshot
+from spacealg.testing.engine.driver import Budget, describe_exception, passed_over, same, snapshot
 from spacealg.testing.engine.errors import PropertyError, literal, short
 from spacealg.testing.engine.infos import recorded, recorded_per_agent
+from spacealg.testing.engine.lints import space_lints
 from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask, is_rejection
-from spacealg.testing.engine.probes import aec_probes
+from spacealg.testing.engine.probes import declared_render_mode, run_probes, with_options
+from spacealg.testing.engine.resolve import EnvSource
 from spacealg.testing.engine.runner import (
     CYCLES,
     ILLEGAL,
@@ -56,7 +58,9 @@ from spacealg.testing.engine.runner import (
     EnvCheckReport,
     EnvKind,
     Precondition,
+    agents_of,
     check_kind,
+    close,
 )
 from spacealg.testing.engine.snippets import reproduction
 from spacealg.testing.engine.values import (
@@ -212,7 +216,8 @@ class AECEpisode:
             raise PropertyError("step-signature", f"last() returned {short(result)}, not a 5-tuple", k)
         obs, reward, terminated, truncated, info = result
         if self.held is not None:
-            aliased(*self.held, k, "the observation last()")
+            returned, copied, at = self.held
+            aliased(returned, copied, at, k, "the observation last()")
         self.held = (obs, snapshot(obs), k)
         check_observation(obs, same_space(self.env, "observation", agent, k), k, "", who)
         if not same(obs, self.env.observe(agent)):
@@ -390,6 +395,32 @@ def recognises(env: Any) -> bool:
     return callable(getattr(env, "agent_iter", None)) and callable(getattr(env, "last", None))
 
 
+def probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
+    """The probes of a PettingZoo AEC environment (an episode: the first observation of the
+    selected agent and the infos); returns the warnings."""
+    warned: list[Any] = []
+    env = source.make()
+    try:
+        declared_render_mode(env, warned)
+        for agent in agents_of(env):
+            warned += space_lints(env.observation_space(agent), env.action_space(agent), f"agent {agent!r}: ")
+        if not with_options(env, warned):
+            return warned  # reset itself fails: the search reports it
+    finally:
+        close(env, source)
+
+    def episode(env: Any, seed: int | None, actions: list[Any]) -> list[Any]:
+        env.reset(seed=seed) if seed is not None else env.reset()
+        if not env.agents:
+            return [None]
+        return [snapshot(env.observe(env.agent_selection)), env.agent_selection]
+
+    def last(env: Any) -> None:
+        env.last()
+
+    return run_probes(source, warned, [], episode, clock, last, lambda env: env.reset(seed=0))
+
+
 PRECONDITIONS: dict[str, tuple[Precondition, ...]] = {
     **PARALLEL_PRECONDITIONS,
     "agent-iteration": (STEPPED,),
@@ -407,7 +438,7 @@ AEC = EnvKind(
     episode=AECEpisode,
     declared=_declared,
     what="(agent, observation, reward, terminated, truncated, info, stepped with None)",
-    probes=aec_probes,
+    probes=probes,
     unchecked=_unchecked,
 )
 """The PettingZoo AEC kind."""
