@@ -98,6 +98,7 @@ __all__ = [
     "check_declared",
     "check_kind",
     "episode_body",
+    "refine",
     "run_check",
     "run_example",
 ]
@@ -267,7 +268,7 @@ MAX_BROKEN = 8
 
 def run_check(
     source: EnvSource,
-    make_body: Callable[[EnvSource, dict[str, int], Budget, Focus], Callable[[Any], None]],
+    make_body: Callable[[EnvSource, dict[str, Any], Budget, Focus], Callable[[Any], None]],
     *,
     max_examples: int,
     random_seed: int | None,
@@ -336,7 +337,7 @@ def run_check(
         out_of_time = out_of_time or outcome.out_of_time
         if outcome.violation is None:
             break
-        best = _refine(outcome, source, make_body, stats, budget, excluded, max_examples, random_seed, name)
+        best = refine(outcome, source, make_body, stats, budget, excluded, max_examples, random_seed, name)
         broken.append(fail(best.violation, source, best.reproducible, examples, kind))  # type: ignore[arg-type]
         if clock.spent():
             out_of_time = True
@@ -379,10 +380,10 @@ def run_check(
     )
 
 
-def _refine(
+def refine(
     outcome: Outcome,
     source: EnvSource,
-    make_body: Callable[[EnvSource, dict[str, int], Budget, Focus], Callable[[Any], None]],
+    make_body: Callable[[EnvSource, dict[str, Any], Budget, Focus], Callable[[Any], None]],
     stats: dict[str, Any],
     budget: float | None,
     excluded: frozenset[str],
