@@ -132,3 +132,47 @@ def test_max_cycles_is_held_only_where_an_episode_ran_to_the_bound() -> None:
     assert verdict(aec_envs.TakeAway).startswith("not checked: no example ran an episode to max_cycles")
     assert verdict(parallel_envs.CappedRace) == "held"
     assert verdict(aec_envs.UnlistedTakeAway) == "held"  # no possible_agents: the bound applies all the same
+
+
+# -- the budget bounds the work: a deadline, ticks between steps, replays that stop early --------
+
+
+def test_tick_stops_the_work_past_the_deadline_and_never_without_one() -> None:
+    from spacealg.testing.driver import Budget, OutOfTime, tick, working_until
+
+    tick()  # no budget, no deadline
+    with working_until(None):
+        tick()
+    with working_until(1e9):
+        tick()
+        with working_until(0.0):  # an inner deadline that comes sooner: passed at once
+            with pytest.raises(OutOfTime):
+                tick()
+            assert Budget(None).spent()  # even an unbounded phase is spent past the deadline
+            with pytest.raises(OutOfTime):
+                Budget(None).admit(0, 0)  # nothing runs past it, not even a first example
+        tick()  # the outer deadline stands again
+
+
+@given(st.integers(1, 40), st.integers(1, 40))
+def test_a_replay_stops_at_its_first_difference(n, at) -> None:
+    from spacealg.testing.runner import _replayed_against
+
+    class Counting:
+        """An episode whose trace differs from the first run's from entry ``at`` on."""
+
+        def __init__(self) -> None:
+            self.trace: list = []
+            self.calls = 0
+
+        def run(self) -> list:
+            for i in range(n):
+                self.calls += 1
+                self.trace.append(("step", i if i < at else -i))
+            return self.trace
+
+    first = [("step", i) for i in range(n)]
+    again = Counting()
+    second = _replayed_against(again, first)
+    assert again.calls == min(n, at + 1)  # the replay ran up to the entry that differs, no further
+    assert second == [("step", i if i < at else -i) for i in range(min(n, at + 1))]

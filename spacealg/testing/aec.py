@@ -39,7 +39,7 @@ import math
 from collections.abc import Callable
 from typing import Any, Unpack
 
-from spacealg.testing.driver import describe_exception, passed_over, reached, same, snapshot
+from spacealg.testing.driver import describe_exception, passed_over, reached, same, snapshot, tick
 from spacealg.testing.errors import AEC_PROPERTIES, PropertyError, literal, short
 from spacealg.testing.infos import recorded, recorded_per_agent
 from spacealg.testing.masks import MaskedAction, check_mask, find_mask, is_rejection
@@ -286,6 +286,7 @@ class AECEpisode:
         self.reset(None)
         k = 0
         while k < self.n:
+            tick()  # past the check's deadline the episode stops here
             if not self.env.agents:
                 self.reset(k)
                 self.episodes += 1

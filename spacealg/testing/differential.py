@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.strategies.members import members
-from spacealg.testing.driver import DEFAULT_BUDGET, _as_numpy, describe_exception, snapshot
+from spacealg.testing.driver import DEFAULT_BUDGET, _as_numpy, describe_exception, snapshot, tick
 from spacealg.testing.errors import PropertyError, literal, short
 from spacealg.testing.masks import check_mask, find_mask
 from spacealg.testing.resolve import EnvSource, resolve
@@ -113,6 +113,7 @@ class Lockstep:
     def run(self) -> list[Any]:
         last = self.reset(self.seed, None)
         for k in range(1, self.n + 1):
+            tick()  # past the check's deadline the episode stops here
             if last is None:
                 break
             mask = find_mask(*last) if self.masks else None

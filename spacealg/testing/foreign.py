@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.testing.driver import describe_exception
+from spacealg.testing.driver import describe_exception, tick
 from spacealg.testing.errors import EnvCheckError, PropertyError
 from spacealg.testing.runner import DEFAULT_OPTIONS, Declared, Draws, EnvCheckReport, EnvKind, check_kind
 
@@ -99,6 +99,7 @@ class ForeignEpisode:
         try:
             self.start()
             for k in range(1, self.n + 1):
+                tick()  # past the check's deadline the episode stops here
                 self.steps = k
                 if self.step(k):
                     try:

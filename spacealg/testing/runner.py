@@ -65,14 +65,18 @@ from spacealg.testing.driver import (
     Budget,
     Focus,
     Outcome,
+    OutOfTime,
     describe_exception,
     first_difference,
     global_rng,
     passed_over,
     passing_over,
     recording_reached,
+    same,
     search,
     snapshot,
+    tick,
+    working_until,
 )
 from spacealg.testing.errors import OPTIONAL_PROPERTIES, EnvCheckError, PropertyError, short
 from spacealg.testing.infos import current as current_info_keys
@@ -434,16 +438,19 @@ def run_example(
             stats["steps"] += first.steps
             stats["episodes"] += first.episodes
         if determinism:
+            tick()
             replay = replay or episode
             with global_rng(2):
-                again = replay(instance, seed, n, replayer(taken)).run()
+                again = _replayed_against(replay(instance, seed, n, replayer(taken)), trace)
             try:
                 compare(trace, again, what)
                 if stats is not None:
                     stats["replayed"] = stats.get("replayed", 0) + 1
             except PropertyError as violation:
                 found = violation
-                if source.owned and _alike_with_same_globals(source, replay, seed, n, taken):
+                # up to the step that differs: whether the difference goes with the globals
+                upto = n if violation.step is None else min(n, violation.step + 1)
+                if source.owned and _alike_with_same_globals(source, replay, seed, upto, taken):
                     found = PropertyError(
                         "global-rng",
                         f"{violation.detail}\nwith the global random and numpy.random states seeded alike "
@@ -463,6 +470,39 @@ def run_example(
         raise
     finally:
         close(instance, source)
+
+
+class _Diverged(BaseException):
+    """A replay's trace left the first run's (a BaseException: no episode takes it for the
+    environment's own exception)."""
+
+
+class _Against(list[Any]):
+    """A replay's trace that compares each entry with the first run's as it is appended and
+    stops the replay (:class:`_Diverged`) at the first difference."""
+
+    def __init__(self, first: list[Any]) -> None:
+        super().__init__()
+        self.first = first
+
+    def append(self, entry: Any) -> None:
+        super().append(entry)
+        i = len(self) - 1
+        if i >= len(self.first) or not same(self.first[i], entry):
+            raise _Diverged
+
+
+def _replayed_against(again: Any, first: list[Any]) -> list[Any]:
+    """The trace of the replay episode ``again``, run only up to its first difference from
+    the ``first`` run's trace (so a replay that differs at step 1 of a long example ends
+    there, well before the check's deadline); :func:`compare` then names the difference."""
+    if not isinstance(getattr(again, "trace", None), list):
+        return again.run()  # type: ignore[no-any-return]
+    again.trace = _Against(first)
+    try:
+        return again.run()  # type: ignore[no-any-return]
+    except _Diverged:
+        return list(again.trace)
 
 
 def replayer(taken: Sequence[Any]) -> Callable[..., Any]:
@@ -518,12 +558,12 @@ def _alike_with_same_globals(
 ) -> bool:
     instance = source.make()
     try:
-        traces = []
-        for _ in range(2):
-            with global_rng(1):
-                traces.append(episode(instance, seed, n, replayer(taken)).run())
-        return first_difference(*traces) is None
-    except Exception:
+        with global_rng(1):
+            first = episode(instance, seed, n, replayer(taken)).run()
+        with global_rng(1):  # the second run stops at its first difference from the first
+            second = _replayed_against(episode(instance, seed, n, replayer(taken)), first)
+        return first_difference(first, second) is None
+    except (Exception, OutOfTime):  # past the deadline: the difference is reported undiagnosed
         return False
     finally:
         close(instance, source)
@@ -582,6 +622,7 @@ class Stepping:
     def run(self) -> list[Any]:
         self.reset(None)
         for k in range(1, self.n + 1):
+            tick()  # past the check's deadline the episode stops here
             if self.step(k):
                 self.reset(k)
                 self.episodes += 1
@@ -821,7 +862,10 @@ def _without_lints(probes: Callable[[EnvSource, Budget | None], list[Any]]) -> C
 
 def check_kind(kind: EnvKind, env: Any, given: CheckOptions) -> EnvCheckReport:
     """Check ``env`` (see :func:`~spacealg.testing.resolve.resolve`) as an environment of
-    ``kind`` with the options ``given`` (the rest from :data:`DEFAULT_OPTIONS`)."""
+    ``kind`` with the options ``given`` (the rest from :data:`DEFAULT_OPTIONS`); under a
+    time budget the whole check works until :func:`~spacealg.testing.driver.working_until`'s
+    deadline, counted from here."""
+    started = time.perf_counter()
     options = options_of(given)
     source = resolve(env)
     _check_options(max_examples=options["max_examples"], max_steps=options["max_steps"], budget=options["budget"])
@@ -836,7 +880,7 @@ def check_kind(kind: EnvKind, env: Any, given: CheckOptions) -> EnvCheckReport:
     probes = kind.probes if options["hygiene"] else None
     if probes is not None and not options["lint"] and probe(source, own_gymnasium):
         probes = _without_lints(probes)
-    with ignoring(keys):
+    with ignoring(keys), working_until(options["budget"], since=started):
         return run_check(
             source,
             lambda source, stats, clock, focus: episode_body(kind, source, options, stats, clock, focus),
