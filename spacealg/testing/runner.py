@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
@@ -100,6 +100,7 @@ __all__ = [
     "check_declared",
     "check_kind",
     "episode_body",
+    "finalisers_caught",
     "run_check",
     "run_example",
 ]
@@ -448,9 +449,7 @@ def run_example(
                     stats["replayed"] = stats.get("replayed", 0) + 1
             except PropertyError as violation:
                 found = violation
-                # up to the step that differs: whether the difference goes with the globals
-                upto = n if violation.step is None else min(n, violation.step + 1)
-                if source.owned and _alike_with_same_globals(source, replay, seed, upto, taken):
+                if source.owned and _alike_with_same_globals(source, replay, seed, n, taken):
                     found = PropertyError(
                         "global-rng",
                         f"{violation.detail}\nwith the global random and numpy.random states seeded alike "
@@ -860,11 +859,52 @@ def _without_lints(probes: Callable[[EnvSource, Budget | None], list[Any]]) -> C
     return quiet
 
 
+@contextlib.contextmanager
+def finalisers_caught() -> Iterator[list[str]]:
+    """Inside, an exception that Python can only print ("Exception ignored in ...": an
+    environment's ``__del__`` or a callback raising) is caught instead and yielded as a
+    warning naming where it was raised; the check goes on (Python ignores it too)."""
+    import sys
+
+    caught: list[str] = []
+    previous = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):  # the CLI's Ctrl-C handling has its own
+            previous(unraisable)
+            return
+        where = getattr(unraisable.object, "__qualname__", None) or type(unraisable.object).__name__
+        error = unraisable.exc_value
+        caught.append(
+            f"an exception was raised where Python ignores it, in {where}: {type(error).__name__}: {error} (a "
+            "finaliser such as __del__ that raises: its cleanup did not finish)"
+        )
+
+    sys.unraisablehook = hook
+    try:
+        yield caught
+    finally:
+        sys.unraisablehook = previous
+
+
 def check_kind(kind: EnvKind, env: Any, given: CheckOptions) -> EnvCheckReport:
     """Check ``env`` (see :func:`~spacealg.testing.resolve.resolve`) as an environment of
     ``kind`` with the options ``given`` (the rest from :data:`DEFAULT_OPTIONS`); under a
     time budget the whole check works until :func:`~spacealg.testing.driver.working_until`'s
-    deadline, counted from here."""
+    deadline, counted from here. An exception the environment raises where Python ignores
+    it (a ``__del__``) is a warning of the report (:func:`finalisers_caught`), not a
+    traceback printed in the middle of the check."""
+    with finalisers_caught() as ignored:
+        try:
+            report = _check_kind(kind, env, given)
+        except EnvCheckError as error:
+            error.warnings = (*error.warnings, *dict.fromkeys(ignored))
+            raise
+    report.warnings = (*report.warnings, *dict.fromkeys(ignored))
+    return report
+
+
+def _check_kind(kind: EnvKind, env: Any, given: CheckOptions) -> EnvCheckReport:
     started = time.perf_counter()
     options = options_of(given)
     source = resolve(env)

@@ -20,7 +20,7 @@ from spacealg.testing.aec import AEC, check_aec_env
 from spacealg.testing.errors import PropertyError
 from spacealg.testing.parallel import PARALLEL, check_parallel_env
 from spacealg.testing.resolve import EnvSource, env_kind, resolve
-from spacealg.testing.runner import EnvCheckReport, EnvKind, close, fail, probe, replay_example
+from spacealg.testing.runner import EnvCheckReport, EnvKind, close, fail, finalisers_caught, probe, replay_example
 from spacealg.testing.single import GYMNASIUM, check_env
 
 __all__ = ["check", "checker_for", "env_kind_of", "env_test", "replay"]
@@ -56,6 +56,11 @@ def checker_for(env: Any) -> Callable[..., EnvCheckReport]:
     TorchRL), ``check_jax_env`` for a functional JAX environment (gymnax, Jumanji, pgx,
     Brax), else ``check_env``."""
     source = resolve(env)
+    with finalisers_caught():  # its __del__ raising is reported by the check itself
+        return _checker_of(source)
+
+
+def _checker_of(source: EnvSource) -> Callable[..., EnvCheckReport]:
     instance = source.make()
     try:
         if _jax(instance):  # functional JAX environments (issue 24)

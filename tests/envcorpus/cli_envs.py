@@ -62,10 +62,10 @@ class SpaceRaises(Corridor):
 class SlowSlipperyCorridor(Corridor):
     """Bug: as SlipperyCorridor (a slip, one step in two, drawn from Python's global ``random``), in an
     environment that is slow but never blocks: every step sleeps 3 ms and episodes run up to
-    2,000 steps (its declared limit), so a long example and its replays add up to 20 s."""
+    1,000 steps (its declared limit), so a long example and its replays add up to 12 s."""
 
-    LIMIT = 2000
-    _max_episode_steps = 2000
+    LIMIT = 1000
+    _max_episode_steps = 1000
 
     def _move(self, action: int) -> None:
         if random.random() < 0.5:
@@ -75,3 +75,8 @@ class SlowSlipperyCorridor(Corridor):
     def step(self, action: Any) -> tuple[Any, ...]:
         time.sleep(0.003)
         return super().step(action)
+
+
+def forgets_return() -> Any:
+    """Bug: a factory that builds the environment but forgets to return it."""
+    Corridor()
