@@ -145,7 +145,7 @@ def test_bad_options_are_rejected_by_name():
     for name, value in (("batch", 0), ("max_steps", 0), ("eager_steps", -1), ("budget", -1.0)):
         with pytest.raises(ValueError, match=name):
             check_jax_env(lambda: make_walk(), **{name: value})
-    with pytest.raises(TypeError, match="returned <object object at .*>.*not an environment"):
+    with pytest.raises(TypeError, match=r"returned <object object at .*>.*not an environment"):
         check_jax_env(lambda: object(), **FAST)  # not an environment of any kind (issue 35: named by env)
 
 

@@ -190,7 +190,8 @@ class AECEpisode:
             raise PropertyError("step-signature", f"last() returned {short(result)}, not a 5-tuple", k)
         obs, reward, terminated, truncated, info = result
         if self.held is not None:
-            aliased(*self.held, k, "the observation last()")
+            returned, copied, at = self.held
+            aliased(returned, copied, at, k, "the observation last()")
         self.held = (obs, snapshot(obs), k)
         check_observation(obs, same_space(self.env, "observation", agent, k), k, "", who)
         if not same(obs, self.env.observe(agent)):

@@ -112,7 +112,8 @@ class ParallelEpisode(Stepping):
         """Check that the observations returned last were not changed in place since (at any
         depth: :func:`~spacealg.testing.driver.changed_in_place`), and hold these."""
         if self.held is not None:
-            aliased(*self.held, step, "the observations")
+            returned, copied, at = self.held
+            aliased(returned, copied, at, step, "the observations")
         self.held = (observations, snapshot(observations), step)
 
     def _check_possible(self, agents: Any, what: str, step: int | None, where: str = "") -> None:
