@@ -39,7 +39,7 @@ import math
 from collections.abc import Callable
 from typing import Any, Unpack
 
-from spacealg.testing.engine.driver import Budget, describe_exception, passed_over, same, snapshot
+from spacealg.testing.engine.driver import Budget, describe_exception, passed_over, same, snapshot, tick
 from spacealg.testing.engine.errors import PropertyError, literal, short
 from spacealg.testing.engine.infos import recorded, recorded_per_agent
 from spacealg.testing.engine.lints import space_lints
@@ -316,6 +316,7 @@ class AECEpisode:
         self.reset(None)
         k = 0
         while k < self.n:
+            tick()  # past the check's deadline the episode stops here
             if not self.env.agents:
                 self.reset(k)
                 self.episodes += 1

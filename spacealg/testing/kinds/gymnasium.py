@@ -324,8 +324,10 @@ def check_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:
     runs up to just past the environment's own ``max_episode_steps`` when it has one);
     ``determinism`` (True): replay each episode and compare; ``random_seed`` (0): the seed of
     Hypothesis' search (None: random, so repeated runs explore differently); ``budget``
-    (None): seconds the search may take (and as many for shrinking a failure; None: no
-    limit); ``database`` (None): a directory or a Hypothesis ``ExampleDatabase`` where
+    (None): seconds the search may take (and as many for shrinking a failure; the whole
+    check ends its work within 3 x budget, episodes stopping between steps, and reports what
+    broke by then; None: no limit); ``database`` (None): a directory or a Hypothesis
+    ``ExampleDatabase`` where
     failures are saved and replayed first (None: none, nothing written); ``masks`` (True):
     draw legal actions under a published ``info["action_mask"]`` and check the mask;
     ``illegal_actions`` (False): draw some actions outside the mask too; ``hygiene`` (True):
