@@ -35,12 +35,13 @@ def _importable(obj: Any) -> tuple[str, str] | None:
 
 
 def is_environment(obj: Any) -> bool:
-    """Whether ``obj`` can be an environment at all: an object with ``reset`` or ``step``
-    (Gymnasium, PettingZoo, vector, dm_env, TorchRL and the JAX protocols all have them),
-    or a tuple led by one (gymnax's ``(env, params)``)."""
+    """Whether ``obj`` can be an environment at all, of whichever kind (the engine knows no
+    kind): an instance of a class of its own, not a builtin value (None, ``object()``, a
+    number, a string, a list, a dict, ...), or a tuple led by one (gymnax's ``(env,
+    params)``). Which kind it is, the registry decides."""
     if isinstance(obj, tuple):
         return bool(obj) and is_environment(obj[0])
-    return obj is not None and (hasattr(obj, "reset") or hasattr(obj, "step"))
+    return type(obj).__module__ != "builtins"
 
 
 def _checked(factory: Callable[..., Any], label: str) -> Callable[..., Any]:
@@ -52,7 +53,7 @@ def _checked(factory: Callable[..., Any], label: str) -> Callable[..., Any]:
         if not is_environment(built):
             raise TypeError(
                 f"env: the factory {label} returned {built!r} (of type {type(built).__name__}), not an environment "
-                "(an object with reset and step)"
+                "(an instance of an environment's class)"
             )
         return built
 
