@@ -71,6 +71,7 @@ from spacealg.testing.engine.values import (
     check_observation,
     check_reward,
     is_member,
+    is_real_scalar,
 )
 from spacealg.testing.kinds.parallel import PARALLEL_PROPERTIES, _names, max_cycles, same_space
 from spacealg.testing.kinds.parallel import PRECONDITIONS as PARALLEL_PRECONDITIONS
@@ -95,6 +96,13 @@ RETURNED = ("terminations", "truncations", "rewards", "infos")
 DEAD = "dead"  # the factors argument of draw for an agent that is stepped with None
 
 
+def _real(value: Any) -> float | None:
+    """``value`` as a float, None where it is not a real scalar (an array, a string)."""
+    if not is_real_scalar(value):
+        return None
+    return float(value)
+
+
 class AECEpisode:
     """One run of an AEC environment from a seed through ``n`` agent-steps.
     ``draw(agent, env, factors)`` gives the action of an agent that must act."""
@@ -111,7 +119,7 @@ class AECEpisode:
         self.since_reset = 0
         self.width = 0  # the most agents live at once since the reset
         self.owed: dict[Any, float] = {}  # per agent: its rewards entries since it last acted
-        self.held: Any = None  # (the observation last() returned, a copy, the step) to detect aliasing
+        self.held: dict[Any, Any] = {}  # per agent: (what last() returned, a copy, the step) to detect aliasing
         self.reached: set[str] = set()  # the preconditions reached beyond a step and an end
 
     def _declares_state(self) -> bool:
@@ -215,21 +223,22 @@ class AECEpisode:
         if not (isinstance(result, tuple) and len(result) == 5):
             raise PropertyError("step-signature", f"last() returned {short(result)}, not a 5-tuple", k)
         obs, reward, terminated, truncated, info = result
-        if self.held is not None:
-            returned, copied, at = self.held
-            aliased(returned, copied, at, k, "the observation last()")
-        self.held = (obs, snapshot(obs), k)
+        for owner, (returned, copied, at) in list(self.held.items()):  # every agent's: each may have its buffer
+            aliased(returned, copied, at, k, f"agent {owner!r}'s observation from last()")
+        self.held[agent] = (obs, snapshot(obs), k)
         check_observation(obs, same_space(self.env, "observation", agent, k), k, "", who)
         if not same(obs, self.env.observe(agent)):
             self._fail(
                 f"{who}last() returned {short(obs)} but observe(agent) returns {short(self.env.observe(agent))}", k
             )
         check_reward(reward, k, who)
-        cumulative = getattr(self.env, "_cumulative_rewards", None)
-        if cumulative is not None and agent in cumulative and not same(float(reward), float(cumulative[agent])):
+        cumulative = getattr(self.env, "_cumulative_rewards", None) or {}
+        real = _real(reward)  # None: not a real scalar (reward-finite-real's, passed over): not compared
+        held = _real(cumulative[agent]) if agent in cumulative else None
+        if real is not None and held is not None and not same(real, held):
             self._fail(f"{who}last() returned reward {reward!r} but _cumulative_rewards holds {cumulative[agent]!r}", k)
         owed = self.owed.get(agent, 0.0)
-        if not math.isclose(float(reward), owed, rel_tol=1e-9, abs_tol=1e-12):
+        if real is not None and not math.isclose(real, owed, rel_tol=1e-9, abs_tol=1e-12):
             self._fail(
                 f"{who}last() returned reward {reward!r}, but the agent's rewards entries since it last acted "
                 f"sum to {owed!r}",

@@ -531,7 +531,13 @@ def _replayed(
         out = []
         for k, rows in enumerate(taken, 1):
             rows = [changes[k] if i == row and k in changes else a for i, a in enumerate(rows)]
-            out.append(tuple(snapshot(x) for x in env.step(_batch_actions(space, rows))[:4]))
+            try:
+                result = env.step(_batch_actions(space, rows))
+            except Exception as error:  # an action of the action space refused: the env's, not the checker's
+                raise PropertyError(
+                    "no-exception", f"step({literal(rows)}) raised {describe_exception(error)}", k
+                ) from error
+            out.append(tuple(snapshot(x) for x in result[:4]))
         return out
     finally:
         with contextlib.suppress(Exception):
