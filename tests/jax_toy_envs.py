@@ -62,6 +62,8 @@ class Walk:
         return WalkParams()
 
     def observation_space(self, params: WalkParams) -> Box:
+        if self.bug == "final-in-info":  # too narrow: x leaves it at |x| > 5, t after step 10
+            return Box(-0.5, 0.5, shape=(2,), dtype=np.float32)
         return Box(-1.0, 1.0, shape=(2,), dtype=np.float32)
 
     def action_space(self, params: WalkParams) -> Categorical:
@@ -120,6 +122,8 @@ class Walk:
         obs_reset, fresh = self.reset_env(k_reset, params)
         state = jax.tree.map(lambda a, b: jax.lax.select(done, a, b), fresh, stepped)
         obs = jnp.where(done, obs_reset, obs_step)
+        if self.bug == "final-in-info":  # gymnax 1.x: the step's own observation in info, at every step
+            return obs, state, reward, done, jnp.zeros_like(done), {"final_observation": obs_step}
         return obs, state, reward, done, {}
 
 
@@ -231,6 +235,12 @@ def make_line(bug: str = "") -> Line:
 def walk_observation_bug() -> Walk:
     """``Walk`` whose observation leaves its Box after six moves the same way."""
     return make_walk("observation-in-space")
+
+
+def walk_final_in_info_bug() -> Walk:
+    """``Walk`` in gymnax 1.x's shape (``info["final_observation"]`` at every step) whose
+    observation leaves a too narrow Box (``Box(-0.5, 0.5)``) in the middle of an episode."""
+    return make_walk("final-in-info")
 
 
 def line_mask_bug() -> Line:

@@ -63,6 +63,18 @@ def test_each_relational_defect_is_caught_by_its_law(bug):
     assert error.property == bug, str(error)
 
 
+def test_the_final_observation_message_names_the_step_where_the_episode_ended():
+    # issue 35: gymnax 1.x puts the step's own observation in info["final_observation"] at
+    # every step; an observation that leaves the (too narrow) Box mid-episode is blamed on
+    # that step, not on "the final observation of the episode"
+    from tests.jax_toy_envs import walk_final_in_info_bug
+
+    error = _failure(walk_final_in_info_bug, **FAST)
+    assert error.property == "observation-in-space"
+    assert "final observation of the episode" not in error.detail, error.detail
+    assert error.detail.startswith(f"the observation after step {error.step} is not in the observation space")
+
+
 def test_illegal_actions_are_drawn_only_when_asked():
     pytest.importorskip("jumanji")
     check_jax_env(lambda: make_line("illegal-action"), **FAST)  # the mask keeps the walker on the line
@@ -133,8 +145,8 @@ def test_bad_options_are_rejected_by_name():
     for name, value in (("batch", 0), ("max_steps", 0), ("eager_steps", -1), ("budget", -1.0)):
         with pytest.raises(ValueError, match=name):
             check_jax_env(lambda: make_walk(), **{name: value})
-    with pytest.raises(TypeError, match="not a JAX environment"):
-        check_jax_env(lambda: object(), **FAST)
+    with pytest.raises(TypeError, match=r"returned <object object at .*>.*not an environment"):
+        check_jax_env(lambda: object(), **FAST)  # not an environment of any kind (issue 35: named by env)
 
 
 # -- real environments, bounded -------------------------------------------------------------

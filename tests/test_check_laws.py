@@ -132,3 +132,146 @@ def test_max_cycles_is_held_only_where_an_episode_ran_to_the_bound() -> None:
     assert verdict(aec_envs.TakeAway).startswith("not checked: no example ran an episode to max_cycles")
     assert verdict(parallel_envs.CappedRace) == "held"
     assert verdict(aec_envs.UnlistedTakeAway) == "held"  # no possible_agents: the bound applies all the same
+
+
+# -- the budget bounds the work: a deadline, ticks between steps, replays that stop early --------
+
+
+def test_tick_stops_the_work_past_the_deadline_and_never_without_one() -> None:
+    from spacealg.testing.engine.driver import Budget, OutOfTime, tick, working_until
+
+    tick()  # no budget, no deadline
+    with working_until(None):
+        tick()
+    with working_until(1e9):
+        tick()
+        with working_until(0.0):  # an inner deadline that comes sooner: passed at once
+            with pytest.raises(OutOfTime):
+                tick()
+            assert Budget(None).spent()  # even an unbounded phase is spent past the deadline
+            with pytest.raises(OutOfTime):
+                Budget(None).admit(0, 0)  # nothing runs past it, not even a first example
+        tick()  # the outer deadline stands again
+
+
+@given(st.integers(1, 40), st.integers(1, 40))
+def test_a_replay_stops_at_its_first_difference(n, at) -> None:
+    from spacealg.testing.engine.runner import _replayed_against
+
+    class Counting:
+        """An episode whose trace differs from the first run's from entry ``at`` on."""
+
+        def __init__(self) -> None:
+            self.trace: list = []
+            self.calls = 0
+
+        def run(self) -> list:
+            for i in range(n):
+                self.calls += 1
+                self.trace.append(("step", i if i < at else -i))
+            return self.trace
+
+    first = [("step", i) for i in range(n)]
+    again = Counting()
+    second = _replayed_against(again, first)
+    assert again.calls == min(n, at + 1)  # the replay ran up to the entry that differs, no further
+    assert second == [("step", i if i < at else -i) for i in range(min(n, at + 1))]
+
+
+# -- bad input to the checker: a clear message naming the property or the argument -----------
+
+
+class _NoObservationSpace:
+    """An environment whose observation_space is None (declared later, and never)."""
+
+    def __new__(cls):
+        from envcorpus.gym_envs import Corridor
+
+        env = Corridor()
+        env.observation_space = None
+        return env
+
+
+class _FinalisedCorridor:
+    """A sound corridor whose __del__ raises (a cleanup that fails)."""
+
+    def __new__(cls):
+        from envcorpus.gym_envs import Corridor
+
+        class Finalised(Corridor):
+            def __del__(self):
+                raise RuntimeError("the log file is already closed")
+
+        return Finalised()
+
+
+def test_a_space_that_is_not_a_space_is_declared_spaces() -> None:
+    from spacealg.testing import EnvCheckError, check
+
+    with pytest.raises(EnvCheckError) as caught:
+        check(_NoObservationSpace, max_examples=3)
+    assert caught.value.property == "declared-spaces"
+    assert "observation_space is None (of type NoneType), not a space" in caught.value.detail
+
+
+def test_an_env_whose_del_raises_gets_a_warning_not_a_printed_traceback(capfd) -> None:
+    from spacealg.testing import check
+
+    report = check(_FinalisedCorridor, max_examples=3)
+    assert any("__del__" in w and "RuntimeError: the log file is already closed" in w for w in report.warnings)
+    assert "Exception ignored" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("env", "said"),
+    [
+        ("envcorpus.cli_envs:forgets_return", "env: the factory envcorpus.cli_envs:forgets_return returned None"),
+        (None, "env must be an environment, a zero-argument factory of one"),
+        (3, "env must be an environment"),
+    ],
+)
+def test_a_factory_that_returns_no_environment_is_a_type_error_naming_env(env, said) -> None:
+    from spacealg.testing import check, check_env
+
+    for checker in (check, check_env):
+        with pytest.raises(TypeError, match=said):
+            checker(env, max_examples=2)
+
+
+def test_the_command_line_says_a_factory_returned_none(capsys) -> None:
+    from spacealg.cli import main
+
+    assert main(["check", "envcorpus.cli_envs:forgets_return", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot make 'envcorpus.cli_envs:forgets_return'" in err and "returned None, not an environment" in err
+    assert "Traceback" not in err
+
+
+def test_a_reward_array_is_reported_not_a_raw_exception_of_the_checker() -> None:
+    # the AEC checker compared float(reward) with _cumulative_rewards while reward-finite-real was
+    # passed over (searching for further broken properties): numpy's TypeError escaped
+    pytest.importorskip("pettingzoo")
+    from envcorpus.aec_envs import ArrayRewardTakeAway
+
+    from spacealg.testing import EnvCheckError, check
+
+    with pytest.raises(EnvCheckError) as caught:
+        check(ArrayRewardTakeAway, max_examples=20, hygiene=False)
+    assert caught.value.property == "reward-finite-real"
+
+
+def test_a_vector_env_refusing_a_legal_action_in_a_changed_row_is_no_exception() -> None:
+    # the changed-row replays (row-isolation) called step unguarded: the env's ValueError escaped
+    from envcorpus.vector_envs import BatchedCorridors
+
+    from spacealg.testing import EnvCheckError, check_vector_env
+
+    class Refuses(BatchedCorridors):
+        def step(self, actions):
+            if (np.asarray(actions) == 0).any():
+                raise ValueError("action 0 refused")
+            return super().step(actions)
+
+    with pytest.raises(EnvCheckError) as caught:
+        check_vector_env(Refuses, max_examples=10)
+    assert {e.property for e in caught.value.broken} == {"no-exception"}

@@ -199,3 +199,24 @@ def test_a_step_that_blocks_ends_under_a_budget():
             assert statuses == ["timeout", "passed"]
         else:
             assert document["status"] == "error" and "timeout" in document["message"]
+
+
+def test_a_slow_environment_gets_its_bug_reported_not_a_block():
+    """Issue 35: the budget bounds the work itself. Every step of SlowSlipperyCorridor sleeps
+    3 ms and every example here runs up to 1,000 steps (--max-steps: the default run of a
+    Box2D env with 1,000-step episodes, scaled down to a 6 s budget), so one example and its
+    replays take seconds: the check used to outlive 3 x budget + 10 s and be given up as "the
+    environment blocks" (exit 2, 28 s, before this change). Now every episode stops between
+    two steps at the check's deadline (3 x budget), a replay stops at its first difference,
+    and the bug found is reported (exit 1), with its reproduction."""
+    process = subprocess.run(
+        _cli("check", "envcorpus.cli_envs:SlowSlipperyCorridor", "--budget", "6", "--max-steps", "1000", "--json",
+             "--no-progress"),
+        capture_output=True, env=_env(), timeout=240,
+    )
+    err = process.stderr.decode()
+    assert process.returncode == 1, err
+    assert "blocks" not in err and "Traceback" not in err
+    document = json.loads(process.stdout)
+    assert document["status"] == "failed"
+    assert document["property"] in ("global-rng", "step-determinism")  # the slip from the global random

@@ -292,8 +292,12 @@ class Target:
     imports: tuple[str, ...] = ()
 
     def make(self) -> Any:
-        """A new environment; exceptions propagate (wrap the call in :func:`making`)."""
-        return self.factory(**self.kwargs)
+        """A new environment; exceptions propagate (wrap the call in :func:`making`); a
+        factory that returns None (it forgot its ``return``) is a TypeError saying so."""
+        built = self.factory(**self.kwargs)
+        if built is None:
+            raise TypeError(f"{self.env_id} returned None, not an environment (does the factory return it?)")
+        return built
 
 
 def _call_text(callee: str, positional: Sequence[str], kwargs: dict[str, Any]) -> str:

@@ -230,12 +230,20 @@ def within(seconds: float | None, run: Callable[[], Outcome], target: str) -> Ou
     return box[0] if box else timed_out(target, seconds)
 
 
+MARGIN = 10.0
+"""Seconds a check may outlive its work's deadline (building and closing environments, the
+report) before it is given up as blocked."""
+
+
 def deadline_of(options: dict[str, Any]) -> float | None:
-    """The hard limit on one check under a time budget: the search, the shrinking and the
-    searches for further broken properties (each as long as the budget), and a margin for
-    building environments. None without a budget."""
+    """The hard limit on one check under a time budget: the check's own work deadline
+    (:data:`~spacealg.testing.engine.driver.WORK_FACTOR` x the budget: past it, episodes stop
+    between steps and what broke is reported) and :data:`MARGIN`. A check that outlives it
+    is in a call that does not return: "the environment blocks". None without a budget."""
+    from spacealg.testing.engine.driver import WORK_FACTOR
+
     budget = options.get("budget")
-    return None if not budget else 3 * float(budget) + 10.0
+    return None if not budget else WORK_FACTOR * float(budget) + MARGIN
 
 
 def _progress(total: int, enabled: bool) -> Any:

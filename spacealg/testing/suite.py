@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from spacealg.testing.engine.resolve import resolve
-from spacealg.testing.engine.runner import EnvCheckReport, EnvKind, close, replay_kind
+from spacealg.testing.engine.runner import EnvCheckReport, EnvKind, close, finalisers_caught, replay_kind
 from spacealg.testing.registry import claimant, kind_of
 
 __all__ = ["check", "checker_for", "env_test", "kind_for", "replay"]
@@ -33,11 +33,12 @@ def kind_for(env: Any) -> EnvKind:
     if claimed is not None:
         return claimed
     source = resolve(env)
-    instance = source.make()
-    try:
-        return kind_of(instance)
-    finally:
-        close(instance, source)
+    with finalisers_caught():  # its __del__ raising is reported by the check itself
+        instance = source.make()
+        try:
+            return kind_of(instance)
+        finally:
+            close(instance, source)
 
 
 def checker_for(env: Any) -> Callable[..., EnvCheckReport]:

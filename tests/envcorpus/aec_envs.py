@@ -222,3 +222,27 @@ class UnlistedEndlessTakeAway(EndlessTakeAway):
     def __init__(self, render_mode: str | None = None) -> None:
         super().__init__(render_mode)
         del self.possible_agents
+
+
+class BufferPerPlayerTakeAway(TakeAway):
+    """Bug: ``observe`` hands out one observation dict per player, updated in place whenever
+    that player observes again, so what ``last()`` gave a player changes at its next turn
+    (two agent-steps later: each player's buffer is its own)."""
+
+    def observe(self, agent: str) -> Any:
+        boards = self.__dict__.setdefault("boards", {})
+        board = boards.setdefault(
+            agent, {"observation": np.zeros(1, dtype=np.int64), "action_mask": np.zeros(3, dtype=np.int8)}
+        )
+        board["observation"][0] = self.pile
+        board["action_mask"][:] = self._mask()
+        return board
+
+
+class ArrayRewardTakeAway(TakeAway):
+    """Bug: every reward is a (1,)-shaped array (``last()`` too), not a scalar."""
+
+    def step(self, action: Any) -> None:
+        super().step(action)
+        self.rewards = {a: np.array([r]) for a, r in self.rewards.items()}
+        self._cumulative_rewards = {a: np.array([r]).reshape(-1)[:1] for a, r in self._cumulative_rewards.items()}

@@ -5,9 +5,11 @@ that prints, a step that blocks, a space that raises. Each is sound otherwise.""
 from __future__ import annotations
 
 import os
+import random
 import signal
 import sys
 import threading
+import time
 from typing import Any
 
 from envcorpus.gym_envs import Corridor
@@ -82,3 +84,26 @@ class LeaksThenBlocks(Corridor):
         if self.steps_taken > 3:
             threading.Event().wait()
         return super().step(action)
+
+
+class SlowSlipperyCorridor(Corridor):
+    """Bug: as SlipperyCorridor (a slip, one step in two, drawn from Python's global ``random``), in an
+    environment that is slow but never blocks: every step sleeps 3 ms and episodes run up to
+    1,000 steps (its declared limit), so a long example and its replays add up to 12 s."""
+
+    LIMIT = 1000
+    _max_episode_steps = 1000
+
+    def _move(self, action: int) -> None:
+        if random.random() < 0.5:
+            action = 1
+        super()._move(action)
+
+    def step(self, action: Any) -> tuple[Any, ...]:
+        time.sleep(0.003)
+        return super().step(action)
+
+
+def forgets_return() -> Any:
+    """Bug: a factory that builds the environment but forgets to return it."""
+    Corridor()

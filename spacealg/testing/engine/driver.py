@@ -15,6 +15,10 @@ Laws of the search:
   so by default a check leaves no ``.hypothesis/`` folder in the working directory;
 - a :class:`Budget` bounds the wall-clock time: once spent, the next example stops the
   search; a failure being shrunk is reported as shrunk so far (it failed when it ran);
+- the whole check's work ends within :data:`WORK_FACTOR` x the budget
+  (:func:`working_until`): past that deadline every episode stops between two steps or
+  replays (:func:`tick`), and what broke before is reported; so the work itself is bounded,
+  not only the number of examples, and only a call that never returns outlives it;
 - a ``database`` (a directory or any Hypothesis ``ExampleDatabase``) stores failures under
   a key per environment and checker, so a failure found anywhere replays first elsewhere.
 """
@@ -47,9 +51,11 @@ __all__ = [
     "CLI_BUDGET",
     "DEFAULT_BUDGET",
     "SEEDS",
+    "WORK_FACTOR",
     "Budget",
     "Focus",
     "KeyedDatabase",
+    "OutOfTime",
     "Outcome",
     "changed_in_place",
     "describe_exception",
@@ -61,6 +67,8 @@ __all__ = [
     "same",
     "search",
     "snapshot",
+    "tick",
+    "working_until",
 ]
 
 DEFAULT_BUDGET: float | None = None
@@ -87,6 +95,44 @@ class Outcome:
     out_of_time: bool = False
 
 
+WORK_FACTOR = 3.0
+"""A check with a time budget of ``b`` seconds ends its work (probes, search, shrinking,
+refinement and the searches for further broken properties) within ``WORK_FACTOR * b``
+seconds of its start (:func:`working_until`)."""
+
+_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("deadline", default=None)
+
+
+@contextlib.contextmanager
+def working_until(budget: float | None, since: float | None = None) -> Iterator[None]:
+    """Inside, the check's work ends :data:`WORK_FACTOR` x ``budget`` seconds after
+    ``since`` (a ``time.perf_counter()``; default now); None: no deadline. An outer deadline
+    that comes sooner stands."""
+    deadline = _DEADLINE.get()
+    if budget is not None:
+        mine = (time.perf_counter() if since is None else since) + WORK_FACTOR * float(budget)
+        deadline = mine if deadline is None else min(deadline, mine)
+    token = _DEADLINE.set(deadline)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def past_deadline() -> bool:
+    """Whether the check's deadline (:func:`working_until`) has passed."""
+    deadline = _DEADLINE.get()
+    return deadline is not None and time.perf_counter() > deadline
+
+
+def tick() -> None:
+    """Called between two steps or replays of an episode: :class:`OutOfTime` once the
+    check's deadline has passed, which ends the search (a failure found so far is reported,
+    as shrunk so far). Law: without a deadline (no budget), never raises."""
+    if past_deadline():
+        raise OutOfTime
+
+
 class OutOfTime(BaseException):
     """Raised by :meth:`Budget.admit` once the budget is spent: a BaseException, so that
     Hypothesis stops at once instead of taking it for a failure."""
@@ -107,6 +153,8 @@ class Budget:
     rejected: int = 0
 
     def spent(self) -> bool:
+        if past_deadline():
+            return True
         if self.seconds is None:
             return False
         now = time.perf_counter()
@@ -117,8 +165,9 @@ class Budget:
     admitted: int = 0
 
     def admit(self, seed: int, n: int) -> None:
-        # at least one example runs; the final replay of a failure always runs
-        if self.admitted and self.spent() and (seed, n) != self.failing:
+        # at least one example runs; the final replay of a failure always runs (both before
+        # the check's deadline: past it, nothing does)
+        if past_deadline() or (self.admitted and self.spent() and (seed, n) != self.failing):
             self.rejected += 1
             raise OutOfTime
         self.admitted += 1

@@ -89,14 +89,22 @@ SAMPLES = 4
 def space_fault(space: Any, what: str) -> str | None:
     """What makes the declared ``space`` (named ``what`` in the message) not a well-formed
     set, or None. Laws: None for every space Gymnasium's constructors build (sound spaces
-    raise no false alarm); a message for a Box (nested in Dict/Tuple) whose ``low`` or
-    ``high`` shape is not its shape, and for a space whose own ``sample()`` (on a copy
-    seeded with 0, so the environment's space is left as it was) raises or returns a value
-    its ``contains`` rejects. Never raises."""
+    raise no false alarm); a message for what is not a space at all (None, a string), for
+    a Box (nested in Dict/Tuple) whose ``low`` or ``high`` shape is not its shape, and for a
+    space whose own ``sample()`` (on a copy seeded with 0, so the environment's space is
+    left as it was) raises or returns a value its ``contains`` rejects. Never raises."""
     for path, box in _boxes(space, what):
         wrong = _malformed(box)
         if wrong is not None:
             return f"{path} is a malformed Box: {wrong}"
+    from spacealg.core.generic import NotASpaceError, as_space
+
+    try:
+        as_space(space)
+    except NotASpaceError:
+        return f"{what} is {short(space)} (of type {type(space).__name__}), not a space"
+    except Exception as error:
+        return f"{what} cannot be read as a space: {type(error).__name__}: {error}"
     if not (hasattr(space, "sample") and hasattr(space, "contains")):
         return None  # not a Gymnasium-style space: its members are drawn by spacealg's own rules
     try:

@@ -1,4 +1,5 @@
-"""One-off probes run before the search: RNG discipline and API hygiene.
+"""One-off probes run before the search: RNG discipline and API hygiene (each kind's
+``probes`` runs them on its API: :func:`run_probes`).
 
 On fresh environments (an instance given by the caller is only reset, never closed):
 
@@ -39,13 +40,20 @@ import numpy as np
 
 from spacealg.testing.engine.driver import Budget, describe_exception, first_difference, snapshot
 from spacealg.testing.engine.errors import PropertyError
-from spacealg.testing.engine.lints import space_lints
 from spacealg.testing.engine.masks import find_mask
 from spacealg.testing.engine.resolve import EnvSource
-from spacealg.testing.engine.runner import action_fallback, agents_of
+from spacealg.testing.engine.runner import close
 from spacealg.testing.engine.verdicts import NotChecked
 
-__all__ = ["check_render", "declared_render_mode", "single_probes"]
+__all__ = [
+    "check_render",
+    "declared_render_mode",
+    "outside",
+    "rng_probes",
+    "run_probes",
+    "single_episode",
+    "with_options",
+]
 
 SEEDS = 16
 UNSEEDED = 8
@@ -86,13 +94,7 @@ def _fresh(source: EnvSource) -> Callable[[], Any]:
     return make
 
 
-def _close(env: Any, source: EnvSource) -> None:
-    if source.owned:
-        with contextlib.suppress(Exception):
-            env.close()
-
-
-def _episode(env: Any, seed: int | None, actions: list[Any]) -> list[Any]:
+def single_episode(env: Any, seed: int | None, actions: list[Any]) -> list[Any]:
     obs, info = env.reset(seed=seed) if seed is not None else env.reset()
     trace = [snapshot(obs)]
     if find_mask(obs, info) is not None:
@@ -106,7 +108,10 @@ def _episode(env: Any, seed: int | None, actions: list[Any]) -> list[Any]:
 
 
 def rng_probes(
-    source: EnvSource, actions: list[Any], episode: Callable[..., list[Any]] = _episode, clock: Budget | None = None
+    source: EnvSource,
+    actions: list[Any],
+    episode: Callable[..., list[Any]] = single_episode,
+    clock: Budget | None = None,
 ) -> bool:
     """``reset-seed`` and ``reset-stream`` (see the module docstring); False when the time
     budget ran out before they were decided, else True (or their PropertyError)."""
@@ -119,13 +124,13 @@ def rng_probes(
         try:
             seeded.append(episode(env, seed, actions))
         finally:
-            _close(env, source)
+            close(env, source)
     env = make()
     try:
         episode(env, 0, actions)
         unseeded = [episode(env, None, actions) for _ in range(UNSEEDED)]
     finally:
-        _close(env, source)
+        close(env, source)
     seeds_alike = all(first_difference(seeded[0], t) is None for t in seeded[1:])
     resets_alike = all(first_difference(unseeded[0], t) is None for t in unseeded[1:])
     if seeds_alike and not resets_alike:
@@ -188,7 +193,7 @@ def check_render(source: EnvSource, warned: list[Any], act: Callable[[Any], None
     try:
         modes = list((getattr(probe, "metadata", None) or {}).get("render_modes", []) or [])
     finally:
-        _close(probe, source)
+        close(probe, source)
     if not modes:
         warned.append(NotChecked("render-modes", "metadata['render_modes'] declares no render mode"))
         return
@@ -228,7 +233,7 @@ def check_render(source: EnvSource, warned: list[Any], act: Callable[[Any], None
         except Exception:  # the search reports failures of reset and step
             pass
         finally:
-            _close(env, source)
+            close(env, source)
 
 
 def _unrendered(mode: str, error: BaseException) -> NotChecked:
@@ -295,7 +300,7 @@ def lifecycle_probes(
             raise PropertyError("close-twice", f"the {which} close() raised {describe_exception(error)}") from error
 
 
-def _outside(result: Any, space: Any) -> str | None:
+def outside(result: Any, space: Any) -> str | None:
     """What is wrong with a single step's ``result`` (None: a 5-tuple whose observation is
     in ``space``)."""
     from spacealg.testing.engine.errors import short
@@ -308,7 +313,7 @@ def _outside(result: Any, space: Any) -> str | None:
     return None
 
 
-def _then(
+def run_probes(
     source: EnvSource,
     warned: list[Any],
     actions: list[Any],
@@ -360,95 +365,3 @@ def with_options(env: Any, warned: list[Any]) -> bool:
     needs_reset = ("reset-options", "reset-seed", "reset-stream", "close-twice", "render-modes")
     warned += [NotChecked(p, why) for p in needs_reset]
     return False
-
-
-def single_probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
-    """The probes of a Gymnasium environment; returns the warnings."""
-    warned: list[Any] = []
-    env = source.make()
-    try:
-        declared_render_mode(env, warned)
-        warned += space_lints(env.observation_space, env.action_space)
-        draw = action_fallback(env.action_space, 0)
-        actions = [draw(None) for _ in range(3)]
-        if not with_options(env, warned):
-            return warned  # reset itself fails: the search reports it
-    finally:
-        _close(env, source)
-
-    def act(env: Any) -> str | None:
-        return _outside(env.step(snapshot(actions[0])), env.observation_space)
-
-    def start_and_act(env: Any) -> None:
-        obs, info = env.reset(seed=0)
-        if find_mask(obs, info) is None:
-            act(env)
-
-    return _then(source, warned, actions, _episode, clock, act, start_and_act)
-
-
-def parallel_probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
-    """The probes of a PettingZoo parallel environment; returns the warnings."""
-    warned: list[Any] = []
-    env = source.make()
-    try:
-        declared_render_mode(env, warned)
-        agents = agents_of(env)
-        for agent in agents:
-            warned += space_lints(env.observation_space(agent), env.action_space(agent), f"agent {agent!r}: ")
-        draws = {agent: action_fallback(env.action_space(agent), 0) for agent in agents}
-        actions = [{agent: draw(None) for agent, draw in draws.items()} for _ in range(3)]
-        if not with_options(env, warned):
-            return warned  # reset itself fails: the search reports it
-    finally:
-        _close(env, source)
-
-    def episode(env: Any, seed: int | None, actions: list[Any]) -> list[Any]:
-        observations, infos = env.reset(seed=seed) if seed is not None else env.reset()
-        trace = [snapshot(observations)]
-        if any(find_mask(o, infos.get(a)) is not None for a, o in observations.items()):
-            return trace
-        for joint in actions:
-            live = list(env.agents)
-            if not live:
-                break
-            observations, rewards, *_ = env.step({a: snapshot(joint[a]) for a in live if a in joint})
-            trace.append((snapshot(observations), snapshot(rewards)))
-        return trace
-
-    def act(env: Any) -> str | None:
-        env.step({a: snapshot(actions[0][a]) for a in list(getattr(env, "agents", [])) if a in actions[0]})
-        return None
-
-    def start_and_act(env: Any) -> None:
-        observations, infos = env.reset(seed=0)
-        if not any(find_mask(o, infos.get(a)) is not None for a, o in observations.items()):
-            act(env)
-
-    return _then(source, warned, actions, episode, clock, act, start_and_act)
-
-
-def aec_probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
-    """The probes of a PettingZoo AEC environment (an episode: the first observation of the
-    selected agent and the infos); returns the warnings."""
-    warned: list[Any] = []
-    env = source.make()
-    try:
-        declared_render_mode(env, warned)
-        for agent in agents_of(env):
-            warned += space_lints(env.observation_space(agent), env.action_space(agent), f"agent {agent!r}: ")
-        if not with_options(env, warned):
-            return warned  # reset itself fails: the search reports it
-    finally:
-        _close(env, source)
-
-    def episode(env: Any, seed: int | None, actions: list[Any]) -> list[Any]:
-        env.reset(seed=seed) if seed is not None else env.reset()
-        if not env.agents:
-            return [None]
-        return [snapshot(env.observe(env.agent_selection)), env.agent_selection]
-
-    def last(env: Any) -> None:
-        env.last()
-
-    return _then(source, warned, [], episode, clock, last, lambda env: env.reset(seed=0))

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["EnvSource", "resolve"]
+__all__ = ["EnvSource", "is_environment", "resolve"]
 
 
 @dataclass
@@ -34,9 +34,36 @@ def _importable(obj: Any) -> tuple[str, str] | None:
     return module, qualname
 
 
+def is_environment(obj: Any) -> bool:
+    """Whether ``obj`` can be an environment at all, of whichever kind (the engine knows no
+    kind): an instance of a class of its own, not a builtin value (None, ``object()``, a
+    number, a string, a list, a dict, ...), or a tuple led by one (gymnax's ``(env,
+    params)``). Which kind it is, the registry decides."""
+    if isinstance(obj, tuple):
+        return bool(obj) and is_environment(obj[0])
+    return type(obj).__module__ != "builtins"
+
+
+def _checked(factory: Callable[..., Any], label: str) -> Callable[..., Any]:
+    """``factory``, raising a TypeError naming the ``env`` argument where it builds what is
+    not an environment (None, say: a factory that forgot its ``return``)."""
+
+    def make(**kwargs: Any) -> Any:
+        built = factory(**kwargs)
+        if not is_environment(built):
+            raise TypeError(
+                f"env: the factory {label} returned {built!r} (of type {type(built).__name__}), not an environment "
+                "(an instance of an environment's class)"
+            )
+        return built
+
+    return make
+
+
 def _factory_source(factory: Callable[[], Any], name: str | None = None) -> EnvSource:
     where = _importable(factory)
     label = str(name or getattr(factory, "__qualname__", repr(factory)))
+    factory = _checked(factory, label)
     if where is None:
         construction = f"env = ...  # built by {label}, the factory given to the checker"
         return EnvSource(factory, label, construction, build=factory)
@@ -56,6 +83,7 @@ def _from_string(env_id: str) -> EnvSource:
         except (ImportError, AttributeError):
             factory = None
         if callable(factory) and module_name.replace(".", "").replace("_", "").isalnum():
+            factory = _checked(factory, env_id)
             return EnvSource(
                 factory, env_id, f"env = {module_name}.{attribute}()", (f"import {module_name}",), build=factory
             )
@@ -77,6 +105,11 @@ def resolve(env: Any) -> EnvSource:
         return _from_string(env)
     if isinstance(env, type) or (callable(env) and not hasattr(env, "step")):
         return _factory_source(env)
+    if not is_environment(env):
+        raise TypeError(
+            f"env must be an environment, a zero-argument factory of one, a registered id or 'module:factory', "
+            f"got {env!r} (of type {type(env).__name__})"
+        )
     spec_id = getattr(getattr(env, "spec", None), "id", None)
     if spec_id is not None and type(env).__module__.startswith("gymnasium."):  # made by gymnasium.make
         return EnvSource(

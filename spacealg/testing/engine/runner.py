@@ -55,7 +55,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
@@ -68,13 +68,17 @@ from spacealg.testing.engine.driver import (
     Budget,
     Focus,
     Outcome,
+    OutOfTime,
     describe_exception,
     first_difference,
     global_rng,
     passed_over,
     passing_over,
+    same,
     search,
     snapshot,
+    tick,
+    working_until,
 )
 from spacealg.testing.engine.errors import OPTIONAL_PROPERTIES, EnvCheckError, PropertyError, announce_broken, short
 from spacealg.testing.engine.infos import current as current_info_keys
@@ -98,6 +102,8 @@ __all__ = [
     "check_declared",
     "check_kind",
     "episode_body",
+    "finalisers_caught",
+    "refine",
     "run_check",
     "run_example",
 ]
@@ -282,7 +288,7 @@ MAX_BROKEN = 8
 
 def run_check(
     source: EnvSource,
-    make_body: Callable[[EnvSource, dict[str, int], Budget, Focus], Callable[[Any], None]],
+    make_body: Callable[[EnvSource, dict[str, Any], Budget, Focus], Callable[[Any], None]],
     *,
     max_examples: int,
     random_seed: int | None,
@@ -353,7 +359,7 @@ def run_check(
         out_of_time = out_of_time or outcome.out_of_time
         if outcome.violation is None:
             break
-        best = _refine(outcome, source, make_body, stats, budget, excluded, max_examples, random_seed, name)
+        best = refine(outcome, source, make_body, stats, budget, excluded, max_examples, random_seed, name)
         broken.append(fail(best.violation, source, best.reproducible, examples, kind))  # type: ignore[arg-type]
         announce_broken(broken[-1])
         if clock.spent():
@@ -397,10 +403,10 @@ def run_check(
     )
 
 
-def _refine(
+def refine(
     outcome: Outcome,
     source: EnvSource,
-    make_body: Callable[[EnvSource, dict[str, int], Budget, Focus], Callable[[Any], None]],
+    make_body: Callable[[EnvSource, dict[str, Any], Budget, Focus], Callable[[Any], None]],
     stats: dict[str, Any],
     budget: float | None,
     excluded: frozenset[str],
@@ -457,9 +463,10 @@ def run_example(
             stats["episodes"] += first.episodes
             stats.setdefault("reached", set()).update(reached(first))
         if determinism:
+            tick()
             replay = replay or episode
             with global_rng(2):
-                again = replay(instance, seed, n, replayer(taken)).run()
+                again = _replayed_against(replay(instance, seed, n, replayer(taken)), trace)
             try:
                 compare(trace, again, what)
                 if stats is not None:
@@ -487,6 +494,39 @@ def run_example(
         raise
     finally:
         close(instance, source)
+
+
+class _Diverged(BaseException):
+    """A replay's trace left the first run's (a BaseException: no episode takes it for the
+    environment's own exception)."""
+
+
+class _Against(list[Any]):
+    """A replay's trace that compares each entry with the first run's as it is appended and
+    stops the replay (:class:`_Diverged`) at the first difference."""
+
+    def __init__(self, first: list[Any]) -> None:
+        super().__init__()
+        self.first = first
+
+    def append(self, entry: Any) -> None:
+        super().append(entry)
+        i = len(self) - 1
+        if i >= len(self.first) or not same(self.first[i], entry):
+            raise _Diverged
+
+
+def _replayed_against(again: Any, first: list[Any]) -> list[Any]:
+    """The trace of the replay episode ``again``, run only up to its first difference from
+    the ``first`` run's trace (so a replay that differs at step 1 of a long example ends
+    there, well before the check's deadline); :func:`compare` then names the difference."""
+    if not isinstance(getattr(again, "trace", None), list):
+        return again.run()  # type: ignore[no-any-return]
+    again.trace = _Against(first)
+    try:
+        return again.run()  # type: ignore[no-any-return]
+    except _Diverged:
+        return list(again.trace)
 
 
 def replayer(taken: Sequence[Any]) -> Callable[..., Any]:
@@ -542,12 +582,12 @@ def _alike_with_same_globals(
 ) -> bool:
     instance = source.make()
     try:
-        traces = []
-        for _ in range(2):
-            with global_rng(1):
-                traces.append(episode(instance, seed, n, replayer(taken)).run())
-        return first_difference(*traces) is None
-    except Exception:
+        with global_rng(1):
+            first = episode(instance, seed, n, replayer(taken)).run()
+        with global_rng(1):  # the second run stops at its first difference from the first
+            second = _replayed_against(episode(instance, seed, n, replayer(taken)), first)
+        return first_difference(first, second) is None
+    except (Exception, OutOfTime):  # past the deadline: the difference is reported undiagnosed
         return False
     finally:
         close(instance, source)
@@ -606,6 +646,7 @@ class Stepping:
     def run(self) -> list[Any]:
         self.reset(None)
         for k in range(1, self.n + 1):
+            tick()  # past the check's deadline the episode stops here
             if self.step(k):
                 self.reset(k)
                 self.episodes += 1
@@ -902,9 +943,53 @@ def _without_lints(probes: Callable[[EnvSource, Budget | None], list[Any]]) -> C
     return quiet
 
 
+@contextlib.contextmanager
+def finalisers_caught() -> Iterator[list[str]]:
+    """Inside, an exception that Python can only print ("Exception ignored in ...": an
+    environment's ``__del__`` or a callback raising) is caught instead and yielded as a
+    warning naming where it was raised; the check goes on (Python ignores it too)."""
+    import sys
+
+    caught: list[str] = []
+    previous = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):  # the CLI's Ctrl-C handling has its own
+            previous(unraisable)
+            return
+        where = getattr(unraisable.object, "__qualname__", None) or type(unraisable.object).__name__
+        error = unraisable.exc_value
+        caught.append(
+            f"an exception was raised where Python ignores it, in {where}: {type(error).__name__}: {error} (a "
+            "finaliser such as __del__ that raises: its cleanup did not finish)"
+        )
+
+    sys.unraisablehook = hook
+    try:
+        yield caught
+    finally:
+        sys.unraisablehook = previous
+
+
 def check_kind(kind: EnvKind, env: Any, given: CheckOptions) -> EnvCheckReport:
     """Check ``env`` (see :func:`~spacealg.testing.engine.resolve.resolve`) as an environment of
-    ``kind`` with the options ``given`` (the rest from :data:`DEFAULT_OPTIONS`)."""
+    ``kind`` with the options ``given`` (the rest from :data:`DEFAULT_OPTIONS`); under a
+    time budget the whole check works until :func:`~spacealg.testing.engine.driver.working_until`'s
+    deadline, counted from here. An exception the environment raises where Python ignores
+    it (a ``__del__``) is a warning of the report (:func:`finalisers_caught`), not a
+    traceback printed in the middle of the check."""
+    with finalisers_caught() as ignored:
+        try:
+            report = _check_kind(kind, env, given)
+        except EnvCheckError as error:
+            error.warnings = (*error.warnings, *dict.fromkeys(ignored))
+            raise
+    report.warnings = (*report.warnings, *dict.fromkeys(ignored))
+    return report
+
+
+def _check_kind(kind: EnvKind, env: Any, given: CheckOptions) -> EnvCheckReport:
+    started = time.perf_counter()
     options = options_of(given)
     source = resolve(env)
     _check_options(max_examples=options["max_examples"], max_steps=options["max_steps"], budget=options["budget"])
@@ -918,7 +1003,7 @@ def check_kind(kind: EnvKind, env: Any, given: CheckOptions) -> EnvCheckReport:
     probes = kind.probes if options["hygiene"] else None
     if probes is not None and not options["lint"] and probe(source, own_gymnasium):
         probes = _without_lints(probes)
-    with ignoring(keys):
+    with ignoring(keys), working_until(options["budget"], since=started):
         return run_check(
             source,
             lambda source, stats, clock, focus: episode_body(kind, source, options, stats, clock, focus),

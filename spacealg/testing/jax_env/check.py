@@ -27,10 +27,10 @@ from typing import Any
 import numpy as np
 
 from spacealg.adapters.jax_protocols import Protocol, adapt
-from spacealg.testing.engine.driver import SEEDS, Budget, Focus, Outcome, describe_exception, search
+from spacealg.testing.engine.driver import SEEDS, Budget, Focus, describe_exception, search
 from spacealg.testing.engine.errors import EnvCheckError, PropertyError
 from spacealg.testing.engine.resolve import EnvSource
-from spacealg.testing.engine.runner import EnvCheckReport
+from spacealg.testing.engine.runner import EnvCheckReport, refine
 from spacealg.testing.jax_env.properties import JAX_PROPERTIES
 from spacealg.testing.jax_env.source import jax_source
 
@@ -344,17 +344,9 @@ def check_jax_env(
     name = f"jax:{source.name}"
     outcome = search(check.body(clock, Focus()), max_examples=max_examples, random_seed=random_seed, budget=clock,
                      database=database, name=name)
-    if outcome.violation is not None:
-        best = outcome
-        while best.reproducible and best.violation is not None and best.violation.actions and not clock.spent():
-            found = best.violation
-            shorter = search(check.body(Budget(budget), Focus(len(found.actions) - 1, found.property)),
-                             max_examples=max_examples, random_seed=random_seed, name=name)
-            if shorter.violation is None or not shorter.reproducible or len(shorter.violation.actions) >= len(
-                found.actions
-            ):
-                break
-            best = Outcome(shorter.violation, True, best.examples + shorter.examples)
+    if outcome.violation is not None:  # refined as every check's failures are (the engine's refine)
+        best = refine(outcome, source, lambda source, stats, clock, focus: check.body(clock, focus), check.stats,
+                      budget, frozenset(), max_examples, random_seed, name)
         assert best.violation is not None
         raise _error(best.violation, source, check.protocol, best.reproducible, best.examples) from None
     return JaxEnvCheckReport(

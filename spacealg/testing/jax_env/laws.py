@@ -56,17 +56,30 @@ def _observations(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: in
     )
     ok = _columns(lead0[0], n, at_reset, seen & final)
 
+    def ended(row: int, column: int) -> bool:
+        return "done" in traj and bool(np.asarray(traj["done"])[row, column - 1])
+
     def detail(row: int, column: int) -> str:
+        """What failed at ``column``, naming the step where the episode really ended (the
+        final observation) apart from one that merely put a final observation in ``info``."""
         if column == 0:
             value, why = _pick(out0["observation"], (row,)), why0
             said = "the observation at reset"
-        elif not final[row, column - 1]:
+        elif not final[row, column - 1] and (ended(row, column) or seen[row, column - 1]):
+            # the step's own observation: the episode's final one only where it ended at this step
+            # (gymnax 1.x puts it in info["final_observation"] at every step)
             value, why = _pick(traj["final_observation"], (row, column - 1)), why2
-            said = f"the final observation of the episode (returned by step {column})"
+            said = (
+                f"the final observation of the episode that ended at step {column}"
+                if ended(row, column)
+                else f"the observation returned by step {column} (info['final_observation']; no episode ended there)"
+            )
         else:
             value, why = _pick(traj["observation"], (row, column - 1)), why1
-            ended = "done" in traj and bool(np.asarray(traj["done"])[row, column - 1])
-            said = f"the observation {'of the reset after the episode ended at' if ended else 'after'} step {column}"
+            said = (
+                f"the observation {'of the reset after the episode ended at' if ended(row, column) else 'after'} "
+                f"step {column}"
+            )
         evidence = confirm(value, p.observation_space)
         return f"{said} is not in the observation space: {why}\nvalue: {short(value)}\n{evidence}"
 

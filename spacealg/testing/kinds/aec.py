@@ -39,11 +39,13 @@ import math
 from collections.abc import Callable
 from typing import Any, Unpack
 
-from spacealg.testing.engine.driver import describe_exception, passed_over, same, snapshot
+from spacealg.testing.engine.driver import Budget, describe_exception, passed_over, same, snapshot, tick
 from spacealg.testing.engine.errors import PropertyError, literal, short
 from spacealg.testing.engine.infos import recorded, recorded_per_agent
+from spacealg.testing.engine.lints import space_lints
 from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask, is_rejection
-from spacealg.testing.engine.probes import aec_probes
+from spacealg.testing.engine.probes import declared_render_mode, run_probes, with_options
+from spacealg.testing.engine.resolve import EnvSource
 from spacealg.testing.engine.runner import (
     CYCLES,
     ILLEGAL,
@@ -56,7 +58,9 @@ from spacealg.testing.engine.runner import (
     EnvCheckReport,
     EnvKind,
     Precondition,
+    agents_of,
     check_kind,
+    close,
 )
 from spacealg.testing.engine.snippets import reproduction
 from spacealg.testing.engine.values import (
@@ -67,6 +71,7 @@ from spacealg.testing.engine.values import (
     check_observation,
     check_reward,
     is_member,
+    is_real_scalar,
 )
 from spacealg.testing.kinds.parallel import PARALLEL_PROPERTIES, _names, max_cycles, same_space
 from spacealg.testing.kinds.parallel import PRECONDITIONS as PARALLEL_PRECONDITIONS
@@ -91,6 +96,13 @@ RETURNED = ("terminations", "truncations", "rewards", "infos")
 DEAD = "dead"  # the factors argument of draw for an agent that is stepped with None
 
 
+def _real(value: Any) -> float | None:
+    """``value`` as a float, None where it is not a real scalar (an array, a string)."""
+    if not is_real_scalar(value):
+        return None
+    return float(value)
+
+
 class AECEpisode:
     """One run of an AEC environment from a seed through ``n`` agent-steps.
     ``draw(agent, env, factors)`` gives the action of an agent that must act."""
@@ -107,7 +119,7 @@ class AECEpisode:
         self.since_reset = 0
         self.width = 0  # the most agents live at once since the reset
         self.owed: dict[Any, float] = {}  # per agent: its rewards entries since it last acted
-        self.held: Any = None  # (the observation last() returned, a copy, the step) to detect aliasing
+        self.held: dict[Any, Any] = {}  # per agent: (what last() returned, a copy, the step) to detect aliasing
         self.reached: set[str] = set()  # the preconditions reached beyond a step and an end
 
     def _declares_state(self) -> bool:
@@ -211,20 +223,22 @@ class AECEpisode:
         if not (isinstance(result, tuple) and len(result) == 5):
             raise PropertyError("step-signature", f"last() returned {short(result)}, not a 5-tuple", k)
         obs, reward, terminated, truncated, info = result
-        if self.held is not None:
-            aliased(*self.held, k, "the observation last()")
-        self.held = (obs, snapshot(obs), k)
+        for owner, (returned, copied, at) in list(self.held.items()):  # every agent's: each may have its buffer
+            aliased(returned, copied, at, k, f"agent {owner!r}'s observation from last()")
+        self.held[agent] = (obs, snapshot(obs), k)
         check_observation(obs, same_space(self.env, "observation", agent, k), k, "", who)
         if not same(obs, self.env.observe(agent)):
             self._fail(
                 f"{who}last() returned {short(obs)} but observe(agent) returns {short(self.env.observe(agent))}", k
             )
         check_reward(reward, k, who)
-        cumulative = getattr(self.env, "_cumulative_rewards", None)
-        if cumulative is not None and agent in cumulative and not same(float(reward), float(cumulative[agent])):
+        cumulative = getattr(self.env, "_cumulative_rewards", None) or {}
+        real = _real(reward)  # None: not a real scalar (reward-finite-real's, passed over): not compared
+        held = _real(cumulative[agent]) if agent in cumulative else None
+        if real is not None and held is not None and not same(real, held):
             self._fail(f"{who}last() returned reward {reward!r} but _cumulative_rewards holds {cumulative[agent]!r}", k)
         owed = self.owed.get(agent, 0.0)
-        if not math.isclose(float(reward), owed, rel_tol=1e-9, abs_tol=1e-12):
+        if real is not None and not math.isclose(real, owed, rel_tol=1e-9, abs_tol=1e-12):
             self._fail(
                 f"{who}last() returned reward {reward!r}, but the agent's rewards entries since it last acted "
                 f"sum to {owed!r}",
@@ -311,6 +325,7 @@ class AECEpisode:
         self.reset(None)
         k = 0
         while k < self.n:
+            tick()  # past the check's deadline the episode stops here
             if not self.env.agents:
                 self.reset(k)
                 self.episodes += 1
@@ -390,6 +405,32 @@ def recognises(env: Any) -> bool:
     return callable(getattr(env, "agent_iter", None)) and callable(getattr(env, "last", None))
 
 
+def probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
+    """The probes of a PettingZoo AEC environment (an episode: the first observation of the
+    selected agent and the infos); returns the warnings."""
+    warned: list[Any] = []
+    env = source.make()
+    try:
+        declared_render_mode(env, warned)
+        for agent in agents_of(env):
+            warned += space_lints(env.observation_space(agent), env.action_space(agent), f"agent {agent!r}: ")
+        if not with_options(env, warned):
+            return warned  # reset itself fails: the search reports it
+    finally:
+        close(env, source)
+
+    def episode(env: Any, seed: int | None, actions: list[Any]) -> list[Any]:
+        env.reset(seed=seed) if seed is not None else env.reset()
+        if not env.agents:
+            return [None]
+        return [snapshot(env.observe(env.agent_selection)), env.agent_selection]
+
+    def last(env: Any) -> None:
+        env.last()
+
+    return run_probes(source, warned, [], episode, clock, last, lambda env: env.reset(seed=0))
+
+
 PRECONDITIONS: dict[str, tuple[Precondition, ...]] = {
     **PARALLEL_PRECONDITIONS,
     "agent-iteration": (STEPPED,),
@@ -407,7 +448,7 @@ AEC = EnvKind(
     episode=AECEpisode,
     declared=_declared,
     what="(agent, observation, reward, terminated, truncated, info, stepped with None)",
-    probes=aec_probes,
+    probes=probes,
     unchecked=_unchecked,
 )
 """The PettingZoo AEC kind."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from spacealg.testing.engine.driver import describe_exception
+from spacealg.testing.engine.driver import describe_exception, tick
 from spacealg.testing.engine.errors import PropertyError, literal
 from spacealg.testing.engine.runner import DEFAULT_OPTIONS, EnvCheckReport, EnvKind, check_kind
 
@@ -42,6 +42,7 @@ class ForeignEpisode:
         try:
             self.start()
             for k in range(1, self.n + 1):
+                tick()  # past the check's deadline the episode stops here
                 self.steps = k
                 if self.step(k):
                     try:

@@ -24,11 +24,13 @@ from typing import Any, Unpack
 import numpy as np
 
 from spacealg.strategies.members import members
-from spacealg.testing.engine.driver import describe_exception, snapshot
+from spacealg.testing.engine.driver import Budget, describe_exception, snapshot
 from spacealg.testing.engine.errors import PropertyError, literal, short
 from spacealg.testing.engine.infos import recorded
+from spacealg.testing.engine.lints import space_lints
 from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask, is_rejection
-from spacealg.testing.engine.probes import single_probes
+from spacealg.testing.engine.probes import declared_render_mode, outside, run_probes, single_episode, with_options
+from spacealg.testing.engine.resolve import EnvSource
 from spacealg.testing.engine.runner import (
     DEFAULT_MAX_EXAMPLES,
     DEFAULT_MAX_STEPS,
@@ -45,8 +47,10 @@ from spacealg.testing.engine.runner import (
     EnvKind,
     Precondition,
     Stepping,
+    action_fallback,
     check_declared,
     check_kind,
+    close,
     named_spaces,
     options_of,
 )
@@ -320,8 +324,10 @@ def check_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:
     runs up to just past the environment's own ``max_episode_steps`` when it has one);
     ``determinism`` (True): replay each episode and compare; ``random_seed`` (0): the seed of
     Hypothesis' search (None: random, so repeated runs explore differently); ``budget``
-    (None): seconds the search may take (and as many for shrinking a failure; None: no
-    limit); ``database`` (None): a directory or a Hypothesis ``ExampleDatabase`` where
+    (None): seconds the search may take (and as many for shrinking a failure; the whole
+    check ends its work within 3 x budget, episodes stopping between steps, and reports what
+    broke by then; None: no limit); ``database`` (None): a directory or a Hypothesis
+    ``ExampleDatabase`` where
     failures are saved and replayed first (None: none, nothing written); ``masks`` (True):
     draw legal actions under a published ``info["action_mask"]`` and check the mask;
     ``illegal_actions`` (False): draw some actions outside the mask too; ``hygiene`` (True):
@@ -337,6 +343,31 @@ def check_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:
         if other.recognises is not None and other.recognises(env):
             return other.check(env, **options_of(options))  # type: ignore[no-any-return]
     return check_kind(GYMNASIUM, env, options)
+
+
+def probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
+    """The probes of a Gymnasium environment; returns the warnings."""
+    warned: list[Any] = []
+    env = source.make()
+    try:
+        declared_render_mode(env, warned)
+        warned += space_lints(env.observation_space, env.action_space)
+        draw = action_fallback(env.action_space, 0)
+        actions = [draw(None) for _ in range(3)]
+        if not with_options(env, warned):
+            return warned  # reset itself fails: the search reports it
+    finally:
+        close(env, source)
+
+    def act(env: Any) -> str | None:
+        return outside(env.step(snapshot(actions[0])), env.observation_space)
+
+    def start_and_act(env: Any) -> None:
+        obs, info = env.reset(seed=0)
+        if find_mask(obs, info) is None:
+            act(env)
+
+    return run_probes(source, warned, actions, single_episode, clock, act, start_and_act)
 
 
 PRECONDITIONS: dict[str, tuple[Precondition, ...]] = {
@@ -364,6 +395,6 @@ GYMNASIUM = EnvKind(
     episode=Episode,
     declared=_declared,
     what="(observation, reward, terminated, truncated, info)",
-    probes=single_probes,
+    probes=probes,
 )
 """The Gymnasium kind (single agent)."""

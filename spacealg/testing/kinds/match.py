@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.strategies.members import members
-from spacealg.testing.engine.driver import DEFAULT_BUDGET, _as_numpy, describe_exception, snapshot
+from spacealg.testing.engine.driver import DEFAULT_BUDGET, _as_numpy, describe_exception, snapshot, tick
 from spacealg.testing.engine.errors import PropertyError, literal, short
 from spacealg.testing.engine.masks import check_mask, find_mask
 from spacealg.testing.engine.resolve import EnvSource, resolve
@@ -115,6 +115,7 @@ class Lockstep:
     def run(self) -> list[Any]:
         last = self.reset(self.seed, None)
         for k in range(1, self.n + 1):
+            tick()  # past the check's deadline the episode stops here
             if last is None:
                 break
             mask = find_mask(*last) if self.masks else None

@@ -34,11 +34,13 @@ from typing import Any, Unpack
 
 import numpy as np
 
-from spacealg.testing.engine.driver import describe_exception, passed_over, snapshot
+from spacealg.testing.engine.driver import Budget, describe_exception, passed_over, snapshot
 from spacealg.testing.engine.errors import PropertyError, literal, short
 from spacealg.testing.engine.infos import recorded_per_agent
+from spacealg.testing.engine.lints import space_lints
 from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask, is_rejection
-from spacealg.testing.engine.probes import parallel_probes
+from spacealg.testing.engine.probes import declared_render_mode, run_probes, with_options
+from spacealg.testing.engine.resolve import EnvSource
 from spacealg.testing.engine.runner import (
     CYCLES,
     ILLEGAL,
@@ -52,8 +54,10 @@ from spacealg.testing.engine.runner import (
     EnvKind,
     Precondition,
     Stepping,
+    action_fallback,
     agents_of,
     check_kind,
+    close,
 )
 from spacealg.testing.engine.snippets import reproduction
 from spacealg.testing.engine.values import after_done, aliased, check_flags, check_info, check_observation, check_reward
@@ -134,7 +138,8 @@ class ParallelEpisode(Stepping):
         """Check that the observations returned last were not changed in place since (at any
         depth: :func:`~spacealg.testing.engine.driver.changed_in_place`), and hold these."""
         if self.held is not None:
-            aliased(*self.held, step, "the observations")
+            returned, copied, at = self.held
+            aliased(returned, copied, at, step, "the observations")
         self.held = (observations, snapshot(observations), step)
 
     def _check_possible(self, agents: Any, what: str, step: int | None, where: str = "") -> None:
@@ -393,6 +398,47 @@ def recognises(env: Any) -> bool:
     return callable(getattr(env, "action_space", None)) and callable(getattr(env, "observation_space", None))
 
 
+def probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
+    """The probes of a PettingZoo parallel environment; returns the warnings."""
+    warned: list[Any] = []
+    env = source.make()
+    try:
+        declared_render_mode(env, warned)
+        agents = agents_of(env)
+        for agent in agents:
+            warned += space_lints(env.observation_space(agent), env.action_space(agent), f"agent {agent!r}: ")
+        draws = {agent: action_fallback(env.action_space(agent), 0) for agent in agents}
+        actions = [{agent: draw(None) for agent, draw in draws.items()} for _ in range(3)]
+        if not with_options(env, warned):
+            return warned  # reset itself fails: the search reports it
+    finally:
+        close(env, source)
+
+    def episode(env: Any, seed: int | None, actions: list[Any]) -> list[Any]:
+        observations, infos = env.reset(seed=seed) if seed is not None else env.reset()
+        trace = [snapshot(observations)]
+        if any(find_mask(o, infos.get(a)) is not None for a, o in observations.items()):
+            return trace
+        for joint in actions:
+            live = list(env.agents)
+            if not live:
+                break
+            observations, rewards, *_ = env.step({a: snapshot(joint[a]) for a in live if a in joint})
+            trace.append((snapshot(observations), snapshot(rewards)))
+        return trace
+
+    def act(env: Any) -> str | None:
+        env.step({a: snapshot(actions[0][a]) for a in list(getattr(env, "agents", [])) if a in actions[0]})
+        return None
+
+    def start_and_act(env: Any) -> None:
+        observations, infos = env.reset(seed=0)
+        if not any(find_mask(o, infos.get(a)) is not None for a, o in observations.items()):
+            act(env)
+
+    return run_probes(source, warned, actions, episode, clock, act, start_and_act)
+
+
 PRECONDITIONS: dict[str, tuple[Precondition, ...]] = {
     **GYMNASIUM_PRECONDITIONS,
     "agents-life-cycle": (STEPPED,),
@@ -411,7 +457,7 @@ PARALLEL = EnvKind(
     episode=ParallelEpisode,
     declared=_declared,
     what="(observations, rewards, terminations, truncations, agents, infos)",
-    probes=parallel_probes,
+    probes=probes,
     unchecked=_unchecked,
 )
 """The PettingZoo parallel kind."""

@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.strategies.members import members
-from spacealg.testing.engine.driver import DEFAULT_BUDGET, describe_exception, passed_over, same, snapshot
+from spacealg.testing.engine.driver import DEFAULT_BUDGET, describe_exception, passed_over, same, snapshot, tick
 from spacealg.testing.engine.errors import EnvCheckError, PropertyError, literal, short
 from spacealg.testing.engine.resolve import EnvSource
 from spacealg.testing.engine.runner import (
@@ -371,6 +371,7 @@ class VectorEpisode:
             if self.owed:
                 self._rows_differ(obs)
             for k in range(1, self.n + 1):
+                tick()  # past the check's deadline the episode stops here
                 self._step(k)
         finally:
             if self.ref is not None:
@@ -530,7 +531,13 @@ def _replayed(
         out = []
         for k, rows in enumerate(taken, 1):
             rows = [changes[k] if i == row and k in changes else a for i, a in enumerate(rows)]
-            out.append(tuple(snapshot(x) for x in env.step(_batch_actions(space, rows))[:4]))
+            try:
+                result = env.step(_batch_actions(space, rows))
+            except Exception as error:  # an action of the action space refused: the env's, not the checker's
+                raise PropertyError(
+                    "no-exception", f"step({literal(rows)}) raised {describe_exception(error)}", k
+                ) from error
+            out.append(tuple(snapshot(x) for x in result[:4]))
         return out
     finally:
         with contextlib.suppress(Exception):
