@@ -187,6 +187,8 @@ CORPUS: tuple[Case, ...] = (
     _case(law.BufferClockedCorridor, "gymnasium", "observation-aliasing", "any two steps (inside a Tuple)"),
     _case(p.BufferRace, "parallel", "observation-aliasing", "any two steps (an agent's buffer)"),
     _case(a.SharedBoardTakeAway, "aec", "observation-aliasing", "the next player's observe (inside a Dict)"),
+    _case(a.PerPlayerBoardTakeAway, "aec", "observation-aliasing", "its next observe (per-agent buffers)"),
+    _case(a.PerPlayerFreshBoardTakeAway, "aec", None, "-"),
     _case(p.CappedRace, "parallel", None, "-"),
     _case(p.EndlessRace, "parallel", "max-cycles", "action sequence (small moves)"),
     _case(a.UnlistedTakeAway, "aec", None, "-"),

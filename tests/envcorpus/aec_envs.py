@@ -204,6 +204,31 @@ class SharedBoardTakeAway(TakeAway):
         return board
 
 
+class PerPlayerBoardTakeAway(TakeAway):
+    """Bug: ``observe`` keeps one observation dict per player and updates its arrays in
+    place, so the observation ``last()`` gave a player changes when that player next
+    observes, two agent-steps later (after any two takes)."""
+
+    def observe(self, agent: str) -> Any:
+        boards = self.__dict__.setdefault("boards", {})
+        board = boards.setdefault(
+            agent, {"observation": np.zeros(1, dtype=np.int64), "action_mask": np.zeros(3, dtype=np.int8)}
+        )
+        board["observation"][0] = self.pile
+        board["action_mask"][:] = self._mask()
+        return board
+
+
+class PerPlayerFreshBoardTakeAway(TakeAway):
+    """Sound: ``observe`` keeps one observation dict per player but hands out a copy of it,
+    so an observation once returned is never changed (the twin of
+    :class:`PerPlayerBoardTakeAway`)."""
+
+    def observe(self, agent: str) -> Any:
+        board = PerPlayerBoardTakeAway.observe(self, agent)  # type: ignore[arg-type]
+        return {key: value.copy() for key, value in board.items()}
+
+
 class UnlistedTakeAway(TakeAway):
     """Sound: declares no ``possible_agents`` (as an environment whose agents spawn) and a
     ``max_cycles`` of 3 that truncates most games (a game takes 4 to 15 turns)."""

@@ -21,7 +21,9 @@ Properties (:data:`~spacealg.testing.engine.errors.AEC_PROPERTIES`), at every re
   ``same-space``: the space methods return the same object on every call;
 - ``state-in-space``: ``state()`` within ``state_space`` where one is declared;
 - ``observation-aliasing``: the observation ``last()`` returned is not changed in place by
-  the agent-steps that follow (at any depth of a Dict or Tuple observation);
+  the agent-steps that follow (at any depth of a Dict or Tuple observation); one is held
+  per agent (its latest), so that an environment with one observation buffer per agent,
+  overwritten when that agent next observes, is caught too;
 - ``max-cycles``: where ``max_cycles`` is declared (``possible_agents`` or not), an episode
   ends within ``max_cycles`` cycles (one cycle: each live agent acts once; one cycle of
   slack); reported held only where some example ran an episode that far;
@@ -111,7 +113,8 @@ class AECEpisode:
         self.since_reset = 0
         self.width = 0  # the most agents live at once since the reset
         self.owed: dict[Any, float] = {}  # per agent: its rewards entries since it last acted
-        self.held: Any = None  # (the observation last() returned, a copy, the step) to detect aliasing
+        # per agent: (the observation last() last returned it, a copy, the step), to detect aliasing
+        self.held: dict[Any, tuple[Any, Any, int]] = {}
         self.reached: set[str] = set()  # the preconditions reached beyond a step and an end
 
     def _declares_state(self) -> bool:
@@ -215,10 +218,9 @@ class AECEpisode:
         if not (isinstance(result, tuple) and len(result) == 5):
             raise PropertyError("step-signature", f"last() returned {short(result)}, not a 5-tuple", k)
         obs, reward, terminated, truncated, info = result
-        if self.held is not None:
-            returned, copied, at = self.held
-            aliased(returned, copied, at, k, "the observation last()")
-        self.held = (obs, snapshot(obs), k)
+        for held_by, (returned, copied, at) in self.held.items():
+            aliased(returned, copied, at, k, f"the observation last() gave agent {held_by!r}")
+        self.held[agent] = (obs, snapshot(obs), k)
         check_observation(obs, same_space(self.env, "observation", agent, k), k, "", who)
         if not same(obs, self.env.observe(agent)):
             self._fail(
