@@ -206,12 +206,15 @@ class SharedBoardTakeAway(TakeAway):
 
 class PerPlayerBoardTakeAway(TakeAway):
     """Bug: ``observe`` keeps one observation dict per player and updates its arrays in
-    place, so the observation ``last()`` gave a player changes when that player next
-    observes, two agent-steps later (after any two takes)."""
+    place (a reset makes new ones), so the observation ``last()`` gave a player changes when
+    that player next observes, two agent-steps later (after any two takes)."""
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self.boards: dict[str, dict[str, np.ndarray]] = {}
+        super().reset(seed, options)
 
     def observe(self, agent: str) -> Any:
-        boards = self.__dict__.setdefault("boards", {})
-        board = boards.setdefault(
+        board = self.boards.setdefault(
             agent, {"observation": np.zeros(1, dtype=np.int64), "action_mask": np.zeros(3, dtype=np.int8)}
         )
         board["observation"][0] = self.pile
@@ -219,13 +222,13 @@ class PerPlayerBoardTakeAway(TakeAway):
         return board
 
 
-class PerPlayerFreshBoardTakeAway(TakeAway):
+class PerPlayerFreshBoardTakeAway(PerPlayerBoardTakeAway):
     """Sound: ``observe`` keeps one observation dict per player but hands out a copy of it,
     so an observation once returned is never changed (the twin of
     :class:`PerPlayerBoardTakeAway`)."""
 
     def observe(self, agent: str) -> Any:
-        board = PerPlayerBoardTakeAway.observe(self, agent)  # type: ignore[arg-type]
+        board = super().observe(agent)
         return {key: value.copy() for key, value in board.items()}
 
 
