@@ -167,6 +167,7 @@ CORPUS: tuple[Case, ...] = (
     _case(v.SameSeedVector, "vector", "sub-env-seeding", "any seed"),
     _case(v.MislabelledVector, "vector", "autoreset", "action sequence (an episode ends)"),
     _case(v.WindyVector, "vector", "row-isolation", "a row's action"),
+    _case(v.RejectingCorridorVector, "vector", "no-exception", "a row's action (full thrust after step 1)"),
     # natively batched (no single envs): the reference-free laws
     _case(v.BatchedCorridors, "vector", None, "-"),
     _case(v.SameSeedBatch, "vector", "sub-env-seeding", "any seed"),
@@ -189,6 +190,7 @@ CORPUS: tuple[Case, ...] = (
     _case(a.SharedBoardTakeAway, "aec", "observation-aliasing", "the next player's observe (inside a Dict)"),
     _case(a.PerPlayerBoardTakeAway, "aec", "observation-aliasing", "its next observe (per-agent buffers)"),
     _case(a.PerPlayerFreshBoardTakeAway, "aec", None, "-"),
+    _case(a.ArrayRewardTakeAway, "aec", "reward-finite-real", "action sequence (a game ends)"),
     _case(p.CappedRace, "parallel", None, "-"),
     _case(p.EndlessRace, "parallel", "max-cycles", "action sequence (small moves)"),
     _case(a.UnlistedTakeAway, "aec", None, "-"),

@@ -232,6 +232,15 @@ class PerPlayerFreshBoardTakeAway(PerPlayerBoardTakeAway):
         return {key: value.copy() for key, value in board.items()}
 
 
+class ArrayRewardTakeAway(TakeAway):
+    """Bug: the winner's and loser's rewards are one-element arrays, not scalars (PettingZoo
+    sums them into ``_cumulative_rewards``, so ``last()`` returns an array: a game's end)."""
+
+    def _end(self, winner: str, loser: str, illegal: bool = False) -> None:
+        super()._end(winner, loser, illegal)
+        self.rewards = {agent: np.array([reward]) for agent, reward in self.rewards.items()}
+
+
 class UnlistedTakeAway(TakeAway):
     """Sound: declares no ``possible_agents`` (as an environment whose agents spawn) and a
     ``max_cycles`` of 3 that truncates most games (a game takes 4 to 15 turns)."""

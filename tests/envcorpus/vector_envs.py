@@ -64,6 +64,22 @@ class WindyVector(SyncVectorEnv):
         return obs, rewards, terminations, truncations, infos
 
 
+class _RejectingCorridor(Corridor):
+    """A corridor whose step raises ValueError for full thrust (action 2, a member of the
+    action space) from its second step on."""
+
+    def _move(self, action: int) -> None:
+        if self.t >= 1 and int(action) == 2:
+            raise ValueError(f"action must be 0 or 1 after the first step, got {action}")
+        super()._move(action)
+
+
+def RejectingCorridorVector() -> SyncVectorEnv:
+    """Bug: a sub-env's step raises ValueError for a legal action (full thrust after the
+    first step; the sound twin is :func:`CorridorVector`)."""
+    return SyncVectorEnv([_RejectingCorridor] * ROWS)
+
+
 # -- natively batched: no single environments to compare rows with (issue 23 point 1) -------
 
 

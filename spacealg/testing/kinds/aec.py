@@ -73,6 +73,7 @@ from spacealg.testing.engine.values import (
     check_observation,
     check_reward,
     is_member,
+    is_real_scalar,
 )
 from spacealg.testing.kinds.parallel import PARALLEL_PROPERTIES, _names, max_cycles, same_space
 from spacealg.testing.kinds.parallel import PRECONDITIONS as PARALLEL_PRECONDITIONS
@@ -170,6 +171,22 @@ class AECEpisode:
             with contextlib.suppress(TypeError, ValueError):
                 self.owed[agent] = self.owed.get(agent, 0.0) + float(reward)
 
+    def _check_cumulative(self, agent: Any, reward: float, k: int, who: str) -> None:
+        """``agent-iteration``: the reward ``last()`` returned is ``_cumulative_rewards[agent]``
+        and the sum of the agent's ``env.rewards`` entries since it last acted."""
+        cumulative = getattr(self.env, "_cumulative_rewards", None)
+        if cumulative is not None and agent in cumulative:
+            held = cumulative[agent]
+            if not (is_real_scalar(held) and same(reward, float(held))):
+                self._fail(f"{who}last() returned reward {reward!r} but _cumulative_rewards holds {short(held)}", k)
+        owed = self.owed.get(agent, 0.0)
+        if not math.isclose(reward, owed, rel_tol=1e-9, abs_tol=1e-12):
+            self._fail(
+                f"{who}last() returned reward {reward!r}, but the agent's rewards entries since it last acted "
+                f"sum to {owed!r}",
+                k,
+            )
+
     def _selection(self, step: int | None, where: str) -> Any:
         agent = self.env.agent_selection
         if agent not in self.env.agents:
@@ -227,16 +244,8 @@ class AECEpisode:
                 f"{who}last() returned {short(obs)} but observe(agent) returns {short(self.env.observe(agent))}", k
             )
         check_reward(reward, k, who)
-        cumulative = getattr(self.env, "_cumulative_rewards", None)
-        if cumulative is not None and agent in cumulative and not same(float(reward), float(cumulative[agent])):
-            self._fail(f"{who}last() returned reward {reward!r} but _cumulative_rewards holds {cumulative[agent]!r}", k)
-        owed = self.owed.get(agent, 0.0)
-        if not math.isclose(float(reward), owed, rel_tol=1e-9, abs_tol=1e-12):
-            self._fail(
-                f"{who}last() returned reward {reward!r}, but the agent's rewards entries since it last acted "
-                f"sum to {owed!r}",
-                k,
-            )
+        if is_real_scalar(reward):  # one passed over (not a real scalar) has no sum to agree with
+            self._check_cumulative(agent, float(reward), k, who)
         self.owed[agent] = 0.0
         check_flags(terminated, truncated, k, who)
         check_info(info, k, "", who)

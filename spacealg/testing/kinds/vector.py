@@ -30,7 +30,8 @@ sub-environment from ``single_action_space``. The vector environment is reset wi
 - ``sync-async-agree``: a second implementation (``compare``; for an id, the
   ``AsyncVectorEnv`` beside the ``SyncVectorEnv``) returns the same batches step for step;
 - ``no-exception``, ``reset-signature``, ``step-signature``, ``reset-determinism`` and
-  ``step-determinism`` as for single environments.
+  ``step-determinism`` as for single environments (``no-exception`` also on the fresh
+  copies the row follow-up steps with a changed row action, a member of the space too).
 
 The reference needs the single environments: for an id they are ``gymnasium.make(id)``;
 for a ``SyncVectorEnv``/``AsyncVectorEnv`` its ``env_fns``; otherwise pass ``single=`` (a
@@ -318,6 +319,8 @@ class VectorEpisode:
         self.joint = joint
 
     def _call(self, env: Any, what: str, *args: Any, **kwargs: Any) -> Any:
+        """``env.what(*args, **kwargs)``; ``no-exception`` where it raises, at the latest
+        batch step (a step counts from its call; None: at the first reset)."""
         try:
             return getattr(env, what)(*args, **kwargs)
         except Exception as error:
@@ -444,8 +447,8 @@ class VectorEpisode:
         env = self.env
         rows = self.draw(env.num_envs)
         actions = _batch_actions(single_space(env, "action"), rows)
+        self.batches += 1  # before the call: an exception is reported at this step
         obs, rewards, terms, truncs, infos = _check_batch(env, self._call(env, "step", actions), k, "step", self.joint)
-        self.batches += 1
         self.trace.append(("step", snapshot(obs), snapshot(rewards), snapshot(terms), snapshot(truncs)))
         if self.other is not None:
             other = self._call(self.other, "step", actions)
@@ -522,9 +525,11 @@ def _replayed(
 ) -> list[tuple[Any, ...]]:
     """A fresh copy reset with ``seed`` and stepped with the actions ``taken``, ``row``'s
     action at step ``k`` replaced by ``alternatives[k]``: its per-step (observations,
-    rewards, terminations, truncations)."""
+    rewards, terminations, truncations). ``no-exception`` where the copy raises (a changed
+    action is a member of the action space too), carrying the changes up to that step."""
     changes = alternatives or {}
     env = make()
+    k = 0
     try:
         env.reset(seed=seed)
         space = single_space(env, "action")
@@ -533,6 +538,12 @@ def _replayed(
             rows = [changes[k] if i == row and k in changes else a for i, a in enumerate(rows)]
             out.append(tuple(snapshot(x) for x in env.step(_batch_actions(space, rows))[:4]))
         return out
+    except Exception as error:
+        what = f"step({literal(rows)})" if k else f"reset(seed={seed})"
+        raised = PropertyError("no-exception", f"{what} raised {describe_exception(error)}", k or None)
+        if any(j <= k for j in changes):
+            raised.changed = (row, {j: a for j, a in changes.items() if j <= k})
+        raise raised from error
     finally:
         with contextlib.suppress(Exception):
             env.close()
