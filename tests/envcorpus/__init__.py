@@ -168,6 +168,9 @@ CORPUS: tuple[Case, ...] = (
     _case(v.MislabelledVector, "vector", "autoreset", "action sequence (an episode ends)"),
     _case(v.WindyVector, "vector", "row-isolation", "a row's action"),
     _case(v.RejectingCorridorVector, "vector", "no-exception", "a row's action (full thrust after step 1)"),
+    _case(v.ClosingVector, "vector", "close-twice", "the first close()"),
+    _case(v.AnsiCorridorVector, "vector", None, "-"),
+    _case(v.BlankCorridorVector, "vector", "render-modes", "a render in a declared mode"),
     # natively batched (no single envs): the reference-free laws
     _case(v.BatchedCorridors, "vector", None, "-"),
     _case(v.SameSeedBatch, "vector", "sub-env-seeding", "any seed"),
