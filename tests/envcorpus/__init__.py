@@ -188,6 +188,8 @@ CORPUS: tuple[Case, ...] = (
     _case(law.MisspeltModeCorridor, "gymnasium", "render-modes", "the default render_mode"),
     _case(law.LiveInventoryWarehouse, "gymnasium", "observation-aliasing", "a pick (inside a Dict observation)"),
     _case(law.ClockedCorridor, "gymnasium", None, "-"),
+    _case(law.LimitedTreadmill, "gymnasium", None, "-"),
+    _case(law.UnlimitedTreadmill, "gymnasium", "max-episode-steps", "an episode run to max_episode_steps"),
     _case(law.BufferClockedCorridor, "gymnasium", "observation-aliasing", "any two steps (inside a Tuple)"),
     _case(p.BufferRace, "parallel", "observation-aliasing", "any two steps (an agent's buffer)"),
     _case(a.SharedBoardTakeAway, "aec", "observation-aliasing", "the next player's observe (inside a Dict)"),
