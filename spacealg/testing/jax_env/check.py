@@ -226,6 +226,7 @@ class _Check:
 
         if self._long is None:
             horizon = self.long_horizon()
+            assert horizon is not None  # drawn only where there is one
             self._long = Rollouts(self.protocol, horizon, self.options["masks"], self.options["illegal_actions"])
             self._long_rows = _batch_size(self.protocol, horizon, self.options["batch"])  # bounded memory
         return self._long
