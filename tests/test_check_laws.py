@@ -245,3 +245,33 @@ def test_the_command_line_says_a_factory_returned_none(capsys) -> None:
     err = capsys.readouterr().err
     assert "cannot make 'envcorpus.cli_envs:forgets_return'" in err and "returned None, not an environment" in err
     assert "Traceback" not in err
+
+
+def test_a_reward_array_is_reported_not_a_raw_exception_of_the_checker() -> None:
+    # the AEC checker compared float(reward) with _cumulative_rewards while reward-finite-real was
+    # passed over (searching for further broken properties): numpy's TypeError escaped
+    pytest.importorskip("pettingzoo")
+    from envcorpus.aec_envs import ArrayRewardTakeAway
+
+    from spacealg.testing import EnvCheckError, check
+
+    with pytest.raises(EnvCheckError) as caught:
+        check(ArrayRewardTakeAway, max_examples=20, hygiene=False)
+    assert caught.value.property == "reward-finite-real"
+
+
+def test_a_vector_env_refusing_a_legal_action_in_a_changed_row_is_no_exception() -> None:
+    # the changed-row replays (row-isolation) called step unguarded: the env's ValueError escaped
+    from envcorpus.vector_envs import BatchedCorridors
+
+    from spacealg.testing import EnvCheckError, check_vector_env
+
+    class Refuses(BatchedCorridors):
+        def step(self, actions):
+            if (np.asarray(actions) == 0).any():
+                raise ValueError("action 0 refused")
+            return super().step(actions)
+
+    with pytest.raises(EnvCheckError) as caught:
+        check_vector_env(Refuses, max_examples=10)
+    assert {e.property for e in caught.value.broken} == {"no-exception"}

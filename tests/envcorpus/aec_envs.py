@@ -232,15 +232,6 @@ class PerPlayerFreshBoardTakeAway(PerPlayerBoardTakeAway):
         return {key: value.copy() for key, value in board.items()}
 
 
-class ArrayRewardTakeAway(TakeAway):
-    """Bug: the winner's and loser's rewards are one-element arrays, not scalars (PettingZoo
-    sums them into ``_cumulative_rewards``, so ``last()`` returns an array: a game's end)."""
-
-    def _end(self, winner: str, loser: str, illegal: bool = False) -> None:
-        super()._end(winner, loser, illegal)
-        self.rewards = {agent: np.array([reward]) for agent, reward in self.rewards.items()}
-
-
 class UnlistedTakeAway(TakeAway):
     """Sound: declares no ``possible_agents`` (as an environment whose agents spawn) and a
     ``max_cycles`` of 3 that truncates most games (a game takes 4 to 15 turns)."""
@@ -259,3 +250,27 @@ class UnlistedEndlessTakeAway(EndlessTakeAway):
     def __init__(self, render_mode: str | None = None) -> None:
         super().__init__(render_mode)
         del self.possible_agents
+
+
+class BufferPerPlayerTakeAway(TakeAway):
+    """Bug: ``observe`` hands out one observation dict per player, updated in place whenever
+    that player observes again, so what ``last()`` gave a player changes at its next turn
+    (two agent-steps later: each player's buffer is its own)."""
+
+    def observe(self, agent: str) -> Any:
+        boards = self.__dict__.setdefault("boards", {})
+        board = boards.setdefault(
+            agent, {"observation": np.zeros(1, dtype=np.int64), "action_mask": np.zeros(3, dtype=np.int8)}
+        )
+        board["observation"][0] = self.pile
+        board["action_mask"][:] = self._mask()
+        return board
+
+
+class ArrayRewardTakeAway(TakeAway):
+    """Bug: every reward is a (1,)-shaped array (``last()`` too), not a scalar."""
+
+    def step(self, action: Any) -> None:
+        super().step(action)
+        self.rewards = {a: np.array([r]) for a, r in self.rewards.items()}
+        self._cumulative_rewards = {a: np.array([r]).reshape(-1)[:1] for a, r in self._cumulative_rewards.items()}
