@@ -124,6 +124,8 @@ class Walk:
         obs = jnp.where(done, obs_reset, obs_step)
         if self.bug == "final-in-info":  # gymnax 1.x: the step's own observation in info, at every step
             return obs, state, reward, done, jnp.zeros_like(done), {"final_observation": obs_step}
+        if self.bug == "info-dict":  # the info's values without their keys
+            return obs, state, reward, done, (jnp.zeros_like(done),)
         return obs, state, reward, done, {}
 
 
@@ -235,6 +237,17 @@ def make_line(bug: str = "") -> Line:
 def walk_observation_bug() -> Walk:
     """``Walk`` whose observation leaves its Box after six moves the same way."""
     return make_walk("observation-in-space")
+
+
+def walk_endless_bug() -> Walk:
+    """``Walk`` that still declares ``max_steps_in_episode = 20`` but never ends an episode by
+    it (a limit of 10**6)."""
+    return make_walk("episode-end")
+
+
+def walk_info_bug() -> Walk:
+    """``Walk`` whose step returns its info as a tuple of values, not a dict (every step)."""
+    return make_walk("info-dict")
 
 
 def walk_final_in_info_bug() -> Walk:

@@ -42,7 +42,7 @@ def test_sound_line_passes_every_law():
 @pytest.mark.parametrize(
     "bug",
     ["observation-in-space", "declared-dtypes", "finite-values", "reward-in-space", "episode-end", "compile-once",
-     "no-exception"],
+     "no-exception", "info-dict"],
 )
 def test_each_gymnax_style_defect_is_caught_by_its_law(bug):
     error = _failure(lambda: make_walk(bug), **FAST)
@@ -61,6 +61,18 @@ def test_each_jumanji_style_defect_is_caught_by_its_law(bug):
 def test_each_relational_defect_is_caught_by_its_law(bug):
     error = _failure(lambda: make_walk(bug), **RELATIONAL)
     assert error.property == bug, str(error)
+
+
+def test_an_episode_limit_beyond_max_steps_is_reached_by_one_example_in_eight():
+    """Issue 35: with ``max_steps`` (12) short of ``max_steps_in_episode`` (20), the long
+    examples run just past the limit: an env that never ends an episode by it is caught
+    there, its reproduction fails with JAX, and the sound walk passes with episode-end held."""
+    options = {**FAST, "max_examples": 16, "max_steps": 12}
+    error = _failure("tests.jax_toy_envs:walk_endless_bug", **options)
+    assert error.property == "episode-end" and error.step == 21, str(error)
+    with pytest.raises(AssertionError):
+        exec(compile(error.reproduction(), "<reproduction>", "exec"), {})
+    assert "episode-end" in check_jax_env(lambda: make_walk(), **options).properties
 
 
 def test_the_final_observation_message_names_the_step_where_the_episode_ended():
@@ -116,7 +128,7 @@ def test_a_failure_is_the_shortest_prefix_for_its_seed_and_replays():
 @pytest.mark.parametrize(
     "target, options",
     [("tests.jax_toy_envs:walk_observation_bug", FAST), ("tests.jax_toy_envs:line_mask_bug", FAST),
-     ("tests.jax_toy_envs:walk_batching_bug", RELATIONAL)],
+     ("tests.jax_toy_envs:walk_batching_bug", RELATIONAL), ("tests.jax_toy_envs:walk_info_bug", FAST)],
 )
 def test_the_reproduction_replays_with_jax_and_fails_on_its_assertion(target, options):
     if "line" in target:

@@ -4,6 +4,7 @@ held only where some example took it past its precondition."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -218,7 +219,12 @@ def _missing_dependency() -> dict[str, Any]:
         Unrendered.__qualname__ = f"Unrendered{base.__name__}"
         return Unrendered
 
-    return {"gymnasium": build(Corridor), "parallel": build(Race), "aec": build(TakeAway)}
+    def vector(render_mode: str | None = None) -> Any:
+        from gymnasium.vector import SyncVectorEnv
+
+        return SyncVectorEnv([functools.partial(build(Corridor), render_mode=render_mode)] * 2)
+
+    return {"gymnasium": build(Corridor), "parallel": build(Race), "aec": build(TakeAway), "vector": vector}
 
 
 @pytest.mark.parametrize("name", [k.name for k in KINDS])

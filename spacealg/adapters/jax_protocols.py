@@ -230,6 +230,8 @@ def _gymnax(env: Any, params: Any) -> Protocol:
             flags = {}
         if isinstance(info, dict) and "final_observation" in info:  # gymnax 1.x
             flags["final_observation"] = info["final_observation"]
+        # whether step's info is a dict, known when it is traced (the checker's info-dict law)
+        flags["info_is_dict"] = jnp.asarray(isinstance(info, dict))
         return state, {"observation": obs, "reward": reward, "done": done, **flags}
 
     action_space = env.action_space(params)

@@ -204,6 +204,34 @@ class SharedBoardTakeAway(TakeAway):
         return board
 
 
+class PerPlayerBoardTakeAway(TakeAway):
+    """Bug: ``observe`` keeps one observation dict per player and updates its arrays in
+    place (a reset makes new ones), so the observation ``last()`` gave a player changes when
+    that player next observes, two agent-steps later (after any two takes)."""
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self.boards: dict[str, dict[str, np.ndarray]] = {}
+        super().reset(seed, options)
+
+    def observe(self, agent: str) -> Any:
+        board = self.boards.setdefault(
+            agent, {"observation": np.zeros(1, dtype=np.int64), "action_mask": np.zeros(3, dtype=np.int8)}
+        )
+        board["observation"][0] = self.pile
+        board["action_mask"][:] = self._mask()
+        return board
+
+
+class PerPlayerFreshBoardTakeAway(PerPlayerBoardTakeAway):
+    """Sound: ``observe`` keeps one observation dict per player but hands out a copy of it,
+    so an observation once returned is never changed (the twin of
+    :class:`PerPlayerBoardTakeAway`)."""
+
+    def observe(self, agent: str) -> Any:
+        board = super().observe(agent)
+        return {key: value.copy() for key, value in board.items()}
+
+
 class UnlistedTakeAway(TakeAway):
     """Sound: declares no ``possible_agents`` (as an environment whose agents spawn) and a
     ``max_cycles`` of 3 that truncates most games (a game takes 4 to 15 turns)."""

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
+from gymnasium.envs.registration import EnvSpec
+from gymnasium.wrappers import TimeLimit
 
 from envcorpus.checks_envs import PaintedCorridor
 from envcorpus.gym_envs import Corridor, GridWorld, Warehouse
@@ -99,3 +102,43 @@ class BufferClockedCorridor(ClockedCorridor):
     def _obs(self) -> Any:
         self.buffer[:] = (self.x, self.v)
         return self.buffer, self.t
+
+
+# -- max-episode-steps: the declared episode limit ---------------------------------------------
+
+
+class _Treadmill(Corridor):
+    """A corridor whose far wall is a treadmill: reaching it puts the cart back at the start,
+    so nothing but a time limit ends an episode."""
+
+    LIMIT = 10**9
+
+    def _move(self, action: int) -> None:
+        super()._move(action)
+        if self.x >= self.GOAL:
+            self.x, self.v = 0.0, 0.0
+
+
+class LimitedTreadmill(gymnasium.Wrapper):
+    """Sound: a treadmill under Gymnasium's TimeLimit of 120 steps, its spec declaring
+    ``max_episode_steps=120`` (as ``gymnasium.make`` builds a registered env)."""
+
+    STEPS = 120
+
+    def __init__(self) -> None:
+        super().__init__(self._inner())
+
+    def _inner(self) -> gymnasium.Env:
+        return TimeLimit(_Treadmill(), self.STEPS)
+
+    @property
+    def spec(self) -> EnvSpec:  # type: ignore[override]
+        return EnvSpec(f"envcorpus/{type(self).__name__}-v0", entry_point=type(self), max_episode_steps=self.STEPS)
+
+
+class UnlimitedTreadmill(LimitedTreadmill):
+    """Bug: the spec declares ``max_episode_steps=120`` but the TimeLimit was left out, so an
+    episode runs on past step 120 (an episode that long: one example in eight)."""
+
+    def _inner(self) -> gymnasium.Env:
+        return _Treadmill()

@@ -3,6 +3,7 @@ in the vector layer (seeding, autoreset, row isolation)."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -11,6 +12,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from envcorpus.gym_envs import Corridor
+from envcorpus.law_envs import AnsiCorridor
 
 ROWS = 3
 
@@ -62,6 +64,51 @@ class WindyVector(SyncVectorEnv):
         obs = np.array(obs, copy=True)
         obs[1, 0] = np.float32(self.envs[1].unwrapped.x)
         return obs, rewards, terminations, truncations, infos
+
+
+class _RejectingCorridor(Corridor):
+    """A corridor whose step raises ValueError for full thrust (action 2, a member of the
+    action space) from its second step on."""
+
+    def _move(self, action: int) -> None:
+        if self.t >= 1 and int(action) == 2:
+            raise ValueError(f"action must be 0 or 1 after the first step, got {action}")
+        super()._move(action)
+
+
+def RejectingCorridorVector() -> SyncVectorEnv:
+    """Bug: a sub-env's step raises ValueError for a legal action (full thrust after the
+    first step; the sound twin is :func:`CorridorVector`)."""
+    return SyncVectorEnv([_RejectingCorridor] * ROWS)
+
+
+class ClosingVector(SyncVectorEnv):
+    """Bug: ``close()`` closes the sub-envs, then raises RuntimeError (a teardown that
+    fails: the first close already)."""
+
+    def __init__(self) -> None:
+        super().__init__([Corridor] * ROWS)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        super().close_extras(**kwargs)
+        raise RuntimeError("the worker pool was already shut down")
+
+
+def AnsiCorridorVector(render_mode: str | None = "ansi") -> SyncVectorEnv:
+    """Three painted corridors (``rgb_array`` and ``ansi`` declared), built rendering text.
+    Sound."""
+    return SyncVectorEnv([functools.partial(AnsiCorridor, render_mode=render_mode)] * ROWS)
+
+
+class _BlankCorridor(AnsiCorridor):
+    def render(self) -> Any:
+        return None
+
+
+def BlankCorridorVector(render_mode: str | None = "ansi") -> SyncVectorEnv:
+    """Bug: the sub-envs declare ``rgb_array`` and ``ansi`` rendering but render None in
+    every mode, so the vector env's frames are all None (any render in a declared mode)."""
+    return SyncVectorEnv([functools.partial(_BlankCorridor, render_mode=render_mode)] * ROWS)
 
 
 # -- natively batched: no single environments to compare rows with (issue 23 point 1) -------

@@ -16,7 +16,8 @@ On fresh environments (an instance given by the caller is only reset, never clos
   ``metadata["render_modes"]`` (:func:`declared_render_mode`), and each mode of them but ``human`` (headless:
   ``SDL_VIDEODRIVER=dummy``) is built with ``render_mode=mode`` and renders what it
   promises: ``rgb_array`` an (H, W, 3) uint8 array, ``depth_array`` a 2-D array, ``ansi`` a
-  str, ``*_list`` a list of those;
+  str, ``*_list`` a list of those (a vector environment: a tuple or list of such frames, one
+  per sub-env);
 - warnings (never failures): the declaration lints of :mod:`spacealg.testing.engine.lints` (for
   Gymnasium's own environments only with ``lint=True``), and a step before reset that
   silently returns an observation outside the declared space.
@@ -46,6 +47,7 @@ from spacealg.testing.engine.runner import close
 from spacealg.testing.engine.verdicts import NotChecked
 
 __all__ = [
+    "api_probes",
     "check_render",
     "declared_render_mode",
     "outside",
@@ -177,9 +179,24 @@ def _promised(mode: str, frame: Any) -> str | None:
     return None
 
 
-def check_render(source: EnvSource, warned: list[Any], act: Callable[[Any], None]) -> None:
+def _promised_rows(mode: str, frames: Any, rows: int) -> str | None:
+    """What is wrong with a vector environment's ``frames`` for ``mode``: one frame per
+    sub-env (a tuple or list of ``rows``), each as :func:`_promised` wants it."""
+    from spacealg.testing.engine.errors import short
+
+    if not isinstance(frames, (tuple, list)) or len(frames) != rows:
+        return f"render() in {mode!r} mode returned {short(frames)}, not a tuple of {rows} frames (one per sub-env)"
+    for i, frame in enumerate(frames):
+        wrong = _promised(mode, frame)
+        if wrong is not None:
+            return f"sub-env {i}: {wrong}"
+    return None
+
+
+def check_render(source: EnvSource, warned: list[Any], act: Callable[[Any], None], batched: bool = False) -> None:
     """``render-modes``: build the environment in each declared mode (but human), reset it,
-    ``act`` on it (a step or two) and render."""
+    ``act`` on it (a step or two) and render (``batched``: a vector environment, which
+    renders one frame per sub-env)."""
     if source.build is None or not source.owned:
         warned.append(
             NotChecked(
@@ -225,7 +242,7 @@ def check_render(source: EnvSource, warned: list[Any], act: Callable[[Any], None
                 raise PropertyError(
                     "render-modes", f"render() in {mode!r} mode raised {describe_exception(error)}"
                 ) from error
-            wrong = _promised(mode, frame)
+            wrong = _promised_rows(mode, frame, env.num_envs) if batched else _promised(mode, frame)
             if wrong is not None:
                 raise PropertyError("render-modes", wrong)
         except PropertyError:
@@ -322,9 +339,7 @@ def run_probes(
     act: Callable[[Any], Any],
     start_and_act: Callable[[Any], Any],
 ) -> list[Any]:
-    """The RNG probes, then, while the budget lasts, the life-cycle and render probes
-    (``act``: one step of a started environment; ``start_and_act``: reset, then a step
-    where no mask is published); returns the warnings."""
+    """The RNG probes, then :func:`api_probes`; returns the warnings."""
     try:
         if not rng_probes(source, actions, episode, clock):
             out_of_time(warned, "reset-seed", "reset-stream")
@@ -332,13 +347,28 @@ def run_probes(
         warned.append(violation)
     except Exception:
         pass
+    return api_probes(source, warned, clock, act, start_and_act)
+
+
+def api_probes(
+    source: EnvSource,
+    warned: list[Any],
+    clock: Budget | None,
+    act: Callable[[Any], Any],
+    start_and_act: Callable[[Any], Any],
+    batched: bool = False,
+) -> list[Any]:
+    """While the budget lasts, the life-cycle and render probes (``close-twice``,
+    ``render-modes``; ``act``: one step of a started environment; ``start_and_act``: reset,
+    then a step where no mask is published; ``batched``: a vector environment); returns the
+    warnings."""
     if clock is not None and clock.spent():
         out_of_time(warned, "close-twice", "render-modes")
         return warned
     rendering_broken = any(isinstance(f, PropertyError) and f.property == "render-modes" for f in warned)
     for run in (
         lambda: lifecycle_probes(source, warned, lambda env: env.reset(seed=0), act),
-        lambda: None if rendering_broken else check_render(source, warned, start_and_act),
+        lambda: None if rendering_broken else check_render(source, warned, start_and_act, batched),
     ):
         try:
             run()

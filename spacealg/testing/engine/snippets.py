@@ -112,7 +112,11 @@ PROBES = {
         "    if mode != 'human':",
         "        env = make_with(render_mode=mode)",
         "        env.reset(seed=0)",
-        "        promised(mode, env.render())",
+        "        frame = env.render()",
+        "        if hasattr(env, 'num_envs'):  # a vector environment: one frame per sub-env",
+        "            assert isinstance(frame, (tuple, list)) and len(frame) == env.num_envs, f'{mode}: {frame!r}'",
+        "        for one in frame if hasattr(env, 'num_envs') else [frame]:",
+        "            promised(mode, one)",
     ],
 }
 

@@ -4,7 +4,11 @@ Each Hypothesis example draws a seed ``s`` (row ``i``
 of the batch gets the key ``key(s + i)``, split as in :mod:`spacealg.adapters.jax_protocols`), an action key (the
 action sequences: row ``i`` draws step ``t``'s action with ``fold_in(fold_in(key(a), i), t)``,
 legal under a published mask) and a row to cross-check; one example in sixteen (by a hash
-of the seeds) replays that row eagerly too (eager execution is slow). One compiled call runs the
+of the seeds) replays that row eagerly too (eager execution is slow). Where the library
+promises an episode limit (gymnax's ``max_steps_in_episode``, XLand-MiniGrid's
+``max_steps``) beyond ``max_steps`` (and within 2,000 steps), one example in eight runs a
+rollout of its own just past that limit, so that ``episode-end`` sees an episode reach it
+(its trajectory laws only: the relational ones are the ordinary examples'). One compiled call runs the
 whole batch (``vmap`` over keys of a ``lax.scan`` over ``max_steps`` steps); the laws of
 :mod:`.laws` are checked on every step of every row, the relational laws of
 :mod:`.relations` on the drawn row. The earliest broken law is reported with the failing
@@ -82,6 +86,10 @@ class JaxEnvCheckReport(EnvCheckReport):
         return super().__str__() + skipped
 
 
+LONG_CAP = 2000
+"""The longest horizon of a long example (as ``check_env``'s episode limits)."""
+
+
 def _checked(
     protocol: Protocol, masks: bool, illegal: bool, determinism: bool, skip: Any = ()
 ) -> tuple[set[str], dict[str, str]]:
@@ -95,6 +103,8 @@ def _checked(
         skipped["action-in-space"] = "the library has no sampler of its own: spacealg draws the actions"
     if protocol.discount_space is None and protocol.style not in ("jumanji", "xminigrid"):
         skipped["discount-in-space"] = f"{protocol.style} environments have no discount"
+    if protocol.style != "gymnax":
+        skipped["info-dict"] = f"{protocol.style} environments return no info of gymnax's kind"
     if protocol.inferred:
         skipped["declared-dtypes"] = f"{protocol.style} declares no observation dtypes: the space takes reset's"
     if not masks:
@@ -152,6 +162,8 @@ class _Check:
             detail = f"cannot read the declared spaces: {describe_exception(error)}"
             raise PropertyError("declared-spaces", detail) from error
         self.batch = _batch_size(self.protocol, options["max_steps"], options["batch"])
+        self._long: Any = None  # the rollouts to the episode limit (compiled when first drawn)
+        self._long_rows = self.batch  # and their batch size
 
     def probe(self) -> None:
         """The one-off laws: compile once (abstract types, then one compilation of the batched
@@ -201,14 +213,34 @@ class _Check:
                                  "row": 0, "n": self.options["max_steps"], "first_seed": 0}
             raise
 
-    def _run(self, seed: int, action_seed: int) -> tuple[np.ndarray, Any, Any]:
+    def long_horizon(self) -> int | None:
+        """The horizon of the long examples: just past the episode limit the library
+        promises (``max_steps_in_episode``, capped at :data:`LONG_CAP`), where that lies
+        beyond ``max_steps``; None where it does not."""
+        limit = self.protocol.max_steps
+        if limit is None or limit + 2 <= self.options["max_steps"] or limit + 2 > LONG_CAP:
+            return None
+        return limit + 2
+
+    def _long_rollouts(self) -> Any:
+        from spacealg.testing.jax_env.rollout import Rollouts
+
+        if self._long is None:
+            horizon = self.long_horizon()
+            assert horizon is not None  # drawn only where there is one
+            self._long = Rollouts(self.protocol, horizon, self.options["masks"], self.options["illegal_actions"])
+            self._long_rows = _batch_size(self.protocol, horizon, self.options["batch"])  # bounded memory
+        return self._long
+
+    def _run(self, seed: int, action_seed: int, rollouts: Any = None) -> tuple[np.ndarray, Any, Any]:
         import jax
         import jax.numpy as jnp
 
-        seeds = ((np.uint64(seed) + np.arange(self.batch, dtype=np.uint64)) % 2**32).astype(np.uint32)
-        keys = jax.vmap(jax.random.fold_in, (None, 0))(jax.random.key(np.uint32(action_seed)), jnp.arange(self.batch))
+        rows = self._long_rows if rollouts is not None and rollouts is self._long else self.batch
+        seeds = ((np.uint64(seed) + np.arange(rows, dtype=np.uint64)) % 2**32).astype(np.uint32)
+        keys = jax.vmap(jax.random.fold_in, (None, 0))(jax.random.key(np.uint32(action_seed)), jnp.arange(rows))
         started = time.perf_counter()
-        out0, traj = jax.device_get(self.rollouts.drawn(seeds, keys))
+        out0, traj = jax.device_get((rollouts or self.rollouts).drawn(seeds, keys))
         self.rollout_seconds += time.perf_counter() - started
         return seeds, out0, traj
 
@@ -223,7 +255,13 @@ class _Check:
             from spacealg.testing.jax_env.laws import first_illegal, first_violation
             from spacealg.testing.jax_env.relations import compare_row
 
-            n = max_steps if focus.shorter is None else focus.length(data, max_steps, None)
+            # one example in eight runs just past the promised episode limit where max_steps stops short of it
+            long = (focus.shorter is None and self.long_horizon() is not None
+                    and data.draw(st.integers(0, 7), label="long") == 7)
+            rollouts = self._long_rollouts() if long else self.rollouts
+            # (refining a long example's failure: at most max_steps, the ordinary rollouts' horizon)
+            n = max_steps if focus.shorter is None else min(focus.length(data, max_steps, None), max_steps)
+            n = rollouts.horizon if long else n
             seed = data.draw(SEEDS, label="seed")
             clock.admit(seed, n)
             action_seed = data.draw(SEEDS, label="actions")
@@ -231,14 +269,14 @@ class _Check:
             # one example in sixteen, by a hash of the seed (Hypothesis favours small draws)
             eager = self.options["eager_steps"] if (seed * 2654435761 + action_seed) % 16 == 0 else 0
             try:
-                seeds, out0, traj = self._run(seed, action_seed)
+                seeds, out0, traj = self._run(seed, action_seed, rollouts)
             except Exception as error:
                 detail = f"the compiled rollout raised {describe_exception(error)}"
                 raise PropertyError("no-exception", detail) from error
-            self.stats["steps"] += self.batch * n
+            self.stats["steps"] += len(seeds) * n
             ended = int(np.asarray(traj["done"])[:, :n].sum()) if "done" in traj else 0
-            self.stats["episodes"] += self.batch + ended
-            context = {"batch": self.batch, "action_seed": action_seed, "horizon": max_steps, "row": row, "n": n,
+            self.stats["episodes"] += len(seeds) + ended
+            context = {"batch": self.batch, "action_seed": action_seed, "horizon": rollouts.horizon, "row": row, "n": n,
                        "first_seed": seed}
             try:
                 found = first_violation(self.protocol, out0, traj, n, self.checked)
@@ -250,6 +288,8 @@ class _Check:
                         prop = "illegal-action"
                     raise PropertyError(prop, detail, step)
                 failing = row
+                if long:  # the laws that compare runs are the ordinary examples' (a horizon of their own)
+                    return
                 batched = jax.tree.map(lambda a: a[row], (out0, traj))
                 actions = jax.tree.map(lambda a: a[row], traj["action"])
                 compare_row(self.rollouts, int(seeds[row]), batched, actions, n, eager, self.checked)

@@ -240,6 +240,15 @@ def _episode_end(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int
     return ok, lambda r, c: problems.get((r, c), "")
 
 
+def _info(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int) -> Any:
+    rows = _rows(out0)
+    if "info_is_dict" not in traj:  # a protocol without an info of its own
+        return np.ones((rows, 1 + n), bool), lambda r, c: ""
+    is_dict = np.broadcast_to(np.asarray(traj["info_is_dict"], bool), (rows, _horizon(traj)))
+    ok = _columns(rows, n, None, is_dict)
+    return ok, lambda r, c: f"step {c} returned an info that is not a dict"
+
+
 def mask_factors(mask: np.ndarray, space: Any, lead: int) -> tuple[np.ndarray, str]:
     """``(nonempty, why)``: per entry of the leading axes, whether the mask allows at least one
     action (where the mask has one row per factor of a Categorical, as one row per agent in
@@ -337,6 +346,7 @@ def _masks(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int) -> A
 
 ORDER: tuple[tuple[str, Law], ...] = (
     ("episode-end", _episode_end),
+    ("info-dict", _info),
     ("observation-in-space", _observations),
     ("declared-dtypes", _dtypes),
     ("finite-values", _finite),

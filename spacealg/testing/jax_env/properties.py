@@ -22,6 +22,7 @@ JAX_PROPERTIES: dict[str, str] = {
     "episode-end": "episodes end as the library defines them: done/terminated/truncated are bool scalars; "
     "Jumanji and XLand-MiniGrid: reset gives StepType.FIRST and step MID or LAST; no episode outlasts "
     "gymnax's params.max_steps_in_episode or XLand-MiniGrid's params.max_steps",
+    "info-dict": "gymnax's step returns its info as a dict (gymnax 1.x holds the final observation in it)",
     "action-mask": "a published legal-action mask has a shape the action space explains and allows at "
     "least one action in every state the agent acts in (a mask with one row per factor or agent, or "
     "JaxMARL's dict of per-agent masks: in some row or agent, since a finished agent's may be empty)",

@@ -21,7 +21,9 @@ Properties (:data:`~spacealg.testing.engine.errors.AEC_PROPERTIES`), at every re
   ``same-space``: the space methods return the same object on every call;
 - ``state-in-space``: ``state()`` within ``state_space`` where one is declared;
 - ``observation-aliasing``: the observation ``last()`` returned is not changed in place by
-  the agent-steps that follow (at any depth of a Dict or Tuple observation);
+  the agent-steps that follow (at any depth of a Dict or Tuple observation); one is held
+  per agent (its latest), so that an environment with one observation buffer per agent,
+  overwritten when that agent next observes, is caught too;
 - ``max-cycles``: where ``max_cycles`` is declared (``possible_agents`` or not), an episode
   ends within ``max_cycles`` cycles (one cycle: each live agent acts once; one cycle of
   slack); reported held only where some example ran an episode that far;
@@ -96,13 +98,6 @@ RETURNED = ("terminations", "truncations", "rewards", "infos")
 DEAD = "dead"  # the factors argument of draw for an agent that is stepped with None
 
 
-def _real(value: Any) -> float | None:
-    """``value`` as a float, None where it is not a real scalar (an array, a string)."""
-    if not is_real_scalar(value):
-        return None
-    return float(value)
-
-
 class AECEpisode:
     """One run of an AEC environment from a seed through ``n`` agent-steps.
     ``draw(agent, env, factors)`` gives the action of an agent that must act."""
@@ -119,7 +114,8 @@ class AECEpisode:
         self.since_reset = 0
         self.width = 0  # the most agents live at once since the reset
         self.owed: dict[Any, float] = {}  # per agent: its rewards entries since it last acted
-        self.held: dict[Any, Any] = {}  # per agent: (what last() returned, a copy, the step) to detect aliasing
+        # per agent: (the observation last() last returned it, a copy, the step), to detect aliasing
+        self.held: dict[Any, tuple[Any, Any, int]] = {}
         self.reached: set[str] = set()  # the preconditions reached beyond a step and an end
 
     def _declares_state(self) -> bool:
@@ -175,6 +171,22 @@ class AECEpisode:
             with contextlib.suppress(TypeError, ValueError):
                 self.owed[agent] = self.owed.get(agent, 0.0) + float(reward)
 
+    def _check_cumulative(self, agent: Any, reward: float, k: int, who: str) -> None:
+        """``agent-iteration``: the reward ``last()`` returned is ``_cumulative_rewards[agent]``
+        and the sum of the agent's ``env.rewards`` entries since it last acted."""
+        cumulative = getattr(self.env, "_cumulative_rewards", None)
+        if cumulative is not None and agent in cumulative:
+            held = cumulative[agent]
+            if not (is_real_scalar(held) and same(reward, float(held))):
+                self._fail(f"{who}last() returned reward {reward!r} but _cumulative_rewards holds {short(held)}", k)
+        owed = self.owed.get(agent, 0.0)
+        if not math.isclose(reward, owed, rel_tol=1e-9, abs_tol=1e-12):
+            self._fail(
+                f"{who}last() returned reward {reward!r}, but the agent's rewards entries since it last acted "
+                f"sum to {owed!r}",
+                k,
+            )
+
     def _selection(self, step: int | None, where: str) -> Any:
         agent = self.env.agent_selection
         if agent not in self.env.agents:
@@ -223,8 +235,8 @@ class AECEpisode:
         if not (isinstance(result, tuple) and len(result) == 5):
             raise PropertyError("step-signature", f"last() returned {short(result)}, not a 5-tuple", k)
         obs, reward, terminated, truncated, info = result
-        for owner, (returned, copied, at) in list(self.held.items()):  # every agent's: each may have its buffer
-            aliased(returned, copied, at, k, f"agent {owner!r}'s observation from last()")
+        for held_by, (returned, copied, at) in self.held.items():
+            aliased(returned, copied, at, k, f"the observation last() gave agent {held_by!r}")
         self.held[agent] = (obs, snapshot(obs), k)
         check_observation(obs, same_space(self.env, "observation", agent, k), k, "", who)
         if not same(obs, self.env.observe(agent)):
@@ -232,18 +244,8 @@ class AECEpisode:
                 f"{who}last() returned {short(obs)} but observe(agent) returns {short(self.env.observe(agent))}", k
             )
         check_reward(reward, k, who)
-        cumulative = getattr(self.env, "_cumulative_rewards", None) or {}
-        real = _real(reward)  # None: not a real scalar (reward-finite-real's, passed over): not compared
-        held = _real(cumulative[agent]) if agent in cumulative else None
-        if real is not None and held is not None and not same(real, held):
-            self._fail(f"{who}last() returned reward {reward!r} but _cumulative_rewards holds {cumulative[agent]!r}", k)
-        owed = self.owed.get(agent, 0.0)
-        if real is not None and not math.isclose(real, owed, rel_tol=1e-9, abs_tol=1e-12):
-            self._fail(
-                f"{who}last() returned reward {reward!r}, but the agent's rewards entries since it last acted "
-                f"sum to {owed!r}",
-                k,
-            )
+        if is_real_scalar(reward):  # one passed over (not a real scalar) has no sum to agree with
+            self._check_cumulative(agent, float(reward), k, who)
         self.owed[agent] = 0.0
         check_flags(terminated, truncated, k, who)
         check_info(info, k, "", who)

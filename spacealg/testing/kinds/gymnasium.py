@@ -11,6 +11,10 @@ membership uses :func:`spacealg.contains`, which on a Gymnasium space is the spa
 The first broken property is shrunk by Hypothesis to the smallest seed and the shortest
 action sequence, and raised as :class:`EnvCheckError`.
 
+Where the environment declares an episode limit (``max_episode_steps``: its spec, a
+TimeLimit), one example in eight runs to that limit and just past it, and the episode must
+have ended by then (``max-episode-steps``; not checked where no example ran that far).
+
 Law: a sound environment passes (returns an :class:`EnvCheckReport`); an environment that
 breaks a property for some seed and actions reachable within ``max_steps`` steps raises,
 with a probability that grows with ``max_examples``.
@@ -24,7 +28,7 @@ from typing import Any, Unpack
 import numpy as np
 
 from spacealg.strategies.members import members
-from spacealg.testing.engine.driver import Budget, describe_exception, snapshot
+from spacealg.testing.engine.driver import Budget, describe_exception, passed_over, snapshot
 from spacealg.testing.engine.errors import PropertyError, literal, short
 from spacealg.testing.engine.infos import recorded
 from spacealg.testing.engine.lints import space_lints
@@ -88,7 +92,21 @@ PROPERTIES: dict[str, str] = {
     "render-modes": "render_mode is None or one of metadata['render_modes'], and each declared render mode "
     "renders what it promises (an RGB uint8 image, a string, a list of them, None for human)",
 }
-"""The properties ``check_env`` checks: name -> the law it states."""
+"""The properties ``check_env`` checks (and the other single-step kinds build on): name ->
+the law it states."""
+
+GYMNASIUM_PROPERTIES: dict[str, str] = {
+    **PROPERTIES,
+    "max-episode-steps": "where the environment declares max_episode_steps (its spec, a TimeLimit), every "
+    "episode ends (terminated or truncated) by that step",
+}
+"""The properties of the Gymnasium kind: :data:`PROPERTIES` and the declared episode limit."""
+
+LIMIT = Precondition(
+    "limit",
+    "no example ran an episode to max_episode_steps: every one ended sooner, or the limit lies beyond the "
+    "steps drawn",
+)
 
 
 
@@ -117,6 +135,8 @@ class Episode(Stepping):
         self.last: tuple[Any, Any] = (None, None)
         self.held: Any = None  # (the observation as returned, a copy) to detect aliasing
         self.reached: set[str] = set()  # the preconditions reached beyond a step and an end
+        self.limit = declared_limit(env)
+        self.since_reset = 0  # the steps of the episode running
 
     def _hold(self, obs: Any, step: int | None) -> None:
         """Check that the previously returned observation was not mutated (at any depth of a
@@ -148,6 +168,7 @@ class Episode(Stepping):
         check_info(info, done_at, where)
         self._hold(obs, done_at)
         self.last = (obs, info)
+        self.since_reset = 0
         self.trace.append(("reset", snapshot(obs), recorded(info)))
 
     def _factors(self, k: int) -> list[np.ndarray] | None:
@@ -193,7 +214,24 @@ class Episode(Stepping):
             ("step", snapshot(obs), snapshot(reward), bool(terminated), bool(truncated), recorded(info))
         )
         self.steps += 1
-        return bool(terminated or truncated)
+        self.since_reset += 1
+        ended = bool(terminated or truncated)
+        self._check_limit(ended, k)
+        return ended
+
+    def _check_limit(self, ended: bool, k: int) -> None:
+        """``max-episode-steps``: where a limit is declared, the episode's step number
+        ``limit`` ends it; marked reached (:data:`LIMIT`) by an episode that ran that far."""
+        if self.limit is None or self.since_reset != self.limit:
+            return
+        self.reached.add(LIMIT.mark)
+        if not ended and not passed_over("max-episode-steps"):
+            raise PropertyError(
+                "max-episode-steps",
+                f"max_episode_steps is {self.limit} but the episode's step {self.since_reset} returned "
+                "terminated=False and truncated=False",
+                k,
+            )
 
 
 
@@ -314,6 +352,33 @@ def episode_limit(env: Any) -> int | None:
     return min(int(limit), 2000) if isinstance(limit, (int, np.integer)) and limit > 0 else None
 
 
+def declared_limit(env: Any) -> int | None:
+    """The episode limit ``env`` declares (``spec.max_episode_steps``, a TimeLimit's
+    ``_max_episode_steps``), uncapped; None where it declares none or is unwrapped
+    (``gymnasium.make`` gives the bare environment its spec too, but the TimeLimit that
+    enforces the limit is a wrapper: :func:`_unchecked`)."""
+    try:
+        if getattr(env, "unwrapped", None) is env and getattr(env, "_max_episode_steps", None) is None:
+            return None
+        limit = getattr(getattr(env, "spec", None), "max_episode_steps", None)
+        if limit is None:
+            limit = getattr(env, "_max_episode_steps", None)
+    except Exception:
+        return None
+    return int(limit) if isinstance(limit, (int, np.integer)) and limit > 0 else None
+
+
+def _unchecked(env: Any) -> dict[str, str]:
+    """The properties that do not apply to ``env``, with why."""
+    if declared_limit(env) is not None:
+        return {}
+    if getattr(getattr(env, "spec", None), "max_episode_steps", None) is not None:
+        why = "the environment is unwrapped: the max_episode_steps of its spec is the TimeLimit wrapper's to enforce"
+    else:
+        why = "the environment declares no max_episode_steps"
+    return {"max-episode-steps": why}
+
+
 def check_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:
     """Check a Gymnasium environment's properties on Hypothesis-generated episodes.
 
@@ -386,9 +451,9 @@ PRECONDITIONS: dict[str, tuple[Precondition, ...]] = {
 
 GYMNASIUM = EnvKind(
     "gymnasium",
-    PROPERTIES,
+    GYMNASIUM_PROPERTIES,
     check_env,
-    PRECONDITIONS,
+    {**PRECONDITIONS, "max-episode-steps": (LIMIT,)},
     recognises=lambda env: True,  # the last kind of the registry: whatever no other kind recognises
     spaces=named_spaces,
     snippet=snippet,
@@ -396,5 +461,6 @@ GYMNASIUM = EnvKind(
     declared=_declared,
     what="(observation, reward, terminated, truncated, info)",
     probes=probes,
+    unchecked=_unchecked,
 )
 """The Gymnasium kind (single agent)."""

@@ -29,8 +29,12 @@ sub-environment from ``single_action_space``. The vector environment is reset wi
 - ``row-isolation``: changing one row's action never changes another row's results;
 - ``sync-async-agree``: a second implementation (``compare``; for an id, the
   ``AsyncVectorEnv`` beside the ``SyncVectorEnv``) returns the same batches step for step;
+- ``close-twice`` and ``render-modes``: the Gymnasium kind's probes
+  (:func:`~spacealg.testing.engine.probes.api_probes`) on fresh copies (not for an instance
+  given), a render being one frame per sub-env;
 - ``no-exception``, ``reset-signature``, ``step-signature``, ``reset-determinism`` and
-  ``step-determinism`` as for single environments.
+  ``step-determinism`` as for single environments (``no-exception`` also on the fresh
+  copies the row follow-up steps with a changed row action, a member of the space too).
 
 The reference needs the single environments: for an id they are ``gymnasium.make(id)``;
 for a ``SyncVectorEnv``/``AsyncVectorEnv`` its ``env_fns``; otherwise pass ``single=`` (a
@@ -58,8 +62,17 @@ from typing import Any
 import numpy as np
 
 from spacealg.strategies.members import members
-from spacealg.testing.engine.driver import DEFAULT_BUDGET, describe_exception, passed_over, same, snapshot, tick
+from spacealg.testing.engine.driver import (
+    DEFAULT_BUDGET,
+    Budget,
+    describe_exception,
+    passed_over,
+    same,
+    snapshot,
+    tick,
+)
 from spacealg.testing.engine.errors import EnvCheckError, PropertyError, literal, short
+from spacealg.testing.engine.probes import api_probes, declared_render_mode
 from spacealg.testing.engine.resolve import EnvSource
 from spacealg.testing.engine.runner import (
     REPLAYED,
@@ -80,6 +93,7 @@ from spacealg.testing.engine.runner import (
 )
 from spacealg.testing.engine.snippets import factory, reproduction
 from spacealg.testing.engine.values import is_member
+from spacealg.testing.engine.verdicts import partition
 from spacealg.testing.kinds.gymnasium import PROPERTIES
 
 __all__ = ["VECTOR_PROPERTIES", "check_vector_env", "identical_sub_envs", "replay_vector"]
@@ -102,6 +116,9 @@ VECTOR_PROPERTIES: dict[str, str] = {
     "sync-async-agree": "the synchronous and asynchronous implementations return the same batches step for step",
     "reset-determinism": PROPERTIES["reset-determinism"],
     "step-determinism": PROPERTIES["step-determinism"],
+    "close-twice": PROPERTIES["close-twice"],
+    "render-modes": "render_mode is None or one of metadata['render_modes'], and each declared render mode "
+    "renders one frame per sub-env, each what the mode promises (an RGB uint8 image, a string, a list of them)",
 }
 """The properties ``check_vector_env`` checks: name -> the law it states."""
 
@@ -126,8 +143,11 @@ def _sources(env: Any, single: Any, compare: Any, num_envs: int) -> tuple[_Share
         def asynchronous() -> Any:
             return gymnasium.make_vec(env, num_envs=num_envs, vectorization_mode="async")
 
+        def build(**keywords: Any) -> Any:
+            return gymnasium.make_vec(env, num_envs=num_envs, vectorization_mode="sync", **keywords)
+
         construction = f"env = gymnasium.make_vec({env!r}, num_envs={num_envs}, vectorization_mode='sync')"
-        source = EnvSource(sync, env, construction, ("import gymnasium",), owned=False)
+        source = EnvSource(sync, env, construction, ("import gymnasium",), build=build)
         other = EnvSource(asynchronous, f"{env} (async)", construction.replace("'sync'", "'async'"), owned=False)
         alone = single or (lambda: gymnasium.make(env))
         return _Shared(source), alone, _Shared(other) if compare is not False else None
@@ -164,6 +184,12 @@ def _fresh(shared: _Shared, env: Any) -> Callable[[], Any] | None:
     """The factory of the fresh copies the changed-row laws run (:func:`_changed_row`):
     ``env``'s own factory or id, None where ``env`` was given as an instance."""
     return shared.inner.make if shared.inner.owned or isinstance(env, str) else None
+
+
+def _built(shared: _Shared) -> EnvSource | None:
+    """The source of fresh copies for the probes: the check's own, where it builds the env
+    (an id or a factory; None: an instance given)."""
+    return shared.inner if shared.inner.owned else None
 
 
 def _single_factories(env: Any, single: Any, n: int) -> list[Callable[[], Any]] | None:
@@ -318,6 +344,8 @@ class VectorEpisode:
         self.joint = joint
 
     def _call(self, env: Any, what: str, *args: Any, **kwargs: Any) -> Any:
+        """``env.what(*args, **kwargs)``; ``no-exception`` where it raises, at the latest
+        batch step (a step counts from its call; None: at the first reset)."""
         try:
             return getattr(env, what)(*args, **kwargs)
         except Exception as error:
@@ -444,8 +472,8 @@ class VectorEpisode:
         env = self.env
         rows = self.draw(env.num_envs)
         actions = _batch_actions(single_space(env, "action"), rows)
+        self.batches += 1  # before the call: an exception is reported at this step
         obs, rewards, terms, truncs, infos = _check_batch(env, self._call(env, "step", actions), k, "step", self.joint)
-        self.batches += 1
         self.trace.append(("step", snapshot(obs), snapshot(rewards), snapshot(terms), snapshot(truncs)))
         if self.other is not None:
             other = self._call(self.other, "step", actions)
@@ -522,23 +550,25 @@ def _replayed(
 ) -> list[tuple[Any, ...]]:
     """A fresh copy reset with ``seed`` and stepped with the actions ``taken``, ``row``'s
     action at step ``k`` replaced by ``alternatives[k]``: its per-step (observations,
-    rewards, terminations, truncations)."""
+    rewards, terminations, truncations). ``no-exception`` where the copy raises (a changed
+    action is a member of the action space too), carrying the changes up to that step."""
     changes = alternatives or {}
     env = make()
+    k = 0
     try:
         env.reset(seed=seed)
         space = single_space(env, "action")
         out = []
         for k, rows in enumerate(taken, 1):
             rows = [changes[k] if i == row and k in changes else a for i, a in enumerate(rows)]
-            try:
-                result = env.step(_batch_actions(space, rows))
-            except Exception as error:  # an action of the action space refused: the env's, not the checker's
-                raise PropertyError(
-                    "no-exception", f"step({literal(rows)}) raised {describe_exception(error)}", k
-                ) from error
-            out.append(tuple(snapshot(x) for x in result[:4]))
+            out.append(tuple(snapshot(x) for x in env.step(_batch_actions(space, rows))[:4]))
         return out
+    except Exception as error:
+        what = f"step({literal(rows)})" if k else f"reset(seed={seed})"
+        raised = PropertyError("no-exception", f"{what} raised {describe_exception(error)}", k or None)
+        if any(j <= k for j in changes):
+            raised.changed = (row, {j: a for j, a in changes.items() if j <= k})
+        raise raised from error
     finally:
         with contextlib.suppress(Exception):
             env.close()
@@ -649,13 +679,44 @@ def _follow_up(vec: Any, fresh: Callable[[], Any] | None, mode: str, actions: An
     return after
 
 
+def _probes(vec: Any, built: EnvSource | None) -> Callable[[EnvSource, Budget | None], list[Any]]:
+    """The vector kind's one-off probes: ``declared-spaces``, the declared render mode, then
+    ``close-twice`` and ``render-modes`` as the Gymnasium kind's
+    (:func:`~spacealg.testing.engine.probes.api_probes`), on fresh copies from ``built``
+    (None: the instance given, which they leave to its caller and report not checked)."""
+
+    def run(source: EnvSource, clock: Budget | None) -> list[Any]:
+        warned = declared_spaces(vec)
+        declared_render_mode(vec, warned)
+        try:
+            sample = action_fallback(single_space(vec, "action"), 0)
+        except Exception:  # spaces that cannot be read: declared-spaces says so
+            return warned
+
+        def act(env: Any) -> None:
+            env.step(_batch_actions(single_space(env, "action"), [sample(None) for _ in range(env.num_envs)]))
+
+        def start_and_act(env: Any) -> None:
+            env.reset(seed=0)
+            act(env)
+
+        return api_probes(built or source, warned, clock, act, start_and_act, batched=True)
+
+    return run
+
+
 def vector_kind(
-    vec: Any, factories: list[Callable[[], Any]] | None, other: Any, fresh: Callable[[], Any] | None
+    vec: Any,
+    factories: list[Callable[[], Any]] | None,
+    other: Any,
+    fresh: Callable[[], Any] | None,
+    built: EnvSource | None = None,
 ) -> EnvKind:
     """The :class:`~spacealg.testing.engine.runner.EnvKind` of a check of ``vec``: its episodes
     compare with the single ``factories`` (None: the reference-free laws) and the ``other``
     implementation; the replay only steps again; ``fresh`` builds copies for the follow-up
-    (:func:`_follow_up`; None: an instance, whose row laws are not checked)."""
+    (:func:`_follow_up`; None: an instance, whose row laws are not checked); ``built``
+    builds the probes' fresh copies (:func:`_probes`; None: an instance)."""
     mode = _mode(vec)
     identical = factories is not None or identical_sub_envs(vec)
     actions = functools.cache(lambda: members(single_space(vec, "action")))
@@ -694,7 +755,7 @@ def vector_kind(
         episode=episode,
         declared=declared,
         what="(observations, rewards, terminations, truncations)",
-        probes=lambda source, clock: declared_spaces(vec),
+        probes=_probes(vec, built),
         unchecked=lambda env: _not_checked(other is not None, factories is not None, fresh is not None, identical),
         replay=replay,
         after=_follow_up(vec, fresh, mode, actions),
@@ -727,7 +788,7 @@ def check_vector_env(
     try:
         vec = shared.source.make()
         factories = _single_factories(vec, single, vec.num_envs)
-        kind = vector_kind(vec, factories, other.make() if other is not None else None, fresh)
+        kind = vector_kind(vec, factories, other.make() if other is not None else None, fresh, _built(shared))
         options: CheckOptions = {
             "max_examples": max_examples,
             "max_steps": max_steps,
@@ -790,11 +851,13 @@ def replay_vector(
                 violation.seed, violation.actions = seed, taken[: violation.step or 0]
                 raise fail(violation, shared.source, True, 1, VECTOR) from None
             return
-        kind = vector_kind(vec, _single_factories(vec, single, vec.num_envs), other.make() if other else None, None)
-        if seed is None:
+        kind = vector_kind(
+            vec, _single_factories(vec, single, vec.num_envs), other.make() if other else None, None, _built(shared)
+        )
+        if seed is None:  # the declaration, then the one-off probes
             try:
                 kind.declared(vec)
-                broken = declared_spaces(vec)
+                _, _, broken = partition(kind.probes(shared.source, None) if kind.probes is not None else [])
                 if broken:
                     raise broken[0]
             except PropertyError as violation:
