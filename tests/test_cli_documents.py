@@ -61,8 +61,8 @@ def test_a_malformed_document_is_from_jsons_error_on_one_line(tmp_path, text):
     """The command's line is from_json's message in a fresh process (this process may know
     kinds that other tests registered, which an unknown kind's message lists)."""
     fresh = subprocess.run(
-        [sys.executable, "-c", "import sys, spacealg, spacealg.serialize\ntry:\n    spacealg.from_json(sys.stdin.read())\n"
-         "except spacealg.serialize.DocumentError as e:\n    print(e)"],
+        [sys.executable, "-c", "import sys, spacealg, spacealg.serialize\ntry:\n"
+         "    spacealg.from_json(sys.stdin.read())\nexcept spacealg.serialize.DocumentError as e:\n    print(e)"],
         input=text, capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     with pytest.raises(DocumentError):
