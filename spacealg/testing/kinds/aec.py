@@ -75,7 +75,7 @@ from spacealg.testing.engine.values import (
     is_member,
     is_real_scalar,
 )
-from spacealg.testing.kinds.parallel import PARALLEL_PROPERTIES, _names, max_cycles, same_space
+from spacealg.testing.kinds.parallel import PARALLEL_PROPERTIES, _names, max_cycles, same_space, undeclared
 from spacealg.testing.kinds.parallel import PRECONDITIONS as PARALLEL_PRECONDITIONS
 from spacealg.testing.kinds.parallel import spaces as parallel_spaces
 
@@ -356,16 +356,12 @@ def _declared(env: Any) -> Declared:
 
 def _unchecked(env: Any) -> dict[str, str]:
     """The properties that do not apply to ``env``, with why."""
-    why = {"agents-life-cycle": "the AEC life cycle is checked as agent-iteration"}
-    if getattr(env, "possible_agents", None) is None:
-        why["agents-possible"] = "the environment declares no possible_agents"
+    why = {"agents-life-cycle": "the AEC life cycle is checked as agent-iteration", **undeclared(env)}
     declared = False
     with contextlib.suppress(Exception):
         declared = getattr(env, "state_space", None) is not None
     if not declared:
         why["state-in-space"] = "the environment declares no state_space"
-    if max_cycles(env) is None:
-        why["max-cycles"] = "the environment declares no max_cycles"
     return why
 
 

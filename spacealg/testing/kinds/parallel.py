@@ -343,8 +343,9 @@ def _declared(env: Any) -> Declared:
     return draw, None if cycles is None else min(cycles + 1, 2000)
 
 
-def _unchecked(env: Any) -> dict[str, str]:
-    """The properties that do not apply to ``env``, with why."""
+def undeclared(env: Any) -> dict[str, str]:
+    """The properties that do not apply to a PettingZoo env (parallel or AEC) for what it does
+    not declare (``possible_agents``, ``max_cycles``), with why."""
     why: dict[str, str] = {}
     if getattr(env, "possible_agents", None) is None:
         why["agents-possible"] = "the environment declares no possible_agents"
@@ -458,6 +459,6 @@ PARALLEL = EnvKind(
     declared=_declared,
     what="(observations, rewards, terminations, truncations, agents, infos)",
     probes=probes,
-    unchecked=_unchecked,
+    unchecked=undeclared,
 )
 """The PettingZoo parallel kind."""
