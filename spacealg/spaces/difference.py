@@ -70,8 +70,7 @@ from spacealg.core.protocol import (
 )
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.styles import Style
-from spacealg.spaces._batch import normalize_size
-from spacealg.spaces._kind import clamp_into, decided, kept, register, register_batched
+from spacealg.spaces._kind import clamp_into, decided, empty, kept, register, register_batched
 from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.interval import Interval, real_value
 from spacealg.spaces.masked import Masked
@@ -237,18 +236,13 @@ def _shapes(space: Difference) -> tuple[Any, Any] | None:
 
 
 def _sample_rule(k: Kernel, space: Difference, size: Any = None, *, rng: Any = None, **extra: Any) -> Any:
-    if any(v is not None for v in extra.values()):
-        raise TypeError(f"sample: {sorted(extra)} are not supported with this rng")
-    shape = normalize_size(1 if size is None else size)
-    if decided(lambda s, _: cardinality(s) == 0, space, None):
-        raise ValueError(f"sample: {space!r} is empty")
-
-    def draw(k: Kernel) -> tuple[Any, Any]:
+    def draw(k: Kernel, shape: tuple[int, ...]) -> tuple[Any, Any]:
+        if empty(space):
+            raise ValueError(f"sample: {space!r} is empty")
         drawn = sample(space.a, shape, rng=k.spawn())
         return drawn, _isin_rule(k, drawn, space)
 
-    drawn = draw_rows(k, shape, draw, space)
-    return drawn[0] if size is None else drawn
+    return draw_rows(k, size, extra, draw, space)
 
 
 def _clamp_rule(k: Kernel, x: Any, space: Difference) -> Any:
@@ -284,7 +278,7 @@ def _sample(space: Difference, size: Any = None, *, rng: RngLike = None) -> Any:
 
 
 def _sample_rule_one(space: Difference, generator: np.random.Generator) -> Any:
-    if decided(lambda s, _: cardinality(s) == 0, space, None):
+    if empty(space):
         raise ValueError(f"sample: {space!r} is empty")
     for _ in range(257):
         x = sample(space.a, rng=generator)
@@ -334,12 +328,10 @@ for _other in (object, Difference, Union, Masked):
 for _left in (object, *TIED):
     issubspace.register(_left, Difference)(_in_difference)
 issubspace.register(Union, Difference)(lambda a, d: all(issubspace(p, d) for p in a._spaces))
-intersect.register(Difference, object)(lambda d, c: difference(intersect(d.a, c), d.b))
-intersect.register(Difference, Difference)(lambda d, c: difference(intersect(d.a, c), d.b))
-intersect.register(Difference, Union)(lambda d, c: difference(intersect(d.a, c), d.b))
-intersect.register(Union, Difference)(lambda u, d: difference(intersect(u, d.a), d.b))
-intersect.register(object, Difference)(lambda c, d: difference(intersect(c, d.a), d.b))
-intersect.register(FiniteSet, Difference)(lambda c, d: difference(intersect(c, d.a), d.b))
+for _other in (object, Difference, Union):
+    intersect.register(Difference, _other)(lambda d, c: difference(intersect(d.a, c), d.b))
+for _other in (object, Union, FiniteSet):
+    intersect.register(_other, Difference)(lambda c, d: difference(intersect(c, d.a), d.b))
 settle_ties(Difference)
 
 

@@ -301,21 +301,25 @@ def rows_where(k: Kernel, rows: Any, a: Any, b: Any) -> Any:
     return xp.where(rows, a, b)
 
 
-def draw_rows(k: Kernel, shape: tuple[int, ...], draw: Any, what: Any) -> Any:
-    """Rows drawn by ``draw(k) -> (candidates, kept)`` until every row of ``shape`` has kept
-    one (at most :data:`_ROUNDS` rounds): the bounded rejection of unions and differences.
-    ValueError naming ``what`` where some row never keeps a draw."""
-    result, done = draw(k)
+def draw_rows(k: Kernel, size: Any, extra: dict[str, Any], draw: Any, what: Any) -> Any:
+    """Rows drawn by ``draw(k, shape) -> (candidates, kept)`` until every row of ``size``'s
+    shape has kept one (at most :data:`_ROUNDS` rounds; ``size=None``: one row, returned
+    unbatched): the bounded rejection of unions and differences, as their batched ``sample``
+    rule. TypeError for ``extra`` keywords; ValueError naming ``what`` where some row never
+    keeps a draw."""
+    if any(v is not None for v in extra.values()):
+        raise TypeError(f"sample: {sorted(extra)} are not supported with this rng")
+    shape = normalize_size(1 if size is None else size)
+    result, done = draw(k, shape)
     for _ in range(_ROUNDS):
         if bool(k.xp.all(done)):
-            return result
-        candidates, kept = draw(k)
-        fresh = kept & ~done
-        result, done = rows_where(k, fresh, candidates, result), done | kept
-    if bool(k.xp.all(done)):
-        return result
-    raise ValueError(f"sample: {what!r} is empty or too thin to draw from (no member in {_ROUNDS + 1} "
-                     "draws of a row)")
+            break
+        candidates, kept = draw(k, shape)
+        result, done = rows_where(k, kept & ~done, candidates, result), done | kept
+    if not bool(k.xp.all(done)):
+        raise ValueError(f"sample: {what!r} is empty or too thin to draw from (no member in {_ROUNDS + 1} "
+                         "draws of a row)")
+    return result[0] if size is None else result
 
 
 def _weights(space: Union) -> tuple[list[int], list[Any]]:
@@ -342,13 +346,10 @@ def _picks(k: Kernel, weights: list[int], shape: tuple[int, ...]) -> Any:
 
 
 def _sample_rule(k: Kernel, space: Union, size: Any = None, *, rng: Any = None, **extra: Any) -> Any:
-    if any(v is not None for v in extra.values()):
-        raise TypeError(f"sample: {sorted(extra)} are not supported with this rng")
-    chosen, weights = _weights(space)
-    shape = normalize_size(1 if size is None else size)
     parts = space._spaces
 
-    def draw(k: Kernel) -> tuple[Any, Any]:
+    def draw(k: Kernel, shape: tuple[int, ...]) -> tuple[Any, Any]:
+        chosen, weights = _weights(space)
         picked, ends = _picks(k, weights, shape)
         result, kept, start = None, None, 0
         for i, end in zip(chosen, ends):
@@ -361,8 +362,7 @@ def _sample_rule(k: Kernel, space: Union, size: Any = None, *, rng: Any = None, 
             start = end
         return result, kept
 
-    drawn = draw_rows(k, shape, draw, space)
-    return drawn[0] if size is None else drawn
+    return draw_rows(k, size, extra, draw, space)
 
 
 def _isin_rule(k: Kernel, batch: Any, space: Union) -> Any:
