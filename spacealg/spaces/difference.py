@@ -70,6 +70,7 @@ from spacealg.core.protocol import (
 )
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.styles import Style
+from spacealg.spaces._batch import isin_objects
 from spacealg.spaces._kind import clamp_into, decided, empty, kept, register, register_batched
 from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.interval import Interval, real_value
@@ -81,6 +82,7 @@ from spacealg.spaces.union import (
     TIED,
     Union,
     draw_rows,
+    objects,
     rows_where,
     same_value,
     settle_ties,
@@ -267,6 +269,8 @@ def _stacks(space: Difference) -> bool:
 
 
 def _isin(batch: Any, space: Difference) -> Any:
+    if objects(batch, space, (space.a,)):  # sample's batches of members where a's do not stack
+        return isin_objects(batch, space)
     return np.asarray(_isin_rule(NUMPY, batch, space))  # a's batches, whatever they are
 
 

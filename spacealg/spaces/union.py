@@ -85,7 +85,8 @@ from spacealg.spaces.masked import Masked
 from spacealg.spaces.product import SpaceTuple
 from spacealg.spaces.sequence import object_batch
 
-__all__ = ["ENUMERATED", "TIED", "Union", "draw_rows", "rows_where", "same_value", "settle_ties", "stacked", "union"]
+__all__ = ["ENUMERATED", "TIED", "Union", "draw_rows", "objects", "rows_where", "same_value", "settle_ties", "stacked",
+           "union"]
 
 ENUMERATED = 1_000_000  # a part overlapping earlier ones is counted member by member up to this many
 _ROUNDS = 256  # draws of every pending row before a rejection gives up (a union keeps >= 1 in k)
@@ -171,6 +172,12 @@ def stacked(space: Any, parts: Sequence[Any]) -> bool:
     """Whether batches of ``space`` (whose members are those of ``parts``) stack: every part's
     members are numbers, or numeric arrays, of one shape (every part has ``bounds``)."""
     return bool(kept(space, "_stacked", lambda: _one_numeric_shape(parts)))
+
+
+def objects(batch: Any, space: Any, parts: Sequence[Any]) -> bool:
+    """Whether ``batch`` is in the form ``sample`` gives where batches of ``space`` do not stack
+    (see :func:`stacked`): an object array of members."""
+    return isinstance(batch, np.ndarray) and batch.dtype.kind == "O" and not stacked(space, parts)
 
 
 def _one_numeric_shape(parts: Sequence[Any]) -> bool:
@@ -402,6 +409,8 @@ register_batched(Union, isin=_isin_rule, sample=_sample_rule, clamp=_clamp_rule,
 
 
 def _isin(batch: Any, space: Union) -> Any:
+    if objects(batch, space, space._spaces):  # sample's batches of members (arrays of labels, say)
+        return isin_objects(batch, space)
     try:
         _elsize(space)
     except TypeError:  # members of no one shape: an object array of them
