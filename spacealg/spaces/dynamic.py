@@ -156,15 +156,11 @@ def _split(shape: tuple[int, ...], space: Dynamic, what: str) -> tuple[tuple[int
     raise ValueError(f"{what}: a batch of {space!r} has shape (*batch, {', '.join(map(str, wanted))}), got {shape}")
 
 
-def _permute(ns: Kernel, x: Any, order: list[int]) -> Any:
-    return ns.xp.permute_dims(x, tuple(order))
-
-
 def _gather(ns: Kernel, x: Any, space: Dynamic, lead: tuple[int, ...], lengths: tuple[int, ...]) -> Any:
     """``x`` (``(*lead, member)``) as ``(*lead, N, *template)``: the ``N`` slices, in C order of the lengths."""
     m = len(lead)
     order = [*range(m), *(m + a for a in space.axes), *(m + a for a in space.fixed)]
-    return ns.xp.reshape(_permute(ns, x, order), (*lead, math.prod(lengths), *space.shape))
+    return ns.xp.reshape(ns.xp.permute_dims(x, tuple(order)), (*lead, math.prod(lengths), *space.shape))
 
 
 def _scatter(ns: Kernel, y: Any, space: Dynamic, lead: tuple[int, ...], lengths: tuple[int, ...]) -> Any:
@@ -173,7 +169,7 @@ def _scatter(ns: Kernel, y: Any, space: Dynamic, lead: tuple[int, ...], lengths:
     moved = ns.xp.reshape(y, (*lead, *lengths, *(space.shape[a] for a in space.fixed)))
     position = {a: m + i for i, a in enumerate(space.axes)}
     position.update({a: m + len(space.axes) + i for i, a in enumerate(space.fixed)})
-    return _permute(ns, moved, [*range(m), *(position[a] for a in range(len(space.shape)))])
+    return ns.xp.permute_dims(moved, (*range(m), *(position[a] for a in range(len(space.shape)))))
 
 
 def _isin_rule(ns: Kernel, batch: Any, space: Dynamic) -> Any:

@@ -61,7 +61,7 @@ from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.inplace import write_through
 from spacealg.spaces.interval import Interval
 
-__all__ = ["DictProduct", "SpaceTuple", "TupleProduct", "product"]
+__all__ = ["DictProduct", "SpaceTuple", "TupleProduct", "assemble", "has_parts", "parts_of", "product"]
 
 
 class SpaceTuple(Space):
@@ -234,12 +234,12 @@ def _components(space: TupleProduct | DictProduct) -> Any:
     return space._spaces  # the parts that plans walk (spacealg.core.plan)
 
 
-def _parts(space: TupleProduct | DictProduct) -> dict[Any, Any]:
+def parts_of(space: TupleProduct | DictProduct) -> dict[Any, Any]:
     """The components by key: positions for a TupleProduct, the keys of a DictProduct."""
     return space._spaces if isinstance(space, DictProduct) else dict(enumerate(space._spaces))
 
 
-def _assemble(space: TupleProduct | DictProduct, values: Iterable[Any]) -> Any:
+def assemble(space: TupleProduct | DictProduct, values: Iterable[Any]) -> Any:
     """The member (or per-component value) of ``space`` made of ``values``, in component order."""
     return dict(zip(space._spaces, values)) if isinstance(space, DictProduct) else tuple(values)
 
@@ -251,7 +251,7 @@ def _like(space: TupleProduct | DictProduct, parts: dict[Any, Any]) -> Any:
     return TupleProduct(*parts.values())
 
 
-def _has_parts(x: Any, space: TupleProduct | DictProduct) -> bool:
+def has_parts(x: Any, space: TupleProduct | DictProduct) -> bool:
     """Whether ``x`` has the parts of a member (or of a batch): a tuple (or list) of one part
     per component, or a mapping with the keys of a DictProduct."""
     if isinstance(space, DictProduct):
@@ -261,24 +261,24 @@ def _has_parts(x: Any, space: TupleProduct | DictProduct) -> bool:
 
 def _contains(x: Any, space: TupleProduct | DictProduct) -> bool:
     try:
-        return _has_parts(x, space) and all(contains(x[k], s) for k, s in _parts(space).items())
+        return has_parts(x, space) and all(contains(x[k], s) for k, s in parts_of(space).items())
     except TypeError:  # unhashable key lookups and the like
         return False
 
 
 def _sample(space: TupleProduct | DictProduct, size: Any = None, *, rng: RngLike = None) -> Any:
     generator = as_generator(rng)
-    return _assemble(space, (sample(s, size, rng=generator) for s in _parts(space).values()))
+    return assemble(space, (sample(s, size, rng=generator) for s in parts_of(space).values()))
 
 
 def _isin(batch: Any, space: TupleProduct | DictProduct) -> np.ndarray:
     if isinstance(batch, np.ndarray) and batch.dtype.kind == "O":
         return isin_objects(batch, space)
-    if not _has_parts(batch, space):
+    if not has_parts(batch, space):
         form = ("a dict of component batches with its keys" if isinstance(space, DictProduct)
                 else f"a tuple of {len(space._spaces)} component batches")
         raise ValueError(f"isin: a batch of {space!r} is {form}")
-    inside = [np.asarray(isin(batch[k], s)) for k, s in _parts(space).items()]
+    inside = [np.asarray(isin(batch[k], s)) for k, s in parts_of(space).items()]
     try:
         return np.logical_and.reduce(np.broadcast_arrays(*inside)) if inside else np.ones((), bool)
     except ValueError:
@@ -288,7 +288,7 @@ def _isin(batch: Any, space: TupleProduct | DictProduct) -> np.ndarray:
 def _check_parts(x: Any, space: TupleProduct | DictProduct, what: str) -> None:
     """ValueError naming ``what`` unless ``x`` has the parts of a member (the error of ``isin``
     and of the torch/JAX batches for the same structure)."""
-    if _has_parts(x, space):
+    if has_parts(x, space):
         return
     if isinstance(space, DictProduct):
         raise ValueError(f"{what}: x must be a mapping with the keys {list(space._spaces)}")
@@ -297,7 +297,7 @@ def _check_parts(x: Any, space: TupleProduct | DictProduct, what: str) -> None:
 
 def _clamp(x: Any, space: TupleProduct | DictProduct) -> Any:
     _check_parts(x, space, "clamp")
-    clamped = _assemble(space, (clamp(x[k], s) for k, s in _parts(space).items()))
+    clamped = assemble(space, (clamp(x[k], s) for k, s in parts_of(space).items()))
     return type(x)(clamped) if isinstance(x, list) else clamped  # a list stays a list
 
 
@@ -309,7 +309,7 @@ def _clamp_inplace(x: Any, space: TupleProduct | DictProduct) -> Any:
 def _clamp_parts_inplace(x: Any, space: TupleProduct | DictProduct) -> None:
     """``clamp_`` of a product's parts, written as they are clamped (the caller stages ``x``)."""
     _check_parts(x, space, "clamp_")
-    for key, s in _parts(space).items():
+    for key, s in parts_of(space).items():
         value = x[key]
         if isinstance(s, (TupleProduct, DictProduct)) and isinstance(value, (list, dict, tuple)):
             _clamp_parts_inplace(value, s)  # already inside the staged copy: not staged (copied) again
@@ -325,55 +325,55 @@ def _clamp_parts_inplace(x: Any, space: TupleProduct | DictProduct) -> None:
 
 
 def _bounds(space: TupleProduct | DictProduct) -> tuple[Any, Any]:
-    pairs = [bounds(s) for s in _parts(space).values()]
-    return _assemble(space, (p[0] for p in pairs)), _assemble(space, (p[1] for p in pairs))
+    pairs = [bounds(s) for s in parts_of(space).values()]
+    return assemble(space, (p[0] for p in pairs)), assemble(space, (p[1] for p in pairs))
 
 
 def _elements(space: TupleProduct | DictProduct) -> Iterator[Any]:
-    spaces = list(_parts(space).values())
-    return (_assemble(space, combo) for combo in lazy_product(lambda i: elements(spaces[i]), len(spaces)))
+    spaces = list(parts_of(space).values())
+    return (assemble(space, combo) for combo in lazy_product(lambda i: elements(spaces[i]), len(spaces)))
 
 
 def _index(x: Any, space: TupleProduct | DictProduct) -> int:
     if not contains(x, space):
         raise ValueError(f"index: x={x!r} is not a member of {space!r}")
     position = 0  # the mixed-radix number of the components' indices
-    for k, s in _parts(space).items():
+    for k, s in parts_of(space).items():
         position = position * int(cardinality(s)) + index(x[k], s)
     return position
 
 
 def _element(i: Any, space: TupleProduct | DictProduct) -> Any:
-    spaces = list(_parts(space).values())
+    spaces = list(parts_of(space).values())
     i = check_position(i, count_product(cardinality(s) for s in spaces))
     values = []
     for s in reversed(spaces):
         i, digit = divmod(i, cardinality(s))
         values.append(element(digit, s))
-    return _assemble(space, values[::-1])
+    return assemble(space, values[::-1])
 
 
 for _product in (TupleProduct, DictProduct):
     register(_product, contains=_contains, sample=_sample, isin=_isin, bounds=_bounds, elements=_elements, index=_index,
              element=_element, clamp=_clamp, clamp_=_clamp_inplace,
-             elsize=lambda space: _assemble(space, (elsize(s) for s in _parts(space).values())),
-             SpaceStyle=lambda space: combine_styles(SpaceStyle(s) for s in _parts(space).values()),
-             cardinality=lambda space: count_product(cardinality(s) for s in _parts(space).values()))
-register(TupleProduct, eltype=lambda space: tuple[tuple(eltype(s) for s in space._spaces)])
+             elsize=lambda space: assemble(space, (elsize(s) for s in parts_of(space).values())),
+             SpaceStyle=lambda space: combine_styles(SpaceStyle(s) for s in parts_of(space).values()),
+             cardinality=lambda space: count_product(cardinality(s) for s in parts_of(space).values()))
+register(TupleProduct, eltype=lambda space: tuple[tuple(eltype(s) for s in space._spaces)])  # type: ignore[misc]
 register(DictProduct, eltype=lambda space: dict)
 
 
 @issubspace.register(TupleProduct, TupleProduct)
 @issubspace.register(DictProduct, DictProduct)
 def _product_subset(a: TupleProduct | DictProduct, b: TupleProduct | DictProduct) -> bool:
-    parts, others = _parts(a), _parts(b)
+    parts, others = parts_of(a), parts_of(b)
     return parts.keys() == others.keys() and all(issubspace(s, others[k]) for k, s in parts.items())
 
 
 @intersect.register(TupleProduct, TupleProduct)
 @intersect.register(DictProduct, DictProduct)
 def _product_intersect(a: TupleProduct | DictProduct, b: TupleProduct | DictProduct) -> Any:
-    parts, others = _parts(a), _parts(b)
+    parts, others = parts_of(a), parts_of(b)
     if parts.keys() != others.keys():
         return FiniteSet()
     common = {k: intersect(s, others[k]) for k, s in parts.items()}
