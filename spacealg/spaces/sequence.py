@@ -32,6 +32,7 @@ from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space, nested_depth
 from spacealg.spaces._batch import isin_objects, normalize_size
 from spacealg.spaces._kind import register, register_infinite, register_unshaped, shown
+from spacealg.spaces.product import assemble, has_parts, parts_of
 
 __all__ = ["GEOMETRIC_P", "Sequence", "batch_form", "clamp_stacked", "object_batch", "stack_items", "stacked",
            "stacked_length", "unstack"]
@@ -97,23 +98,17 @@ def stacked_length(x: Any, space: Any) -> int | None:
         except (TypeError, ValueError):
             return None
         return int(inside.shape[0]) if inside.ndim == 1 and inside.all() else None
-    parts = space._spaces
-    if not (isinstance(x, (tuple, list)) and len(x) == len(parts) if form == "tuple"
-            else isinstance(x, Mapping) and set(x) == set(parts)):
+    if not has_parts(x, space):
         return None
-    found = _by_part(space, form, lambda k, s: stacked_length(x[k], s))
-    lengths = list(found.values() if form == "dict" else found)
+    lengths = [stacked_length(x[k], s) for k, s in parts_of(space).items()]
     if not lengths:
         return 0
     return lengths[0] if None not in lengths and len(set(lengths)) == 1 else None
 
 
-def _by_part(space: Any, form: str, each: Any) -> Any:
-    """``each(key, component)`` for every component of a product ``space``: a tuple ("tuple",
-    keys the positions) or a dict ("dict", keys the product's)."""
-    if form == "tuple":
-        return tuple(each(i, s) for i, s in enumerate(space._spaces))
-    return {k: each(k, s) for k, s in space._spaces.items()}
+def _by_part(space: Any, each: Any) -> Any:
+    """``each(key, component)`` for every component of a product ``space``, in its form."""
+    return assemble(space, (each(k, s) for k, s in parts_of(space).items()))
 
 
 def unstack(x: Any, space: Any) -> list[Any]:
@@ -123,7 +118,7 @@ def unstack(x: Any, space: Any) -> list[Any]:
         return list(x)
     if form == "array":
         return list(np.asarray(x))
-    columns = _by_part(space, form, lambda k, s: unstack(x[k], s))
+    columns = _by_part(space, lambda k, s: unstack(x[k], s))
     if form == "tuple":
         return [tuple(member) for member in zip(*columns)]
     return [dict(zip(columns, member)) for member in zip(*columns.values())]
@@ -137,7 +132,7 @@ def stack_items(items: list[Any], space: Any) -> Any:
     if form == "array":
         empty = np.asarray(sample(space, (0,), rng=0))
         return np.array(items, dtype=empty.dtype) if items else empty
-    return _by_part(space, form, lambda k, s: stack_items([m[k] for m in items], s))
+    return _by_part(space, lambda k, s: stack_items([m[k] for m in items], s))
 
 
 def clamp_stacked(x: Any, space: Any) -> Any:
@@ -147,7 +142,7 @@ def clamp_stacked(x: Any, space: Any) -> Any:
         return tuple(clamp(item, space) for item in x)
     if form == "array":
         return clamp(x, space)
-    return _by_part(space, form, lambda k, s: clamp_stacked(x[k], s))
+    return _by_part(space, lambda k, s: clamp_stacked(x[k], s))
 
 
 def object_batch(draw: Any, size: Any, rng: RngLike) -> Any:
