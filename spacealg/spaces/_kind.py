@@ -7,7 +7,7 @@ rule table, read top to bottom; ``register_batched(Kind, isin=..., ...)`` likewi
 batched rules over a kernel (:func:`spacealg.core.arrays.register_kind_rule`);
 ``register_infinite``/``register_unshaped`` are the rules of kinds without ``elements`` or
 without array members; ``clamp_into`` the ``clamp_`` rule of kinds whose ``clamp`` is a
-batched rule; ``shown`` a component as ``repr`` shows it; ``kept`` a value computed once per
+batched rule; ``shown`` a component as ``repr`` shows it; ``once`` a value computed once per
 (immutable) space; ``decided`` a question a space may leave open (False where it raises
 TypeError, ValueError or OverflowError).
 """
@@ -25,7 +25,7 @@ from spacealg.core.arrays import register_kind_rule
 from spacealg.core.generic import as_space
 from spacealg.core.kernel import Kernel
 
-__all__ = ["clamp_into", "decided", "empty", "kept", "register", "register_batched", "register_infinite",
+__all__ = ["clamp_into", "decided", "empty", "once", "register", "register_batched", "register_infinite",
            "register_unshaped", "shown"]
 
 
@@ -69,7 +69,7 @@ def shown(space: Any) -> tuple[Any, Any]:
     return (space if isinstance(space, type) else converted), converted
 
 
-def kept(space: Any, name: str, compute: Callable[[], Any]) -> Any:
+def once(space: Any, name: str, compute: Callable[[], Any]) -> Any:
     """``compute()``, once per space: kept on it as ``name`` (a space is immutable)."""
     found = space.__dict__.get(name)
     if found is None:

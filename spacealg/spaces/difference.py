@@ -71,7 +71,7 @@ from spacealg.core.protocol import (
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.styles import Style
 from spacealg.spaces._batch import isin_objects
-from spacealg.spaces._kind import clamp_into, decided, empty, kept, register, register_batched
+from spacealg.spaces._kind import clamp_into, decided, empty, once, register, register_batched
 from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.interval import Interval, real_value
 from spacealg.spaces.masked import Masked
@@ -160,7 +160,7 @@ def _contains(x: Any, space: Difference) -> bool:
 
 def _closed_form(space: Difference) -> Any:
     """:func:`difference` of the parts (kept on the space): itself where it has no closed form."""
-    return kept(space, "_closed", lambda: difference(space.a, space.b))
+    return once(space, "_closed", lambda: difference(space.a, space.b))
 
 
 def _style(space: Difference) -> Style:
@@ -177,7 +177,7 @@ def _cardinality(space: Difference) -> int | float:
         return math.inf
     if n > ENUMERATED:
         raise TypeError(f"cardinality: not decided for {space!r} (a has more than {ENUMERATED} members)")
-    return kept(space, "_count", lambda: sum(1 for _ in _members(space)))  # type: ignore[no-any-return]
+    return once(space, "_count", lambda: sum(1 for _ in _members(space)))  # type: ignore[no-any-return]
 
 
 def _members(space: Difference) -> Iterator[Any]:

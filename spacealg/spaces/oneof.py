@@ -37,7 +37,7 @@ from spacealg.core.protocol import (
 )
 from spacealg.core.styles import FiniteSpaceStyle, HybridSpaceStyle, Style, UnknownSpaceStyle
 from spacealg.spaces._batch import isin_objects
-from spacealg.spaces._kind import empty, kept, register, register_unshaped
+from spacealg.spaces._kind import empty, once, register, register_unshaped
 from spacealg.spaces.product import SpaceTuple
 from spacealg.spaces.sequence import object_batch
 
@@ -70,7 +70,7 @@ def _contains(x: Any, space: OneOf) -> bool:
 def _one(space: OneOf, generator: np.random.Generator) -> tuple[int, Any]:
     """A branch uniformly among those that have members (Gymnasium's rule), so a OneOf with
     any member never fails to sample; ValueError if none has one. Then a member of it."""
-    branches = kept(space, "_branches", lambda: [i for i, s in enumerate(space._spaces) if not empty(s)])
+    branches = once(space, "_branches", lambda: [i for i, s in enumerate(space._spaces) if not empty(s)])
     if not branches:
         raise ValueError(f"sample: {space!r} is empty (every branch is)")
     i = branches[int(generator.integers(len(branches)))]

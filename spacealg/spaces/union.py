@@ -77,7 +77,7 @@ from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
 from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style, UnknownSpaceStyle
 from spacealg.spaces._batch import isin_objects, normalize_size
-from spacealg.spaces._kind import clamp_into, decided, empty, kept, register, register_batched
+from spacealg.spaces._kind import clamp_into, decided, empty, once, register, register_batched
 from spacealg.spaces.categorical import Categorical
 from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.interval import _CLOSED_BY_ENDS, Interval, real_value
@@ -171,7 +171,7 @@ def _contains(x: Any, space: Union) -> bool:
 def stacked(space: Any, parts: Sequence[Any]) -> bool:
     """Whether batches of ``space`` (whose members are those of ``parts``) stack: every part's
     members are numbers, or numeric arrays, of one shape (every part has ``bounds``)."""
-    return bool(kept(space, "_stacked", lambda: _one_numeric_shape(parts)))
+    return bool(once(space, "_stacked", lambda: _one_numeric_shape(parts)))
 
 
 def objects(batch: Any, space: Any, parts: Sequence[Any]) -> bool:
@@ -218,7 +218,7 @@ def _style(space: Union) -> Style:
 
 def _occupied(space: Union) -> tuple[Any, ...]:
     """The parts that have members (kept on the space); ValueError if none has."""
-    parts = kept(space, "_occupied", lambda: tuple(p for p in space._spaces if not empty(p)))
+    parts = once(space, "_occupied", lambda: tuple(p for p in space._spaces if not empty(p)))
     if not parts:
         raise ValueError(f"{space!r} is empty")
     return parts  # type: ignore[no-any-return]
@@ -237,7 +237,7 @@ def _bounds(space: Union) -> tuple[Any, Any]:
 def _new_counts(space: Union) -> list[tuple[int, bool]]:
     """Per part: how many of its members no earlier part holds, and whether it is disjoint from
     them (then its own ``index``/``element`` serve); kept on the space."""
-    return kept(space, "_counts", lambda: [_new_count(space, i) for i in range(len(space._spaces))])  # type: ignore[no-any-return]
+    return once(space, "_counts", lambda: [_new_count(space, i) for i in range(len(space._spaces))])  # type: ignore[no-any-return]
 
 
 def _new_count(space: Union, i: int) -> tuple[int, bool]:
@@ -332,7 +332,7 @@ def draw_rows(k: Kernel, size: Any, extra: dict[str, Any], draw: Any, what: Any)
 def _weights(space: Union) -> tuple[list[int], list[Any]]:
     """The parts that have members and their weights: their cardinalities where all are finite
     (each member then equally likely), else 1 each."""
-    return kept(space, "_weights", lambda: _part_weights(space))  # type: ignore[no-any-return]
+    return once(space, "_weights", lambda: _part_weights(space))  # type: ignore[no-any-return]
 
 
 def _part_weights(space: Union) -> tuple[list[int], list[Any]]:
