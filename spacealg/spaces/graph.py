@@ -30,11 +30,10 @@ import numpy as np
 from gymnasium.spaces import GraphInstance
 
 from spacealg.core.protocol import contains, issubspace, sample
-from spacealg.core.rng import RngLike
 from spacealg.core.space import Space, nested_depth
 from spacealg.spaces._batch import isin_objects
 from spacealg.spaces._kind import register, register_infinite, register_unshaped, shown
-from spacealg.spaces.sequence import clamp_stacked, object_batch, stacked, stacked_length
+from spacealg.spaces.sequence import clamp_stacked, one_by_one, stacked, stacked_length
 
 __all__ = ["NUM_NODES", "Graph", "GraphInstance"]
 
@@ -105,10 +104,6 @@ def draw_graph(space: Graph, generator: np.random.Generator) -> GraphInstance:
     return GraphInstance(nodes, edges, links)
 
 
-def _sample(space: Graph, size: Any = None, *, rng: RngLike = None) -> Any:
-    return object_batch(lambda generator: draw_graph(space, generator), size, rng)
-
-
 def _clamp(x: Any, space: Graph) -> Any:
     if contains(x, space):
         return x
@@ -123,8 +118,8 @@ def _clamp(x: Any, space: Graph) -> Any:
     return GraphInstance(nodes, edges, links)
 
 
-register(Graph, contains=_contains, sample=_sample, isin=isin_objects, eltype=lambda space: GraphInstance,
-         clamp=_clamp)
+register(Graph, contains=_contains, sample=one_by_one(draw_graph), isin=isin_objects,
+         eltype=lambda space: GraphInstance, clamp=_clamp)
 register_infinite(Graph)
 register_unshaped(Graph, "graphs of any size")
 

@@ -39,7 +39,7 @@ from spacealg.core.styles import FiniteSpaceStyle, HybridSpaceStyle, Style, Unkn
 from spacealg.spaces._batch import isin_objects
 from spacealg.spaces._kind import empty, once, register, register_unshaped
 from spacealg.spaces.product import SpaceTuple
-from spacealg.spaces.sequence import object_batch
+from spacealg.spaces.sequence import one_by_one
 
 __all__ = ["OneOf"]
 
@@ -121,7 +121,7 @@ def _element(i: Any, space: OneOf) -> tuple[int, Any]:
 
 register(OneOf, contains=_contains, isin=isin_objects, eltype=lambda space: tuple[int, Any], SpaceStyle=_style,
          clamp=_clamp, cardinality=_cardinality, elements=_elements, index=_index, element=_element,
-         sample=lambda space, size=None, *, rng=None: object_batch(lambda g: _one(space, g), size, rng))
+         sample=one_by_one(_one))
 register_unshaped(OneOf, "(index, value) pairs")
 
 

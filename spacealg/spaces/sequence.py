@@ -34,8 +34,8 @@ from spacealg.spaces._batch import isin_objects, normalize_size
 from spacealg.spaces._kind import register, register_infinite, register_unshaped, shown
 from spacealg.spaces.product import assemble, has_parts, parts_of
 
-__all__ = ["GEOMETRIC_P", "Sequence", "batch_form", "clamp_stacked", "object_batch", "stack_items", "stacked",
-           "stacked_length", "unstack"]
+__all__ = ["GEOMETRIC_P", "Sequence", "batch_form", "clamp_stacked", "object_batch", "one_by_one", "stack_items",
+           "stacked", "stacked_length", "unstack"]
 
 GEOMETRIC_P = 0.25
 """The success probability of Gymnasium's geometric sequence length."""
@@ -157,6 +157,12 @@ def object_batch(draw: Any, size: Any, rng: RngLike) -> Any:
     return batch
 
 
+def one_by_one(draw: Any) -> Any:
+    """The ``sample`` rule of a kind whose batches are object arrays: ``draw(space, generator)``
+    for each member (:func:`object_batch`)."""
+    return lambda space, size=None, *, rng=None: object_batch(lambda generator: draw(space, generator), size, rng)
+
+
 # -- Sequence ------------------------------------------------------------------------------
 
 
@@ -194,10 +200,6 @@ def draw_sequence(space: Sequence, generator: np.random.Generator) -> Any:
     return tuple(sample(space._space, rng=generator) for _ in range(n))
 
 
-def _sample(space: Sequence, size: Any = None, *, rng: RngLike = None) -> Any:
-    return object_batch(lambda generator: draw_sequence(space, generator), size, rng)
-
-
 def _eltype(space: Sequence) -> type:
     if not space.stack:
         return tuple
@@ -214,7 +216,8 @@ def _clamp(x: Any, space: Sequence) -> Any:
     return tuple(clamp(item, space._space) for item in x)
 
 
-register(Sequence, contains=_contains, sample=_sample, isin=isin_objects, eltype=_eltype, clamp=_clamp)
+register(Sequence, contains=_contains, sample=one_by_one(draw_sequence), isin=isin_objects, eltype=_eltype,
+         clamp=_clamp)
 register_infinite(Sequence)
 register_unshaped(Sequence, "sequences of any length")
 
