@@ -15,7 +15,10 @@ and on bad input:
 - the emulation codec's batches: the same rows and the same fields back;
 - bad input (a complex, bool or float batch where other numbers are expected, a trailing
   dimension too many, rows that differ between parts, a tuple short of a part, a dict missing
-  or adding a key): the same outcome on every backend.
+  or adding a key): the same outcome on every backend;
+- unions and differences (``isin``, ``sample``, ``clamp``, ``clamp_``: one rule each over a
+  kernel, spacealg/spaces/union.py and difference.py) as the other kinds, JAX's draws and
+  clamps eagerly (their rejection reads its flags: not traceable under ``jax.jit``).
 
 JAX runs without x64: it is compared with NumPy's answer on the values JAX holds (float32,
 int32), and spaces its dtype policy refuses (ValueError naming x64) are left to
@@ -45,6 +48,28 @@ from tests.test_backends import canon, perturbed, rng
 #: the backend law tests' spaces, with the catalogued kinds (OneHot) among their leaves
 stacking_spaces = spaces(leaves=(*LEAF_KINDS, "catalogued"), composites=("tuple", "dict", "product"),
                          max_depth=2).filter(stacks)
+
+
+def _set_stacks(space: Any) -> bool:
+    """Whether a union's or difference's batches are arrays (its parts', or ``a``'s, stack into
+    one shape of numbers: spacealg.spaces.union.stacked) and it has members to draw."""
+    from spacealg.spaces.union import stacked
+
+    if not isinstance(space, (sa.Union, sa.Difference)):
+        return False
+    parts = space._spaces if isinstance(space, sa.Union) else (space.a,)
+    if not (stacked(space, parts) and all(stacks(p) for p in parts)):
+        return False
+    try:
+        sa.sample(space, ROWS, rng=0)
+    except ValueError:  # empty, or too thin to draw from (a difference of measure zero)
+        return False
+    return True
+
+
+#: unions and differences of the same leaves whose batches stack
+set_spaces = spaces(leaves=(*LEAF_KINDS, "catalogued"), composites=("union", "difference"), max_depth=1).filter(
+    _set_stacks)
 
 torch = pytest.importorskip("torch")
 jax = pytest.importorskip("jax")
@@ -347,6 +372,46 @@ def test_emulated_rows_and_their_fields_agree_on_every_backend(space: Any, seed:
         fields = codec.nativize_batch(expected)
         assert same(canon(to_numpy(native)), canon(fields)), name
         assert agree(dtypes(native), on(name, dtypes(fields))), name
+
+
+# -- unions and differences ---------------------------------------------------------------------
+
+
+@AGREE
+@given(space=set_spaces, seed=st.integers(0, 2**16))
+def test_unions_and_differences_isin_clamp_and_sample_agree_on_every_backend(space: Any, seed: int) -> None:
+    """The same bools (JAX under jit too); the same clamped values in the policy's dtypes, or
+    the same exception type (a difference's nearest member in ``b`` is not decided anywhere);
+    draws in the policy's dtypes and shapes, every row a member, the same seed the same draws."""
+    host = near_misses(space, seed)
+    expected = np.asarray(sa.isin(host, space))
+    assert np.array_equal(to_numpy(sa.isin(to_backend("torch", host), space)), expected)
+    _agrees_with(outcome(lambda: sa.clamp(host, space)),
+                 outcome(lambda: sa.clamp(to_backend("torch", host), space)), "torch")
+    names = ["torch"] if jax_refuses(space) else ["torch", "jax"]
+    if "jax" in names:
+        held, values = on_jax(host)
+        expected = np.asarray(sa.isin(values, space))
+        assert np.array_equal(to_numpy(sa.isin(held, space)), expected)
+        assert np.array_equal(to_numpy(jax.jit(lambda b: sa.isin(b, space))(held)), expected)
+        reference = outcome(lambda: sa.clamp(values, space))
+        exact = reference[0] != "ok" or _dtype_kept(dtypes(reference[1]), "jax")
+        _agrees_with(reference, outcome(lambda: sa.clamp(held, space)), "jax", exact)
+    drawn = _draw("numpy", space, seed)
+    for name in names:
+        batch = _draw(name, space, seed)
+        assert sa.backends.backend_name(batch) == name
+        assert agree(dtypes(batch), on(name, dtypes(drawn))), name
+        moved = canon(to_numpy(batch))
+        assert moved.shape == np.shape(drawn), name
+        assert all(sa.contains(member_at(moved, i), space) for i in range(ROWS)), name
+        assert same(canon(to_numpy(_draw(name, space, seed))), moved), name
+
+
+@AGREE
+@given(space=set_spaces, seed=st.integers(0, 2**16), data=st.data())
+def test_unions_and_differences_clamp_in_place_alike_writing_nothing_on_error(space: Any, seed: int, data: Any) -> None:
+    test_clamp_in_place_writes_the_same_values_or_raises_alike_writing_nothing.hypothesis.inner_test(space, seed, data)
 
 
 # -- bad input ------------------------------------------------------------------------------------

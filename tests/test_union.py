@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import spacealg as sa
 from spacealg import Box, Difference, FiniteSet, Interval, OneOf, Union, difference, union
 from spacealg.strategies import members, spaces
+from spacealg.strategies.spaces import LEAF_KINDS
 
 LAWS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 BACKENDS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -281,7 +282,7 @@ def test_difference_closed_forms_inclusion_and_too_thin_spaces():
 
 
 @given(st.one_of(parts_of(numbers).map(lambda p: Union(*p)), st.tuples(numbers, numbers).map(lambda t: Difference(*t)),
-                 spaces(composites=("union", "difference"), max_depth=2)))
+                 spaces(leaves=(*LEAF_KINDS, "dynamic"), composites=("union", "difference"), max_depth=2)))
 @LAWS
 def test_repr_evaluates_back_pickle_hash_and_json(s):
     from numpy import inf  # noqa: F401  (repr's names)

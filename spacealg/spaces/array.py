@@ -51,7 +51,6 @@ from spacealg.core.protocol import (
     element,
     elements,
     elsize,
-    eltype,
     index,
     intersect,
     isin,
@@ -61,8 +60,9 @@ from spacealg.core.protocol import (
 from spacealg.core.rng import RngLike
 from spacealg.core.space import Space, nested_depth
 from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style, UnknownSpaceStyle
-from spacealg.spaces._batch import all_trailing, batch_shape, normalize_size
+from spacealg.spaces._batch import all_trailing, batch_shape, items_array, normalize_size
 from spacealg.spaces._counting import lazy_product, power
+from spacealg.spaces._kind import register, shown
 from spacealg.spaces.box import Box
 from spacealg.spaces.finite import BOOL, FiniteSet
 from spacealg.spaces.interval import Interval
@@ -146,14 +146,10 @@ class ArraySpace(Space):
     def __init__(self, base: Any, *dims: SupportsIndex) -> None:
         if "dims" in self.__dict__:  # __new__ returned an already built (canonical) space
             return
-        space = as_space(base)
-        self._set(
-            _depth=nested_depth("ArraySpace", (space,)),
-            base=base if isinstance(base, type) else space,
-            dims=_dims_arg(dims),
-            space=space,
-            size=math.prod(_dims_arg(dims)),
-        )
+        base, space = shown(base)
+        checked = _dims_arg(dims)
+        self._set(_depth=nested_depth("ArraySpace", (space,)), base=base, dims=checked, space=space,
+                  size=math.prod(checked))
 
     def _key(self) -> tuple[Any, ...]:
         return (self.space, self.dims)
@@ -181,7 +177,6 @@ def _as_array(x: Any) -> np.ndarray | None:
         return None
 
 
-@contains.register(ArraySpace)
 def _contains(x: Any, space: ArraySpace) -> bool:
     a = _as_array(x)
     if a is None or a.shape != space.dims:
@@ -192,12 +187,10 @@ def _contains(x: Any, space: ArraySpace) -> bool:
         return False
 
 
-@sample.register(ArraySpace)
 def _sample(space: ArraySpace, size: Any = None, *, rng: RngLike = None) -> np.ndarray:
     return np.asarray(sample(space.space, normalize_size(size) + space.dims, rng=rng))
 
 
-@isin.register(ArraySpace)
 def _isin(batch: Any, space: ArraySpace) -> np.ndarray:
     a = _as_array(batch)
     if a is None:
@@ -206,33 +199,18 @@ def _isin(batch: Any, space: ArraySpace) -> np.ndarray:
     return all_trailing(np.asarray(isin(a, space.space)), len(space.dims))
 
 
-@eltype.register(ArraySpace)
-def _eltype(space: ArraySpace) -> type:
-    return np.ndarray
-
-
-@elsize.register(ArraySpace)
-def _elsize(space: ArraySpace) -> tuple[int, ...]:
-    return space.dims
-
-
-@SpaceStyle.register(ArraySpace)
 def _style(space: ArraySpace) -> Style:
-    base = SpaceStyle(space.space)
-    if isinstance(base, FiniteSpaceStyle):
-        return FiniteSpaceStyle(space.dims)
-    if isinstance(base, ContinuousSpaceStyle):
-        return ContinuousSpaceStyle(space.dims)
+    base = SpaceStyle(space.space)  # Finite or Continuous of the array's shape, as its entries are
+    if isinstance(base, (FiniteSpaceStyle, ContinuousSpaceStyle)):
+        return type(base)(space.dims)
     return UnknownSpaceStyle()
 
 
-@bounds.register(ArraySpace)
 def _bounds(space: ArraySpace) -> tuple[np.ndarray, np.ndarray]:
     low, high = bounds(space.space)
     return np.full(space.dims, low), np.full(space.dims, high)
 
 
-@clamp.register(ArraySpace)
 def _clamp(x: Any, space: ArraySpace) -> Any:
     if contains(x, space):
         return x
@@ -241,7 +219,6 @@ def _clamp(x: Any, space: ArraySpace) -> Any:
     return np.asarray(clamp(a, space.space))
 
 
-@clamp_.register(ArraySpace)
 def _clamp_inplace(x: Any, space: ArraySpace) -> Any:
     if isinstance(x, np.ndarray):  # anything else: the base's clamp_ refuses it (TypeError)
         _require_shape(x, space, "clamp_")
@@ -255,16 +232,10 @@ def _require_shape(a: np.ndarray | None, space: ArraySpace, what: str) -> None:
         raise ValueError(f"{what}: x is not an array of shape {space.dims} (or a batch of them)")
 
 
-@cardinality.register(ArraySpace)
-def _cardinality(space: ArraySpace) -> int | float:
-    return power(cardinality(space.space), space.size)
-
-
 def _entry_dtype(space: ArraySpace) -> np.dtype:
     return np.asarray(sample(space.space, (1,), rng=0)).dtype
 
 
-@elements.register(ArraySpace)
 def _elements(space: ArraySpace) -> Iterator[np.ndarray]:
     dtype = _entry_dtype(space)
     return (_filled(combo, dtype, space.dims) for combo in lazy_product(lambda _: elements(space.space), space.size))
@@ -275,13 +246,9 @@ def _filled(entries: Any, dtype: np.dtype, dims: tuple[int, ...]) -> np.ndarray:
     an object array of tuple labels holds the tuples, never their items."""
     if dtype.kind != "O":
         return np.array(entries, dtype=dtype).reshape(dims)
-    out = np.empty(len(entries), dtype=object)
-    for i, entry in enumerate(entries):
-        out[i] = entry
-    return out.reshape(dims)
+    return items_array(entries).reshape(dims)
 
 
-@index.register(ArraySpace)
 def _index(x: Any, space: ArraySpace) -> int:
     if not contains(x, space):
         raise ValueError(f"index: x is not a member of {space!r}")
@@ -292,16 +259,20 @@ def _index(x: Any, space: ArraySpace) -> int:
     return position
 
 
-@element.register(ArraySpace)
 def _element(i: Any, space: ArraySpace) -> np.ndarray:
-    total = _cardinality(space)
-    i = check_position(i, total)
+    i = check_position(i, power(cardinality(space.space), space.size))
     n = int(cardinality(space.space))  # finite: index is defined on finite spaces only
     digits = []
     for _ in range(space.size):
         i, digit = divmod(i, n)
         digits.append(element(digit, space.space))
     return _filled(digits[::-1], _entry_dtype(space), space.dims)
+
+
+register(ArraySpace, contains=_contains, sample=_sample, isin=_isin, eltype=lambda space: np.ndarray,
+         elsize=lambda space: space.dims, SpaceStyle=_style, bounds=_bounds, clamp=_clamp, clamp_=_clamp_inplace,
+         cardinality=lambda space: power(cardinality(space.space), space.size), elements=_elements, index=_index,
+         element=_element)
 
 
 @issubspace.register(ArraySpace, ArraySpace)

@@ -50,7 +50,6 @@ from typing import Any
 import numpy as np
 
 from spacealg.core import hooks
-from spacealg.core.arrays import register_kind_rule
 from spacealg.core.catalog import register_space_class
 from spacealg.core.generic import as_space
 from spacealg.core.kernel import NUMPY, Kernel, numpy_kernel
@@ -60,13 +59,10 @@ from spacealg.core.protocol import (
     cardinality,
     check_position,
     clamp,
-    clamp_,
     contains,
-    element,
     elements,
     elsize,
     eltype,
-    index,
     intersect,
     isin,
     issubspace,
@@ -74,20 +70,21 @@ from spacealg.core.protocol import (
 )
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.styles import Style
-from spacealg.spaces._batch import normalize_size
+from spacealg.spaces._batch import isin_objects
+from spacealg.spaces._kind import clamp_into, decided, empty, once, register, register_batched
 from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.interval import Interval, real_value
 from spacealg.spaces.masked import Masked
 from spacealg.spaces.product import SpaceTuple
+from spacealg.spaces.sequence import object_batch
 from spacealg.spaces.union import (
     ENUMERATED,
     TIED,
     Union,
-    clamp_into,
     draw_rows,
+    objects,
     rows_where,
     same_value,
-    sample_one,
     settle_ties,
     stacked,
     union,
@@ -132,20 +129,13 @@ def difference(a: Any, b: Any) -> Any:
         points = sorted({v + 0 for v in values if isinstance(v, (int, float)) and v == v})  # bools as ints
         if not any(isinstance(v, Fraction) for v in values):  # (a longdouble's Fraction is no end)
             return reduce(lambda d, v: difference(d, Interval(v, v)), points, a)
-    if _decided(lambda x, y: tuple(elsize(x)) != tuple(elsize(y)), a, b):
+    if decided(lambda x, y: tuple(elsize(x)) != tuple(elsize(y)), a, b):
         return a  # members of another shape: none of b's is a's
-    if _decided(issubspace, a, b):
+    if decided(issubspace, a, b):
         return FiniteSet()
-    if _decided(lambda x, y: cardinality(intersect(x, y)) == 0, a, b):
+    if decided(lambda x, y: cardinality(intersect(x, y)) == 0, a, b):
         return a
     return Difference(a, b)
-
-
-def _decided(test: Any, a: Any, b: Any) -> bool:
-    try:
-        return bool(test(a, b))
-    except (TypeError, ValueError):
-        return False
 
 
 def _interval_less(a: Interval, b: Interval) -> Any:
@@ -164,32 +154,20 @@ hooks.difference.define(difference)  # ``a - b`` on spacealg's spaces
 # -- membership, and what is a's ---------------------------------------------------------------------
 
 
-@contains.register(Difference)
 def _contains(x: Any, space: Difference) -> bool:
     return contains(x, space.a) and not contains(x, space.b)
 
 
-eltype.register(Difference)(lambda space: eltype(space.a))
-elsize.register(Difference)(lambda space: elsize(space.a))
-bounds.register(Difference)(lambda space: bounds(space.a))
-
-
 def _closed_form(space: Difference) -> Any:
     """:func:`difference` of the parts (kept on the space): itself where it has no closed form."""
-    found = space.__dict__.get("_closed")
-    if found is None:
-        found = difference(space.a, space.b)
-        space._set(_closed=found)
-    return found
+    return once(space, "_closed", lambda: difference(space.a, space.b))
 
 
-@SpaceStyle.register(Difference)
 def _style(space: Difference) -> Style:
     closed = _closed_form(space)
     return SpaceStyle(space.a if isinstance(closed, Difference) else closed)  # type: ignore[no-any-return]
 
 
-@cardinality.register(Difference)
 def _cardinality(space: Difference) -> int | float:
     closed = _closed_form(space)
     if not isinstance(closed, Difference):
@@ -199,11 +177,7 @@ def _cardinality(space: Difference) -> int | float:
         return math.inf
     if n > ENUMERATED:
         raise TypeError(f"cardinality: not decided for {space!r} (a has more than {ENUMERATED} members)")
-    found = space.__dict__.get("_count")
-    if found is None:
-        found = sum(1 for _ in _members(space))
-        space._set(_count=found)
-    return found  # type: ignore[no-any-return]
+    return once(space, "_count", lambda: sum(1 for _ in _members(space)))  # type: ignore[no-any-return]
 
 
 def _members(space: Difference) -> Iterator[Any]:
@@ -214,13 +188,11 @@ def _members(space: Difference) -> Iterator[Any]:
     return (x for x in elements(space.a) if not contains(x, space.b))
 
 
-@elements.register(Difference)
 def _elements(space: Difference) -> Iterator[Any]:
     _cardinality(space)  # a TypeError for an infinite or too large a, before iterating
     return _members(space)
 
 
-@index.register(Difference)
 def _index(x: Any, space: Difference) -> int:
     if not contains(x, space):
         raise ValueError(f"index: x={x!r} is not a member of {space!r}")
@@ -228,7 +200,6 @@ def _index(x: Any, space: Difference) -> int:
     return next(i for i, y in enumerate(_members(space)) if same_value(x, y))
 
 
-@element.register(Difference)
 def _element(i: Any, space: Difference) -> Any:
     i = check_position(i, _cardinality(space))
     return next(itertools.islice(_members(space), i, None))
@@ -267,18 +238,13 @@ def _shapes(space: Difference) -> tuple[Any, Any] | None:
 
 
 def _sample_rule(k: Kernel, space: Difference, size: Any = None, *, rng: Any = None, **extra: Any) -> Any:
-    if any(v is not None for v in extra.values()):
-        raise TypeError(f"sample: {sorted(extra)} are not supported with this rng")
-    shape = normalize_size(1 if size is None else size)
-    if _decided(lambda s, _: cardinality(s) == 0, space, None):
-        raise ValueError(f"sample: {space!r} is empty")
-
-    def draw(k: Kernel) -> tuple[Any, Any]:
+    def draw(k: Kernel, shape: tuple[int, ...]) -> tuple[Any, Any]:
+        if empty(space):
+            raise ValueError(f"sample: {space!r} is empty")
         drawn = sample(space.a, shape, rng=k.spawn())
         return drawn, _isin_rule(k, drawn, space)
 
-    drawn = draw_rows(k, shape, draw, space)
-    return drawn[0] if size is None else drawn
+    return draw_rows(k, size, extra, draw, space)
 
 
 def _clamp_rule(k: Kernel, x: Any, space: Difference) -> Any:
@@ -292,9 +258,7 @@ def _clamp_rule(k: Kernel, x: Any, space: Difference) -> Any:
     return nearest
 
 
-for _operation, _rule in (("isin", _isin_rule), ("sample", _sample_rule), ("clamp", _clamp_rule),
-                          ("clamp_", clamp_into)):
-    register_kind_rule(_operation, Difference, _rule)
+register_batched(Difference, isin=_isin_rule, sample=_sample_rule, clamp=_clamp_rule, clamp_=clamp_into)
 
 
 # -- the protocol on NumPy: the same rules, object batches where a's do not stack ----------------------
@@ -304,21 +268,21 @@ def _stacks(space: Difference) -> bool:
     return stacked(space, (space.a,))
 
 
-@isin.register(Difference)
 def _isin(batch: Any, space: Difference) -> Any:
+    if objects(batch, space, (space.a,)):  # sample's batches of members where a's do not stack
+        return isin_objects(batch, space)
     return np.asarray(_isin_rule(NUMPY, batch, space))  # a's batches, whatever they are
 
 
-@sample.register(Difference)
 def _sample(space: Difference, size: Any = None, *, rng: RngLike = None) -> Any:
     generator = as_generator(rng)
     if size is not None and _stacks(space):
         return _sample_rule(numpy_kernel(generator), space, size)
-    return sample_one(space, size, generator, lambda g: _sample_rule_one(space, g))  # one: a's own type
+    return object_batch(lambda g: _sample_rule_one(space, g), size, generator)  # one: a's own type
 
 
 def _sample_rule_one(space: Difference, generator: np.random.Generator) -> Any:
-    if _decided(lambda s, _: cardinality(s) == 0, space, None):
+    if empty(space):
         raise ValueError(f"sample: {space!r} is empty")
     for _ in range(257):
         x = sample(space.a, rng=generator)
@@ -327,7 +291,6 @@ def _sample_rule_one(space: Difference, generator: np.random.Generator) -> Any:
     raise ValueError(f"sample: {space!r} is empty or too thin to draw from (no member in 257 draws)")
 
 
-@clamp.register(Difference)
 def _clamp(x: Any, space: Difference) -> Any:
     if contains(x, space):
         return x
@@ -342,14 +305,17 @@ def _clamp(x: Any, space: Difference) -> Any:
     return nearest
 
 
-clamp_.register(Difference)(lambda x, space: clamp_into(NUMPY, x, space))
+register(Difference, contains=_contains, eltype=lambda space: eltype(space.a), elsize=lambda space: elsize(space.a),
+         bounds=lambda space: bounds(space.a), SpaceStyle=_style, cardinality=_cardinality, elements=_elements,
+         index=_index, element=_element, isin=_isin, sample=_sample, clamp=_clamp,
+         clamp_=lambda x, space: clamp_into(NUMPY, x, space))
 
 
 # -- inclusion and intersection --------------------------------------------------------------------
 
 
 def _difference_in(a: Difference, c: Any) -> bool:
-    if _decided(issubspace, a.a, c):
+    if decided(issubspace, a.a, c):
         return True
     n = cardinality(a.a)
     if n == math.inf or n > ENUMERATED:
@@ -366,12 +332,10 @@ for _other in (object, Difference, Union, Masked):
 for _left in (object, *TIED):
     issubspace.register(_left, Difference)(_in_difference)
 issubspace.register(Union, Difference)(lambda a, d: all(issubspace(p, d) for p in a._spaces))
-intersect.register(Difference, object)(lambda d, c: difference(intersect(d.a, c), d.b))
-intersect.register(Difference, Difference)(lambda d, c: difference(intersect(d.a, c), d.b))
-intersect.register(Difference, Union)(lambda d, c: difference(intersect(d.a, c), d.b))
-intersect.register(Union, Difference)(lambda u, d: difference(intersect(u, d.a), d.b))
-intersect.register(object, Difference)(lambda c, d: difference(intersect(c, d.a), d.b))
-intersect.register(FiniteSet, Difference)(lambda c, d: difference(intersect(c, d.a), d.b))
+for _other in (object, Difference, Union):
+    intersect.register(Difference, _other)(lambda d, c: difference(intersect(d.a, c), d.b))
+for _other in (object, Union, FiniteSet):
+    intersect.register(_other, Difference)(lambda c, d: difference(intersect(c, d.a), d.b))
 settle_ties(Difference)
 
 

@@ -53,30 +53,16 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.core.arrays import backend_name, register_kind_rule
+from spacealg.core.arrays import backend_name
 from spacealg.core.catalog import register_space_class
 from spacealg.core.generic import as_space
 from spacealg.core.kernel import NUMPY, Kernel, kernel_for, numpy_kernel
-from spacealg.core.protocol import (
-    SpaceStyle,
-    bounds,
-    cardinality,
-    clamp,
-    clamp_,
-    contains,
-    element,
-    elements,
-    elsize,
-    eltype,
-    index,
-    isin,
-    issubspace,
-    sample,
-)
+from spacealg.core.protocol import bounds, cardinality, clamp, contains, elsize, eltype, isin, issubspace, sample
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
-from spacealg.core.styles import Style, UnknownSpaceStyle
+from spacealg.core.styles import UnknownSpaceStyle
 from spacealg.spaces._batch import normalize_size
+from spacealg.spaces._kind import clamp_into, register, register_batched, register_infinite
 
 __all__ = ["DEFAULT_LENGTHS", "Dynamic"]
 
@@ -170,15 +156,11 @@ def _split(shape: tuple[int, ...], space: Dynamic, what: str) -> tuple[tuple[int
     raise ValueError(f"{what}: a batch of {space!r} has shape (*batch, {', '.join(map(str, wanted))}), got {shape}")
 
 
-def _permute(ns: Kernel, x: Any, order: list[int]) -> Any:
-    return ns.xp.permute_dims(x, tuple(order))
-
-
 def _gather(ns: Kernel, x: Any, space: Dynamic, lead: tuple[int, ...], lengths: tuple[int, ...]) -> Any:
     """``x`` (``(*lead, member)``) as ``(*lead, N, *template)``: the ``N`` slices, in C order of the lengths."""
     m = len(lead)
     order = [*range(m), *(m + a for a in space.axes), *(m + a for a in space.fixed)]
-    return ns.xp.reshape(_permute(ns, x, order), (*lead, math.prod(lengths), *space.shape))
+    return ns.xp.reshape(ns.xp.permute_dims(x, tuple(order)), (*lead, math.prod(lengths), *space.shape))
 
 
 def _scatter(ns: Kernel, y: Any, space: Dynamic, lead: tuple[int, ...], lengths: tuple[int, ...]) -> Any:
@@ -187,7 +169,7 @@ def _scatter(ns: Kernel, y: Any, space: Dynamic, lead: tuple[int, ...], lengths:
     moved = ns.xp.reshape(y, (*lead, *lengths, *(space.shape[a] for a in space.fixed)))
     position = {a: m + i for i, a in enumerate(space.axes)}
     position.update({a: m + len(space.axes) + i for i, a in enumerate(space.fixed)})
-    return _permute(ns, moved, [*range(m), *(position[a] for a in range(len(space.shape)))])
+    return ns.xp.permute_dims(moved, (*range(m), *(position[a] for a in range(len(space.shape)))))
 
 
 def _isin_rule(ns: Kernel, batch: Any, space: Dynamic) -> Any:
@@ -223,17 +205,6 @@ def _clamp_rule(ns: Kernel, x: Any, space: Dynamic) -> Any:
     return _scatter(ns, clamp(_gather(ns, x, space, lead, lengths), space.space), space, lead, lengths)
 
 
-def _clamp_inplace_rule(ns: Kernel, x: Any, space: Dynamic) -> Any:
-    if ns.name == "jax":
-        raise TypeError("clamp_: JAX arrays are immutable; use clamp")
-    clamped = ns.xp.astype(_clamp_rule(ns, x, space), x.dtype)
-    try:
-        x[...] = clamped
-    except (RuntimeError, ValueError) as error:  # a read-only or expanded array: nothing written
-        raise TypeError(f"clamp_: x must be a writable array ({error})") from None
-    return x
-
-
 def _no_fixed_width(ns: Kernel, values: Any, space: Dynamic) -> Any:
     raise no_fixed_width(space, "flatten_batch")
 
@@ -244,10 +215,8 @@ def no_fixed_width(space: Dynamic, what: str) -> ValueError:
                       "flattening needs one: fix the lengths (the template's shape with them) first")
 
 
-for _operation, _rule in (("isin", _isin_rule), ("sample", _sample_rule), ("clamp", _clamp_rule),
-                          ("clamp_", _clamp_inplace_rule), ("flatten_batch", _no_fixed_width),
-                          ("unflatten_batch", _no_fixed_width)):
-    register_kind_rule(_operation, Dynamic, _rule)
+register_batched(Dynamic, isin=_isin_rule, sample=_sample_rule, clamp=_clamp_rule, clamp_=clamp_into,
+                 flatten_batch=_no_fixed_width, unflatten_batch=_no_fixed_width)
 
 # -- the protocol on NumPy: the same rules ------------------------------------------------------
 
@@ -264,7 +233,6 @@ def _array(x: Any) -> np.ndarray | None:
     return None if a.dtype == object else a
 
 
-@contains.register(Dynamic)
 def _contains(x: Any, space: Dynamic) -> bool:
     name = backend_name(x)
     a = x if name is not None and hasattr(x, "shape") else _array(x)
@@ -278,7 +246,6 @@ def _contains(x: Any, space: Dynamic) -> bool:
     return bool(_isin_rule(ns, a[None], space)[0])
 
 
-@isin.register(Dynamic)
 def _isin(batch: Any, space: Dynamic) -> np.ndarray:
     a = _array(batch)
     if a is None:
@@ -286,12 +253,10 @@ def _isin(batch: Any, space: Dynamic) -> np.ndarray:
     return np.asarray(_isin_rule(NUMPY, a, space))
 
 
-@sample.register(Dynamic)
 def _sample(space: Dynamic, size: Any = None, *, rng: RngLike = None) -> np.ndarray:
     return np.asarray(_sample_rule(numpy_kernel(as_generator(rng)), space, size))
 
 
-@clamp.register(Dynamic)
 def _clamp(x: Any, space: Dynamic) -> Any:
     if contains(x, space):
         return x
@@ -301,44 +266,14 @@ def _clamp(x: Any, space: Dynamic) -> Any:
     return np.asarray(_clamp_rule(NUMPY, a, space))
 
 
-@clamp_.register(Dynamic)
-def _clamp_inplace(x: Any, space: Dynamic) -> Any:
-    if not isinstance(x, np.ndarray) or not x.flags.writeable:
-        raise TypeError("clamp_: x must be a writable numpy array")
-    return _clamp_inplace_rule(NUMPY, x, space)
-
-
-@SpaceStyle.register(Dynamic)
-def _style(space: Dynamic) -> Style:
-    return UnknownSpaceStyle()
-
-
-@cardinality.register(Dynamic)
-def _cardinality(space: Dynamic) -> float:
-    return math.inf  # the template has a member: one array per length at least
-
-
-def _not_finite(*args: Any) -> Any:
-    raise TypeError(f"{args[-1]!r} is not finite (any length along its axes): it has no elements/index/element")
-
-
-for _function in (elements, index, element):
-    _function.register(Dynamic)(_not_finite)
-
-
-@elsize.register(Dynamic)
 def _elsize(space: Dynamic) -> Any:
     raise TypeError(f"elsize: members of {space!r} have any length along the axes {space.axes}")
 
 
-@bounds.register(Dynamic)
-def _bounds(space: Dynamic) -> Any:
-    return bounds(space.space)
-
-
-@eltype.register(Dynamic)
-def _eltype(space: Dynamic) -> Any:
-    return eltype(space.space)
+register(Dynamic, contains=_contains, isin=_isin, sample=_sample, clamp=_clamp,
+         clamp_=lambda x, space: clamp_into(NUMPY, x, space), SpaceStyle=lambda space: UnknownSpaceStyle(),
+         elsize=_elsize, bounds=lambda space: bounds(space.space), eltype=lambda space: eltype(space.space))
+register_infinite(Dynamic, " (any length along its axes)")  # the template has a member: one array per length
 
 
 @issubspace.register(Dynamic, Dynamic)

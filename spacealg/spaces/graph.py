@@ -29,29 +29,16 @@ from typing import Any
 import numpy as np
 from gymnasium.spaces import GraphInstance
 
-from spacealg.core.generic import as_space
-from spacealg.core.protocol import clamp, contains, eltype, isin, issubspace, sample
-from spacealg.core.rng import RngLike
+from spacealg.core.protocol import contains, issubspace, sample
 from spacealg.core.space import Space, nested_depth
 from spacealg.spaces._batch import isin_objects
-from spacealg.spaces.sequence import (
-    clamp_stacked,
-    object_batch,
-    register_infinite,
-    register_unshaped,
-    stacked,
-    stacked_length,
-)
+from spacealg.spaces._kind import register, register_infinite, register_unshaped, shown
+from spacealg.spaces.sequence import clamp_stacked, one_by_one, stacked, stacked_length
 
 __all__ = ["NUM_NODES", "Graph", "GraphInstance"]
 
 NUM_NODES = 10
 """The number of nodes of a sampled graph (Gymnasium's default)."""
-
-
-def _shown(space: Any) -> tuple[Any, Any]:
-    converted = as_space(space)
-    return (space if isinstance(space, type) else converted), converted
 
 
 class Graph(Space):
@@ -63,8 +50,8 @@ class Graph(Space):
     _edge: Any
 
     def __init__(self, node_space: Any, edge_space: Any = None) -> None:
-        node_shown, node = _shown(node_space)
-        edge_shown, edge = (None, None) if edge_space is None else _shown(edge_space)
+        node_shown, node = shown(node_space)
+        edge_shown, edge = (None, None) if edge_space is None else shown(edge_space)
         depth = nested_depth("Graph", (node, edge))
         self._set(node_space=node_shown, edge_space=edge_shown, _node=node, _edge=edge, _depth=depth)
 
@@ -91,7 +78,6 @@ def _is_graph_instance(x: Any) -> bool:
     )
 
 
-@contains.register(Graph)
 def _contains(x: Any, space: Graph) -> bool:
     if not _is_graph_instance(x) or x.nodes is None:
         return False
@@ -118,20 +104,6 @@ def draw_graph(space: Graph, generator: np.random.Generator) -> GraphInstance:
     return GraphInstance(nodes, edges, links)
 
 
-@sample.register(Graph)
-def _sample(space: Graph, size: Any = None, *, rng: RngLike = None) -> Any:
-    return object_batch(lambda generator: draw_graph(space, generator), size, rng)
-
-
-isin.register(Graph)(isin_objects)
-
-
-@eltype.register(Graph)
-def _eltype(space: Graph) -> type:
-    return GraphInstance
-
-
-@clamp.register(Graph)
 def _clamp(x: Any, space: Graph) -> Any:
     if contains(x, space):
         return x
@@ -146,6 +118,8 @@ def _clamp(x: Any, space: Graph) -> Any:
     return GraphInstance(nodes, edges, links)
 
 
+register(Graph, contains=_contains, sample=one_by_one(draw_graph), isin=isin_objects,
+         eltype=lambda space: GraphInstance, clamp=_clamp)
 register_infinite(Graph)
 register_unshaped(Graph, "graphs of any size")
 

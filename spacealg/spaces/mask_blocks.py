@@ -25,23 +25,8 @@ from spacealg.core.kernel import NUMPY, Kernel, kernel_for
 from spacealg.spaces._batch import normalize_size
 from spacealg.spaces.mask_factors import Factors, MaskError, MaskTypeError, Sizes
 
-__all__ = [
-    "NUMPY",
-    "Block",
-    "FreeBlocks",
-    "blocks_batch_shape",
-    "choose",
-    "coarsen",
-    "combine",
-    "draw_digits",
-    "draw_shape",
-    "dtype_kind",
-    "is_foreign_array",
-    "merge_run",
-    "outer",
-    "parse_blocks",
-    "placed",
-]
+__all__ = ["NUMPY", "Block", "FreeBlocks", "blocks_batch_shape", "choose", "coarsen", "combine", "draw_digits",
+           "draw_shape", "dtype_kind", "is_foreign_array", "merge_run", "outer", "parse_blocks", "placed"]
 
 
 # -- parsing masks into blocks ---------------------------------------------------------------
@@ -288,13 +273,7 @@ def blocks_batch_shape(blocks: Sequence[Block], sizes: tuple[int, ...]) -> tuple
     """The common leading (batch) shape of the blocks; ValueError when they disagree."""
     if isinstance(blocks, FreeBlocks):
         return ()
-    shapes = set()
-    start = 0
-    for width, array in blocks:
-        if array is not None:
-            shapes.add(array.shape[: array.ndim - width])
-        start += width
-    shapes.discard(())
+    shapes = {array.shape[: array.ndim - width] for width, array in blocks if array is not None} - {()}
     if len(shapes) > 1:
         raise MaskError(f"mask: the parts have different batch shapes {sorted(shapes)}")
     return shapes.pop() if shapes else ()
@@ -367,7 +346,6 @@ def merge_run(run: list[Block], sizes: tuple[int, ...], ns: Kernel = NUMPY) -> B
     return (total, acc)
 
 
-
 def _cuts(blocks: Sequence[Block]) -> list[int]:
     return list(itertools.accumulate(w for w, _ in blocks))
 
@@ -387,12 +365,8 @@ def placed(blocks: Sequence[Block], ns: Kernel) -> Sequence[Block]:
     already there stay; others are copied (through the host)."""
     if isinstance(blocks, FreeBlocks):
         return blocks
-    return [(w, a if a is None or (backend_name(a) or "numpy") == ns.name else _host_or(ns, _to_numpy(a)))
-            for w, a in blocks]
-
-
-def _host_or(ns: Kernel, host: np.ndarray) -> Any:
-    return host if ns.name == "numpy" else ns.constant(host)
+    return [(w, a if a is None or (backend_name(a) or "numpy") == ns.name
+             else _to_numpy(a) if ns.name == "numpy" else ns.constant(_to_numpy(a))) for w, a in blocks]
 
 
 # -- drawing: the vectorised chooser, once for every backend ---------------------------------------

@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -26,7 +26,7 @@ from spacealg.core.image import image_of
 from spacealg.core.leaf import LeafModel, Members, leaf, widths
 from spacealg.core.leaf_index import counts, finite, positions, values_at
 from spacealg.core.plan import variant_of
-from spacealg.spaces.product import DictProduct, TupleProduct
+from spacealg.spaces.product import DictProduct, TupleProduct, assemble, has_parts, parts_of
 
 __all__ = ["Factors", "MaskError", "MaskTypeError", "Sizes", "factors"]
 
@@ -300,22 +300,17 @@ def _concat_digits(parts: list[np.ndarray]) -> np.ndarray:
 def _product_factors(space: TupleProduct | DictProduct) -> Factors:
     """A product's factors: its components' in order; digits of a batch (a tuple, or a dict
     with the product's keys) concatenated, values split back into the product's form."""
-    keyed = isinstance(space, DictProduct)
-    keys = list(space._spaces) if keyed else []
-    components = [factors(space._spaces[k]) for k in keys] if keyed else [factors(s) for s in space._spaces]
+    parts = parts_of(space)
+    components = [factors(s) for s in parts.values()]
     cuts = list(itertools.accumulate((len(c.sizes) for c in components), initial=0))
 
     def digits(batch: Any) -> np.ndarray:
-        if keyed and (not isinstance(batch, Mapping) or set(batch) != set(keys)):
+        if not has_parts(batch, space):
             raise ValueError(f"not a batch of {space!r}")
-        if not keyed and (not isinstance(batch, (tuple, list)) or len(batch) != len(components)):
-            raise ValueError(f"not a batch of {space!r}")
-        parts = [batch[k] for k in keys] if keyed else batch
-        return _concat_digits([c.digits(b) for c, b in zip(components, parts)])
+        return _concat_digits([c.digits(batch[k]) for c, k in zip(components, parts)])
 
     def values(d: np.ndarray) -> Any:
-        parts = [c.values(d[..., cuts[i] : cuts[i + 1]]) for i, c in enumerate(components)]
-        return dict(zip(keys, parts)) if keyed else tuple(parts)
+        return assemble(space, (c.values(d[..., cuts[i] : cuts[i + 1]]) for i, c in enumerate(components)))
 
-    children = dict(zip(keys, components)) if keyed else tuple(components)
-    return Factors(sizes_of([r for c in components for r in runs_of(c.sizes)]), digits, values, children)
+    return Factors(sizes_of([r for c in components for r in runs_of(c.sizes)]), digits, values,
+                   assemble(space, components))

@@ -31,17 +31,15 @@ from spacealg.core.protocol import (
     contains,
     element,
     elements,
-    eltype,
     index,
-    isin,
     issubspace,
     sample,
 )
-from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.styles import FiniteSpaceStyle, HybridSpaceStyle, Style, UnknownSpaceStyle
-from spacealg.spaces._batch import isin_objects, normalize_size
+from spacealg.spaces._batch import isin_objects
+from spacealg.spaces._kind import empty, once, register, register_unshaped
 from spacealg.spaces.product import SpaceTuple
-from spacealg.spaces.sequence import register_unshaped
+from spacealg.spaces.sequence import one_by_one
 
 __all__ = ["OneOf"]
 
@@ -64,55 +62,21 @@ def _tag(x: Any, n: int) -> int | None:
     return int(i) if 0 <= i < n else None  # type: ignore[operator]
 
 
-@contains.register(OneOf)
 def _contains(x: Any, space: OneOf) -> bool:
     i = _tag(x, len(space._spaces))
     return i is not None and contains(x[1], space._spaces[i])
 
 
-@sample.register(OneOf)
-def _sample(space: OneOf, size: Any = None, *, rng: RngLike = None) -> Any:
-    generator = as_generator(rng)
-    if size is None:
-        branches = _nonempty_branches(space)
-        i = branches[int(generator.integers(len(branches)))]
-        return (i, sample(space._spaces[i], rng=generator))
-    shape = normalize_size(size)
-    batch = np.empty(shape, dtype=object)
-    for position in np.ndindex(shape):
-        batch[position] = _sample(space, rng=generator)
-    return batch
-
-
-def _nonempty_branches(space: OneOf) -> list[int]:
-    """The branches that have members: sampling draws among them (uniformly, Gymnasium's
-    rule), so a OneOf with any member never fails to sample. ValueError if none has one."""
-    branches: list[int] | None = space.__dict__.get("_branches")
-    if branches is None:  # once per space (a OneOf is immutable)
-        branches = [i for i, s in enumerate(space._spaces) if not _is_empty(s)]
-        space._set(_branches=branches)
+def _one(space: OneOf, generator: np.random.Generator) -> tuple[int, Any]:
+    """A branch uniformly among those that have members (Gymnasium's rule), so a OneOf with
+    any member never fails to sample; ValueError if none has one. Then a member of it."""
+    branches = once(space, "_branches", lambda: [i for i, s in enumerate(space._spaces) if not empty(s)])
     if not branches:
         raise ValueError(f"sample: {space!r} is empty (every branch is)")
-    return branches
+    i = branches[int(generator.integers(len(branches)))]
+    return (i, sample(space._spaces[i], rng=generator))
 
 
-def _is_empty(space: Any) -> bool:
-    try:
-        return cardinality(space) == 0
-    except (TypeError, OverflowError):
-        return False
-
-
-isin.register(OneOf)(isin_objects)
-register_unshaped(OneOf, "(index, value) pairs")
-
-
-@eltype.register(OneOf)
-def _eltype(space: OneOf) -> Any:
-    return tuple[int, Any]
-
-
-@SpaceStyle.register(OneOf)
 def _style(space: OneOf) -> Style:
     styles = [SpaceStyle(s) for s in space._spaces]
     if all(isinstance(s, FiniteSpaceStyle) for s in styles):
@@ -122,7 +86,6 @@ def _style(space: OneOf) -> Style:
     return HybridSpaceStyle((), ())
 
 
-@clamp.register(OneOf)
 def _clamp(x: Any, space: OneOf) -> Any:
     i = _tag(x, len(space._spaces))
     if i is None:
@@ -130,20 +93,15 @@ def _clamp(x: Any, space: OneOf) -> Any:
     return (i, clamp(x[1], space._spaces[i]))
 
 
-@cardinality.register(OneOf)
 def _cardinality(space: OneOf) -> int | float:
     counts = [cardinality(s) for s in space._spaces]
     return math.inf if math.inf in counts else sum(counts)  # inf + a huge int overflows
 
 
-@elements.register(OneOf)
 def _elements(space: OneOf) -> Iterator[tuple[int, Any]]:
-    return itertools.chain.from_iterable(
-        ((i, v) for v in elements(s)) for i, s in enumerate(space._spaces)
-    )
+    return itertools.chain.from_iterable(((i, v) for v in elements(s)) for i, s in enumerate(space._spaces))
 
 
-@index.register(OneOf)
 def _index(x: Any, space: OneOf) -> int:
     if not contains(x, space):
         raise ValueError(f"index: x={x!r} is not a member of {space!r}")
@@ -151,10 +109,8 @@ def _index(x: Any, space: OneOf) -> int:
     return int(offset + index(x[1], space._spaces[x[0]]))
 
 
-@element.register(OneOf)
 def _element(i: Any, space: OneOf) -> tuple[int, Any]:
-    total = _cardinality(space)
-    i = check_position(i, total)
+    i = check_position(i, _cardinality(space))
     for tag, s in enumerate(space._spaces):
         n = cardinality(s)
         if i < n:
@@ -163,10 +119,15 @@ def _element(i: Any, space: OneOf) -> tuple[int, Any]:
     raise AssertionError("unreachable")
 
 
+register(OneOf, contains=_contains, isin=isin_objects, eltype=lambda space: tuple[int, Any], SpaceStyle=_style,
+         clamp=_clamp, cardinality=_cardinality, elements=_elements, index=_index, element=_element,
+         sample=one_by_one(_one))
+register_unshaped(OneOf, "(index, value) pairs")
+
+
 @issubspace.register(OneOf, OneOf)
 def _oneof_subset(a: OneOf, b: OneOf) -> bool:
-    return len(a._spaces) == len(b._spaces) and all(
-        issubspace(sa, sb) for sa, sb in zip(a._spaces, b._spaces)
-    )
+    return len(a._spaces) == len(b._spaces) and all(issubspace(sa, sb) for sa, sb in zip(a._spaces, b._spaces))
+
 
 hooks.one_of.define(OneOf)  # ``a + b`` on spacealg's spaces

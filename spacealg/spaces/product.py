@@ -51,22 +51,17 @@ from spacealg.core.protocol import (
 )
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space, format_value, nested_depth
-from spacealg.core.styles import Style, combine_styles
+from spacealg.core.styles import combine_styles
 from spacealg.spaces._batch import has_nan, isin_objects
 from spacealg.spaces._counting import count_product, lazy_product
+from spacealg.spaces._kind import empty, register, shown
 from spacealg.spaces.array import ArraySpace, array_of
 from spacealg.spaces.box import Box
 from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.inplace import write_through
 from spacealg.spaces.interval import Interval
 
-__all__ = ["DictProduct", "SpaceTuple", "TupleProduct", "product"]
-
-
-def _component(space: Any) -> tuple[Any, Any]:
-    """(what repr shows, the space operations use) for one component."""
-    converted = as_space(space)
-    return (space if isinstance(space, type) else converted), converted
+__all__ = ["DictProduct", "SpaceTuple", "TupleProduct", "assemble", "has_parts", "parts_of", "product"]
 
 
 class SpaceTuple(Space):
@@ -76,7 +71,7 @@ class SpaceTuple(Space):
     _spaces: tuple[Any, ...]
 
     def __init__(self, *spaces: Any) -> None:
-        pairs = [_component(s) for s in spaces]
+        pairs = [shown(s) for s in spaces]
         depth = nested_depth(type(self).__name__, (p[1] for p in pairs))
         self._set(spaces=tuple(p[0] for p in pairs), _spaces=tuple(p[1] for p in pairs), _depth=depth)
 
@@ -133,7 +128,7 @@ class DictProduct(Space):
                 raise ValueError(f"DictProduct: the key {k!r} is (or holds) NaN, which no lookup finds")
         if len(set(keys)) != len(keys):
             raise ValueError(f"DictProduct: duplicate keys in {keys!r}")
-        pairs = {k: _component(s) for k, s in items}
+        pairs = {k: shown(s) for k, s in items}
         self._set(
             sort_keys=bool(sort_keys),
             _depth=nested_depth("DictProduct", (p[1] for p in pairs.values())),
@@ -230,7 +225,7 @@ def product(*spaces: Any, **named: Any) -> Any:
     return TupleProduct(*factors)
 
 
-# -- TupleProduct protocol ----------------------------------------------------------------
+# -- the protocol of both products: a component by its key (a position, or a dict key) ----------
 
 
 @components.register(TupleProduct)
@@ -239,241 +234,157 @@ def _components(space: TupleProduct | DictProduct) -> Any:
     return space._spaces  # the parts that plans walk (spacealg.core.plan)
 
 
-@contains.register(TupleProduct)
-def _contains(x: Any, space: TupleProduct) -> bool:
-    if not isinstance(x, (tuple, list)) or len(x) != len(space._spaces):
-        return False
-    return all(contains(xi, si) for xi, si in zip(x, space._spaces))
-
-
-@sample.register(TupleProduct)
-def _sample(space: TupleProduct, size: Any = None, *, rng: RngLike = None) -> tuple[Any, ...]:
-    generator = as_generator(rng)
-    return tuple(sample(s, size, rng=generator) for s in space._spaces)
-
-
-def _and_all(parts: list[np.ndarray], what: str) -> np.ndarray:
-    try:
-        return np.logical_and.reduce(np.broadcast_arrays(*parts)) if parts else np.ones((), bool)
-    except ValueError:
-        raise ValueError(f"isin: the component batches of {what} have different batch shapes") from None
-
-
-@isin.register(TupleProduct)
-def _isin(batch: Any, space: TupleProduct) -> np.ndarray:
-    if isinstance(batch, np.ndarray) and batch.dtype.kind == "O":
-        return isin_objects(batch, space)
-    if not isinstance(batch, (tuple, list)) or len(batch) != len(space._spaces):
-        raise ValueError(
-            f"isin: a batch of {space!r} is a tuple of {len(space._spaces)} component batches"
-        )
-    return _and_all([np.asarray(isin(b, s)) for b, s in zip(batch, space._spaces)], repr(space))
-
-
-@eltype.register(TupleProduct)
-def _eltype(space: TupleProduct) -> Any:
-    return tuple[tuple(eltype(s) for s in space._spaces)]  # type: ignore[misc]
-
-
-def _check_parts(x: Any, space: TupleProduct | DictProduct, what: str) -> None:
-    """ValueError naming ``what`` unless ``x`` has the parts of a member: a tuple (or list) of
-    one part per component, or a mapping with the keys of a DictProduct (the error of
-    ``isin`` and of the torch/JAX batches for the same structure)."""
-    parts = space._spaces
-    if isinstance(space, DictProduct):
-        if not isinstance(x, Mapping) or set(x) != set(parts):
-            raise ValueError(f"{what}: x must be a mapping with the keys {list(parts)}")
-    elif not isinstance(x, (tuple, list)) or len(x) != len(parts):
-        raise ValueError(f"{what}: x must be a tuple of {len(parts)} components")
-
-
-def _clamp_parts_inplace(x: Any, space: TupleProduct | DictProduct) -> None:
-    """``clamp_`` of a product's parts, written as they are clamped (the caller stages ``x``)."""
-    _check_parts(x, space, "clamp_")
-    for k, s in _parts(space).items():
-        _clamp_part_inplace(x, k, s)
-
-
-def _clamp_part_inplace(parent: Any, key: Any, space: Any) -> None:
-    value = parent[key]
-    if isinstance(space, (TupleProduct, DictProduct)) and isinstance(value, (list, dict, tuple)):
-        _clamp_parts_inplace(value, space)  # already inside the staged copy: not staged (copied) again
-    elif isinstance(value, (np.ndarray, list, dict, tuple)):  # a tuple: clamped through its own parts
-        clamp_(value, space)
-    elif isinstance(parent, (list, dict)):
-        parent[key] = clamp(value, space)
-    else:
-        raise TypeError(
-            "clamp_: a product is clamped in place only through mutable parts "
-            "(arrays, or a list/dict holding scalars)"
-        )
-
-
-_product_count = count_product
-
-
-def _mixed_radix_index(parts: Iterable[tuple[Any, Any]]) -> int:
-    position = 0
-    for value, s in parts:
-        position = position * int(cardinality(s)) + index(value, s)
-    return position
-
-
-def _mixed_radix_element(i: Any, spaces: list[Any]) -> list[Any]:
-    total = _product_count(cardinality(s) for s in spaces)
-    i = check_position(i, total)
-    values = []
-    for s in reversed(spaces):
-        i, digit = divmod(i, cardinality(s))
-        values.append(element(digit, s))
-    return values[::-1]
-
-
-def _empty(space: Any) -> bool:
-    try:
-        return cardinality(space) == 0
-    except TypeError:
-        return False
-
-
-@intersect.register(TupleProduct, TupleProduct)
-def _tuple_intersect(a: TupleProduct, b: TupleProduct) -> Any:
-    if len(a._spaces) != len(b._spaces):
-        return FiniteSet()
-    parts = [intersect(sa, sb) for sa, sb in zip(a._spaces, b._spaces)]
-    return FiniteSet() if any(_empty(p) for p in parts) else TupleProduct(*parts)
-
-
-@array_of.register(TupleProduct)
-def _tuple_array(space: TupleProduct, dims: tuple[int, ...], base: Any) -> TupleProduct:
-    return TupleProduct(*(ArraySpace(s, *dims) for s in space.spaces))
-
-
-# -- DictProduct protocol -----------------------------------------------------------------
-
-
-@contains.register(DictProduct)
-def _dict_contains(x: Any, space: DictProduct) -> bool:
-    if not isinstance(x, Mapping) or len(x) != len(space._spaces):
-        return False
-    try:
-        return all(k in x and contains(x[k], s) for k, s in space._spaces.items())
-    except TypeError:  # unhashable key lookups and the like
-        return False
-
-
-@sample.register(DictProduct)
-def _dict_sample(space: DictProduct, size: Any = None, *, rng: RngLike = None) -> dict[Any, Any]:
-    generator = as_generator(rng)
-    return {k: sample(s, size, rng=generator) for k, s in space._spaces.items()}
-
-
-@isin.register(DictProduct)
-def _dict_isin(batch: Any, space: DictProduct) -> np.ndarray:
-    if isinstance(batch, np.ndarray) and batch.dtype.kind == "O":
-        return isin_objects(batch, space)
-    if not isinstance(batch, Mapping) or set(batch) != set(space._spaces):
-        raise ValueError(f"isin: a batch of {space!r} is a dict of component batches with its keys")
-    return _and_all([np.asarray(isin(batch[k], s)) for k, s in space._spaces.items()], repr(space))
-
-
-@eltype.register(DictProduct)
-def _dict_eltype(space: DictProduct) -> type:
-    return dict
-
-
-@intersect.register(DictProduct, DictProduct)
-def _dict_intersect(a: DictProduct, b: DictProduct) -> Any:
-    if set(a._spaces) != set(b._spaces):
-        return FiniteSet()
-    parts = {k: intersect(s, b._spaces[k]) for k, s in a._spaces.items()}
-    return FiniteSet() if any(_empty(p) for p in parts.values()) else DictProduct(parts, sort_keys=a.sort_keys)
-
-
-@array_of.register(DictProduct)
-def _dict_array(space: DictProduct, dims: tuple[int, ...], base: Any) -> DictProduct:
-    return DictProduct({k: ArraySpace(s, *dims) for k, s in space._shown.items()}, sort_keys=space.sort_keys)
-
-
-# -- both products: a component by its key (a position, or a dict key) -------------------------
-
-
-def _parts(space: TupleProduct | DictProduct) -> dict[Any, Any]:
+def parts_of(space: TupleProduct | DictProduct) -> dict[Any, Any]:
     """The components by key: positions for a TupleProduct, the keys of a DictProduct."""
     return space._spaces if isinstance(space, DictProduct) else dict(enumerate(space._spaces))
 
 
-def _assemble(space: TupleProduct | DictProduct, values: Iterable[Any]) -> Any:
+def assemble(space: TupleProduct | DictProduct, values: Iterable[Any]) -> Any:
     """The member (or per-component value) of ``space`` made of ``values``, in component order."""
     return dict(zip(space._spaces, values)) if isinstance(space, DictProduct) else tuple(values)
 
 
-@elsize.register(TupleProduct)
-@elsize.register(DictProduct)
-def _elsize(space: TupleProduct | DictProduct) -> Any:
-    return _assemble(space, (elsize(s) for s in _parts(space).values()))
+def _like(space: TupleProduct | DictProduct, parts: dict[Any, Any]) -> Any:
+    """The product of ``space``'s kind (and ``sort_keys``) of ``parts``, by ``space``'s keys."""
+    if isinstance(space, DictProduct):
+        return DictProduct(parts, sort_keys=space.sort_keys)
+    return TupleProduct(*parts.values())
 
 
-@SpaceStyle.register(TupleProduct)
-@SpaceStyle.register(DictProduct)
-def _style(space: TupleProduct | DictProduct) -> Style:
-    return combine_styles(SpaceStyle(s) for s in _parts(space).values())
+def has_parts(x: Any, space: TupleProduct | DictProduct) -> bool:
+    """Whether ``x`` has the parts of a member (or of a batch): a tuple (or list) of one part
+    per component, or a mapping with the keys of a DictProduct."""
+    if isinstance(space, DictProduct):
+        return isinstance(x, Mapping) and len(x) == len(space._spaces) and all(k in x for k in space._spaces)
+    return isinstance(x, (tuple, list)) and len(x) == len(space._spaces)
 
 
-@bounds.register(TupleProduct)
-@bounds.register(DictProduct)
-def _bounds(space: TupleProduct | DictProduct) -> tuple[Any, Any]:
-    pairs = [bounds(s) for s in _parts(space).values()]
-    return _assemble(space, (p[0] for p in pairs)), _assemble(space, (p[1] for p in pairs))
+def _contains(x: Any, space: TupleProduct | DictProduct) -> bool:
+    try:
+        return has_parts(x, space) and all(contains(x[k], s) for k, s in parts_of(space).items())
+    except TypeError:  # unhashable key lookups and the like
+        return False
 
 
-@cardinality.register(TupleProduct)
-@cardinality.register(DictProduct)
-def _cardinality(space: TupleProduct | DictProduct) -> int | float:
-    return _product_count(cardinality(s) for s in _parts(space).values())
+def _sample(space: TupleProduct | DictProduct, size: Any = None, *, rng: RngLike = None) -> Any:
+    generator = as_generator(rng)
+    return assemble(space, (sample(s, size, rng=generator) for s in parts_of(space).values()))
 
 
-@elements.register(TupleProduct)
-@elements.register(DictProduct)
-def _elements(space: TupleProduct | DictProduct) -> Iterator[Any]:
-    spaces = list(_parts(space).values())
-    return (_assemble(space, combo) for combo in lazy_product(lambda i: elements(spaces[i]), len(spaces)))
+def _isin(batch: Any, space: TupleProduct | DictProduct) -> np.ndarray:
+    if isinstance(batch, np.ndarray) and batch.dtype.kind == "O":
+        return isin_objects(batch, space)
+    if not has_parts(batch, space):
+        form = ("a dict of component batches with its keys" if isinstance(space, DictProduct)
+                else f"a tuple of {len(space._spaces)} component batches")
+        raise ValueError(f"isin: a batch of {space!r} is {form}")
+    inside = [np.asarray(isin(batch[k], s)) for k, s in parts_of(space).items()]
+    try:
+        return np.logical_and.reduce(np.broadcast_arrays(*inside)) if inside else np.ones((), bool)
+    except ValueError:
+        raise ValueError(f"isin: the component batches of {space!r} have different batch shapes") from None
 
 
-@index.register(TupleProduct)
-@index.register(DictProduct)
-def _index(x: Any, space: TupleProduct | DictProduct) -> int:
-    if not contains(x, space):
-        raise ValueError(f"index: x={x!r} is not a member of {space!r}")
-    return _mixed_radix_index((x[k], s) for k, s in _parts(space).items())
+def _check_parts(x: Any, space: TupleProduct | DictProduct, what: str) -> None:
+    """ValueError naming ``what`` unless ``x`` has the parts of a member (the error of ``isin``
+    and of the torch/JAX batches for the same structure)."""
+    if has_parts(x, space):
+        return
+    if isinstance(space, DictProduct):
+        raise ValueError(f"{what}: x must be a mapping with the keys {list(space._spaces)}")
+    raise ValueError(f"{what}: x must be a tuple of {len(space._spaces)} components")
 
 
-@element.register(TupleProduct)
-@element.register(DictProduct)
-def _element(i: Any, space: TupleProduct | DictProduct) -> Any:
-    return _assemble(space, _mixed_radix_element(i, list(_parts(space).values())))
-
-
-@clamp.register(TupleProduct)
-@clamp.register(DictProduct)
 def _clamp(x: Any, space: TupleProduct | DictProduct) -> Any:
     _check_parts(x, space, "clamp")
-    clamped = _assemble(space, (clamp(x[k], s) for k, s in _parts(space).items()))
+    clamped = assemble(space, (clamp(x[k], s) for k, s in parts_of(space).items()))
     return type(x)(clamped) if isinstance(x, list) else clamped  # a list stays a list
 
 
-@clamp_.register(TupleProduct)
-@clamp_.register(DictProduct)
 def _clamp_inplace(x: Any, space: TupleProduct | DictProduct) -> Any:
     _check_parts(x, space, "clamp_")
     return write_through(x, lambda trial: _clamp_parts_inplace(trial, space))  # all or nothing
 
 
+def _clamp_parts_inplace(x: Any, space: TupleProduct | DictProduct) -> None:
+    """``clamp_`` of a product's parts, written as they are clamped (the caller stages ``x``)."""
+    _check_parts(x, space, "clamp_")
+    for key, s in parts_of(space).items():
+        value = x[key]
+        if isinstance(s, (TupleProduct, DictProduct)) and isinstance(value, (list, dict, tuple)):
+            _clamp_parts_inplace(value, s)  # already inside the staged copy: not staged (copied) again
+        elif isinstance(value, (np.ndarray, list, dict, tuple)):  # a tuple: clamped through its own parts
+            clamp_(value, s)
+        elif isinstance(x, (list, dict)):
+            x[key] = clamp(value, s)
+        else:
+            raise TypeError(
+                "clamp_: a product is clamped in place only through mutable parts "
+                "(arrays, or a list/dict holding scalars)"
+            )
+
+
+def _bounds(space: TupleProduct | DictProduct) -> tuple[Any, Any]:
+    pairs = [bounds(s) for s in parts_of(space).values()]
+    return assemble(space, (p[0] for p in pairs)), assemble(space, (p[1] for p in pairs))
+
+
+def _elements(space: TupleProduct | DictProduct) -> Iterator[Any]:
+    spaces = list(parts_of(space).values())
+    return (assemble(space, combo) for combo in lazy_product(lambda i: elements(spaces[i]), len(spaces)))
+
+
+def _index(x: Any, space: TupleProduct | DictProduct) -> int:
+    if not contains(x, space):
+        raise ValueError(f"index: x={x!r} is not a member of {space!r}")
+    position = 0  # the mixed-radix number of the components' indices
+    for k, s in parts_of(space).items():
+        position = position * int(cardinality(s)) + index(x[k], s)
+    return position
+
+
+def _element(i: Any, space: TupleProduct | DictProduct) -> Any:
+    spaces = list(parts_of(space).values())
+    i = check_position(i, count_product(cardinality(s) for s in spaces))
+    values = []
+    for s in reversed(spaces):
+        i, digit = divmod(i, cardinality(s))
+        values.append(element(digit, s))
+    return assemble(space, values[::-1])
+
+
+for _product in (TupleProduct, DictProduct):
+    register(_product, contains=_contains, sample=_sample, isin=_isin, bounds=_bounds, elements=_elements, index=_index,
+             element=_element, clamp=_clamp, clamp_=_clamp_inplace,
+             elsize=lambda space: assemble(space, (elsize(s) for s in parts_of(space).values())),
+             SpaceStyle=lambda space: combine_styles(SpaceStyle(s) for s in parts_of(space).values()),
+             cardinality=lambda space: count_product(cardinality(s) for s in parts_of(space).values()))
+register(TupleProduct, eltype=lambda space: tuple[tuple(eltype(s) for s in space._spaces)])  # type: ignore[misc]
+register(DictProduct, eltype=lambda space: dict)
+
+
 @issubspace.register(TupleProduct, TupleProduct)
 @issubspace.register(DictProduct, DictProduct)
 def _product_subset(a: TupleProduct | DictProduct, b: TupleProduct | DictProduct) -> bool:
-    parts, others = _parts(a), _parts(b)
+    parts, others = parts_of(a), parts_of(b)
     return parts.keys() == others.keys() and all(issubspace(s, others[k]) for k, s in parts.items())
+
+
+@intersect.register(TupleProduct, TupleProduct)
+@intersect.register(DictProduct, DictProduct)
+def _product_intersect(a: TupleProduct | DictProduct, b: TupleProduct | DictProduct) -> Any:
+    parts, others = parts_of(a), parts_of(b)
+    if parts.keys() != others.keys():
+        return FiniteSet()
+    common = {k: intersect(s, others[k]) for k, s in parts.items()}
+    return FiniteSet() if any(empty(p) for p in common.values()) else _like(a, common)
+
+
+@array_of.register(TupleProduct)
+@array_of.register(DictProduct)
+def _product_array(space: TupleProduct | DictProduct, dims: tuple[int, ...], base: Any) -> Any:
+    shown_parts = space._shown if isinstance(space, DictProduct) else dict(enumerate(space.spaces))
+    return _like(space, {k: ArraySpace(s, *dims) for k, s in shown_parts.items()})  # stacked batches
 
 
 @as_space.register(dict)

@@ -26,39 +26,16 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.core.generic import as_space
 from spacealg.core.plan import variant_of
-from spacealg.core.protocol import (
-    bounds,
-    cardinality,
-    clamp,
-    contains,
-    element,
-    elements,
-    elsize,
-    eltype,
-    index,
-    isin,
-    issubspace,
-    sample,
-)
+from spacealg.core.protocol import clamp, contains, isin, issubspace, sample
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space, nested_depth
 from spacealg.spaces._batch import isin_objects, normalize_size
+from spacealg.spaces._kind import register, register_infinite, register_unshaped, shown
+from spacealg.spaces.product import assemble, has_parts, parts_of
 
-__all__ = [
-    "GEOMETRIC_P",
-    "Sequence",
-    "batch_form",
-    "clamp_stacked",
-    "object_batch",
-    "register_infinite",
-    "register_unshaped",
-    "stack_items",
-    "stacked",
-    "stacked_length",
-    "unstack",
-]
+__all__ = ["GEOMETRIC_P", "Sequence", "batch_form", "clamp_stacked", "object_batch", "one_by_one", "stack_items",
+           "stacked", "stacked_length", "unstack"]
 
 GEOMETRIC_P = 0.25
 """The success probability of Gymnasium's geometric sequence length."""
@@ -121,18 +98,17 @@ def stacked_length(x: Any, space: Any) -> int | None:
         except (TypeError, ValueError):
             return None
         return int(inside.shape[0]) if inside.ndim == 1 and inside.all() else None
-    parts = space._spaces
-    if form == "tuple":
-        if not isinstance(x, (tuple, list)) or len(x) != len(parts):
-            return None
-        lengths = [stacked_length(b, s) for b, s in zip(x, parts)]
-    else:
-        if not isinstance(x, Mapping) or set(x) != set(parts):
-            return None
-        lengths = [stacked_length(x[k], s) for k, s in parts.items()]
+    if not has_parts(x, space):
+        return None
+    lengths = [stacked_length(x[k], s) for k, s in parts_of(space).items()]
     if not lengths:
         return 0
     return lengths[0] if None not in lengths and len(set(lengths)) == 1 else None
+
+
+def _by_part(space: Any, each: Any) -> Any:
+    """``each(key, component)`` for every component of a product ``space``, in its form."""
+    return assemble(space, (each(k, s) for k, s in parts_of(space).items()))
 
 
 def unstack(x: Any, space: Any) -> list[Any]:
@@ -142,12 +118,10 @@ def unstack(x: Any, space: Any) -> list[Any]:
         return list(x)
     if form == "array":
         return list(np.asarray(x))
-    parts = space._spaces
+    columns = _by_part(space, lambda k, s: unstack(x[k], s))
     if form == "tuple":
-        return [tuple(member) for member in zip(*(unstack(b, s) for b, s in zip(x, parts)))]
-    keys = list(parts)
-    columns = [unstack(x[k], parts[k]) for k in keys]
-    return [dict(zip(keys, member)) for member in zip(*columns)]
+        return [tuple(member) for member in zip(*columns)]
+    return [dict(zip(columns, member)) for member in zip(*columns.values())]
 
 
 def stack_items(items: list[Any], space: Any) -> Any:
@@ -158,10 +132,7 @@ def stack_items(items: list[Any], space: Any) -> Any:
     if form == "array":
         empty = np.asarray(sample(space, (0,), rng=0))
         return np.array(items, dtype=empty.dtype) if items else empty
-    parts = space._spaces
-    if form == "tuple":
-        return tuple(stack_items([m[i] for m in items], s) for i, s in enumerate(parts))
-    return {k: stack_items([m[k] for m in items], s) for k, s in parts.items()}
+    return _by_part(space, lambda k, s: stack_items([m[k] for m in items], s))
 
 
 def clamp_stacked(x: Any, space: Any) -> Any:
@@ -171,10 +142,7 @@ def clamp_stacked(x: Any, space: Any) -> Any:
         return tuple(clamp(item, space) for item in x)
     if form == "array":
         return clamp(x, space)
-    parts = space._spaces
-    if form == "tuple":
-        return tuple(clamp_stacked(b, s) for b, s in zip(x, parts))
-    return {k: clamp_stacked(x[k], s) for k, s in parts.items()}
+    return _by_part(space, lambda k, s: clamp_stacked(x[k], s))
 
 
 def object_batch(draw: Any, size: Any, rng: RngLike) -> Any:
@@ -187,6 +155,12 @@ def object_batch(draw: Any, size: Any, rng: RngLike) -> Any:
     for position in np.ndindex(shape):
         batch[position] = draw(generator)
     return batch
+
+
+def one_by_one(draw: Any) -> Any:
+    """The ``sample`` rule of a kind whose batches are object arrays: ``draw(space, generator)``
+    for each member (:func:`object_batch`)."""
+    return lambda space, size=None, *, rng=None: object_batch(lambda generator: draw(space, generator), size, rng)
 
 
 # -- Sequence ------------------------------------------------------------------------------
@@ -202,9 +176,8 @@ class Sequence(Space):
     def __init__(self, space: Any, stack: bool = False) -> None:
         if not isinstance(stack, (bool, np.bool_)):
             raise TypeError(f"Sequence: stack must be a bool, got {stack!r}")
-        feature = as_space(space)
-        depth = nested_depth("Sequence", (feature,))
-        self._set(space=space if isinstance(space, type) else feature, stack=bool(stack), _space=feature, _depth=depth)
+        space, feature = shown(space)
+        self._set(space=space, stack=bool(stack), _space=feature, _depth=nested_depth("Sequence", (feature,)))
 
     def _key(self) -> tuple[Any, ...]:
         return (self._space, self.stack)
@@ -213,7 +186,6 @@ class Sequence(Space):
         return (self.space,), ({"stack": True} if self.stack else {})
 
 
-@contains.register(Sequence)
 def _contains(x: Any, space: Sequence) -> bool:
     if space.stack:
         return stacked_length(x, space._space) is not None
@@ -228,22 +200,12 @@ def draw_sequence(space: Sequence, generator: np.random.Generator) -> Any:
     return tuple(sample(space._space, rng=generator) for _ in range(n))
 
 
-@sample.register(Sequence)
-def _sample(space: Sequence, size: Any = None, *, rng: RngLike = None) -> Any:
-    return object_batch(lambda generator: draw_sequence(space, generator), size, rng)
-
-
-isin.register(Sequence)(isin_objects)
-
-
-@eltype.register(Sequence)
 def _eltype(space: Sequence) -> type:
     if not space.stack:
         return tuple
     return {"array": np.ndarray, "dict": dict}.get(batch_form(space._space), tuple)
 
 
-@clamp.register(Sequence)
 def _clamp(x: Any, space: Sequence) -> Any:
     if space.stack:
         if stacked_length(x, space._space) is not None:
@@ -254,35 +216,8 @@ def _clamp(x: Any, space: Sequence) -> Any:
     return tuple(clamp(item, space._space) for item in x)
 
 
-def _infinite(space: Any) -> float:
-    return float("inf")
-
-
-def _not_finite(*args: Any) -> Any:
-    raise TypeError(f"{args[-1]!r} is not finite: it has no elements/index/element")
-
-
-def register_infinite(cls: type) -> None:
-    """Spaces of class ``cls`` are infinite: ``cardinality`` is ``inf`` and ``elements``,
-    ``index`` and ``element`` raise TypeError."""
-    cardinality.register(cls)(_infinite)
-    for function in (elements, index, element):
-        function.register(cls)(_not_finite)
-
-
-def register_unshaped(cls: type, members: str) -> None:
-    """Members of class ``cls`` are ``members``, not arrays: ``elsize`` and ``bounds`` raise TypeError."""
-
-    def no_elsize(space: Any) -> Any:
-        raise TypeError(f"elsize: members of {space!r} are {members}, not arrays")
-
-    def no_bounds(space: Any) -> Any:
-        raise TypeError(f"bounds: {space!r} has no bounds (its members are {members})")
-
-    elsize.register(cls)(no_elsize)
-    bounds.register(cls)(no_bounds)
-
-
+register(Sequence, contains=_contains, sample=one_by_one(draw_sequence), isin=isin_objects, eltype=_eltype,
+         clamp=_clamp)
 register_infinite(Sequence)
 register_unshaped(Sequence, "sequences of any length")
 

@@ -29,28 +29,13 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.core.protocol import (
-    SpaceStyle,
-    bounds,
-    cardinality,
-    check_position,
-    clamp,
-    clamp_,
-    contains,
-    element,
-    elements,
-    elsize,
-    eltype,
-    index,
-    isin,
-    issubspace,
-    sample,
-)
+from spacealg.core.protocol import check_position, issubspace
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
-from spacealg.core.styles import FiniteSpaceStyle, Style
+from spacealg.core.styles import FiniteSpaceStyle
 from spacealg.spaces._batch import normalize_size
 from spacealg.spaces._counting import geometric_count
+from spacealg.spaces._kind import register
 
 __all__ = ["ALPHANUMERIC", "Text"]
 
@@ -117,23 +102,13 @@ class Text(Space):
         return (self.max_length,), kwargs
 
 
-@contains.register(Text)
 def _contains(x: Any, space: Text) -> bool:
-    return (
-        isinstance(x, str)
-        and space.min_length <= len(x) <= space.max_length
-        and all(c in space._chars for c in x)
-    )
+    return isinstance(x, str) and space.min_length <= len(x) <= space.max_length and all(c in space._chars for c in x)
 
 
-def _check_nonempty(space: Text) -> None:
+def _sample(space: Text, size: Any = None, *, rng: RngLike = None) -> Any:
     if not space.charset and space.min_length > 0:
         raise ValueError(f"sample: {space!r} is empty (no characters, min_length > 0)")
-
-
-@sample.register(Text)
-def _sample(space: Text, size: Any = None, *, rng: RngLike = None) -> Any:
-    _check_nonempty(space)
     generator = as_generator(rng)
     k = len(space.charset)
     if size is None:
@@ -149,61 +124,29 @@ def _sample(space: Text, size: Any = None, *, rng: RngLike = None) -> Any:
     return np.ascontiguousarray(chars).view(f"<U{width}").reshape(shape)
 
 
-@isin.register(Text)
 def _isin(batch: Any, space: Text) -> np.ndarray:
     array = batch if isinstance(batch, np.ndarray) else np.asarray(batch, dtype=object)
     member = np.frompyfunc(lambda x: _contains(x, space), 1, 1)
     return np.asarray(member(array), dtype=bool).reshape(array.shape)
 
 
-@eltype.register(Text)
-def _eltype(space: Text) -> type:
-    return str
-
-
-@elsize.register(Text)
-def _elsize(space: Text) -> tuple[int, ...]:
-    return ()
-
-
-@SpaceStyle.register(Text)
-def _style(space: Text) -> Style:
-    return FiniteSpaceStyle(())
-
-
-@bounds.register(Text)
-def _bounds(space: Text) -> Any:
+def _no_bounds(space: Text) -> Any:
     raise TypeError(f"bounds: {space!r} has no bounds (strings are not numbers)")
 
 
-@clamp.register(Text)
-@clamp_.register(Text)
-def _clamp(x: Any, space: Text) -> Any:
+def _no_clamp(x: Any, space: Text) -> Any:
     raise TypeError(f"clamp: {space!r} has no nearest member to a string (strings are not ordered)")
 
 
-def _block_sizes(space: Text) -> Iterator[tuple[int, int]]:
-    """(length, number of strings of that length), shortest first."""
-    k = len(space.charset)
-    for n in range(space.min_length, space.max_length + 1):
-        yield n, k**n
-
-
-@cardinality.register(Text)
 def _cardinality(space: Text) -> int:
     return geometric_count(len(space.charset), space.min_length, space.max_length)
 
 
-@elements.register(Text)
 def _elements(space: Text) -> Iterator[str]:
-    return (
-        "".join(chars)
-        for n in range(space.min_length, space.max_length + 1)
-        for chars in itertools.product(space.charset, repeat=n)
-    )
+    lengths = range(space.min_length, space.max_length + 1)
+    return ("".join(chars) for n in lengths for chars in itertools.product(space.charset, repeat=n))
 
 
-@index.register(Text)
 def _index(x: Any, space: Text) -> int:
     if not _contains(x, space):
         raise ValueError(f"index: x={x!r} is not a member of {space!r}")
@@ -214,18 +157,23 @@ def _index(x: Any, space: Text) -> int:
     return offset + position
 
 
-@element.register(Text)
 def _element(i: Any, space: Text) -> str:
     i = check_position(i, _cardinality(space))
-    for n, count in _block_sizes(space):
-        if i < count:
+    k = len(space.charset)
+    for n in range(space.min_length, space.max_length + 1):  # the k**n strings of each length, shortest first
+        if i < k**n:
             digits = []
             for _ in range(n):
-                i, digit = divmod(i, len(space.charset))
+                i, digit = divmod(i, k)
                 digits.append(space.charset[digit])
             return "".join(reversed(digits))
-        i -= count
+        i -= k**n
     raise AssertionError("unreachable")
+
+
+register(Text, contains=_contains, sample=_sample, isin=_isin, eltype=lambda space: str, elsize=lambda space: (),
+         SpaceStyle=lambda space: FiniteSpaceStyle(()), bounds=_no_bounds, clamp=_no_clamp, clamp_=_no_clamp,
+         cardinality=_cardinality, elements=_elements, index=_index, element=_element)
 
 
 @issubspace.register(Text, Text)

@@ -53,7 +53,6 @@ from typing import Any
 import numpy as np
 
 from spacealg.core import hooks
-from spacealg.core.arrays import register_kind_rule
 from spacealg.core.catalog import register_space_class
 from spacealg.core.generic import as_space
 from spacealg.core.kernel import NUMPY, Kernel, numpy_kernel
@@ -63,7 +62,6 @@ from spacealg.core.protocol import (
     cardinality,
     check_position,
     clamp,
-    clamp_,
     contains,
     element,
     elements,
@@ -79,14 +77,16 @@ from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
 from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style, UnknownSpaceStyle
 from spacealg.spaces._batch import isin_objects, normalize_size
+from spacealg.spaces._kind import clamp_into, decided, empty, once, register, register_batched
 from spacealg.spaces.categorical import Categorical
 from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.interval import _CLOSED_BY_ENDS, Interval, real_value
 from spacealg.spaces.masked import Masked
 from spacealg.spaces.product import SpaceTuple
+from spacealg.spaces.sequence import object_batch
 
-__all__ = ["ENUMERATED", "TIED", "Union", "clamp_into", "draw_rows", "rows_where", "same_value", "sample_one",
-           "settle_ties", "stacked", "union"]
+__all__ = ["ENUMERATED", "TIED", "Union", "draw_rows", "objects", "rows_where", "same_value", "settle_ties", "stacked",
+           "union"]
 
 ENUMERATED = 1_000_000  # a part overlapping earlier ones is counted member by member up to this many
 _ROUNDS = 256  # draws of every pending row before a rejection gives up (a union keeps >= 1 in k)
@@ -114,7 +114,7 @@ def union(*spaces: Any) -> Any:
         parts.extend(s._spaces if isinstance(s, Union) else [s])
     items = [i for p in parts if isinstance(p, FiniteSet) for i in p.items]
     intervals = [p for p in parts if isinstance(p, Interval)]
-    others = [p for p in parts if not isinstance(p, (FiniteSet, Interval)) and not _empty(p)]
+    others = [p for p in parts if not isinstance(p, (FiniteSet, Interval)) and not empty(p)]
     intervals, items = _merged(intervals, items)
     items = [i for i in items if not any(contains(i, p) for p in others)]
     kept = [*others, *intervals] + ([FiniteSet(*items)] if items else [])
@@ -125,19 +125,9 @@ def union(*spaces: Any) -> Any:
     return kept[0] if len(kept) == 1 else Union(*kept)
 
 
-def _empty(space: Any) -> bool:
-    try:
-        return cardinality(space) == 0
-    except (TypeError, OverflowError):
-        return False
-
-
 def _inside(a: Any, b: Any) -> bool:
     """``a ⊆ b`` where decided (False where not)."""
-    try:
-        return bool(issubspace(a, b))
-    except (TypeError, ValueError):
-        return False
+    return decided(issubspace, a, b)
 
 
 def _merged(intervals: list[Interval], items: list[Any]) -> tuple[list[Interval], list[Any]]:
@@ -174,7 +164,6 @@ hooks.union.define(union)  # ``a | b`` on spacealg's spaces
 # -- membership, style, bounds ----------------------------------------------------------------
 
 
-@contains.register(Union)
 def _contains(x: Any, space: Union) -> bool:
     return any(contains(x, p) for p in space._spaces)
 
@@ -182,32 +171,31 @@ def _contains(x: Any, space: Union) -> bool:
 def stacked(space: Any, parts: Sequence[Any]) -> bool:
     """Whether batches of ``space`` (whose members are those of ``parts``) stack: every part's
     members are numbers, or numeric arrays, of one shape (every part has ``bounds``)."""
-    cached = space.__dict__.get("_stacked")
-    if cached is None:
-        try:
-            shapes = {tuple(elsize(p)) for p in parts}
-            for p in parts:
-                _numeric(p)
-        except TypeError:  # labels, products, shapeless members
-            shapes = set()
-        cached = len(shapes) == 1 and all(isinstance(d, int) for d in next(iter(shapes)))
-        space._set(_stacked=cached)
-    return bool(cached)
+    return bool(once(space, "_stacked", lambda: _one_numeric_shape(parts)))
 
 
-def _numeric(space: Any) -> None:
-    """TypeError unless ``space`` holds numbers (has ``bounds``; an empty one holds none)."""
-    with contextlib.suppress(ValueError):
-        bounds(space)
+def objects(batch: Any, space: Any, parts: Sequence[Any]) -> bool:
+    """Whether ``batch`` is in the form ``sample`` gives where batches of ``space`` do not stack
+    (see :func:`stacked`): an object array of members."""
+    return isinstance(batch, np.ndarray) and batch.dtype.kind == "O" and not stacked(space, parts)
 
 
-@eltype.register(Union)
+def _one_numeric_shape(parts: Sequence[Any]) -> bool:
+    try:
+        shapes = {tuple(elsize(p)) for p in parts}
+        for p in parts:  # a TypeError unless p holds numbers (has bounds; an empty one holds none)
+            with contextlib.suppress(ValueError):
+                bounds(p)
+    except TypeError:  # labels, products, shapeless members
+        return False
+    return len(shapes) == 1 and all(isinstance(d, int) for d in next(iter(shapes)))
+
+
 def _eltype(space: Union) -> Any:
     kinds = {eltype(p) for p in space._spaces}
     return kinds.pop() if len(kinds) == 1 else object
 
 
-@elsize.register(Union)
 def _elsize(space: Union) -> Any:
     shapes = {tuple(elsize(p)) for p in space._spaces}
     if len(shapes) != 1:
@@ -215,7 +203,6 @@ def _elsize(space: Union) -> Any:
     return shapes.pop()
 
 
-@SpaceStyle.register(Union)
 def _style(space: Union) -> Style:
     styles = [SpaceStyle(p) for p in space._spaces]
     if any(isinstance(s, UnknownSpaceStyle) for s in styles):
@@ -231,16 +218,12 @@ def _style(space: Union) -> Style:
 
 def _occupied(space: Union) -> tuple[Any, ...]:
     """The parts that have members (kept on the space); ValueError if none has."""
-    parts = space.__dict__.get("_occupied")
-    if parts is None:
-        parts = tuple(p for p in space._spaces if not _empty(p))
-        space._set(_occupied=parts)
+    parts = once(space, "_occupied", lambda: tuple(p for p in space._spaces if not empty(p)))
     if not parts:
         raise ValueError(f"{space!r} is empty")
     return parts  # type: ignore[no-any-return]
 
 
-@bounds.register(Union)
 def _bounds(space: Union) -> tuple[Any, Any]:
     lows, highs = zip(*(bounds(p) for p in _occupied(space)))
     if all(np.ndim(v) == 0 for v in lows + highs):  # scalars keep their type (integer ends stay ints)
@@ -254,29 +237,20 @@ def _bounds(space: Union) -> tuple[Any, Any]:
 def _new_counts(space: Union) -> list[tuple[int, bool]]:
     """Per part: how many of its members no earlier part holds, and whether it is disjoint from
     them (then its own ``index``/``element`` serve); kept on the space."""
-    counts = space.__dict__.get("_counts")
-    if counts is None:
-        counts = []
-        for i, p in enumerate(space._spaces):
-            n = cardinality(p)
-            if n == math.inf:
-                raise TypeError(f"elements: {space!r} is not finite")
-            if all(_disjoint(p, q) for q in space._spaces[:i]):
-                counts.append((int(n), True))
-                continue
-            if n > ENUMERATED:
-                raise TypeError(f"cardinality: not decided for {space!r} (a part of more than {ENUMERATED} "
-                                "members overlaps an earlier one)")
-            counts.append((sum(1 for _ in _new_members(space, i)), False))
-        space._set(_counts=counts)
-    return counts  # type: ignore[no-any-return]
+    return once(space, "_counts", lambda: [_new_count(space, i) for i in range(len(space._spaces))])  # type: ignore[no-any-return]
 
 
-def _disjoint(a: Any, b: Any) -> bool:
-    try:
-        return bool(cardinality(intersect(a, b)) == 0)
-    except (TypeError, ValueError):
-        return False
+def _new_count(space: Union, i: int) -> tuple[int, bool]:
+    p = space._spaces[i]
+    n = cardinality(p)
+    if n == math.inf:
+        raise TypeError(f"elements: {space!r} is not finite")
+    if all(decided(lambda a, b: cardinality(intersect(a, b)) == 0, p, q) for q in space._spaces[:i]):
+        return int(n), True
+    if n > ENUMERATED:
+        raise TypeError(f"cardinality: not decided for {space!r} (a part of more than {ENUMERATED} "
+                        "members overlaps an earlier one)")
+    return sum(1 for _ in _new_members(space, i)), False
 
 
 def _new_members(space: Union, i: int) -> Iterator[Any]:
@@ -284,20 +258,17 @@ def _new_members(space: Union, i: int) -> Iterator[Any]:
     return (x for x in elements(space._spaces[i]) if not any(contains(x, q) for q in earlier))
 
 
-@cardinality.register(Union)
 def _cardinality(space: Union) -> int | float:
     if any(cardinality(p) == math.inf for p in space._spaces):
         return math.inf
     return sum(n for n, _ in _new_counts(space))
 
 
-@elements.register(Union)
 def _elements(space: Union) -> Iterator[Any]:
     _new_counts(space)  # a TypeError for an infinite union, before iterating
     return itertools.chain.from_iterable(_new_members(space, i) for i in range(len(space._spaces)))
 
 
-@index.register(Union)
 def _index(x: Any, space: Union) -> int:
     offset = 0
     for i, (p, (n, disjoint)) in enumerate(zip(space._spaces, _new_counts(space))):
@@ -316,7 +287,6 @@ def same_value(x: Any, y: Any) -> bool:
     return bool(x == y)
 
 
-@element.register(Union)
 def _element(k: Any, space: Union) -> Any:
     counts = _new_counts(space)
     k = check_position(k, sum(n for n, _ in counts))
@@ -338,36 +308,39 @@ def rows_where(k: Kernel, rows: Any, a: Any, b: Any) -> Any:
     return xp.where(rows, a, b)
 
 
-def draw_rows(k: Kernel, shape: tuple[int, ...], draw: Any, what: Any) -> Any:
-    """Rows drawn by ``draw(k) -> (candidates, kept)`` until every row of ``shape`` has kept
-    one (at most :data:`_ROUNDS` rounds): the bounded rejection of unions and differences.
-    ValueError naming ``what`` where some row never keeps a draw."""
-    result, done = draw(k)
+def draw_rows(k: Kernel, size: Any, extra: dict[str, Any], draw: Any, what: Any) -> Any:
+    """Rows drawn by ``draw(k, shape) -> (candidates, kept)`` until every row of ``size``'s
+    shape has kept one (at most :data:`_ROUNDS` rounds; ``size=None``: one row, returned
+    unbatched): the bounded rejection of unions and differences, as their batched ``sample``
+    rule. TypeError for ``extra`` keywords; ValueError naming ``what`` where some row never
+    keeps a draw."""
+    if any(v is not None for v in extra.values()):
+        raise TypeError(f"sample: {sorted(extra)} are not supported with this rng")
+    shape = normalize_size(1 if size is None else size)
+    result, done = draw(k, shape)
     for _ in range(_ROUNDS):
         if bool(k.xp.all(done)):
-            return result
-        candidates, kept = draw(k)
-        fresh = kept & ~done
-        result, done = rows_where(k, fresh, candidates, result), done | kept
-    if bool(k.xp.all(done)):
-        return result
-    raise ValueError(f"sample: {what!r} is empty or too thin to draw from (no member in {_ROUNDS + 1} "
-                     "draws of a row)")
+            break
+        candidates, kept = draw(k, shape)
+        result, done = rows_where(k, kept & ~done, candidates, result), done | kept
+    if not bool(k.xp.all(done)):
+        raise ValueError(f"sample: {what!r} is empty or too thin to draw from (no member in {_ROUNDS + 1} "
+                         "draws of a row)")
+    return result[0] if size is None else result
 
 
 def _weights(space: Union) -> tuple[list[int], list[Any]]:
     """The parts that have members and their weights: their cardinalities where all are finite
     (each member then equally likely), else 1 each."""
-    found = space.__dict__.get("_weights")
-    if found is None:
-        counts = [cardinality(p) for p in space._spaces]
-        finite = all(n != math.inf for n in counts)
-        chosen = [i for i, n in enumerate(counts) if n != 0]
-        if not chosen:
-            raise ValueError(f"sample: {space!r} is empty")
-        found = (chosen, [int(counts[i]) if finite else 1 for i in chosen])
-        space._set(_weights=found)
-    return found  # type: ignore[no-any-return]
+    return once(space, "_weights", lambda: _part_weights(space))  # type: ignore[no-any-return]
+
+
+def _part_weights(space: Union) -> tuple[list[int], list[Any]]:
+    counts = [cardinality(p) for p in space._spaces]
+    chosen = [i for i, n in enumerate(counts) if n != 0]
+    if not chosen:
+        raise ValueError(f"sample: {space!r} is empty")
+    return chosen, [int(counts[i]) if math.inf not in counts else 1 for i in chosen]
 
 
 def _picks(k: Kernel, weights: list[int], shape: tuple[int, ...]) -> Any:
@@ -380,13 +353,10 @@ def _picks(k: Kernel, weights: list[int], shape: tuple[int, ...]) -> Any:
 
 
 def _sample_rule(k: Kernel, space: Union, size: Any = None, *, rng: Any = None, **extra: Any) -> Any:
-    if any(v is not None for v in extra.values()):
-        raise TypeError(f"sample: {sorted(extra)} are not supported with this rng")
-    chosen, weights = _weights(space)
-    shape = normalize_size(1 if size is None else size)
     parts = space._spaces
 
-    def draw(k: Kernel) -> tuple[Any, Any]:
+    def draw(k: Kernel, shape: tuple[int, ...]) -> tuple[Any, Any]:
+        chosen, weights = _weights(space)
         picked, ends = _picks(k, weights, shape)
         result, kept, start = None, None, 0
         for i, end in zip(chosen, ends):
@@ -399,8 +369,7 @@ def _sample_rule(k: Kernel, space: Union, size: Any = None, *, rng: Any = None, 
             start = end
         return result, kept
 
-    drawn = draw_rows(k, shape, draw, space)
-    return drawn[0] if size is None else drawn
+    return draw_rows(k, size, extra, draw, space)
 
 
 def _isin_rule(k: Kernel, batch: Any, space: Union) -> Any:
@@ -433,30 +402,15 @@ def _clamp_rule(k: Kernel, x: Any, space: Union) -> Any:
     return rows_where(k, _isin_rule(k, x, space), x, result)  # members unchanged, whatever the gaps
 
 
-def clamp_into(k: Kernel, x: Any, space: Any) -> Any:
-    """The ``clamp_`` rule of unions and differences: ``clamp(x, space)`` written into ``x``
-    (NumPy's writable arrays, torch's tensors; JAX's are immutable)."""
-    if k.name == "jax" or (k.name == "numpy" and not (
-            isinstance(x, np.ndarray) and x.flags.writeable and x.dtype.kind in "biuf")):
-        raise TypeError("clamp_: x must be a writable numeric array (JAX's are immutable: use clamp)")
-    clamped = k.xp.astype(clamp(x, space), x.dtype)
-    try:
-        x[...] = clamped
-    except RuntimeError as error:  # torch: an expanded view, a leaf that requires grad (nothing written)
-        raise TypeError(f"clamp_: x must be a writable array ({error})") from None
-    return x
-
-
-for _operation, _rule in (("isin", _isin_rule), ("sample", _sample_rule), ("clamp", _clamp_rule),
-                          ("clamp_", clamp_into)):
-    register_kind_rule(_operation, Union, _rule)
+register_batched(Union, isin=_isin_rule, sample=_sample_rule, clamp=_clamp_rule, clamp_=clamp_into)
 
 
 # -- the protocol on NumPy: the same rules, and object batches for unions that do not stack -----------
 
 
-@isin.register(Union)
 def _isin(batch: Any, space: Union) -> Any:
+    if objects(batch, space, space._spaces):  # sample's batches of members (arrays of labels, say)
+        return isin_objects(batch, space)
     try:
         _elsize(space)
     except TypeError:  # members of no one shape: an object array of them
@@ -464,23 +418,11 @@ def _isin(batch: Any, space: Union) -> Any:
     return np.asarray(_isin_rule(NUMPY, batch, space))  # the parts' batches, whatever they are
 
 
-@sample.register(Union)
 def _sample(space: Union, size: Any = None, *, rng: RngLike = None) -> Any:
     generator = as_generator(rng)
     if size is None or not stacked(space, space._spaces):
-        return sample_one(space, size, generator, lambda g: _one(space, g))
+        return object_batch(lambda g: _one(space, g), size, generator)
     return _sample_rule(numpy_kernel(generator), space, size)
-
-
-def sample_one(space: Any, size: Any, generator: np.random.Generator, one: Any) -> Any:
-    """One member (``size=None``) or an object array of members, each ``one(generator)``."""
-    if size is None:
-        return one(generator)
-    shape = normalize_size(size)
-    batch = np.empty(shape, dtype=object)
-    for position in np.ndindex(shape):
-        batch[position] = one(generator)
-    return batch
 
 
 def _one(space: Union, generator: np.random.Generator) -> Any:
@@ -494,7 +436,6 @@ def _one(space: Union, generator: np.random.Generator) -> Any:
             return x
 
 
-@clamp.register(Union)
 def _clamp(x: Any, space: Union) -> Any:
     if contains(x, space):
         return x
@@ -506,7 +447,9 @@ def _clamp(x: Any, space: Union) -> Any:
     return _clamp_rule(NUMPY, np.asarray(x), space)
 
 
-clamp_.register(Union)(lambda x, space: clamp_into(NUMPY, x, space))
+register(Union, contains=_contains, eltype=_eltype, elsize=_elsize, SpaceStyle=_style, bounds=_bounds,
+         cardinality=_cardinality, elements=_elements, index=_index, element=_element, isin=_isin, sample=_sample,
+         clamp=_clamp, clamp_=lambda x, space: clamp_into(NUMPY, x, space))
 
 
 # -- inclusion and intersection --------------------------------------------------------------------

@@ -7,7 +7,9 @@ ranges, ``bool`` and open intervals. Composites: ``TupleProduct``, ``DictProduct
 ``OneOf`` and ``product`` of those, nested up to ``max_depth``; ``Union`` and ``Difference``
 (composites ``"union"``, ``"difference"``) only where ``composites`` names them. The leaf kind
 ``"catalogued"`` (not drawn unless named in ``leaves``) draws the classes catalogued with
-examples in :mod:`spacealg.core.catalog` (``OneHot``, a user's kinds), from small ints.
+examples in :mod:`spacealg.core.catalog` (``OneHot``, a user's kinds), from small ints; the
+leaf kind ``"dynamic"`` (likewise) draws ``Dynamic`` arrays of any length along some axes,
+over boxes and arrays of ranges or bools (they have no fixed width: flattening refuses them).
 
 ``finite_spaces(max_cardinality)`` draws only finite spaces small enough to enumerate.
 """
@@ -26,6 +28,7 @@ from spacealg.core.protocol import cardinality
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.box import Box
 from spacealg.spaces.difference import Difference
+from spacealg.spaces.dynamic import DEFAULT_LENGTHS, Dynamic
 from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.interval import CLOSED_OPTIONS, Interval
 from spacealg.spaces.oneof import OneOf
@@ -34,10 +37,10 @@ from spacealg.spaces.union import Union
 from spacealg.strategies.gymnasium import gym_spaces, gymnasium_spaces
 
 __all__ = ["COMPOSITE_KINDS", "EXTRA_COMPOSITE_KINDS", "EXTRA_LEAF_KINDS", "FLAVOURS", "LEAF_KINDS",
-           "catalogued_spaces", "finite_spaces", "spaces"]
+           "catalogued_spaces", "dynamic_spaces", "finite_spaces", "spaces"]
 
 LEAF_KINDS = ("interval", "finite", "range", "type", "box", "array")
-EXTRA_LEAF_KINDS = ("catalogued",)  # drawn only where named in ``leaves``
+EXTRA_LEAF_KINDS = ("catalogued", "dynamic")  # drawn only where named in ``leaves``
 COMPOSITE_KINDS = ("tuple", "dict", "oneof", "product")
 EXTRA_COMPOSITE_KINDS = ("union", "difference")  # drawn only where named in ``composites``
 
@@ -142,9 +145,25 @@ def catalogued_spaces(draw: Any) -> Any:
     return entry.examples(draw(st.lists(st.integers(0, 7), min_size=4, max_size=8)))
 
 
+@st.composite
+def dynamic_spaces(draw: Any) -> Dynamic:
+    """A ``Dynamic`` over a box or an array of a range or ``bool`` (its template, of length 1
+    along the dynamic axes), with the default lengths or others from 0 to 3."""
+    dims = draw(_nonempty_shapes)
+    axes = draw(st.lists(st.integers(0, len(dims) - 1), min_size=1, max_size=len(dims), unique=True))
+    shape = tuple(1 if a in axes else d for a, d in enumerate(dims))
+    template = draw(st.one_of(boxes(st.just(shape)),
+                              st.one_of(ranges(), st.just(bool)).map(lambda base: ArraySpace(base, *shape))))
+    lengths = draw(st.one_of(st.just(DEFAULT_LENGTHS), st.lists(st.integers(0, 3), min_size=2, max_size=2).map(
+        lambda ends: tuple(sorted(ends)))))
+    return Dynamic(template, axes=axes, lengths=lengths)
+
+
 def _leaf(kind: str) -> st.SearchStrategy[Any]:
     if kind == "catalogued":
         return catalogued_spaces()
+    if kind == "dynamic":
+        return dynamic_spaces()
     return {
         "interval": intervals(),
         "finite": finite_sets(),

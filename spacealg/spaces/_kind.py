@@ -1,0 +1,106 @@
+"""What the kinds' modules share: a kind's table of its own protocol rules, and the small
+decisions every composite kind makes the same way.
+
+``register(Kind, contains=..., sample=..., ...)`` registers each rule on the protocol
+function of its name (:mod:`spacealg.core.protocol`), so that a kind's module ends with its
+rule table, read top to bottom; ``register_batched(Kind, isin=..., ...)`` likewise its
+batched rules over a kernel (:func:`spacealg.core.arrays.register_kind_rule`);
+``register_infinite``/``register_unshaped`` are the rules of kinds without ``elements`` or
+without array members; ``clamp_into`` the ``clamp_`` rule of kinds whose ``clamp`` is a
+batched rule; ``shown`` a component as ``repr`` shows it; ``once`` a value computed once per
+(immutable) space; ``decided`` a question a space may leave open (False where it raises
+TypeError, ValueError or OverflowError).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from spacealg.core import protocol
+from spacealg.core.arrays import register_kind_rule
+from spacealg.core.generic import as_space
+from spacealg.core.kernel import Kernel
+
+__all__ = ["clamp_into", "decided", "empty", "once", "register", "register_batched", "register_infinite",
+           "register_unshaped", "shown"]
+
+
+def register(cls: type, **rules: Callable[..., Any]) -> None:
+    """Register each of ``rules`` for ``cls`` on the protocol function it is named after."""
+    for name, rule in rules.items():
+        getattr(protocol, name).register(cls)(rule)
+
+
+def register_batched(cls: type, **rules: Callable[..., Any]) -> None:
+    """Register each of ``rules`` as ``cls``'s batched rule (over a kernel) of the operation it is named after."""
+    for operation, rule in rules.items():
+        register_kind_rule(operation, cls, rule)
+
+
+def register_infinite(cls: type, why: str = "") -> None:
+    """Spaces of class ``cls`` are infinite: ``cardinality`` is ``inf`` and ``elements``,
+    ``index`` and ``element`` raise TypeError (saying ``why``, where given)."""
+
+    def not_finite(*args: Any) -> Any:
+        raise TypeError(f"{args[-1]!r} is not finite{why}: it has no elements/index/element")
+
+    register(cls, cardinality=lambda space: math.inf, elements=not_finite, index=not_finite, element=not_finite)
+
+
+def register_unshaped(cls: type, members: str) -> None:
+    """Members of class ``cls`` are ``members``, not arrays: ``elsize`` and ``bounds`` raise TypeError."""
+
+    def no_elsize(space: Any) -> Any:
+        raise TypeError(f"elsize: members of {space!r} are {members}, not arrays")
+
+    def no_bounds(space: Any) -> Any:
+        raise TypeError(f"bounds: {space!r} has no bounds (its members are {members})")
+
+    register(cls, elsize=no_elsize, bounds=no_bounds)
+
+
+def shown(space: Any) -> tuple[Any, Any]:
+    """(what ``repr`` shows, the space operations use) for a component: a type stays a type."""
+    converted = as_space(space)
+    return (space if isinstance(space, type) else converted), converted
+
+
+def once(space: Any, name: str, compute: Callable[[], Any]) -> Any:
+    """``compute()``, once per space: kept on it as ``name`` (a space is immutable)."""
+    found = space.__dict__.get(name)
+    if found is None:
+        found = compute()
+        space._set(**{name: found})
+    return found
+
+
+def decided(test: Callable[..., Any], *args: Any) -> bool:
+    """``test(*args)``, False where it is not decided (TypeError, ValueError, OverflowError)."""
+    try:
+        return bool(test(*args))
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def empty(space: Any) -> bool:
+    """Whether ``space`` has no member, where decided (False where not)."""
+    return decided(lambda s: protocol.cardinality(s) == 0, space)
+
+
+def clamp_into(k: Kernel, x: Any, space: Any) -> Any:
+    """The ``clamp_`` rule of a kind with a batched ``clamp`` (unions, differences, ``Dynamic``):
+    ``clamp(x, space)`` written into ``x`` (NumPy's writable numeric arrays, torch's tensors;
+    JAX's are immutable). TypeError, with nothing written, for anything else."""
+    if k.name == "jax" or (k.name == "numpy" and not (
+            isinstance(x, np.ndarray) and x.flags.writeable and x.dtype.kind in "biuf")):
+        raise TypeError("clamp_: x must be a writable numeric array (JAX's are immutable: use clamp)")
+    clamped = k.xp.astype(protocol.clamp(x, space), x.dtype)
+    try:
+        x[...] = clamped
+    except (RuntimeError, ValueError) as error:  # torch: an expanded view, a leaf that requires grad
+        raise TypeError(f"clamp_: x must be a writable array ({error})") from None
+    return x
