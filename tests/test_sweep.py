@@ -225,7 +225,7 @@ def test_a_sweep_killed_with_sigkill_resumes_with_no_row_lost_repeated_or_half_w
 # --- point 5: the verdicts of one check ------------------------------------------------------
 
 
-def test_a_sweep_gives_each_env_the_verdicts_of_its_check_alone():
+def test_a_sweep_gives_each_env_the_verdicts_of_its_check_alone(tmp_path):
     ids = ["CartPole-v1", "envcorpus.gym_envs:LeakyCorridor", "envcorpus.checks_envs:TimedCorridor"]
     if importlib.util.find_spec("pettingzoo") is not None:
         ids += ["pettingzoo.classic.rps_v2:env", "envcorpus.parallel_envs:MarshalRace"]
@@ -237,9 +237,12 @@ def test_a_sweep_gives_each_env_the_verdicts_of_its_check_alone():
                                  text=True, env=_env(), cwd=TESTS)
         for env_id in ids
     }
-    _, swept, _ = _run("check", *ids, *options, "-j", "2")
+    estimates = tmp_path / "earlier.jsonl"  # an earlier sweep where the last took longest: started first now
+    for seconds, env_id in enumerate(ids):
+        append(str(estimates), {"env_id": env_id, "seconds": float(seconds)})
+    _, swept, _ = _run("check", *ids, *options, "-j", "2", "--estimates", str(estimates))
     rows = {row["env_id"]: row for row in swept["environments"]}
-    assert list(rows) == ids
+    assert list(rows) == ids  # in the order given, whatever the order they ran in
     for env_id, process in alone.items():
         document = json.loads(process.communicate(timeout=600)[0])
         assert (rows[env_id]["status"], rows[env_id]["verdicts"]) == (document["status"], document["verdicts"]), env_id
