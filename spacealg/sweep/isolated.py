@@ -95,11 +95,11 @@ class Isolated:
             returncode, killed = self._spawned(command, out, err)
         seconds = time.perf_counter() - started
         found = _read_partial(partial)
-        texts = [_read_text(path) for path in (out, err)]
+        stdout, stderr = _read_text(out), _read_text(err)
         for path in (partial, out, err):
             with contextlib.suppress(OSError):
                 os.remove(path)
-        return row_of(env_id, returncode, *texts, seconds, found, timed_out=self.timeout if killed else None,
+        return row_of(env_id, returncode, stdout, stderr, seconds, found, timed_out=self.timeout if killed else None,
                       deadline=self.deadline)
 
     def _forked(self, command: list[str], out: str, err: str) -> tuple[int, bool]:

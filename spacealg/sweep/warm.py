@@ -164,7 +164,7 @@ def serve() -> None:
 
 
 def _reaped() -> list[tuple[int, int]]:
-    out = []
+    out: list[tuple[int, int]] = []
     while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
