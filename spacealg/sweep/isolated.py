@@ -239,7 +239,7 @@ def row_of(
         row.update(status="crashed", message=f"crashed: {how}\n{err[-STDERR_TAIL:]}".rstrip(), crash=how,
                    broken=found, verdicts={entry["property"]: "broken" for entry in found})
     row["exit_status"] = EXIT_STATUS.get(row["status"], 2)
-    # seconds: the process's, imports included; check_seconds: the check's own (a passed one
+    # seconds: the process's, from its fork (imports done before) or start; check_seconds: the check's own (a passed one
     # reports it); compile_seconds: a JAX check's compilation and probes; steps/s: of the
     # search after compiling, over the check's own time, or the process's where it gives none
     row["check_seconds"] = row.pop("seconds", None)

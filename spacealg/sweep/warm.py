@@ -28,6 +28,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Sequence
+from typing import TextIO
 
 __all__ = ["PRELOAD", "Forks", "WarmProcessGoneError", "serve"]
 
@@ -136,6 +137,14 @@ def serve() -> None:
     signal.signal(signal.SIGCHLD, lambda *_: None)
     signal.set_wakeup_fd(wake_w)
     children: dict[int, int] = {}
+    with contextlib.suppress(BrokenPipeError):  # the sweep is gone
+        _serve(answers, wake_r, wake_w, devnull, children)
+    for pid in children:
+        kill_group(pid)
+
+
+def _serve(answers: TextIO, wake_r: int, wake_w: int, devnull: int, children: dict[int, int]) -> None:
+    """Fork and answer until stdin ends (``children``: the pids still running, by key)."""
     pending = b""
     while True:
         ready, _, _ = select.select([0, wake_r], [], [], 1.0)
@@ -159,8 +168,6 @@ def serve() -> None:
                 _child(json.loads(request), closing=(0, answers.fileno(), wake_r, wake_w, devnull))
             children[pid] = int(key)
             answers.write(f"{key} started {pid}\n")
-    for pid in children:
-        kill_group(pid)
 
 
 def _reaped() -> list[tuple[int, int]]:
