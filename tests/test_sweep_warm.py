@@ -151,3 +151,20 @@ def test_a_timeout_kills_the_child_and_the_warm_process_ends_with_its_children(t
     assert forks.process.returncode == 0 and not _alive(child)
     with pytest.raises(WarmProcessGoneError):
         forks.run(BLOCKS, out, err, timeout=1)
+
+
+def test_a_ray_task_forks_from_its_worker_processs_one_warm_process():
+    """check_isolated (what a Ray task runs) forks from this process's warm process, started
+    once and kept for the next task; its row is the check's."""
+    from spacealg.sweep.isolated import check_isolated, shared_forks
+
+    forks = shared_forks()
+    try:
+        rows = [check_isolated(env_id, ["-n", "3", "--budget", "0", "--seed", "1"], 300, None)
+                for env_id in ("envcorpus.gym_envs:LeakyCorridor", "envcorpus.gym_envs:Corridor")]
+        assert shared_forks() is forks is not None
+        assert [row["status"] for row in rows] == ["failed", "passed"]
+        assert rows[0]["broken"][0]["property"] == "observation-in-space"
+    finally:
+        forks.close()
+    assert forks.process.returncode == 0
