@@ -7,6 +7,8 @@ ID`` alone. No timing assertions: the limits below only bound a hang."""
 from __future__ import annotations
 
 import argparse
+import ast
+import importlib
 import importlib.util
 import json
 import os
@@ -313,6 +315,41 @@ def test_the_report_is_one_table_row_per_env_with_the_failures_below(tmp_path, c
 def test_the_committed_sweep_page_is_the_report_of_the_committed_results():
     source = "docs/results/jax_sweep.jsonl"
     assert section(str(ROOT / "docs/jax_sweep.md"), source) == markdown(read(str(ROOT / source))).strip()
+
+
+def _imports(snippet: str) -> list[tuple[str, list[str]]]:
+    """The modules a snippet imports, each with the names it takes from it."""
+    found = []
+    for node in ast.walk(ast.parse(snippet)):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, []) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.append((node.module, [alias.name for alias in node.names]))
+    return found
+
+
+@pytest.mark.parametrize("results", sorted(p.name for p in (ROOT / "docs/results").glob("*.jsonl")))
+def test_every_committed_reproduction_compiles_and_imports_spacealg_modules_that_exist(results):
+    """A reproduction snippet in a committed results file outlives the code that wrote it:
+    each compiles, and each spacealg module it imports exists with the names it takes (the
+    other libraries' need not be installed here)."""
+    snippets = 0
+    for row in read(str(ROOT / "docs/results" / results)):
+        for where in (row, *row.get("broken", [])):
+            snippet = where.get("reproduction")
+            if not snippet:
+                continue
+            snippets += 1
+            compile(snippet, f"{row['env_id']}: reproduction", "exec")
+            for module, names in _imports(snippet):
+                if module.partition(".")[0] != "spacealg":
+                    continue
+                assert importlib.util.find_spec(module) is not None, (row["env_id"], module)
+                imported = importlib.import_module(module)
+                for name in names:
+                    assert hasattr(imported, name) or importlib.util.find_spec(f"{module}.{name}"), (
+                        row["env_id"], module, name)
+    assert snippets
 
 
 def test_check_report_prints_the_markdown_of_the_sweep(tmp_path, capsys):
