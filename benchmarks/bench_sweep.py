@@ -10,7 +10,10 @@ Blackjack, last); Ray's start is not counted. The 1-worker sweep's rows are the 
 (``--estimates``) of the others, as an earlier sweep's are in a re-sweep: they start the
 longest first (order cannot change one worker's time); "2 workers, order given" has none.
 Each check is forked from a warm process (one per sweep, one per Ray worker); "fresh
-processes" start each as a new ``python -m spacealg``, as before the warm process. On a machine with
+processes" start each as a new ``python -m spacealg``, as before the warm process. The
+"simulated" lines replay the 1-worker rows' seconds on 2 workers in either order, as if
+the two ran side by side without slowing each other: what the order alone buys, whatever
+the load. On a machine with
 other work running the ratios fall short of what the cores give: say the load (printed)
 with the figures.
 """
@@ -42,6 +45,15 @@ def one_sweep(argv: list[str], **how: object) -> float:
     return seconds
 
 
+def makespan(seconds: list[float], workers: int) -> float:
+    """When the last of ``seconds`` ends, each started in this order on the first free of
+    ``workers`` (what a sweep's pool does), the seconds unchanged by running side by side."""
+    free = [0.0] * workers
+    for each in seconds:
+        free[free.index(min(free))] += each
+    return max(free)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--examples", type=int, default=60, help="examples per environment (default 60)")
@@ -52,11 +64,15 @@ def main() -> None:
     argv = ["-n", str(arguments.examples), "--max-steps", str(arguments.max_steps), "--budget", "0"]
     load = os.getloadavg()[0]
     times: dict[str, list[float]] = {}
+    simulated: dict[str, list[float]] = {}  # 2 workers, from the 1-worker rows' seconds: the order alone
     with tempfile.TemporaryDirectory() as scratch:
         for repeat in range(arguments.repeat):
             earlier = os.path.join(scratch, f"{repeat}.jsonl")
             times.setdefault("1 worker", []).append(one_sweep(argv, jobs=1, results=earlier))
             estimates = seconds_of(read(earlier))
+            given = [estimates[env_id] for env_id in IDS]
+            simulated.setdefault("order given", []).append(makespan(given, 2))
+            simulated.setdefault("longest first", []).append(makespan(sorted(given, reverse=True), 2))
             runs: dict[str, dict[str, object]] = {
                 "2 workers": {"jobs": 2, "estimates": estimates},
                 "2 workers, order given": {"jobs": 2},
@@ -79,6 +95,11 @@ def main() -> None:
         one = medians["1 worker, fresh processes" if "fresh" in name else "1 worker"]
         base = "one fresh worker" if "fresh" in name else "one worker"
         print(f"  {name:<27} {seconds:7.1f} s   {one / seconds:4.2f}x {base}")
+    total = medians["1 worker"]
+    for order, replays in simulated.items():
+        seconds = statistics.median(replays)
+        print(f"  2 workers, {order}, simulated from the 1-worker rows (no contention): {seconds:.1f} s, "
+              f"{total / seconds:.2f}x one worker")
 
 
 if __name__ == "__main__":
