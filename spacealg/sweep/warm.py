@@ -61,19 +61,22 @@ class Forks:
 
     def _listen(self) -> None:
         assert self.process.stdout is not None
-        for line in self.process.stdout:
-            key, what, number = line.decode().split()
+        try:
+            for line in self.process.stdout:
+                key, what, number = line.decode().split()
+                with self.changed:
+                    (self.pids if what == "started" else self.ended)[int(key)] = int(number)
+                    self.changed.notify_all()
+        finally:  # the warm process ended (or said what it cannot say): no answer will come
             with self.changed:
-                (self.pids if what == "started" else self.ended)[int(key)] = int(number)
+                self.gone = True
                 self.changed.notify_all()
-        with self.changed:
-            self.gone = True
-            self.changed.notify_all()
 
     def run(self, words: Sequence[str], out: str, err: str, timeout: float | None) -> tuple[int, bool]:
         """Run ``spacealg WORDS`` in a child (stdout to the file ``out``, stderr to ``err``),
-        killed with its process group after ``timeout`` seconds: its exit status (minus the
-        signal that ended it), and whether the timeout killed it. WarmProcessGoneError when the
+        killed with its process group after ``timeout`` seconds from its fork: its exit status
+        (minus the number of the signal that ended it, as ``subprocess``'s), and whether the
+        timeout killed it. WarmProcessGoneError when the
         warm process ended first."""
         request = json.dumps({"words": list(words), "out": out, "err": err}) + "\n"
         with self.changed:
