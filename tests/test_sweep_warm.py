@@ -68,9 +68,8 @@ COMMANDS = [
     ["report", "no-such-results.jsonl"],  # exit 2, a message on stderr
     ["check", "envcorpus.cli_envs:Crashes", "--json", "--no-progress", "-n", "3", "--budget", "0"],  # SIGSEGV
     ["check", "envcorpus.cli_envs:Exits", "--json", "--no-progress", "-n", "3", "--budget", "0"],  # cannot make
-    ["check", "envcorpus.gym_envs:LeakyCorridor", "--json", "--no-progress", "-n", "3", "--budget", "0", "--seed", "1"],
-    ["check", "envcorpus.cli_envs:Chatty", "-n", "2", "--budget", "0", "--no-progress", "--seed", "1"],
-]
+    ["check", "envcorpus.cli_envs:Chatty", "-n", "2", "--budget", "0", "--no-progress", "--seed", "1"],  # the report
+]  # a failed check's JSON document: tests/test_sweep.py compares a sweep's rows with each check alone
 
 
 def _comparable(out: str) -> object:
