@@ -167,3 +167,23 @@ def test_a_ray_task_forks_from_its_worker_processs_one_warm_process():
     finally:
         forks.close()
     assert forks.process.returncode == 0
+
+
+def test_a_warm_process_with_a_threaded_library_imported_forks_nothing(tmp_path):
+    """As if a plugin had imported JAX into it: it ends at once, and a sweep's check is then
+    started afresh, with the same row."""
+    from spacealg.sweep.isolated import Isolated
+
+    serve = ("import sys, types; sys.modules['jax'] = types.ModuleType('jax');"
+             " import spacealg.sweep.warm as w; w.serve()")
+    done = subprocess.run([sys.executable, "-c", serve], input=b'0 {"words": ["--version"], "out": "o", "err": "e"}\n',
+                          capture_output=True, env=_env(), cwd=tmp_path, timeout=120)
+    assert (done.returncode, done.stdout) == (0, b"") and not (tmp_path / "o").exists()
+    forks = Forks(_env())
+    forks.close()  # gone, as the threaded one is
+    isolated = Isolated(["-n", "3", "--budget", "0"], 300, None, forks=forks)
+    try:
+        row = isolated("envcorpus.gym_envs:Corridor")
+    finally:
+        isolated.close()
+    assert row["status"] == "passed"

@@ -2,7 +2,7 @@
 
 A fresh ``python -m spacealg check ENV_ID`` spends most of a short check importing
 spacealg, Hypothesis, Gymnasium and NumPy. :class:`Forks` starts one *warm* process that
-imports them (:data:`PRELOAD`, never JAX or torch: a process that forks must not have
+imports them (:data:`PRELOAD`, never JAX or torch, :data:`THREADED`: a process that forks must not have
 started their threads) and then, for each command it is given, forks a child that runs
 ``spacealg`` exactly as ``python -m spacealg`` does (``runpy``), in a session of its own
 (its process group is what a timeout kills), its stdout and stderr in files. Every child is
@@ -30,10 +30,15 @@ import threading
 from collections.abc import Sequence
 from typing import TextIO
 
-__all__ = ["PRELOAD", "Forks", "WarmProcessGoneError", "serve"]
+__all__ = ["PRELOAD", "THREADED", "Forks", "WarmProcessGoneError", "kill_group", "serve"]
 
 PRELOAD = ("numpy", "hypothesis", "gymnasium", "spacealg.testing", "spacealg.cli.check")
 """What the warm process imports before it forks (what every ``spacealg check`` imports)."""
+
+THREADED = ("jax", "torch", "tensorflow")
+"""Libraries whose import starts threads that a fork would copy mid-work (JAX warns, and a
+child can deadlock): a warm process that finds one imported forks nothing and ends, and
+the sweep starts each check afresh."""
 
 #: The warm process's own command: it serves requests on stdin, answers on stdout.
 SERVE = "from spacealg.sweep.warm import serve; serve()"
@@ -135,6 +140,8 @@ def serve() -> None:
     for name in PRELOAD:
         with contextlib.suppress(Exception):  # a child imports what failed here, and says so
             __import__(name)
+    if any(name in sys.modules for name in THREADED):  # imported by a plugin or sitecustomize
+        return
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.signal(signal.SIGCHLD, lambda *_: None)
