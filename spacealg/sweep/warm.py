@@ -2,8 +2,8 @@
 
 A fresh ``python -m spacealg check ENV_ID`` spends most of a short check importing
 spacealg, Hypothesis, Gymnasium and NumPy. :class:`Forks` starts one *warm* process that
-imports them (:data:`PRELOAD`, never JAX or torch, :data:`THREADED`: a process that forks must not have
-started their threads) and then, for each command it is given, forks a child that runs
+imports them (:data:`PRELOAD`; never JAX or torch, :data:`THREADED`: a process that forks
+must not have started their threads) and then, for each command it is given, forks a child that runs
 ``spacealg`` exactly as ``python -m spacealg`` does (``runpy``), in a session of its own
 (its process group is what a timeout kills), its stdout and stderr in files. Every child is
 forked from the same warm state, never from an earlier check, so one check cannot leak into
