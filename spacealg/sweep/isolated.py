@@ -1,8 +1,9 @@
 """One environment checked in a process of its own: ``spacealg check ENV_ID --json``.
 
-:func:`check_isolated` runs the command exactly as a person would (``python -m spacealg
-check ENV_ID --json`` with the same options), so a sweep's verdict of an environment is
-the one ``spacealg check ENV_ID`` gives alone, and reads its JSON document into a *row*
+:class:`Isolated` runs the command as a person would (``python -m spacealg check ENV_ID
+--json`` with the same options; forked from a warm process that has imported what it
+needs: :mod:`~spacealg.sweep.warm`), so a sweep's verdict of an environment is the one
+``spacealg check ENV_ID`` gives alone, and reads its JSON document into a *row*
 (one line of a results file). What goes wrong outside the check costs that row only:
 
 ============  ====================================================================
