@@ -80,6 +80,13 @@ def add_sweep_options(parser: argparse.ArgumentParser) -> None:
         "to check only the environments it lacks (a killed sweep resumes)",
     )
     fanout.add_argument(
+        "--estimates",
+        default=None,
+        metavar="RESULTS",
+        help="an earlier sweep's results file (any options): start the environments that took longest there "
+        "first (the others by the form of their id: JAX ones first), so that no long one starts last",
+    )
+    fanout.add_argument(
         "--timeout",
         type=float,
         default=None,
@@ -331,9 +338,15 @@ STARTUP_SECONDS = 60.0
 
 def _many(targets: list[str], options: dict[str, Any], arguments: argparse.Namespace) -> int:
     """A sweep (:mod:`spacealg.sweep`): every target in a process of its own."""
-    from spacealg.sweep import markdown, sweep
+    from spacealg.sweep import markdown, read, seconds_of, sweep
     from spacealg.testing.fanout import deadline_of, summary_table
 
+    try:
+        if arguments.estimates and not os.path.isfile(arguments.estimates):
+            raise OSError("no such file")
+        estimates = seconds_of(read(arguments.estimates)) if arguments.estimates else {}
+    except (OSError, ValueError) as error:
+        raise CommandError(f"--estimates: cannot read {arguments.estimates}: {error}") from error
     deadline = deadline_of(options)
     timeout = arguments.timeout if arguments.timeout is not None else (
         None if deadline is None else deadline + STARTUP_SECONDS)
@@ -348,6 +361,7 @@ def _many(targets: list[str], options: dict[str, Any], arguments: argparse.Names
             timeout=timeout,
             deadline=deadline,
             results=arguments.results,
+            estimates=estimates,
             progress=not arguments.no_progress and not arguments.json,
         )
     except ValueError as error:

@@ -1,8 +1,9 @@
 """One environment checked in a process of its own: ``spacealg check ENV_ID --json``.
 
-:func:`check_isolated` runs the command exactly as a person would (``python -m spacealg
-check ENV_ID --json`` with the same options), so a sweep's verdict of an environment is
-the one ``spacealg check ENV_ID`` gives alone, and reads its JSON document into a *row*
+:class:`Isolated` runs the command as a person would (``python -m spacealg check ENV_ID
+--json`` with the same options; forked from a warm process that has imported what it
+needs: :mod:`~spacealg.sweep.warm`), so a sweep's verdict of an environment is the one
+``spacealg check ENV_ID`` gives alone, and reads its JSON document into a *row*
 (one line of a results file). What goes wrong outside the check costs that row only:
 
 ============  ====================================================================
@@ -37,7 +38,9 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["EXIT_STATUS", "Isolated", "check_isolated", "verdict_of"]
+from spacealg.sweep.warm import Forks, WarmProcessGoneError, kill_group
+
+__all__ = ["EXIT_STATUS", "Isolated", "check_isolated", "shared_forks", "verdict_of", "words"]
 
 EXIT_STATUS = {"passed": 0, "failed": 1}
 """A row's exit status by its status; 2 for every other (as ``spacealg check``'s)."""
@@ -46,27 +49,35 @@ EXIT_STATUS = {"passed": 0, "failed": 1}
 STDERR_TAIL = 2000
 
 
-def command(env_id: str, argv: Sequence[str], partial: str) -> list[str]:
-    """The command that checks ``env_id`` with the options ``argv``."""
-    return [sys.executable, "-m", "spacealg", "check", env_id, "--json", "--no-progress", "--partial", partial,
-            *argv]
+def words(env_id: str, argv: Sequence[str], partial: str) -> list[str]:
+    """The words of the ``spacealg`` command that checks ``env_id`` with the options ``argv``."""
+    return ["check", env_id, "--json", "--no-progress", "--partial", partial, *argv]
 
 
 class Isolated:
     """Checks environments one process each (see the module docstring); ``timeout``: the
     seconds a process may run (None: no limit); ``deadline``: the limit the check sets
-    itself (``spacealg check``'s 3 x budget + 10 s), named in a timeout's verdict.
-    :meth:`stop` kills the processes still running (the sweep was interrupted), :meth:`close`
-    also removes the scratch files. Safe to call from several threads at once."""
+    itself (``spacealg check``'s 3 x budget + 10 s), named in a timeout's verdict. Each
+    process is forked from a warm process that has imported what a check needs
+    (:mod:`~spacealg.sweep.warm`): ``forks``, else one of its own where ``warm`` and the
+    platform forks; else (and where the warm process is gone) it is a fresh ``python -m
+    spacealg``. :meth:`stop` kills the processes still running (the
+    sweep was interrupted), :meth:`close` also removes the scratch files. Safe to call from
+    several threads at once."""
 
-    def __init__(self, argv: Sequence[str], timeout: float | None, deadline: float | None) -> None:
+    def __init__(
+        self, argv: Sequence[str], timeout: float | None, deadline: float | None, *, warm: bool = True,
+        forks: Forks | None = None,
+    ) -> None:
         self.argv = list(argv)
         self.timeout = timeout
         self.deadline = deadline
         self.scratch = tempfile.mkdtemp(prefix="spacealg-sweep-")
-        self.running: set[subprocess.Popen[str]] = set()
+        self.running: set[subprocess.Popen[bytes]] = set()
         self.lock = threading.Lock()
         self.stopped = False
+        self.own = forks is None and warm and hasattr(os, "fork")
+        self.forks = Forks(_environment()) if self.own else forks
 
     def __call__(self, env_id: str) -> dict[str, Any]:
         started = time.perf_counter()
@@ -75,34 +86,58 @@ class Isolated:
                 raise KeyboardInterrupt
             fd, partial = tempfile.mkstemp(suffix=".jsonl", dir=self.scratch)
             os.close(fd)
+        out, err = partial[: -len(".jsonl")] + ".out", partial[: -len(".jsonl")] + ".err"
+        command = words(env_id, self.argv, partial)
+        try:
+            returncode, killed = self._forked(command, out, err)
+        except WarmProcessGoneError:
+            if self.stopped:
+                raise KeyboardInterrupt from None
+            returncode, killed = self._spawned(command, out, err)
+        seconds = time.perf_counter() - started
+        found = _read_partial(partial)
+        stdout, stderr = _read_text(out), _read_text(err)
+        for path in (partial, out, err):
+            with contextlib.suppress(OSError):
+                os.remove(path)
+        return row_of(env_id, returncode, stdout, stderr, seconds, found, timed_out=self.timeout if killed else None,
+                      deadline=self.deadline)
+
+    def _forked(self, command: list[str], out: str, err: str) -> tuple[int, bool]:
+        if self.forks is None:
+            raise WarmProcessGoneError("no warm process")
+        return self.forks.run(command, out, err, self.timeout)
+
+    def _spawned(self, command: list[str], out: str, err: str) -> tuple[int, bool]:
+        """``python -m spacealg COMMAND`` as a fresh process (stdout, stderr into files)."""
+        with self.lock, open(out, "wb") as stdout, open(err, "wb") as stderr:
+            if self.stopped:
+                raise KeyboardInterrupt
             process = subprocess.Popen(
-                command(env_id, self.argv, partial), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                [sys.executable, "-m", "spacealg", *command], stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL,
                 env=_environment(), start_new_session=True,  # its own process group: a timeout kills it all
             )
             self.running.add(process)
         try:
-            out, err = process.communicate(timeout=self.timeout)
+            process.wait(timeout=self.timeout)
             killed = False
         except subprocess.TimeoutExpired:
-            _kill(process)
-            out, err = process.communicate()
+            kill_group(process.pid)
+            process.wait()
             killed = True
         finally:
             with self.lock:
                 self.running.discard(process)
-        seconds = time.perf_counter() - started
-        found = _read_partial(partial)
-        with contextlib.suppress(OSError):
-            os.remove(partial)
-        return row_of(env_id, process.returncode, out, err, seconds, found,
-                      timed_out=self.timeout if killed else None, deadline=self.deadline)
+        return process.returncode, killed
 
     def stop(self) -> None:
         """Kill every process still running; later calls raise KeyboardInterrupt."""
         with self.lock:
             self.stopped = True
             for process in self.running:
-                _kill(process)
+                kill_group(process.pid)
+        if self.own and self.forks is not None:
+            self.forks.close()
 
     def close(self) -> None:
         """:meth:`stop`, and remove the scratch directory (once no call is running)."""
@@ -112,12 +147,31 @@ class Isolated:
 
 def check_isolated(env_id: str, argv: Sequence[str], timeout: float | None, deadline: float | None) -> dict[str, Any]:
     """The row of ``env_id`` checked in a process of its own (a top-level function: a Ray
-    task runs it on a node of the cluster)."""
-    isolated = Isolated(argv, timeout, deadline)
+    task runs it on a node of the cluster), forked from this process's warm process
+    (:func:`shared_forks`: a Ray worker runs many tasks)."""
+    isolated = Isolated(argv, timeout, deadline, forks=shared_forks())
     try:
         return isolated(env_id)
     finally:
         isolated.close()
+
+
+_SHARED: dict[str, Forks] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_forks() -> Forks | None:
+    """This process's warm process for its working directory and ``sys.path``, started on the
+    first call (None where the platform does not fork); it ends with this process."""
+    if not hasattr(os, "fork"):
+        return None
+    environment = _environment()
+    key = json.dumps([os.getcwd(), environment["PYTHONPATH"]])
+    with _SHARED_LOCK:
+        forks = _SHARED.get(key)
+        if forks is None or forks.gone:
+            forks = _SHARED[key] = Forks(environment)
+        return forks
 
 
 def _environment() -> dict[str, str]:
@@ -127,9 +181,10 @@ def _environment() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(dict.fromkeys(paths))}
 
 
-def _kill(process: subprocess.Popen[str]) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
+def _read_text(path: str) -> str:
+    with contextlib.suppress(OSError), open(path, encoding="utf-8", errors="replace") as handle:
+        return handle.read()
+    return ""
 
 
 def _read_partial(path: str) -> list[dict[str, Any]]:
@@ -185,7 +240,7 @@ def row_of(
         row.update(status="crashed", message=f"crashed: {how}\n{err[-STDERR_TAIL:]}".rstrip(), crash=how,
                    broken=found, verdicts={entry["property"]: "broken" for entry in found})
     row["exit_status"] = EXIT_STATUS.get(row["status"], 2)
-    # seconds: the process's, imports included; check_seconds: the check's own (a passed one
+    # seconds: the process's, from its fork (imports done before) or start; check_seconds: the check's own (a passed one
     # reports it); compile_seconds: a JAX check's compilation and probes; steps/s: of the
     # search after compiling, over the check's own time, or the process's where it gives none
     row["check_seconds"] = row.pop("seconds", None)

@@ -4,9 +4,10 @@ row appended to a results file (:mod:`spacealg.sweep.results`) the moment it end
 
 Laws: a sweep started again with the same results file and options checks only the
 environments without a row (a file of other options is refused, not mixed); the rows it
-returns are in the order of the ids given, each id once; a row does not depend on how the
-work was spread (each environment is one ``spacealg check`` process, seeded by its
-options, whatever worker runs it).
+returns are in the order of the ids given, each id once, whatever order they were started
+in (the longest first: :mod:`spacealg.sweep.schedule`) or finished; a row does not depend
+on how the work was spread (each environment is one ``spacealg check`` process, seeded by
+its options, whatever worker runs it or forks it: :mod:`spacealg.sweep.warm`).
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ import functools
 import importlib.metadata
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Any
 
 from spacealg.sweep import results as results_file
 from spacealg.sweep.isolated import Isolated, check_isolated
+from spacealg.sweep.schedule import longest_first
 
 __all__ = ["Progress", "finished_rows", "sweep", "versions"]
 
@@ -35,27 +37,32 @@ def sweep(
     timeout: float | None = None,
     deadline: float | None = None,
     results: str | None = None,
+    estimates: Mapping[str, float] | None = None,
     progress: bool = True,
+    warm: bool = True,
 ) -> list[dict[str, Any]]:
     """Check every id of ``ids`` with the ``spacealg check`` options ``argv`` (each in its
     own process, killed after ``timeout`` seconds; ``deadline``: the check's own limit, for
     the verdict's text) on ``jobs`` local workers (default: the CPUs) or as Ray tasks on
-    ``ray_address``; append each row to ``results`` (skipping the ids it already holds)
-    and return one row per id, in order. ValueError when ``results`` holds rows of these
-    ids checked with other options, or another sweep is writing it."""
+    ``ray_address``, the longest first by ``estimates`` (seconds by id, an earlier sweep's:
+    :mod:`~spacealg.sweep.schedule`), each local process forked from a warm one (``warm``,
+    where the platform forks: :mod:`~spacealg.sweep.warm`) or started afresh; append each
+    row to ``results`` (skipping the ids it already holds) and return one row per id, in
+    the order of ``ids``. ValueError when ``results`` holds rows of these ids checked with
+    other options, or another sweep is writing it."""
     if jobs is not None and jobs < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
     with results_file.locked(results) if results else contextlib.nullcontext():
-        return _sweep(ids, argv, jobs, ray_address, timeout, deadline, results, progress)
+        return _sweep(ids, argv, jobs, ray_address, timeout, deadline, results, estimates or {}, progress, warm)
 
 
 def _sweep(
     ids: Sequence[str], argv: Sequence[str], jobs: int | None, ray_address: str | None, timeout: float | None,
-    deadline: float | None, results: str | None, progress: bool,
+    deadline: float | None, results: str | None, estimates: Mapping[str, float], progress: bool, warm: bool,
 ) -> list[dict[str, Any]]:
     done = finished_rows(results, ids, argv) if results else {}
     order = list(dict.fromkeys(ids))
-    todo = [env_id for env_id in order if env_id not in done]
+    todo = longest_first([env_id for env_id in order if env_id not in done], estimates)
 
     def record(row: dict[str, Any]) -> None:
         row.update(options=list(argv), versions=versions(row["env_id"]))
@@ -68,7 +75,8 @@ def _sweep(
         if todo and ray_address is not None:
             _on_ray(todo, argv, ray_address, timeout, deadline, record)
         elif todo:
-            _locally(todo, Isolated(argv, timeout, deadline), jobs or min(os.cpu_count() or 1, len(todo)), record)
+            workers = jobs or min(os.cpu_count() or 1, len(todo))
+            _locally(todo, Isolated(argv, timeout, deadline, warm=warm), workers, record)
     return [done[env_id] for env_id in order]
 
 
@@ -87,7 +95,8 @@ def finished_rows(path: str, ids: Sequence[str], argv: Sequence[str]) -> dict[st
 
 
 def _locally(todo: list[str], isolated: Isolated, workers: int, record: Callable[[dict[str, Any]], None]) -> None:
-    """Each id in a process of its own, ``workers`` at a time (threads wait on them)."""
+    """Each id in a process of its own, ``workers`` at a time (threads wait on them), in
+    the order of ``todo``."""
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="spacealg-sweep")
     try:
         pending = {pool.submit(isolated, env_id) for env_id in todo}
@@ -105,7 +114,8 @@ def _on_ray(
     todo: list[str], argv: Sequence[str], address: str, timeout: float | None, deadline: float | None,
     record: Callable[[dict[str, Any]], None],
 ) -> None:
-    """Each id as a Ray task that runs its process on a node of the cluster."""
+    """Each id as a Ray task that runs its process on a node of the cluster, submitted in
+    the order of ``todo``."""
     from spacealg.testing.fanout import connect_ray
 
     ray = connect_ray(address)
