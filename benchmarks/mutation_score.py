@@ -42,8 +42,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mutants import BASES, OPERATORS, Base, NotApplicable, Operator, mutant
 from mutants.catalogue import MATCH, NotObservable, probe
 from mutants.checkers import CHECKERS, SB3_PYTHON, Verdict, run_match, run_sb3
+from sections import write_section
 
-BEGIN, END = "<!-- mutation-score:begin -->", "<!-- mutation-score:end -->"
+SECTION = "mutation-score"  # the section of the page --write refreshes (sections.py)
 SB3, MATCHER = "SB3 check_env", "check_envs_match"
 COLUMNS = (*CHECKERS, SB3, MATCHER)
 OUTSIDE = ("Gymnasium check_env", "PettingZoo api_test", "Jumanji smoke checks", SB3)
@@ -244,14 +245,6 @@ def _survivors(run: Run, live: list[Mutant]) -> list[str]:
     return lines
 
 
-def write(path: Path, text: str) -> None:
-    """Replace the text between the markers of ``path`` with ``text``."""
-    document = path.read_text()
-    if BEGIN not in document or END not in document:
-        raise SystemExit(f"{path} has no {BEGIN} ... {END} markers")
-    head, rest = document.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    path.write_text(f"{head}{BEGIN}\n{text}\n{END}{tail}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -278,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     print(f"took {time.perf_counter() - started:.0f} s", file=sys.stderr)
     if arguments.write:
-        write(arguments.write, text)
+        write_section(arguments.write, SECTION, text)
     return 0
 
 

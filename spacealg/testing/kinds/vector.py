@@ -250,10 +250,45 @@ def _check_batch(env: Any, result: Any, step: int | None, kind: str, joint: Any)
     return result
 
 
-def _row(batch: Any, i: int, space: Any) -> Any:
-    from gymnasium.vector.utils import iterate
+def rows_of(batch: Any, joint: Any, single: Any) -> list[Any]:
+    """The rows of ``batch``, a member of ``joint`` (``joint_space(single, n)``): Gymnasium's
+    ``iterate`` over the batched space where it is a Gymnasium space (``batch_space``'s),
+    else the algebra's ``unstack`` of a stack of members of ``single``. Law: row ``i`` of a
+    stack of ``n`` members of ``single`` is its member ``i``."""
+    import gymnasium
 
-    return list(iterate(space, batch))[i]
+    if isinstance(joint, gymnasium.spaces.Space):
+        from gymnasium.vector.utils import iterate
+
+        return list(iterate(joint, batch))
+    from spacealg.spaces.sequence import unstack
+
+    return unstack(batch, single)
+
+
+def stack(single: Any, members: list[Any]) -> Any:
+    """The batch of ``members`` of ``single``, as a vector env stacks them: Gymnasium's
+    ``concatenate`` for a Gymnasium space, the algebra's ``stack_items`` for a spacealg one
+    (the inverse of :func:`rows_of`)."""
+    import gymnasium
+
+    if isinstance(single, gymnasium.spaces.Space):
+        from gymnasium.vector.utils import concatenate, create_empty_array
+
+        return concatenate(single, members, create_empty_array(single, len(members)))
+    from spacealg.spaces.sequence import stack_items
+
+    return stack_items(members, single)
+
+
+def as_row(value: Any, joint: Any, single: Any) -> Any:
+    """``value`` (a sub-env's observation) as a row of a batch holds it: stacked alone, then
+    read back (a Discrete observation ``0`` is the ``np.int64(0)`` of a MultiDiscrete batch);
+    ``value`` itself where it cannot be stacked (it is not a member: compared as it is)."""
+    try:
+        return rows_of(stack(single, [value]), joint, single)[0]
+    except Exception:
+        return value
 
 
 class Reference:
@@ -297,12 +332,6 @@ class Reference:
             if mask[i]:
                 self.ended[i] = False
         return out
-
-
-def _batch_actions(space: Any, rows: list[Any]) -> Any:
-    from gymnasium.vector.utils import concatenate, create_empty_array
-
-    return concatenate(space, rows, create_empty_array(space, len(rows)))  # type: ignore[arg-type]
 
 
 class VectorEpisode:
@@ -367,13 +396,19 @@ class VectorEpisode:
             self.ref.close()
         self.ref = None
 
+    def _row(self, batch: Any, i: int) -> Any:
+        return rows_of(batch, self.joint, self.single)[i]
+
+    def _as_row(self, value: Any) -> Any:
+        return as_row(value, self.joint, self.single)
+
     @property
     def steps(self) -> int:
         """The steps taken, counted per row (as :func:`~spacealg.testing.engine.runner.run_example` adds them up)."""
         return self.batches * self.env.num_envs
 
     def run(self) -> list[Any]:
-        env, single = self.env, self.single
+        env = self.env
         self.ref = Reference(self.factories, self.mode) if self.factories is not None else None
         try:
             obs, _ = _check_batch(env, self._call(env, "reset", seed=self.seed), None, "reset", self.joint)
@@ -387,11 +422,11 @@ class VectorEpisode:
                         f"the other implementation, {short(other_obs)}",
                     )
             if self.ref is not None:
-                for i, expected in enumerate(self.ref.reset(self.seed)):
-                    if self.ref is not None and not same(_row(obs, i, single), expected):
+                for i, expected in enumerate(map(self._as_row, self.ref.reset(self.seed))):
+                    if self.ref is not None and not same(self._row(obs, i), expected):
                         self._diverged(
                             "sub-env-seeding",
-                            f"after reset(seed={self.seed}), row {i} is {short(_row(obs, i, single))} but sub-env {i} "
+                            f"after reset(seed={self.seed}), row {i} is {short(self._row(obs, i))} but sub-env {i} "
                             f"reset with seed {self.seed + i} gives {short(expected)}",
                         )
             elif self.free and self.identical:
@@ -409,14 +444,14 @@ class VectorEpisode:
     def _seeding(self, obs: Any) -> None:
         """Reference-free ``sub-env-seeding`` (a batch of identical sub-envs): row ``i`` of
         ``reset(seed=s)`` is row 0 of ``reset(seed=s + i)``; then reset with ``s`` again."""
-        env, single = self.env, self.single
+        env = self.env
         for i in range(1, env.num_envs):
             again = self._call(env, "reset", seed=self.seed + i)[0]
-            if not same(_row(obs, i, single), _row(again, 0, single)):
+            if not same(self._row(obs, i), self._row(again, 0)):
                 self._broken(
                     "sub-env-seeding",
-                    f"after reset(seed={self.seed}), row {i} is {short(_row(obs, i, single))}, but row 0 of "
-                    f"reset(seed={self.seed + i}) is {short(_row(again, 0, single))}: sub-env {i} is not seeded "
+                    f"after reset(seed={self.seed}), row {i} is {short(self._row(obs, i))}, but row 0 of "
+                    f"reset(seed={self.seed + i}) is {short(self._row(again, 0))}: sub-env {i} is not seeded "
                     f"with seed + {i}",
                 )
         self._call(env, "reset", seed=self.seed)
@@ -426,7 +461,7 @@ class VectorEpisode:
         another seed gives the same batch (the resets do not depend on the seed); then reset
         with ``s`` again."""
         env, single = self.env, self.single
-        rows = [_row(obs, i, single) for i in range(env.num_envs)]
+        rows = rows_of(obs, self.joint, single)
         if len(rows) < 2 or not all(same(rows[0], row) for row in rows[1:]):
             return
         other_seed = self.seed ^ 1
@@ -471,7 +506,7 @@ class VectorEpisode:
     def _step(self, k: int) -> None:
         env = self.env
         rows = self.draw(env.num_envs)
-        actions = _batch_actions(single_space(env, "action"), rows)
+        actions = stack(single_space(env, "action"), rows)
         self.batches += 1  # before the call: an exception is reported at this step
         obs, rewards, terms, truncs, infos = _check_batch(env, self._call(env, "step", actions), k, "step", self.joint)
         self.trace.append(("step", snapshot(obs), snapshot(rewards), snapshot(terms), snapshot(truncs)))
@@ -500,8 +535,8 @@ class VectorEpisode:
     def _compare(self, k: int, rows: list[Any], obs: Any, rewards: Any, terms: Any, truncs: Any, infos: Any) -> None:
         """Each row against its sub-env (``rows-match-sub-envs``; ``autoreset`` at an end)."""
         for i, (e_obs, e_rew, e_term, e_trunc, final, reset_row) in enumerate(self.ref.step(rows)):  # type: ignore[union-attr]
-            got = (_row(obs, i, self.single), float(rewards[i]), bool(terms[i]), bool(truncs[i]))
-            want = (e_obs, e_rew, e_term, e_trunc)
+            got = (self._row(obs, i), float(rewards[i]), bool(terms[i]), bool(truncs[i]))
+            want = (self._as_row(e_obs), e_rew, e_term, e_trunc)
             if not all(same(a, b) for a, b in zip(got, want)):
                 boundary = reset_row or final is not None
                 said = (
@@ -534,13 +569,13 @@ class VectorEpisode:
         reset = self._call(self.env, "reset", options={"reset_mask": ended})
         obs, _ = _check_batch(self.env, reset, k, "reset", self.joint)
         for kept in map(int, np.flatnonzero(~ended)):
-            if not same(_row(obs, kept, self.single), _row(before, kept, self.single)):
+            if not same(self._row(obs, kept), self._row(before, kept)):
                 self._broken("autoreset", f"{said}, row {kept}, which was not to be reset, changed its observation", k)
         if self.other is not None:
             self._call(self.other, "reset", options={"reset_mask": ended})
         if self.ref is not None:
             for i, expected in enumerate(self.ref.reset_rows(ended)):
-                if expected is not None and not same(_row(obs, i, self.single), expected):
+                if expected is not None and not same(self._row(obs, i), self._as_row(expected)):
                     self._diverged("autoreset", f"{said}, row {i} is not sub-env {i}'s reset observation", k)
                     return
 
@@ -561,7 +596,7 @@ def _replayed(
         out = []
         for k, rows in enumerate(taken, 1):
             rows = [changes[k] if i == row and k in changes else a for i, a in enumerate(rows)]
-            out.append(tuple(snapshot(x) for x in env.step(_batch_actions(space, rows))[:4]))
+            out.append(tuple(snapshot(x) for x in env.step(stack(space, rows))[:4]))
         return out
     except Exception as error:
         what = f"step({literal(rows)})" if k else f"reset(seed={seed})"
@@ -598,11 +633,14 @@ def _changed_row(
     PropertyError carries ``changed = (row, changes)`` for its replay (:func:`replay_vector`)."""
     base = base if base is not None else _replayed(fresh, seed, taken)
     moved = _replayed(fresh, seed, taken, row, changes)
-    single = single_space(vec, "observation")
+    single, joint = single_space(vec, "observation"), joint_of(vec, "observation")
+
+    def row_of(batch: Any, i: int) -> Any:
+        return rows_of(batch, joint, single)[i]
 
     if _mode(vec) == "next-step" and all(_ended_before(base, k, row) for k in changes):
         for k in sorted(changes):
-            kept, got = _row(base[k - 1][0], row, single), _row(moved[k - 1][0], row, single)
+            kept, got = row_of(base[k - 1][0], row), row_of(moved[k - 1][0], row)
             if not same(kept, got):
                 error = PropertyError(
                     "autoreset",
@@ -616,7 +654,7 @@ def _changed_row(
         return
     for k, (a, b) in enumerate(zip(base, moved), 1):
         for i in (i for i in range(vec.num_envs) if i != row):
-            row_a, row_b = ((_row(x[0], i, single), x[1][i], x[2][i], x[3][i]) for x in (a, b))
+            row_a, row_b = ((row_of(x[0], i), x[1][i], x[2][i], x[3][i]) for x in (a, b))
             if not all(same(x, y) for x, y in zip(row_a, row_b)):
                 error = PropertyError(
                     "row-isolation",
@@ -694,7 +732,7 @@ def _probes(vec: Any, built: EnvSource | None) -> Callable[[EnvSource, Budget | 
             return warned
 
         def act(env: Any) -> None:
-            env.step(_batch_actions(single_space(env, "action"), [sample(None) for _ in range(env.num_envs)]))
+            env.step(stack(single_space(env, "action"), [sample(None) for _ in range(env.num_envs)]))
 
         def start_and_act(env: Any) -> None:
             env.reset(seed=0)
