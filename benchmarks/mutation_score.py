@@ -3,8 +3,9 @@
 Every operator of ``benchmarks/mutants`` (one observable defect from step ``k`` of each
 episode: an observation out of its space, a dtype or shape drift, a seed ignored, the
 global RNG, a NaN reward, ...) is applied to every sound base it fits (Gymnasium classic
-control and toy text, a Dict-observation env, PettingZoo AEC and parallel games, a
-``SyncVectorEnv``, gymnax, Jumanji), and each mutant is given to every checker that takes its kind:
+control and toy text, a Dict-observation env, PettingZoo AEC and parallel games,
+``SyncVectorEnv``s of Box and of Discrete observations, gymnax, Jumanji), and each mutant
+is given to every checker that takes its kind:
 spacealg's ``check`` (the same ``max_examples``/``max_steps`` for all), Gymnasium's
 ``check_env``, PettingZoo's ``api_test``/``parallel_api_test``, Jumanji's smoke checks and
 SB3's ``check_env`` (in its own venv, a subprocess; skipped with the reason where it is

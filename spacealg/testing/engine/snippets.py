@@ -75,25 +75,24 @@ _RENDER_CHECK = [
     "",
 ]
 
+_RESETS = [
+    *SAME,
+    "firsts = [make().reset(seed=seed)[0] for seed in range(16)]",
+    "env = make()",
+    "env.reset(seed=0)",
+    "unseeded = [env.reset()[0] for _ in range(8)]",
+    "seeds_alike = all(same(firsts[0], first) for first in firsts[1:])",
+    "resets_alike = all(same(unseeded[0], first) for first in unseeded[1:])",
+]
+"""The first observations of 16 seeded resets (fresh environments) and of 8 unseeded ones."""
+
 PROBES = {
     "reset-seed": [
-        *SAME,
-        "firsts = [make().reset(seed=seed)[0] for seed in range(16)]",
-        "env = make()",
-        "env.reset(seed=0)",
-        "unseeded = [env.reset()[0] for _ in range(8)]",
-        "seeds_alike = all(same(firsts[0], first) for first in firsts[1:])",
-        "resets_alike = all(same(unseeded[0], first) for first in unseeded[1:])",
+        *_RESETS,
         "assert not (seeds_alike and not resets_alike), 'reset(seed=s) gives the same start for every seed'",
     ],
     "reset-stream": [
-        *SAME,
-        "firsts = [make().reset(seed=seed)[0] for seed in range(16)]",
-        "env = make()",
-        "env.reset(seed=0)",
-        "unseeded = [env.reset()[0] for _ in range(8)]",
-        "seeds_alike = all(same(firsts[0], first) for first in firsts[1:])",
-        "resets_alike = all(same(unseeded[0], first) for first in unseeded[1:])",
+        *_RESETS,
         "assert seeds_alike or not resets_alike, 'reset() reseeds instead of continuing the random stream'",
     ],
     "reset-options": [

@@ -137,18 +137,13 @@ def _sources(env: Any, single: Any, compare: Any, num_envs: int) -> tuple[_Share
     if isinstance(env, str) and ":" not in env:
         import gymnasium
 
-        def sync() -> Any:
-            return gymnasium.make_vec(env, num_envs=num_envs, vectorization_mode="sync")
-
-        def asynchronous() -> Any:
-            return gymnasium.make_vec(env, num_envs=num_envs, vectorization_mode="async")
-
-        def build(**keywords: Any) -> Any:
-            return gymnasium.make_vec(env, num_envs=num_envs, vectorization_mode="sync", **keywords)
+        def build(mode: str = "sync", **keywords: Any) -> Any:
+            return gymnasium.make_vec(env, num_envs=num_envs, vectorization_mode=mode, **keywords)
 
         construction = f"env = gymnasium.make_vec({env!r}, num_envs={num_envs}, vectorization_mode='sync')"
-        source = EnvSource(sync, env, construction, ("import gymnasium",), build=build)
-        other = EnvSource(asynchronous, f"{env} (async)", construction.replace("'sync'", "'async'"), owned=False)
+        source = EnvSource(build, env, construction, ("import gymnasium",), build=build)
+        other = EnvSource(lambda: build("async"), f"{env} (async)", construction.replace("'sync'", "'async'"),
+                          owned=False)
         alone = single or (lambda: gymnasium.make(env))
         return _Shared(source), alone, _Shared(other) if compare is not False else None
     from spacealg.testing.engine.resolve import resolve
@@ -227,22 +222,13 @@ def _check_batch(env: Any, result: Any, step: int | None, kind: str, joint: Any)
         raise PropertyError("batch-in-space", f"observations {short(obs)} are not in {joint!r}", step)
     if kind == "step":
         _, rewards, terminations, truncations, _ = result
-        for name, value, kinds in (
-            ("rewards", rewards, "iuf"),
-            ("terminations", terminations, "b"),
-            ("truncations", truncations, "b"),
-        ):
+        for name, value, kinds in (("rewards", rewards, "iuf"), ("terminations", terminations, "b"),
+                                   ("truncations", truncations, "b")):
             if not (isinstance(value, np.ndarray) and value.shape == (n,) and value.dtype.kind in kinds):
-                what = (
-                    f"array of shape {value.shape} and dtype {value.dtype}"
-                    if isinstance(value, np.ndarray)
-                    else type(value).__name__
-                )
-                raise PropertyError(
-                    "batch-in-space",
-                    f"{name} is {what}; expected shape ({n},) and a {'real' if kinds != 'b' else 'bool'} dtype",
-                    step,
-                )
+                array = isinstance(value, np.ndarray)
+                what = f"array of shape {value.shape} and dtype {value.dtype}" if array else type(value).__name__
+                expected = f"shape ({n},) and a {'real' if kinds != 'b' else 'bool'} dtype"
+                raise PropertyError("batch-in-space", f"{name} is {what}; expected {expected}", step)
         if not np.isfinite(rewards).all():
             raise PropertyError("batch-in-space", f"rewards {rewards.tolist()} are not all finite", step)
     if not isinstance(result[-1], dict):
@@ -275,7 +261,7 @@ def stack(single: Any, members: list[Any]) -> Any:
     if isinstance(single, gymnasium.spaces.Space):
         from gymnasium.vector.utils import concatenate, create_empty_array
 
-        return concatenate(single, members, create_empty_array(single, len(members)))
+        return concatenate(single, members, create_empty_array(single, len(members)))  # type: ignore[arg-type]
     from spacealg.spaces.sequence import stack_items
 
     return stack_items(members, single)
@@ -343,21 +329,9 @@ class VectorEpisode:
     have diverged is no longer compared with). ``joint``: the joint observation space the
     batches must be in (:func:`joint_of`, built once per check by :func:`vector_kind`)."""
 
-    def __init__(
-        self,
-        env: Any,
-        seed: int,
-        n: int,
-        draw: Callable[..., Any],
-        *,
-        joint: Any,
-        factories: Any = None,
-        other: Any = None,
-        mode: str = "next-step",
-        free: bool = False,
-        identical: bool = False,
-        owed: bool = False,
-    ) -> None:
+    def __init__(self, env: Any, seed: int, n: int, draw: Callable[..., Any], *, joint: Any, factories: Any = None,
+                 other: Any = None, mode: str = "next-step", free: bool = False, identical: bool = False,
+                 owed: bool = False) -> None:
         self.env, self.seed, self.n, self.draw = env, seed, n, draw
         self.factories, self.other, self.mode = factories, other, mode
         self.trace: list[Any] = []
@@ -378,11 +352,8 @@ class VectorEpisode:
         try:
             return getattr(env, what)(*args, **kwargs)
         except Exception as error:
-            raise PropertyError(
-                "no-exception",
-                f"{what}({', '.join(map(literal, args))}) raised {describe_exception(error)}",
-                self.batches or None,
-            ) from error
+            detail = f"{what}({', '.join(map(literal, args))}) raised {describe_exception(error)}"
+            raise PropertyError("no-exception", detail, self.batches or None) from error
 
     def _broken(self, prop: str, detail: str, step: int | None = None) -> None:
         """Raise ``prop``'s violation, unless it is passed over: then the run goes on."""
@@ -416,19 +387,15 @@ class VectorEpisode:
             if self.other is not None:
                 other_obs = self._call(self.other, "reset", seed=self.seed)[0]
                 if not same(obs, other_obs):
-                    self._broken(
-                        "sync-async-agree",
-                        f"reset(seed={self.seed}) returned {short(obs)} and, from "
-                        f"the other implementation, {short(other_obs)}",
-                    )
+                    detail = (f"reset(seed={self.seed}) returned {short(obs)} and, from "
+                              f"the other implementation, {short(other_obs)}")
+                    self._broken("sync-async-agree", detail)
             if self.ref is not None:
                 for i, expected in enumerate(map(self._as_row, self.ref.reset(self.seed))):
                     if self.ref is not None and not same(self._row(obs, i), expected):
-                        self._diverged(
-                            "sub-env-seeding",
-                            f"after reset(seed={self.seed}), row {i} is {short(self._row(obs, i))} but sub-env {i} "
-                            f"reset with seed {self.seed + i} gives {short(expected)}",
-                        )
+                        detail = (f"after reset(seed={self.seed}), row {i} is {short(self._row(obs, i))} but "
+                                  f"sub-env {i} reset with seed {self.seed + i} gives {short(expected)}")
+                        self._diverged("sub-env-seeding", detail)
             elif self.free and self.identical:
                 self._seeding(obs)
             if self.owed:
@@ -448,12 +415,10 @@ class VectorEpisode:
         for i in range(1, env.num_envs):
             again = self._call(env, "reset", seed=self.seed + i)[0]
             if not same(self._row(obs, i), self._row(again, 0)):
-                self._broken(
-                    "sub-env-seeding",
-                    f"after reset(seed={self.seed}), row {i} is {short(self._row(obs, i))}, but row 0 of "
-                    f"reset(seed={self.seed + i}) is {short(self._row(again, 0))}: sub-env {i} is not seeded "
-                    f"with seed + {i}",
-                )
+                detail = (f"after reset(seed={self.seed}), row {i} is {short(self._row(obs, i))}, but row 0 of "
+                          f"reset(seed={self.seed + i}) is {short(self._row(again, 0))}: sub-env {i} is not seeded "
+                          f"with seed + {i}")
+                self._broken("sub-env-seeding", detail)
         self._call(env, "reset", seed=self.seed)
 
     def _rows_differ(self, obs: Any) -> None:
@@ -468,11 +433,9 @@ class VectorEpisode:
         other = self._call(env, "reset", seed=other_seed)[0]
         self._call(env, "reset", seed=self.seed)
         if not same(obs, other):
-            self._broken(
-                "rows-differ",
-                f"after reset(seed={self.seed}) every row is {short(rows[0])}, while reset(seed={other_seed}) gives "
-                f"{short(other)}: the resets depend on the seed, but every sub-env was seeded alike",
-            )
+            detail = (f"after reset(seed={self.seed}) every row is {short(rows[0])}, while reset(seed={other_seed}) "
+                      f"gives {short(other)}: the resets depend on the seed, but every sub-env was seeded alike")
+            self._broken("rows-differ", detail)
 
     def _autoreset(self, k: int, rewards: Any, terms: Any, truncs: Any, infos: Any, ended: Any) -> None:
         """Reference-free ``autoreset``: next-step: the step after a row's end is a reset step
@@ -484,24 +447,18 @@ class VectorEpisode:
                 self.reset_steps.append((k, i))
                 got = (float(rewards[i]), bool(terms[i]), bool(truncs[i]))
                 if got != (0.0, False, False):
-                    self._broken(
-                        "autoreset",
-                        f"step {k}, row {i}: the episode of row {i} ended at step {k - 1}, so with next-step autoreset "
-                        f"step {k} resets it (reward 0, terminated and truncated False); got (reward, terminated, "
-                        f"truncated) = {short(got)}: the row was not reset on the next step",
-                        k,
-                    )
+                    detail = (f"step {k}, row {i}: the episode of row {i} ended at step {k - 1}, so with next-step "
+                              f"autoreset step {k} resets it (reward 0, terminated and truncated False); got (reward, "
+                              f"terminated, truncated) = {short(got)}: the row was not reset on the next step")
+                    self._broken("autoreset", detail, k)
         elif self.mode == "same-step":
             for i in map(int, np.flatnonzero(ended)):
                 finals = infos.get("final_obs") if isinstance(infos, dict) else None
                 final = None if finals is None else finals[i]
                 if final is None or not is_member(final, self.single):
-                    self._broken(
-                        "autoreset",
-                        f"step {k}, row {i}: the episode ended and same-step autoreset is declared, but "
-                        f"info['final_obs'][{i}] is {short(final)}, not a final observation in {self.single!r}",
-                        k,
-                    )
+                    detail = (f"step {k}, row {i}: the episode ended and same-step autoreset is declared, but "
+                              f"info['final_obs'][{i}] is {short(final)}, not a final observation in {self.single!r}")
+                    self._broken("autoreset", detail, k)
 
     def _step(self, k: int) -> None:
         env = self.env
@@ -516,11 +473,8 @@ class VectorEpisode:
                 ("observations", "rewards", "terminations", "truncations"), (obs, rewards, terms, truncs), other
             ):
                 if not same(a, b):
-                    self._broken(
-                        "sync-async-agree",
-                        f"step {k}: {name} {short(a)} but the other implementation returned {short(b)}",
-                        k,
-                    )
+                    detail = f"step {k}: {name} {short(a)} but the other implementation returned {short(b)}"
+                    self._broken("sync-async-agree", detail, k)
         if self.ref is not None:
             self._compare(k, rows, obs, rewards, terms, truncs, infos)
         ended = np.logical_or(terms, truncs)
@@ -539,28 +493,18 @@ class VectorEpisode:
             want = (self._as_row(e_obs), e_rew, e_term, e_trunc)
             if not all(same(a, b) for a, b in zip(got, want)):
                 boundary = reset_row or final is not None
-                said = (
-                    f" ({self.mode} autoreset: the row should "
-                    f"{'be reset' if reset_row else 'return the reset observation'})"
-                    if boundary
-                    else ""
-                )
-                self._diverged(
-                    "autoreset" if boundary else "rows-match-sub-envs",
-                    f"step {k}, row {i}: (observation, reward, terminated, truncated) is "
-                    f"{short(got)}; sub-env {i} gives {short(want)}{said}",
-                    k,
-                )
+                should = "be reset" if reset_row else "return the reset observation"
+                said = f" ({self.mode} autoreset: the row should {should})" if boundary else ""
+                detail = (f"step {k}, row {i}: (observation, reward, terminated, truncated) is "
+                          f"{short(got)}; sub-env {i} gives {short(want)}{said}")
+                self._diverged("autoreset" if boundary else "rows-match-sub-envs", detail, k)
                 return
             finals = infos.get("final_obs")
             if final is not None and (finals is None or not same(finals[i], final)):
-                self._broken(
-                    "autoreset",
-                    f"step {k}, row {i}: same-step autoreset but info['final_obs'] "
-                    f"is {short(None if finals is None else finals[i])}, not the final observation "
-                    f"{short(final)}",
-                    k,
-                )
+                detail = (f"step {k}, row {i}: same-step autoreset but info['final_obs'] "
+                          f"is {short(None if finals is None else finals[i])}, not the final observation "
+                          f"{short(final)}")
+                self._broken("autoreset", detail, k)
 
     def _reset_ended(self, k: int, before: Any, ended: Any) -> None:
         """Disabled autoreset: the checker resets the ended rows with a ``reset_mask``; the
@@ -827,15 +771,8 @@ def check_vector_env(
         vec = shared.source.make()
         factories = _single_factories(vec, single, vec.num_envs)
         kind = vector_kind(vec, factories, other.make() if other is not None else None, fresh, _built(shared))
-        options: CheckOptions = {
-            "max_examples": max_examples,
-            "max_steps": max_steps,
-            "determinism": determinism,
-            "random_seed": random_seed,
-            "budget": budget,
-            "database": database,
-            "masks": False,
-        }
+        options: CheckOptions = {"max_examples": max_examples, "max_steps": max_steps, "determinism": determinism,
+                                 "random_seed": random_seed, "budget": budget, "database": database, "masks": False}
         try:
             return check_kind(kind, shared.source, options)
         except EnvCheckError as error:
@@ -977,17 +914,11 @@ def declared_spaces(vec: Any) -> list[Any]:
             continue
         if declared != expected:
             has_single = getattr(vec, f"single_{kind}_space", None) is not None
-            said = (
-                f"joint_space of single_{kind}_space ({single_space(vec, kind)!r})"
-                if has_single
-                else f"there is no single_{kind}_space and {kind}_space is the single space (EnvPool's convention); "
-                "joint_space of it"
-            )
-            found.append(
-                PropertyError(
-                    "declared-spaces", f"{kind}_space is {declared!r}; {said} over {vec.num_envs} envs is {expected!r}"
-                )
-            )
+            said = f"joint_space of single_{kind}_space ({single_space(vec, kind)!r})" if has_single else (
+                f"there is no single_{kind}_space and {kind}_space is the single space (EnvPool's convention); "
+                "joint_space of it")
+            detail = f"{kind}_space is {declared!r}; {said} over {vec.num_envs} envs is {expected!r}"
+            found.append(PropertyError("declared-spaces", detail))
     return found[:1]
 
 
