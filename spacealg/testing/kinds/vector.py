@@ -943,23 +943,15 @@ def _vector_tail(error: Any) -> list[str]:
     a changed row's actions where the law compares two runs; the implementation compared with for
     ``sync-async-agree``), which raises while the bug is there."""
     other = error.compared_with if error.changed is None and error.property == "sync-async-agree" else ""
-    name, construction = factory(error.construction, avoid=other)
-    lines = [
-        "trace = episode()",
-        "",
-        "from spacealg.testing import replay_vector",
-        "",
-        f"def {name}():",
-        f"    {construction}",
-        "",
-    ]
+    name, defined = factory(error.construction, avoid=other)
+    lines = ["trace = episode()", "", "from spacealg.testing import replay_vector", "", *defined]
     extra = ""
     if error.changed is not None:
         row, changes = error.changed
         extra = f", row={row}, changes={literal(changes)}"
     elif other:  # the implementation it was compared with
-        other_name, other_body = factory(other, ("make_other", "make_compared", "build_other"), error.construction)
-        lines += [f"def {other_name}():", f"    {other_body}", ""]
+        other_name, other_defined = factory(other, ("make_other", "make_compared", "build_other"), error.construction)
+        lines += other_defined
         extra = f", compare={other_name}"
     return [*lines, f"replay_vector({name}, SEED, actions{extra})  # raises (AssertionError) while the bug is there"]
 
