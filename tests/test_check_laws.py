@@ -13,6 +13,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from spacealg.strategies import gymnasium_spaces
+from spacealg.strategies import spaces as spacealg_spaces
 from spacealg.testing.engine.lints import space_fault, space_lints
 
 # -- declared-spaces: a declared space is a well-formed set --------------------------------
@@ -305,6 +306,24 @@ def test_row_i_of_a_stack_of_members_is_member_i_as_a_row(space, n, seed) -> Non
     rows = rows_of(batch, joint, space)
     assert len(rows) == n
     for row, member in zip(rows, members):
+        assert contains(row, space)
+        assert same(row, as_row(member, joint, space))
+
+
+@given(spacealg_spaces(), st.integers(1, 3), st.data())
+def test_row_i_of_a_stack_of_members_of_a_spacealg_space_is_member_i(space, n, data) -> None:
+    # the same law where the single space is spacealg's: stack_items and unstack (the algebra's batch rows)
+    from spacealg import contains
+    from spacealg.ops import joint_space
+    from spacealg.strategies import members
+    from spacealg.testing.engine.driver import same
+    from spacealg.testing.kinds.vector import as_row, rows_of, stack
+
+    drawn = [data.draw(members(space)) for _ in range(n)]
+    joint = joint_space(space, n)
+    rows = rows_of(stack(space, drawn), joint, space)
+    assert len(rows) == n
+    for row, member in zip(rows, drawn):
         assert contains(row, space)
         assert same(row, as_row(member, joint, space))
 
