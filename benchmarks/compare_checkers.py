@@ -37,10 +37,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from envcorpus import CORPUS, Case, run_case  # noqa: E402
+from sections import write_section  # noqa: E402
 
 from spacealg.testing import EnvCheckError  # noqa: E402
 
-BEGIN, END = "<!-- compare-checkers:begin -->", "<!-- compare-checkers:end -->"
+SECTION = "compare-checkers"  # the section of the page --write refreshes (sections.py)
 
 
 def _short(text: str, width: int = 70) -> str:
@@ -241,13 +242,6 @@ def table(cases: Any = CORPUS) -> str:
     return "\n".join(rows)
 
 
-def write(path: Path, text: str) -> None:
-    document = path.read_text()
-    if BEGIN not in document or END not in document:
-        raise SystemExit(f"{path} has no {BEGIN} ... {END} markers")
-    head, rest = document.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    path.write_text(f"{head}{BEGIN}\n{text}\n{END}{tail}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -259,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     text = table(cases)
     print(text)
     if arguments.write:
-        write(arguments.write, text)
+        write_section(arguments.write, SECTION, text)
     return 0
 
 

@@ -3,8 +3,9 @@
 Every operator of ``benchmarks/mutants`` (one observable defect from step ``k`` of each
 episode: an observation out of its space, a dtype or shape drift, a seed ignored, the
 global RNG, a NaN reward, ...) is applied to every sound base it fits (Gymnasium classic
-control and toy text, a Dict-observation env, PettingZoo AEC and parallel games, a
-``SyncVectorEnv``, gymnax, Jumanji), and each mutant is given to every checker that takes its kind:
+control and toy text, a Dict-observation env, PettingZoo AEC and parallel games,
+``SyncVectorEnv``s of Box and of Discrete observations, gymnax, Jumanji), and each mutant
+is given to every checker that takes its kind:
 spacealg's ``check`` (the same ``max_examples``/``max_steps`` for all), Gymnasium's
 ``check_env``, PettingZoo's ``api_test``/``parallel_api_test``, Jumanji's smoke checks and
 SB3's ``check_env`` (in its own venv, a subprocess; skipped with the reason where it is
@@ -42,8 +43,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mutants import BASES, OPERATORS, Base, NotApplicable, Operator, mutant
 from mutants.catalogue import MATCH, NotObservable, probe
 from mutants.checkers import CHECKERS, SB3_PYTHON, Verdict, run_match, run_sb3
+from sections import write_section
 
-BEGIN, END = "<!-- mutation-score:begin -->", "<!-- mutation-score:end -->"
+SECTION = "mutation-score"  # the section of the page --write refreshes (sections.py)
 SB3, MATCHER = "SB3 check_env", "check_envs_match"
 COLUMNS = (*CHECKERS, SB3, MATCHER)
 OUTSIDE = ("Gymnasium check_env", "PettingZoo api_test", "Jumanji smoke checks", SB3)
@@ -244,14 +246,6 @@ def _survivors(run: Run, live: list[Mutant]) -> list[str]:
     return lines
 
 
-def write(path: Path, text: str) -> None:
-    """Replace the text between the markers of ``path`` with ``text``."""
-    document = path.read_text()
-    if BEGIN not in document or END not in document:
-        raise SystemExit(f"{path} has no {BEGIN} ... {END} markers")
-    head, rest = document.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    path.write_text(f"{head}{BEGIN}\n{text}\n{END}{tail}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -278,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     print(f"took {time.perf_counter() - started:.0f} s", file=sys.stderr)
     if arguments.write:
-        write(arguments.write, text)
+        write_section(arguments.write, SECTION, text)
     return 0
 
 

@@ -9,10 +9,11 @@ import copy
 import numpy as np
 import pytest
 from gymnasium import spaces
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from spacealg.strategies import gymnasium_spaces
+from spacealg.strategies import spaces as spacealg_spaces
 from spacealg.testing.engine.lints import space_fault, space_lints
 
 # -- declared-spaces: a declared space is a well-formed set --------------------------------
@@ -275,3 +276,93 @@ def test_a_vector_env_refusing_a_legal_action_in_a_changed_row_is_no_exception()
     with pytest.raises(EnvCheckError) as caught:
         check_vector_env(Refuses, max_examples=10)
     assert {e.property for e in caught.value.broken} == {"no-exception"}
+
+
+# -- the rows of a vector env's batch ----------------------------------------------------------
+
+
+def _has_empty_product(space) -> bool:
+    parts = list(space.spaces.values() if isinstance(space, spaces.Dict) else space.spaces) if isinstance(
+        space, (spaces.Dict, spaces.Tuple)) else None
+    return parts is not None and (not parts or any(_has_empty_product(p) for p in parts))
+
+
+@given(gymnasium_spaces(classes=("Box", "Discrete", "MultiDiscrete", "MultiBinary", "Dict", "Tuple")),
+       st.integers(1, 4), st.integers(0, 2**32 - 1))
+def test_row_i_of_a_stack_of_members_is_member_i_as_a_row(space, n, seed) -> None:
+    # the vector kind reads rows through the joint space (Gymnasium's iterate over batch_space), never the
+    # single space, whose iterate refuses a Discrete: a SyncVectorEnv of FrozenLakes raised a raw TypeError
+    from spacealg import contains
+    from spacealg.ops import joint_space
+    from spacealg.testing.engine.driver import same
+    from spacealg.testing.kinds.vector import as_row, rows_of, stack
+
+    assume(not _has_empty_product(space))  # a batch of Tuple() holds no rows for Gymnasium's iterate to split
+    space.seed(seed)
+    members = [space.sample() for _ in range(n)]
+    joint = joint_space(space, n)
+    batch = stack(space, members)
+    assert contains(batch, joint)
+    rows = rows_of(batch, joint, space)
+    assert len(rows) == n
+    for row, member in zip(rows, members):
+        assert contains(row, space)
+        assert same(row, as_row(member, joint, space))
+
+
+@given(spacealg_spaces(), st.integers(1, 3), st.data())
+def test_row_i_of_a_stack_of_members_of_a_spacealg_space_is_member_i(space, n, data) -> None:
+    # the same law where the single space is spacealg's: stack_items and unstack (the algebra's batch rows)
+    from spacealg import contains
+    from spacealg.ops import joint_space
+    from spacealg.strategies import members
+    from spacealg.testing.engine.driver import same
+    from spacealg.testing.kinds.vector import as_row, rows_of, stack
+
+    drawn = [data.draw(members(space)) for _ in range(n)]
+    joint = joint_space(space, n)
+    rows = rows_of(stack(space, drawn), joint, space)
+    assert len(rows) == n
+    for row, member in zip(rows, drawn):
+        assert contains(row, space)
+        assert same(row, as_row(member, joint, space))
+
+
+@pytest.mark.parametrize("env_id", ["FrozenLake-v1", "Blackjack-v1"])
+def test_a_sync_vector_env_of_discrete_observations_is_checked(env_id) -> None:
+    # Discrete (FrozenLake) and Tuple-of-Discrete (Blackjack) rows: the sub-envs return ints, the batch int64s
+    import functools
+
+    import gymnasium
+    from gymnasium.vector import SyncVectorEnv
+
+    from spacealg.testing import check_vector_env
+
+    report = check_vector_env(
+        lambda: SyncVectorEnv([functools.partial(gymnasium.make, env_id) for _ in range(3)]), max_examples=10
+    )
+    assert {"rows-match-sub-envs", "sub-env-seeding", "batch-in-space"} <= set(report.properties)
+
+
+# -- the long draw reaches a declared episode limit --------------------------------------------
+
+
+@pytest.mark.parametrize(("max_steps", "beyond"), [(0, 0), (50, 0), (100, 0), (50, 1), (20, 30)])
+def test_the_long_draw_reaches_a_declared_limit_at_or_beyond_max_steps(max_steps, beyond) -> None:
+    # a limit equal to max_steps was reached by chance only: a never-truncating env survived
+    from hypothesis import find
+
+    from spacealg.testing.engine.driver import draw_length
+
+    limit = max_steps + beyond
+
+    @st.composite
+    def lengths(draw):
+        class Data:
+            def draw(self, strategy, label=None):
+                return draw(strategy)
+
+        return draw_length(Data(), max_steps, limit)
+
+    assert find(lengths(), lambda n: n == limit + 2) == limit + 2
+    assert find(lengths(), lambda n: n == max_steps) == max_steps

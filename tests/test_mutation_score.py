@@ -19,6 +19,7 @@ import mutation_score  # noqa: E402
 from mutants import BASES, OPERATORS, NotApplicable, mutant  # noqa: E402
 from mutants.catalogue import MATCH, NotObservable  # noqa: E402
 from mutants.checkers import Verdict  # noqa: E402
+from sections import markers, write_section  # noqa: E402
 
 K = 2
 BY_NAME = {b.name: b for b in BASES}
@@ -214,11 +215,14 @@ def test_the_table_scores_what_the_verdicts_say() -> None:
 
 
 def test_the_writer_replaces_only_the_marked_section(tmp_path: Path) -> None:
+    # the one writer of both benchmarks' --write (benchmarks/sections.py)
+    begin, end = markers(mutation_score.SECTION)
     page = tmp_path / "page.md"
-    page.write_text(f"before\n{mutation_score.BEGIN}\nold\n{mutation_score.END}\nafter\n")
+    page.write_text(f"before\n{begin}\nold\n{end}\nafter\n")
     for text in ("first table", "second table"):
-        mutation_score.write(page, text)
-        assert page.read_text() == f"before\n{mutation_score.BEGIN}\n{text}\n{mutation_score.END}\nafter\n"
+        write_section(page, mutation_score.SECTION, text)
+        assert page.read_text() == f"before\n{begin}\n{text}\n{end}\nafter\n"
     (tmp_path / "bare.md").write_text("no markers")
     with pytest.raises(SystemExit, match="markers"):
-        mutation_score.write(tmp_path / "bare.md", "x")
+        write_section(tmp_path / "bare.md", mutation_score.SECTION, "x")
+    assert (tmp_path / "bare.md").read_text() == "no markers"

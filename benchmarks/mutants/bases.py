@@ -71,13 +71,14 @@ def _gym_base(env_id: str, **fields: Any) -> Base:
 
 
 CARTPOLE = _gym_base("CartPole-v1")
+FROZEN_LAKE = _gym_base("FrozenLake-v1")  # Discrete observations: a vector env's rows are int64s, its sub-envs' ints
 
 BASES: tuple[Base, ...] = (
     CARTPOLE,
     _gym_base("Pendulum-v1"),
     _gym_base("MountainCar-v0"),
     _gym_base("Acrobot-v1"),
-    _gym_base("FrozenLake-v1"),
+    FROZEN_LAKE,
     _gym_base("Taxi-v4"),
     _gym_base("Blackjack-v1", first_step=1),
     Base("Beacon (Dict obs)", "gymnasium", make_beacon, limit="max_episode_steps"),
@@ -87,6 +88,8 @@ BASES: tuple[Base, ...] = (
          limit="max_cycles"),
     Base(f"SyncVectorEnv({VECTOR_ENVS} x CartPole-v1)", "vector", functools.partial(_vector, CARTPOLE),
          single=CARTPOLE),
+    Base(f"SyncVectorEnv({VECTOR_ENVS} x FrozenLake-v1)", "vector", functools.partial(_vector, FROZEN_LAKE),
+         single=FROZEN_LAKE),
     Base("gymnax CartPole-v1", "gymnax", functools.partial(_gymnax, "CartPole-v1"), limit="max_steps_in_episode"),
     Base("gymnax Acrobot-v1", "gymnax", functools.partial(_gymnax, "Acrobot-v1"), limit="max_steps_in_episode"),
     Base("jumanji Snake-v1", "jumanji", functools.partial(_jumanji, "Snake-v1")),

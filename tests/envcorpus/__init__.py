@@ -190,6 +190,7 @@ CORPUS: tuple[Case, ...] = (
     _case(law.ClockedCorridor, "gymnasium", None, "-"),
     _case(law.LimitedTreadmill, "gymnasium", None, "-"),
     _case(law.UnlimitedTreadmill, "gymnasium", "max-episode-steps", "an episode run to max_episode_steps"),
+    _case(law.UnlimitedTreadmillAtMaxSteps, "gymnasium", "max-episode-steps", "an episode run to max_steps, the limit"),
     _case(law.BufferClockedCorridor, "gymnasium", "observation-aliasing", "any two steps (inside a Tuple)"),
     _case(p.BufferRace, "parallel", "observation-aliasing", "any two steps (an agent's buffer)"),
     _case(a.SharedBoardTakeAway, "aec", "observation-aliasing", "the next player's observe (inside a Dict)"),

@@ -142,3 +142,10 @@ class UnlimitedTreadmill(LimitedTreadmill):
 
     def _inner(self) -> gymnasium.Env:
         return _Treadmill()
+
+
+class UnlimitedTreadmillAtMaxSteps(UnlimitedTreadmill):
+    """Bug: as :class:`UnlimitedTreadmill`, with ``max_episode_steps=100``, the checker's
+    default ``max_steps``: the long draw must reach a limit equal to ``max_steps`` too."""
+
+    STEPS = 100

@@ -180,10 +180,11 @@ class Budget:
 
 def draw_length(data: Any, max_steps: int, limit: int | None) -> int:
     """An episode length: up to ``max_steps`` mostly; one example in eight, when the
-    environment declares an episode limit (``max_episode_steps``, ``max_cycles``) beyond
-    ``max_steps``, the limit itself or just past it, so that time limits and the reset after
-    a truncation are reached. Shrinks toward short episodes."""
-    if limit is not None and limit > max_steps and data.draw(st.integers(0, 7), label="long") == 7:
+    environment declares an episode limit (``max_episode_steps``, ``max_cycles``) at or
+    beyond ``max_steps``, the limit itself or just past it, so that time limits and the reset
+    after a truncation are reached (a limit equal to ``max_steps`` too: the plain draw reaches
+    it only by chance). Shrinks toward short episodes."""
+    if limit is not None and limit >= max_steps and data.draw(st.integers(0, 7), label="long") == 7:
         return limit + int(data.draw(st.integers(0, 2), label="past"))
     return int(data.draw(st.integers(0, max_steps), label="steps"))
 

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from spacealg.testing.engine.errors import PropertyError
 
-__all__ = ["MaskedAction", "check_mask", "draw_action", "find_mask", "is_rejection", "mask_kind"]
+__all__ = ["MaskedAction", "check_mask", "find_mask", "is_rejection", "mask_kind"]
 
 MASK_KEY = "action_mask"
 
@@ -82,11 +82,8 @@ def check_mask(mask: Any, space: Any, must_act: bool, step: int | None, who: str
         if isinstance(mask, np.ndarray) and mask.ndim == 1 and mask.shape == (sum(nvec),):
             mask = tuple(np.split(mask, np.cumsum(nvec)[:-1]))
         if not isinstance(mask, tuple) or len(mask) != len(nvec):
-            raise PropertyError(
-                "action-mask",
-                f"{who}the action mask for MultiDiscrete({nvec}) is not a tuple of {len(nvec)} arrays",
-                step,
-            )
+            detail = f"{who}the action mask for MultiDiscrete({nvec}) is not a tuple of {len(nvec)} arrays"
+            raise PropertyError("action-mask", detail, step)
         factors = [
             _check_vector(m, k, f"the action mask of factor {i}", step, who) for i, (m, k) in enumerate(zip(mask, nvec))
         ]
@@ -140,18 +137,6 @@ class MaskedAction:
             return all(0 <= int(v) < len(f) and bool(f[int(v)]) for v, f in zip(values, factors))
         except Exception:
             return False
-
-
-def draw_action(
-    data: Any, space: Any, unmasked: Any, mask: Any, must_act: bool, step: int | None, who: str, illegal: bool
-) -> tuple[Any, bool]:
-    """An action for ``space``: legal under ``mask`` when one is published and interpreted,
-    else drawn from ``unmasked`` (a strategy for the whole space). Returns (action, legal)."""
-    if mask is not None:
-        factors = check_mask(mask, space, must_act, step, who)
-        if factors is not None:
-            return MaskedAction(space, illegal).draw(data, factors, unmasked)
-    return data.draw(unmasked), True
 
 
 REJECTIONS: tuple[type[BaseException], ...] = (ValueError, AssertionError, RuntimeError)

@@ -50,6 +50,7 @@ __all__ = [
     "api_probes",
     "check_render",
     "declared_render_mode",
+    "first_look",
     "outside",
     "rng_probes",
     "run_probes",
@@ -76,10 +77,8 @@ def resets_with_options(env: Any) -> bool:
             env.reset(seed=0)
         except Exception:
             return False
-        raise PropertyError(
-            "reset-options",
-            f"reset(seed=0, options={{}}) raised {describe_exception(error)}, while reset(seed=0) works",
-        ) from error
+        detail = f"reset(seed=0, options={{}}) raised {describe_exception(error)}, while reset(seed=0) works"
+        raise PropertyError("reset-options", detail) from error
     return True
 
 
@@ -136,20 +135,16 @@ def rng_probes(
     seeds_alike = all(first_difference(seeded[0], t) is None for t in seeded[1:])
     resets_alike = all(first_difference(unseeded[0], t) is None for t in unseeded[1:])
     if seeds_alike and not resets_alike:
-        raise PropertyError(
-            "reset-seed",
-            f"reset(seed=s) for the {SEEDS} seeds 0..{SEEDS - 1} (each on a fresh environment) gave the same "
-            "episode, but successive reset() calls of one environment give different ones: reset ignores its "
-            "seed, or does not reset all of the environment's state",
-        )
+        detail = (f"reset(seed=s) for the {SEEDS} seeds 0..{SEEDS - 1} (each on a fresh environment) gave the same "
+                  "episode, but successive reset() calls of one environment give different ones: reset ignores its "
+                  "seed, or does not reset all of the environment's state")
+        raise PropertyError("reset-seed", detail)
     if not seeds_alike and resets_alike:
         same_as_seed = first_difference(unseeded[0], seeded[0]) is None
-        raise PropertyError(
-            "reset-stream",
-            f"after reset(seed=0), {UNSEEDED} successive reset() calls gave the same episode"
-            f"{' as reset(seed=0)' if same_as_seed else ''}, while different seeds give different "
-            "ones: reset() reseeds instead of continuing the random stream",
-        )
+        detail = (f"after reset(seed=0), {UNSEEDED} successive reset() calls gave the same episode"
+                  f"{' as reset(seed=0)' if same_as_seed else ''}, while different seeds give different "
+                  "ones: reset() reseeds instead of continuing the random stream")
+        raise PropertyError("reset-stream", detail)
     return True
 
 
@@ -225,23 +220,15 @@ def check_render(source: EnvSource, warned: list[Any], act: Callable[[Any], None
             warned.append(NotChecked("render-modes", f"the environment cannot be built with render_mode={mode!r}"))
             return
         except Exception as error:
-            if _missing_dependency(error):
-                warned.append(_unrendered(mode, error))
-                continue
-            raise PropertyError(
-                "render-modes", f"building with render_mode={mode!r} raised {describe_exception(error)}"
-            ) from error
+            _unrendered(mode, error, warned, f"building with render_mode={mode!r}")
+            continue
         try:
             act(env)
             try:
                 frame = env.render()
             except Exception as error:
-                if _missing_dependency(error):
-                    warned.append(_unrendered(mode, error))
-                    continue
-                raise PropertyError(
-                    "render-modes", f"render() in {mode!r} mode raised {describe_exception(error)}"
-                ) from error
+                _unrendered(mode, error, warned, f"render() in {mode!r} mode")
+                continue
             wrong = _promised_rows(mode, frame, env.num_envs) if batched else _promised(mode, frame)
             if wrong is not None:
                 raise PropertyError("render-modes", wrong)
@@ -253,10 +240,13 @@ def check_render(source: EnvSource, warned: list[Any], act: Callable[[Any], None
             close(env, source)
 
 
-def _unrendered(mode: str, error: BaseException) -> NotChecked:
-    """``render-modes`` not checked: ``mode`` needs a dependency that is missing (the law
-    holds of each declared mode, so one mode left unrendered leaves it unchecked)."""
-    return NotChecked("render-modes", f"render mode {mode!r} was not checked: {type(error).__name__}: {error}")
+def _unrendered(mode: str, error: BaseException, warned: list[Any], call: str) -> None:
+    """``render-modes`` not checked where ``mode`` needs a dependency that is missing (the
+    law holds of each declared mode, so one mode left unrendered leaves it unchecked); else
+    ``render-modes`` broken: ``call`` raised ``error``."""
+    if not (isinstance(error, ImportError) or type(error).__name__ == "DependencyNotInstalled"):
+        raise PropertyError("render-modes", f"{call} raised {describe_exception(error)}") from error
+    warned.append(NotChecked("render-modes", f"render mode {mode!r} was not checked: {type(error).__name__}: {error}"))
 
 
 def declared_render_mode(env: Any, warned: list[Any]) -> None:
@@ -278,10 +268,6 @@ def declared_render_mode(env: Any, warned: list[Any]) -> None:
                 f"render_mode is {mode!r}, which is not among metadata['render_modes'] ({list(modes)!r})",
             )
         )
-
-
-def _missing_dependency(error: BaseException) -> bool:
-    return isinstance(error, ImportError) or type(error).__name__ == "DependencyNotInstalled"
 
 
 def lifecycle_probes(
@@ -380,6 +366,22 @@ def api_probes(
 def out_of_time(warned: list[Any], *properties: str) -> None:
     """Mark ``properties`` not checked: the time budget ran out before their probes."""
     warned += [NotChecked(p, "the time budget ran out before its probe") for p in properties]
+
+
+def first_look(source: EnvSource, read: Callable[[Any], tuple[list[Any], list[Any]]]) -> tuple[list[Any], Any]:
+    """The probes of one fresh environment before the RNG and API ones: the declared render
+    mode (:func:`declared_render_mode`), the declaration lints and fixed actions that
+    ``read(env)`` gives, and ``reset-options`` (:func:`with_options`). Returns the warnings
+    and the actions, None for the actions where reset itself fails (the search reports it)."""
+    warned: list[Any] = []
+    env = source.make()
+    try:
+        declared_render_mode(env, warned)
+        lints, actions = read(env)
+        warned += lints
+        return warned, actions if with_options(env, warned) else None
+    finally:
+        close(env, source)
 
 
 def with_options(env: Any, warned: list[Any]) -> bool:

@@ -75,25 +75,24 @@ _RENDER_CHECK = [
     "",
 ]
 
+_RESETS = [
+    *SAME,
+    "firsts = [make().reset(seed=seed)[0] for seed in range(16)]",
+    "env = make()",
+    "env.reset(seed=0)",
+    "unseeded = [env.reset()[0] for _ in range(8)]",
+    "seeds_alike = all(same(firsts[0], first) for first in firsts[1:])",
+    "resets_alike = all(same(unseeded[0], first) for first in unseeded[1:])",
+]
+"""The first observations of 16 seeded resets (fresh environments) and of 8 unseeded ones."""
+
 PROBES = {
     "reset-seed": [
-        *SAME,
-        "firsts = [make().reset(seed=seed)[0] for seed in range(16)]",
-        "env = make()",
-        "env.reset(seed=0)",
-        "unseeded = [env.reset()[0] for _ in range(8)]",
-        "seeds_alike = all(same(firsts[0], first) for first in firsts[1:])",
-        "resets_alike = all(same(unseeded[0], first) for first in unseeded[1:])",
+        *_RESETS,
         "assert not (seeds_alike and not resets_alike), 'reset(seed=s) gives the same start for every seed'",
     ],
     "reset-stream": [
-        *SAME,
-        "firsts = [make().reset(seed=seed)[0] for seed in range(16)]",
-        "env = make()",
-        "env.reset(seed=0)",
-        "unseeded = [env.reset()[0] for _ in range(8)]",
-        "seeds_alike = all(same(firsts[0], first) for first in firsts[1:])",
-        "resets_alike = all(same(unseeded[0], first) for first in unseeded[1:])",
+        *_RESETS,
         "assert seeds_alike or not resets_alike, 'reset() reseeds instead of continuing the random stream'",
     ],
     "reset-options": [
@@ -122,27 +121,22 @@ PROBES = {
 
 def factory(
     construction: str, names: tuple[str, ...] = ("make", "make_env", "build_env", "fresh_env"), avoid: str = ""
-) -> tuple[str, str]:
-    """The name of a factory of the snippet's own and its one-line body: the first of
-    ``names`` that neither the construction nor ``avoid`` (the snippet's other
-    constructions) calls already (a user's factory), which the snippet's ``def`` would
-    shadow: the factory would call itself, or another construction would call it."""
+) -> tuple[str, list[str]]:
+    """The name of a factory of the snippet's own and its definition (its ``def``, returning
+    what ``construction`` builds, and a blank line): the first of ``names`` that neither the
+    construction nor ``avoid`` (the snippet's other constructions) calls already (a user's
+    factory), which the ``def`` would shadow: the factory would call itself, or another
+    construction would call it."""
     name = next(n for n in names if not re.search(rf"\b{n}\b", f"{construction}\n{avoid}"))
-    return name, construction.replace("env = ", "return ", 1)
+    return name, [f"def {name}():", f"    {construction.replace('env = ', 'return ', 1)}", ""]
 
 
 def replay_tail(error: Any) -> list[str]:
     """The general assertion: spacealg's own replay, which raises the EnvCheckError (an
     AssertionError) while a property breaks on these seed and actions."""
-    name, construction = factory(error.construction)
-    return [
-        "from spacealg.testing import replay",
-        "",
-        f"def {name}():",
-        f"    {construction}",
-        "",
-        f"replay({name}, SEED, actions{_ignored(error)})  # raises (AssertionError) while the bug is there",
-    ]
+    name, defined = factory(error.construction)
+    call = f"replay({name}, SEED, actions{_ignored(error)})  # raises (AssertionError) while the bug is there"
+    return ["from spacealg.testing import replay", "", *defined, call]
 
 
 def _ignored(error: Any) -> str:
@@ -152,17 +146,9 @@ def _ignored(error: Any) -> str:
 
 def _probe(error: Any) -> str:
     """The snippet of a failure of the one-off probes (no seed, no actions)."""
-    name, construction = factory(error.construction)
-    lines = [
-        f"# spacealg: property {error.property!r} failed",
-        f"# law: {error.statement}",
-        "import numpy as np",
-        *error.imports,
-        "",
-        f"def {name}():",
-        f"    {construction}",
-        "",
-    ]
+    name, defined = factory(error.construction)
+    lines = [f"# spacealg: property {error.property!r} failed", f"# law: {error.statement}", "import numpy as np",
+             *error.imports, "", *defined]
     if error.property == "render-modes":
         call = error.construction.split("=", 1)[1].split("  #")[0].strip()
         call = call[:-1] + ("**kwargs)" if call.endswith("()") else ", **kwargs)")

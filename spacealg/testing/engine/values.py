@@ -13,10 +13,14 @@ from typing import Any
 import numpy as np
 
 from spacealg.core.protocol import contains
-from spacealg.testing.engine.driver import changed_in_place, passed_over
-from spacealg.testing.engine.errors import PropertyError, short
+from spacealg.testing.engine.driver import changed_in_place, describe_exception, passed_over
+from spacealg.testing.engine.errors import PropertyError, literal, short
+from spacealg.testing.engine.masks import is_rejection
 
-__all__ = ["after_done", "aliased", "check_flags", "check_info", "check_observation", "check_reward", "is_member"]
+__all__ = [
+    "after_done", "aliased", "check_flags", "check_info", "check_observation", "check_reward", "is_member", "reset_of",
+    "stepped",
+]
 
 
 def is_member(x: Any, space: Any) -> bool:
@@ -40,11 +44,8 @@ def check_reward(reward: Any, step: int, who: str = "") -> None:
     if passed_over("reward-finite-real"):
         return
     if not is_real_scalar(reward):
-        raise PropertyError(
-            "reward-finite-real",
-            f"{who}reward is {short(reward)} of type {type(reward).__name__}",
-            step,
-        )
+        detail = f"{who}reward is {short(reward)} of type {type(reward).__name__}"
+        raise PropertyError("reward-finite-real", detail, step)
     if not np.isfinite(reward):
         raise PropertyError("reward-finite-real", f"{who}reward is {reward!r}", step)
 
@@ -69,12 +70,8 @@ def check_observation(obs: Any, space: Any, step: int | None, where: str = "", w
         kind = f"{type(obs).__name__}"
         if isinstance(obs, np.ndarray):
             kind += f" of shape {obs.shape} and dtype {obs.dtype}"
-        raise PropertyError(
-            "observation-in-space",
-            f"{who}observation {short(obs)} ({kind}) is not in {space!r}",
-            step,
-            where,
-        )
+        detail = f"{who}observation {short(obs)} ({kind}) is not in {space!r}"
+        raise PropertyError("observation-in-space", detail, step, where)
 
 
 def aliased(
@@ -91,13 +88,49 @@ def aliased(
     for key in keys:
         returned, copied = returned[key], copied[key]
     part = f"{''.join(f'[{k!r}]' for k in keys)} of {what}" if keys else what
-    raise PropertyError(
-        "observation-aliasing",
-        f"{part} returned {'at reset' if at is None else f'at step {at}'} was changed in place "
-        f"afterwards: it was {short(copied)} and is now {short(returned)}",
-        step,
-    )
+    detail = (f"{part} returned {'at reset' if at is None else f'at step {at}'} was changed in place "
+              f"afterwards: it was {short(copied)} and is now {short(returned)}")
+    raise PropertyError("observation-aliasing", detail, step)
 
 
 def after_done(step: int) -> str:
     return f"at the reset after the episode ended at step {step}"
+
+
+def reset_of(
+    env: Any, seed: int, done_at: int | None, size: int | None, expected: str, dicts: bool = False
+) -> tuple[Any, str]:
+    """``env.reset(seed=seed)`` (``done_at`` None: the episode's first reset), else
+    ``env.reset()`` after the episode ended at step ``done_at``, with where it ran. A reset
+    that raises breaks ``no-exception`` (first) or ``reset-after-done``; one that returns
+    no ``size``-tuple (of ``dicts``; ``size`` None: returns None, as an AEC env) breaks
+    ``reset-signature`` (first, or always for None) or ``reset-after-done``, the message
+    naming what was ``expected``."""
+    where = after_done(done_at) if done_at is not None else ""
+    try:
+        result = env.reset(seed=seed) if done_at is None else env.reset()
+    except Exception as error:
+        prop = "reset-after-done" if done_at is not None else "no-exception"
+        raise PropertyError(prop, f"reset() raised {describe_exception(error)}", done_at, where) from error
+    if (result is not None) if size is None else not (
+        isinstance(result, tuple) and len(result) == size and (not dicts or all(isinstance(d, dict) for d in result))
+    ):
+        prop = "reset-after-done" if done_at is not None and size is not None else "reset-signature"
+        raise PropertyError(prop, f"reset returned {short(result)} instead of {expected}", done_at, where)
+    return result, where
+
+
+def stepped(env: Any, action: Any, k: int, illegal: bool, said: str = "") -> tuple[Any, str | None]:
+    """``env.step(action)`` at step ``k``: (its result, None), or (None, the exception's
+    type) where an ``illegal`` action (outside the published mask) was clearly rejected
+    (:func:`~spacealg.testing.engine.masks.is_rejection`; the episode starts anew). Any
+    other exception breaks ``illegal-action`` (an illegal action) or ``no-exception``, the
+    message led by ``said`` (the agent)."""
+    try:
+        return env.step(action), None
+    except Exception as error:
+        if illegal and is_rejection(error):
+            return None, type(error).__name__
+        outside = ", an action outside the mask," if illegal else ""
+        detail = f"{said}step({literal(action)}){outside} raised {describe_exception(error)}"
+        raise PropertyError("illegal-action" if illegal else "no-exception", detail, k) from error

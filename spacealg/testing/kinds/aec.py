@@ -42,11 +42,10 @@ from collections.abc import Callable
 from typing import Any, Unpack
 
 from spacealg.testing.engine.driver import Budget, describe_exception, passed_over, same, snapshot, tick
-from spacealg.testing.engine.errors import PropertyError, literal, short
+from spacealg.testing.engine.errors import PropertyError, short
 from spacealg.testing.engine.infos import recorded, recorded_per_agent
-from spacealg.testing.engine.lints import space_lints
-from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask, is_rejection
-from spacealg.testing.engine.probes import declared_render_mode, run_probes, with_options
+from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask
+from spacealg.testing.engine.probes import first_look, run_probes
 from spacealg.testing.engine.resolve import EnvSource
 from spacealg.testing.engine.runner import (
     CYCLES,
@@ -60,13 +59,10 @@ from spacealg.testing.engine.runner import (
     EnvCheckReport,
     EnvKind,
     Precondition,
-    agents_of,
     check_kind,
-    close,
 )
 from spacealg.testing.engine.snippets import reproduction
 from spacealg.testing.engine.values import (
-    after_done,
     aliased,
     check_flags,
     check_info,
@@ -74,8 +70,18 @@ from spacealg.testing.engine.values import (
     check_reward,
     is_member,
     is_real_scalar,
+    reset_of,
+    stepped,
 )
-from spacealg.testing.kinds.parallel import PARALLEL_PROPERTIES, _names, max_cycles, same_space, undeclared
+from spacealg.testing.kinds.parallel import (
+    PARALLEL_PROPERTIES,
+    _names,
+    agent_lints,
+    check_possible,
+    max_cycles,
+    same_space,
+    undeclared,
+)
 from spacealg.testing.kinds.parallel import PRECONDITIONS as PARALLEL_PRECONDITIONS
 from spacealg.testing.kinds.parallel import spaces as parallel_spaces
 
@@ -129,15 +135,7 @@ class AECEpisode:
 
     def _check_dicts(self, step: int | None, where: str) -> list[Any]:
         agents = list(self.env.agents)
-        if self.possible is not None:
-            strangers = [a for a in agents if a not in self.possible]
-            if strangers:
-                raise PropertyError(
-                    "agents-possible",
-                    f"env.agents holds {_names(strangers)}, not in possible_agents ({_names(self.possible)})",
-                    step,
-                    where,
-                )
+        check_possible(self.possible, agents, "env.agents", step, where)
         for name in RETURNED:
             returned = getattr(self.env, name, None)
             if not isinstance(returned, dict) or set(returned) != set(agents):
@@ -194,14 +192,7 @@ class AECEpisode:
         return agent
 
     def reset(self, done_at: int | None) -> None:
-        where = after_done(done_at) if done_at is not None else ""
-        try:
-            result = self.env.reset(seed=self.seed) if done_at is None else self.env.reset()
-        except Exception as error:
-            prop = "reset-after-done" if done_at is not None else "no-exception"
-            raise PropertyError(prop, f"reset() raised {describe_exception(error)}", done_at, where) from error
-        if result is not None:
-            raise PropertyError("reset-signature", f"reset returned {short(result)} instead of None", done_at, where)
+        _, where = reset_of(self.env, self.seed, done_at, None, "None")
         agents = self._check_dicts(done_at, where)
         observed = None
         if agents:
@@ -266,15 +257,11 @@ class AECEpisode:
                 illegal = not MaskedAction(self.env.action_space(agent)).is_legal(action, factors)
                 if illegal:
                     self.reached.add(ILLEGAL.mark)
-        try:
-            returned = self.env.step(action)
-        except Exception as error:
-            if illegal and is_rejection(error):
-                self.trace.append(("rejected", agent, type(error).__name__))
-                self.steps += 1
-                return True
-            prop = "illegal-action" if illegal else "no-exception"
-            raise PropertyError(prop, f"{who}step({literal(action)}) raised {describe_exception(error)}", k) from error
+        returned, rejected = stepped(self.env, action, k, illegal, who)
+        if rejected:
+            self.trace.append(("rejected", agent, rejected))
+            self.steps += 1
+            return True
         if returned is not None:
             raise PropertyError("step-signature", f"step returned {short(returned)} instead of None", k)
         self._collect()
@@ -282,18 +269,8 @@ class AECEpisode:
         if dead and agent in agents:
             self._fail(f"{who}was stepped with None after terminating or truncation but is still in env.agents", k)
         self._check_state(k, "")
-        self.trace.append(
-            (
-                "step",
-                agent,
-                snapshot(obs),
-                snapshot(reward),
-                bool(terminated),
-                bool(truncated),
-                recorded(info),
-                action is None,
-            )
-        )
+        self.trace.append(("step", agent, snapshot(obs), snapshot(reward), bool(terminated), bool(truncated),
+                           recorded(info), action is None))
         self.steps += 1
         self.since_reset += 1
         self._check_cycles(k, agents)
@@ -316,12 +293,9 @@ class AECEpisode:
         if self.since_reset > bound:
             self.reached.add(CYCLES.mark)
             if not passed_over("max-cycles"):
-                raise PropertyError(
-                    "max-cycles",
-                    f"max_cycles is {self.cycles} but the episode is still running after {self.since_reset} "
-                    f"agent-steps ({self.width} agents)",
-                    k,
-                )
+                detail = (f"max_cycles is {self.cycles} but the episode is still running after {self.since_reset} "
+                          f"agent-steps ({self.width} agents)")
+                raise PropertyError("max-cycles", detail, k)
 
     def run(self) -> list[Any]:
         self.reset(None)
@@ -406,16 +380,9 @@ def recognises(env: Any) -> bool:
 def probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
     """The probes of a PettingZoo AEC environment (an episode: the first observation of the
     selected agent and the infos); returns the warnings."""
-    warned: list[Any] = []
-    env = source.make()
-    try:
-        declared_render_mode(env, warned)
-        for agent in agents_of(env):
-            warned += space_lints(env.observation_space(agent), env.action_space(agent), f"agent {agent!r}: ")
-        if not with_options(env, warned):
-            return warned  # reset itself fails: the search reports it
-    finally:
-        close(env, source)
+    warned, started = first_look(source, lambda env: (agent_lints(env), []))
+    if started is None:
+        return warned
 
     def episode(env: Any, seed: int | None, actions: list[Any]) -> list[Any]:
         env.reset(seed=seed) if seed is not None else env.reset()

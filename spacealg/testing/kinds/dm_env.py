@@ -11,7 +11,7 @@ import numpy as np
 
 from spacealg.testing.engine.errors import PropertyError
 from spacealg.testing.engine.runner import ENDED, STEPPED, Declared, Draws, EnvCheckReport, EnvKind
-from spacealg.testing.kinds.foreign import ForeignEpisode, _check_foreign, _require, foreign_snippet
+from spacealg.testing.kinds.foreign import ForeignEpisode, _check_foreign, _require, foreign_snippet, made_by
 
 __all__ = ["DM_ENV", "DM_ENV_PROPERTIES", "check_dm_env"]
 
@@ -184,11 +184,6 @@ def snippet(error: Any) -> str:
     return foreign_snippet(error, [*REPLAY[:5], *(read if error.property == "declared-specs" else []), *REPLAY[5:]])
 
 
-def recognises(env: Any) -> bool:
-    """An instance of a class of the ``dm_env`` package (or of a subclass of one)."""
-    return "dm_env" in {cls.__module__.partition(".")[0] for cls in type(env).__mro__}
-
-
 def spaces(env: Any) -> list[tuple[str, Any]]:
     """The declared specs, named."""
     from spacealg.adapters.envs import foreign_spaces
@@ -204,7 +199,7 @@ DM_ENV = EnvKind(
         **dict.fromkeys(("no-exception", "step-type", "reward-in-spec", "discount-in-spec"), (STEPPED,)),
         "reset-after-done": (ENDED,),
     },
-    recognises=recognises,
+    recognises=made_by("dm_env"),
     spaces=spaces,
     snippet=snippet,
     episode=DmEnvEpisode,

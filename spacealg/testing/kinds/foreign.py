@@ -20,7 +20,7 @@ from spacealg.testing.engine.driver import describe_exception, tick
 from spacealg.testing.engine.errors import PropertyError, literal
 from spacealg.testing.engine.runner import DEFAULT_OPTIONS, EnvCheckReport, EnvKind, check_kind
 
-__all__ = ["ForeignEpisode", "foreign_snippet"]
+__all__ = ["ForeignEpisode", "foreign_snippet", "made_by"]
 
 
 def _require(condition: bool, prop: str, detail: str, step: int | None) -> None:
@@ -66,6 +66,11 @@ class ForeignEpisode:
 
     def restart(self, k: int) -> None:
         raise NotImplementedError
+
+
+def made_by(package: str) -> Callable[[Any], bool]:
+    """A kind's ``recognises``: an instance of a class of ``package`` (or of a subclass of one)."""
+    return lambda env: package in {cls.__module__.partition(".")[0] for cls in type(env).__mro__}
 
 
 def _check_foreign(kind: EnvKind, env: Any, options: dict[str, Any]) -> EnvCheckReport:

@@ -29,11 +29,11 @@ import numpy as np
 
 from spacealg.strategies.members import members
 from spacealg.testing.engine.driver import Budget, describe_exception, passed_over, snapshot
-from spacealg.testing.engine.errors import PropertyError, literal, short
+from spacealg.testing.engine.errors import PropertyError, short
 from spacealg.testing.engine.infos import recorded
 from spacealg.testing.engine.lints import space_lints
-from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask, is_rejection
-from spacealg.testing.engine.probes import declared_render_mode, outside, run_probes, single_episode, with_options
+from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask
+from spacealg.testing.engine.probes import first_look, outside, run_probes, single_episode
 from spacealg.testing.engine.resolve import EnvSource
 from spacealg.testing.engine.runner import (
     DEFAULT_MAX_EXAMPLES,
@@ -54,12 +54,19 @@ from spacealg.testing.engine.runner import (
     action_fallback,
     check_declared,
     check_kind,
-    close,
     named_spaces,
     options_of,
 )
 from spacealg.testing.engine.snippets import SAME, SINGLE_EPISODE, replay_tail, reproduction
-from spacealg.testing.engine.values import after_done, aliased, check_flags, check_info, check_observation, check_reward
+from spacealg.testing.engine.values import (
+    aliased,
+    check_flags,
+    check_info,
+    check_observation,
+    check_reward,
+    reset_of,
+    stepped,
+)
 
 __all__ = ["DEFAULT_MAX_EXAMPLES", "DEFAULT_MAX_STEPS", "GYMNASIUM", "EnvCheckReport", "Episode", "check_env"]
 
@@ -116,15 +123,7 @@ class Episode(Stepping):
     ``next_action(factors)`` gives the next action; ``factors`` is the checked action mask
     (one bool vector per factor) where the environment publishes one, else None."""
 
-    def __init__(
-        self,
-        env: Any,
-        seed: int,
-        n: int,
-        next_action: Callable[..., Any],
-        *,
-        masks: bool = True,
-    ) -> None:
+    def __init__(self, env: Any, seed: int, n: int, next_action: Callable[..., Any], *, masks: bool = True) -> None:
         self.env, self.seed, self.n, self.next_action = env, seed, n, next_action
         self.observation_space = env.observation_space
         self.action_space = getattr(env, "action_space", None)
@@ -148,21 +147,7 @@ class Episode(Stepping):
         self.held = (obs, snapshot(obs), step)
 
     def reset(self, done_at: int | None) -> None:
-        where = after_done(done_at) if done_at is not None else ""
-        prop = "reset-after-done" if done_at is not None else "reset-signature"
-        try:
-            result = self.env.reset(seed=self.seed) if done_at is None else self.env.reset()
-        except Exception as error:
-            raise PropertyError(
-                "reset-after-done" if done_at is not None else "no-exception",
-                f"reset() raised {describe_exception(error)}",
-                done_at,
-                where,
-            ) from error
-        if not (isinstance(result, tuple) and len(result) == 2):
-            raise PropertyError(
-                prop, f"reset returned {short(result)} instead of (observation, info)", done_at, where
-            )
+        result, where = reset_of(self.env, self.seed, done_at, 2, "(observation, info)")
         obs, info = result
         check_observation(obs, self.observation_space, done_at, where)
         check_info(info, done_at, where)
@@ -186,20 +171,11 @@ class Episode(Stepping):
         legal = factors is None or MaskedAction(self.action_space).is_legal(action, factors)
         if not legal:
             self.reached.add(ILLEGAL.mark)
-        try:
-            result = self.env.step(action)
-        except Exception as error:
-            if not legal and is_rejection(error):  # a clear rejection: start a new episode
-                self.trace.append(("rejected", type(error).__name__))
-                self.steps += 1
-                return True
-            prop = "no-exception" if legal else "illegal-action"
-            raise PropertyError(
-                prop,
-                f"step({literal(action)}){'' if legal else ', an action outside the mask,'} raised "
-                f"{describe_exception(error)}",
-                k,
-            ) from error
+        result, rejected = stepped(self.env, action, k, not legal)
+        if rejected:  # a clear rejection: start a new episode
+            self.trace.append(("rejected", rejected))
+            self.steps += 1
+            return True
         if not (isinstance(result, tuple) and len(result) == 5):
             size = f"a {len(result)}-tuple" if isinstance(result, tuple) else type(result).__name__
             raise PropertyError("step-signature", f"step returned {size}: {short(result)}", k)
@@ -210,9 +186,7 @@ class Episode(Stepping):
         check_info(info, k)
         self._hold(obs, k)
         self.last = (obs, info)
-        self.trace.append(
-            ("step", snapshot(obs), snapshot(reward), bool(terminated), bool(truncated), recorded(info))
-        )
+        self.trace.append(("step", snapshot(obs), snapshot(reward), bool(terminated), bool(truncated), recorded(info)))
         self.steps += 1
         self.since_reset += 1
         ended = bool(terminated or truncated)
@@ -226,12 +200,9 @@ class Episode(Stepping):
             return
         self.reached.add(LIMIT.mark)
         if not ended and not passed_over("max-episode-steps"):
-            raise PropertyError(
-                "max-episode-steps",
-                f"max_episode_steps is {self.limit} but the episode's step {self.since_reset} returned "
-                "terminated=False and truncated=False",
-                k,
-            )
+            detail = (f"max_episode_steps is {self.limit} but the episode's step {self.since_reset} returned "
+                      "terminated=False and truncated=False")
+            raise PropertyError("max-episode-steps", detail, k)
 
 
 
@@ -345,7 +316,9 @@ def _declared(env: Any) -> Declared:
 
 def episode_limit(env: Any) -> int | None:
     """The environment's own episode limit in steps (``spec.max_episode_steps``, a
-    TimeLimit's ``_max_episode_steps``), capped at 2,000; None if it declares none."""
+    TimeLimit's ``_max_episode_steps``), capped at 2,000; None if it declares none. An
+    unwrapped env's spec counts here (its long episodes reach the limit: an env that ends
+    its episodes there itself) though not for ``max-episode-steps`` (:func:`declared_limit`)."""
     limit = getattr(getattr(env, "spec", None), "max_episode_steps", None)
     if limit is None:
         limit = getattr(env, "_max_episode_steps", None)
@@ -412,17 +385,14 @@ def check_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:
 
 def probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
     """The probes of a Gymnasium environment; returns the warnings."""
-    warned: list[Any] = []
-    env = source.make()
-    try:
-        declared_render_mode(env, warned)
-        warned += space_lints(env.observation_space, env.action_space)
+
+    def read(env: Any) -> tuple[list[Any], list[Any]]:
         draw = action_fallback(env.action_space, 0)
-        actions = [draw(None) for _ in range(3)]
-        if not with_options(env, warned):
-            return warned  # reset itself fails: the search reports it
-    finally:
-        close(env, source)
+        return space_lints(env.observation_space, env.action_space), [draw(None) for _ in range(3)]
+
+    warned, actions = first_look(source, read)
+    if actions is None:
+        return warned
 
     def act(env: Any) -> str | None:
         return outside(env.step(snapshot(actions[0])), env.observation_space)

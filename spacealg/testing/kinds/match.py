@@ -168,12 +168,9 @@ class Lockstep:
         self._agree(f"step {k}, observation", oa, ob, k, "observations-match")
         self._agree(f"step {k}, reward", ra, rb, k, "rewards-match")
         if (bool(ta), bool(ua)) != (bool(tb), bool(ub)):
-            raise PropertyError(
-                "flags-match",
-                f"step {k}: a returned terminated={bool(ta)}, truncated={bool(ua)} and b "
-                f"terminated={bool(tb)}, truncated={bool(ub)}",
-                k,
-            )
+            detail = (f"step {k}: a returned terminated={bool(ta)}, truncated={bool(ua)} and b "
+                      f"terminated={bool(tb)}, truncated={bool(ub)}")
+            raise PropertyError("flags-match", detail, k)
         if self.infos:
             self._agree(f"step {k}, info", ia, ib, k, "infos-match")
         return bool(ta or ua), (oa, ia)
@@ -261,15 +258,8 @@ def check_envs_match(
     sa, sb = resolve(a), resolve(b)
     why = {} if infos else {"infos-match": "infos=False: infos are not compared (pass infos=True)"}
     kind = dataclasses.replace(MATCH, unchecked=lambda pair: why)
-    options: CheckOptions = {
-        "max_examples": max_examples,
-        "max_steps": max_steps,
-        "random_seed": random_seed,
-        "budget": budget,
-        "database": database,
-        "determinism": False,
-        "hygiene": False,
-    }
+    options: CheckOptions = {"max_examples": max_examples, "max_steps": max_steps, "random_seed": random_seed,
+                             "budget": budget, "database": database, "determinism": False, "hygiene": False}
     return check_kind(kind, _pair(sa, sb, atol, rtol, infos), options)
 
 

@@ -34,12 +34,12 @@ from typing import Any, Unpack
 
 import numpy as np
 
-from spacealg.testing.engine.driver import Budget, describe_exception, passed_over, snapshot
-from spacealg.testing.engine.errors import PropertyError, literal, short
+from spacealg.testing.engine.driver import Budget, passed_over, snapshot
+from spacealg.testing.engine.errors import PropertyError, short
 from spacealg.testing.engine.infos import recorded_per_agent
 from spacealg.testing.engine.lints import space_lints
-from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask, is_rejection
-from spacealg.testing.engine.probes import declared_render_mode, run_probes, with_options
+from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask
+from spacealg.testing.engine.probes import first_look, run_probes
 from spacealg.testing.engine.resolve import EnvSource
 from spacealg.testing.engine.runner import (
     CYCLES,
@@ -57,14 +57,23 @@ from spacealg.testing.engine.runner import (
     action_fallback,
     agents_of,
     check_kind,
-    close,
 )
 from spacealg.testing.engine.snippets import reproduction
-from spacealg.testing.engine.values import after_done, aliased, check_flags, check_info, check_observation, check_reward
+from spacealg.testing.engine.values import (
+    aliased,
+    check_flags,
+    check_info,
+    check_observation,
+    check_reward,
+    reset_of,
+    stepped,
+)
 from spacealg.testing.kinds.gymnasium import PRECONDITIONS as GYMNASIUM_PRECONDITIONS
 from spacealg.testing.kinds.gymnasium import PROPERTIES
 
-__all__ = ["PARALLEL", "ParallelEpisode", "check_parallel_env", "max_cycles", "same_space"]
+__all__ = [
+    "PARALLEL", "ParallelEpisode", "agent_lints", "check_parallel_env", "check_possible", "max_cycles", "same_space"
+]
 
 PARALLEL_PROPERTIES: dict[str, str] = {
     **PROPERTIES,
@@ -90,13 +99,18 @@ def same_space(env: Any, kind: str, agent: Any, step: int | None, where: str = "
     method = getattr(env, f"{kind}_space")
     first, second = method(agent), method(agent)
     if first is not second and not passed_over("same-space"):
-        raise PropertyError(
-            "same-space",
-            f"{kind}_space({agent!r}) returned a new object on a second call ({first!r})",
-            step,
-            where,
-        )
+        detail = f"{kind}_space({agent!r}) returned a new object on a second call ({first!r})"
+        raise PropertyError("same-space", detail, step, where)
     return first
+
+
+def check_possible(possible: set[Any] | None, agents: Any, what: str, step: int | None, where: str = "") -> None:
+    """``agents-possible``: ``what`` (``agents``) holds only agents of ``possible`` (None:
+    ``possible_agents`` is not declared, nothing to check)."""
+    strangers = [a for a in agents if possible is not None and a not in possible]
+    if strangers:
+        detail = f"{what} holds {_names(strangers)}, not in possible_agents ({_names(possible)})"
+        raise PropertyError("agents-possible", detail, step, where)
 
 
 def max_cycles(env: Any) -> int | None:
@@ -111,15 +125,7 @@ def max_cycles(env: Any) -> int | None:
 class ParallelEpisode(Stepping):
     """One run of a parallel environment from a seed through ``n`` joint actions."""
 
-    def __init__(
-        self,
-        env: Any,
-        seed: int,
-        n: int,
-        draw: Callable[..., dict[Any, Any]],
-        *,
-        masks: bool = True,
-    ) -> None:
+    def __init__(self, env: Any, seed: int, n: int, draw: Callable[..., dict[Any, Any]], *, masks: bool = True) -> None:
         self.env, self.seed, self.n, self.draw = env, seed, n, draw
         self.masks = masks
         self.last: tuple[dict[Any, Any], dict[Any, Any]] = ({}, {})
@@ -142,44 +148,16 @@ class ParallelEpisode(Stepping):
             aliased(returned, copied, at, step, "the observations")
         self.held = (observations, snapshot(observations), step)
 
-    def _check_possible(self, agents: Any, what: str, step: int | None, where: str = "") -> None:
-        if self.possible is None:
-            return
-        strangers = [a for a in agents if a not in self.possible]
-        if strangers:
-            raise PropertyError(
-                "agents-possible",
-                f"{what} holds {_names(strangers)}, not in possible_agents ({_names(self.possible)})",
-                step,
-                where,
-            )
-
     def reset(self, done_at: int | None) -> None:
-        where = after_done(done_at) if done_at is not None else ""
-        try:
-            result = self.env.reset(seed=self.seed) if done_at is None else self.env.reset()
-        except Exception as error:
-            prop = "reset-after-done" if done_at is not None else "no-exception"
-            raise PropertyError(
-                prop, f"reset() raised {describe_exception(error)}", done_at, where
-            ) from error
-        if not (isinstance(result, tuple) and len(result) == 2 and all(isinstance(d, dict) for d in result)):
-            prop = "reset-after-done" if done_at is not None else "reset-signature"
-            raise PropertyError(
-                prop, f"reset returned {short(result)} instead of (observations, infos)", done_at, where
-            )
+        result, where = reset_of(self.env, self.seed, done_at, 2, "(observations, infos)", dicts=True)
         observations, infos = result
         agents = list(self.env.agents)
-        self._check_possible(agents, "env.agents after reset", done_at, where)
+        check_possible(self.possible, agents, "env.agents after reset", done_at, where)
         for name, returned in (("observations", observations), ("infos", infos)):
             missing = [a for a in agents if a not in returned]
             if missing:
-                raise PropertyError(
-                    "agents-life-cycle",
-                    f"reset returned no {name} for the live agent(s) {_names(missing)}",
-                    done_at,
-                    where,
-                )
+                detail = f"reset returned no {name} for the live agent(s) {_names(missing)}"
+                raise PropertyError("agents-life-cycle", detail, done_at, where)
         for agent in agents:
             who = f"agent {agent!r}: "
             space = same_space(self.env, "observation", agent, done_at, where)
@@ -216,30 +194,18 @@ class ParallelEpisode(Stepping):
         ]
         if illegal:
             self.reached.add(ILLEGAL.mark)
-        try:
-            result = self.env.step(actions)
-        except Exception as error:
-            if illegal and is_rejection(error):  # a clear rejection: start a new episode
-                self.trace.append(("rejected", type(error).__name__))
-                self.steps += 1
-                return True
-            prop = "illegal-action" if illegal else "no-exception"
-            raise PropertyError(
-                prop, f"step({literal(actions)}) raised {describe_exception(error)}", k
-            ) from error
+        result, rejected = stepped(self.env, actions, k, bool(illegal))
+        if rejected:  # a clear rejection: start a new episode
+            self.trace.append(("rejected", rejected))
+            self.steps += 1
+            return True
         if not (isinstance(result, tuple) and len(result) == 5 and all(isinstance(d, dict) for d in result)):
-            raise PropertyError(
-                "step-signature", f"step returned {short(result)} instead of a 5-tuple of dicts", k
-            )
+            raise PropertyError("step-signature", f"step returned {short(result)} instead of a 5-tuple of dicts", k)
         observations, rewards, terminations, truncations, infos = result
         after = list(self.env.agents)
-        self._check_possible(after, f"env.agents after step {k}", k)
-        for name, returned in (
-            ("rewards", rewards),
-            ("terminations", terminations),
-            ("truncations", truncations),
-        ):
-            self._check_possible(returned, name, k)
+        check_possible(self.possible, after, f"env.agents after step {k}", k)
+        for name, returned in (("rewards", rewards), ("terminations", terminations), ("truncations", truncations)):
+            check_possible(self.possible, returned, name, k)
         self._check_life_cycle(k, live, after, result)
         expected = set(live) | (set(after) - set(live))
         for agent in sorted(expected, key=repr):
@@ -262,17 +228,9 @@ class ParallelEpisode(Stepping):
         self._hold(observations, k)
         self.finished.update(dict.fromkeys(done, k))
         self.last = (observations, infos)
-        self.trace.append(
-            (
-                "step",
-                snapshot({a: observations[a] for a in expected}),
-                snapshot(rewards),
-                dict(terminations),
-                dict(truncations),
-                after,
-                recorded_per_agent(infos),
-            )
-        )
+        observed = snapshot({a: observations[a] for a in expected})
+        self.trace.append(("step", observed, snapshot(rewards), dict(terminations), dict(truncations), after,
+                           recorded_per_agent(infos)))
         self.steps += 1
         self.since_reset += 1
         self._check_cycles(k, after)
@@ -297,33 +255,22 @@ class ParallelEpisode(Stepping):
     def _check_life_cycle(self, k: int, live: list[Any], after: list[Any], result: tuple[Any, ...]) -> None:
         revived = [a for a in after if a in self.finished]
         if revived:
-            raise PropertyError(
-                "agents-life-cycle",
-                f"{_names(revived)} finished at step {self.finished[revived[0]]} and is in env.agents "
-                f"again after step {k}",
-                k,
-            )
+            detail = (f"{_names(revived)} finished at step {self.finished[revived[0]]} and is in env.agents "
+                      f"again after step {k}")
+            raise PropertyError("agents-life-cycle", detail, k)
         expected = set(live) | (set(after) - set(live))
         names = ("observations", "rewards", "terminations", "truncations", "infos")
         for name, returned in zip(names, result):
             ghosts = [a for a in returned if self._is_agent(a, name) and a not in expected]
             if ghosts:
                 past = [a for a in ghosts if a in self.finished]
-                reason = (
-                    f"finished at step {self.finished[past[0]]} and is returned again"
-                    if past
-                    else "is not a live agent"
-                )
-                raise PropertyError(
-                    "agents-life-cycle", f"{name} of step {k} holds {_names(ghosts)}, which {reason}", k
-                )
+                reason = f"finished at step {self.finished[past[0]]} and is returned again" if past else ""
+                detail = f"{name} of step {k} holds {_names(ghosts)}, which {reason or 'is not a live agent'}"
+                raise PropertyError("agents-life-cycle", detail, k)
             missing = [a for a in expected if a not in returned]
             if missing:
-                raise PropertyError(
-                    "agents-life-cycle",
-                    f"step {k} returned no {name} for the live agent(s) {_names(missing)}",
-                    k,
-                )
+                detail = f"step {k} returned no {name} for the live agent(s) {_names(missing)}"
+                raise PropertyError("agents-life-cycle", detail, k)
 
     def _is_agent(self, key: Any, returned: str) -> bool:
         """Whether a key of a returned dict names an agent (observations and infos may hold
@@ -399,21 +346,25 @@ def recognises(env: Any) -> bool:
     return callable(getattr(env, "action_space", None)) and callable(getattr(env, "observation_space", None))
 
 
+def agent_lints(env: Any) -> list[Any]:
+    """The declaration lints of each agent's spaces (a PettingZoo env, parallel or AEC)."""
+    return [
+        lint
+        for agent in agents_of(env)
+        for lint in space_lints(env.observation_space(agent), env.action_space(agent), f"agent {agent!r}: ")
+    ]
+
+
 def probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
     """The probes of a PettingZoo parallel environment; returns the warnings."""
-    warned: list[Any] = []
-    env = source.make()
-    try:
-        declared_render_mode(env, warned)
-        agents = agents_of(env)
-        for agent in agents:
-            warned += space_lints(env.observation_space(agent), env.action_space(agent), f"agent {agent!r}: ")
-        draws = {agent: action_fallback(env.action_space(agent), 0) for agent in agents}
-        actions = [{agent: draw(None) for agent, draw in draws.items()} for _ in range(3)]
-        if not with_options(env, warned):
-            return warned  # reset itself fails: the search reports it
-    finally:
-        close(env, source)
+
+    def read(env: Any) -> tuple[list[Any], list[Any]]:
+        draws = {agent: action_fallback(env.action_space(agent), 0) for agent in agents_of(env)}
+        return agent_lints(env), [{agent: draw(None) for agent, draw in draws.items()} for _ in range(3)]
+
+    warned, actions = first_look(source, read)
+    if actions is None:
+        return warned
 
     def episode(env: Any, seed: int | None, actions: list[Any]) -> list[Any]:
         observations, infos = env.reset(seed=seed) if seed is not None else env.reset()

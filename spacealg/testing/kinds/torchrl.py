@@ -8,7 +8,7 @@ from typing import Any
 
 from spacealg.testing.engine.runner import ENDED, STEPPED, Declared, Draws, EnvCheckReport, EnvKind
 from spacealg.testing.kinds.dm_env import spaces
-from spacealg.testing.kinds.foreign import ForeignEpisode, _check_foreign, _require, foreign_snippet
+from spacealg.testing.kinds.foreign import ForeignEpisode, _check_foreign, _require, foreign_snippet, made_by
 
 __all__ = ["TORCHRL", "TORCHRL_PROPERTIES", "check_torchrl_env"]
 
@@ -148,17 +148,12 @@ def snippet(error: Any) -> str:
     return foreign_snippet(error, REPLAY)
 
 
-def recognises(env: Any) -> bool:
-    """An instance of a class of the ``torchrl`` package (or of a subclass of one)."""
-    return "torchrl" in {cls.__module__.partition(".")[0] for cls in type(env).__mro__}
-
-
 TORCHRL = EnvKind(
     "torchrl",
     TORCHRL_PROPERTIES,
     check_torchrl_env,
     {**dict.fromkeys(("no-exception", "reward-in-spec"), (STEPPED,)), "reset-after-done": (ENDED,)},
-    recognises=recognises,
+    recognises=made_by("torchrl"),
     spaces=spaces,
     snippet=snippet,
     episode=TorchRLEpisode,

@@ -137,18 +137,13 @@ def _sources(env: Any, single: Any, compare: Any, num_envs: int) -> tuple[_Share
     if isinstance(env, str) and ":" not in env:
         import gymnasium
 
-        def sync() -> Any:
-            return gymnasium.make_vec(env, num_envs=num_envs, vectorization_mode="sync")
-
-        def asynchronous() -> Any:
-            return gymnasium.make_vec(env, num_envs=num_envs, vectorization_mode="async")
-
-        def build(**keywords: Any) -> Any:
-            return gymnasium.make_vec(env, num_envs=num_envs, vectorization_mode="sync", **keywords)
+        def build(mode: str = "sync", **keywords: Any) -> Any:
+            return gymnasium.make_vec(env, num_envs=num_envs, vectorization_mode=mode, **keywords)
 
         construction = f"env = gymnasium.make_vec({env!r}, num_envs={num_envs}, vectorization_mode='sync')"
-        source = EnvSource(sync, env, construction, ("import gymnasium",), build=build)
-        other = EnvSource(asynchronous, f"{env} (async)", construction.replace("'sync'", "'async'"), owned=False)
+        source = EnvSource(build, env, construction, ("import gymnasium",), build=build)
+        other = EnvSource(lambda: build("async"), f"{env} (async)", construction.replace("'sync'", "'async'"),
+                          owned=False)
         alone = single or (lambda: gymnasium.make(env))
         return _Shared(source), alone, _Shared(other) if compare is not False else None
     from spacealg.testing.engine.resolve import resolve
@@ -227,22 +222,13 @@ def _check_batch(env: Any, result: Any, step: int | None, kind: str, joint: Any)
         raise PropertyError("batch-in-space", f"observations {short(obs)} are not in {joint!r}", step)
     if kind == "step":
         _, rewards, terminations, truncations, _ = result
-        for name, value, kinds in (
-            ("rewards", rewards, "iuf"),
-            ("terminations", terminations, "b"),
-            ("truncations", truncations, "b"),
-        ):
+        for name, value, kinds in (("rewards", rewards, "iuf"), ("terminations", terminations, "b"),
+                                   ("truncations", truncations, "b")):
             if not (isinstance(value, np.ndarray) and value.shape == (n,) and value.dtype.kind in kinds):
-                what = (
-                    f"array of shape {value.shape} and dtype {value.dtype}"
-                    if isinstance(value, np.ndarray)
-                    else type(value).__name__
-                )
-                raise PropertyError(
-                    "batch-in-space",
-                    f"{name} is {what}; expected shape ({n},) and a {'real' if kinds != 'b' else 'bool'} dtype",
-                    step,
-                )
+                array = isinstance(value, np.ndarray)
+                what = f"array of shape {value.shape} and dtype {value.dtype}" if array else type(value).__name__
+                expected = f"shape ({n},) and a {'real' if kinds != 'b' else 'bool'} dtype"
+                raise PropertyError("batch-in-space", f"{name} is {what}; expected {expected}", step)
         if not np.isfinite(rewards).all():
             raise PropertyError("batch-in-space", f"rewards {rewards.tolist()} are not all finite", step)
     if not isinstance(result[-1], dict):
@@ -250,10 +236,45 @@ def _check_batch(env: Any, result: Any, step: int | None, kind: str, joint: Any)
     return result
 
 
-def _row(batch: Any, i: int, space: Any) -> Any:
-    from gymnasium.vector.utils import iterate
+def rows_of(batch: Any, joint: Any, single: Any) -> list[Any]:
+    """The rows of ``batch``, a member of ``joint`` (``joint_space(single, n)``): Gymnasium's
+    ``iterate`` over the batched space where it is a Gymnasium space (``batch_space``'s),
+    else the algebra's ``unstack`` of a stack of members of ``single``. Law: row ``i`` of a
+    stack of ``n`` members of ``single`` is its member ``i``."""
+    import gymnasium
 
-    return list(iterate(space, batch))[i]
+    if isinstance(joint, gymnasium.spaces.Space):
+        from gymnasium.vector.utils import iterate
+
+        return list(iterate(joint, batch))
+    from spacealg.spaces.sequence import unstack
+
+    return unstack(batch, single)
+
+
+def stack(single: Any, members: list[Any]) -> Any:
+    """The batch of ``members`` of ``single``, as a vector env stacks them: Gymnasium's
+    ``concatenate`` for a Gymnasium space, the algebra's ``stack_items`` for a spacealg one
+    (the inverse of :func:`rows_of`)."""
+    import gymnasium
+
+    if isinstance(single, gymnasium.spaces.Space):
+        from gymnasium.vector.utils import concatenate, create_empty_array
+
+        return concatenate(single, members, create_empty_array(single, len(members)))  # type: ignore[arg-type]
+    from spacealg.spaces.sequence import stack_items
+
+    return stack_items(members, single)
+
+
+def as_row(value: Any, joint: Any, single: Any) -> Any:
+    """``value`` (a sub-env's observation) as a row of a batch holds it: stacked alone, then
+    read back (a Discrete observation ``0`` is the ``np.int64(0)`` of a MultiDiscrete batch);
+    ``value`` itself where it cannot be stacked (it is not a member: compared as it is)."""
+    try:
+        return rows_of(stack(single, [value]), joint, single)[0]
+    except Exception:
+        return value
 
 
 class Reference:
@@ -299,12 +320,6 @@ class Reference:
         return out
 
 
-def _batch_actions(space: Any, rows: list[Any]) -> Any:
-    from gymnasium.vector.utils import concatenate, create_empty_array
-
-    return concatenate(space, rows, create_empty_array(space, len(rows)))  # type: ignore[arg-type]
-
-
 class VectorEpisode:
     """One run: reset(seed), ``n`` steps of drawn row actions, compared with the reference
     and with the other implementation.
@@ -314,21 +329,9 @@ class VectorEpisode:
     have diverged is no longer compared with). ``joint``: the joint observation space the
     batches must be in (:func:`joint_of`, built once per check by :func:`vector_kind`)."""
 
-    def __init__(
-        self,
-        env: Any,
-        seed: int,
-        n: int,
-        draw: Callable[..., Any],
-        *,
-        joint: Any,
-        factories: Any = None,
-        other: Any = None,
-        mode: str = "next-step",
-        free: bool = False,
-        identical: bool = False,
-        owed: bool = False,
-    ) -> None:
+    def __init__(self, env: Any, seed: int, n: int, draw: Callable[..., Any], *, joint: Any, factories: Any = None,
+                 other: Any = None, mode: str = "next-step", free: bool = False, identical: bool = False,
+                 owed: bool = False) -> None:
         self.env, self.seed, self.n, self.draw = env, seed, n, draw
         self.factories, self.other, self.mode = factories, other, mode
         self.trace: list[Any] = []
@@ -349,11 +352,8 @@ class VectorEpisode:
         try:
             return getattr(env, what)(*args, **kwargs)
         except Exception as error:
-            raise PropertyError(
-                "no-exception",
-                f"{what}({', '.join(map(literal, args))}) raised {describe_exception(error)}",
-                self.batches or None,
-            ) from error
+            detail = f"{what}({', '.join(map(literal, args))}) raised {describe_exception(error)}"
+            raise PropertyError("no-exception", detail, self.batches or None) from error
 
     def _broken(self, prop: str, detail: str, step: int | None = None) -> None:
         """Raise ``prop``'s violation, unless it is passed over: then the run goes on."""
@@ -367,13 +367,19 @@ class VectorEpisode:
             self.ref.close()
         self.ref = None
 
+    def _row(self, batch: Any, i: int) -> Any:
+        return rows_of(batch, self.joint, self.single)[i]
+
+    def _as_row(self, value: Any) -> Any:
+        return as_row(value, self.joint, self.single)
+
     @property
     def steps(self) -> int:
         """The steps taken, counted per row (as :func:`~spacealg.testing.engine.runner.run_example` adds them up)."""
         return self.batches * self.env.num_envs
 
     def run(self) -> list[Any]:
-        env, single = self.env, self.single
+        env = self.env
         self.ref = Reference(self.factories, self.mode) if self.factories is not None else None
         try:
             obs, _ = _check_batch(env, self._call(env, "reset", seed=self.seed), None, "reset", self.joint)
@@ -381,19 +387,15 @@ class VectorEpisode:
             if self.other is not None:
                 other_obs = self._call(self.other, "reset", seed=self.seed)[0]
                 if not same(obs, other_obs):
-                    self._broken(
-                        "sync-async-agree",
-                        f"reset(seed={self.seed}) returned {short(obs)} and, from "
-                        f"the other implementation, {short(other_obs)}",
-                    )
+                    detail = (f"reset(seed={self.seed}) returned {short(obs)} and, from "
+                              f"the other implementation, {short(other_obs)}")
+                    self._broken("sync-async-agree", detail)
             if self.ref is not None:
-                for i, expected in enumerate(self.ref.reset(self.seed)):
-                    if self.ref is not None and not same(_row(obs, i, single), expected):
-                        self._diverged(
-                            "sub-env-seeding",
-                            f"after reset(seed={self.seed}), row {i} is {short(_row(obs, i, single))} but sub-env {i} "
-                            f"reset with seed {self.seed + i} gives {short(expected)}",
-                        )
+                for i, expected in enumerate(map(self._as_row, self.ref.reset(self.seed))):
+                    if self.ref is not None and not same(self._row(obs, i), expected):
+                        detail = (f"after reset(seed={self.seed}), row {i} is {short(self._row(obs, i))} but "
+                                  f"sub-env {i} reset with seed {self.seed + i} gives {short(expected)}")
+                        self._diverged("sub-env-seeding", detail)
             elif self.free and self.identical:
                 self._seeding(obs)
             if self.owed:
@@ -409,16 +411,14 @@ class VectorEpisode:
     def _seeding(self, obs: Any) -> None:
         """Reference-free ``sub-env-seeding`` (a batch of identical sub-envs): row ``i`` of
         ``reset(seed=s)`` is row 0 of ``reset(seed=s + i)``; then reset with ``s`` again."""
-        env, single = self.env, self.single
+        env = self.env
         for i in range(1, env.num_envs):
             again = self._call(env, "reset", seed=self.seed + i)[0]
-            if not same(_row(obs, i, single), _row(again, 0, single)):
-                self._broken(
-                    "sub-env-seeding",
-                    f"after reset(seed={self.seed}), row {i} is {short(_row(obs, i, single))}, but row 0 of "
-                    f"reset(seed={self.seed + i}) is {short(_row(again, 0, single))}: sub-env {i} is not seeded "
-                    f"with seed + {i}",
-                )
+            if not same(self._row(obs, i), self._row(again, 0)):
+                detail = (f"after reset(seed={self.seed}), row {i} is {short(self._row(obs, i))}, but row 0 of "
+                          f"reset(seed={self.seed + i}) is {short(self._row(again, 0))}: sub-env {i} is not seeded "
+                          f"with seed + {i}")
+                self._broken("sub-env-seeding", detail)
         self._call(env, "reset", seed=self.seed)
 
     def _rows_differ(self, obs: Any) -> None:
@@ -426,18 +426,16 @@ class VectorEpisode:
         another seed gives the same batch (the resets do not depend on the seed); then reset
         with ``s`` again."""
         env, single = self.env, self.single
-        rows = [_row(obs, i, single) for i in range(env.num_envs)]
+        rows = rows_of(obs, self.joint, single)
         if len(rows) < 2 or not all(same(rows[0], row) for row in rows[1:]):
             return
         other_seed = self.seed ^ 1
         other = self._call(env, "reset", seed=other_seed)[0]
         self._call(env, "reset", seed=self.seed)
         if not same(obs, other):
-            self._broken(
-                "rows-differ",
-                f"after reset(seed={self.seed}) every row is {short(rows[0])}, while reset(seed={other_seed}) gives "
-                f"{short(other)}: the resets depend on the seed, but every sub-env was seeded alike",
-            )
+            detail = (f"after reset(seed={self.seed}) every row is {short(rows[0])}, while reset(seed={other_seed}) "
+                      f"gives {short(other)}: the resets depend on the seed, but every sub-env was seeded alike")
+            self._broken("rows-differ", detail)
 
     def _autoreset(self, k: int, rewards: Any, terms: Any, truncs: Any, infos: Any, ended: Any) -> None:
         """Reference-free ``autoreset``: next-step: the step after a row's end is a reset step
@@ -449,29 +447,23 @@ class VectorEpisode:
                 self.reset_steps.append((k, i))
                 got = (float(rewards[i]), bool(terms[i]), bool(truncs[i]))
                 if got != (0.0, False, False):
-                    self._broken(
-                        "autoreset",
-                        f"step {k}, row {i}: the episode of row {i} ended at step {k - 1}, so with next-step autoreset "
-                        f"step {k} resets it (reward 0, terminated and truncated False); got (reward, terminated, "
-                        f"truncated) = {short(got)}: the row was not reset on the next step",
-                        k,
-                    )
+                    detail = (f"step {k}, row {i}: the episode of row {i} ended at step {k - 1}, so with next-step "
+                              f"autoreset step {k} resets it (reward 0, terminated and truncated False); got (reward, "
+                              f"terminated, truncated) = {short(got)}: the row was not reset on the next step")
+                    self._broken("autoreset", detail, k)
         elif self.mode == "same-step":
             for i in map(int, np.flatnonzero(ended)):
                 finals = infos.get("final_obs") if isinstance(infos, dict) else None
                 final = None if finals is None else finals[i]
                 if final is None or not is_member(final, self.single):
-                    self._broken(
-                        "autoreset",
-                        f"step {k}, row {i}: the episode ended and same-step autoreset is declared, but "
-                        f"info['final_obs'][{i}] is {short(final)}, not a final observation in {self.single!r}",
-                        k,
-                    )
+                    detail = (f"step {k}, row {i}: the episode ended and same-step autoreset is declared, but "
+                              f"info['final_obs'][{i}] is {short(final)}, not a final observation in {self.single!r}")
+                    self._broken("autoreset", detail, k)
 
     def _step(self, k: int) -> None:
         env = self.env
         rows = self.draw(env.num_envs)
-        actions = _batch_actions(single_space(env, "action"), rows)
+        actions = stack(single_space(env, "action"), rows)
         self.batches += 1  # before the call: an exception is reported at this step
         obs, rewards, terms, truncs, infos = _check_batch(env, self._call(env, "step", actions), k, "step", self.joint)
         self.trace.append(("step", snapshot(obs), snapshot(rewards), snapshot(terms), snapshot(truncs)))
@@ -481,11 +473,8 @@ class VectorEpisode:
                 ("observations", "rewards", "terminations", "truncations"), (obs, rewards, terms, truncs), other
             ):
                 if not same(a, b):
-                    self._broken(
-                        "sync-async-agree",
-                        f"step {k}: {name} {short(a)} but the other implementation returned {short(b)}",
-                        k,
-                    )
+                    detail = f"step {k}: {name} {short(a)} but the other implementation returned {short(b)}"
+                    self._broken("sync-async-agree", detail, k)
         if self.ref is not None:
             self._compare(k, rows, obs, rewards, terms, truncs, infos)
         ended = np.logical_or(terms, truncs)
@@ -500,32 +489,22 @@ class VectorEpisode:
     def _compare(self, k: int, rows: list[Any], obs: Any, rewards: Any, terms: Any, truncs: Any, infos: Any) -> None:
         """Each row against its sub-env (``rows-match-sub-envs``; ``autoreset`` at an end)."""
         for i, (e_obs, e_rew, e_term, e_trunc, final, reset_row) in enumerate(self.ref.step(rows)):  # type: ignore[union-attr]
-            got = (_row(obs, i, self.single), float(rewards[i]), bool(terms[i]), bool(truncs[i]))
-            want = (e_obs, e_rew, e_term, e_trunc)
+            got = (self._row(obs, i), float(rewards[i]), bool(terms[i]), bool(truncs[i]))
+            want = (self._as_row(e_obs), e_rew, e_term, e_trunc)
             if not all(same(a, b) for a, b in zip(got, want)):
                 boundary = reset_row or final is not None
-                said = (
-                    f" ({self.mode} autoreset: the row should "
-                    f"{'be reset' if reset_row else 'return the reset observation'})"
-                    if boundary
-                    else ""
-                )
-                self._diverged(
-                    "autoreset" if boundary else "rows-match-sub-envs",
-                    f"step {k}, row {i}: (observation, reward, terminated, truncated) is "
-                    f"{short(got)}; sub-env {i} gives {short(want)}{said}",
-                    k,
-                )
+                should = "be reset" if reset_row else "return the reset observation"
+                said = f" ({self.mode} autoreset: the row should {should})" if boundary else ""
+                detail = (f"step {k}, row {i}: (observation, reward, terminated, truncated) is "
+                          f"{short(got)}; sub-env {i} gives {short(want)}{said}")
+                self._diverged("autoreset" if boundary else "rows-match-sub-envs", detail, k)
                 return
             finals = infos.get("final_obs")
             if final is not None and (finals is None or not same(finals[i], final)):
-                self._broken(
-                    "autoreset",
-                    f"step {k}, row {i}: same-step autoreset but info['final_obs'] "
-                    f"is {short(None if finals is None else finals[i])}, not the final observation "
-                    f"{short(final)}",
-                    k,
-                )
+                detail = (f"step {k}, row {i}: same-step autoreset but info['final_obs'] "
+                          f"is {short(None if finals is None else finals[i])}, not the final observation "
+                          f"{short(final)}")
+                self._broken("autoreset", detail, k)
 
     def _reset_ended(self, k: int, before: Any, ended: Any) -> None:
         """Disabled autoreset: the checker resets the ended rows with a ``reset_mask``; the
@@ -534,13 +513,13 @@ class VectorEpisode:
         reset = self._call(self.env, "reset", options={"reset_mask": ended})
         obs, _ = _check_batch(self.env, reset, k, "reset", self.joint)
         for kept in map(int, np.flatnonzero(~ended)):
-            if not same(_row(obs, kept, self.single), _row(before, kept, self.single)):
+            if not same(self._row(obs, kept), self._row(before, kept)):
                 self._broken("autoreset", f"{said}, row {kept}, which was not to be reset, changed its observation", k)
         if self.other is not None:
             self._call(self.other, "reset", options={"reset_mask": ended})
         if self.ref is not None:
             for i, expected in enumerate(self.ref.reset_rows(ended)):
-                if expected is not None and not same(_row(obs, i, self.single), expected):
+                if expected is not None and not same(self._row(obs, i), self._as_row(expected)):
                     self._diverged("autoreset", f"{said}, row {i} is not sub-env {i}'s reset observation", k)
                     return
 
@@ -561,7 +540,7 @@ def _replayed(
         out = []
         for k, rows in enumerate(taken, 1):
             rows = [changes[k] if i == row and k in changes else a for i, a in enumerate(rows)]
-            out.append(tuple(snapshot(x) for x in env.step(_batch_actions(space, rows))[:4]))
+            out.append(tuple(snapshot(x) for x in env.step(stack(space, rows))[:4]))
         return out
     except Exception as error:
         what = f"step({literal(rows)})" if k else f"reset(seed={seed})"
@@ -598,11 +577,14 @@ def _changed_row(
     PropertyError carries ``changed = (row, changes)`` for its replay (:func:`replay_vector`)."""
     base = base if base is not None else _replayed(fresh, seed, taken)
     moved = _replayed(fresh, seed, taken, row, changes)
-    single = single_space(vec, "observation")
+    single, joint = single_space(vec, "observation"), joint_of(vec, "observation")
+
+    def row_of(batch: Any, i: int) -> Any:
+        return rows_of(batch, joint, single)[i]
 
     if _mode(vec) == "next-step" and all(_ended_before(base, k, row) for k in changes):
         for k in sorted(changes):
-            kept, got = _row(base[k - 1][0], row, single), _row(moved[k - 1][0], row, single)
+            kept, got = row_of(base[k - 1][0], row), row_of(moved[k - 1][0], row)
             if not same(kept, got):
                 error = PropertyError(
                     "autoreset",
@@ -616,7 +598,7 @@ def _changed_row(
         return
     for k, (a, b) in enumerate(zip(base, moved), 1):
         for i in (i for i in range(vec.num_envs) if i != row):
-            row_a, row_b = ((_row(x[0], i, single), x[1][i], x[2][i], x[3][i]) for x in (a, b))
+            row_a, row_b = ((row_of(x[0], i), x[1][i], x[2][i], x[3][i]) for x in (a, b))
             if not all(same(x, y) for x, y in zip(row_a, row_b)):
                 error = PropertyError(
                     "row-isolation",
@@ -694,7 +676,7 @@ def _probes(vec: Any, built: EnvSource | None) -> Callable[[EnvSource, Budget | 
             return warned
 
         def act(env: Any) -> None:
-            env.step(_batch_actions(single_space(env, "action"), [sample(None) for _ in range(env.num_envs)]))
+            env.step(stack(single_space(env, "action"), [sample(None) for _ in range(env.num_envs)]))
 
         def start_and_act(env: Any) -> None:
             env.reset(seed=0)
@@ -789,15 +771,8 @@ def check_vector_env(
         vec = shared.source.make()
         factories = _single_factories(vec, single, vec.num_envs)
         kind = vector_kind(vec, factories, other.make() if other is not None else None, fresh, _built(shared))
-        options: CheckOptions = {
-            "max_examples": max_examples,
-            "max_steps": max_steps,
-            "determinism": determinism,
-            "random_seed": random_seed,
-            "budget": budget,
-            "database": database,
-            "masks": False,
-        }
+        options: CheckOptions = {"max_examples": max_examples, "max_steps": max_steps, "determinism": determinism,
+                                 "random_seed": random_seed, "budget": budget, "database": database, "masks": False}
         try:
             return check_kind(kind, shared.source, options)
         except EnvCheckError as error:
@@ -939,17 +914,11 @@ def declared_spaces(vec: Any) -> list[Any]:
             continue
         if declared != expected:
             has_single = getattr(vec, f"single_{kind}_space", None) is not None
-            said = (
-                f"joint_space of single_{kind}_space ({single_space(vec, kind)!r})"
-                if has_single
-                else f"there is no single_{kind}_space and {kind}_space is the single space (EnvPool's convention); "
-                "joint_space of it"
-            )
-            found.append(
-                PropertyError(
-                    "declared-spaces", f"{kind}_space is {declared!r}; {said} over {vec.num_envs} envs is {expected!r}"
-                )
-            )
+            said = f"joint_space of single_{kind}_space ({single_space(vec, kind)!r})" if has_single else (
+                f"there is no single_{kind}_space and {kind}_space is the single space (EnvPool's convention); "
+                "joint_space of it")
+            detail = f"{kind}_space is {declared!r}; {said} over {vec.num_envs} envs is {expected!r}"
+            found.append(PropertyError("declared-spaces", detail))
     return found[:1]
 
 
@@ -974,23 +943,15 @@ def _vector_tail(error: Any) -> list[str]:
     a changed row's actions where the law compares two runs; the implementation compared with for
     ``sync-async-agree``), which raises while the bug is there."""
     other = error.compared_with if error.changed is None and error.property == "sync-async-agree" else ""
-    name, construction = factory(error.construction, avoid=other)
-    lines = [
-        "trace = episode()",
-        "",
-        "from spacealg.testing import replay_vector",
-        "",
-        f"def {name}():",
-        f"    {construction}",
-        "",
-    ]
+    name, defined = factory(error.construction, avoid=other)
+    lines = ["trace = episode()", "", "from spacealg.testing import replay_vector", "", *defined]
     extra = ""
     if error.changed is not None:
         row, changes = error.changed
         extra = f", row={row}, changes={literal(changes)}"
     elif other:  # the implementation it was compared with
-        other_name, other_body = factory(other, ("make_other", "make_compared", "build_other"), error.construction)
-        lines += [f"def {other_name}():", f"    {other_body}", ""]
+        other_name, other_defined = factory(other, ("make_other", "make_compared", "build_other"), error.construction)
+        lines += other_defined
         extra = f", compare={other_name}"
     return [*lines, f"replay_vector({name}, SEED, actions{extra})  # raises (AssertionError) while the bug is there"]
 
