@@ -29,7 +29,7 @@ def test_a_report_carries_its_steps_per_second_in_its_summary_line():
 
 def test_a_jax_report_gives_the_search_speed_after_compiling():
     pytest.importorskip("jax")
-    from spacealg.testing.jax_env import check_jax_env
+    from spacealg.testing import check_jax_env
     from tests.jax_toy_envs import make_walk
 
     report = check_jax_env(lambda: make_walk(), max_examples=3, max_steps=30, batch=8, determinism=False)

@@ -242,8 +242,9 @@ def fail(
     violation: PropertyError, source: EnvSource, reproducible: bool, examples: int, kind: EnvKind
 ) -> EnvCheckError:
     """``violation`` as the EnvCheckError of a check of ``kind`` on ``source`` (its law
-    quoted from the kind's table, its reproduction written by the kind's snippet)."""
-    return EnvCheckError(
+    quoted from the kind's table, its reproduction written by the kind's snippet, its class
+    the kind's ``error``)."""
+    return kind.error(
         property=violation.property,
         detail=violation.detail,
         seed=violation.seed,
@@ -260,6 +261,7 @@ def fail(
         snippet=kind.snippet,
         ignored_info=current_info_keys(),
         changed=violation.changed,
+        context=violation.context,
     )
 
 
@@ -803,7 +805,9 @@ class EnvKind:
     ``check(env, **options)``: its checker; ``spaces(env)``: its declared spaces as
     ``[(name, space)]`` for the command line; ``replays(source, seed, actions,
     determinism=, masks=)``: a recorded failure again (None: :func:`replay_kind`);
-    ``snippet(error)``: the reproduction of its failures (None: the engine's).
+    ``snippet(error)``: the reproduction of its failures (None: the engine's); ``error``: the
+    class of its failures (an :class:`EnvCheckError`, given ``context``: what the violation
+    carried for the snippet).
 
     For :func:`check_kind`: ``episode(env, seed, n, draw, masks=...)``: an episode with
     ``run()``, ``steps`` and ``episodes``; ``declared(env)``: the draw function and the
@@ -823,6 +827,7 @@ class EnvKind:
     spaces: Callable[[Any], list[tuple[str, Any]]] | None = None
     replays: Callable[..., None] | None = None
     snippet: Callable[[Any], str] | None = None
+    error: Callable[..., EnvCheckError] = EnvCheckError
     episode: Callable[..., Any] = _runs_its_own_check
     declared: Callable[[Any], Declared] = _runs_its_own_check
     what: str = ""

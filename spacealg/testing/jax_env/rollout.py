@@ -13,6 +13,8 @@ draw in four ignoring the mask. :class:`Rollouts` compiles, once per check:
   alone (and the step under ``vmap``),
   to confirm a difference step by step (floating-point results of fused code may differ in
   the last bits; only a difference from identical inputs is a defect);
+- ``raw(seeds, action_keys)``: ``drawn`` without recording anything (the final states only):
+  the environment's own speed under ``jit(vmap(scan(step)))``, timed by :meth:`Rollouts.throughput`;
 
 and runs ``eager(seed, actions)``, the same steps without ``jit`` (``jax.disable_jit``).
 
@@ -24,6 +26,7 @@ environment whose step keeps its carry's types).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -145,6 +148,7 @@ class Rollouts:
         self.one_reset = jax.jit(protocol.reset)
         self.one_step = jax.jit(protocol.step)
         self.batched_step = jax.jit(jax.vmap(protocol.step))
+        self.raw = jax.jit(jax.vmap(self._raw_row))
 
     def _body(self, k_steps: Any, k_resets: Any, actions: Callable[[Any, Any], Any]) -> Callable[..., Any]:
         step = self.protocol.step
@@ -170,6 +174,29 @@ class Rollouts:
 
     def _row(self, seed: Any, action_key: Any) -> tuple[Any, Any]:
         return self._scan(seed, lambda t, mask: self.draw(jax.random.fold_in(action_key, t), mask))
+
+    def _raw_row(self, seed: Any, action_key: Any) -> Any:
+        k_reset, k_steps, k_resets = row_keys(seed)
+        state, out = self.protocol.reset(k_reset)
+
+        def body(carry: Any, t: Any) -> Any:
+            state, mask = carry
+            action = self.draw(jax.random.fold_in(action_key, t), mask)
+            state, new = self.protocol.step(state, action, jax.random.fold_in(k_steps, t),
+                                            jax.random.fold_in(k_resets, t))
+            return (state, new.get("mask")), None
+
+        return jax.lax.scan(body, (state, out.get("mask")), jnp.arange(self.horizon))[0][0]
+
+    def throughput(self, seeds: Any, action_keys: Any, seconds: float = 0.25) -> float:
+        """Steps per second of :attr:`raw` on these rows (compiled first, then run until
+        ``seconds`` have passed; at least once)."""
+        jax.block_until_ready(self.raw(seeds, action_keys))
+        runs, started = 0, time.perf_counter()
+        while not runs or time.perf_counter() - started < seconds:
+            jax.block_until_ready(self.raw(seeds, action_keys))
+            runs += 1
+        return runs * len(seeds) * self.horizon / (time.perf_counter() - started)
 
     def _replay(self, seed: Any, actions: Any) -> tuple[Any, Any]:
         return self._scan(seed, lambda t, mask: jax.tree.map(lambda a: a[t], actions))
