@@ -27,6 +27,8 @@ an assertion that fails while the defect is there.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -169,11 +171,17 @@ def _seeds(seed: int, rows: int) -> np.ndarray:
     return ((np.uint64(seed) + np.arange(rows, dtype=np.uint64)) % 2**32).astype(np.uint32)
 
 
+@functools.cache
+def _fold_rows() -> Any:
+    import jax
+
+    return jax.jit(jax.vmap(jax.random.fold_in, (None, 0)))  # compiled once: traced anew on every call, not
+
+
 def _keys(action_seed: int, rows: int) -> Any:
     import jax
-    import jax.numpy as jnp
 
-    return jax.vmap(jax.random.fold_in, (None, 0))(jax.random.key(np.uint32(action_seed)), jnp.arange(rows))
+    return _fold_rows()(jax.random.key(np.uint32(action_seed)), np.arange(rows, dtype=np.int32))
 
 
 class Search:
@@ -206,7 +214,8 @@ class Search:
     def probes(self) -> list[PropertyError]:
         """The one-off laws, broken ones returned: the abstract types (compile once), the
         purity of tracing (:func:`~.relations.trace_purity`), one compilation of the batched
-        rollout (whose scan must trace step once); then the replay is compiled, so that the
+        rollout (whose scan must trace step once); then the first example's comparisons are
+        run once (compiling the replay, dispatching the eager steps' operations), so that the
         search's time goes to examples."""
         from spacealg.testing.jax_env.relations import compile_once, scan_traced_once, trace_purity
 
@@ -226,17 +235,21 @@ class Search:
         seeds, keys = _seeds(0, self.batch), _keys(0, self.batch)
         try:
             with global_rng(0):  # compiled in a known global state (the replays are too)
-                _, traj = self._run(seeds, keys, self.rollouts)
+                out0, traj = self._run(seeds, keys, self.rollouts)
         except Exception as error:
             detail = f"the compiled rollout raised {describe_exception(error)}"
             return [*found, self._styled(PropertyError("no-exception", detail))]
         if "compile-once" in self.checked:
             attempt(scan_traced_once, self.rollouts, self.rollouts.traces)
-        if self.options["determinism"]:
+        if self.checked & RELATIONAL:  # the first example's comparisons (its row 0, eagerly), warmed up
             import jax
 
-            with global_rng(0):
-                jax.block_until_ready(self.rollouts.replay(seeds[0], jax.tree.map(lambda a: a[0], traj["action"])))
+            from spacealg.testing.jax_env.relations import compare_row
+
+            row = jax.tree.map(lambda a: a[0], (out0, traj))
+            with contextlib.suppress(PropertyError):  # the search's first example is this one: found there
+                compare_row(self.rollouts, int(seeds[0]), row, row[1]["action"], self.options["max_steps"],
+                            self.options["eager_steps"], self.checked)
         self.rollout_seconds = 0.0  # the compilation is not a rollout
         return found
 

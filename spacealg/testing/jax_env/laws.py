@@ -175,8 +175,8 @@ def _floats(tree: Any, lead: int) -> np.ndarray:
     flags = None
     for leaf in jax.tree.leaves(tree):
         a = np.asarray(leaf)
-        if a.dtype.kind not in "fc":
-            continue
+        if a.dtype.kind not in "fc" or np.isfinite(a.sum(dtype=np.float64 if a.dtype.kind == "f" else None)):
+            continue  # (a NaN or an infinity spoils the sum: a finite sum is all the whole leaf needs)
         finite = np.isfinite(a).reshape((*a.shape[:lead], -1)).all(-1)
         flags = finite if flags is None else flags & finite
     return flags if flags is not None else True  # type: ignore[return-value]
@@ -384,9 +384,9 @@ def first_violation(
         if name not in checked:
             continue
         ok, detail = law(p, out0, traj, n)
-        bad = np.argwhere(~ok)
-        if not len(bad):
+        if ok.all():
             continue
+        bad = np.argwhere(~ok)
         column = int(bad[:, 1].min())
         row = int(bad[bad[:, 1] == column][0, 0])
         if best is None or (column, rank) < (best[1], best[2]):
