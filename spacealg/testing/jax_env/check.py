@@ -76,11 +76,12 @@ class JaxEnvCheckError(EnvCheckError):
 
 @dataclass
 class JaxEnvCheckReport(EnvCheckReport):
-    """A passed check of a JAX environment: ``setup_seconds`` compiling and probing (the
-    search's speed is counted after them), ``rollout_seconds`` inside the compiled rollouts,
-    ``raw_steps_per_second`` the environment's own ``jit(vmap(scan(step)))`` rollout of the
-    same batch and horizon, recording nothing (:meth:`~.rollout.Rollouts.throughput`), and
-    ``raw_ratio`` the search's share of it."""
+    """A passed check of a JAX environment: ``setup_seconds`` compiling and probing, and
+    timing the raw rollout after the search (the search's speed is counted without them),
+    ``rollout_seconds`` inside the compiled rollouts, ``raw_steps_per_second`` the
+    environment's own ``jit(vmap(scan(step)))`` rollout of the same batch and horizon,
+    recording nothing (:meth:`~.rollout.Rollouts.throughput`; 0 where the check's deadline
+    had passed), and ``raw_ratio`` the search's share of it."""
 
     rollout_seconds: float = 0.0
     style: str = ""
@@ -221,17 +222,22 @@ class Search:
 
         found: list[PropertyError] = []
 
-        def attempt(law: Any, *args: Any) -> None:
+        def attempt(law: Any, *args: Any) -> bool:
+            """Run ``law``; False once reset and step cannot be traced (nothing else can run)."""
             try:
                 law(*args)
             except PropertyError as violation:
                 if violation.property in self.checked and all(v.property != violation.property for v in found):
                     found.append(self._styled(violation))
+            except Exception as error:
+                detail = f"tracing reset and step raised {describe_exception(error)}"
+                found.append(self._styled(PropertyError("no-exception", detail)))
+            return all(v.property != "no-exception" for v in found)
 
-        if "compile-once" in self.checked:
-            attempt(compile_once, self.protocol, self.rollouts)
-        if self.checked & {"purity", "global-rng"}:
-            attempt(trace_purity, self.protocol, self.rollouts)
+        if "compile-once" in self.checked and not attempt(compile_once, self.protocol, self.rollouts):
+            return found
+        if self.checked & {"purity", "global-rng"} and not attempt(trace_purity, self.protocol, self.rollouts):
+            return found
         seeds, keys = _seeds(0, self.batch), _keys(0, self.batch)
         try:
             with global_rng(0):  # compiled in a known global state (the replays are too)
