@@ -395,11 +395,11 @@ def replay_jax(env: Any, seed: int | None, actions: list[Any], *, masks: bool = 
     if seed is None:
         options = jax_options(1, 1, 1, 0, None, masks=masks, skip=("batching", "jit-eager"))
         try:
-            found = Search(protocol, options, applicable(protocol, options)[0], {}).probes()
+            probed = Search(protocol, options, applicable(protocol, options)[0], {}).probes()
         except PropertyError as violation:
-            found = [violation]
-        if found:
-            raise _error(found[0], source, protocol) from None
+            probed = [violation]
+        if probed:
+            raise _error(probed[0], source, protocol) from None
         return
     steps = len(actions)
     checked = applicable(protocol, jax_options(1, 1, 1, 0, None, masks=masks))[0] - {"batching", "action-in-space"}
