@@ -80,7 +80,7 @@ class JaxEnvCheckReport(EnvCheckReport):
     timing the raw rollout after the search (the search's speed is counted without them),
     ``rollout_seconds`` inside the compiled rollouts, ``raw_steps_per_second`` the
     environment's own ``jit(vmap(scan(step)))`` rollout of the same batch and horizon,
-    recording nothing (:meth:`~.rollout.Rollouts.throughput`; 0 where the check's deadline
+    recording nothing (:meth:`~.rollout.Rollouts.throughput`, its median run; 0 where the check's deadline
     had passed), and ``raw_ratio`` the search's share of it."""
 
     rollout_seconds: float = 0.0
@@ -176,13 +176,14 @@ def _seeds(seed: int, rows: int) -> np.ndarray:
 def _fold_rows() -> Any:
     import jax
 
-    return jax.jit(jax.vmap(jax.random.fold_in, (None, 0)))  # compiled once: traced anew on every call, not
+    def fold(seed: Any, rows: Any) -> Any:
+        return jax.vmap(jax.random.fold_in, (None, 0))(jax.random.key(seed), rows)
+
+    return jax.jit(fold)  # compiled once (a vmap called eagerly is traced anew on every call)
 
 
 def _keys(action_seed: int, rows: int) -> Any:
-    import jax
-
-    return _fold_rows()(jax.random.key(np.uint32(action_seed)), np.arange(rows, dtype=np.int32))
+    return _fold_rows()(np.uint32(action_seed), np.arange(rows, dtype=np.int32))
 
 
 class Search:

@@ -9,9 +9,8 @@ draw in four ignoring the mask. :class:`Rollouts` compiles, once per check:
 
 - ``drawn(seeds, action_keys)``: the batched rollout of ``horizon`` steps, one row per seed;
 - ``replay(seed, actions)``: the unbatched rollout of one row, feeding recorded actions;
-- ``one_reset``, ``one_step`` and ``batched_step``: a reset and a single step, compiled
-  alone (and the step under ``vmap``),
-  to confirm a difference step by step (floating-point results of fused code may differ in
+- ``one_reset`` and ``one_step``: a reset and a single step, compiled alone, to confirm a
+  difference step by step (floating-point results of fused code may differ in
   the last bits; only a difference from identical inputs is a defect);
 - ``raw(seeds, action_keys)``: ``drawn`` recording nothing (the final states, and a sum of
   every output, so that no output's work is compiled away): the environment's own speed under
@@ -148,7 +147,6 @@ class Rollouts:
         self.replay = jax.jit(self._replay)
         self.one_reset = jax.jit(protocol.reset)
         self.one_step = jax.jit(protocol.step)
-        self.batched_step = jax.jit(jax.vmap(protocol.step))
         self.raw = jax.jit(jax.vmap(self._raw_row))
 
     def _body(self, k_steps: Any, k_resets: Any, actions: Callable[[Any, Any], Any]) -> Callable[..., Any]:
@@ -194,15 +192,16 @@ class Rollouts:
 
     def throughput(self, seeds: Any, action_keys: Any, seconds: float = 0.25) -> float:
         """Steps per second of :attr:`raw` on these rows: compiled first, then run again and
-        again for ``seconds`` (at least three times), the fastest run's (the least disturbed
-        by other work on the machine)."""
+        again for ``seconds`` (at least five times), the median run's (as disturbed by other
+        work on the machine as a typical example of the search)."""
         jax.block_until_ready(self.raw(seeds, action_keys))
-        runs, fastest, started = 0, float("inf"), time.perf_counter()
-        while runs < 3 or time.perf_counter() - started < seconds:
+        runs: list[float] = []
+        started = time.perf_counter()
+        while len(runs) < 5 or time.perf_counter() - started < seconds:
             begun = time.perf_counter()
             jax.block_until_ready(self.raw(seeds, action_keys))
-            fastest, runs = min(fastest, time.perf_counter() - begun), runs + 1
-        return len(seeds) * self.horizon / fastest
+            runs.append(time.perf_counter() - begun)
+        return len(seeds) * self.horizon / sorted(runs)[len(runs) // 2]
 
     def _replay(self, seed: Any, actions: Any) -> tuple[Any, Any]:
         return self._scan(seed, lambda t, mask: jax.tree.map(lambda a: a[t], actions))
