@@ -304,7 +304,10 @@ def run_check(
     """Run the one-off probes, then search for violations; report (with the probes'
     warnings, also issued as EnvCheckWarning) or raise an EnvCheckError.
 
-    ``properties``: those checked; ``not_checked``: the others, with why. The probes return
+    ``properties``: those checked; ``not_checked``: the others, with why; ``budget``: the
+    seconds of the searches, counted once the declaration is read and the probes have run
+    (a JAX environment's compilation; the check's deadline, :func:`working_until`, counts
+    from its start). The probes return
     findings (:func:`~spacealg.testing.engine.verdicts.partition`: warnings, properties they could
     not check, broken properties). Every broken property is reported: once a search finds a
     violation, it is refined (further searches look for the same property with fewer
@@ -333,6 +336,7 @@ def run_check(
                 announce_broken(error)
             if broken:  # the first search passes over them too (a JAX probe's laws recur in examples)
                 body = None
+        searching = clock.started = time.perf_counter()  # the budget is the search's (a JAX compilation aside)
     except PropertyError as violation:
         error = fail(violation, source, True, 0, kind)
         why = (
@@ -369,7 +373,7 @@ def run_check(
         if clock.spent():
             out_of_time = True
             break
-        clock = Budget(None if budget is None else max(budget - (time.perf_counter() - started), 1.0))
+        clock = Budget(None if budget is None else max(budget - (time.perf_counter() - searching), 1.0))
     from spacealg.testing.engine.lints import warn_all
 
     warn_all(source.name, warned)

@@ -50,8 +50,8 @@ def check_jax_env(
     replayed without ``jit``; ``masks``: draw legal actions under a published mask
     (``illegal_actions``: one draw in four ignores it); ``determinism``: the relational laws
     (purity, jit-eager, global-rng, batching); ``skip``: names of properties not to check
-    (reported as not checked); ``random_seed``, ``budget`` (the compilation and probes
-    included), ``database`` as for :func:`~spacealg.testing.check_env` (``hygiene`` is
+    (reported as not checked); ``random_seed``, ``budget`` (the search's: counted after
+    the compilation and probes), ``database`` as for :func:`~spacealg.testing.check_env` (``hygiene`` is
     accepted for the CLI and has no effect here). The properties are
     :data:`~spacealg.testing.jax_env.JAX_PROPERTIES`; every broken one is reported
     (``error.also``), the others held or not checked with why, as for every kind.
