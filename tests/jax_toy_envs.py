@@ -107,7 +107,7 @@ class Walk:
         if self.bug == "in-place" and not isinstance(state.t, jax.core.Tracer):
             state.t = t  # run eagerly, it changes the state it was given (as navix's State.set_player)
         stepped = WalkState(x, t)
-        limit = 10**6 if self.bug == "episode-end" else params.max_steps_in_episode
+        limit = 10**6 if self.bug == "max-episode-steps" else params.max_steps_in_episode
         done = (jnp.abs(x) == 10) | (t >= limit)
         reward = -jnp.abs(x).astype(jnp.float32) / 10
         if self.bug == "finite-values":
@@ -242,7 +242,7 @@ def walk_observation_bug() -> Walk:
 def walk_endless_bug() -> Walk:
     """``Walk`` that still declares ``max_steps_in_episode = 20`` but never ends an episode by
     it (a limit of 10**6)."""
-    return make_walk("episode-end")
+    return make_walk("max-episode-steps")
 
 
 def walk_info_bug() -> Walk:

@@ -10,8 +10,8 @@ import pytest
 pytest.importorskip("jax")
 pytest.importorskip("hypothesis")
 
-from spacealg.testing import check
-from spacealg.testing.jax_env import JAX_PROPERTIES, JaxEnvCheckError, check_jax_env, replay_jax
+from spacealg.testing import check, check_jax_env
+from spacealg.testing.jax_env import JAX_PROPERTIES, JaxEnvCheckError, replay_jax
 from tests.jax_toy_envs import Undeclared, make_line, make_walk
 
 FAST = {"max_examples": 4, "max_steps": 30, "batch": 8, "determinism": False}
@@ -41,8 +41,8 @@ def test_sound_line_passes_every_law():
 
 @pytest.mark.parametrize(
     "bug",
-    ["observation-in-space", "declared-dtypes", "finite-values", "reward-in-space", "episode-end", "compile-once",
-     "no-exception", "info-dict"],
+    ["observation-in-space", "declared-dtypes", "finite-values", "reward-in-space", "max-episode-steps",
+     "compile-once", "no-exception", "info-dict"],
 )
 def test_each_gymnax_style_defect_is_caught_by_its_law(bug):
     error = _failure(lambda: make_walk(bug), **FAST)
@@ -66,13 +66,52 @@ def test_each_relational_defect_is_caught_by_its_law(bug):
 def test_an_episode_limit_beyond_max_steps_is_reached_by_one_example_in_eight():
     """Issue 35: with ``max_steps`` (12) short of ``max_steps_in_episode`` (20), the long
     examples run just past the limit: an env that never ends an episode by it is caught
-    there, its reproduction fails with JAX, and the sound walk passes with episode-end held."""
+    there (at step 20, which must end it), its reproduction fails with JAX, and the sound
+    walk passes with max-episode-steps held."""
     options = {**FAST, "max_examples": 16, "max_steps": 12}
     error = _failure("tests.jax_toy_envs:walk_endless_bug", **options)
-    assert error.property == "episode-end" and error.step == 21, str(error)
+    assert error.property == "max-episode-steps" and error.step == 20, str(error)
     with pytest.raises(AssertionError):
         exec(compile(error.reproduction(), "<reproduction>", "exec"), {})
-    assert "episode-end" in check_jax_env(lambda: make_walk(), **options).properties
+    assert "max-episode-steps" in check_jax_env(lambda: make_walk(), **options).properties
+
+
+def test_a_limit_no_episode_reached_is_not_checked():
+    """Issue 35: gymnax's CartPole under random actions never lasts its 500 steps, so
+    ``max-episode-steps`` (then folded into episode-end) read as held although no episode
+    put it to the test. The walk with a limit of 5,000 steps (beyond the long examples' cap)
+    and 12 steps drawn: not checked, with why; held where some episode ran to the limit."""
+    from tests.jax_toy_envs import WalkParams
+
+    report = check_jax_env((make_walk(), WalkParams(5000)), **{**FAST, "max_steps": 12})
+    assert "max-episode-steps" not in report.properties
+    assert "limit" in report.not_checked["max-episode-steps"]
+    assert "max-episode-steps" in check_jax_env(lambda: make_walk(), **FAST).properties  # 30 steps
+
+
+def test_every_broken_property_is_reported_with_its_own_shortest_reproduction():
+    """Issue 35: a JAX check runs on the engine's loop, so a second broken property is not
+    hidden behind the first: the walk whose reward is NaN from step 1 and whose observation
+    leaves its Box after a few moves the same way reports both, each with the seed and actions
+    that break it again, and holds or leaves unchecked the rest."""
+    import jax.numpy as jnp
+
+    class TwoDefects(type(make_walk())):
+        bug = "observation-in-space"
+
+        def step(self, key, state, action, params=None):
+            obs, state, reward, done, info = super().step(key, state, action, params)
+            return obs, state, reward * jnp.nan, done, info
+
+    error = _failure(TwoDefects, **{**FAST, "max_examples": 8})
+    assert [e.property for e in error.broken] == ["finite-values", "observation-in-space"], str(error)
+    assert error.step == 1 and error.also[0].step == len(error.also[0].actions) >= 3
+    for broken in error.broken:
+        assert broken.reproduction().rstrip().splitlines()[-1].startswith("assert ")
+        with pytest.raises(JaxEnvCheckError):
+            replay_jax(TwoDefects, broken.seed, broken.actions)
+    assert {"reward-in-space", "episode-end"} <= set(error.held)
+    assert set(error.verdicts()) == set(JAX_PROPERTIES)
 
 
 def test_the_final_observation_message_names_the_step_where_the_episode_ended():
@@ -154,7 +193,7 @@ def test_check_dispatches_jax_environments_to_check_jax_env():
 
 
 def test_bad_options_are_rejected_by_name():
-    for name, value in (("batch", 0), ("max_steps", 0), ("eager_steps", -1), ("budget", -1.0)):
+    for name, value in (("batch", 0), ("max_steps", -1), ("eager_steps", -1), ("budget", -1.0)):
         with pytest.raises(ValueError, match=name):
             check_jax_env(lambda: make_walk(), **{name: value})
     with pytest.raises(TypeError, match=r"returned <object object at .*>.*not an environment"):

@@ -119,8 +119,10 @@ def _no_progress() -> dict[str, tuple[tuple[Any, ...], dict[str, Any], str]]:
     from envcorpus.vector_envs import CorridorVector
 
     from tests.dm_env_envs import Catch
+    from tests.jax_toy_envs import WalkParams, make_walk
 
-    return {
+    return {  # (the walk's episode limit beyond the 2,000 steps of the long examples: none is drawn)
+        "jax": (((make_walk(), WalkParams(5000)),), {"batch": 4}, "reward-in-space"),
         "gymnasium": ((Corridor,), {}, "step-signature"),
         "parallel": ((Race,), {}, "agents-life-cycle"),
         "aec": ((_idle_aec(),), {}, "agent-iteration"),
@@ -151,12 +153,10 @@ def _idle_aec() -> Any:
 def test_a_kind_that_makes_no_progress_holds_nothing_that_needs_progress(name):
     """Law: every kind run by the engine, on an environment whose every example stops at
     step 0, reports each property that needs a step, an end, a mask or an illegal action as
-    not checked (with why), never held. The JAX kind runs its own search (issue 35 point 2)."""
+    not checked (with why), never held (a JAX environment: max_steps=0, the resets only)."""
     kind = kind_named(name)
-    if not kind.preconditions:
-        assert name == "jax"  # a kind that states no preconditions must say so here
-        pytest.skip("the JAX-native kind runs its own search")
-    if name in ("dm_env", "torchrl"):
+    assert kind.preconditions, f"the {name} kind states no preconditions"
+    if name in ("dm_env", "torchrl", "jax"):
         pytest.importorskip(name)
     import envcorpus.toy_kind  # noqa: F401 - registers the tally kind
 

@@ -1,7 +1,8 @@
 """The checkers' speed, shown (issue 36.5): a passed check's report carries
 ``steps_per_second`` (a field, so the repr a REPL shows of ``check_jax_env(...)`` has it),
 its summary line gives it, and ``spacealg check`` prints it and puts it in its JSON. For a
-JAX environment the figure is the search's, after the one-off compilation and probes."""
+JAX environment the figure is the search's, after the one-off compilation and probes, beside
+the environment's own raw ``jit(vmap(scan(step)))`` rollout (issue 35)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def test_a_report_carries_its_steps_per_second_in_its_summary_line():
 
 def test_a_jax_report_gives_the_search_speed_after_compiling():
     pytest.importorskip("jax")
-    from spacealg.testing.jax_env import check_jax_env
+    from spacealg.testing import check_jax_env
     from tests.jax_toy_envs import make_walk
 
     report = check_jax_env(lambda: make_walk(), max_examples=3, max_steps=30, batch=8, determinism=False)
@@ -40,6 +41,11 @@ def test_a_jax_report_gives_the_search_speed_after_compiling():
     assert f"{report.steps_per_second:,.0f} steps/s searching after {report.setup_seconds:.1f} s compiling" in first
     assert "steps/s inside the compiled rollouts" in first
     assert f"steps_per_second={report.steps_per_second!r}" in repr(report)  # what a REPL shows
+    # issue 35: beside it, the raw jit(vmap(scan(step))) rollout of the same env, batch and horizon
+    assert report.raw_steps_per_second > 0
+    assert report.raw_ratio == pytest.approx(report.steps_per_second / report.raw_steps_per_second)
+    assert (f"{report.raw_ratio:.2f}x the raw jit(vmap(scan(step))) rollout's {report.raw_steps_per_second:,.0f} "
+            "steps/s") in first
 
 
 def test_the_cli_prints_the_speed_of_a_jax_check(capsys):
@@ -47,10 +53,14 @@ def test_the_cli_prints_the_speed_of_a_jax_check(capsys):
     assert main(["check", SOUND_JAX, *JAX_OPTIONS]) == 0
     passed = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("passed:"))
     assert " steps/s searching after " in passed and "inside the compiled rollouts" in passed
+    assert "x the raw jit(vmap(scan(step))) rollout's " in passed
     assert main(["check", SOUND_JAX, *JAX_OPTIONS, "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["steps_per_second"] > 0
-    assert document["speed"].startswith(f"{document['steps_per_second']:,.0f} steps/s searching after ")
+    said, _, _ = document["speed"].partition(" steps/s searching after ")
+    assert abs(float(said.replace(",", "")) - document["steps_per_second"]) <= 1  # (JSON rounds to 0.1)
+    assert document["raw_steps_per_second"] > 0 and document["raw_ratio"] > 0
+    assert f"{document['raw_ratio']:.2f}x the raw jit(vmap(scan(step))) rollout's" in document["speed"]
 
 
 def test_the_cli_prints_the_speed_of_a_gymnasium_check(capsys):

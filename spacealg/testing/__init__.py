@@ -17,9 +17,10 @@ worker processes (or on a Ray cluster). See docs/validation.md.
 from spacealg.testing.engine.errors import EnvCheckError
 from spacealg.testing.engine.lints import EnvCheckWarning
 from spacealg.testing.fanout import check_many
-from spacealg.testing.jax_env import JAX_PROPERTIES, JaxEnvCheckError, check_jax_env
+from spacealg.testing.jax_env import JAX_PROPERTIES, JaxEnvCheckError
 from spacealg.testing.kinds.aec import AEC_PROPERTIES, check_aec_env
 from spacealg.testing.kinds.gymnasium import PROPERTIES, EnvCheckReport, check_env
+from spacealg.testing.kinds.jax import check_jax_env
 from spacealg.testing.kinds.match import check_envs_match
 from spacealg.testing.kinds.parallel import PARALLEL_PROPERTIES, check_parallel_env
 from spacealg.testing.kinds.vector import VECTOR_PROPERTIES, check_vector_env, replay_vector

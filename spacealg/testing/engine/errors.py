@@ -42,6 +42,7 @@ class PropertyError(Exception):
         self.n: int | None = None  # the episode length drawn (to recognise the example)
         self.actions: list[Any] = []
         self.changed: tuple[int, dict[int, Any]] | None = None  # a vector row's changed actions: (row, {step: action})
+        self.context: dict[str, Any] = {}  # what the kind's reproduction needs beyond the seed and actions
 
 
 @dataclass(eq=False)
@@ -73,6 +74,7 @@ class EnvCheckError(AssertionError):
     changed: tuple[int, dict[int, Any]] | None = field(default=None, repr=False)  # vector: (row, {step: action})
     compared_with: str = field(default="", repr=False)  # vector: the construction of the implementation compared with
     snippet: Callable[[EnvCheckError], str] | None = field(default=None, repr=False, compare=False)  # the kind's
+    context: dict[str, Any] = field(default_factory=dict, repr=False)  # the kind's: what its snippet needs
 
     def __post_init__(self) -> None:
         self.kind = self.kind or ("parallel" if self.parallel else "gymnasium")

@@ -242,8 +242,9 @@ def fail(
     violation: PropertyError, source: EnvSource, reproducible: bool, examples: int, kind: EnvKind
 ) -> EnvCheckError:
     """``violation`` as the EnvCheckError of a check of ``kind`` on ``source`` (its law
-    quoted from the kind's table, its reproduction written by the kind's snippet)."""
-    return EnvCheckError(
+    quoted from the kind's table, its reproduction written by the kind's snippet, its class
+    the kind's ``error``)."""
+    return kind.error(
         property=violation.property,
         detail=violation.detail,
         seed=violation.seed,
@@ -260,6 +261,7 @@ def fail(
         snippet=kind.snippet,
         ignored_info=current_info_keys(),
         changed=violation.changed,
+        context=violation.context,
     )
 
 
@@ -302,7 +304,10 @@ def run_check(
     """Run the one-off probes, then search for violations; report (with the probes'
     warnings, also issued as EnvCheckWarning) or raise an EnvCheckError.
 
-    ``properties``: those checked; ``not_checked``: the others, with why. The probes return
+    ``properties``: those checked; ``not_checked``: the others, with why; ``budget``: the
+    seconds of the searches, counted once the declaration is read and the probes have run
+    (a JAX environment's compilation; the check's deadline, :func:`working_until`, counts
+    from its start). The probes return
     findings (:func:`~spacealg.testing.engine.verdicts.partition`: warnings, properties they could
     not check, broken properties). Every broken property is reported: once a search finds a
     violation, it is refined (further searches look for the same property with fewer
@@ -329,6 +334,9 @@ def run_check(
             broken += [fail(violation, source, True, 0, kind) for violation in found]
             for error in broken:
                 announce_broken(error)
+            if broken:  # the first search passes over them too (a JAX probe's laws recur in examples)
+                body = None
+        searching = clock.started = time.perf_counter()  # the budget is the search's (a JAX compilation aside)
     except PropertyError as violation:
         error = fail(violation, source, True, 0, kind)
         why = (
@@ -365,7 +373,7 @@ def run_check(
         if clock.spent():
             out_of_time = True
             break
-        clock = Budget(None if budget is None else max(budget - (time.perf_counter() - started), 1.0))
+        clock = Budget(None if budget is None else max(budget - (time.perf_counter() - searching), 1.0))
     from spacealg.testing.engine.lints import warn_all
 
     warn_all(source.name, warned)
@@ -803,7 +811,9 @@ class EnvKind:
     ``check(env, **options)``: its checker; ``spaces(env)``: its declared spaces as
     ``[(name, space)]`` for the command line; ``replays(source, seed, actions,
     determinism=, masks=)``: a recorded failure again (None: :func:`replay_kind`);
-    ``snippet(error)``: the reproduction of its failures (None: the engine's).
+    ``snippet(error)``: the reproduction of its failures (None: the engine's); ``error``: the
+    class of its failures (an :class:`EnvCheckError`, given ``context``: what the violation
+    carried for the snippet).
 
     For :func:`check_kind`: ``episode(env, seed, n, draw, masks=...)``: an episode with
     ``run()``, ``steps`` and ``episodes``; ``declared(env)``: the draw function and the
@@ -823,6 +833,7 @@ class EnvKind:
     spaces: Callable[[Any], list[tuple[str, Any]]] | None = None
     replays: Callable[..., None] | None = None
     snippet: Callable[[Any], str] | None = None
+    error: Callable[..., EnvCheckError] = EnvCheckError
     episode: Callable[..., Any] = _runs_its_own_check
     declared: Callable[[Any], Declared] = _runs_its_own_check
     what: str = ""

@@ -85,7 +85,8 @@ def broken_entry(error: Any) -> dict[str, Any]:
 def report_document(report: Any) -> dict[str, Any]:
     """A passed check (an EnvCheckReport) as JSON data: each property's verdict, the
     warnings and how much ran (a JAX check: ``setup_seconds`` compiling and probing,
-    ``rollout_seconds`` inside the compiled rollouts)."""
+    ``rollout_seconds`` inside the compiled rollouts, ``raw_steps_per_second`` of the
+    environment's own rollout and the search's ``raw_ratio`` of it)."""
     return {
         "status": "passed",
         "properties": list(report.properties),
@@ -99,7 +100,8 @@ def report_document(report: Any) -> dict[str, Any]:
         "steps_per_second": round(report.steps_per_second, 1),
         "speed": report.speed(),  # the figure in the words of the report's summary line
         "out_of_time": report.out_of_time,
-        **{name: round(getattr(report, name), 3) for name in ("setup_seconds", "rollout_seconds")
+        **{name: round(getattr(report, name), 3)
+           for name in ("setup_seconds", "rollout_seconds", "raw_steps_per_second", "raw_ratio")
            if hasattr(report, name)},
     }
 

@@ -1,20 +1,23 @@
-"""``check_jax_env``: property-based checking of functional JAX environments.
+"""The JAX-native kind's search, run on the engine's loop: :class:`Search` gives
+:func:`~spacealg.testing.engine.runner.run_check` its one-off probes and its Hypothesis body
+(:func:`~spacealg.testing.kinds.jax.check_jax_env` wires them), so a JAX check searches,
+refines, reports every broken property and earns its verdicts as every other kind's does.
 
-Each Hypothesis example draws a seed ``s`` (row ``i``
-of the batch gets the key ``key(s + i)``, split as in :mod:`spacealg.adapters.jax_protocols`), an action key (the
+Each Hypothesis example draws a seed ``s`` (row ``i`` of the batch gets the key
+``key(s + i)``, split as in :mod:`spacealg.adapters.jax_protocols`), an action key (the
 action sequences: row ``i`` draws step ``t``'s action with ``fold_in(fold_in(key(a), i), t)``,
 legal under a published mask) and a row to cross-check; one example in sixteen (by a hash
-of the seeds) replays that row eagerly too (eager execution is slow). Where the library
-promises an episode limit (gymnax's ``max_steps_in_episode``, XLand-MiniGrid's
-``max_steps``) beyond ``max_steps`` (and within 2,000 steps), one example in eight runs a
-rollout of its own just past that limit, so that ``episode-end`` sees an episode reach it
-(its trajectory laws only: the relational ones are the ordinary examples'). One compiled call runs the
-whole batch (``vmap`` over keys of a ``lax.scan`` over ``max_steps`` steps); the laws of
-:mod:`.laws` are checked on every step of every row, the relational laws of
-:mod:`.relations` on the drawn row. The earliest broken law is reported with the failing
-row's seed and its actions up to the failure (by causality, the shortest prefix for that
-seed); a second search over shorter lengths ``n`` (all seeds; only the first ``n`` steps are
-checked) looks for a shorter one, as :func:`~spacealg.testing.check_env` does.
+of the seeds; the first example, all zeros, is one) replays that row eagerly too (eager
+execution is slow). Where the library promises an episode limit (gymnax's
+``max_steps_in_episode``, XLand-MiniGrid's ``max_steps``) beyond ``max_steps`` (and within
+:data:`LONG_CAP` steps), one example in eight runs a rollout of its own just past that limit
+(its trajectory laws only: the relational ones are the ordinary examples'). One compiled call
+runs the whole batch (``vmap`` over keys of a ``lax.scan`` over ``max_steps`` steps); the
+laws of :mod:`.laws` are checked on every step of every row, the relational laws of
+:mod:`.relations` on the drawn row; properties already found broken are not checked again.
+The earliest broken law is reported with the failing row's seed and its actions up to the
+failure (by causality, the shortest prefix for that seed); the engine's refinement searches
+shorter lengths ``n`` (only the first ``n`` steps are checked).
 
 Laws: the same ``random_seed`` and options give the same run; a sound environment passes;
 an environment breaking a law within ``max_steps`` steps of some row raises
@@ -24,34 +27,46 @@ an assertion that fails while the defect is there.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from spacealg.adapters.jax_protocols import Protocol, adapt
-from spacealg.testing.engine.driver import SEEDS, Budget, Focus, describe_exception, search
+from spacealg.testing.engine.driver import SEEDS, Budget, Focus, describe_exception, global_rng
 from spacealg.testing.engine.errors import EnvCheckError, PropertyError
 from spacealg.testing.engine.resolve import EnvSource
-from spacealg.testing.engine.runner import EnvCheckReport, refine
-from spacealg.testing.jax_env.properties import JAX_PROPERTIES
+from spacealg.testing.engine.runner import ILLEGAL, MASKED, REPLAYED, STEPPED, EnvCheckReport
+from spacealg.testing.jax_env.properties import EAGER, JAX_PROPERTIES, LIMIT
 from spacealg.testing.jax_env.source import jax_source
 
-__all__ = ["JaxEnvCheckError", "JaxEnvCheckReport", "check_jax_env", "replay_jax"]
+__all__ = ["JaxEnvCheckError", "JaxEnvCheckReport", "Search", "adapted", "applicable", "jax_options", "replay_jax"]
 
 DEFAULT_BATCH = 512
 RECORD_BYTES = 32 * 2**20  # the most the recorded trajectories of one example may take
+LONG_CAP = 2000
+"""The longest horizon of a long example (as ``check_env``'s episode limits)."""
+RELATIONAL = frozenset({"batching", "purity", "jit-eager", "global-rng"})
 
 
 @dataclass(eq=False)
 class JaxEnvCheckError(EnvCheckError):
     """A JAX environment broke a property (an :class:`EnvCheckError`). ``seed`` is the
-    failing row's seed, ``actions`` its actions up to the failure; ``context`` holds what
-    the reproduction of a batched law needs (batch size, action key, horizon)."""
+    failing row's seed (``context["row_seed"]``), ``actions`` its actions up to the failure;
+    ``context`` holds what the reproduction needs: the protocol's ``style`` and, for a batched
+    law, the batch size, the action key, the horizon, the row and the example's first seed."""
 
-    style: str = ""
-    context: dict[str, Any] = field(default_factory=dict)
+    def __post_init__(self) -> None:
+        self.seed = self.context.get("row_seed", self.seed)
+        super().__post_init__()
+
+    @property
+    def style(self) -> str:
+        """The protocol's style (``"gymnax"``, ``"jumanji"``, ...; "" where none was read)."""
+        return str(self.context.get("style", ""))
 
     def reproduction(self) -> str:
         from spacealg.testing.jax_env.snippet import reproduction
@@ -61,43 +76,68 @@ class JaxEnvCheckError(EnvCheckError):
 
 @dataclass
 class JaxEnvCheckReport(EnvCheckReport):
-    """A passed check of a JAX environment; ``not_checked`` maps a property to why it was
-    not checked; ``rollout_seconds`` is the time spent in the compiled rollouts."""
+    """A passed check of a JAX environment: ``setup_seconds`` compiling and probing, and
+    timing the raw rollout after the search (the search's speed is counted without them),
+    ``rollout_seconds`` inside the compiled rollouts, ``raw_steps_per_second`` the
+    environment's own ``jit(vmap(scan(step)))`` rollout of the same batch and horizon,
+    recording nothing (:meth:`~.rollout.Rollouts.throughput`, its median run; 0 where the check's deadline
+    had passed), and ``raw_ratio`` the search's share of it."""
 
-    not_checked: dict[str, str] = field(default_factory=dict)
     rollout_seconds: float = 0.0
     style: str = ""
     setup_seconds: float = 0.0
+    raw_steps_per_second: float = 0.0
 
     def searching_seconds(self) -> float:
-        """The seconds of the search, after the one-off compilation and probes (which take
-        ``setup_seconds``): what ``steps_per_second`` divides by."""
+        """The seconds of the search, after the one-off compilation and probes."""
         return self.seconds - self.setup_seconds
+
+    @property
+    def raw_ratio(self) -> float:
+        """``steps_per_second / raw_steps_per_second`` (0 where no raw rollout was timed)."""
+        return self.steps_per_second / self.raw_steps_per_second if self.raw_steps_per_second else 0.0
 
     def speed(self) -> str:
         compiled = self.steps / self.rollout_seconds if self.rollout_seconds else 0
+        raw = (f"; {self.raw_ratio:.2f}x the raw jit(vmap(scan(step))) rollout's {self.raw_steps_per_second:,.0f} "
+               "steps/s") if self.raw_steps_per_second else ""
         return (
             f"{self.steps_per_second:,.0f} steps/s searching after {self.setup_seconds:.1f} s compiling and "
-            f"probing ({compiled:,.0f} steps/s inside the compiled rollouts)"
+            f"probing ({compiled:,.0f} steps/s inside the compiled rollouts{raw})"
         )
 
     def __str__(self) -> str:
-        skipped = "".join(f"\n  not checked: {k}: {why}" for k, why in self.not_checked.items())
-        return super().__str__() + skipped
+        return super().__str__() + "".join(f"\n  not checked: {k}: {why}" for k, why in self.not_checked.items())
 
 
-LONG_CAP = 2000
-"""The longest horizon of a long example (as ``check_env``'s episode limits)."""
-
-
-def _checked(
-    protocol: Protocol, masks: bool, illegal: bool, determinism: bool, skip: Any = ()
-) -> tuple[set[str], dict[str, str]]:
-    unknown = sorted(set(skip) - set(JAX_PROPERTIES))
+def jax_options(max_examples: Any, max_steps: Any, batch: Any, eager_steps: Any, budget: Any,
+                **flags: Any) -> dict[str, Any]:
+    """The options of a check, validated (a ValueError naming a bad one)."""
+    for name, value, least in (("max_examples", max_examples, 1), ("max_steps", max_steps, 0), ("batch", batch, 1),
+                               ("eager_steps", eager_steps, 0)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < least:
+            raise ValueError(f"{name} must be an int >= {least}, got {value!r}")
+    if budget is not None and not (isinstance(budget, (int, float)) and budget > 0):
+        raise ValueError(f"budget must be a positive number of seconds or None, got {budget!r}")
+    unknown = sorted(set(flags.get("skip", ())) - set(JAX_PROPERTIES))
     if unknown:
         raise ValueError(f"skip: unknown properties {unknown}; the properties are {', '.join(JAX_PROPERTIES)}")
-    skipped: dict[str, str] = {name: "skipped by the caller (skip=...)" for name in skip}
-    if not illegal:
+    return {"max_steps": int(max_steps), "batch": int(batch), "eager_steps": int(eager_steps), "skip": (),
+            "masks": True, "illegal_actions": False, "determinism": True, **flags}
+
+
+def adapted(source: EnvSource) -> Protocol:
+    """The protocol of a fresh environment of ``source`` (a TypeError naming it where none fits)."""
+    try:
+        return adapt(source.make())
+    except TypeError as error:
+        raise TypeError(f"check_jax_env: {source.name}: {error}") from None
+
+
+def applicable(protocol: Protocol, options: dict[str, Any]) -> tuple[set[str], dict[str, str]]:
+    """The properties checked on ``protocol`` under ``options``, and the others with why."""
+    skipped: dict[str, str] = dict.fromkeys(options["skip"], "skipped by the caller (skip=...)")
+    if not options["illegal_actions"]:
         skipped["illegal-action"] = "illegal_actions=False"
     if protocol.sample_action is None:
         skipped["action-in-space"] = "the library has no sampler of its own: spacealg draws the actions"
@@ -105,13 +145,14 @@ def _checked(
         skipped["discount-in-space"] = f"{protocol.style} environments have no discount"
     if protocol.style != "gymnax":
         skipped["info-dict"] = f"{protocol.style} environments return no info of gymnax's kind"
+    if protocol.max_steps is None:
+        skipped["max-episode-steps"] = f"the {protocol.style} environment promises no episode limit"
     if protocol.inferred:
         skipped["declared-dtypes"] = f"{protocol.style} declares no observation dtypes: the space takes reset's"
-    if not masks:
+    if not options["masks"]:
         skipped["action-mask"] = "masks=False"
-    if not determinism:
-        for name in ("purity", "jit-eager", "global-rng", "batching"):
-            skipped[name] = "determinism=False"
+    if not options["determinism"]:
+        skipped.update(dict.fromkeys(("purity", "jit-eager", "global-rng", "batching"), "determinism=False"))
     return set(JAX_PROPERTIES) - set(skipped), skipped
 
 
@@ -127,159 +168,172 @@ def _batch_size(protocol: Protocol, horizon: int, batch: int) -> int:
     return max(1, min(batch, RECORD_BYTES // per_row))
 
 
-def _options(max_examples: Any, max_steps: Any, batch: Any, eager_steps: Any, budget: Any) -> None:
-    for name, value, least in (("max_examples", max_examples, 1), ("max_steps", max_steps, 1), ("batch", batch, 1),
-                               ("eager_steps", eager_steps, 0)):
-        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < least:
-            raise ValueError(f"{name} must be an int >= {least}, got {value!r}")
-    if budget is not None and not (isinstance(budget, (int, float)) and budget > 0):
-        raise ValueError(f"budget must be a positive number of seconds or None, got {budget!r}")
+def _seeds(seed: int, rows: int) -> np.ndarray:
+    return ((np.uint64(seed) + np.arange(rows, dtype=np.uint64)) % 2**32).astype(np.uint32)
 
 
-class _Check:
-    """The state of one check: the environment, its compiled rollouts, the counters."""
+@functools.cache
+def _fold_rows() -> Any:
+    import jax
 
-    def __init__(self, source: EnvSource, options: dict[str, Any]) -> None:
+    def fold(seed: Any, rows: Any) -> Any:
+        return jax.vmap(jax.random.fold_in, (None, 0))(jax.random.key(seed), rows)
+
+    return jax.jit(fold)  # compiled once (a vmap called eagerly is traced anew on every call)
+
+
+def _keys(action_seed: int, rows: int) -> Any:
+    return _fold_rows()(np.uint32(action_seed), np.arange(rows, dtype=np.int32))
+
+
+class Search:
+    """One check's compiled rollouts, its one-off :meth:`probes` and its Hypothesis
+    :meth:`body`; ``stats`` are the engine's counters and precondition marks."""
+
+    def __init__(self, protocol: Protocol, options: dict[str, Any], checked: set[str], stats: dict[str, Any]) -> None:
         from spacealg.adapters.jax_spaces import converted
         from spacealg.testing.jax_env.rollout import Rollouts
 
-        self.source, self.options = source, options
-        env = source.make()
+        self.protocol, self.options, self.checked, self.stats = protocol, options, checked, stats
+        self.rollout_seconds = self.raw_steps_per_second = 0.0
         try:
-            self.protocol = adapt(env)
-        except TypeError as error:
-            raise TypeError(f"check_jax_env: {source.name}: {error}") from None
-        self.checked, self.skipped = _checked(
-            self.protocol, options["masks"], options["illegal_actions"], options["determinism"], options["skip"]
-        )
-        self.stats = {"steps": 0, "episodes": 0}
-        self.rollout_seconds = 0.0
-        try:
-            converted(self.protocol.observation_space)
-            converted(self.protocol.action_space)
-            self.rollouts = Rollouts(self.protocol, options["max_steps"], options["masks"], options["illegal_actions"])
+            converted(protocol.observation_space)
+            converted(protocol.action_space)
+            # max_steps=0: one step is run and none checked (the resets only)
+            self.rollouts = Rollouts(protocol, max(options["max_steps"], 1), options["masks"],
+                                     options["illegal_actions"])
         except Exception as error:
             detail = f"cannot read the declared spaces: {describe_exception(error)}"
-            raise PropertyError("declared-spaces", detail) from error
-        self.batch = _batch_size(self.protocol, options["max_steps"], options["batch"])
+            raise self._styled(PropertyError("declared-spaces", detail)) from error
+        self.batch = _batch_size(protocol, options["max_steps"], options["batch"])
         self._long: Any = None  # the rollouts to the episode limit (compiled when first drawn)
         self._long_rows = self.batch  # and their batch size
 
-    def probe(self) -> None:
-        """The one-off laws: compile once (abstract types, then one compilation of the batched
-        rollout, whose scan must trace step once) and, with ``determinism``, the purity of
-        tracing (:func:`~.relations.trace_purity`)."""
-        from spacealg.testing.engine.driver import global_rng
+    def _styled(self, violation: PropertyError) -> PropertyError:
+        violation.context = {"style": self.protocol.style, **violation.context}
+        return violation
+
+    def probes(self) -> list[PropertyError]:
+        """The one-off laws, broken ones returned: the abstract types (compile once), the
+        purity of tracing (:func:`~.relations.trace_purity`), one compilation of the batched
+        rollout (whose scan must trace step once); then the first example's comparisons are
+        run once (compiling the replay, dispatching the eager steps' operations), so that the
+        search's time goes to examples."""
         from spacealg.testing.jax_env.relations import compile_once, scan_traced_once, trace_purity
 
-        if "compile-once" in self.checked:
-            compile_once(self.protocol, self.rollouts)
-        if self.checked & {"purity", "global-rng"}:
-            trace_purity(self.protocol, self.rollouts)
+        found: list[PropertyError] = []
+
+        def attempt(law: Any, *args: Any) -> bool:
+            """Run ``law``; False once reset and step cannot be traced (nothing else can run)."""
+            try:
+                law(*args)
+            except PropertyError as violation:
+                if violation.property in self.checked and all(v.property != violation.property for v in found):
+                    found.append(self._styled(violation))
+            except Exception as error:
+                detail = f"tracing reset and step raised {describe_exception(error)}"
+                found.append(self._styled(PropertyError("no-exception", detail)))
+            return all(v.property != "no-exception" for v in found)
+
+        if "compile-once" in self.checked and not attempt(compile_once, self.protocol, self.rollouts):
+            return found
+        if self.checked & {"purity", "global-rng"} and not attempt(trace_purity, self.protocol, self.rollouts):
+            return found
+        seeds, keys = _seeds(0, self.batch), _keys(0, self.batch)
         try:
             with global_rng(0):  # compiled in a known global state (the replays are too)
-                self._run(0, 0)
-            self.rollout_seconds = 0.0  # the compilation is not a rollout
+                out0, traj = self._run(seeds, keys, self.rollouts)
         except Exception as error:
-            raise PropertyError("no-exception", f"the compiled rollout raised {describe_exception(error)}") from error
+            detail = f"the compiled rollout raised {describe_exception(error)}"
+            return [*found, self._styled(PropertyError("no-exception", detail))]
         if "compile-once" in self.checked:
-            scan_traced_once(self.rollouts, self.rollouts.traces)
-        self.warm_up()
+            attempt(scan_traced_once, self.rollouts, self.rollouts.traces)
+        if self.checked & RELATIONAL:  # the first example's comparisons (its row 0, eagerly), warmed up
+            import jax
 
-    def warm_up(self) -> None:
-        """Compile the replay and check row 0 of the first batch against its unbatched and
-        eager replays before the search, so that every check runs eagerly at least once and
-        the time budget goes to examples (compilation and eager dispatch cost most the first
-        time). A broken law leaves as a PropertyError with row 0's seed and actions."""
-        import jax
+            from spacealg.testing.jax_env.relations import compare_row
 
-        from spacealg.testing.jax_env.relations import compare_row
+            row = jax.tree.map(lambda a: a[0], (out0, traj))
+            with contextlib.suppress(PropertyError):  # the search's first example is this one: found there
+                compare_row(self.rollouts, int(seeds[0]), row, row[1]["action"], self.options["max_steps"],
+                            self.options["eager_steps"], self.checked)
+        self.rollout_seconds = 0.0  # the compilation is not a rollout
+        return found
 
-        if not self.options["determinism"]:
-            return
-        seeds, out0, traj = self._run(0, 0)
-        self.rollout_seconds = 0.0
-        actions = jax.tree.map(lambda a: a[0], traj["action"])
-        batched = jax.tree.map(lambda a: a[0], (out0, traj))
-        try:
-            compare_row(self.rollouts, int(seeds[0]), batched, actions, self.options["max_steps"],
-                        self.options["eager_steps"], self.checked)
-        except PropertyError as violation:
-            violation.seed, violation.n = int(seeds[0]), self.options["max_steps"]
-            violation.actions = [
-                jax.tree.map(lambda a, t=t: np.asarray(a)[t], actions) for t in range(violation.step or 0)
-            ]
-            violation.context = {"batch": self.batch, "action_seed": 0, "horizon": self.options["max_steps"],  # type: ignore[attr-defined]
-                                 "row": 0, "n": self.options["max_steps"], "first_seed": 0}
-            raise
+    def time_raw(self) -> None:
+        """Time the environment's own rollout of the search's batch and horizon
+        (:meth:`~.rollout.Rollouts.throughput`): ``raw_steps_per_second``."""
+        if self.options["max_steps"]:
+            self.raw_steps_per_second = self.rollouts.throughput(_seeds(0, self.batch), _keys(0, self.batch))
 
     def long_horizon(self) -> int | None:
         """The horizon of the long examples: just past the episode limit the library
-        promises (``max_steps_in_episode``, capped at :data:`LONG_CAP`), where that lies
-        beyond ``max_steps``; None where it does not."""
+        promises, where that lies beyond ``max_steps`` (and within :data:`LONG_CAP`)."""
         limit = self.protocol.max_steps
         if limit is None or limit + 2 <= self.options["max_steps"] or limit + 2 > LONG_CAP:
             return None
         return limit + 2
 
-    def _long_rollouts(self) -> Any:
+    def _rollouts(self, long: bool) -> tuple[Any, int]:
+        """The rollouts of an ordinary or a long example and their batch size."""
         from spacealg.testing.jax_env.rollout import Rollouts
 
+        if not long:
+            return self.rollouts, self.batch
         if self._long is None:
             horizon = self.long_horizon()
             assert horizon is not None  # drawn only where there is one
             self._long = Rollouts(self.protocol, horizon, self.options["masks"], self.options["illegal_actions"])
             self._long_rows = _batch_size(self.protocol, horizon, self.options["batch"])  # bounded memory
-        return self._long
+        return self._long, self._long_rows
 
-    def _run(self, seed: int, action_seed: int, rollouts: Any = None) -> tuple[np.ndarray, Any, Any]:
+    def _run(self, seeds: np.ndarray, keys: Any, rollouts: Any) -> tuple[Any, Any]:
         import jax
-        import jax.numpy as jnp
 
-        rows = self._long_rows if rollouts is not None and rollouts is self._long else self.batch
-        seeds = ((np.uint64(seed) + np.arange(rows, dtype=np.uint64)) % 2**32).astype(np.uint32)
-        keys = jax.vmap(jax.random.fold_in, (None, 0))(jax.random.key(np.uint32(action_seed)), jnp.arange(rows))
         started = time.perf_counter()
-        out0, traj = jax.device_get((rollouts or self.rollouts).drawn(seeds, keys))
+        out0, traj = jax.device_get(rollouts.drawn(seeds, keys))
         self.rollout_seconds += time.perf_counter() - started
-        return seeds, out0, traj
+        return out0, traj
 
     def body(self, clock: Budget, focus: Focus) -> Any:
+        """The Hypothesis body of one search (the engine's ``make_body``): the laws not in
+        ``focus.excluded`` on every row, the relational ones on the drawn row; a violation
+        ``focus`` ignores ends the example (counted in ``focus.stopped``)."""
         from hypothesis import strategies as st
 
-        max_steps = self.options["max_steps"]
+        max_steps, laws = self.options["max_steps"], self.checked - focus.excluded
+        reached: set[str] = self.stats["reached"]
 
         def run(data: Any) -> None:
             import jax
 
-            from spacealg.testing.jax_env.laws import first_illegal, first_violation
+            from spacealg.testing.jax_env.laws import first_illegal, first_violation, limit_reached
             from spacealg.testing.jax_env.relations import compare_row
 
             # one example in eight runs just past the promised episode limit where max_steps stops short of it
             long = (focus.shorter is None and self.long_horizon() is not None
                     and data.draw(st.integers(0, 7), label="long") == 7)
-            rollouts = self._long_rollouts() if long else self.rollouts
+            rollouts, rows = self._rollouts(long)
             # (refining a long example's failure: at most max_steps, the ordinary rollouts' horizon)
             n = max_steps if focus.shorter is None else min(focus.length(data, max_steps, None), max_steps)
             n = rollouts.horizon if long else n
             seed = data.draw(SEEDS, label="seed")
             clock.admit(seed, n)
             action_seed = data.draw(SEEDS, label="actions")
-            row = data.draw(st.integers(0, self.batch - 1), label="row")
+            row = failing = data.draw(st.integers(0, self.batch - 1), label="row")
             # one example in sixteen, by a hash of the seed (Hypothesis favours small draws)
             eager = self.options["eager_steps"] if (seed * 2654435761 + action_seed) % 16 == 0 else 0
+            seeds, traj = _seeds(seed, rows), None
             try:
-                seeds, out0, traj = self._run(seed, action_seed, rollouts)
-            except Exception as error:
-                detail = f"the compiled rollout raised {describe_exception(error)}"
-                raise PropertyError("no-exception", detail) from error
-            self.stats["steps"] += len(seeds) * n
-            ended = int(np.asarray(traj["done"])[:, :n].sum()) if "done" in traj else 0
-            self.stats["episodes"] += len(seeds) + ended
-            context = {"batch": self.batch, "action_seed": action_seed, "horizon": rollouts.horizon, "row": row, "n": n,
-                       "first_seed": seed}
-            try:
-                found = first_violation(self.protocol, out0, traj, n, self.checked)
+                try:
+                    out0, traj = self._run(seeds, _keys(action_seed, rows), rollouts)
+                except Exception as error:
+                    detail = f"the compiled rollout raised {describe_exception(error)}"
+                    raise PropertyError("no-exception", detail) from error
+                ended = int(np.asarray(traj["done"])[:, :n].sum()) if "done" in traj else 0
+                self.stats["steps"] += rows * n
+                self.stats["episodes"] += rows + ended
+                found = first_violation(self.protocol, out0, traj, n, laws)
                 if found is not None:
                     failing, step, prop, detail = found
                     illegal = first_illegal(self.protocol, out0, traj, failing, step or 0)
@@ -287,122 +341,40 @@ class _Check:
                         detail = f"after the action of step {illegal}, outside the mask, {prop} broke: {detail}"
                         prop = "illegal-action"
                     raise PropertyError(prop, detail, step)
-                failing = row
-                if long:  # the laws that compare runs are the ordinary examples' (a horizon of their own)
-                    return
-                batched = jax.tree.map(lambda a: a[row], (out0, traj))
-                actions = jax.tree.map(lambda a: a[row], traj["action"])
-                compare_row(self.rollouts, int(seeds[row]), batched, actions, n, eager, self.checked)
+                reached.update(mark for mark, met in (
+                    (STEPPED.mark, n > 0), (MASKED.mark, "mask" in out0),
+                    (LIMIT.mark, limit_reached(self.protocol, traj, n)),
+                    (ILLEGAL.mark, self.options["illegal_actions"] and first_illegal(self.protocol, out0, traj, row,
+                                                                                      n) is not None)) if met)
+                if not long and laws & RELATIONAL:  # the laws that compare runs: the ordinary examples'
+                    batched = jax.tree.map(lambda a: a[row], (out0, traj))
+                    compare_row(self.rollouts, int(seeds[row]), batched, batched[1]["action"], n, eager, laws)
+                    self.stats["replayed"] += 1
+                    reached.update((REPLAYED.mark, EAGER.mark) if eager else (REPLAYED.mark,))
             except PropertyError as violation:
                 if focus.ignores(violation):
+                    focus.stopped.add(violation.property)
                     return
                 violation.seed, violation.n = seed, n
-                k = violation.step or 0
+                actions = traj["action"] if traj is not None else None
                 violation.actions = [
-                    jax.tree.map(lambda a, t=t: np.asarray(a)[failing, t], traj["action"]) for t in range(k)
+                    jax.tree.map(lambda a, t=t: np.asarray(a)[failing, t], actions) for t in range(violation.step or 0)
                 ]
-                violation.row_seed = int(seeds[failing])  # type: ignore[attr-defined]
-                violation.context = {**context, "row": failing}  # type: ignore[attr-defined]
-                raise
+                violation.context = {"batch": rows, "action_seed": action_seed, "horizon": rollouts.horizon,
+                                     "row": failing, "n": n, "first_seed": seed, "row_seed": int(seeds[failing])}
+                raise self._styled(violation) from None
+            focus.completed += 1
 
         return run
 
 
-def _error(violation: PropertyError, source: EnvSource, protocol: Protocol | None, reproducible: bool,
-           examples: int) -> JaxEnvCheckError:
+def _error(violation: PropertyError, source: EnvSource, protocol: Protocol) -> JaxEnvCheckError:
+    """A violation found by :func:`replay_jax` as its error (a check's go through the engine)."""
     return JaxEnvCheckError(
-        property=violation.property,
-        detail=violation.detail,
-        seed=getattr(violation, "row_seed", violation.seed),
-        actions=violation.actions,
-        step=violation.step,
-        where=violation.where,
-        env_name=source.name,
-        construction=source.construction,
-        imports=tuple(source.imports),
-        reproducible=reproducible,
-        examples=examples,
-        statement=JAX_PROPERTIES.get(violation.property, ""),
-        kind="jax",
-        style=protocol.style if protocol is not None else "",
-        context=getattr(violation, "context", {}),
-    )
-
-
-def _probed(source: EnvSource, options: dict[str, Any], examples: int) -> _Check:
-    """A :class:`_Check` of ``source`` whose one-off probes (declared spaces, compile once,
-    tracing purity) passed; the first that broke raises its :class:`JaxEnvCheckError`."""
-    check: _Check | None = None
-    try:
-        check = _Check(source, options)
-        check.probe()
-    except PropertyError as violation:
-        raise _error(violation, source, check.protocol if check else None, True, examples) from None
-    return check
-
-
-def check_jax_env(
-    env: Any,
-    *,
-    max_examples: int = 100,
-    max_steps: int = 100,
-    batch: int = DEFAULT_BATCH,
-    eager_steps: int = 4,
-    random_seed: int | None = 0,
-    budget: float | None = None,
-    database: Any = None,
-    masks: bool = True,
-    illegal_actions: bool = False,
-    determinism: bool = True,
-    hygiene: bool = True,
-    skip: Any = (),
-) -> JaxEnvCheckReport:
-    """Check a functional JAX environment (gymnax, Jumanji, pgx, Brax styles) under ``jit``
-    and ``vmap`` on Hypothesis-drawn keys and action sequences.
-
-    ``env``: an id (``"gymnax:CartPole-v1"``, ``"jumanji:Snake-v1"``, ``"pgx:connect_four"``),
-    an environment, gymnax's ``(env, params)`` pair, a factory or ``"module:factory"``.
-    ``max_examples`` compiled batches of ``batch`` rows (fewer for large observations) of up
-    to ``max_steps`` steps; ``eager_steps``: steps of the drawn row replayed without ``jit``;
-    ``masks``: draw legal actions under a published mask (``illegal_actions``: one draw in
-    four ignores it); ``determinism``: the relational laws (purity, jit-eager, global-rng,
-    batching); ``skip``: names of properties not to check (reported as not checked);
-    ``random_seed``, ``budget``, ``database`` as for
-    :func:`~spacealg.testing.check_env` (``hygiene`` is accepted for the CLI and has no
-    effect here). The properties are :data:`~.properties.JAX_PROPERTIES`.
-    Returns a :class:`JaxEnvCheckReport`; raises :class:`JaxEnvCheckError`.
-    """
-    del hygiene
-    _options(max_examples, max_steps, batch, eager_steps, budget)
-    options = {"max_steps": int(max_steps), "batch": int(batch), "eager_steps": int(eager_steps), "masks": masks,
-               "illegal_actions": illegal_actions, "determinism": determinism, "skip": tuple(skip)}
-    source = jax_source(env)
-    started = time.perf_counter()
-    check = _probed(source, options, examples=0)
-    setup = time.perf_counter() - started
-    clock = Budget(budget)
-    name = f"jax:{source.name}"
-    outcome = search(check.body(clock, Focus()), max_examples=max_examples, random_seed=random_seed, budget=clock,
-                     database=database, name=name)
-    if outcome.violation is not None:  # refined as every check's failures are (the engine's refine)
-        best = refine(outcome, source, lambda source, stats, clock, focus: check.body(clock, focus), check.stats,
-                      budget, frozenset(), max_examples, random_seed, name)
-        assert best.violation is not None
-        raise _error(best.violation, source, check.protocol, best.reproducible, best.examples) from None
-    return JaxEnvCheckReport(
-        source.name,
-        outcome.examples,
-        check.stats["steps"],
-        check.stats["episodes"],
-        time.perf_counter() - started,
-        tuple(sorted(check.checked, key=list(JAX_PROPERTIES).index)),
-        (),
-        outcome.out_of_time,
-        "jax",
-        not_checked=check.skipped,
-        rollout_seconds=check.rollout_seconds,
-        setup_seconds=setup,
-        style=check.protocol.style,
+        property=violation.property, detail=violation.detail, seed=violation.seed, actions=violation.actions,
+        step=violation.step, where=violation.where, env_name=source.name, construction=source.construction,
+        imports=tuple(source.imports), examples=1, statement=JAX_PROPERTIES.get(violation.property, ""), kind="jax",
+        context={"style": protocol.style, **violation.context},
     )
 
 
@@ -420,15 +392,18 @@ def replay_jax(env: Any, seed: int | None, actions: list[Any], *, masks: bool = 
     from spacealg.testing.jax_env.rollout import Rollouts
 
     source = jax_source(env)
+    protocol = adapted(source)
     if seed is None:
-        options = {"max_steps": 1, "batch": 1, "eager_steps": 0, "masks": masks, "illegal_actions": False,
-                   "determinism": True, "skip": ("batching", "jit-eager")}
-        _probed(source, options, examples=1)
+        options = jax_options(1, 1, 1, 0, None, masks=masks, skip=("batching", "jit-eager"))
+        try:
+            probed = Search(protocol, options, applicable(protocol, options)[0], {}).probes()
+        except PropertyError as violation:
+            probed = [violation]
+        if probed:
+            raise _error(probed[0], source, protocol) from None
         return
-    protocol = adapt(source.make())
     steps = len(actions)
-    checked, _ = _checked(protocol, masks, False, True)
-    checked -= {"batching", "action-in-space"}
+    checked = applicable(protocol, jax_options(1, 1, 1, 0, None, masks=masks))[0] - {"batching", "action-in-space"}
     rollouts = Rollouts(protocol, max(steps, 1), masks, False)
     try:
         if steps:
@@ -447,4 +422,4 @@ def replay_jax(env: Any, seed: int | None, actions: list[Any], *, masks: bool = 
     except PropertyError as violation:
         violation.seed = seed
         violation.actions = list(actions[: violation.step or 0])
-        raise _error(violation, source, protocol, True, 1) from None
+        raise _error(violation, source, protocol) from None

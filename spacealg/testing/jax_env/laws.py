@@ -21,7 +21,7 @@ from spacealg.adapters.jax_protocols import Protocol
 from spacealg.adapters.jax_spaces import confirm, converted, dtype_problem, members
 from spacealg.testing.engine.errors import short
 
-__all__ = ["ORDER", "Found", "first_illegal", "first_violation", "is_legal", "mask_factors"]
+__all__ = ["ORDER", "Found", "first_illegal", "first_violation", "is_legal", "limit_reached", "mask_factors"]
 
 Found = tuple[int, int | None, str, str]  # row, step, property, detail
 
@@ -175,8 +175,8 @@ def _floats(tree: Any, lead: int) -> np.ndarray:
     flags = None
     for leaf in jax.tree.leaves(tree):
         a = np.asarray(leaf)
-        if a.dtype.kind not in "fc":
-            continue
+        if a.dtype.kind not in "fc" or np.isfinite(a.sum(dtype=np.float64 if a.dtype.kind == "f" else None)):
+            continue  # (a NaN or an infinity spoils the sum: a finite sum is all the whole leaf needs)
         finite = np.isfinite(a).reshape((*a.shape[:lead], -1)).all(-1)
         flags = finite if flags is None else flags & finite
     return flags if flags is not None else True  # type: ignore[return-value]
@@ -231,13 +231,30 @@ def _episode_end(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int
         ended = np.asarray(traj["done"])[:, :n]
         flag(~ended | (again == 0), 1, lambda r, c: f"the reset after the episode ended at step {c} returned "
              f"step_type {int(again[r, c - 1])}, not FIRST (0)")
-    if p.max_steps is not None:
-        elapsed = np.asarray(traj["elapsed"])[:, :n]
-        limit = "params.max_steps_in_episode" if p.style == "gymnax" else "params.max_steps"
-        flag(elapsed <= p.max_steps, 1, lambda r, c: f"the episode is still going after {int(elapsed[r, c - 1])} "
-             f"steps, beyond {limit} = {p.max_steps}")
     del horizon
     return ok, lambda r, c: problems.get((r, c), "")
+
+
+def _limit(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int) -> Any:
+    """``max-episode-steps``: an episode's step number ``limit`` (the library's promise) ends it:
+    the episode clock (steps since the last end) stays below the limit."""
+    rows = _rows(out0)
+    if p.max_steps is None:
+        return np.ones((rows, 1 + n), bool), lambda r, c: ""
+    elapsed = np.asarray(traj["elapsed"])[:, :n]
+    limit = "params.max_steps_in_episode" if p.style == "gymnax" else "params.max_steps"
+    return _columns(rows, n, None, elapsed < p.max_steps), lambda r, c: (
+        f"step {c} is step {int(elapsed[r, c - 1])} of its episode and did not end it, though {limit} = {p.max_steps}")
+
+
+def limit_reached(p: Protocol, traj: dict[str, Any], n: int) -> bool:
+    """Whether some episode of the first ``n`` steps ran to the library's episode limit
+    (what ``max-episode-steps`` needs to have been put to the test)."""
+    if p.max_steps is None or not n:
+        return False
+    elapsed = np.asarray(traj["elapsed"])[:, :n]
+    before = np.concatenate([np.zeros_like(elapsed[:, :1]), elapsed[:, :-1]], axis=1)  # the clock before each step
+    return bool((before + 1 >= p.max_steps).any())
 
 
 def _info(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int) -> Any:
@@ -346,6 +363,7 @@ def _masks(p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int) -> A
 
 ORDER: tuple[tuple[str, Law], ...] = (
     ("episode-end", _episode_end),
+    ("max-episode-steps", _limit),
     ("info-dict", _info),
     ("observation-in-space", _observations),
     ("declared-dtypes", _dtypes),
@@ -366,9 +384,9 @@ def first_violation(
         if name not in checked:
             continue
         ok, detail = law(p, out0, traj, n)
-        bad = np.argwhere(~ok)
-        if not len(bad):
+        if ok.all():
             continue
+        bad = np.argwhere(~ok)
         column = int(bad[:, 1].min())
         row = int(bad[bad[:, 1] == column][0, 0])
         if best is None or (column, rank) < (best[1], best[2]):

@@ -1,8 +1,11 @@
-"""The properties :func:`~spacealg.testing.check_jax_env` checks, by name, with their laws."""
+"""The properties :func:`~spacealg.testing.check_jax_env` checks, by name, with their laws and
+preconditions."""
 
 from __future__ import annotations
 
-__all__ = ["JAX_PROPERTIES", "OPTIONAL_JAX_PROPERTIES"]
+from spacealg.testing.engine.runner import ILLEGAL, MASKED, REPLAYED, STEPPED, Precondition
+
+__all__ = ["EAGER", "JAX_PRECONDITIONS", "JAX_PROPERTIES", "LIMIT"]
 
 JAX_PROPERTIES: dict[str, str] = {
     "declared-spaces": "the environment declares observation and action spaces (gymnax spaces, Jumanji "
@@ -20,8 +23,9 @@ JAX_PROPERTIES: dict[str, str] = {
     "discount-in-space": "every discount is a member of the declared discount spec and lies in [0, 1]",
     "finite-values": "observations and rewards hold no NaN or infinity",
     "episode-end": "episodes end as the library defines them: done/terminated/truncated are bool scalars; "
-    "Jumanji and XLand-MiniGrid: reset gives StepType.FIRST and step MID or LAST; no episode outlasts "
-    "gymnax's params.max_steps_in_episode or XLand-MiniGrid's params.max_steps",
+    "Jumanji and XLand-MiniGrid: reset gives StepType.FIRST and step MID or LAST",
+    "max-episode-steps": "where the library promises an episode limit (gymnax's params.max_steps_in_episode, "
+    "XLand-MiniGrid's params.max_steps), every episode ends by that step",
     "info-dict": "gymnax's step returns its info as a dict (gymnax 1.x holds the final observation in it)",
     "action-mask": "a published legal-action mask has a shape the action space explains and allows at "
     "least one action in every state the agent acts in (a mask with one row per factor or agent, or "
@@ -38,5 +42,23 @@ JAX_PROPERTIES: dict[str, str] = {
 """The properties ``check_jax_env`` checks, by name: what each law states (the report and
 the reproduction quote it)."""
 
-OPTIONAL_JAX_PROPERTIES = ("illegal-action",)
-"""Checked only when asked for (``illegal_actions=True``)."""
+LIMIT = Precondition(
+    "limit",
+    "no episode ran to the promised episode limit: every one ended sooner, or the limit lies beyond the steps "
+    "drawn (max_steps, and the long examples' horizon of at most 2,000 steps)",
+)
+EAGER = Precondition(
+    "eager", "no example ran eagerly (one in sixteen does, eager_steps of its steps; eager_steps=0: none)"
+)
+
+JAX_PRECONDITIONS: dict[str, tuple[Precondition, ...]] = {
+    **dict.fromkeys(("no-exception", "reward-in-space", "action-in-space", "info-dict", "episode-end",
+                     "discount-in-space"), (STEPPED,)),
+    "max-episode-steps": (LIMIT,),
+    "action-mask": (MASKED,),
+    "illegal-action": (ILLEGAL,),
+    **dict.fromkeys(("batching", "purity", "global-rng"), (REPLAYED,)),
+    "jit-eager": (EAGER,),
+}
+"""What an example must reach for each property to count as checked (the others: a reset
+or the one-off probes)."""

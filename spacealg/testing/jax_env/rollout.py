@@ -9,10 +9,12 @@ draw in four ignoring the mask. :class:`Rollouts` compiles, once per check:
 
 - ``drawn(seeds, action_keys)``: the batched rollout of ``horizon`` steps, one row per seed;
 - ``replay(seed, actions)``: the unbatched rollout of one row, feeding recorded actions;
-- ``one_reset``, ``one_step`` and ``batched_step``: a reset and a single step, compiled
-  alone (and the step under ``vmap``),
-  to confirm a difference step by step (floating-point results of fused code may differ in
+- ``one_reset`` and ``one_step``: a reset and a single step, compiled alone, to confirm a
+  difference step by step (floating-point results of fused code may differ in
   the last bits; only a difference from identical inputs is a defect);
+- ``raw(seeds, action_keys)``: ``drawn`` recording nothing (the final states, and a sum of
+  every output, so that no output's work is compiled away): the environment's own speed under
+  ``jit(vmap(scan(step)))``, timed by :meth:`Rollouts.throughput`;
 
 and runs ``eager(seed, actions)``, the same steps without ``jit`` (``jax.disable_jit``).
 
@@ -24,6 +26,7 @@ environment whose step keeps its carry's types).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -144,7 +147,7 @@ class Rollouts:
         self.replay = jax.jit(self._replay)
         self.one_reset = jax.jit(protocol.reset)
         self.one_step = jax.jit(protocol.step)
-        self.batched_step = jax.jit(jax.vmap(protocol.step))
+        self.raw = jax.jit(jax.vmap(self._raw_row))
 
     def _body(self, k_steps: Any, k_resets: Any, actions: Callable[[Any, Any], Any]) -> Callable[..., Any]:
         step = self.protocol.step
@@ -170,6 +173,35 @@ class Rollouts:
 
     def _row(self, seed: Any, action_key: Any) -> tuple[Any, Any]:
         return self._scan(seed, lambda t, mask: self.draw(jax.random.fold_in(action_key, t), mask))
+
+    def _raw_row(self, seed: Any, action_key: Any) -> Any:
+        k_reset, k_steps, k_resets = row_keys(seed)
+        state, out = self.protocol.reset(k_reset)
+
+        def body(carry: Any, t: Any) -> Any:
+            state, mask, used = carry
+            action = self.draw(jax.random.fold_in(action_key, t), mask)
+            state, new = self.protocol.step(state, action, jax.random.fold_in(k_steps, t),
+                                            jax.random.fold_in(k_resets, t))
+            # every output used, as a training loop uses them (else the compiler drops their work)
+            used = used + sum(jnp.sum(leaf).astype(jnp.float32) for leaf in jax.tree.leaves(new) if not _is_key(leaf))
+            return (state, new.get("mask"), used), None
+
+        carry = (state, out.get("mask"), jnp.zeros((), jnp.float32))
+        return jax.lax.scan(body, carry, jnp.arange(self.horizon))[0][::2]
+
+    def throughput(self, seeds: Any, action_keys: Any, seconds: float = 0.25) -> float:
+        """Steps per second of :attr:`raw` on these rows: compiled first, then run again and
+        again for ``seconds`` (at least five times), the median run's (as disturbed by other
+        work on the machine as a typical example of the search)."""
+        jax.block_until_ready(self.raw(seeds, action_keys))
+        runs: list[float] = []
+        started = time.perf_counter()
+        while len(runs) < 5 or time.perf_counter() - started < seconds:
+            begun = time.perf_counter()
+            jax.block_until_ready(self.raw(seeds, action_keys))
+            runs.append(time.perf_counter() - begun)
+        return len(seeds) * self.horizon / sorted(runs)[len(runs) // 2]
 
     def _replay(self, seed: Any, actions: Any) -> tuple[Any, Any]:
         return self._scan(seed, lambda t, mask: jax.tree.map(lambda a: a[t], actions))

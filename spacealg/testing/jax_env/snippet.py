@@ -19,6 +19,7 @@ __all__ = ["reproduction"]
 
 _NATIVE = {"observation-in-space", "declared-dtypes", "finite-values", "reward-in-space", "discount-in-space",
            "action-mask", "episode-end", "action-in-space"}
+_GYMNAX = _NATIVE | {"max-episode-steps"}  # gymnax's episode clock is replayed as well
 
 
 def _head(error: Any) -> list[str]:
@@ -106,11 +107,10 @@ def _assertion(error: Any, style: str) -> list[str]:
     if prop == "action-in-space":
         return [f"assert is_member(actions[-1], {actions_space}), actions[-1]  # fails: the defect"]
     if prop == "episode-end" and style == "gymnax":
-        return [
-            "assert all(np.asarray(f).dtype == bool and np.shape(f) == () for f in flags), flags  # fails: the defect",
-            "limit = getattr(params, 'max_steps_in_episode', None)",
-            "assert limit is None or elapsed <= limit, elapsed  # fails: the defect",
-        ]
+        return ["assert all(np.asarray(f).dtype == bool and np.shape(f) == () for f in flags), flags  # fails: "
+                "the defect"]
+    if prop == "max-episode-steps":  # the steps since the last end, after the last step
+        return ["assert elapsed < params.max_steps_in_episode, elapsed  # fails: the defect"]
     return [
         "kind = int(timestep.step_type)",
         "expected = (0,) if not actions else (1, 2)  # reset: FIRST; step: MID or LAST",
@@ -155,7 +155,7 @@ def reproduction(error: Any) -> str:
     """The snippet for ``error`` (see the module docstring)."""
     if error.property == "batching" and error.context:
         lines = _batched(error)
-    elif error.style == "gymnax" and error.property in _NATIVE:
+    elif error.style == "gymnax" and error.property in _GYMNAX:
         lines = _gymnax(error)
     elif error.style == "jumanji" and error.property in _NATIVE:
         lines = _jumanji(error)

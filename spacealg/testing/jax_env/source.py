@@ -10,9 +10,8 @@ lines the reproduction snippets print), or anything
 :func:`~spacealg.testing.engine.resolve.resolve` takes (an instance, the ``(env, params)``
 pair of ``gymnax.make``, a factory, ``"module:factory"``).
 
-Laws: every prefix of :data:`~spacealg.adapters.envs.JAX_PREFIXES` has a maker; the
-``construction`` of an id's source, run after its ``imports``, builds the environment
-``make()`` builds; :func:`jax_ids` lists the ids of one prefix (the globs ``"gymnax:*"``, ...).
+Law: the ``construction`` of an id's source, run after its ``imports``, builds the
+environment ``make()`` builds.
 """
 
 from __future__ import annotations
