@@ -15,6 +15,7 @@ from envcorpus import gym_envs as g
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from spacealg.cli import main
 from spacealg.testing import (
     EnvCheckError,
     check,
@@ -26,6 +27,7 @@ from spacealg.testing import (
     replay,
     replay_vector,
 )
+from spacealg.testing.engine.runner import DECIDED_FIRST
 from spacealg.testing.registry import properties_of
 
 pytest_plugins = ["pytester"]
@@ -58,8 +60,8 @@ class _Caught(Mapping[str, EnvCheckError]):
             case = self._cases[name]
             if case.needs:
                 pytest.importorskip(case.needs)
-            with pytest.raises(EnvCheckError) as caught:
-                run_case(case)
+            with pytest.raises(EnvCheckError) as caught:  # the first broken property is what these tests read
+                run_case(case, max_broken=1)
             self._errors[name] = caught.value
         return self._errors[name]
 
@@ -515,6 +517,28 @@ def test_a_check_reports_every_broken_property_each_with_its_own_reproduction():
     assert verdicts["truncated-bool"] == "broken" and verdicts["no-exception"] == "held"
     assert verdicts["illegal-action"].startswith("not checked: ")
     assert "also broken" in str(error) and "truncated-bool at step 1" in str(error)
+
+
+def test_max_broken_stops_the_check_at_that_many_broken_properties():
+    """``max_broken=1`` stops at the first broken property (as ``pytest -x``): no other is
+    reported, and what the search had not found broken is not checked (never held); the
+    probes' verdicts stand. A count below 1 is refused, naming the option, by API and CLI."""
+
+    class TwoBugs(g.Float64ResetCorridor, g.IntTruncatedCorridor):
+        pass
+
+    with pytest.raises(EnvCheckError) as caught:
+        check_env(TwoBugs, max_examples=30, max_broken=1)
+    error = caught.value
+    assert [e.property for e in error.broken] == ["observation-in-space"] and error.also == ()
+    verdicts = error.verdicts()
+    assert verdicts["truncated-bool"].startswith("not checked: ")
+    searched = set(verdicts) - {"observation-in-space", *DECIDED_FIRST}
+    assert not any(verdicts[p] == "held" for p in searched)
+    for bad in (0, -1, 1.5, "2"):
+        with pytest.raises(ValueError, match="max_broken"):
+            check_env(g.Corridor, max_examples=1, max_broken=bad)
+    assert main(["check", "envcorpus.gym_envs:Corridor", "-n", "1", "--max-broken", "0"]) == 2
 
 
 def test_an_instance_is_reported_with_what_it_could_not_check():

@@ -122,6 +122,13 @@ def add_checking_options(parser: argparse.ArgumentParser) -> None:
     )
     search.add_argument("--random", action="store_true", help="a fresh random search (overrides --seed)")
     search.add_argument(
+        "--max-broken",
+        type=int,
+        default=None,
+        metavar="N",
+        help="stop once N properties are found broken (default 8; 1: at the first, as pytest -x does)",
+    )
+    search.add_argument(
         "--shard",
         default=None,
         metavar="I/N",
@@ -197,9 +204,9 @@ def _shard(text: str | None) -> int:
 def _options(arguments: argparse.Namespace) -> dict[str, Any]:
     from spacealg.testing.engine.driver import CLI_BUDGET
 
-    for name in ("examples", "max_steps"):
+    for name in ("examples", "max_steps", "max_broken"):
         value = getattr(arguments, name)
-        if value is not None and value < (1 if name == "examples" else 0):
+        if value is not None and value < (0 if name == "max_steps" else 1):
             raise UsageError(f"--{name.replace('_', '-')} must be positive, got {value}")
     budget = CLI_BUDGET if arguments.budget is None else arguments.budget
     if budget < 0:
@@ -214,6 +221,8 @@ def _options(arguments: argparse.Namespace) -> dict[str, Any]:
         options["max_examples"] = arguments.examples
     if arguments.max_steps is not None:
         options["max_steps"] = arguments.max_steps
+    if arguments.max_broken is not None:
+        options["max_broken"] = arguments.max_broken
     if arguments.database is not None:
         options["database"] = arguments.database
     if arguments.match is None and not arguments.vector:

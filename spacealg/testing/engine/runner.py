@@ -110,6 +110,9 @@ __all__ = [
 
 DEFAULT_MAX_EXAMPLES = 100
 DEFAULT_MAX_STEPS = 100
+MAX_BROKEN = 8
+"""By default, at most this many broken properties are searched for and reported by one check
+(the ``max_broken`` option: 1 stops at the first, as ``pytest -x`` does)."""
 
 
 class CheckOptions(TypedDict, total=False):
@@ -118,6 +121,7 @@ class CheckOptions(TypedDict, total=False):
 
     max_examples: int
     max_steps: int
+    max_broken: int
     determinism: bool
     random_seed: int | None
     budget: float | None
@@ -132,6 +136,7 @@ class CheckOptions(TypedDict, total=False):
 DEFAULT_OPTIONS: CheckOptions = {
     "max_examples": DEFAULT_MAX_EXAMPLES,
     "max_steps": DEFAULT_MAX_STEPS,
+    "max_broken": MAX_BROKEN,
     "determinism": True,
     "random_seed": 0,
     "budget": DEFAULT_BUDGET,
@@ -284,10 +289,6 @@ def probe(source: EnvSource, read: Callable[[Any], Any]) -> Any:
 DETERMINISM = frozenset({"reset-determinism", "step-determinism", "global-rng"})
 """The properties of the replay of an example."""
 
-MAX_BROKEN = 8
-"""At most this many broken properties are searched for and reported by one check."""
-
-
 def run_check(
     source: EnvSource,
     make_body: Callable[[EnvSource, dict[str, Any], Budget, Focus], Callable[[Any], None]],
@@ -298,6 +299,7 @@ def run_check(
     properties: tuple[str, ...],
     budget: float | None = DEFAULT_BUDGET,
     database: Any = None,
+    max_broken: int = MAX_BROKEN,
     probes: Callable[[EnvSource, Budget], list[Any]] | None = None,
     not_checked: Mapping[str, str] | None = None,
 ) -> EnvCheckReport:
@@ -312,9 +314,9 @@ def run_check(
     not check, broken properties). Every broken property is reported: once a search finds a
     violation, it is refined (further searches look for the same property with fewer
     actions, over all seeds, until none is found within the budget) and the search goes on
-    with that property passed over, until nothing more breaks (at most :data:`MAX_BROKEN`);
-    where no example of the last search ran past the properties passed over, the others are
-    not checked (never held).
+    with that property passed over, until nothing more breaks or ``max_broken`` are (then the
+    properties not found broken, the probes' aside, are not checked); where no example of
+    the last search ran past the properties passed over, the others are not checked (never held).
     A property that no example took past its precondition (``kind.preconditions``) is not
     checked, with why: held means some example checked it.
     The error raised is the first broken property's; ``error.also`` holds the others, each
@@ -348,7 +350,7 @@ def run_check(
         raise error from None
     name = f"{kind.name}:{source.name}"
     examples, out_of_time = 0, False
-    while len(broken) < MAX_BROKEN:
+    while len(broken) < max_broken:
         excluded = frozenset(e.property for e in broken)
         if body is None:
             focus = Focus(excluded=excluded)
@@ -378,6 +380,10 @@ def run_check(
 
     warn_all(source.name, warned)
     names = {e.property for e in broken}
+    if len(broken) >= max_broken:  # stopped at the cap: the search for the others was cut short
+        why = f"the check stopped at {max_broken} broken propert{'y' if max_broken == 1 else 'ies'} (max_broken)"
+        ran = (p for p in properties if p not in skipped and p not in names and p not in DECIDED_FIRST)
+        skipped.update(dict.fromkeys(ran, why))
     if broken and not focus.completed and focus.stopped:  # nothing ran past the broken ones
         why = f"every example stopped at the broken {', '.join(sorted(focus.stopped))}"
         ran = (p for p in properties if p not in skipped and p not in names and p not in DECIDED_FIRST)
@@ -609,10 +615,10 @@ DECIDED_FIRST = frozenset({*HYGIENE, "declared-spaces", "declared-specs", "space
 
 
 def _check_options(**options: Any) -> None:
-    for name in ("max_examples", "max_steps"):
+    for name, least in (("max_examples", 1), ("max_steps", 0), ("max_broken", 1)):
         value = options.get(name)
-        if name in options and (not isinstance(value, (int, np.integer)) or value < (name == "max_examples")):
-            raise ValueError(f"{name} must be an int >= {int(name == 'max_examples')}, got {value!r}")
+        if name in options and (not isinstance(value, (int, np.integer)) or value < least):
+            raise ValueError(f"{name} must be an int >= {least}, got {value!r}")
     budget = options.get("budget")
     if budget is not None and not (isinstance(budget, (int, float)) and budget > 0):
         raise ValueError(f"budget must be a positive number of seconds or None, got {budget!r}")
@@ -1003,7 +1009,8 @@ def _check_kind(kind: EnvKind, env: Any, given: CheckOptions) -> EnvCheckReport:
     started = time.perf_counter()
     options = options_of(given)
     source = resolve(env)
-    _check_options(max_examples=options["max_examples"], max_steps=options["max_steps"], budget=options["budget"])
+    _check_options(max_examples=options["max_examples"], max_steps=options["max_steps"], budget=options["budget"],
+                   max_broken=options["max_broken"])
     keys = info_keys(options["ignore_info_keys"])
     skipped = not_checked_by_options(kind.properties, options)
     if kind.unchecked is not None:
@@ -1024,6 +1031,7 @@ def _check_kind(kind: EnvKind, env: Any, given: CheckOptions) -> EnvCheckReport:
             properties=checked,
             budget=options["budget"],
             database=options["database"],
+            max_broken=options["max_broken"],
             probes=probes,
             not_checked=skipped,
         )

@@ -370,7 +370,9 @@ def check_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:
     draw legal actions under a published ``info["action_mask"]`` and check the mask;
     ``illegal_actions`` (False): draw some actions outside the mask too; ``hygiene`` (True):
     the one-off RNG and API probes and declaration lints (see
-    :mod:`spacealg.testing.engine.probes`). Returns an :class:`EnvCheckReport`; raises
+    :mod:`spacealg.testing.engine.probes`); ``max_broken`` (8): stop once this many properties
+    are found broken (1: at the first, as ``pytest -x`` does; the others are then not
+    checked). Returns an :class:`EnvCheckReport`; raises
     :class:`EnvCheckError` naming the broken property, the seed and the shortest action
     sequence found.
     """

@@ -15,7 +15,7 @@ from typing import Any
 
 from spacealg.testing.engine.driver import past_deadline, working_until
 from spacealg.testing.engine.resolve import EnvSource
-from spacealg.testing.engine.runner import EnvKind, run_check
+from spacealg.testing.engine.runner import MAX_BROKEN, EnvKind, _check_options, run_check
 from spacealg.testing.jax_env import JAX_PROPERTIES, JaxEnvCheckError, adapt, is_jax_env, is_jax_id, replay_jax
 from spacealg.testing.jax_env.check import DEFAULT_BATCH, JaxEnvCheckReport, Search, adapted, applicable, jax_options
 from spacealg.testing.jax_env.properties import JAX_PRECONDITIONS
@@ -39,6 +39,7 @@ def check_jax_env(
     determinism: bool = True,
     hygiene: bool = True,
     skip: Any = (),
+    max_broken: int = MAX_BROKEN,
 ) -> JaxEnvCheckReport:
     """Check a functional JAX environment (gymnax, Jumanji, pgx, Brax styles) under ``jit``
     and ``vmap`` on Hypothesis-drawn keys and action sequences.
@@ -50,7 +51,7 @@ def check_jax_env(
     replayed without ``jit``; ``masks``: draw legal actions under a published mask
     (``illegal_actions``: one draw in four ignores it); ``determinism``: the relational laws
     (purity, jit-eager, global-rng, batching); ``skip``: names of properties not to check
-    (reported as not checked); ``random_seed``, ``budget`` (the search's: counted after
+    (reported as not checked); ``random_seed``, ``max_broken``, ``budget`` (the search's: counted after
     the compilation and probes), ``database`` as for :func:`~spacealg.testing.check_env` (``hygiene`` is
     accepted for the CLI and has no effect here). The properties are
     :data:`~spacealg.testing.jax_env.JAX_PROPERTIES`; every broken one is reported
@@ -60,6 +61,7 @@ def check_jax_env(
     :class:`~spacealg.testing.jax_env.JaxEnvCheckError`.
     """
     del hygiene
+    _check_options(max_broken=max_broken)
     options = jax_options(max_examples, max_steps, batch, eager_steps, budget, masks=masks,
                           illegal_actions=illegal_actions, determinism=determinism, skip=tuple(skip))
     source = jax_source(env)
@@ -83,7 +85,7 @@ def check_jax_env(
         report = run_check(
             source, make_body, max_examples=max_examples, random_seed=random_seed, kind=JAX,
             properties=tuple(p for p in JAX_PROPERTIES if p in checked), budget=budget, database=database,
-            probes=probes, not_checked=skipped,
+            max_broken=max_broken, probes=probes, not_checked=skipped,
         )
         timing = time.perf_counter()
         if not past_deadline():  # a passed check only: the raw rollout compiled and timed (setup time)

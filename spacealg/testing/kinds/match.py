@@ -39,6 +39,7 @@ from spacealg.testing.engine.resolve import EnvSource, resolve
 from spacealg.testing.engine.runner import (
     DEFAULT_MAX_EXAMPLES,
     DEFAULT_MAX_STEPS,
+    MAX_BROKEN,
     STEPPED,
     CheckOptions,
     Declared,
@@ -220,6 +221,7 @@ def check_envs_match(
     random_seed: int | None = 0,
     budget: float | None = DEFAULT_BUDGET,
     database: Any = None,
+    max_broken: int = MAX_BROKEN,
     bridge: Any = None,
     resync: bool = True,
     policy: Callable[[Any], Any] | None = None,
@@ -259,7 +261,8 @@ def check_envs_match(
     why = {} if infos else {"infos-match": "infos=False: infos are not compared (pass infos=True)"}
     kind = dataclasses.replace(MATCH, unchecked=lambda pair: why)
     options: CheckOptions = {"max_examples": max_examples, "max_steps": max_steps, "random_seed": random_seed,
-                             "budget": budget, "database": database, "determinism": False, "hygiene": False}
+                             "budget": budget, "database": database, "determinism": False, "hygiene": False,
+                             "max_broken": max_broken}
     return check_kind(kind, _pair(sa, sb, atol, rtol, infos), options)
 
 

@@ -75,6 +75,7 @@ from spacealg.testing.engine.errors import EnvCheckError, PropertyError, literal
 from spacealg.testing.engine.probes import api_probes, declared_render_mode
 from spacealg.testing.engine.resolve import EnvSource
 from spacealg.testing.engine.runner import (
+    MAX_BROKEN,
     REPLAYED,
     STEPPED,
     CheckOptions,
@@ -756,6 +757,7 @@ def check_vector_env(
     random_seed: int | None = 0,
     budget: float | None = DEFAULT_BUDGET,
     database: Any = None,
+    max_broken: int = MAX_BROKEN,
     **_: Any,
 ) -> EnvCheckReport:
     """Check a Gymnasium vector environment (see the module docstring). ``env``: a
@@ -764,7 +766,7 @@ def check_vector_env(
     ``single``: the single environments' factory (or one per row) when ``env`` has no
     ``env_fns``; ``compare``: another implementation to agree with step for step. Other
     options as :func:`~spacealg.testing.check_env` (``max_steps`` counts batch steps)."""
-    _check_options(max_examples=max_examples, max_steps=max_steps, budget=budget)
+    _check_options(max_examples=max_examples, max_steps=max_steps, budget=budget, max_broken=max_broken)
     shared, single, other = _sources(env, single, compare, num_envs)
     fresh = _fresh(shared, env)
     try:
@@ -772,7 +774,8 @@ def check_vector_env(
         factories = _single_factories(vec, single, vec.num_envs)
         kind = vector_kind(vec, factories, other.make() if other is not None else None, fresh, _built(shared))
         options: CheckOptions = {"max_examples": max_examples, "max_steps": max_steps, "determinism": determinism,
-                                 "random_seed": random_seed, "budget": budget, "database": database, "masks": False}
+                                 "random_seed": random_seed, "budget": budget, "database": database, "masks": False,
+                                 "max_broken": max_broken}
         try:
             return check_kind(kind, shared.source, options)
         except EnvCheckError as error:
