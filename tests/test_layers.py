@@ -161,7 +161,11 @@ def test_torch_calls_reach_the_implementations_the_backends_registered() -> None
         for function, implementation in FUNCTIONS.items():
             registered = arrays.backend_implementation(function, name)
             assert (registered.func, registered.args) == (implementation, (name,))
+    assert sa.isin(torch.ones(1, 3), space).tolist() == [True]  # the first call loaded the kinds' rules
     assert (sa.isin, "torch") in kept_plan(space).routes  # type: ignore[union-attr]  # the route, kept
+    assert (sa.isin, "numpy") not in kept_plan(space).routes  # type: ignore[union-attr]
+    assert sa.isin(np.ones((1, 3)), space).tolist() == [True]
+    assert (sa.isin, "numpy") in kept_plan(space).routes  # type: ignore[union-attr]  # NumPy's, the same way
 
 
 # -- spacealg.core.hooks --------------------------------------------------------------------------
