@@ -184,25 +184,22 @@ def on_kind_rule(changed: Callable[[], None]) -> None:
     _LISTENERS.append(changed)
 
 
-#: (table, operation, class) -> the rule or entry found for it by the MRO walk (one lookup per call)
-_FOUND: dict[tuple[Any, str, type], Callable[..., Any] | None] = {}
-
-
-def _nearest(table: dict[tuple[str, type], Callable[..., Any]], operation: str, cls: type) -> Callable[..., Any] | None:
-    try:
-        return _FOUND[id(table), operation, cls]
-    except KeyError:
-        found = next((r for b in cls.__mro__ if (r := table.get((operation, b))) is not None), None)
-        _FOUND[id(table), operation, cls] = found
-        return found
+#: (operation, class) -> the rule found for it by the MRO walk (one lookup per call)
+_FOUND: dict[tuple[str, type], Callable[..., Any] | None] = {}
 
 
 def kind_rule(operation: str, cls: type) -> Callable[..., Any] | None:
     """The rule registered for ``operation`` on ``cls`` or its nearest base class; None if none."""
-    return _nearest(_KIND_RULES, operation, cls)
+    try:
+        return _FOUND[operation, cls]
+    except KeyError:
+        found = next((r for b in cls.__mro__ if (r := _KIND_RULES.get((operation, b))) is not None), None)
+        _FOUND[operation, cls] = found
+        return found
 
 
-def numpy_entry(operation: str, cls: type) -> Callable[..., Any] | None:
+def numpy_entry(operation: str, cls: type) -> tuple[Callable[..., Any], type] | None:
     """The NumPy entry registered with the rule of ``operation`` on ``cls`` or its nearest base
-    class; None if none."""
-    return _nearest(_NUMPY_ENTRIES, operation, cls)
+    class, and that class; None if none."""
+    home = next((b for b in cls.__mro__ if (operation, b) in _NUMPY_ENTRIES), None)
+    return None if home is None else (_NUMPY_ENTRIES[operation, home], home)

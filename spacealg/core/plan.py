@@ -420,13 +420,17 @@ def _chosen(function: Any, name: str, space: Any) -> Callable[..., Any]:
 
 def _numpy_route(function: Any, operation: str, cls: type, rule: Callable[..., Any] | None) -> Callable[..., Any]:
     """What serves ``operation`` for spaces of class ``cls`` on NumPy (see :func:`route`)."""
-    entry = numpy_entry(operation, cls)
-    if entry is not None:
-        return entry
+    found = numpy_entry(operation, cls)
     if not isinstance(function, GenericFunction):
-        return backend_implementation(function, "numpy")
+        return found[0] if found is not None else backend_implementation(function, "numpy")
     own = function.implementation_for(cls)
-    if rule is None or own is not function.implementation_for(object):
+    fallback = function.implementation_for(object)
+    if found is not None:  # the entry, unless the class has its own implementation nearer to it
+        entry, home = found
+        nearer = own is not fallback and any(f is own and sig[0] is not home and issubclass(sig[0], home)
+                                             for sig, f in function.funcs.items())
+        return own if nearer else entry
+    if rule is None or own is not fallback:
         return own
     if operation == "sample":
         return lambda *args, **kwargs: rule(numpy_kernel(as_generator(kwargs.get("rng"))), *args, **kwargs)
