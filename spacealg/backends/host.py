@@ -368,7 +368,7 @@ def _isin_rule(k: Any, batch: Any, space: Any) -> Any:
 def _sample_rule(k: Any, space: Any, size: Any = None, *, rng: Any, **extra: Any) -> Any:
     if any(value is not None for value in extra.values()):
         raise TypeError(f"sample: {sorted(extra)} are not supported with a {k.name} rng")
-    return sample_on(k.name, space, size, rng)
+    return sample_on(k.name, space, size, rng, getattr(k, "adapter", None))  # the kernel's: one per call
 
 
 def _clamp_rule(k: Any, x: Any, space: Any) -> Any:
