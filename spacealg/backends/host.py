@@ -38,7 +38,7 @@ from spacealg.backends.sample import draws_for, sample_on
 from spacealg.core.arrays import register_kind_rule
 from spacealg.core.leaf import leaf
 from spacealg.core.leaf_index import clamp_holds, range_items
-from spacealg.core.plan import interned, kept_plan, plan_for
+from spacealg.core.plan import kept_plan, plan_for
 from spacealg.core.protocol import clamp, contains, elsize, eltype
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.spaces._batch import as_real_array, normalize_size
@@ -299,12 +299,9 @@ def range_clamp_exact(x: Any, space: range) -> Any:
     return range_items(first, step, n, np.asarray(positions, dtype=object).reshape(array.shape))
 
 
-
-
 def range_isin(batch: Any, space: range) -> Any:
     """``isin`` of a range: arrays of numbers by the rule; object arrays of Python ints, and
     ranges whose items int64 does not hold, entry by entry (exact: no 64-bit integer holds them)."""
-    space = interned(space)
     if not int64_ends(space):
         return range_isin_exact(batch, space)
     a = as_real_array(batch)
@@ -325,7 +322,7 @@ def range_sample(space: range, size: Any = None, *, rng: RngLike = None) -> Any:
     n = range_length(space)
     if not 0 < n < 2**63 or not int64_ends(space):
         return range_sample_items(space, size, rng=rng)
-    return host_sample(interned(space), size, rng=rng)
+    return host_sample(space, size, rng=rng)
 
 
 def range_clamp(x: Any, space: range) -> Any:
@@ -341,7 +338,7 @@ def range_clamp(x: Any, space: range) -> Any:
     a = as_real_array(x) if int64_ends(space) else None
     if a is None or isinstance(x, (str, bytes)):
         return range_clamp_exact(x, space)
-    return clamp_on("numpy", a, interned(space))
+    return clamp_on("numpy", a, space)
 
 
 def range_clamp_(x: Any, space: range) -> Any:
@@ -351,7 +348,7 @@ def range_clamp_(x: Any, space: range) -> Any:
     if not range_length(space):
         raise ValueError(f"clamp_: {space!r} is empty")
     if int64_ends(space) and x.dtype.kind != "O":
-        return clamp_inplace_on("numpy", x, interned(space))
+        return clamp_inplace_on("numpy", x, space)
     if x.dtype.kind != "O" and not clamp_holds(leaf(space), x.dtype):  # type: ignore[arg-type]
         raise TypeError(f"clamp_: x of dtype {x.dtype} cannot hold the clamp of {space!r}")
     x[...] = range_clamp_exact(x, space)

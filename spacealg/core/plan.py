@@ -62,7 +62,7 @@ from spacealg.core.leaf import LeafModel, Members, leaf
 from spacealg.core.rng import as_generator
 
 __all__ = ["KEPT", "MAX_VARIANTS", "ObjectBatchError", "Plan", "array_leaf", "components", "forget_routes",
-           "kept_plan", "map_tree", "plan_for", "route", "tree_values", "variant_of", "walk"]
+           "interned", "kept_plan", "map_tree", "plan_for", "route", "tree_values", "variant_of", "walk"]
 
 #: Compiled torch/JAX variants kept per plan (first in, first out): a space meets few dtypes and devices.
 MAX_VARIANTS = 32
@@ -369,6 +369,8 @@ def route(function: Any, name: str, space: Any, args: tuple[Any, ...], kwargs: d
     once it has answered a call (an object that is no space gets no plan).
     """
     kept = _PLANS.get(space)
+    if kept is None and type(space) is range:  # a range's plan is kept for the one range of its value
+        kept = _PLANS.get(interned(space))
     made = kept is None
     plan = plan_for(space) if kept is None else kept
     run = plan.routes.get((function, name))

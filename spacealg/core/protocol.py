@@ -22,7 +22,7 @@ import numpy as np
 from spacealg.core import hooks
 from spacealg.core.arrays import backend_implementation, backend_name
 from spacealg.core.generic import AdapterUnavailableError, GenericFunction, NotASpaceError, as_space, coerce, generic
-from spacealg.core.plan import forget_routes, kept_plan, route
+from spacealg.core.plan import forget_routes, interned, kept_plan, route
 from spacealg.core.rng import RngLike
 from spacealg.core.styles import Style, UnknownSpaceStyle
 
@@ -67,6 +67,9 @@ class _Routed(GenericFunction):
         if len(args) <= position or type(args[position]) in _PLAIN:
             return GenericFunction.__call__(self, *args, **kwargs)
         space = args[position]
+        if type(space) is range:  # the one range of its value, whose plan is kept (core.plan.interned)
+            space = interned(space)
+            args = (*args[:position], space, *args[position + 1:])
         probe = kwargs.get("rng") if self.by_rng else args[0]
         name = None if probe is None else backend_name(probe)
         if name is not None:
