@@ -89,14 +89,17 @@ def outsiders(draw: Any, space: Any) -> Any:
 
 def stacks(space: Any) -> bool:
     """Whether batches of ``space`` stack into arrays (the kinds the torch/JAX backends take):
-    every leaf has an array leaf model, or is of a kind with batched rules of its own (OneHot)."""
+    every leaf has an array leaf model, or is of a kind with batched rules of its own and no
+    leaf model (OneHot)."""
     from spacealg.core.arrays import kind_rule
+    from spacealg.core.leaf import leaf as leaf_model
     from spacealg.core.plan import array_leaf
 
     try:
         for leaf in Plan(space).leaf_spaces():
-            if kind_rule("isin", type(leaf)) is None:
-                array_leaf(leaf)  # raises for a kind with object batches
+            if leaf_model(leaf) is None and kind_rule("isin", type(leaf)) is not None:
+                continue
+            array_leaf(leaf)  # raises for a kind with object batches
     except (TypeError, ValueError):
         return False
     return True

@@ -114,15 +114,16 @@ def test_a_cpu_tensor_that_requires_grad_clamps_with_its_gradient() -> None:
 @LAWS
 @given(spaces(composites=("tuple", "dict", "product"), max_depth=2).filter(stacks), st.integers(0, 2**16))
 def test_every_operation_stays_on_the_device(space: Any, seed: int) -> None:
+    from spacealg.backends import kernel  # a kind rule's draws take their generator from the kernel
     from spacealg.backends.emulation import emulate_tensor, nativize_tensor
     from spacealg.emulation.codec import codec_for
 
-    original = sampling.rng_adapter
-    sampling.rng_adapter = lambda rng, name: MetaRng(rng)
+    originals = sampling.rng_adapter, kernel.rng_adapter
+    sampling.rng_adapter = kernel.rng_adapter = lambda rng, name: MetaRng(rng)
     try:
         batch = sa.sample(space, 3, rng=torch.Generator().manual_seed(seed))
     finally:
-        sampling.rng_adapter = original
+        sampling.rng_adapter, kernel.rng_adapter = originals
     assert on_meta(batch)
     for dtype in (None, torch.float64, torch.float32, torch.int32, torch.bool):
         b = batch if dtype is None else cast(batch, dtype)

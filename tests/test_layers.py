@@ -161,7 +161,11 @@ def test_torch_calls_reach_the_implementations_the_backends_registered() -> None
         for function, implementation in FUNCTIONS.items():
             registered = arrays.backend_implementation(function, name)
             assert (registered.func, registered.args) == (implementation, (name,))
+    assert sa.isin(torch.ones(1, 3), space).tolist() == [True]  # the first call loaded the kinds' rules
     assert (sa.isin, "torch") in kept_plan(space).routes  # type: ignore[union-attr]  # the route, kept
+    assert (sa.isin, "numpy") not in kept_plan(space).routes  # type: ignore[union-attr]
+    assert sa.isin(np.ones((1, 3)), space).tolist() == [True]
+    assert (sa.isin, "numpy") in kept_plan(space).routes  # type: ignore[union-attr]  # NumPy's, the same way
 
 
 # -- spacealg.core.hooks --------------------------------------------------------------------------
@@ -207,4 +211,42 @@ def test_a_kind_rule_registered_after_a_route_was_chosen_serves_the_next_call() 
         assert sa.isin(batch, space).tolist() == [False] * 3
     finally:
         arrays._KIND_RULES.pop(("isin", Ones), None)
+        arrays._FOUND.clear()
+
+
+def test_numpy_calls_take_the_route_the_kind_registered() -> None:
+    """Law: on NumPy data a kind's NumPy entry answers (``register_kind_rule(..., numpy=)``);
+    without one, its rule over NumPy's kernel; a subclass's own implementation of the protocol
+    function answers before the entry it inherits. The route is kept in the space's plan."""
+    import spacealg as sa
+    from spacealg.core.kernel import Kernel
+    from spacealg.core.plan import kept_plan
+
+    class Halves:
+        """A kind of the test's own: its members are the arrays of 0.5 (of any shape)."""
+
+    seen: list[Any] = []
+
+    def rule(k: Any, batch: Any, space: Any) -> Any:
+        seen.append(k)
+        return k.xp.all(batch == 0.5, axis=-1)
+
+    sa.contains.register(Halves)(lambda x, space: bool(np.all(np.asarray(x) == 0.5)))
+    space = Halves()
+    try:
+        arrays.register_kind_rule("isin", Halves, rule)
+        assert sa.isin(np.array([[0.5, 0.5], [0.5, 1.0]]), space).tolist() == [True, False]
+        assert type(seen[0]) is Kernel and (sa.isin, "numpy") in kept_plan(space).routes  # type: ignore[union-attr]
+        arrays.register_kind_rule("isin", Halves, rule, numpy=lambda batch, space: "entry")
+        assert sa.isin(np.zeros((1, 2)), space) == "entry"
+
+        class Box2(sa.Box):
+            pass
+
+        sa.isin.register(Box2)(lambda batch, space: "own")
+        assert sa.isin(np.zeros((1, 2)), Box2(0, 1, (2,))) == "own"
+        assert sa.isin(np.zeros((1, 2)), sa.Box(0, 1, (2,))).tolist() == [True]
+    finally:
+        arrays._KIND_RULES.pop(("isin", Halves), None)
+        arrays._NUMPY_ENTRIES.pop(("isin", Halves), None)
         arrays._FOUND.clear()

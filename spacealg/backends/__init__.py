@@ -38,9 +38,9 @@ module              operation
 ``masked``          ``sample`` with ``mask=``/``probability=``
 ``emulation``       ``nativize_tensor``, ``emulate_tensor`` and the codec's batch operations
 ``operations``      the table: which function of each module serves which generic function
-``host``            NumPy's ``isin``/``sample``/``clamp``/``clamp_`` of ``Box``, ``Interval``,
-                    ``Categorical``, ``FiniteSet`` and ``range`` by the same rules (registered for
-                    those kinds at load, the rules imported at the first call)
+``host``            the kind rules of ``Box``, ``Interval``, ``Categorical``, ``FiniteSet`` and
+                    ``range`` (their plans on every backend) and their NumPy entries (registered
+                    for those kinds at load, the rules imported at the first call)
 ==================  ==================================================================
 
 See docs/backends.md for the laws, the dtype policy and measured speed.
@@ -48,6 +48,7 @@ See docs/backends.md for the laws, the dtype policy and measured speed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from spacealg.backends.arrays import BACKEND_ROOTS, RNG_FORMS, backend_name, backend_of, is_backend_array, to_numpy
@@ -79,37 +80,38 @@ for _name, _form in RNG_FORMS.items():
     register_rng_form(_name, _form)
 
 
-def _host_first_call(function: Any, cls: type) -> Any:
-    """What ``function`` runs for NumPy data of space class ``cls`` until the first call: it
-    loads :mod:`~spacealg.backends.host` (the rules, plans and leaf tables, which
-    ``import spacealg`` does not load), registers NumPy's implementation in its own place,
-    and runs it."""
+def _first_call(operation: str, cls: type, entry: bool) -> Any:
+    """What answers ``operation`` for spaces of class ``cls`` until the first call: it loads
+    :mod:`~spacealg.backends.host` (the rules, plans and leaf tables, which ``import spacealg``
+    does not load), whose import registers the kinds' rules and NumPy entries in their place,
+    and runs the rule (``entry`` False) or NumPy's entry."""
 
     def first_call(*args: Any, **kwargs: Any) -> Any:
         from spacealg.backends import host
 
-        implementation = host.IMPLEMENTATIONS[cls][function]
-        function.register(cls)(implementation)
-        return implementation(*args, **kwargs)
+        answer: Callable[..., Any] = host.ENTRIES[cls][operation] if entry else host.RULES[operation]
+        return answer(*args, **kwargs)
 
     return first_call
 
 
-def _register_host() -> None:
-    """NumPy's batched operations of the leaf kinds whose rules this package holds
-    (:mod:`~spacealg.backends.host`): registered with the protocol for each kind."""
-    from spacealg.core import protocol
+def _register_leaf_rules() -> None:
+    """The batched rules of the leaf kinds whose rules this package holds (the per-leaf plans,
+    with NumPy's entries: :mod:`~spacealg.backends.host`), registered with the core for each kind,
+    as any kind registers its own (:func:`spacealg.core.arrays.register_kind_rule`)."""
+    from spacealg.core.arrays import register_kind_rule
     from spacealg.spaces.box import Box
     from spacealg.spaces.categorical import Categorical
     from spacealg.spaces.finite import FiniteSet
     from spacealg.spaces.interval import Interval
 
-    for function in (protocol.isin, protocol.sample, protocol.clamp, protocol.clamp_):
-        for cls in (Box, Interval, Categorical, FiniteSet, range):  # the leaf kinds NumPy serves by the rules
-            function.register(cls)(_host_first_call(function, cls))
+    for cls in (Box, Interval, Categorical, FiniteSet, range):
+        for operation in ("isin", "sample", "clamp", "clamp_"):
+            register_kind_rule(operation, cls, _first_call(operation, cls, False),
+                               numpy=_first_call(operation, cls, True))
 
 
-_register_host()
+_register_leaf_rules()
 
 
 def __getattr__(name: str) -> Any:

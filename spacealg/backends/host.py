@@ -1,20 +1,20 @@
-"""NumPy, the third backend: ``isin``, ``sample``, ``clamp`` and ``clamp_`` of the leaf kinds
-(``Box``, ``Interval``, ``Categorical``, ``FiniteSet`` of numbers, ``range``) on NumPy arrays, by the
-same per-leaf rules as torch and JAX (:mod:`~spacealg.backends.isin`,
-:mod:`~spacealg.backends.sample`, :mod:`~spacealg.backends.clamp`, over NumPy's array-API
-namespace and :class:`~spacealg.backends.rng.NumpyRng`).
+"""The kind rules of the leaf kinds (``Box``, ``Interval``, ``Categorical``, ``FiniteSet`` of numbers,
+``range``): ``isin``, ``sample``, ``clamp`` and ``clamp_`` by the per-leaf plans
+(:mod:`~spacealg.backends.isin`, :mod:`~spacealg.backends.sample`, :mod:`~spacealg.backends.clamp`)
+on the kernel's backend, and their NumPy entries, the same plans over NumPy's array-API
+namespace and :class:`~spacealg.backends.rng.NumpyRng`.
 
 Layers: the spaces (below this package) define the kinds and their scalar ``contains``;
-this package holds the batched rules, so ``spacealg.backends`` registers their NumPy
-implementations with the protocol's generic functions for each kind it serves, when it
-loads, as it registers torch's and JAX's with the core
-(:func:`spacealg.core.arrays.register_backend`). What NumPy takes that no tensor is, is
+this package holds the batched rules, so its import registers them for each kind it serves
+(:func:`spacealg.core.arrays.register_kind_rule`, as any kind registers its own; the space's
+route, :func:`spacealg.core.plan.route`, calls them). What NumPy takes that no tensor is, is
 settled here before the rule runs: lists and Python numbers become arrays
 (:func:`~spacealg.spaces._batch.as_real_array`), a batch of non-numbers has no member,
 ``rng`` becomes a ``numpy.random.Generator``, ``clamp`` of a member is the member itself,
 and what only object arrays hold (labels, sets no numeric dtype holds) goes by position
 among a FiniteSet's items, and what no 64-bit integer holds (ranges beyond int64, Python
-ints beyond 64 bits) entry by entry in exact arithmetic (:mod:`spacealg.spaces.finite`).
+ints beyond 64 bits) entry by entry in exact arithmetic (:func:`range_isin_exact`,
+:func:`range_clamp_exact`, :func:`range_sample_items`).
 
 Laws: ``isin(b, s)[i] == contains(b[i], s)``; ``isin(sample(s, n, rng=g), s).all()``;
 ``contains(clamp(x, s), s)`` and ``clamp(x, s) is x`` for a member ``x``; ``clamp_(x, s)``
@@ -24,38 +24,40 @@ TypeError leaving ``x`` unchanged.
 
 from __future__ import annotations
 
+import math
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from spacealg.backends.clamp import clamp_inplace_on, clamp_on
-from spacealg.backends.isin import isin_variant
+from spacealg.backends.isin import isin_on, isin_variant
 from spacealg.backends.rng import NumpyRng
-from spacealg.backends.sample import draws_for
+from spacealg.backends.sample import draws_for, sample_on
+from spacealg.core.arrays import register_kind_rule
 from spacealg.core.leaf import leaf
-from spacealg.core.leaf_index import clamp_holds
-from spacealg.core.plan import interned, kept_plan, plan_for
-from spacealg.core.protocol import clamp, clamp_, contains, elsize, eltype, isin, sample
+from spacealg.core.leaf_index import clamp_holds, range_items
+from spacealg.core.plan import kept_plan, plan_for
+from spacealg.core.protocol import clamp, contains, elsize, eltype
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.spaces._batch import as_real_array, normalize_size
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
 from spacealg.spaces.finite import (
     FiniteSet,
+    ascending,
     int64_ends,
     isin_items,
     nearest_item,
-    range_clamp_exact,
-    range_isin_exact,
     range_length,
-    range_sample_items,
+    require_nonempty,
     require_numeric,
     sample_items,
 )
-from spacealg.spaces.interval import Interval
+from spacealg.spaces.interval import Interval, real_value
 
-__all__ = ["IMPLEMENTATIONS", "finite_clamp", "finite_clamp_", "finite_isin", "finite_sample", "host_clamp",
+__all__ = ["ENTRIES", "RULES", "finite_clamp", "finite_clamp_", "finite_isin", "finite_sample", "host_clamp",
            "host_clamp_", "host_isin", "host_sample", "range_clamp", "range_clamp_", "range_isin", "range_sample"]
 
 
@@ -222,10 +224,84 @@ def _without_nan(x: Any, what: str) -> np.ndarray:
 # -- range: its integers by the rule; what no 64-bit integer holds exactly, entry by entry -------
 
 
+def range_sample_items(space: range, size: Any = None, *, rng: RngLike = None) -> Any:
+    """``sample`` of a range by position: one Python int (``size=None``), or a batch of
+    the items at uniform positions (:func:`~spacealg.core.leaf_index.range_items`: int64,
+    uint64 or Python ints), for ranges whose items no int64 holds; the backends' rule draws
+    the other batches (:func:`range_sample`)."""
+    if size is None:  # one element (the hot path of a product's draw: len() where it fits)
+        try:
+            n = len(space)
+        except OverflowError:
+            n = range_length(space)
+        require_nonempty(space, n)
+        offset = int(as_generator(rng).integers(0, n - 1, endpoint=True, dtype=np.uint64))
+        step = space.step
+        return space.start + step * offset if step > 0 else space.start + step * (n - 1) - step * offset
+    first, step, n = ascending(space)
+    require_nonempty(space, n)
+    generator = as_generator(rng)
+    offsets = generator.integers(0, n - 1, endpoint=True, size=normalize_size(size), dtype=np.uint64)
+    return range_items(first, step, n, offsets)
+
+
+def nearest_position(x: Any, space: range) -> int:
+    """The position ``k`` (ascending) of the item ``first + step * k`` nearest to the number
+    ``x`` by exact value, ties to the even ``k``; an infinity: the item at that end. ValueError
+    for NaN or an empty range."""
+    first, step, n = ascending(space)
+    if n == 0:
+        raise ValueError(f"clamp: {space!r} is empty")
+    value = real_value(x)
+    if value is None:
+        raise TypeError(f"clamp: x must be a real number or array, got {x!r}")
+    if not isinstance(value, int):  # a float, or a longdouble's exact Fraction
+        if math.isnan(value):
+            raise ValueError("clamp: x contains NaN, which has no nearest member")
+        if math.isinf(value):
+            return n - 1 if value > 0 else 0
+        whole = math.floor(value)
+        twice = 2 * (value - whole)  # exact: twice the fraction, in [0, 2)
+    else:
+        whole, twice = int(value), 0.0
+    k, rest = divmod(whole - first, step)
+    s = step - 2 * rest  # Python ints against a float: compared exactly
+    if s < twice or (s == twice and k % 2):
+        k += 1
+    return min(max(k, 0), n - 1)
+
+
+def range_isin_exact(batch: Any, space: range) -> np.ndarray:
+    """``isin`` entry by entry (``contains``), exactly: object arrays of Python ints and
+    ranges whose items no int64 holds (no 64-bit integer holds both their ends and values)."""
+    array = batch if isinstance(batch, np.ndarray) else as_real_array(batch)
+    if array is None:
+        raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of integers")
+    if array.dtype.kind not in "biufO":
+        return np.zeros(array.shape, dtype=bool)
+    inside = np.frompyfunc(lambda x: contains(x, space), 1, 1)(array)
+    return np.asarray(inside, dtype=bool).reshape(array.shape)
+
+
+def range_clamp_exact(x: Any, space: range) -> Any:
+    """``clamp`` entry by entry in exact arithmetic (:func:`nearest_position`): a Python
+    number gives a Python int; an array its items as ``sample`` stores them (int64, uint64
+    or Python ints, :func:`~spacealg.core.leaf_index.range_items`)."""
+    first, step, n = ascending(space)
+    if n == 0:
+        raise ValueError(f"clamp: {space!r} is empty")
+    if isinstance(x, (numbers.Real, np.bool_)):  # a Python or NumPy number: a Python int
+        return first + step * nearest_position(x, space)
+    array = x if isinstance(x, np.ndarray) else as_real_array(x)
+    if array is None or array.dtype.kind not in "biufO":
+        raise TypeError(f"clamp: x must be a real number or array, got {type(x).__qualname__}")
+    positions = np.frompyfunc(lambda v: nearest_position(v, space), 1, 1)(array)
+    return range_items(first, step, n, np.asarray(positions, dtype=object).reshape(array.shape))
+
+
 def range_isin(batch: Any, space: range) -> Any:
     """``isin`` of a range: arrays of numbers by the rule; object arrays of Python ints, and
     ranges whose items int64 does not hold, entry by entry (exact: no 64-bit integer holds them)."""
-    space = interned(space)
     if not int64_ends(space):
         return range_isin_exact(batch, space)
     a = as_real_array(batch)
@@ -246,7 +322,7 @@ def range_sample(space: range, size: Any = None, *, rng: RngLike = None) -> Any:
     n = range_length(space)
     if not 0 < n < 2**63 or not int64_ends(space):
         return range_sample_items(space, size, rng=rng)
-    return host_sample(interned(space), size, rng=rng)
+    return host_sample(space, size, rng=rng)
 
 
 def range_clamp(x: Any, space: range) -> Any:
@@ -262,7 +338,7 @@ def range_clamp(x: Any, space: range) -> Any:
     a = as_real_array(x) if int64_ends(space) else None
     if a is None or isinstance(x, (str, bytes)):
         return range_clamp_exact(x, space)
-    return clamp_on("numpy", a, interned(space))
+    return clamp_on("numpy", a, space)
 
 
 def range_clamp_(x: Any, space: range) -> Any:
@@ -272,17 +348,46 @@ def range_clamp_(x: Any, space: range) -> Any:
     if not range_length(space):
         raise ValueError(f"clamp_: {space!r} is empty")
     if int64_ends(space) and x.dtype.kind != "O":
-        return clamp_inplace_on("numpy", x, interned(space))
+        return clamp_inplace_on("numpy", x, space)
     if x.dtype.kind != "O" and not clamp_holds(leaf(space), x.dtype):  # type: ignore[arg-type]
         raise TypeError(f"clamp_: x of dtype {x.dtype} cannot hold the clamp of {space!r}")
     x[...] = range_clamp_exact(x, space)
     return x
 
 
-#: space class -> generic function -> its NumPy implementation
-IMPLEMENTATIONS: dict[type, dict[Any, Any]] = {
-    cls: {isin: host_isin, sample: host_sample, clamp: host_clamp, clamp_: host_clamp_}
+# -- the rules: the per-leaf plans on every backend, NumPy's entries above -------------------------
+
+
+def _isin_rule(k: Any, batch: Any, space: Any) -> Any:
+    return isin_on(k.name, batch, space)
+
+
+def _sample_rule(k: Any, space: Any, size: Any = None, *, rng: Any, **extra: Any) -> Any:
+    if any(value is not None for value in extra.values()):
+        raise TypeError(f"sample: {sorted(extra)} are not supported with a {k.name} rng")
+    return sample_on(k.name, space, size, rng, getattr(k, "adapter", None))  # the kernel's: one per call
+
+
+def _clamp_rule(k: Any, x: Any, space: Any) -> Any:
+    return clamp_on(k.name, x, space)
+
+
+def _clamp_inplace_rule(k: Any, x: Any, space: Any) -> Any:
+    return clamp_inplace_on(k.name, x, space)
+
+
+#: operation -> the leaf kinds' rule: the per-leaf plans (:mod:`~spacealg.backends.isin`,
+#: :mod:`~spacealg.backends.sample`, :mod:`~spacealg.backends.clamp`) on the kernel's backend
+RULES: dict[str, Callable[..., Any]] = {"isin": _isin_rule, "sample": _sample_rule, "clamp": _clamp_rule,
+                                        "clamp_": _clamp_inplace_rule}
+#: space class -> operation -> its NumPy entry
+ENTRIES: dict[type, dict[str, Callable[..., Any]]] = {
+    cls: {"isin": host_isin, "sample": host_sample, "clamp": host_clamp, "clamp_": host_clamp_}
     for cls in (Box, Interval, Categorical)
 }
-IMPLEMENTATIONS[FiniteSet] = {isin: finite_isin, sample: finite_sample, clamp: finite_clamp, clamp_: finite_clamp_}
-IMPLEMENTATIONS[range] = {isin: range_isin, sample: range_sample, clamp: range_clamp, clamp_: range_clamp_}
+ENTRIES[FiniteSet] = {"isin": finite_isin, "sample": finite_sample, "clamp": finite_clamp, "clamp_": finite_clamp_}
+ENTRIES[range] = {"isin": range_isin, "sample": range_sample, "clamp": range_clamp, "clamp_": range_clamp_}
+
+for _cls, _entries in ENTRIES.items():
+    for _operation, _entry in _entries.items():
+        register_kind_rule(_operation, _cls, RULES[_operation], numpy=_entry)

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.backends.arrays import BACKEND_ROOTS, Backend, backend_name, backend_named
+from spacealg.backends.leaves import first_array
 from spacealg.backends.rng import rng_adapter
 from spacealg.core.kernel import Kernel, register_kernel
 from spacealg.core.leaf import LeafModel
@@ -48,7 +49,8 @@ class BackendKernel(Kernel):
         """The kernel of a call whose batch (or generator) is ``probe`` and whose generator is
         ``rng`` (None for a batch operation): on the generator's device, else the batch's."""
         backend = backend_named(name)
-        if rng is None:
+        if rng is None:  # the device of the batch's first leaf (a product's batch is a tuple/dict)
+            probe = first_array(probe)
             return cls(backend, backend.device(probe), probe)
         adapter = rng_adapter(rng, name)
         k = cls(backend, getattr(adapter, "device", None), rng=rng)

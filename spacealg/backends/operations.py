@@ -13,7 +13,7 @@ route); a ``Masked`` space, or an array of them, to
 :func:`~spacealg.backends.masked.masked_on_backend` (no plan has a leaf for a mask); every
 other space to its per-leaf plans (:data:`OPERATIONS`).
 
-Law: after this import, ``backend_route(b)(op, s)((args, kwargs))`` is
+Law: after this import, ``backend_route(b)(op, s)(*args, **kwargs)`` is
 ``OPERATIONS[op](b, *args, **kwargs)`` for a space ``s`` of leaves, and
 ``backend_implementation(f, b)(*args) == FUNCTIONS[f](b, *args)`` for every function ``f`` of
 :data:`FUNCTIONS` and backend ``b`` of :data:`~spacealg.backends.arrays.BACKEND_ROOTS`.
@@ -63,16 +63,15 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
 _MASKED_OPERATIONS = frozenset({"sample", "isin", "clamp", "clamp_"})
 
 
-def choose(name: str, operation: str, space: Any) -> Callable[[tuple[Any, ...], dict[str, Any]], Any]:
-    """``run(args, kwargs)``: what serves ``operation`` for ``space`` on backend ``name`` (see
+def choose(name: str, operation: str, space: Any) -> Callable[..., Any]:
+    """``run(*args, **kwargs)``: what serves ``operation`` for ``space`` on backend ``name`` (see
     the module); decided once per space (the plan keeps it)."""
     masked = operation in _MASKED_OPERATIONS
     if rule_leaves(space, masked):
-        return lambda args, kwargs: by_leaves(operation, name, args, kwargs)
+        return lambda *args, **kwargs: by_leaves(operation, name, args, kwargs)
     if masked and holds_masked(space):
-        return lambda args, kwargs: masked_on_backend(operation, name, args, kwargs)
-    implementation = OPERATIONS[operation]
-    return lambda args, kwargs: implementation(name, *args, **kwargs)
+        return lambda *args, **kwargs: masked_on_backend(operation, name, args, kwargs)
+    return functools.partial(OPERATIONS[operation], name)
 
 
 #: function -> its implementation (backend name first, then the function's arguments)

@@ -25,6 +25,7 @@ from spacealg.backends.kernel import BackendKernel
 from spacealg.core import protocol
 from spacealg.core.arrays import backend_name, kind_rule
 from spacealg.core.generic import as_space
+from spacealg.core.leaf import leaf as leaf_model
 from spacealg.core.plan import plan_for
 from spacealg.ops.flatten import flatten_batch, leaf_codecs, unflatten_batch
 from spacealg.spaces.masked import holds_masked
@@ -46,10 +47,12 @@ def rule_leaves(space: Any, masked: bool = False) -> tuple[bool, ...]:
 
 
 def _has_rule(space: Any) -> bool:
+    """Whether ``space``'s kind answers by a rule of its own, having no leaf model for the plans."""
     try:
-        return kind_rule("isin", type(as_space(space))) is not None
+        space = as_space(space)
     except TypeError:
         return False
+    return leaf_model(space) is None and kind_rule("isin", type(space)) is not None
 
 
 def by_leaves(operation: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

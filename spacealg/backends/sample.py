@@ -43,14 +43,15 @@ from spacealg.spaces._batch import normalize_size
 __all__ = ["draws_for", "sample_on", "sample_with"]
 
 
-def sample_on(name: str, space: Any, size: Any, rng: Any) -> Any:
-    """The batch of ``size`` drawn from ``space`` with the NumPy or torch generator or JAX key ``rng``.
+def sample_on(name: str, space: Any, size: Any, rng: Any, adapter: Any = None) -> Any:
+    """The batch of ``size`` drawn from ``space`` with the NumPy or torch generator or JAX key ``rng``
+    (through ``adapter``, its adapter, where the call made one: a CPU generator's advances it).
 
     The per-leaf decisions (dtypes, widths, bounds, constants, which draw) are made once per
     space, backend, device and generator kind, and kept in the space's plan
     (:mod:`spacealg.core.plan`); a call draws every leaf and joins the batch.
     """
-    adapter = rng_adapter(rng, name)
+    adapter = adapter if adapter is not None else rng_adapter(rng, name)
     if name == "jax" and not adapter.backend.is_traced(rng):
         plan = plan_for(space, name, "sample")
         program = plan.variant(("sample program", "jax"), lambda: _program(plan))

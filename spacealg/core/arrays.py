@@ -24,10 +24,13 @@ on every backend, NumPy included, with one rule written over a kernel
 (:func:`register_kind_rule`, keyed by the operation's *name*, so that a kind registers
 rules for operations declared above it, ``"flatten_batch"`` say). The rule is called as
 ``rule(k, *args, **kwargs)`` where ``k`` is the :class:`~spacealg.core.kernel.Kernel` of the
-batch's (or the generator's) backend (:func:`spacealg.core.kernel.kernel_for`).
-Law: after ``register_kind_rule(name, cls, rule)``, a call of operation ``name`` on a
+batch's (or the generator's) backend (:func:`spacealg.core.kernel.kernel_for`); a NumPy
+entry registered with it takes NumPy's calls as they come.
+Law: after ``register_kind_rule(name, cls, rule, numpy)``, a call of operation ``name`` on a
 space of class ``cls`` (or a subclass) with torch or JAX data returns
-``rule(kernel_for(backend, probe), *args, **kwargs)``.
+``rule(kernel_for(backend, probe), *args, **kwargs)``, and with NumPy or Python data
+``numpy(*args, **kwargs)`` (without an entry: the class's own implementation of the
+protocol function where it has one, else ``rule`` over NumPy's kernel).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ __all__ = [
     "backend_route",
     "kind_rule",
     "load_backend",
+    "numpy_entry",
     "on_kind_rule",
     "register_array_root",
     "register_backend",
@@ -152,13 +156,20 @@ def load_backend(backend: str) -> None:
 
 #: (operation name, space class) -> the kind's rule
 _KIND_RULES: dict[tuple[str, type], Callable[..., Any]] = {}
+#: (operation name, space class) -> the kind's NumPy entry (the call's own arguments)
+_NUMPY_ENTRIES: dict[tuple[str, type], Callable[..., Any]] = {}
 
 
-def register_kind_rule(operation: str, cls: type, rule: Callable[..., Any]) -> None:
+def register_kind_rule(operation: str, cls: type, rule: Callable[..., Any],
+                       numpy: Callable[..., Any] | None = None) -> None:
     """``rule(k, *args, **kwargs)`` answers operation ``operation`` (``"isin"``, ``"sample"``,
     ``"clamp"``, ``"clamp_"``, ``"flatten_batch"``, ``"unflatten_batch"``) for spaces of class
-    ``cls`` on every backend. Routes chosen before are chosen again (:func:`on_kind_rule`)."""
+    ``cls`` on every backend; ``numpy(*args, **kwargs)``, where given, answers a call on NumPy
+    and Python data itself (what NumPy takes that no kernel sees: lists, numbers, seeds; a
+    fast path). Routes chosen before are chosen again (:func:`on_kind_rule`)."""
     _KIND_RULES[operation, cls] = rule
+    if numpy is not None:
+        _NUMPY_ENTRIES[operation, cls] = numpy
     _FOUND.clear()
     for changed in _LISTENERS:
         changed()
@@ -185,3 +196,10 @@ def kind_rule(operation: str, cls: type) -> Callable[..., Any] | None:
         found = next((r for b in cls.__mro__ if (r := _KIND_RULES.get((operation, b))) is not None), None)
         _FOUND[operation, cls] = found
         return found
+
+
+def numpy_entry(operation: str, cls: type) -> tuple[Callable[..., Any], type] | None:
+    """The NumPy entry registered with the rule of ``operation`` on ``cls`` or its nearest base
+    class, and that class; None if none."""
+    home = next((b for b in cls.__mro__ if (operation, b) in _NUMPY_ENTRIES), None)
+    return None if home is None else (_NUMPY_ENTRIES[operation, home], home)

@@ -191,6 +191,10 @@ class IdentityCache(Generic[V]):
         value = self.get(key)
         return value if value is not None else self.put(key, compute(key))
 
+    def discard(self, key: Any) -> None:
+        """Drops the entry of ``key``, if there is one."""
+        self._drop(self._key(key))
+
     def _drop(self, k: Any) -> None:
         with self._lock:
             entry = self._data.pop(k, None)

@@ -53,15 +53,16 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.core.arrays import backend_route, kind_rule, on_kind_rule
+from spacealg.core.arrays import backend_implementation, backend_route, kind_rule, numpy_entry, on_kind_rule
 from spacealg.core.cache import IdentityCache, footprint
 from spacealg.core.codegen import Generator
 from spacealg.core.generic import GenericFunction, as_space, generic, load_adapters_for
-from spacealg.core.kernel import kernel_for
+from spacealg.core.kernel import NUMPY, kernel_for, numpy_kernel
 from spacealg.core.leaf import LeafModel, Members, leaf
+from spacealg.core.rng import as_generator
 
-__all__ = ["KEPT", "MAX_VARIANTS", "ObjectBatchError", "Plan", "array_leaf", "components", "kept_plan", "map_tree",
-           "plan_for", "route", "tree_values", "variant_of", "walk"]
+__all__ = ["KEPT", "MAX_VARIANTS", "ObjectBatchError", "Plan", "array_leaf", "components", "forget_routes",
+           "interned", "kept_plan", "map_tree", "plan_for", "route", "tree_values", "variant_of", "walk"]
 
 #: Compiled torch/JAX variants kept per plan (first in, first out): a space meets few dtypes and devices.
 MAX_VARIANTS = 32
@@ -183,7 +184,7 @@ class Plan:
         self.kept = not isinstance(space, (dict, list, set))
         self.variants: dict[Any, Any] = {}
         #: (operation, backend) -> what serves the space's calls there (:func:`route`)
-        self.routes: dict[tuple[Any, str], Callable[[tuple[Any, ...], dict[str, Any]], Any]] = {}
+        self.routes: dict[tuple[Any, str], Callable[..., Any]] = {}
 
     @functools.cached_property
     def structure(self) -> Any:
@@ -345,51 +346,97 @@ def variant_of(space: Any, key: Any, build: Callable[[Any], Any]) -> Any:
     return plan_for(space).variant(key, lambda: made)
 
 
-# -- the one route: a batched call on torch/JAX data, from the space's plan to its rule ----------
+# -- the one route: a batched call on any backend's data, from the space's plan to its rule ------------
 
 
 def route(function: Any, name: str, space: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``function(*args, **kwargs)`` (a routed protocol function, ``flatten_batch`` or
-    ``unflatten_batch``) answered for backend ``name``'s data by what serves ``space`` there,
-    chosen once and kept in the space's plan: the kind's own rule over the backend's kernel
-    (:func:`~spacealg.core.arrays.register_kind_rule`), the space's own implementation where it
-    takes foreign arrays itself (``serves_arrays``: TorchRL's ``is_in``), else the backend's
-    choice (:func:`~spacealg.core.arrays.register_route`: the per-leaf plans, masked parts,
-    products of leaves with rules of their own).
+    ``unflatten_batch``) answered for backend ``name``'s data (``"numpy"``: NumPy arrays and
+    Python values) by what serves ``space`` there, chosen once and kept in the space's plan:
+
+    * on torch and JAX, the kind's own rule over the backend's kernel
+      (:func:`~spacealg.core.arrays.register_kind_rule`), the space's own implementation where it
+      takes foreign arrays itself (``serves_arrays``: TorchRL's ``is_in``), else the backend's
+      choice (:func:`~spacealg.core.arrays.register_route`: products of leaves as one plan,
+      masked parts, products of leaves with rules of their own);
+    * on NumPy, the kind's NumPy entry (registered with its rule), else the class's own
+      implementation of the protocol function, else the kind's rule over NumPy's kernel, else
+      the function's NumPy implementation (the protocol's fallback, which converts a plain
+      object or Gymnasium space with :func:`~spacealg.core.generic.as_space`; the flat codec).
 
     Law: ``route(f, b, s, args, kwargs)`` is what the chosen implementation gives; it is chosen
-    once per plan, operation and backend (one dict lookup per call after the first).
+    once per plan, operation and backend (one dict lookup per call after the first), and kept
+    once it has answered a call (an object that is no space gets no plan).
     """
-    plan = _PLANS.get(space)
-    if plan is None:
-        plan = plan_for(space)
+    kept = _PLANS.get(space)
+    if kept is None and type(space) is range:  # a range's plan is kept for the one range of its value
+        kept = _PLANS.get(interned(space))
+    made = kept is None
+    plan = plan_for(space) if kept is None else kept
     run = plan.routes.get((function, name))
-    if run is None:
-        run = plan.routes[function, name] = _chosen(function, name, space)
-    return run(args, kwargs)
+    if run is not None:
+        return run(*args, **kwargs)
+    generation = _GENERATION[0]
+    run = _chosen(function, name, space)
+    try:
+        answer = run(*args, **kwargs)
+    except BaseException:
+        if made:  # an object that is no space, or a call that failed: no plan made for it is kept
+            _PLANS.discard(space)
+        raise
+    if generation == _GENERATION[0]:  # no rule was registered meanwhile (a backend's first call loads its own)
+        plan.routes[function, name] = run
+    return answer
 
 
-def _forget_routes() -> None:
-    """A kind rule was registered: every kept plan chooses its routes again."""
+#: how many times the kept routes were forgotten (a route chosen before is not kept)
+_GENERATION = [0]
+
+
+def forget_routes() -> None:
+    """A kind rule or a protocol implementation was registered: every kept plan chooses its
+    routes again."""
+    _GENERATION[0] += 1
     for plan in _PLANS.values():
         plan.routes.clear()
 
 
-on_kind_rule(_forget_routes)
+on_kind_rule(forget_routes)
 
 
-def _chosen(function: Any, name: str, space: Any) -> Callable[[tuple[Any, ...], dict[str, Any]], Any]:
+def _chosen(function: Any, name: str, space: Any) -> Callable[..., Any]:
     operation = getattr(function, "name", None) or function.__name__
     load_adapters_for(space)  # a foreign space's adapter registers its implementations first
-    rule = kind_rule(operation, type(space))
+    cls = type(space)
+    rule = kind_rule(operation, cls)
+    if name == "numpy":
+        return _numpy_route(function, operation, cls, rule)
     if rule is not None:
         if operation == "sample":
-            return lambda args, kwargs: rule(kernel_for(name, kwargs["rng"], kwargs["rng"]), *args, **kwargs)
-        return lambda args, kwargs: rule(kernel_for(name, args[0]), *args, **kwargs)
-    if isinstance(function, GenericFunction) and getattr(function.implementation_for(type(space)), "serves_arrays",
-                                                         False):
-        return lambda args, kwargs: GenericFunction.__call__(function, *args, **kwargs)
+            return lambda *args, **kwargs: rule(kernel_for(name, kwargs["rng"], kwargs["rng"]), *args, **kwargs)
+        return lambda *args, **kwargs: rule(kernel_for(name, args[0]), *args, **kwargs)
+    if isinstance(function, GenericFunction) and getattr(function.implementation_for(cls), "serves_arrays", False):
+        return functools.partial(GenericFunction.__call__, function)
     return backend_route(name)(operation, space)
+
+
+def _numpy_route(function: Any, operation: str, cls: type, rule: Callable[..., Any] | None) -> Callable[..., Any]:
+    """What serves ``operation`` for spaces of class ``cls`` on NumPy (see :func:`route`)."""
+    found = numpy_entry(operation, cls)
+    if not isinstance(function, GenericFunction):
+        return found[0] if found is not None else backend_implementation(function, "numpy")
+    own = function.implementation_for(cls)
+    fallback = function.implementation_for(object)
+    if found is not None:  # the entry, unless the class has its own implementation nearer to it
+        entry, home = found
+        nearer = own is not fallback and any(f is own and sig[0] is not home and issubclass(sig[0], home)
+                                             for sig, f in function.funcs.items())
+        return own if nearer else entry
+    if rule is None or own is not fallback:
+        return own
+    if operation == "sample":
+        return lambda *args, **kwargs: rule(numpy_kernel(as_generator(kwargs.get("rng"))), *args, **kwargs)
+    return functools.partial(rule, NUMPY)
 
 
 # -- split and join: generated code, or walkers for a plan that serves one call -----------------

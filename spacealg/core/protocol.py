@@ -22,7 +22,7 @@ import numpy as np
 from spacealg.core import hooks
 from spacealg.core.arrays import backend_implementation, backend_name
 from spacealg.core.generic import AdapterUnavailableError, GenericFunction, NotASpaceError, as_space, coerce, generic
-from spacealg.core.plan import route
+from spacealg.core.plan import forget_routes, interned, kept_plan, route
 from spacealg.core.rng import RngLike
 from spacealg.core.styles import Style, UnknownSpaceStyle
 
@@ -48,12 +48,14 @@ __all__ = [
 
 
 class _Routed(GenericFunction):
-    """A generic function whose calls on torch/JAX data take the space's one route
-    (:func:`spacealg.core.plan.route`: the kind's rule, or what the backend chose for the space).
+    """A generic function whose every call takes the space's one route
+    (:func:`spacealg.core.plan.route`: chosen once per space and backend, kept in its plan).
 
     ``sample`` looks at the type of its ``rng``, the batch operations at the type of their
-    batch (a tensor, a JAX array or tracer, or a tuple/dict of them). NumPy and Python
-    arguments pay one dictionary lookup.
+    batch (a tensor, a JAX array or tracer, or a tuple/dict of them: torch, JAX; anything
+    else: NumPy). A plain ``dict``, ``list``, ``tuple`` or set standing for a space is made a
+    space first (:func:`as_space`, by the declaration's fallback). On NumPy the function's
+    guard answers for what the route raises, as for any generic function.
     """
 
     def __init__(self, declaration: Any, positions: tuple[int, ...], by_rng: bool, guard: Any = None) -> None:
@@ -61,13 +63,38 @@ class _Routed(GenericFunction):
         self.by_rng = by_rng
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        probe = kwargs.get("rng") if self.by_rng else (args[0] if args else None)
-        if probe is not None:
-            name = backend_name(probe)
-            position = self.positions[0]
-            if name is not None and len(args) > position:  # the one route, chosen once per space
-                return route(self, name, args[position], args, kwargs)
-        return GenericFunction.__call__(self, *args, **kwargs)
+        position = self.positions[0]
+        if len(args) <= position or type(args[position]) in _PLAIN:
+            return GenericFunction.__call__(self, *args, **kwargs)
+        space = args[position]
+        if type(space) is range:  # the one range of its value, whose plan is kept (core.plan.interned)
+            space = interned(space)
+            args = (*args[:position], space, *args[position + 1:])
+        probe = kwargs.get("rng") if self.by_rng else args[0]
+        name = None if probe is None else backend_name(probe)
+        if name is not None:
+            return route(self, name, space, args, kwargs)
+        try:  # NumPy's: the kept route read here (the hot path: sample(Box(16)) is 3 us)
+            plan = kept_plan(space)
+            run = None if plan is None else plan.routes.get((self, "numpy"))
+            if run is not None:
+                return run(*args, **kwargs)
+            return route(self, "numpy", space, args, kwargs)
+        except NotASpaceError:
+            raise
+        except Exception as error:  # one rule for every implementation, as GenericFunction's
+            if self.guard is None:
+                raise
+            return self.guard(error, args)
+
+    def add(self, signature: Any, func: Any) -> None:
+        """Registers ``func`` (multipledispatch's ``add``); the kept routes are chosen again."""
+        super().add(signature, func)
+        forget_routes()
+
+
+#: the plain objects standing for spaces whose plans are not kept (a fresh object each call)
+_PLAIN = frozenset({dict, list, tuple, set, frozenset})
 
 
 def _routed(position: int, by_rng: bool = False, guard: Any = None) -> Any:

@@ -61,7 +61,7 @@ import numpy as np
 
 from spacealg.adapters.gymnasium import to_gymnasium
 from spacealg.adapters.native import gym_class_of
-from spacealg.core.arrays import backend_name
+from spacealg.core.arrays import backend_name, register_backend
 from spacealg.core.codegen import Generator
 from spacealg.core.generic import coerce, generic
 from spacealg.core.image import Image, image_of
@@ -803,16 +803,28 @@ def unflatten_batch(vs: Any, space: Any) -> Any:
 
 
 def _batched(function: Callable[..., Any], argument: str, values: Any, space: Any) -> Any:
-    name = backend_name(values)
-    if name is not None:  # torch/JAX: the space's one route (its kind's rule, or the backend's plans)
-        return route(function, name, space, (values, space), {})
+    """The space's one route (:func:`~spacealg.core.plan.route`), for NumPy's data too: its kind's
+    rule, or the backend's plans; on NumPy the flat codec (:func:`_codec_batched`)."""
+    return route(function, backend_name(values) or "numpy", space, (values, space), {})
+
+
+def _codec_batched(function: Callable[..., Any], argument: str) -> Callable[[Any, Any], Any]:
+    """NumPy's ``function`` (``flatten_batch``/``unflatten_batch``): the space's flat codec's."""
     operation = function.__name__
-    plan = kept_plan(space)
-    codec = (None if plan is None else plan.flat_codec) or _codec_of(space, operation, values)
-    try:
-        return getattr(codec, operation)(values)
-    except _BAD_VALUE as error:
-        raise _bad(operation, argument, values, space, error) from None
+
+    def run(values: Any, space: Any) -> Any:
+        plan = kept_plan(space)
+        codec = (None if plan is None else plan.flat_codec) or _codec_of(space, operation, values)
+        try:
+            return getattr(codec, operation)(values)
+        except _BAD_VALUE as error:
+            raise _bad(operation, argument, values, space, error) from None
+
+    return run
+
+
+register_backend(flatten_batch, "numpy", _codec_batched(flatten_batch, "xs"))
+register_backend(unflatten_batch, "numpy", _codec_batched(unflatten_batch, "vs"))
 
 
 def flattened_box(space: Any) -> Any:

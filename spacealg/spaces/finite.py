@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.core.generic import as_space
-from spacealg.core.leaf_index import exact_value, range_items
+from spacealg.core.leaf_index import exact_value
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
@@ -49,11 +49,10 @@ from spacealg.core.protocol import (
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
 from spacealg.core.styles import FiniteSpaceStyle, Style
-from spacealg.spaces._batch import as_real_array, has_nan, isin_objects, normalize_size
+from spacealg.spaces._batch import has_nan, isin_objects, normalize_size
 from spacealg.spaces.interval import REALS, Interval, real_value
 
-__all__ = ["BOOL", "FiniteSet", "int64_ends", "int64_run", "nearest_position", "range_clamp_exact",
-           "range_isin_exact", "range_items", "range_length", "range_sample_items"]
+__all__ = ["BOOL", "FiniteSet", "ascending", "int64_ends", "int64_run", "range_length", "require_nonempty"]
 
 
 def _is_real(item: Any) -> bool:
@@ -168,7 +167,7 @@ def _contains(x: Any, space: FiniteSet) -> bool:
     return _lookup(x, space) is not None
 
 
-def _require_nonempty(space: Any, n: int) -> None:
+def require_nonempty(space: Any, n: int) -> None:
     if n == 0:
         raise ValueError(f"sample: {space!r} is empty")
 
@@ -177,7 +176,7 @@ def sample_items(space: FiniteSet, size: Any = None, *, rng: RngLike = None) -> 
     """``sample`` by position among the items: one item itself (``size=None``), or a batch
     of a set whose items no numeric dtype holds (labels; ``0.5`` and ``2**53 + 1``), which
     only NumPy's object arrays hold. Batches of numbers go through the backends' rule."""
-    _require_nonempty(space, len(space.items))
+    require_nonempty(space, len(space.items))
     generator = as_generator(rng)
     if size is None:
         return space.items[int(generator.integers(len(space.items)))]
@@ -270,7 +269,7 @@ def range_length(r: range) -> int:
     return max(0, (r.start - r.stop - r.step - 1) // -r.step)
 
 
-def _ascending(r: range) -> tuple[int, int, int]:
+def ascending(r: range) -> tuple[int, int, int]:
     """(first, step, n) of r in ascending order."""
     n = range_length(r)
     if r.step > 0:
@@ -292,27 +291,6 @@ def _range_contains(x: Any, space: range) -> bool:
     return value is not None and value in space
 
 
-def range_sample_items(space: range, size: Any = None, *, rng: RngLike = None) -> Any:
-    """``sample`` of a range by position: one Python int (``size=None``), or a batch of
-    the items at uniform positions (:func:`~spacealg.core.leaf_index.range_items`: int64,
-    uint64 or Python ints), for ranges whose items no int64 holds; the backends' rule draws
-    the other batches (:mod:`spacealg.backends.host`)."""
-    if size is None:  # one element (the hot path of a product's draw: len() where it fits)
-        try:
-            n = len(space)
-        except OverflowError:
-            n = range_length(space)
-        _require_nonempty(space, n)
-        offset = int(as_generator(rng).integers(0, n - 1, endpoint=True, dtype=np.uint64))
-        step = space.step
-        return space.start + step * offset if step > 0 else space.start + step * (n - 1) - step * offset
-    first, step, n = _ascending(space)
-    _require_nonempty(space, n)
-    generator = as_generator(rng)
-    offsets = generator.integers(0, n - 1, endpoint=True, size=normalize_size(size), dtype=np.uint64)
-    return range_items(first, step, n, offsets)
-
-
 def int64_run(space: Any) -> bool:
     """Whether ``space`` is a nonempty range of consecutive integers (step 1, or one item)
     that int64 holds: the ranges the foreign adapters write as int64 bounds."""
@@ -329,7 +307,7 @@ def _range_eltype(space: range) -> type:
 
 @bounds.register(range)
 def _range_bounds(space: range) -> tuple[int, int]:
-    first, step, n = _ascending(space)
+    first, step, n = ascending(space)
     if n == 0:
         raise ValueError(f"bounds: {space!r} is empty")
     return first, first + step * (n - 1)
@@ -337,62 +315,8 @@ def _range_bounds(space: range) -> tuple[int, int]:
 
 def int64_ends(space: range) -> bool:
     """Whether int64 holds every item of ``space`` (the backends' rule stores them as int64)."""
-    first, step, n = _ascending(space)
+    first, step, n = ascending(space)
     return first >= -(2**63) and first + step * (n - 1) < 2**63
-
-
-def nearest_position(x: Any, space: range) -> int:
-    """The position ``k`` (ascending) of the item ``first + step * k`` nearest to the number
-    ``x`` by exact value, ties to the even ``k``; an infinity: the item at that end. ValueError
-    for NaN or an empty range."""
-    first, step, n = _ascending(space)
-    if n == 0:
-        raise ValueError(f"clamp: {space!r} is empty")
-    value = real_value(x)
-    if value is None:
-        raise TypeError(f"clamp: x must be a real number or array, got {x!r}")
-    if not isinstance(value, int):  # a float, or a longdouble's exact Fraction
-        if math.isnan(value):
-            raise ValueError("clamp: x contains NaN, which has no nearest member")
-        if math.isinf(value):
-            return n - 1 if value > 0 else 0
-        whole = math.floor(value)
-        twice = 2 * (value - whole)  # exact: twice the fraction, in [0, 2)
-    else:
-        whole, twice = int(value), 0.0
-    k, rest = divmod(whole - first, step)
-    s = step - 2 * rest  # Python ints against a float: compared exactly
-    if s < twice or (s == twice and k % 2):
-        k += 1
-    return min(max(k, 0), n - 1)
-
-
-def range_isin_exact(batch: Any, space: range) -> np.ndarray:
-    """``isin`` entry by entry (``contains``), exactly: object arrays of Python ints and
-    ranges whose items no int64 holds (no 64-bit integer holds both their ends and values)."""
-    array = batch if isinstance(batch, np.ndarray) else as_real_array(batch)
-    if array is None:
-        raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of integers")
-    if array.dtype.kind not in "biufO":
-        return np.zeros(array.shape, dtype=bool)
-    inside = np.frompyfunc(lambda x: _range_contains(x, space), 1, 1)(array)
-    return np.asarray(inside, dtype=bool).reshape(array.shape)
-
-
-def range_clamp_exact(x: Any, space: range) -> Any:
-    """``clamp`` entry by entry in exact arithmetic (:func:`nearest_position`): a Python
-    number gives a Python int; an array its items as ``sample`` stores them (int64, uint64
-    or Python ints, :func:`~spacealg.core.leaf_index.range_items`)."""
-    first, step, n = _ascending(space)
-    if n == 0:
-        raise ValueError(f"clamp: {space!r} is empty")
-    if isinstance(x, (numbers.Real, np.bool_)):  # a Python or NumPy number: a Python int
-        return first + step * nearest_position(x, space)
-    array = x if isinstance(x, np.ndarray) else as_real_array(x)
-    if array is None or array.dtype.kind not in "biufO":
-        raise TypeError(f"clamp: x must be a real number or array, got {type(x).__qualname__}")
-    positions = np.frompyfunc(lambda v: nearest_position(v, space), 1, 1)(array)
-    return range_items(first, step, n, np.asarray(positions, dtype=object).reshape(array.shape))
 
 
 @cardinality.register(range)
@@ -437,7 +361,7 @@ def _range_subset(a: range, b: Any) -> bool:
 
 @issubspace.register(range, range)
 def _range_range_subset(a: range, b: range) -> bool:
-    first, step, n = _ascending(a)
+    first, step, n = ascending(a)
     if n == 0:
         return True
     if n == 1:
@@ -473,7 +397,7 @@ def _object_finite_intersect(a: Any, b: FiniteSet) -> FiniteSet:
 @intersect.register(range, range)
 def _range_intersect(a: range, b: range) -> Any:
     if abs(a.step) == 1 and abs(b.step) == 1:
-        (fa, _, na), (fb, _, nb) = _ascending(a), _ascending(b)
+        (fa, _, na), (fb, _, nb) = ascending(a), ascending(b)
         low, high = max(fa, fb), min(fa + na, fb + nb)
         return range(low, max(low, high))
     return _range_intersect_by_items(a, b)
@@ -488,7 +412,7 @@ def _range_intersect_by_items(a: range, b: Any) -> FiniteSet:
 @intersect.register(range, Interval)
 def _range_interval_intersect(a: range, b: Interval) -> Any:
     if abs(a.step) == 1 and range_length(a) > 0:
-        first, _, n = _ascending(a)
+        first, _, n = ascending(a)
         low = max(first, math.ceil(b.inner_low)) if math.isfinite(b.inner_low) else first
         high = min(first + n - 1, math.floor(b.inner_high)) if math.isfinite(b.inner_high) else first + n - 1
         return range(low, max(low, high + 1))

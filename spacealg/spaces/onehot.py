@@ -46,7 +46,8 @@ does for the same values on every backend and dtype. Laws:
 * ``OneHot(nvec, shape, dtype) ** k`` and ``joint_space(s, k)`` add a leading batch axis;
 * ``isin``, ``sample``, ``clamp``, ``clamp_``, ``flatten_batch`` and ``unflatten_batch`` are
   one rule each over an array namespace, for NumPy, torch (a ``torch.Generator`` for
-  ``sample``) and JAX (a key) alike (:func:`spacealg.core.arrays.register_kind_rule`);
+  ``sample``) and JAX (a key) alike (:func:`spacealg.core.arrays.register_kind_rule`, with
+  NumPy's entries, which make NumPy's arguments arrays first);
 * ``==``/``hash`` compare ``nvec`` (an int and a one-entry list differ, as Discrete and
   MultiDiscrete do), ``shape`` and ``dtype``; ``issubspace`` compares the sets (by value):
   against another OneHot by blocks, a ``Box`` by bounds, an ``ArraySpace`` or ``Categorical``
@@ -72,17 +73,13 @@ from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
     cardinality,
-    clamp,
-    clamp_,
     contains,
     element,
     elements,
     elsize,
     eltype,
     index,
-    isin,
     issubspace,
-    sample,
 )
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
@@ -352,14 +349,7 @@ def _unflatten_batch_rule(ns: Kernel, vs: Any, space: OneHot) -> Any:
     return _one_hot(ns, _in_block_order(ns, [xp.argmax(blocks, axis=-1) for blocks in groups], space), space)
 
 
-for _operation, _rule in (("isin", _isin_rule), ("sample", _sample_rule), ("clamp", _clamp_rule),
-                          ("clamp_", _clamp_inplace_rule), ("flatten_batch", _flatten_batch_rule),
-                          ("unflatten_batch", _unflatten_batch_rule)):
-    register_kind_rule(_operation, OneHot, _rule)
-
-
-
-# -- the protocol on NumPy: the same rules ----------------------------------------------------
+# -- the protocol on NumPy: the same rules, after NumPy's arguments are arrays -------------------
 
 
 def _real(x: Any) -> np.ndarray | None:
@@ -390,7 +380,6 @@ def _contains(x: Any, space: OneHot) -> bool:
     return bool(_isin_rule(NUMPY, a, space))
 
 
-@isin.register(OneHot)
 def _isin(batch: Any, space: OneHot) -> np.ndarray:
     a = _real(batch)
     if a is None:
@@ -400,7 +389,6 @@ def _isin(batch: Any, space: OneHot) -> np.ndarray:
     return np.asarray(_isin_rule(NUMPY, a, space))
 
 
-@sample.register(OneHot)
 def _sample(space: OneHot, size: Any = None, *, rng: RngLike = None) -> np.ndarray:
     return np.asarray(_sample_rule(numpy_kernel(as_generator(rng)), space, size))
 
@@ -432,18 +420,23 @@ def _numeric(x: Any, what: str) -> np.ndarray:
     return a
 
 
-@clamp.register(OneHot)
 def _clamp(x: Any, space: OneHot) -> Any:
     if contains(x, space):
         return x
     return np.asarray(_clamp_rule(NUMPY, _numeric(x, "clamp"), space))
 
 
-@clamp_.register(OneHot)
 def _clamp_inplace(x: Any, space: OneHot) -> Any:
     if not isinstance(x, np.ndarray) or not x.flags.writeable or x.dtype.kind not in "biuf":
         raise TypeError("clamp_: x must be a writable numeric numpy array")
     return _clamp_inplace_rule(NUMPY, x, space)
+
+
+for _operation, _rule, _numpy in (("isin", _isin_rule, _isin), ("sample", _sample_rule, _sample),
+                                  ("clamp", _clamp_rule, _clamp), ("clamp_", _clamp_inplace_rule, _clamp_inplace),
+                                  ("flatten_batch", _flatten_batch_rule, None),
+                                  ("unflatten_batch", _unflatten_batch_rule, None)):
+    register_kind_rule(_operation, OneHot, _rule, numpy=_numpy)
 
 
 # -- counting: the image's (the hot positions, a Categorical or a range) ---------------------------
