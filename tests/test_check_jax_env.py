@@ -21,8 +21,10 @@ RELATIONAL = {"max_examples": 6, "max_steps": 12, "batch": 4, "eager_steps": 3}
 
 
 def _failure(env, **options) -> JaxEnvCheckError:
+    """The error of a check that stops at the first broken property (``max_broken=1``), unless
+    ``options`` ask for more: what these tests read."""
     with pytest.raises(JaxEnvCheckError) as caught:
-        check_jax_env(env, **options)
+        check_jax_env(env, **{"max_broken": 1, **options})
     return caught.value
 
 
@@ -103,7 +105,7 @@ def test_every_broken_property_is_reported_with_its_own_shortest_reproduction():
             obs, state, reward, done, info = super().step(key, state, action, params)
             return obs, state, reward * jnp.nan, done, info
 
-    error = _failure(TwoDefects, **{**FAST, "max_examples": 8})
+    error = _failure(TwoDefects, **{**FAST, "max_examples": 8, "max_broken": 8})
     assert [e.property for e in error.broken] == ["finite-values", "observation-in-space"], str(error)
     assert error.step == 1 and error.also[0].step == len(error.also[0].actions) >= 3
     for broken in error.broken:
