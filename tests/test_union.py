@@ -269,6 +269,9 @@ def test_difference_closed_forms_inclusion_and_too_thin_spaces():
     assert sa.intersect(ring, Box(0, 1, (2,))) == Difference(Box(0, 1, (2,)), Box(-0.5, 0.5, (2,)))
     with pytest.raises(ValueError, match="is empty"):
         sa.sample(Difference(Box(0, 1, (2,)), Box(0, 1, (2,))), 3, rng=0)
+    for size in (None, 4):  # members drawn one by one (tagged parts do not stack): refused before any draw
+        with pytest.raises(ValueError, match="is empty"):
+            sa.sample(Difference(sa.OneOf(range(3)), sa.OneOf(range(3))), size, rng=0)
     thin = Box(0, 1, (2,)) - sa.ArraySpace(Interval(0, 1, "neither"), 2)  # the square's edges
     assert isinstance(thin, Difference) and np.array([0.0, 0.5]) in thin
     with pytest.raises(ValueError, match="empty or too thin to draw from"):

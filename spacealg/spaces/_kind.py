@@ -70,9 +70,9 @@ def shown(space: Any) -> tuple[Any, Any]:
 
 
 def once(space: Any, name: str, compute: Callable[[], Any]) -> Any:
-    """``compute()``, once per space: kept on it as ``name`` (a space is immutable)."""
-    found = space.__dict__.get(name)
-    if found is None:
+    """``compute()``, once per space: kept on it as ``name`` (a space is immutable), None too."""
+    found = space.__dict__.get(name, once)  # (``once`` itself: nothing kept yet)
+    if found is once:
         found = compute()
         space._set(**{name: found})
     return found

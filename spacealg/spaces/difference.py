@@ -278,12 +278,13 @@ def _sample(space: Difference, size: Any = None, *, rng: RngLike = None) -> Any:
     generator = as_generator(rng)
     if size is not None and _stacks(space):
         return _sample_rule(numpy_kernel(generator), space, size)
+    if empty(space):  # once per call, not per member drawn
+        raise ValueError(f"sample: {space!r} is empty")
     return object_batch(lambda g: _sample_rule_one(space, g), size, generator)  # one: a's own type
 
 
 def _sample_rule_one(space: Difference, generator: np.random.Generator) -> Any:
-    if empty(space):
-        raise ValueError(f"sample: {space!r} is empty")
+    """One member, by rejection from ``a`` (the caller has found the difference not empty)."""
     for _ in range(257):
         x = sample(space.a, rng=generator)
         if not contains(x, space.b):
