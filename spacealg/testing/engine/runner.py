@@ -28,7 +28,8 @@ How a new kind plugs in: one :class:`EnvKind` (its module under
    ``steps``, ``episodes`` and optionally ``reached`` (the marks of the preconditions it
    reached beyond a step and an end); a broken property is raised inside as
    :class:`~spacealg.testing.engine.errors.PropertyError` ``(property, detail, step, where)``.
-   Stepped APIs subclass :class:`Stepping`. Record infos with
+   Stepped APIs describe themselves in an :class:`~spacealg.testing.engine.episode.Api`
+   and take its :class:`~spacealg.testing.engine.episode.Episode`. Record infos with
    :func:`spacealg.testing.engine.infos.recorded` so that ``ignore_info_keys`` applies.
 4. **Drivers**: ``declared(env) -> (draw, limit)`` reads the action spaces from a fresh
    environment (raising ``declared-spaces``) and returns ``draw(draws, *args)``, which draws
@@ -97,7 +98,6 @@ __all__ = [
     "EnvCheckReport",
     "EnvKind",
     "Ran",
-    "Stepping",
     "agents_of",
     "check_declared",
     "check_kind",
@@ -641,30 +641,6 @@ def agents_of(env: Any) -> list[Any]:
         env.reset(seed=0)
         agents = env.agents
     return list(agents)
-
-
-class Stepping:
-    """The run of an episode stepped one call at a time (Gymnasium, PettingZoo parallel):
-    reset with the seed, then ``n`` steps, reset again after each end; returns the trace."""
-
-    n: int
-    episodes: int
-    trace: list[Any]
-
-    def reset(self, done_at: int | None) -> None:
-        raise NotImplementedError
-
-    def step(self, k: int) -> bool:
-        raise NotImplementedError
-
-    def run(self) -> list[Any]:
-        self.reset(None)
-        for k in range(1, self.n + 1):
-            tick()  # past the check's deadline the episode stops here
-            if self.step(k):
-                self.reset(k)
-                self.episodes += 1
-        return self.trace
 
 
 class Draws:

@@ -38,19 +38,16 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable
 from typing import Any, Unpack
 
-from spacealg.testing.engine.driver import Budget, describe_exception, passed_over, same, snapshot, tick
+from spacealg.testing.engine.driver import Budget, describe_exception, same, snapshot
+from spacealg.testing.engine.episode import Actor, Api, Episode, Limit, Plain, plain_episode, who
 from spacealg.testing.engine.errors import PropertyError, short
 from spacealg.testing.engine.infos import recorded, recorded_per_agent
-from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask
 from spacealg.testing.engine.probes import first_look, run_probes
 from spacealg.testing.engine.resolve import EnvSource
 from spacealg.testing.engine.runner import (
     CYCLES,
-    ILLEGAL,
-    MASKED,
     STEPPED,
     AgentActions,
     CheckOptions,
@@ -63,7 +60,6 @@ from spacealg.testing.engine.runner import (
 )
 from spacealg.testing.engine.snippets import reproduction
 from spacealg.testing.engine.values import (
-    aliased,
     check_flags,
     check_info,
     check_observation,
@@ -71,10 +67,10 @@ from spacealg.testing.engine.values import (
     is_member,
     is_real_scalar,
     reset_of,
-    stepped,
 )
 from spacealg.testing.kinds.parallel import (
     PARALLEL_PROPERTIES,
+    Cast,
     _names,
     agent_lints,
     check_possible,
@@ -85,7 +81,7 @@ from spacealg.testing.kinds.parallel import (
 from spacealg.testing.kinds.parallel import PRECONDITIONS as PARALLEL_PRECONDITIONS
 from spacealg.testing.kinds.parallel import spaces as parallel_spaces
 
-__all__ = ["AEC", "AECEpisode", "check_aec_env"]
+__all__ = ["AEC", "API", "check_aec_env"]
 
 AEC_PROPERTIES: dict[str, str] = {
     **PARALLEL_PROPERTIES,
@@ -104,215 +100,205 @@ RETURNED = ("terminations", "truncations", "rewards", "infos")
 DEAD = "dead"  # the factors argument of draw for an agent that is stepped with None
 
 
-class AECEpisode:
-    """One run of an AEC environment from a seed through ``n`` agent-steps.
-    ``draw(agent, env, factors)`` gives the action of an agent that must act."""
+class Turns(Cast):
+    """What an AEC episode keeps beside its agents (:class:`~.parallel.Cast`): whether a
+    ``state_space`` is declared, the most agents live at once since the reset (``width``),
+    each agent's rewards entries since it last acted (``owed``), and what ``last()`` gave the
+    agent acting (``seen``: agent, observation, reward, terminated, truncated, info)."""
 
-    def __init__(self, env: Any, seed: int, n: int, draw: Callable[..., Any], *, masks: bool = True) -> None:
-        self.env, self.seed, self.n, self.draw, self.masks = env, seed, n, draw, masks
-        possible = getattr(env, "possible_agents", None)
-        self.possible = None if possible is None else set(possible)
-        self.cycles = max_cycles(env)
-        self.has_state = self._declares_state()
-        self.trace: list[Any] = []
-        self.steps = 0
-        self.episodes = 1
-        self.since_reset = 0
-        self.width = 0  # the most agents live at once since the reset
-        self.owed: dict[Any, float] = {}  # per agent: its rewards entries since it last acted
-        # per agent: (the observation last() last returned it, a copy, the step), to detect aliasing
-        self.held: dict[Any, tuple[Any, Any, int]] = {}
-        self.reached: set[str] = set()  # the preconditions reached beyond a step and an end
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        self.has_state = False
+        with contextlib.suppress(Exception):
+            self.has_state = getattr(env, "state_space", None) is not None
+        self.width = 0
+        self.owed: dict[Any, float] = {}
+        self.seen: tuple[Any, ...] = ()
 
-    def _declares_state(self) -> bool:
-        try:
-            return getattr(self.env, "state_space", None) is not None
-        except Exception:
-            return False
-
-    def _fail(self, detail: str, step: int | None, where: str = "", prop: str = "agent-iteration") -> None:
-        raise PropertyError(prop, detail, step, where)
-
-    def _check_dicts(self, step: int | None, where: str) -> list[Any]:
-        agents = list(self.env.agents)
-        check_possible(self.possible, agents, "env.agents", step, where)
-        for name in RETURNED:
-            returned = getattr(self.env, name, None)
-            if not isinstance(returned, dict) or set(returned) != set(agents):
-                keys = _names(returned) if isinstance(returned, dict) else type(returned).__name__
-                self._fail(f"env.{name} holds [{keys}]; env.agents is [{_names(agents)}]", step, where)
-        cumulative = getattr(self.env, "_cumulative_rewards", None)
-        if cumulative is not None and not set(agents) <= set(cumulative):
-            missing = set(agents) - set(cumulative)
-            self._fail(f"env._cumulative_rewards has no entry for the live agent(s) {_names(missing)}", step, where)
-        return agents
-
-    def _check_state(self, step: int | None, where: str) -> None:
-        if not self.has_state:
-            return
-        try:
-            state = self.env.state()
-        except NotImplementedError:
-            self.has_state = False
-            return
-        except Exception as error:
-            raise PropertyError("no-exception", f"state() raised {describe_exception(error)}", step, where) from error
-        if not is_member(state, self.env.state_space):
-            raise PropertyError(
-                "state-in-space", f"state() returned {short(state)}, not in {self.env.state_space!r}", step, where
-            )
-
-    def _collect(self) -> None:
+    def collect(self, env: Any) -> None:
         """Add this step's ``env.rewards`` to what each agent is owed (rewards that are not
         finite reals are reported by ``reward-finite-real`` when ``last()`` returns them)."""
-        for agent, reward in (getattr(self.env, "rewards", None) or {}).items():
+        for agent, reward in (getattr(env, "rewards", None) or {}).items():
             with contextlib.suppress(TypeError, ValueError):
                 self.owed[agent] = self.owed.get(agent, 0.0) + float(reward)
 
-    def _check_cumulative(self, agent: Any, reward: float, k: int, who: str) -> None:
-        """``agent-iteration``: the reward ``last()`` returned is ``_cumulative_rewards[agent]``
-        and the sum of the agent's ``env.rewards`` entries since it last acted."""
-        cumulative = getattr(self.env, "_cumulative_rewards", None)
-        if cumulative is not None and agent in cumulative:
-            held = cumulative[agent]
-            if not (is_real_scalar(held) and same(reward, float(held))):
-                self._fail(f"{who}last() returned reward {reward!r} but _cumulative_rewards holds {short(held)}", k)
-        owed = self.owed.get(agent, 0.0)
-        if not math.isclose(reward, owed, rel_tol=1e-9, abs_tol=1e-12):
-            self._fail(
-                f"{who}last() returned reward {reward!r}, but the agent's rewards entries since it last acted "
-                f"sum to {owed!r}",
-                k,
-            )
 
-    def _selection(self, step: int | None, where: str) -> Any:
-        agent = self.env.agent_selection
-        if agent not in self.env.agents:
-            self._fail(f"agent_selection is {agent!r}, not a live agent ({_names(self.env.agents)})", step, where)
-        return agent
+def _fail(detail: str, step: int | None, where: str = "") -> None:
+    raise PropertyError("agent-iteration", detail, step, where)
 
-    def reset(self, done_at: int | None) -> None:
-        _, where = reset_of(self.env, self.seed, done_at, None, "None")
-        agents = self._check_dicts(done_at, where)
-        observed = None
-        if agents:
-            agent = self._selection(done_at, where)
-            try:
-                first = next(iter(self.env.agent_iter()))
-            except Exception as error:
-                raise PropertyError(
-                    "agent-iteration", f"agent_iter() raised {describe_exception(error)}", done_at, where
-                ) from error
-            if first != agent:
-                self._fail(f"agent_iter() yields {first!r} first, but agent_selection is {agent!r}", done_at, where)
-            for a in agents:
-                space = same_space(self.env, "observation", a, done_at, where)
-                check_observation(self.env.observe(a), space, done_at, where, f"agent {a!r}: ")
-            observed = snapshot(self.env.observe(agent))
-        self._check_state(done_at, where)
-        self.since_reset = 0
-        self.width = len(agents)
-        self.owed = {}
-        self._collect()
-        self.trace.append(("reset", agents, observed, recorded_per_agent(dict(self.env.infos))))
 
-    def step(self, k: int) -> bool:
-        agent = self._selection(k - 1 or None, "")
-        who = f"agent {agent!r}: "
+def _check_dicts(episode: Episode, step: int | None, where: str) -> list[Any]:
+    env = episode.env
+    agents = list(env.agents)
+    check_possible(episode.state.possible, agents, "env.agents", step, where)
+    for name in RETURNED:
+        returned = getattr(env, name, None)
+        if not isinstance(returned, dict) or set(returned) != set(agents):
+            keys = _names(returned) if isinstance(returned, dict) else type(returned).__name__
+            _fail(f"env.{name} holds [{keys}]; env.agents is [{_names(agents)}]", step, where)
+    cumulative = getattr(env, "_cumulative_rewards", None)
+    if cumulative is not None and not set(agents) <= set(cumulative):
+        missing = set(agents) - set(cumulative)
+        _fail(f"env._cumulative_rewards has no entry for the live agent(s) {_names(missing)}", step, where)
+    return agents
+
+
+def _check_state(episode: Episode, step: int | None, where: str) -> None:
+    env, turns = episode.env, episode.state
+    if not turns.has_state:
+        return
+    try:
+        state = env.state()
+    except NotImplementedError:
+        turns.has_state = False
+        return
+    except Exception as error:
+        raise PropertyError("no-exception", f"state() raised {describe_exception(error)}", step, where) from error
+    if not is_member(state, env.state_space):
+        raise PropertyError("state-in-space", f"state() returned {short(state)}, not in {env.state_space!r}", step,
+                            where)
+
+
+def _check_cumulative(episode: Episode, agent: Any, reward: float, k: int) -> None:
+    """``agent-iteration``: the reward ``last()`` returned is ``_cumulative_rewards[agent]``
+    and the sum of the agent's ``env.rewards`` entries since it last acted."""
+    cumulative = getattr(episode.env, "_cumulative_rewards", None)
+    if cumulative is not None and agent in cumulative:
+        held = cumulative[agent]
+        if not (is_real_scalar(held) and same(reward, float(held))):
+            _fail(f"{who(agent)}last() returned reward {reward!r} but _cumulative_rewards holds {short(held)}", k)
+    owed = episode.state.owed.get(agent, 0.0)
+    if not math.isclose(reward, owed, rel_tol=1e-9, abs_tol=1e-12):
+        _fail(f"{who(agent)}last() returned reward {reward!r}, but the agent's rewards entries since it last acted "
+              f"sum to {owed!r}", k)
+
+
+def _selection(env: Any, step: int | None, where: str) -> Any:
+    agent = env.agent_selection
+    if agent not in env.agents:
+        _fail(f"agent_selection is {agent!r}, not a live agent ({_names(env.agents)})", step, where)
+    return agent
+
+
+def _reset(episode: Episode, done_at: int | None) -> None:
+    env, turns = episode.env, episode.state
+    _, where = reset_of(env, episode.seed, done_at, None, "None")
+    agents = _check_dicts(episode, done_at, where)
+    observed = None
+    if agents:
+        agent = _selection(env, done_at, where)
         try:
-            result = self.env.last()
+            first = next(iter(env.agent_iter()))
         except Exception as error:
-            raise PropertyError("no-exception", f"last() raised {describe_exception(error)}", k) from error
-        if not (isinstance(result, tuple) and len(result) == 5):
-            raise PropertyError("step-signature", f"last() returned {short(result)}, not a 5-tuple", k)
-        obs, reward, terminated, truncated, info = result
-        for held_by, (returned, copied, at) in self.held.items():
-            aliased(returned, copied, at, k, f"the observation last() gave agent {held_by!r}")
-        self.held[agent] = (obs, snapshot(obs), k)
-        check_observation(obs, same_space(self.env, "observation", agent, k), k, "", who)
-        if not same(obs, self.env.observe(agent)):
-            self._fail(
-                f"{who}last() returned {short(obs)} but observe(agent) returns {short(self.env.observe(agent))}", k
-            )
-        check_reward(reward, k, who)
-        if is_real_scalar(reward):  # one passed over (not a real scalar) has no sum to agree with
-            self._check_cumulative(agent, float(reward), k, who)
-        self.owed[agent] = 0.0
-        check_flags(terminated, truncated, k, who)
-        check_info(info, k, "", who)
-        dead = bool(terminated or truncated)
-        illegal = False
-        if dead:
-            self.draw(agent, self.env, DEAD)  # recorded as None, so that actions align with agent-steps
-            action = None
-        else:
-            factors = None
-            if self.masks:
-                mask = find_mask(obs, info)
-                if mask is not None:
-                    self.reached.add(MASKED.mark)
-                    factors = check_mask(mask, same_space(self.env, "action", agent, k), True, k, who)
-            action = self.draw(agent, self.env, factors)
-            if factors is not None:
-                illegal = not MaskedAction(self.env.action_space(agent)).is_legal(action, factors)
-                if illegal:
-                    self.reached.add(ILLEGAL.mark)
-        returned, rejected = stepped(self.env, action, k, illegal, who)
-        if rejected:
-            self.trace.append(("rejected", agent, rejected))
-            self.steps += 1
-            return True
-        if returned is not None:
-            raise PropertyError("step-signature", f"step returned {short(returned)} instead of None", k)
-        self._collect()
-        agents = self._check_dicts(k, "")
-        if dead and agent in agents:
-            self._fail(f"{who}was stepped with None after terminating or truncation but is still in env.agents", k)
-        self._check_state(k, "")
-        self.trace.append(("step", agent, snapshot(obs), snapshot(reward), bool(terminated), bool(truncated),
-                           recorded(info), action is None))
-        self.steps += 1
-        self.since_reset += 1
-        self._check_cycles(k, agents)
-        return not agents
+            raise PropertyError(
+                "agent-iteration", f"agent_iter() raised {describe_exception(error)}", done_at, where
+            ) from error
+        if first != agent:
+            _fail(f"agent_iter() yields {first!r} first, but agent_selection is {agent!r}", done_at, where)
+        for a in agents:
+            space = same_space(env, "observation", a, done_at, where)
+            check_observation(env.observe(a), space, done_at, where, who(a))
+        observed = snapshot(env.observe(agent))
+    _check_state(episode, done_at, where)
+    turns.width = len(agents)
+    turns.owed = {}
+    turns.collect(env)
+    episode.trace.append(("reset", agents, observed, recorded_per_agent(dict(env.infos))))
 
-    def _check_cycles(self, k: int, agents: list[Any]) -> None:
-        """``max-cycles``: where ``max_cycles`` is declared, an episode ends within
-        ``(max_cycles + 1) * n + n`` agent-steps, ``n`` the most agents live at once since the
-        reset (``possible_agents`` is not needed): one cycle of slack and the steps with None
-        of the agents that ended. Marked reached (:data:`CYCLES`) where decided: an episode that
-        ended after ``max_cycles * n`` agent-steps or later, or one still running past the bound."""
-        if self.cycles is None:
-            return
-        self.width = max(self.width, len(agents))
-        if not agents:
-            if self.since_reset >= self.cycles * self.width:
-                self.reached.add(CYCLES.mark)
-            return
-        bound = (self.cycles + 1) * self.width + self.width
-        if self.since_reset > bound:
-            self.reached.add(CYCLES.mark)
-            if not passed_over("max-cycles"):
-                detail = (f"max_cycles is {self.cycles} but the episode is still running after {self.since_reset} "
-                          f"agent-steps ({self.width} agents)")
-                raise PropertyError("max-cycles", detail, k)
 
-    def run(self) -> list[Any]:
-        self.reset(None)
-        k = 0
-        while k < self.n:
-            tick()  # past the check's deadline the episode stops here
-            if not self.env.agents:
-                self.reset(k)
-                self.episodes += 1
-                if not self.env.agents:
-                    break
-                continue
-            k += 1
-            if self.step(k):
-                self.reset(k)
-                self.episodes += 1
-        return self.trace
+def _actors(episode: Episode, k: int) -> list[Actor]:
+    """The selected agent, checked with what ``last()`` gives it (``agent-iteration``,
+    ``observation-aliasing``: the observations held per agent, and the values' properties)."""
+    env, turns = episode.env, episode.state
+    agent = _selection(env, k - 1 or None, "")
+    try:
+        result = env.last()
+    except Exception as error:
+        raise PropertyError("no-exception", f"last() raised {describe_exception(error)}", k) from error
+    if not (isinstance(result, tuple) and len(result) == 5):
+        raise PropertyError("step-signature", f"last() returned {short(result)}, not a 5-tuple", k)
+    obs, reward, terminated, truncated, info = result
+    episode.hold(agent, obs, k, f"the observation last() gave agent {agent!r}")
+    check_observation(obs, same_space(env, "observation", agent, k), k, "", who(agent))
+    if not same(obs, env.observe(agent)):
+        _fail(f"{who(agent)}last() returned {short(obs)} but observe(agent) returns {short(env.observe(agent))}", k)
+    check_reward(reward, k, who(agent))
+    if is_real_scalar(reward):  # one passed over (not a real scalar) has no sum to agree with
+        _check_cumulative(episode, agent, float(reward), k)
+    turns.owed[agent] = 0.0
+    check_flags(terminated, truncated, k, who(agent))
+    check_info(info, k, "", who(agent))
+    turns.seen = (agent, obs, reward, terminated, truncated, info)
+    dead = bool(terminated or truncated)
+    return [Actor(agent, obs, info, lambda at: same_space(env, "action", agent, at), masked=not dead)]
+
+
+def _act(episode: Episode, actors: list[Actor], factors: dict[Any, Any]) -> tuple[Any, dict[Any, Any]]:
+    """The selected agent's action; None, drawn as :data:`DEAD`, for one that has ended (so
+    that the actions align with the agent-steps)."""
+    agent = actors[0].agent
+    if not actors[0].masked:
+        episode.draw(agent, episode.env, DEAD)
+        return None, {}
+    action = episode.draw(agent, episode.env, factors.get(agent))
+    return action, {agent: action}
+
+
+def _returned(episode: Episode, k: int, returned: Any) -> bool:
+    env, turns = episode.env, episode.state
+    agent, obs, reward, terminated, truncated, info = turns.seen
+    if returned is not None:
+        raise PropertyError("step-signature", f"step returned {short(returned)} instead of None", k)
+    turns.collect(env)
+    agents = _check_dicts(episode, k, "")
+    dead = bool(terminated or truncated)
+    if dead and agent in agents:
+        _fail(f"{who(agent)}was stepped with None after terminating or truncation but is still in env.agents", k)
+    _check_state(episode, k, "")
+    episode.trace.append(("step", agent, snapshot(obs), snapshot(reward), bool(terminated), bool(truncated),
+                          recorded(info), dead))
+    turns.width = max(turns.width, len(agents))
+    return not agents
+
+
+def _limit(episode: Episode) -> Limit | None:
+    """``max-cycles``: where ``max_cycles`` is declared, an episode ends within
+    ``(max_cycles + 1) * n + n`` agent-steps, ``n`` the most agents live at once since the
+    reset (``possible_agents`` is not needed): one cycle of slack and the steps with None
+    of the agents that ended. Decided (:data:`CYCLES`) by an episode that ended after
+    ``max_cycles * n`` agent-steps or later, or one still running past the bound."""
+    turns = episode.state
+    if turns.cycles is None:
+        return None
+    width = turns.width
+    said = f"max_cycles is {turns.cycles} ({width} agents, so {turns.cycles * width} agent-steps)"
+    return Limit("max-cycles", CYCLES.mark, turns.cycles * width, (turns.cycles + 2) * width + 1, said)
+
+
+API = Api(
+    reset=_reset,
+    actors=_actors,
+    act=_act,
+    returned=_returned,
+    plain=Plain(
+        "env.reset({seed})",
+        [
+            "if not env.agents:",
+            "    env.reset()",
+            "agent = env.agent_selection",
+            "observation, reward, terminated, truncated, info = env.last()",
+            "env.step(action)  # None: the selected agent has ended and is stepped with None",
+            "trace.append((agent, observation, reward, terminated, truncated, info))",
+        ],
+        "not env.agents",
+    ),
+    start=Turns,
+    limit=_limit,
+    idle=lambda episode: not episode.env.agents,
+    seen=0,
+)
+"""The PettingZoo AEC API (one agent acts at a time; ``last()`` is what it sees): its
+episode (:class:`~spacealg.testing.engine.episode.Episode`) and its plain-Python twin."""
 
 
 def _declared(env: Any) -> Declared:
@@ -347,27 +333,12 @@ def check_aec_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:
     return check_kind(AEC, env, options)
 
 
-EPISODE = [
-    "def episode():",
-    "    env.reset(seed=SEED)",
-    "    trace = []",
-    "    for action in actions:  # None: the selected agent has ended and is stepped with None",
-    "        if not env.agents:",
-    "            env.reset()",
-    "        agent = env.agent_selection",
-    "        observation, reward, terminated, truncated, info = env.last()",
-    "        env.step(action)",
-    "        trace.append((agent, observation, reward, terminated, truncated, info))",
-    "        if not env.agents:",
-    "            env.reset()",
-    "    return trace",
-]
-"""An AEC episode in plain Python, for the snippet."""
 
 
 def snippet(error: Any) -> str:
     """The reproduction of an AEC failure: its episode, then spacealg's replay."""
-    return reproduction(error, EPISODE, notes=["actions[k] is the action of the agent selected at agent-step k + 1"])
+    notes = ["actions[k] is the action of the agent selected at agent-step k + 1"]
+    return reproduction(error, plain_episode(API.plain), notes=notes)
 
 
 def recognises(env: Any) -> bool:
@@ -410,7 +381,7 @@ AEC = EnvKind(
     recognises=recognises,
     spaces=parallel_spaces,
     snippet=snippet,
-    episode=AECEpisode,
+    episode=API.episode,
     declared=_declared,
     what="(agent, observation, reward, terminated, truncated, info, stepped with None)",
     probes=probes,

@@ -22,17 +22,17 @@ with a probability that grows with ``max_examples``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Unpack
+from typing import Any, NamedTuple, Unpack
 
 import numpy as np
 
 from spacealg.strategies.members import members
-from spacealg.testing.engine.driver import Budget, describe_exception, passed_over, snapshot
+from spacealg.testing.engine.driver import Budget, describe_exception, snapshot
+from spacealg.testing.engine.episode import Actor, Api, Episode, Limit, Plain, plain_episode
 from spacealg.testing.engine.errors import PropertyError, short
 from spacealg.testing.engine.infos import recorded
 from spacealg.testing.engine.lints import space_lints
-from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask
+from spacealg.testing.engine.masks import find_mask
 from spacealg.testing.engine.probes import first_look, outside, run_probes, single_episode
 from spacealg.testing.engine.resolve import EnvSource
 from spacealg.testing.engine.runner import (
@@ -50,25 +50,22 @@ from spacealg.testing.engine.runner import (
     EnvCheckReport,
     EnvKind,
     Precondition,
-    Stepping,
     action_fallback,
     check_declared,
     check_kind,
     named_spaces,
     options_of,
 )
-from spacealg.testing.engine.snippets import SAME, SINGLE_EPISODE, replay_tail, reproduction
+from spacealg.testing.engine.snippets import SAME, replay_tail, reproduction
 from spacealg.testing.engine.values import (
-    aliased,
     check_flags,
     check_info,
     check_observation,
     check_reward,
     reset_of,
-    stepped,
 )
 
-__all__ = ["DEFAULT_MAX_EXAMPLES", "DEFAULT_MAX_STEPS", "GYMNASIUM", "EnvCheckReport", "Episode", "check_env"]
+__all__ = ["API", "DEFAULT_MAX_EXAMPLES", "DEFAULT_MAX_STEPS", "GYMNASIUM", "EnvCheckReport", "check_env"]
 
 PROPERTIES: dict[str, str] = {
     "declared-spaces": "the environment declares observation and action spaces that are well-formed sets (a "
@@ -117,95 +114,70 @@ LIMIT = Precondition(
 
 
 
-class Episode(Stepping):
-    """One run of the environment from a seed through a sequence of actions.
+class Limits(NamedTuple):
+    """What a Gymnasium episode reads once: the declared spaces and episode limit."""
 
-    ``next_action(factors)`` gives the next action; ``factors`` is the checked action mask
-    (one bool vector per factor) where the environment publishes one, else None."""
-
-    def __init__(self, env: Any, seed: int, n: int, next_action: Callable[..., Any], *, masks: bool = True) -> None:
-        self.env, self.seed, self.n, self.next_action = env, seed, n, next_action
-        self.observation_space = env.observation_space
-        self.action_space = getattr(env, "action_space", None)
-        self.masks = masks
-        self.trace: list[Any] = []
-        self.steps = 0
-        self.episodes = 1
-        self.last: tuple[Any, Any] = (None, None)
-        self.held: Any = None  # (the observation as returned, a copy) to detect aliasing
-        self.reached: set[str] = set()  # the preconditions reached beyond a step and an end
-        self.limit = declared_limit(env)
-        self.since_reset = 0  # the steps of the episode running
-
-    def _hold(self, obs: Any, step: int | None) -> None:
-        """Check that the previously returned observation was not mutated (at any depth of a
-        Dict or Tuple observation: :func:`~spacealg.testing.engine.driver.changed_in_place`), and
-        hold this one."""
-        if self.held is not None:
-            returned, copied, at = self.held
-            aliased(returned, copied, at, step)
-        self.held = (obs, snapshot(obs), step)
-
-    def reset(self, done_at: int | None) -> None:
-        result, where = reset_of(self.env, self.seed, done_at, 2, "(observation, info)")
-        obs, info = result
-        check_observation(obs, self.observation_space, done_at, where)
-        check_info(info, done_at, where)
-        self._hold(obs, done_at)
-        self.last = (obs, info)
-        self.since_reset = 0
-        self.trace.append(("reset", snapshot(obs), recorded(info)))
-
-    def _factors(self, k: int) -> list[np.ndarray] | None:
-        if not self.masks:
-            return None
-        mask = find_mask(*self.last)
-        if mask is None:
-            return None
-        self.reached.add(MASKED.mark)
-        return check_mask(mask, self.action_space, True, k - 1 or None)
-
-    def step(self, k: int) -> bool:
-        factors = self._factors(k)
-        action = self.next_action(factors)
-        legal = factors is None or MaskedAction(self.action_space).is_legal(action, factors)
-        if not legal:
-            self.reached.add(ILLEGAL.mark)
-        result, rejected = stepped(self.env, action, k, not legal)
-        if rejected:  # a clear rejection: start a new episode
-            self.trace.append(("rejected", rejected))
-            self.steps += 1
-            return True
-        if not (isinstance(result, tuple) and len(result) == 5):
-            size = f"a {len(result)}-tuple" if isinstance(result, tuple) else type(result).__name__
-            raise PropertyError("step-signature", f"step returned {size}: {short(result)}", k)
-        obs, reward, terminated, truncated, info = result
-        check_observation(obs, self.observation_space, k)
-        check_reward(reward, k)
-        check_flags(terminated, truncated, k)
-        check_info(info, k)
-        self._hold(obs, k)
-        self.last = (obs, info)
-        self.trace.append(("step", snapshot(obs), snapshot(reward), bool(terminated), bool(truncated), recorded(info)))
-        self.steps += 1
-        self.since_reset += 1
-        ended = bool(terminated or truncated)
-        self._check_limit(ended, k)
-        return ended
-
-    def _check_limit(self, ended: bool, k: int) -> None:
-        """``max-episode-steps``: where a limit is declared, the episode's step number
-        ``limit`` ends it; marked reached (:data:`LIMIT`) by an episode that ran that far."""
-        if self.limit is None or self.since_reset != self.limit:
-            return
-        self.reached.add(LIMIT.mark)
-        if not ended and not passed_over("max-episode-steps"):
-            detail = (f"max_episode_steps is {self.limit} but the episode's step {self.since_reset} returned "
-                      "terminated=False and truncated=False")
-            raise PropertyError("max-episode-steps", detail, k)
+    observation_space: Any
+    action_space: Any
+    limit: int | None
 
 
+def _reset(episode: Episode, done_at: int | None) -> None:
+    (obs, info), where = reset_of(episode.env, episode.seed, done_at, 2, "(observation, info)")
+    check_observation(obs, episode.state.observation_space, done_at, where)
+    check_info(info, done_at, where)
+    episode.hold(None, obs, done_at)
+    episode.last = (obs, info)
+    episode.trace.append(("reset", snapshot(obs), recorded(info)))
 
+
+def _returned(episode: Episode, k: int, result: Any) -> bool:
+    if not (isinstance(result, tuple) and len(result) == 5):
+        size = f"a {len(result)}-tuple" if isinstance(result, tuple) else type(result).__name__
+        raise PropertyError("step-signature", f"step returned {size}: {short(result)}", k)
+    obs, reward, terminated, truncated, info = result
+    check_observation(obs, episode.state.observation_space, k)
+    check_reward(reward, k)
+    check_flags(terminated, truncated, k)
+    check_info(info, k)
+    episode.hold(None, obs, k)
+    episode.last = (obs, info)
+    episode.trace.append(("step", snapshot(obs), snapshot(reward), bool(terminated), bool(truncated), recorded(info)))
+    return bool(terminated or truncated)
+
+
+def _act(episode: Episode, actors: list[Actor], factors: dict[Any, Any]) -> tuple[Any, dict[Any, Any]]:
+    action = episode.draw(factors.get(None))
+    return action, {None: action}
+
+
+def _limit(episode: Episode) -> Limit | None:
+    """``max-episode-steps``: where a limit is declared, the episode's step number ``limit``
+    ends it; reached (:data:`LIMIT`) by an episode that ran that far."""
+    limit = episode.state.limit
+    return None if limit is None else Limit("max-episode-steps", LIMIT.mark, limit, limit,
+                                            f"max_episode_steps is {limit}")
+
+
+API = Api(
+    reset=_reset,
+    actors=lambda episode, k: [Actor(None, *episode.last, lambda at: episode.state.action_space)],
+    act=_act,
+    returned=_returned,
+    plain=Plain(
+        "env.reset({seed})",
+        [
+            "result = env.step(action)",
+            "assert isinstance(result, tuple) and len(result) == 5, f'step returned {result!r}'",
+            "trace.append(result)",
+        ],
+        "result[2] or result[3]",
+    ),
+    start=lambda env: Limits(env.observation_space, getattr(env, "action_space", None), declared_limit(env)),
+    limit=_limit,
+)
+"""The Gymnasium API (a reset returns ``(observation, info)``, a step the 5-tuple): its
+episode (:class:`~spacealg.testing.engine.episode.Episode`) and its plain-Python twin."""
 
 
 # -- the snippet: the common properties asserted in plain Python ------------------------------
@@ -244,7 +216,7 @@ ASSERTIONS = {
     ],
 }
 """The properties that the snippet asserts on the trace of
-:data:`~spacealg.testing.engine.snippets.SINGLE_EPISODE`."""
+:data:`API`'s plain episode."""
 
 
 def _determinism(error: Any) -> list[str]:
@@ -291,7 +263,7 @@ def _tail(error: Any) -> list[str]:
 def snippet(error: Any) -> str:
     """The reproduction of a Gymnasium failure: its episode, then the property asserted in
     plain Python where it can be (:data:`ASSERTIONS`, the determinism runs), else replayed."""
-    return reproduction(error, SINGLE_EPISODE, _tail)
+    return reproduction(error, plain_episode(API.plain), _tail)
 
 def _declared(env: Any) -> Declared:
     try:
@@ -429,7 +401,7 @@ GYMNASIUM = EnvKind(
     recognises=lambda env: True,  # the last kind of the registry: whatever no other kind recognises
     spaces=named_spaces,
     snippet=snippet,
-    episode=Episode,
+    episode=API.episode,
     declared=_declared,
     what="(observation, reward, terminated, truncated, info)",
     probes=probes,

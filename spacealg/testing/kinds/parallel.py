@@ -29,22 +29,20 @@ not imported.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Unpack
 
 import numpy as np
 
 from spacealg.testing.engine.driver import Budget, passed_over, snapshot
+from spacealg.testing.engine.episode import Actor, Api, Episode, Limit, Plain, plain_episode, who
 from spacealg.testing.engine.errors import PropertyError, short
 from spacealg.testing.engine.infos import recorded_per_agent
 from spacealg.testing.engine.lints import space_lints
-from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask
+from spacealg.testing.engine.masks import find_mask
 from spacealg.testing.engine.probes import first_look, run_probes
 from spacealg.testing.engine.resolve import EnvSource
 from spacealg.testing.engine.runner import (
     CYCLES,
-    ILLEGAL,
-    MASKED,
     STEPPED,
     AgentActions,
     CheckOptions,
@@ -53,26 +51,23 @@ from spacealg.testing.engine.runner import (
     EnvCheckReport,
     EnvKind,
     Precondition,
-    Stepping,
     action_fallback,
     agents_of,
     check_kind,
 )
 from spacealg.testing.engine.snippets import reproduction
 from spacealg.testing.engine.values import (
-    aliased,
     check_flags,
     check_info,
     check_observation,
     check_reward,
     reset_of,
-    stepped,
 )
 from spacealg.testing.kinds.gymnasium import PRECONDITIONS as GYMNASIUM_PRECONDITIONS
 from spacealg.testing.kinds.gymnasium import PROPERTIES
 
 __all__ = [
-    "PARALLEL", "ParallelEpisode", "agent_lints", "check_parallel_env", "check_possible", "max_cycles", "same_space"
+    "API", "PARALLEL", "Cast", "agent_lints", "check_parallel_env", "check_possible", "max_cycles", "same_space"
 ]
 
 PARALLEL_PROPERTIES: dict[str, str] = {
@@ -122,162 +117,139 @@ def max_cycles(env: Any) -> int | None:
     return None
 
 
-class ParallelEpisode(Stepping):
-    """One run of a parallel environment from a seed through ``n`` joint actions."""
+class Cast:
+    """What a PettingZoo episode keeps of its agents: ``possible`` (None: not declared),
+    ``cycles`` (``max_cycles``; None: none) and since the reset, the agents ``finished`` (at
+    which step)."""
 
-    def __init__(self, env: Any, seed: int, n: int, draw: Callable[..., dict[Any, Any]], *, masks: bool = True) -> None:
-        self.env, self.seed, self.n, self.draw = env, seed, n, draw
-        self.masks = masks
-        self.last: tuple[dict[Any, Any], dict[Any, Any]] = ({}, {})
+    def __init__(self, env: Any) -> None:
         possible = getattr(env, "possible_agents", None)
-        self.possible = None if possible is None else set(possible)  # None: not declared
-        self.trace: list[Any] = []
-        self.finished: dict[Any, int] = {}
-        self.reached: set[str] = set()  # the preconditions reached beyond a step and an end
-        self.steps = 0
-        self.episodes = 1
-        self.held: Any = None  # (the observations as returned, a copy, the step) to detect aliasing
+        self.possible = None if possible is None else set(possible)
         self.cycles = max_cycles(env)
-        self.since_reset = 0
+        self.finished: dict[Any, int] = {}
 
-    def _hold(self, observations: dict[Any, Any], step: int | None) -> None:
-        """Check that the observations returned last were not changed in place since (at any
-        depth: :func:`~spacealg.testing.engine.driver.changed_in_place`), and hold these."""
-        if self.held is not None:
-            returned, copied, at = self.held
-            aliased(returned, copied, at, step, "the observations")
-        self.held = (observations, snapshot(observations), step)
-
-    def reset(self, done_at: int | None) -> None:
-        result, where = reset_of(self.env, self.seed, done_at, 2, "(observations, infos)", dicts=True)
-        observations, infos = result
-        agents = list(self.env.agents)
-        check_possible(self.possible, agents, "env.agents after reset", done_at, where)
-        for name, returned in (("observations", observations), ("infos", infos)):
-            missing = [a for a in agents if a not in returned]
-            if missing:
-                detail = f"reset returned no {name} for the live agent(s) {_names(missing)}"
-                raise PropertyError("agents-life-cycle", detail, done_at, where)
-        for agent in agents:
-            who = f"agent {agent!r}: "
-            space = same_space(self.env, "observation", agent, done_at, where)
-            check_observation(observations[agent], space, done_at, where, who)
-            check_info(infos[agent], done_at, where, who)
-        self._hold(observations, done_at)
-        self.since_reset = 0
-        self.finished = {}
-        self.last = (observations, infos)
-        self.trace.append(("reset", snapshot({a: observations[a] for a in agents}), agents, recorded_per_agent(infos)))
-
-    def _factors(self, live: list[Any], k: int) -> dict[Any, Any]:
-        if not self.masks:
-            return {}
-        observations, infos = self.last
-        factors = {}
-        for agent in live:
-            mask = find_mask(observations.get(agent), infos.get(agent))
-            if mask is not None:
-                self.reached.add(MASKED.mark)
-                space = same_space(self.env, "action", agent, k - 1 or None)
-                checked = check_mask(mask, space, True, k - 1 or None, f"agent {agent!r}: ")
-                if checked is not None:
-                    factors[agent] = checked
-        return factors
-
-    def step(self, k: int) -> bool:
-        live = list(self.env.agents)
-        factors = self._factors(live, k)
-        actions = self.draw(live, self.env, factors)
-        illegal = [
-            a for a, f in factors.items()
-            if a in actions and not MaskedAction(self.env.action_space(a)).is_legal(actions[a], f)
-        ]
-        if illegal:
-            self.reached.add(ILLEGAL.mark)
-        result, rejected = stepped(self.env, actions, k, bool(illegal))
-        if rejected:  # a clear rejection: start a new episode
-            self.trace.append(("rejected", rejected))
-            self.steps += 1
-            return True
-        if not (isinstance(result, tuple) and len(result) == 5 and all(isinstance(d, dict) for d in result)):
-            raise PropertyError("step-signature", f"step returned {short(result)} instead of a 5-tuple of dicts", k)
-        observations, rewards, terminations, truncations, infos = result
-        after = list(self.env.agents)
-        check_possible(self.possible, after, f"env.agents after step {k}", k)
-        for name, returned in (("rewards", rewards), ("terminations", terminations), ("truncations", truncations)):
-            check_possible(self.possible, returned, name, k)
-        self._check_life_cycle(k, live, after, result)
-        expected = set(live) | (set(after) - set(live))
-        for agent in sorted(expected, key=repr):
-            who = f"agent {agent!r}: "
-            check_observation(observations[agent], same_space(self.env, "observation", agent, k), k, "", who)
-            check_reward(rewards[agent], k, who)
-            check_flags(terminations[agent], truncations[agent], k, who)
-            check_info(infos[agent], k, "", who)
-        done = {a for a in expected if terminations[a] or truncations[a]}
-        remaining = expected - done
-        if set(after) != remaining:
-            kept = sorted(set(after) & done, key=repr)
-            lost = sorted(remaining - set(after), key=repr)
-            detail = f"env.agents after step {k} is [{_names(after)}]; expected [{_names(remaining)}]"
-            if kept:
-                detail += f": {_names(kept)} terminated or was truncated but is still in env.agents"
-            if lost:
-                detail += f": {_names(lost)} left env.agents without terminating or being truncated"
-            raise PropertyError("agents-life-cycle", detail, k)
-        self._hold(observations, k)
-        self.finished.update(dict.fromkeys(done, k))
-        self.last = (observations, infos)
-        observed = snapshot({a: observations[a] for a in expected})
-        self.trace.append(("step", observed, snapshot(rewards), dict(terminations), dict(truncations), after,
-                           recorded_per_agent(infos)))
-        self.steps += 1
-        self.since_reset += 1
-        self._check_cycles(k, after)
-        return not after
-
-    def _check_cycles(self, k: int, after: list[Any]) -> None:
-        """``max-cycles`` (see the module docstring); marks it reached (:data:`CYCLES`) where decided."""
-        if self.cycles is None or self.since_reset < self.cycles:
-            return
-        if not after:
-            self.reached.add(CYCLES.mark)  # the episode ended at the bound or later
-        elif self.since_reset > self.cycles + 1:
-            self.reached.add(CYCLES.mark)
-            if not passed_over("max-cycles"):
-                raise PropertyError(
-                    "max-cycles",
-                    f"max_cycles is {self.cycles} but the episode is still running after {self.since_reset} steps "
-                    f"(agents {_names(after)})",
-                    k,
-                )
-
-    def _check_life_cycle(self, k: int, live: list[Any], after: list[Any], result: tuple[Any, ...]) -> None:
-        revived = [a for a in after if a in self.finished]
-        if revived:
-            detail = (f"{_names(revived)} finished at step {self.finished[revived[0]]} and is in env.agents "
-                      f"again after step {k}")
-            raise PropertyError("agents-life-cycle", detail, k)
-        expected = set(live) | (set(after) - set(live))
-        names = ("observations", "rewards", "terminations", "truncations", "infos")
-        for name, returned in zip(names, result):
-            ghosts = [a for a in returned if self._is_agent(a, name) and a not in expected]
-            if ghosts:
-                past = [a for a in ghosts if a in self.finished]
-                reason = f"finished at step {self.finished[past[0]]} and is returned again" if past else ""
-                detail = f"{name} of step {k} holds {_names(ghosts)}, which {reason or 'is not a live agent'}"
-                raise PropertyError("agents-life-cycle", detail, k)
-            missing = [a for a in expected if a not in returned]
-            if missing:
-                detail = f"step {k} returned no {name} for the live agent(s) {_names(missing)}"
-                raise PropertyError("agents-life-cycle", detail, k)
-
-    def _is_agent(self, key: Any, returned: str) -> bool:
+    def is_agent(self, key: Any, returned: str) -> bool:
         """Whether a key of a returned dict names an agent (observations and infos may hold
         other keys; without possible_agents, any key of the other dicts is an agent)."""
         if self.possible is not None:
             return key in self.possible
         return returned in ("rewards", "terminations", "truncations") or key in self.finished
+
+
+def _reset(episode: Episode, done_at: int | None) -> None:
+    env, cast = episode.env, episode.state
+    (observations, infos), where = reset_of(env, episode.seed, done_at, 2, "(observations, infos)", dicts=True)
+    agents = list(env.agents)
+    check_possible(cast.possible, agents, "env.agents after reset", done_at, where)
+    for name, returned in (("observations", observations), ("infos", infos)):
+        missing = [a for a in agents if a not in returned]
+        if missing:
+            detail = f"reset returned no {name} for the live agent(s) {_names(missing)}"
+            raise PropertyError("agents-life-cycle", detail, done_at, where)
+    for agent in agents:
+        space = same_space(env, "observation", agent, done_at, where)
+        check_observation(observations[agent], space, done_at, where, who(agent))
+        check_info(infos[agent], done_at, where, who(agent))
+    episode.hold(None, observations, done_at, "the observations")
+    cast.finished = {}
+    episode.last = (observations, infos)
+    episode.trace.append(("reset", snapshot({a: observations[a] for a in agents}), agents, recorded_per_agent(infos)))
+
+
+def _actors(episode: Episode, k: int) -> list[Actor]:
+    observations, infos = episode.last
+    env = episode.env
+    return [
+        Actor(a, observations.get(a), infos.get(a), lambda at, a=a: same_space(env, "action", a, at))
+        for a in env.agents
+    ]
+
+
+def _act(episode: Episode, actors: list[Actor], factors: dict[Any, Any]) -> tuple[Any, dict[Any, Any]]:
+    actions = episode.draw([actor.agent for actor in actors], episode.env, factors)
+    return actions, actions
+
+
+def _returned(episode: Episode, k: int, result: Any) -> bool:
+    env, cast = episode.env, episode.state
+    if not (isinstance(result, tuple) and len(result) == 5 and all(isinstance(d, dict) for d in result)):
+        raise PropertyError("step-signature", f"step returned {short(result)} instead of a 5-tuple of dicts", k)
+    observations, rewards, terminations, truncations, infos = result
+    live, after = [actor.agent for actor in episode.acting], list(env.agents)
+    check_possible(cast.possible, after, f"env.agents after step {k}", k)
+    for name, returned in (("rewards", rewards), ("terminations", terminations), ("truncations", truncations)):
+        check_possible(cast.possible, returned, name, k)
+    _check_life_cycle(cast, k, live, after, result)
+    expected = set(live) | (set(after) - set(live))
+    for agent in sorted(expected, key=repr):
+        check_observation(observations[agent], same_space(env, "observation", agent, k), k, "", who(agent))
+        check_reward(rewards[agent], k, who(agent))
+        check_flags(terminations[agent], truncations[agent], k, who(agent))
+        check_info(infos[agent], k, "", who(agent))
+    done = {a for a in expected if terminations[a] or truncations[a]}
+    remaining = expected - done
+    if set(after) != remaining:
+        kept = sorted(set(after) & done, key=repr)
+        lost = sorted(remaining - set(after), key=repr)
+        detail = f"env.agents after step {k} is [{_names(after)}]; expected [{_names(remaining)}]"
+        if kept:
+            detail += f": {_names(kept)} terminated or was truncated but is still in env.agents"
+        if lost:
+            detail += f": {_names(lost)} left env.agents without terminating or being truncated"
+        raise PropertyError("agents-life-cycle", detail, k)
+    episode.hold(None, observations, k, "the observations")
+    cast.finished.update(dict.fromkeys(done, k))
+    episode.last = (observations, infos)
+    observed = snapshot({a: observations[a] for a in expected})
+    episode.trace.append(("step", observed, snapshot(rewards), dict(terminations), dict(truncations), after,
+                          recorded_per_agent(infos)))
+    return not after
+
+
+def _check_life_cycle(cast: Cast, k: int, live: list[Any], after: list[Any], result: tuple[Any, ...]) -> None:
+    revived = [a for a in after if a in cast.finished]
+    if revived:
+        at = cast.finished[revived[0]]
+        detail = f"{_names(revived)} finished at step {at} and is in env.agents again after step {k}"
+        raise PropertyError("agents-life-cycle", detail, k)
+    expected = set(live) | (set(after) - set(live))
+    names = ("observations", "rewards", "terminations", "truncations", "infos")
+    for name, returned in zip(names, result):
+        ghosts = [a for a in returned if cast.is_agent(a, name) and a not in expected]
+        if ghosts:
+            past = [a for a in ghosts if a in cast.finished]
+            reason = f"finished at step {cast.finished[past[0]]} and is returned again" if past else ""
+            detail = f"{name} of step {k} holds {_names(ghosts)}, which {reason or 'is not a live agent'}"
+            raise PropertyError("agents-life-cycle", detail, k)
+        missing = [a for a in expected if a not in returned]
+        if missing:
+            detail = f"step {k} returned no {name} for the live agent(s) {_names(missing)}"
+            raise PropertyError("agents-life-cycle", detail, k)
+
+
+def _limit(episode: Episode) -> Limit | None:
+    """``max-cycles`` (see the module docstring): decided (:data:`CYCLES`) by an episode that
+    ended at ``max_cycles`` steps or later, or one still running after ``max_cycles + 1``."""
+    cycles = episode.state.cycles
+    return None if cycles is None else Limit("max-cycles", CYCLES.mark, cycles, cycles + 2,
+                                             f"max_cycles is {cycles}")
+
+
+API = Api(
+    reset=_reset,
+    actors=_actors,
+    act=_act,
+    returned=_returned,
+    plain=Plain(
+        "(env.reset({seed})[0], list(env.agents))",
+        ["trace.append((*env.step(action), list(env.agents)))"],
+        "not env.agents",
+    ),
+    start=Cast,
+    limit=_limit,
+)
+"""The PettingZoo parallel API (per-agent dicts; the episode ends when ``env.agents`` is
+empty): its episode (:class:`~spacealg.testing.engine.episode.Episode`) and its plain-Python twin."""
 
 
 def _declared(env: Any) -> Declared:
@@ -319,24 +291,12 @@ def spaces(env: Any) -> list[tuple[str, Any]]:
     ]
 
 
-EPISODE = [
-    "def episode():",
-    "    observations, infos = env.reset(seed=SEED)",
-    "    trace = [(observations, list(env.agents))]",
-    "    for action in actions:",
-    "        observations, rewards, terminations, truncations, infos = env.step(action)",
-    "        trace.append((observations, rewards, terminations, truncations, infos, list(env.agents)))",
-    "        if not env.agents:",
-    "            observations, infos = env.reset()",
-    "            trace.append((observations, list(env.agents)))",
-    "    return trace",
-]
-"""A parallel episode in plain Python, for the snippet."""
 
 
 def snippet(error: Any) -> str:
     """The reproduction of a parallel failure: its episode, then spacealg's replay."""
-    return reproduction(error, EPISODE, notes=["actions[k] is the dict of actions of the live agents at step k + 1"])
+    notes = ["actions[k] is the dict of actions of the live agents at step k + 1"]
+    return reproduction(error, plain_episode(API.plain), notes=notes)
 
 
 def recognises(env: Any) -> bool:
@@ -406,7 +366,7 @@ PARALLEL = EnvKind(
     recognises=recognises,
     spaces=spaces,
     snippet=snippet,
-    episode=ParallelEpisode,
+    episode=API.episode,
     declared=_declared,
     what="(observations, rewards, terminations, truncations, agents, infos)",
     probes=probes,
