@@ -108,3 +108,27 @@ def test_a_single_check_shows_a_progress_bar_over_its_time_budget():
     with time_bar(None, True, quiet):
         pass
     assert quiet.getvalue() == ""
+
+
+def test_a_multi_env_run_names_each_env_s_not_checked_lines_once_and_only_where_there_are_some(capsys, monkeypatch):
+    # review leftover of issue 37: the "-- X not checked" lines of a sweep were printed for
+    # every row, passed ones included, under no env's name
+    import spacealg.sweep
+
+    rows = [
+        {"env_id": "Quiet-v0", "status": "passed", "exit_status": 0, "seconds": 1.0, "not_checked": {}},
+        {"env_id": "Partial-v0", "status": "passed", "exit_status": 0, "seconds": 1.0,
+         "not_checked": {"action-mask": "no mask published"}},
+        {"env_id": "Broken-v0", "status": "failed", "exit_status": 1, "seconds": 1.0, "property": "nan-reward",
+         "message": "reward is nan", "not_checked": {"max-episode-steps": "no limit declared"}},
+    ]
+    monkeypatch.setattr(spacealg.sweep, "sweep", lambda *args, **kwargs: rows)
+    assert main(["check", "Quiet-v0", "Partial-v0", "Broken-v0", "--no-progress"]) == 1
+    out = capsys.readouterr().out
+    blocks = out.split("\n\n")
+    partial = next(b for b in blocks if "action-mask not checked" in b)
+    broken = next(b for b in blocks if "max-episode-steps not checked" in b)
+    assert partial.splitlines()[0] == "Partial-v0: passed, 1 not checked"
+    assert broken.splitlines()[0] == "Broken-v0: FAILED"
+    assert out.count("not checked:") == 2  # once per env that has some
+    assert "Quiet-v0:" not in out  # nothing to say about it beyond the table

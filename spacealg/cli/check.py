@@ -393,6 +393,7 @@ def _many(targets: list[str], options: dict[str, Any], arguments: argparse.Names
     outcomes = [_outcome(row) for row in rows]
     print(summary_table(outcomes))
     for outcome, row in zip(outcomes, rows):
+        not_checked = row.get("not_checked") or {}
         if outcome.status != "passed":
             print()
             print(f"{outcome.target}: {outcome.status.upper()}")
@@ -401,7 +402,10 @@ def _many(targets: list[str], options: dict[str, Any], arguments: argparse.Names
                 if entry.get("reproduction"):
                     print(f"  Reproduce {entry['property']} with:")
                     print(textwrap.indent(entry["reproduction"], "    "))
-        _print_not_checked(row.get("not_checked", {}))
+        elif not_checked:  # a passed env's block is named too, and only where something went unchecked
+            print()
+            print(f"{outcome.target}: passed, {len(not_checked)} not checked")
+        _print_not_checked(not_checked)
     return status
 
 
