@@ -305,3 +305,61 @@ def test_snapshot_is_a_deep_copy_and_same_is_structural_equality(a: Any, b: Any)
     for original, kept in zip(_arrays_in(a), _arrays_in(copied)):
         assert not np.shares_memory(original, kept)
     assert same(a, b) == _equal(a, b)
+
+
+class GatedSyncVector(gymnasium.vector.SyncVectorEnv):
+    """A sound SyncVectorEnv of CartPoles that raises when stepped after ``close`` and, where
+    ``gate`` is given, holds its first step until the gate opens."""
+
+    def __init__(self, gate: Any = None) -> None:
+        super().__init__([lambda: gymnasium.make("CartPole-v1")] * 2)
+        self.gate = gate
+
+    def step(self, actions: Any) -> Any:
+        if self.gate is not None:
+            assert self.gate.wait(120), "the other check never ended"
+            self.gate = None
+        if self.closed:
+            raise RuntimeError("stepped after close: another check closed this check's env")
+        return super().step(actions)
+
+
+def test_two_vector_checks_in_threads_close_only_their_own_envs():
+    # review leftover of issue 35: the vector envs a check opened were one module-level list,
+    # so a check ending in one thread closed the env another thread's check was stepping
+    import threading
+
+    other_done = threading.Event()
+    built: list[Any] = []
+
+    def gated() -> Any:  # the check's own instance (its first) waits for the other check to end
+        built.append(GatedSyncVector(other_done if not built else None))
+        return built[-1]
+
+    outcome: list[Any] = []
+
+    def waiting_check() -> None:
+        try:
+            outcome.append(check_vector_env(gated, max_examples=2, max_steps=3, random_seed=0))
+        except BaseException as error:  # handed to the main thread
+            outcome.append(error)
+
+    thread = threading.Thread(target=waiting_check)
+    thread.start()
+    try:
+        check_vector_env(GatedSyncVector, max_examples=2, max_steps=3, random_seed=0)
+    finally:
+        other_done.set()
+        thread.join(120)
+    assert not thread.is_alive()
+    assert len(outcome) == 1 and not isinstance(outcome[0], BaseException), outcome
+    assert built[0].closed  # the waiting check closed its own env when it ended
+
+
+def test_a_vector_check_refuses_bad_options_by_name_before_building_anything():
+    # the options are validated in one place (runner.options_of), for every checker
+    built: list[Any] = []
+    for name, value in (("max_broken", 0), ("max_examples", 0), ("budget", -1.0)):
+        with pytest.raises(ValueError, match=name):
+            check_vector_env(lambda: built.append(1) or GatedSyncVector(), **{name: value})
+    assert built == []

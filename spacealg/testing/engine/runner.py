@@ -614,16 +614,6 @@ DECIDED_FIRST = frozenset({*HYGIENE, "declared-spaces", "declared-specs", "space
 """The properties decided before the search, by the declaration and the one-off probes."""
 
 
-def _check_options(**options: Any) -> None:
-    for name, least in (("max_examples", 1), ("max_steps", 0), ("max_broken", 1)):
-        value = options.get(name)
-        if name in options and (not isinstance(value, (int, np.integer)) or value < least):
-            raise ValueError(f"{name} must be an int >= {least}, got {value!r}")
-    budget = options.get("budget")
-    if budget is not None and not (isinstance(budget, (int, float)) and budget > 0):
-        raise ValueError(f"budget must be a positive number of seconds or None, got {budget!r}")
-
-
 def check_declared(space: Any, what: str) -> None:
     """``declared-spaces`` where the declared ``space`` (named ``what``) is not a well-formed
     set (:func:`~spacealg.testing.engine.lints.space_fault`: a malformed Box, a space whose own
@@ -902,13 +892,22 @@ def episode_body(
 
 
 def options_of(given: CheckOptions) -> CheckOptions:
-    """``given`` completed by :data:`DEFAULT_OPTIONS`; a TypeError naming any unknown option."""
+    """``given`` completed by :data:`DEFAULT_OPTIONS`, the one place where a check's options
+    are validated: a TypeError naming any unknown option, a ValueError naming a count
+    (``max_examples``, ``max_steps``, ``max_broken``) or a ``budget`` out of its range."""
     unknown = sorted(set(given) - set(DEFAULT_OPTIONS))
     if unknown:
         raise TypeError(
             f"unexpected keyword argument(s) {', '.join(map(repr, unknown))}; the options are "
             f"{', '.join(DEFAULT_OPTIONS)}"
         )
+    for name, least in (("max_examples", 1), ("max_steps", 0), ("max_broken", 1)):
+        value = given.get(name)
+        if name in given and (not isinstance(value, (int, np.integer)) or value < least):
+            raise ValueError(f"{name} must be an int >= {least}, got {value!r}")
+    budget = given.get("budget")
+    if budget is not None and not (isinstance(budget, (int, float)) and budget > 0):
+        raise ValueError(f"budget must be a positive number of seconds or None, got {budget!r}")
     return {**DEFAULT_OPTIONS, **given}
 
 
@@ -985,8 +984,6 @@ def _check_kind(kind: EnvKind, env: Any, given: CheckOptions) -> EnvCheckReport:
     started = time.perf_counter()
     options = options_of(given)
     source = resolve(env)
-    _check_options(max_examples=options["max_examples"], max_steps=options["max_steps"], budget=options["budget"],
-                   max_broken=options["max_broken"])
     keys = info_keys(options["ignore_info_keys"])
     skipped = not_checked_by_options(kind.properties, options)
     if kind.unchecked is not None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from spacealg.testing.engine.driver import past_deadline, working_until
 from spacealg.testing.engine.resolve import EnvSource
-from spacealg.testing.engine.runner import MAX_BROKEN, EnvKind, _check_options, run_check
+from spacealg.testing.engine.runner import MAX_BROKEN, EnvKind, options_of, run_check
 from spacealg.testing.jax_env import JAX_PROPERTIES, JaxEnvCheckError, adapt, is_jax_env, is_jax_id, replay_jax
 from spacealg.testing.jax_env.check import DEFAULT_BATCH, JaxEnvCheckReport, Search, adapted, applicable, jax_options
 from spacealg.testing.jax_env.properties import JAX_PRECONDITIONS
@@ -61,7 +61,7 @@ def check_jax_env(
     :class:`~spacealg.testing.jax_env.JaxEnvCheckError`.
     """
     del hygiene
-    _check_options(max_broken=max_broken)
+    options_of({"max_broken": max_broken})
     options = jax_options(max_examples, max_steps, batch, eager_steps, budget, masks=masks,
                           illegal_actions=illegal_actions, determinism=determinism, skip=tuple(skip))
     source = jax_source(env)

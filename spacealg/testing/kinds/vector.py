@@ -56,7 +56,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -85,11 +85,11 @@ from spacealg.testing.engine.runner import (
     EnvKind,
     Precondition,
     Ran,
-    _check_options,
     action_fallback,
     check_declared,
     check_kind,
     fail,
+    options_of,
     replay_example,
 )
 from spacealg.testing.engine.snippets import factory, reproduction
@@ -133,6 +133,20 @@ def _mode(env: Any) -> str:
     return {"nextstep": "next-step", "samestep": "same-step", "disabled": "disabled"}.get(value, "next-step")
 
 
+@contextlib.contextmanager
+def _opened(env: Any, single: Any, compare: Any, num_envs: int) -> Iterator[tuple[_Shared, Any, _Shared | None]]:
+    """Inside, the sources of one check or replay (:func:`_sources`); on leaving, the vector
+    environments they built are closed: this check's own, never another's (two checks in
+    threads each close theirs)."""
+    shared, alone, other = _sources(env, single, compare, num_envs)
+    try:
+        yield shared, alone, other
+    finally:
+        for built in (shared, other):
+            if built is not None:
+                built.close()
+
+
 def _sources(env: Any, single: Any, compare: Any, num_envs: int) -> tuple[_Shared, Any, _Shared | None]:
     """(the vector env, single factories or None, the implementation to compare with)."""
     if isinstance(env, str) and ":" not in env:
@@ -154,7 +168,7 @@ def _sources(env: Any, single: Any, compare: Any, num_envs: int) -> tuple[_Share
 
 class _Shared:
     """Build a vector environment once per check (they are costly: worker processes) and
-    hand the same instance to every example; closed at the end of the check."""
+    hand the same instance to every example; closed at the end of the check (:func:`_opened`)."""
 
     def __init__(self, source: EnvSource) -> None:
         self.inner, self.instance = source, None
@@ -163,7 +177,6 @@ class _Shared:
     def make(self) -> Any:
         if self.instance is None:
             self.instance = self.inner.make()
-            _OPEN.append(self)
         return self.instance
 
     def close(self) -> None:
@@ -171,9 +184,6 @@ class _Shared:
             with contextlib.suppress(Exception):
                 self.instance.close()
             self.instance = None
-
-
-_OPEN: list[_Shared] = []
 
 
 def _fresh(shared: _Shared, env: Any) -> Callable[[], Any] | None:
@@ -766,16 +776,15 @@ def check_vector_env(
     ``single``: the single environments' factory (or one per row) when ``env`` has no
     ``env_fns``; ``compare``: another implementation to agree with step for step. Other
     options as :func:`~spacealg.testing.check_env` (``max_steps`` counts batch steps)."""
-    _check_options(max_examples=max_examples, max_steps=max_steps, budget=budget, max_broken=max_broken)
-    shared, single, other = _sources(env, single, compare, num_envs)
-    fresh = _fresh(shared, env)
-    try:
+    options: CheckOptions = {"max_examples": max_examples, "max_steps": max_steps, "determinism": determinism,
+                             "random_seed": random_seed, "budget": budget, "database": database, "masks": False,
+                             "max_broken": max_broken}
+    options_of(options)  # bad options are refused before anything is built
+    with _opened(env, single, compare, num_envs) as (shared, single, other):
+        fresh = _fresh(shared, env)
         vec = shared.source.make()
         factories = _single_factories(vec, single, vec.num_envs)
         kind = vector_kind(vec, factories, other.make() if other is not None else None, fresh, _built(shared))
-        options: CheckOptions = {"max_examples": max_examples, "max_steps": max_steps, "determinism": determinism,
-                                 "random_seed": random_seed, "budget": budget, "database": database, "masks": False,
-                                 "max_broken": max_broken}
         try:
             return check_kind(kind, shared.source, options)
         except EnvCheckError as error:
@@ -784,9 +793,6 @@ def check_vector_env(
                     broken.compared_with = other.source.construction
                     broken.imports = (*broken.imports, *(i for i in other.source.imports if i not in broken.imports))
             raise
-    finally:
-        while _OPEN:
-            _OPEN.pop().close()
 
 
 def replay_vector(
@@ -816,8 +822,7 @@ def replay_vector(
     bug is there; nothing is searched, so a replay costs one example."""
     taken = [list(rows) for rows in actions]
     _check_replayed(taken, row, changes)
-    shared, single, other = _sources(env, single, compare, len(taken[0]) if taken else NUM_ENVS)
-    try:
+    with _opened(env, single, compare, len(taken[0]) if taken else NUM_ENVS) as (shared, single, other):
         vec = shared.source.make()
         if row is not None and seed is not None:
             fresh = _fresh(shared, env)
@@ -844,9 +849,6 @@ def replay_vector(
         replay_example(
             shared.source, kind.episode, seed, taken, determinism=determinism, kind=VECTOR, replay=kind.replay
         )
-    finally:
-        while _OPEN:
-            _OPEN.pop().close()
 
 
 def _check_replayed(taken: list[list[Any]], row: int | None, changes: Mapping[int, Any] | None) -> None:
