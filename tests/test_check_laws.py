@@ -366,3 +366,55 @@ def test_the_long_draw_reaches_a_declared_limit_at_or_beyond_max_steps(max_steps
 
     assert find(lengths(), lambda n: n == limit + 2) == limit + 2
     assert find(lengths(), lambda n: n == max_steps) == max_steps
+
+
+# -- the one episode of the stepped kinds (engine/episode.py) and its plain-Python twin ----
+
+
+def _driven(kind: str):
+    """(the kind's Api, a factory of a sound env, draw(pick) in the kind's signature)."""
+    import gymnasium
+
+    from spacealg.testing.kinds import aec, parallel
+    from spacealg.testing.kinds import gymnasium as single
+
+    if kind == "gymnasium":
+        return single.API, lambda: gymnasium.make("CartPole-v1"), lambda pick: lambda factors: pick(2)
+    rps = pytest.importorskip("pettingzoo.classic.rps_v2")
+    if kind == "parallel":
+        return parallel.API, rps.parallel_env, lambda pick: lambda live, env, factors: {a: pick(3) for a in live}
+    return aec.API, rps.env, lambda pick: lambda agent, env, factors: None if factors == aec.DEAD else pick(3)
+
+
+@pytest.mark.parametrize("kind", ["gymnasium", "parallel", "aec"])
+@given(seed=st.integers(0, 2**32 - 1), choices=st.lists(st.integers(0, 5), max_size=40))
+def test_the_episode_takes_n_steps_replays_alike_and_its_plain_twin_takes_the_same_steps(kind, seed, choices):
+    """Episode's laws: ``n`` steps (each end followed by a reset), the trace a function of the
+    seed and the actions; and the snippet's episode (plain_episode of the same Api), given the
+    actions the driver drew, resets and steps where the driver did (one trace entry each)."""
+    import itertools
+
+    from spacealg.testing.engine.driver import first_difference
+    from spacealg.testing.engine.episode import plain_episode
+
+    api, make, drawer = _driven(kind)
+
+    def run():
+        stream = itertools.cycle(choices or [0])
+        draw, taken = drawer(lambda m: next(stream) % m), []
+
+        def recording(*args):
+            taken.append(draw(*args))
+            return taken[-1]
+
+        episode = api.episode(make(), seed, len(choices), recording)
+        return episode, episode.run(), taken
+
+    episode, trace, taken = run()
+    _, again, _ = run()
+    assert episode.steps == len(choices) == len(taken)
+    assert first_difference(trace, again) is None
+    assert sum(entry[0] == "reset" for entry in trace) == episode.episodes
+    namespace = {"env": make(), "SEED": seed, "actions": taken, "np": np}
+    exec("\n".join(plain_episode(api.plain)), namespace)
+    assert len(namespace["episode"]()) == len(trace)

@@ -17,30 +17,13 @@ from typing import Any
 
 from spacealg.testing.engine.literals import literal
 
-__all__ = ["PROBES", "SAME", "SINGLE_EPISODE", "actions_source", "factory", "replay_tail", "reproduction"]
+__all__ = ["PROBES", "SAME", "actions_source", "factory", "replay_tail", "reproduction"]
 
 
 def actions_source(actions: list[Any]) -> list[str]:
     if not actions:
         return ["actions = []"]
     return ["actions = ["] + [f"    {literal(a)}," for a in actions] + ["]"]
-
-
-SINGLE_EPISODE = [
-    "def episode():",
-    "    result = env.reset(seed=SEED)",
-    "    assert isinstance(result, tuple) and len(result) == 2, f'reset returned {result!r}'",
-    "    trace = [result]  # resets: (observation, info); steps: the 5-tuple",
-    "    for action in actions:",
-    "        result = env.step(action)",
-    "        assert isinstance(result, tuple) and len(result) == 5, f'step returned {result!r}'",
-    "        trace.append(result)",
-    "        observation, reward, terminated, truncated, info = result",
-    "        if terminated or truncated:",
-    "            trace.append(env.reset())",
-    "    return trace",
-]
-"""A Gymnasium episode in plain Python (``env``, ``SEED`` and ``actions`` defined above)."""
 
 
 SAME = [
@@ -167,9 +150,10 @@ def reproduction(
 ) -> str:
     """The snippet for ``error`` (an EnvCheckError): a failure of the probes replays them
     (:data:`PROBES`); otherwise the construction, the seed, the actions, the kind's
-    ``episode`` function (default: a Gymnasium episode), then its ``tail`` (default: the
-    trace, then spacealg's own :func:`~spacealg.testing.replay`, which raises while the
-    property breaks), ``notes`` heading it as comments (what an action stands for)."""
+    ``episode`` function (its lines, as :func:`~spacealg.testing.engine.episode.plain_episode`
+    writes them; None: none), then its ``tail`` (default: the trace, then spacealg's own
+    :func:`~spacealg.testing.replay`, which raises while the property breaks), ``notes``
+    heading it as comments (what an action stands for)."""
     if error.seed is None and error.property in PROBES:
         return _probe(error)
     head = [
@@ -184,7 +168,11 @@ def reproduction(
         lines.append("from gymnasium.spaces import GraphInstance")
     lines += [*error.imports, "", error.construction, f"SEED = {error.seed}"]
     lines += actions_source(error.actions)
-    lines += ["", *(episode if episode is not None else SINGLE_EPISODE), ""]
-    lines += tail(error) if tail is not None else ["trace = episode()", "", *replay_tail(error)]
+    lines += ["", *episode, ""] if episode is not None else [""]
+    if tail is None:  # the trace of the kind's episode, if it has one, then spacealg's replay
+        lines += ["trace = episode()", ""] if episode is not None else []
+        lines += replay_tail(error)
+    else:
+        lines += tail(error)
     lines += [f"# expected: {error.statement}", *(f"# found: {line}" for line in error.detail.splitlines())]
     return "\n".join(lines) + "\n"

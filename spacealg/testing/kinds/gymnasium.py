@@ -146,6 +146,11 @@ def _returned(episode: Episode, k: int, result: Any) -> bool:
     return bool(terminated or truncated)
 
 
+def _actors(episode: Episode, k: int) -> list[Actor]:
+    observation, info = episode.last
+    return [Actor(None, observation, info, lambda at: episode.state.action_space)]
+
+
 def _act(episode: Episode, actors: list[Actor], factors: dict[Any, Any]) -> tuple[Any, dict[Any, Any]]:
     action = episode.draw(factors.get(None))
     return action, {None: action}
@@ -161,7 +166,7 @@ def _limit(episode: Episode) -> Limit | None:
 
 API = Api(
     reset=_reset,
-    actors=lambda episode, k: [Actor(None, *episode.last, lambda at: episode.state.action_space)],
+    actors=_actors,
     act=_act,
     returned=_returned,
     plain=Plain(

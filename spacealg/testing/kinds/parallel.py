@@ -29,6 +29,7 @@ not imported.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Unpack
 
 import numpy as np
@@ -159,10 +160,11 @@ def _reset(episode: Episode, done_at: int | None) -> None:
 def _actors(episode: Episode, k: int) -> list[Actor]:
     observations, infos = episode.last
     env = episode.env
-    return [
-        Actor(a, observations.get(a), infos.get(a), lambda at, a=a: same_space(env, "action", a, at))
-        for a in env.agents
-    ]
+
+    def space(agent: Any) -> Callable[[int | None], Any]:
+        return lambda at: same_space(env, "action", agent, at)
+
+    return [Actor(a, observations.get(a), infos.get(a), space(a)) for a in env.agents]
 
 
 def _act(episode: Episode, actors: list[Actor], factors: dict[Any, Any]) -> tuple[Any, dict[Any, Any]]:
