@@ -289,6 +289,19 @@ def test_spaces_with_a_masked_part_take_their_kinds_rules_on_torch():
     law()
 
 
+def test_clamp_in_place_of_a_masked_space_keeps_members_and_refuses_the_rest_on_numpy():
+    """``clamp_`` of a ``Masked`` space on NumPy is its kind's rule, as on torch: a batch of
+    members is returned itself, unchanged; one holding a non-member is a TypeError that writes
+    nothing (a mask has no nearest-member rule)."""
+    space = Masked(range(4), [True, False, True, True])
+    x = np.array([0, 2, 3])
+    assert sa.clamp_(x, space) is x and x.tolist() == [0, 2, 3]
+    y = np.array([0, 1, 3])
+    with pytest.raises(TypeError, match="no nearest-member rule"):
+        sa.clamp_(y, space)
+    assert y.tolist() == [0, 1, 3]
+
+
 def _scalar(space):
     try:
         return sa.elsize(space) == ()
