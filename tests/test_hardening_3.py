@@ -250,25 +250,74 @@ def _make_document_fuzz():
 test_mutated_documents_of_every_kind_cost_a_small_multiple = _make_document_fuzz()
 
 
-def test_holds_masked_equals_the_walk():
-    """Law: ``holds_masked(s)`` is whether some part of ``s`` is ``Masked``, asked once or
-    many times, for spaces with and without a masked part."""
+def test_spaces_with_a_masked_part_take_their_kinds_rules_on_torch():
+    """Law: a space holding a ``Masked`` part (itself, a product's component, an array's entry)
+    answers on torch through its kinds' rules as on NumPy: ``isin`` of NumPy's draws (and of
+    a draw with an entry moved off the mask) equals NumPy's, and torch's draws are members."""
+    torch = pytest.importorskip("torch")
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from spacealg.spaces.masked import holds_masked
+    from spacealg.backends import to_numpy
     from spacealg.strategies.masks import mask_bases, masked_spaces
     from spacealg.strategies.spaces import spaces
 
-    @given(st.one_of(spaces(), masked_spaces(mask_bases()), st.builds(lambda m, s: sa.TupleProduct(s, m),
-                                                                       masked_spaces(mask_bases()), spaces())))
-    @settings(max_examples=40, deadline=None)
-    def law(space):
-        first = holds_masked(space)
-        assert first == holds_masked(space)
-        assert first == any(isinstance(part, sa.Masked) for part in _parts(space))
+    wrapped = st.one_of(
+        masked_spaces(mask_bases()),
+        st.builds(lambda m: sa.ArraySpace(m, 2), masked_spaces(mask_bases()).filter(lambda m: _scalar(m))),
+        st.builds(lambda m, s: sa.TupleProduct(s, m), masked_spaces(mask_bases()),
+                  spaces(leaves=["box", "range"], composites=(), max_depth=1)),
+    )
+
+    @given(wrapped, st.integers(0, 2**16))
+    @settings(max_examples=25, deadline=None)
+    def law(space, seed):
+        assert any(isinstance(part, sa.Masked) for part in _parts(space))
+        if any(isinstance(part, sa.Masked) and part.is_empty for part in _parts(space)):
+            return
+        try:
+            drawn = sa.sample(space, 3, rng=torch.Generator().manual_seed(seed))
+        except TypeError as error:  # labels (object batches): no tensor holds them, on any route
+            assert "cannot hold" in str(error)
+            return
+        assert sa.isin(to_numpy(drawn), space).all()
+        host = sa.sample(space, 3, rng=seed)
+        on_torch = _to_torch(host)
+        if on_torch is not None:
+            assert np.asarray(to_numpy(sa.isin(on_torch, space))).tolist() == sa.isin(host, space).tolist()
 
     law()
+
+
+def test_clamp_in_place_of_a_masked_space_keeps_members_and_refuses_the_rest_on_numpy():
+    """``clamp_`` of a ``Masked`` space on NumPy is its kind's rule, as on torch: a batch of
+    members is returned itself, unchanged; one holding a non-member is a TypeError that writes
+    nothing (a mask has no nearest-member rule)."""
+    space = Masked(range(4), [True, False, True, True])
+    x = np.array([0, 2, 3])
+    assert sa.clamp_(x, space) is x and x.tolist() == [0, 2, 3]
+    y = np.array([0, 1, 3])
+    with pytest.raises(TypeError, match="no nearest-member rule"):
+        sa.clamp_(y, space)
+    assert y.tolist() == [0, 1, 3]
+
+
+def _scalar(space):
+    try:
+        return sa.elsize(space) == ()
+    except TypeError:
+        return False
+
+
+def _to_torch(batch):
+    """The batch with its arrays as tensors (None where one is not numeric)."""
+    import torch
+
+    if isinstance(batch, tuple):
+        parts = [_to_torch(b) for b in batch]
+        return None if any(p is None for p in parts) else tuple(parts)
+    batch = np.asarray(batch)
+    return torch.as_tensor(batch) if batch.dtype.kind in "biuf" else None
 
 
 def _parts(space):

@@ -349,6 +349,36 @@ def test_sample_isin_clamp_on_torch_and_jax_agree_with_the_laws(space, name, see
         assert sa.clamp_(t, space) is t and np.allclose(t.numpy(), clamped)
 
 
+@given(stacking.filter(lambda s: sa.elsize(s) == ()), st.sampled_from(["torch", "jax"]), st.integers(0, 2**16))
+@BACKENDS
+def test_an_array_space_of_a_union_or_difference_answers_on_torch_and_jax_by_its_entrys_rules(space, name, seed):
+    """An ``ArraySpace`` whose entry has no leaf model (a union, a difference) asks its entry's
+    rules for every entry at once (its kind's rule on the backend): draws are members, ``isin``
+    and ``clamp`` (``clamp_`` on torch) equal NumPy's."""
+    array = sa.ArraySpace(space, 2)
+    try:
+        drawn = sa.sample(array, 5, rng=generator(name, seed))
+        rows = sa.sample(array, 5, rng=seed)
+    except ValueError as error:  # a rejection that found too few members: said so
+        assert "too thin" in str(error)
+        return
+    assert host(drawn).shape == (5, 2) and sa.isin(host(drawn), array).all()
+    probe = np.concatenate([rows * 2 - 1, rows])
+    assert host(sa.isin(on(name, probe), array)).tolist() == sa.isin(probe, array).tolist()
+    with pytest.raises(ValueError, match="shape"):
+        sa.isin(on(name, probe[:, :1]), array)
+    try:
+        clamped = sa.clamp(probe, array)
+    except TypeError:  # a difference whose nearest member has no closed form: alike everywhere
+        with pytest.raises(TypeError, match="not decided"):
+            sa.clamp(on(name, probe), array)
+        return
+    assert np.allclose(host(sa.clamp(on(name, probe), array)), clamped)
+    if name == "torch":
+        t = torch.from_numpy(probe.copy())
+        assert sa.clamp_(t, array) is t and np.allclose(t.numpy(), clamped)
+
+
 # -- TorchRL's Choice ----------------------------------------------------------------------------------
 
 

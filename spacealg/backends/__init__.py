@@ -35,9 +35,12 @@ module              operation
 ``isin``            ``isin``
 ``clamp``           ``clamp``, ``clamp_``
 ``flatten``         ``flatten_batch``, ``unflatten_batch``
-``masked``          ``sample`` with ``mask=``/``probability=``
+``masked``          ``Masked``'s rules; ``sample`` with ``mask=``/``probability=``
+``parts``           the rules of ``TupleProduct``, ``DictProduct`` and ``ArraySpace``: their
+                    compiled plan, or part by part where a leaf has rules of its own
 ``emulation``       ``nativize_tensor``, ``emulate_tensor`` and the codec's batch operations
 ``operations``      the table: which function of each module serves which generic function
+                    for a space whose kind has no rule of its own
 ``host``            the kind rules of ``Box``, ``Interval``, ``Categorical``, ``FiniteSet`` and
                     ``range`` (their plans on every backend) and their NumPy entries (registered
                     for those kinds at load, the rules imported at the first call)
@@ -48,11 +51,12 @@ See docs/backends.md for the laws, the dtype policy and measured speed.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
 from spacealg.backends.arrays import BACKEND_ROOTS, RNG_FORMS, backend_name, backend_of, is_backend_array, to_numpy
-from spacealg.core.arrays import register_array_root, register_backend_loader
+from spacealg.core.arrays import register_array_root, register_backend_loader, register_kind_rule
 from spacealg.core.rng import register_rng_form
 
 __all__ = [
@@ -80,38 +84,52 @@ for _name, _form in RNG_FORMS.items():
     register_rng_form(_name, _form)
 
 
-def _first_call(operation: str, cls: type, entry: bool) -> Any:
+def _first_call(module: str, operation: str, cls: type, entry: bool) -> Any:
     """What answers ``operation`` for spaces of class ``cls`` until the first call: it loads
-    :mod:`~spacealg.backends.host` (the rules, plans and leaf tables, which ``import spacealg``
-    does not load), whose import registers the kinds' rules and NumPy entries in their place,
-    and runs the rule (``entry`` False) or NumPy's entry."""
+    the module of this package holding the kind's rules (with the plans and leaf tables,
+    which ``import spacealg`` does not load), which registers them in its place (``host``: its
+    import; the others: here), and runs the rule (``entry`` False) or NumPy's entry."""
 
     def first_call(*args: Any, **kwargs: Any) -> Any:
-        from spacealg.backends import host
-
-        answer: Callable[..., Any] = host.ENTRIES[cls][operation] if entry else host.RULES[operation]
+        loaded = importlib.import_module(f"spacealg.backends.{module}")
+        if module != "host":
+            for kind in _kinds()[module]:
+                for name, rule in loaded.RULES.items():
+                    register_kind_rule(name, kind, rule)
+        answer: Callable[..., Any] = loaded.ENTRIES[cls][operation] if entry else loaded.RULES[operation]
         return answer(*args, **kwargs)
 
     return first_call
 
 
-def _register_leaf_rules() -> None:
-    """The batched rules of the leaf kinds whose rules this package holds (the per-leaf plans,
-    with NumPy's entries: :mod:`~spacealg.backends.host`), registered with the core for each kind,
-    as any kind registers its own (:func:`spacealg.core.arrays.register_kind_rule`)."""
-    from spacealg.core.arrays import register_kind_rule
+def _kinds() -> dict[str, tuple[type, ...]]:
+    """module of this package -> the kinds whose batched rules it holds (its ``RULES``; ``host``
+    with NumPy's ``ENTRIES``: the other kinds' NumPy rules are their own)."""
+    from spacealg.spaces.array import ArraySpace
     from spacealg.spaces.box import Box
     from spacealg.spaces.categorical import Categorical
     from spacealg.spaces.finite import FiniteSet
     from spacealg.spaces.interval import Interval
+    from spacealg.spaces.masked import Masked
+    from spacealg.spaces.product import DictProduct, TupleProduct
 
-    for cls in (Box, Interval, Categorical, FiniteSet, range):
-        for operation in ("isin", "sample", "clamp", "clamp_"):
-            register_kind_rule(operation, cls, _first_call(operation, cls, False),
-                               numpy=_first_call(operation, cls, True))
+    return {"host": (Box, Interval, Categorical, FiniteSet, range), "masked": (Masked,),
+            "parts": (TupleProduct, DictProduct, ArraySpace)}
 
 
-_register_leaf_rules()
+def _register_rules() -> None:
+    """The batched rules of the kinds whose rules this package holds, registered with the core
+    for each kind, as any kind registers its own (:func:`spacealg.core.arrays.register_kind_rule`)."""
+    operations = {"host": _OWN, "masked": _OWN, "parts": (*_OWN, "flatten_batch", "unflatten_batch")}
+    for module, kinds in _kinds().items():
+        for cls in kinds:
+            for operation in operations[module]:
+                register_kind_rule(operation, cls, _first_call(module, operation, cls, False),
+                                   numpy=_first_call(module, operation, cls, True) if module == "host" else None)
+
+
+_OWN = ("isin", "sample", "clamp", "clamp_")
+_register_rules()
 
 
 def __getattr__(name: str) -> Any:

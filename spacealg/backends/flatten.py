@@ -1,12 +1,12 @@
 """``flatten_batch``/``unflatten_batch`` (Gymnasium's one-hot flattening) on torch and JAX.
 
 The flattening is the NumPy one's, decided once: the space's plan (:mod:`spacealg.core.plan`)
-splits and joins the batch, its flat codec (:mod:`spacealg.ops.flatten`, a variant of the
-same plan) gives each leaf's segment (width, offsets, lows, flat dtype), and each leaf's
-batch rule is the codec's own, written once over an array kernel (``RavelCodec.values``,
-``OneHotCodec.columns``/``positions``/``values``). What is left here is what the Array API
-lacks: the one-hot scatter, and a finite set's positions by exact value
-(:mod:`~spacealg.backends.sets`; NumPy finds labels by lookup, which tensors cannot hold).
+splits and joins the batch, and each leaf's segment (:mod:`spacealg.core.flat`: width,
+offsets, lows, dtype) gives its batch rule, written once over an array kernel for NumPy's
+codec and these alike (``RavelSegment.values``, ``OneHotSegment.columns``/``positions``/``values``).
+What is left here is what the Array API lacks: the one-hot scatter, and a finite set's
+positions by exact value (:mod:`~spacealg.backends.sets`; NumPy finds labels by lookup,
+which tensors cannot hold).
 
 Laws: value for value and dtype for dtype equal to the NumPy path
 (``to_numpy(flatten_batch(xs, s)) == flatten_batch(to_numpy(xs), s)``);
@@ -27,16 +27,33 @@ from spacealg.backends.arrays import backend_name, backend_named
 from spacealg.backends.kernel import BackendKernel
 from spacealg.backends.sets import held, hits
 from spacealg.backends.shapes import batch_lead, leaf_dtypes
+from spacealg.core.flat import RavelSegment, segment
 from spacealg.core.leaf import LeafModel
 from spacealg.core.plan import Plan, plan_for
-from spacealg.ops.flatten import FlatCodec, RavelCodec, leaf_codecs
 
 __all__ = ["flatten_batch_on", "unflatten_batch_on"]
 
 
-def _layout(plan: Plan, space: Any) -> tuple[FlatCodec, list[Any]]:
-    """The space's flat codec and its leaves' codecs, in the plan's leaf order."""
-    return plan.variant(("flat leaves", "numpy"), lambda: leaf_codecs(space))  # type: ignore[no-any-return]
+class _Layout:
+    """The flat vector of a space of leaves: its leaves' segments (the plan's leaf order), its
+    width and its dtype (the products' promotion, part by part, as NumPy's codec promotes)."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.segments = [segment(model) for model in plan.leaves]
+        self.dim = sum(s.dim for s in self.segments)
+        if not self.segments:
+            raise ValueError(f"flatten_batch: {plan.space!r} cannot be flattened to one array "
+                             "(an empty product has no flat dtype, as in Gymnasium)")
+        self.dtype = self._promoted(plan.structure)
+
+    def _promoted(self, node: Any) -> np.dtype:
+        if isinstance(node, (tuple, dict)):
+            return np.result_type(*map(self._promoted, node.values() if isinstance(node, dict) else node))
+        return self.segments[node].dtype
+
+
+def _layout(plan: Plan) -> _Layout:
+    return plan.variant(("flat layout",), lambda: _Layout(plan))  # type: ignore[no-any-return]
 
 
 def flatten_batch_on(name: str, xs: Any, space: Any) -> Any:
@@ -59,8 +76,8 @@ def _flattener(k: BackendKernel, plan: Plan, space: Any) -> Any:
     whether a value is no member, read after it ran (:func:`_raise_at`); ``bad`` is None
     otherwise: torch reads each one-hot leaf before its scatter (:func:`_flatten_leaf`), and
     under ``jit`` nothing can be read."""
-    codec, codecs = _layout(plan, space)
-    out = k.backend.dtype(codec.dtype, None, None, space)
+    layout = _layout(plan)
+    out = k.backend.dtype(layout.dtype, None, None, space)
     xp = k.xp
     flag = k.backend.dtype(np.dtype(bool))
 
@@ -68,13 +85,13 @@ def _flattener(k: BackendKernel, plan: Plan, space: Any) -> Any:
         lead = tuple(parts[0].shape[: len(parts[0].shape) - len(plan.leaves[0].shape)])
         n = math.prod(lead)
         pieces, bads = [], []
-        for model, part, b in zip(plan.leaves, codecs, parts):
+        for model, part, b in zip(plan.leaves, layout.segments, parts):
             piece, bad = _flatten_leaf(k, model, part, xp.reshape(b, (n, model.size)), out)
             pieces.append(piece)
             if k.program:
                 bads.append(xp.any(bad) if bad is not None else k.zeros((), flag))
         joined = pieces[0] if len(pieces) == 1 else xp.concat(pieces, axis=-1)
-        return xp.reshape(joined, (*lead, codec.dim)), (xp.stack(bads) if bads else None)
+        return xp.reshape(joined, (*lead, layout.dim)), (xp.stack(bads) if bads else None)
 
     return k.compiled(run)
 
@@ -92,17 +109,17 @@ def _raise_at(flags: Any, message: str, plan: Plan) -> None:
         raise ValueError(message.format(repr(plan.leaves[first].space)))
 
 
-def _flatten_leaf(k: BackendKernel, model: LeafModel, codec: Any, rows: Any, out: Any) -> tuple[Any, Any]:
-    if isinstance(codec, RavelCodec):
-        return k.xp.astype(codec.values(k, model, rows), out), None
+def _flatten_leaf(k: BackendKernel, model: LeafModel, seg: Any, rows: Any, out: Any) -> tuple[Any, Any]:
+    if isinstance(seg, RavelSegment):
+        return k.xp.astype(seg.values(k, model, rows), out), None
     if model.items is None:
-        columns, bad = codec.columns(k, model, rows)
+        columns, bad = seg.columns(k, model, rows)
     else:
         index, bad = _index_of(k, model, rows)
-        columns = index + k.const(model, "flat_starts", lambda: codec.offsets, k.widest_int())
+        columns = index + k.const(model, "flat_starts", lambda: seg.offsets, k.widest_int())
     if not k.program and k.any_true(bad):  # read before the scatter (torch refuses a column out of range)
         raise ValueError(f"flatten_batch: a value is not a member of {model.space!r}")
-    return k.onehot(columns, codec.dim, out), bad
+    return k.onehot(columns, seg.dim, out), bad
 
 
 def _index_of(k: BackendKernel, leaf: LeafModel, rows: Any) -> tuple[Any, Any]:
@@ -126,8 +143,7 @@ def _index_of(k: BackendKernel, leaf: LeafModel, rows: Any) -> tuple[Any, Any]:
 def unflatten_batch_on(name: str, vs: Any, space: Any) -> Any:
     """The batch of ``space`` whose flattenings are the rows of the torch/JAX array ``vs``."""
     plan = plan_for(space, name, "unflatten_batch")
-    codec, _ = _layout(plan, space)
-    dim = codec.dim
+    dim = _layout(plan).dim
     if len(vs.shape) < 1 or vs.shape[-1] != dim:
         raise ValueError(f"unflatten_batch: expected an array (*batch, {dim}), got shape {tuple(vs.shape)}")
     parts = (vs,)
@@ -141,15 +157,15 @@ def unflatten_batch_on(name: str, vs: Any, space: Any) -> Any:
 def _unflattener(k: BackendKernel, plan: Plan, space: Any) -> Any:
     """``run(vs) -> (leaf values, missing)``: per leaf, whether a one-hot segment has no hot
     entry (read after it, as :func:`_flattener`'s flags)."""
-    codec, codecs = _layout(plan, space)
-    dim, xp = codec.dim, k.xp
+    layout = _layout(plan)
+    dim, xp = layout.dim, k.xp
     flag = k.backend.dtype(np.dtype(bool))
 
     def run(vs: Any) -> tuple[list[Any], Any]:
         lead = tuple(vs.shape[:-1])
         rows = xp.reshape(vs, (math.prod(lead), dim))
         values, missing, start = [], [], 0
-        for model, part in zip(plan.leaves, codecs):
+        for model, part in zip(plan.leaves, layout.segments):
             segment = rows[:, start : start + part.dim]
             start += part.dim
             value, found = _read_leaf(k, model, part, segment)
@@ -160,11 +176,11 @@ def _unflattener(k: BackendKernel, plan: Plan, space: Any) -> Any:
     return k.compiled(run)
 
 
-def _read_leaf(k: BackendKernel, model: LeafModel, codec: Any, segment: Any) -> tuple[Any, Any]:
-    if isinstance(codec, RavelCodec):
-        return codec.values(k, model, segment), None
-    index, found = codec.positions(k, model, segment)
+def _read_leaf(k: BackendKernel, model: LeafModel, seg: Any, rows: Any) -> tuple[Any, Any]:
+    if isinstance(seg, RavelSegment):
+        return seg.values(k, model, rows), None
+    index, found = seg.positions(k, model, rows)
     if model.items is None:
-        return codec.values(k, model, index), found
+        return seg.values(k, model, index), found
     items = model.numbers if model.numbers is not None else np.asarray(model.items, dtype=np.int64)
     return k.const(model, "item_values", lambda: items, k.native(model, items.dtype))[index], found

@@ -1,14 +1,21 @@
-"""Masked sampling on torch and JAX: ``sample(space, size, mask=..., rng=g)`` with a
-``torch.Generator`` or a JAX key draws on that backend and device.
+"""``Masked``'s kind rules on torch and JAX, and masked sampling there: ``sample(space, size,
+mask=..., rng=g)`` with a ``torch.Generator`` or a JAX key draws on that backend and device.
 
 The masks are parsed, combined and drawn from by the one definition every backend shares
 (:func:`spacealg.spaces.masked.restriction`, :func:`~spacealg.spaces.mask_blocks.draw_digits`
-over the backend's :class:`~spacealg.backends.kernel.BackendKernel`); here the
-digits become values through the backends' leaf table (``low + step * digit`` for
-integers, ``values[digit]`` for sets). Masks may be
-NumPy arrays or arrays of the backend (a bool tensor on the GPU stays there), in every
-form :class:`~spacealg.spaces.masked.Masked` accepts, with leading batch dimensions for
-one mask per row.
+over the call's kernel); here the digits become values through the backends' leaf table
+(``low + step * digit`` for integers, ``values[digit]`` for sets). Masks may be NumPy arrays
+or arrays of the backend (a bool tensor on the GPU stays there), in every form
+:class:`~spacealg.spaces.masked.Masked` accepts, with leading batch dimensions for one mask
+per row.
+
+``Masked``'s rules (:data:`RULES`, registered for the kind by :mod:`spacealg.backends` as any
+kind registers its own, :func:`spacealg.core.arrays.register_kind_rule`): ``sample`` draws
+on the backend; ``isin`` answers as NumPy's ``isin`` of the batch moved to the host, as a
+bool array of the batch's backend and device; ``clamp``/``clamp_`` return members unchanged
+(``clamp_``: ``x`` itself) and raise TypeError otherwise, as on NumPy (a mask has no
+nearest-member rule). An array space or a product holding a ``Masked`` part reaches these
+rules through its own (:mod:`~spacealg.backends.parts`).
 
 Laws (tests/test_masks_backends.py, where torch and JAX are): every draw
 is legal (``isin`` of the masked space after moving the batch to NumPy); the same
@@ -19,33 +26,35 @@ and draws the row's first entry.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from spacealg.backends.arrays import backend_named, to_numpy
-from spacealg.backends.kernel import BackendKernel
-from spacealg.backends.leaves import first_array
+from spacealg.backends.arrays import to_numpy
 from spacealg.core.generic import as_space
+from spacealg.core.kernel import Kernel, kernel_for
 from spacealg.core.leaf import Members
 from spacealg.core.plan import map_tree, plan_for
 from spacealg.core.protocol import isin
-from spacealg.spaces._batch import normalize_size
 from spacealg.spaces.masked import Masked, draw_digits, draw_shape, restriction
 
-__all__ = ["masked_on_backend", "sample_masked_on"]
+__all__ = ["RULES", "sample_masked_on"]
 
 
 def sample_masked_on(name: str, space: Any, size: Any, mask: Any, probability: Any, rng: Any) -> Any:
     """The masked batch of ``space`` drawn with the torch generator or JAX key ``rng``."""
-    k = BackendKernel.for_call(name, rng, rng)
-    root, f, blocks = restriction(as_space(space), mask, probability, k)
+    return _draw(kernel_for(name, rng, rng), as_space(space), size, mask, probability)
+
+
+def _draw(k: Kernel, space: Any, size: Any, mask: Any, probability: Any) -> Any:
+    root, f, blocks = restriction(space, mask, probability, k)
     size, shape = draw_shape(blocks, f.sizes, size)
     digits = draw_digits(blocks, f.sizes, shape, k)
-    return _values(k, root, name, digits, shape)
+    return _values(k, root, digits, shape)
 
 
-def _values(k: Any, space: Any, name: str, digits: Any, shape: tuple[int, ...]) -> Any:
+def _values(k: Any, space: Any, digits: Any, shape: tuple[int, ...]) -> Any:
     """The members of ``space`` whose digits (``(*shape, factors)``) are ``digits``, through
     the backends' leaf table."""
     xp, start = k.xp, 0
@@ -63,54 +72,41 @@ def _values(k: Any, space: Any, name: str, digits: Any, shape: tuple[int, ...]) 
         low = k.const(leaf, "low", lambda: leaf.value_low, k.widest_int())
         return xp.astype(low + leaf.step * xp.astype(d, k.widest_int()), k.native(leaf))
 
-    return map_tree(leaf_values, plan_for(space, name, "sample").tree)
+    return map_tree(leaf_values, plan_for(space, k.name, "sample").tree)
 
 
-def masked_on_backend(operation: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``sample``/``isin``/``clamp``/``clamp_`` of a ``Masked`` space (or an array space of
-    one) on torch/JAX; a product holding one goes leaf by leaf (its route,
-    :func:`~spacealg.backends.parts.by_leaves`), each leaf here or by its plan.
+def _sample_rule(k: Kernel, space: Masked, size: Any = None, *, rng: Any, **extra: Any) -> Any:
+    if any(value is not None for value in extra.values()):
+        raise TypeError(f"sample: {sorted(extra)} are not supported with a {k.name} rng")
+    return _draw(k, space, size, None, None)
 
-    ``sample`` draws on the backend: a ``Masked`` space by :func:`sample_masked_on`, an array
-    space of one as draws of its entry (:func:`_sample_holding`); ``isin``
-    answers as NumPy's ``isin`` of the batch moved to the host, as a bool array of the
-    batch's backend and device; ``clamp``/``clamp_`` return members unchanged (``clamp_``:
-    ``x`` itself) and raise TypeError otherwise, as on NumPy (a mask has no nearest-member rule).
-    """
-    if operation == "sample":
-        space, size = args[0], (args[1] if len(args) > 1 else kwargs.get("size"))
-        extra = {key: value for key, value in kwargs.items() if key != "rng" and value is not None}
-        if extra:
-            raise TypeError(f"sample: {sorted(extra)} are not supported with a {name} rng")
-        return _sample_holding(name, space, size, kwargs["rng"])
-    batch, space = args[0], args[1]
-    inside = np.asarray(isin(to_numpy(batch), space))
-    if operation == "isin":
-        backend = backend_named(name)
-        return backend.constant(inside, backend.dtype(np.dtype(bool)), backend.device(first_array(batch)))
-    if not inside.all():
+
+def _inside(batch: Any, space: Masked) -> np.ndarray:
+    return np.asarray(isin(to_numpy(batch), space))
+
+
+def _isin_rule(k: Kernel, batch: Any, space: Masked) -> Any:
+    return k.constant(_inside(batch, space), np.dtype(bool))
+
+
+def _members(what: str, batch: Any, space: Masked) -> None:
+    if not _inside(batch, space).all():
         raise TypeError(
-            f"{operation}: a masked space has no nearest-member rule ({space!r}) and the batch "
+            f"{what}: a masked space has no nearest-member rule ({space!r}) and the batch "
             "holds non-members; sample legal values with sample(space) or test them with isin"
         )
-    if operation == "clamp":
-        return map_tree(_copy, batch)
-    return batch
 
 
-def _sample_holding(name: str, space: Any, size: Any, rng: Any) -> Any:
-    """A batch of a ``Masked`` space (or an array space of one, drawn as ``size + dims``
-    draws of its entry) on the backend of ``rng``; a product holding one is drawn leaf by
-    leaf (:func:`~spacealg.backends.parts.by_leaves`)."""
-    from spacealg.core.protocol import sample
-    from spacealg.spaces.array import ArraySpace
-
-    if isinstance(space, Masked):
-        return sample_masked_on(name, space, size, None, None, rng)
-    if isinstance(space, ArraySpace):
-        return _sample_holding(name, space.space, (*normalize_size(size), *space.dims), rng)
-    return sample(space, size, rng=rng)
+def _clamp_rule(k: Kernel, x: Any, space: Masked) -> Any:
+    _members("clamp", x, space)
+    return x.clone() if hasattr(x, "clone") else x  # JAX arrays are immutable
 
 
-def _copy(array: Any) -> Any:
-    return array.clone() if hasattr(array, "clone") else array  # JAX arrays are immutable
+def _clamp_inplace_rule(k: Kernel, x: Any, space: Masked) -> Any:
+    _members("clamp_", x, space)
+    return x
+
+
+#: operation -> ``Masked``'s rule on torch and JAX (NumPy's are the kind's own, :mod:`spacealg.spaces.masked`)
+RULES: dict[str, Callable[..., Any]] = {"sample": _sample_rule, "isin": _isin_rule, "clamp": _clamp_rule,
+                                        "clamp_": _clamp_inplace_rule}

@@ -7,10 +7,10 @@ it loads:
 * the top-level package names of its array and generator types
   (:func:`register_array_root`), so that :func:`backend_name` recognises a torch tensor or
   a JAX key by its type's module, without importing torch or JAX;
-* which implementation serves a space's batched operations (:func:`register_route`: the
-  protocol's ``isin``, ``sample``, ``clamp``, ``clamp_`` and ``flatten_batch``/``unflatten_batch``,
-  asked once per space by :func:`spacealg.core.plan.route`), and any other function's
-  implementation (:func:`register_backend`, keyed by the function object: a codec method...);
+* each function's implementation (:func:`register_backend`, keyed by the function object:
+  the protocol's ``isin``, ``sample``, ``clamp``, ``clamp_`` and ``flatten_batch``/``unflatten_batch``
+  for a space whose kind has no rule of its own, which :func:`spacealg.core.plan.route` falls
+  back to; a codec method...);
 * a loader per backend (:func:`register_backend_loader`), run the first time an
   implementation for that backend is asked for, which imports the modules whose load
   registers the implementations (so ``import spacealg`` loads none of them).
@@ -43,7 +43,6 @@ import numpy as np
 __all__ = [
     "backend_implementation",
     "backend_name",
-    "backend_route",
     "kind_rule",
     "load_backend",
     "numpy_entry",
@@ -52,7 +51,6 @@ __all__ = [
     "register_backend",
     "register_backend_loader",
     "register_kind_rule",
-    "register_route",
 ]
 
 #: The top-level package of an array or generator type -> the backend that serves it.
@@ -74,28 +72,6 @@ def register_backend(function: Any, backend: str, implementation: Callable[..., 
     """``implementation`` answers ``function`` for arrays (or generators) of ``backend``; it
     is called with the arguments ``function`` was called with."""
     _IMPLEMENTATIONS[function, backend] = implementation
-
-
-#: backend -> ``choose(operation, space)``: the implementation serving one space's calls (:func:`register_route`)
-_ROUTES: dict[str, Callable[[str, Any], Callable[..., Any]]] = {}
-
-
-def register_route(backend: str, choose: Callable[[str, Any], Callable[..., Any]]) -> None:
-    """``choose(operation, space)`` gives ``run(args, kwargs)``, what answers ``operation``
-    (``"isin"``, ``"sample"``, ``"clamp"``, ``"clamp_"``, ``"flatten_batch"``,
-    ``"unflatten_batch"``) for ``space`` on ``backend``'s data where the space's kind has no
-    rule of its own; asked once per space (:func:`spacealg.core.plan.route` keeps the answer)."""
-    _ROUTES[backend] = choose
-
-
-def backend_route(backend: str) -> Callable[[str, Any], Callable[..., Any]]:
-    """The chooser :func:`register_route` registered for ``backend`` (loading it on first use);
-    TypeError when there is none."""
-    if backend not in _ROUTES:
-        load_backend(backend)
-        if backend not in _ROUTES:
-            raise TypeError(f"no implementation for {backend} arrays is registered")
-    return _ROUTES[backend]
 
 
 def register_backend_loader(backend: str, load: Callable[[], None]) -> None:

@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.core.arrays import backend_implementation, backend_route, kind_rule, numpy_entry, on_kind_rule
+from spacealg.core.arrays import backend_implementation, kind_rule, numpy_entry, on_kind_rule
 from spacealg.core.cache import IdentityCache, footprint
 from spacealg.core.codegen import Generator
 from spacealg.core.generic import GenericFunction, as_space, generic, load_adapters_for
@@ -357,8 +357,8 @@ def route(function: Any, name: str, space: Any, args: tuple[Any, ...], kwargs: d
     * on torch and JAX, the kind's own rule over the backend's kernel
       (:func:`~spacealg.core.arrays.register_kind_rule`), the space's own implementation where it
       takes foreign arrays itself (``serves_arrays``: TorchRL's ``is_in``), else the backend's
-      choice (:func:`~spacealg.core.arrays.register_route`: products of leaves as one plan,
-      masked parts, products of leaves with rules of their own);
+      implementation of the function (:func:`~spacealg.core.arrays.register_backend`: the plan
+      compiled from the space's leaf models);
     * on NumPy, the kind's NumPy entry (registered with its rule), else the class's own
       implementation of the protocol function, else the kind's rule over NumPy's kernel, else
       the function's NumPy implementation (the protocol's fallback, which converts a plain
@@ -417,7 +417,7 @@ def _chosen(function: Any, name: str, space: Any) -> Callable[..., Any]:
         return lambda *args, **kwargs: rule(kernel_for(name, args[0]), *args, **kwargs)
     if isinstance(function, GenericFunction) and getattr(function.implementation_for(cls), "serves_arrays", False):
         return functools.partial(GenericFunction.__call__, function)
-    return backend_route(name)(operation, space)
+    return backend_implementation(function, name)
 
 
 def _numpy_route(function: Any, operation: str, cls: type, rule: Callable[..., Any] | None) -> Callable[..., Any]:

@@ -63,11 +63,12 @@ from spacealg.adapters.gymnasium import to_gymnasium
 from spacealg.adapters.native import gym_class_of
 from spacealg.core.arrays import backend_name, register_backend
 from spacealg.core.codegen import Generator
+from spacealg.core.flat import OneHotSegment, RavelSegment, one_hot
 from spacealg.core.generic import coerce, generic
 from spacealg.core.image import Image, image_of
 from spacealg.core.kernel import NUMPY
-from spacealg.core.leaf import LeafModel, leaf, plain, widths
-from spacealg.core.plan import kept_plan, plan_for, route, variant_of
+from spacealg.core.leaf import leaf, plain
+from spacealg.core.plan import kept_plan, route, variant_of
 from spacealg.core.protocol import elsize
 from spacealg.core.space import Space
 from spacealg.spaces.box import Box
@@ -235,27 +236,16 @@ def flat_codec(space: Any) -> FlatCodec:
         if image is not None:
             return ImageCodec(image, tuple(elsize(space)))
         return coerce(flat_codec, (space,), {})  # type: ignore[no-any-return]
-    if model.items is not None or model.image in ("Discrete", "MultiDiscrete"):
-        return OneHotCodec(model)
-    return RavelCodec(model)
+    return OneHotCodec(model) if one_hot(model) else RavelCodec(model)
 
 
-# -- leaves: raveled values, or one-hot (of values or of label positions) ---------------
+# -- leaves: raveled values, or one-hot (of values or of label positions); their batch rules are
+# the segments' (:mod:`spacealg.core.flat`), written once over an array kernel for every backend
 
 
-# -- the leaves' batch rules are written once over an array kernel ``k``: NumPy's
-# (:data:`spacealg.core.kernel.NUMPY`) or a torch/JAX one (:mod:`spacealg.core.kernel`).
-
-
-class RavelCodec(FlatCodec):
-    """Raveled values in the leaf's dtype: Box, MultiBinary (int8 0/1), intervals (float64)."""
-
-    def __init__(self, model: LeafModel) -> None:
-        self.scalar = model.scalar  # members are Python floats (an Interval), not arrays
-        self.shape, self.element_shape = ((1,), ()) if model.scalar else (model.shape, model.shape)
-        self.dim = math.prod(self.shape)
-        self.dtype = model.dtype
-        self.low, self.high = (np.full(self.shape, b, self.dtype).reshape(-1) for b in (model.low, model.high))
+class RavelCodec(RavelSegment, FlatCodec):
+    """Raveled values in the leaf's dtype: Box, MultiBinary (int8 0/1), intervals (float64);
+    the segment's batch rule (:mod:`spacealg.core.flat`) with NumPy's generated code."""
 
     def emit_fill(self, gen: Generator, value: str, start: int) -> None:
         if self.scalar:
@@ -276,37 +266,13 @@ class RavelCodec(FlatCodec):
     def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         return self.values(NUMPY, None, vs).reshape(shape + self.element_shape)  # type: ignore[no-any-return]
 
-    def values(self, k: Any, model: LeafModel | None, rows: Any) -> Any:
-        """The ``(n, dim)`` entries ``rows`` (a batch's raveled members, or a flat segment) in
-        the leaf's native dtype (a member's own rounding; no copy where already in it). The
-        flat rows are these cast to the flat dtype."""
-        return k.xp.astype(rows, k.native(model, self.dtype), copy=False)
 
-    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.low, self.high
+class OneHotCodec(OneHotSegment, FlatCodec):
+    """One-hot of each entry's ``x - low`` or label position (the segment's batch rules,
+    :mod:`spacealg.core.flat`, with NumPy's generated code). Members of a scalar leaf are
+    numpy scalars of ``dtype`` (a label for labels); of an array leaf, arrays of ``shape``."""
 
-
-class OneHotCodec(FlatCodec):
-    """One-hot of each entry's ``x - low`` (Discrete, MultiDiscrete, Categorical), or of its
-    position among the leaf's labels (finite sets, stepped ranges, arrays of them: the leaf
-    model stores positions, ``low == 0``). Members of a scalar leaf are numpy scalars of
-    ``dtype`` (a label for labels); of an array leaf, arrays of ``shape``."""
-
-    onehot = True
     _UNROLL = 16  # MultiDiscretes up to this many entries get one inlined line per entry
-
-    def __init__(self, model: LeafModel) -> None:
-        self.model = model
-        self.dtype = model.dtype
-        self.shape = self.element_shape = model.shape
-        low = np.broadcast_to(np.asarray(model.low, dtype=object), model.shape)
-        self.nvec = np.array(np.broadcast_to(widths(model.low, model.high), model.shape), np.int64).reshape(-1)
-        self.low = low.astype(np.int64).reshape(-1)
-        self.size = self.nvec.size
-        self.dim = int(self.nvec.sum())
-        self.offsets = np.concatenate([[0], np.cumsum(self.nvec)[:-1]]).astype(np.int64)
-        self.unsigned_widths = self.nvec.astype(np.uint64)
-        self.uniform = bool(self.size and (self.nvec == self.nvec[0]).all())
 
     def _position(self, x: Any) -> int:
         try:
@@ -389,70 +355,6 @@ class OneHotCodec(FlatCodec):
         if self.model.items is not None:
             return self.model.item_array[k.reshape(shape + self.shape)]  # type: ignore[no-any-return]
         return self.values(NUMPY, self.model, k).reshape(shape + self.shape)
-
-    def columns(self, k: Any, model: LeafModel, rows: Any) -> tuple[Any, Any]:
-        """``(columns, bad)`` for the ``(n, size)`` integer entries ``rows`` (of a leaf without
-        labels): each entry's column in the leaf's segment, ``offset + x - low``, and where the
-        entry is no member (outside ``low..high``, or a float that is no integer)."""
-        xp = k.xp
-        fraction = None
-        if k.kind(rows) == "f":  # a member is a whole number (not NaN, not infinite), cast only then
-            whole = xp.round(rows)
-            fraction = ~((whole == rows) & (xp.abs(whole) <= 2.0**62))
-            rows = xp.where(fraction, 0.0, whole)
-        x = xp.astype(rows, k.widest_int(), copy=False) - self._const(k, model, "flat_low", self.low)
-        if k is NUMPY:  # one test: x < 0 read unsigned lies past every width (256 rows of a Discrete 6.6 -> 5.9 us)
-            bad = x.view(np.uint64) >= self.unsigned_widths
-        else:
-            bad = (x < 0) | (x >= self._const(k, model, "flat_widths", self.nvec))
-        if fraction is not None:
-            bad = bad | fraction
-        return x + self._const(k, model, "flat_starts", self.offsets), bad
-
-    def positions(self, k: Any, model: LeafModel, segment: Any) -> tuple[Any, Any]:
-        """``(positions, found)``: each entry's first nonzero column in the ``(n, dim)`` rows
-        ``segment``, less its offset (``x - low``, or the label's position), and whether every
-        entry has one (a 0-d bool array of ``k``'s backend, not read here)."""
-        xp = k.xp
-        hot = segment != 0
-        n = segment.shape[0]
-        if self.uniform:  # segments of one width: one argmax
-            per_entry = xp.reshape(hot, (n, self.size, int(self.nvec[0])))
-            found = xp.all(xp.any(per_entry, axis=-1))
-            index = _first(k, model, per_entry)
-        elif k is NUMPY:  # a reduction per segment (no array-API form): 0.23 ms vs 0.79 ms by the loop below
-            # (256 rows of Categorical([3, 4, 5, 6] * 4), NumPy; 0.05 vs 0.09 ms for [3, 4])
-            index = np.minimum.reduceat(np.where(hot, np.arange(self.dim), self.dim), self.offsets, axis=1)
-            index = index - self.offsets
-            found = (index < self.nvec).all()
-        else:
-            columns, ok = [], []
-            for start, width in zip(self.offsets.tolist(), self.nvec.tolist()):
-                part = hot[:, start : start + width]
-                ok.append(xp.all(xp.any(part, axis=-1)))
-                columns.append(_first(k, model, part))
-            found = xp.all(xp.stack(ok)) if ok else k.ones((), k.backend.dtype(np.dtype(bool)))
-            index = xp.stack(columns, axis=-1) if columns else xp.astype(segment[:, :0], k.widest_int())
-        return index, found
-
-    def values(self, k: Any, model: LeafModel, index: Any) -> Any:
-        """The member entries (native dtype) at the ``positions`` ``index`` of a leaf without labels."""
-        xp = k.xp
-        wide = xp.astype(index, k.widest_int(), copy=False) + self._const(k, model, "flat_low", self.low)
-        return xp.astype(wide, k.native(model, self.dtype), copy=False)
-
-    @staticmethod
-    def _const(k: Any, model: LeafModel, tag: str, array: np.ndarray) -> Any:
-        """The codec's int64 ``array`` where ``k``'s arrays live (NumPy's: itself)."""
-        return array if k is NUMPY else k.const(model, tag, lambda: array, k.widest_int())
-
-    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        return np.zeros(self.dim, self.dtype), np.ones(self.dim, self.dtype)
-
-
-def _first(k: Any, model: LeafModel, hot: Any) -> Any:
-    """The first True along the last axis of the bool array ``hot`` (torch has no bool argmax)."""
-    return hot.argmax(-1) if k is NUMPY else k.xp.argmax(k.xp.astype(hot, k.native(model, np.int8)), axis=-1)
 
 
 class ImageCodec(FlatCodec):
@@ -723,12 +625,6 @@ _BAD_VALUE = (KeyError, IndexError, AttributeError, TypeError, ValueError)
 def _codec(space: Any) -> FlatCodec:
     """The codec of ``space``: a variant of its plan (:mod:`spacealg.core.plan`), built once."""
     return variant_of(space, _FLAT, flat_codec)  # type: ignore[no-any-return]
-
-
-def leaf_codecs(space: Any) -> tuple[FlatCodec, list[Any]]:
-    """The flat codec of ``space`` and its leaves' codecs, depth first (its plan's leaf order):
-    the segments that the batched forms on other array libraries fill and read."""
-    return _codec(space), [_codec(leaf_space) for leaf_space in plan_for(space).leaf_spaces()]
 
 
 def _codec_of(space: Any, function: str, value: Any = None) -> FlatCodec:

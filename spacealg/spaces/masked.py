@@ -581,23 +581,4 @@ def sample_masked(space: Any, size: Any, mask: Any, probability: Any, *, rng: Rn
     return _sample_restricted(space, size, mask, probability, rng)
 
 
-def holds_masked(space: Any) -> bool:
-    """Whether ``space`` is ``Masked`` or a product/array space with a ``Masked`` part (the
-    backends' per-leaf plans have no leaf for a mask; :func:`masked_on_backend` serves them).
-    Asked once per space and operation: the space's plan keeps the route it chose
-    (:func:`spacealg.core.plan.route`)."""
-    from spacealg.spaces.array import ArraySpace
-    from spacealg.spaces.product import DictProduct, TupleProduct
-
-    if isinstance(space, Masked):
-        return True
-    if isinstance(space, TupleProduct):
-        return any(holds_masked(s) for s in space._spaces)
-    if isinstance(space, DictProduct):
-        return any(holds_masked(s) for s in space._spaces.values())
-    if isinstance(space, ArraySpace):
-        return holds_masked(space.space)
-    return False
-
-
 hooks.sample_with_mask.define(sample_masked)  # ``sample(..., mask=...)``
