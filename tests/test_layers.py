@@ -250,3 +250,35 @@ def test_numpy_calls_take_the_route_the_kind_registered() -> None:
         arrays._KIND_RULES.pop(("isin", Halves), None)
         arrays._NUMPY_ENTRIES.pop(("isin", Halves), None)
         arrays._FOUND.clear()
+
+
+def test_kinds_supply_numpy_code_only_through_their_kind_rules() -> None:
+    """Law: every kind with batched rules (the leaf kinds, OneHot, Union, Difference, Dynamic)
+    supplies its NumPy code one way, as a ``numpy=`` entry of its kind rule: the protocol
+    function has no implementation of the class's own, and a NumPy call takes the route the
+    kind registered (its entry, else its rule over NumPy's kernel), kept in the space's plan."""
+    import functools
+
+    import spacealg as sa
+    from spacealg.core.kernel import NUMPY
+    from spacealg.core.plan import kept_plan
+    from spacealg.spaces.dynamic import Dynamic
+
+    spaces = [sa.Box(0.0, 1.0, (2,)), sa.Interval(0, 1), sa.Categorical([3, 4]), sa.FiniteSet(1, 5), range(4),
+              sa.OneHot(3), sa.union(sa.Box(0, 1, (2,)), sa.Box(3, 4, (2,))),
+              sa.difference(sa.Box(0, 4, (2,)), sa.Box(1, 2, (2,))), Dynamic(sa.Box(0, 1, (1, 2)), axes=0)]
+    for space in spaces:
+        for _ in range(2):  # the first call may load the backends' rules, which chooses the routes again
+            x = sa.sample(space, 3, rng=0)
+            sa.isin(x, space), sa.clamp(x, space), sa.clamp_(np.array(x, copy=True), space)
+        cls, routes = type(space), kept_plan(space).routes  # type: ignore[union-attr]
+        for function in (sa.isin, sa.sample, sa.clamp, sa.clamp_):
+            assert function.implementation_for(cls) is function.implementation_for(object), (cls, function.name)
+            rule, found = arrays.kind_rule(function.name, cls), arrays.numpy_entry(function.name, cls)
+            run = routes[function, "numpy"]
+            if found is not None:
+                assert run is found[0], (cls, function.name)
+            elif function.name == "sample":
+                assert run.__closure__ is not None and rule in [c.cell_contents for c in run.__closure__]
+            else:
+                assert isinstance(run, functools.partial) and (run.func, run.args) == (rule, (NUMPY,))

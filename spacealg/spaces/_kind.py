@@ -3,8 +3,8 @@ decisions every composite kind makes the same way.
 
 ``register(Kind, contains=..., sample=..., ...)`` registers each rule on the protocol
 function of its name (:mod:`spacealg.core.protocol`), so that a kind's module ends with its
-rule table, read top to bottom; ``register_batched(Kind, isin=..., ...)`` likewise its
-batched rules over a kernel (:func:`spacealg.core.arrays.register_kind_rule`);
+rule table, read top to bottom; ``register_batched(Kind, {"isin": ...}, isin=..., ...)`` likewise
+its batched rules over a kernel, with their NumPy entries (:func:`spacealg.core.arrays.register_kind_rule`);
 ``register_infinite``/``register_unshaped`` are the rules of kinds without ``elements`` or
 without array members; ``clamp_into`` the ``clamp_`` rule of kinds whose ``clamp`` is a
 batched rule; ``shown`` a component as ``repr`` shows it; ``once`` a value computed once per
@@ -35,10 +35,13 @@ def register(cls: type, **rules: Callable[..., Any]) -> None:
         getattr(protocol, name).register(cls)(rule)
 
 
-def register_batched(cls: type, **rules: Callable[..., Any]) -> None:
-    """Register each of ``rules`` as ``cls``'s batched rule (over a kernel) of the operation it is named after."""
+def register_batched(cls: type, numpy: dict[str, Callable[..., Any]] | None = None,
+                     **rules: Callable[..., Any]) -> None:
+    """Register each of ``rules`` as ``cls``'s batched rule (over a kernel) of the operation it
+    is named after, with ``numpy[operation]`` as its NumPy entry where given (else NumPy's calls
+    take the rule over NumPy's kernel)."""
     for operation, rule in rules.items():
-        register_kind_rule(operation, cls, rule)
+        register_kind_rule(operation, cls, rule, numpy=(numpy or {}).get(operation))
 
 
 def register_infinite(cls: type, why: str = "") -> None:
