@@ -282,3 +282,36 @@ def test_kinds_supply_numpy_code_only_through_their_kind_rules() -> None:
                 assert run.__closure__ is not None and rule in [c.cell_contents for c in run.__closure__]
             else:
                 assert isinstance(run, functools.partial) and (run.func, run.args) == (rule, (NUMPY,))
+
+
+def test_a_registration_forgets_only_the_routes_of_its_class() -> None:
+    """Law: registering a kind rule (or a protocol implementation) for class ``C`` makes the
+    kept plans of ``C``'s instances, subclasses' included, choose their routes again, and
+    leaves every other plan's routes as they were."""
+    import spacealg as sa
+    from spacealg.core.plan import kept_plan
+
+    class Halves:
+        """A kind of the test's own, with a subclass."""
+
+    class Quarters(Halves):
+        pass
+
+    spaces = [sa.Box(0.0, 1.0, (2,)), Halves(), Quarters()]
+    try:
+        arrays.register_kind_rule("isin", Halves, lambda k, batch, space: k.xp.all(batch == 0.5, axis=-1))
+        for space in spaces:
+            for _ in range(2):
+                sa.isin(np.full((1, 2), 0.5), space)
+        plans = [kept_plan(space) for space in spaces]
+        assert all((sa.isin, "numpy") in plan.routes for plan in plans)  # type: ignore[union-attr]
+        arrays.register_kind_rule("isin", Halves, lambda k, batch, space: k.xp.any(batch == 0.5, axis=-1))
+        assert [(sa.isin, "numpy") in plan.routes for plan in plans] == [True, False, False]  # type: ignore[union-attr]
+        assert sa.isin(np.array([[0.5, 1.0]]), spaces[2]).tolist() == [True]  # the new rule answers
+        sa.isin(np.full((1, 2), 0.5), spaces[1])
+        sa.isin.register(Quarters)(lambda batch, space: "own")
+        assert [(sa.isin, "numpy") in plan.routes for plan in plans] == [True, True, False]  # type: ignore[union-attr]
+        assert sa.isin(np.zeros((1, 2)), spaces[2]) == "own"
+    finally:
+        arrays._KIND_RULES.pop(("isin", Halves), None)
+        arrays._FOUND.clear()

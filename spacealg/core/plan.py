@@ -393,12 +393,17 @@ def route(function: Any, name: str, space: Any, args: tuple[Any, ...], kwargs: d
 _GENERATION = [0]
 
 
-def forget_routes() -> None:
-    """A kind rule or a protocol implementation was registered: every kept plan chooses its
-    routes again."""
+def forget_routes(cls: Any = object) -> None:
+    """A kind rule or a protocol implementation was registered for class ``cls`` (a type, a
+    tuple of types; anything else stands for every class): the kept plans of its instances,
+    the only spaces whose route it can change (an MRO walk from their class reaches it),
+    choose their routes again."""
     _GENERATION[0] += 1
+    if not (isinstance(cls, type) or (isinstance(cls, tuple) and all(isinstance(c, type) for c in cls))):
+        cls = object
     for plan in _PLANS.values():
-        plan.routes.clear()
+        if plan.routes and isinstance(plan._space(), cls):
+            plan.routes.clear()
 
 
 on_kind_rule(forget_routes)
