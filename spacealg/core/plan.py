@@ -69,7 +69,7 @@ MAX_VARIANTS = 32
 #: The operations whose variants (NumPy's codecs and functions, one per role at most) are kept
 #: as long as the plan.
 KEPT = frozenset({"flat_codec", "emulation layout", "emulation codec", "emulation guard", "numpy_draw",
-                  "numpy_isin", "as_space"})
+                  "numpy_isin", "as_space", "leaf_model"})
 
 
 # -- the walk: products down to their leaves ---------------------------------------------

@@ -7,8 +7,9 @@ rule table, read top to bottom; ``register_batched(Kind, {"isin": ...}, isin=...
 its batched rules over a kernel, with their NumPy entries (:func:`spacealg.core.arrays.register_kind_rule`);
 ``register_infinite``/``register_unshaped`` are the rules of kinds without ``elements`` or
 without array members; ``clamp_into`` the ``clamp_`` rule of kinds whose ``clamp`` is a
-batched rule; ``shown`` a component as ``repr`` shows it; ``once`` a value computed once per
-(immutable) space; ``decided`` a question a space may leave open (False where it raises
+batched rule; ``leaf_model`` a leaf space's model, kept in its plan; ``shown`` a component
+as ``repr`` shows it; ``once`` a value computed once per (immutable) space; ``decided`` a
+question a space may leave open (False where it raises
 TypeError, ValueError or OverflowError).
 """
 
@@ -24,9 +25,11 @@ from spacealg.core import protocol
 from spacealg.core.arrays import register_kind_rule
 from spacealg.core.generic import as_space
 from spacealg.core.kernel import Kernel
+from spacealg.core.leaf import LeafModel, leaf
+from spacealg.core.plan import variant_of
 
-__all__ = ["clamp_into", "decided", "empty", "once", "register", "register_batched", "register_infinite",
-           "register_unshaped", "shown"]
+__all__ = ["clamp_into", "decided", "empty", "leaf_model", "once", "register", "register_batched",
+           "register_infinite", "register_unshaped", "shown"]
 
 
 def register(cls: type, **rules: Callable[..., Any]) -> None:
@@ -64,6 +67,12 @@ def register_unshaped(cls: type, members: str) -> None:
         raise TypeError(f"bounds: {space!r} has no bounds (its members are {members})")
 
     register(cls, elsize=no_elsize, bounds=no_bounds)
+
+
+def leaf_model(space: Any) -> LeafModel:
+    """The :func:`~spacealg.core.leaf.leaf` model of a leaf space, built on first use and kept
+    as a variant of its plan (``leaf`` builds a new one, its bounds computed again, per call)."""
+    return variant_of(space, "leaf_model", leaf)  # type: ignore[no-any-return]
 
 
 def shown(space: Any) -> tuple[Any, Any]:
