@@ -219,7 +219,7 @@ class LeafModel:
         def test(a: np.ndarray) -> np.ndarray:
             if bools:
                 a = a.view(np.uint8)
-            if not exact and a.size and not -(2**53) <= a.min() <= a.max() <= 2**53:
+            if not exact and a.dtype.itemsize == 8 and a.size and not -(2**53) <= a.min() <= a.max() <= 2**53:
                 return above(a.astype(object), low.astype(object)) & below(a.astype(object), high.astype(object))
             return above(a, low) & below(a, high)  # type: ignore[no-any-return]
 
