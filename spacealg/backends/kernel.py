@@ -32,42 +32,51 @@ from spacealg.core.leaf import LeafModel
 __all__ = ["BackendKernel"]
 
 
+class _Found:
+    """A kernel field found on first read: reading any one finds them all
+    (:meth:`BackendKernel._find`), which then are plain attributes."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, k: Any, owner: type | None = None) -> Any:
+        if k is None:
+            return self
+        k._find()
+        return getattr(k, self.name)
+
+
 class BackendKernel(Kernel):
     """The kernel of one call on ``backend``'s arrays (a :class:`Backend`, or its name), on
     ``device`` (by default the device of ``like``, the call's first array, or none).
 
     What the kernel reads from the backend and the call's data (``backend``, ``device``,
-    ``xp``, ``traced``) is found on first read, then kept: a route builds a kernel per call,
-    and the leaf kinds' rules read only its name (torch, 64 x Box(16), 1 thread: kernel_for
-    1.03 us built whole, 0.35 us so, /tmp/leafexact_k2.py). ``compiled`` and :meth:`for_parts`
-    set ``traced``/``device`` over what was found."""
+    ``xp``, ``traced``) is found on the first read of any of them: a route builds a kernel per
+    call, and the leaf kinds' rules read only its name (in one process, loaded machine: a
+    kernel built 0.58 us, built and read 1.32, built whole as before 1.14; timeit). Set a field
+    (``traced``, ``device``: :meth:`for_parts`, :meth:`compiled`) only after reading one."""
+
+    backend: Backend = _Found()  # type: ignore[assignment]
+    device: Any = _Found()
+    xp: Any = _Found()
+    traced: bool = _Found()  # type: ignore[assignment]
 
     def __init__(self, backend: Backend | str, device: Any = Kernel, like: Any = None, rng: Any = None) -> None:
         super().__init__(rng)
-        if isinstance(backend, str):
-            self.name = backend
-        else:
-            self.name, self.backend = backend.name, backend
-        if device is not Kernel:  # (``Kernel`` itself: the default, the device of ``like``)
-            self.device = device
+        self.name = backend if isinstance(backend, str) else backend.name
+        self._given = (None if isinstance(backend, str) else backend, device)  # (``Kernel``: the device of ``like``)
         self.like = like
         self.adapter: Any = None
 
-    @functools.cached_property
-    def backend(self) -> Backend:
-        return backend_named(self.name)
-
-    @functools.cached_property
-    def device(self) -> Any:  # type: ignore[override]
-        return None if self.like is None else self.backend.device(self.like)
-
-    @functools.cached_property
-    def xp(self) -> Any:  # type: ignore[override]
-        return _namespace(self.backend)
-
-    @functools.cached_property
-    def traced(self) -> bool:  # type: ignore[override]
-        return self.like is not None and self.backend.is_traced(self.like)
+    def _find(self) -> None:
+        backend, device = self._given
+        if backend is None:
+            backend = backend_named(self.name)
+        like = self.like
+        self.backend = backend
+        self.device = (None if like is None else backend.device(like)) if device is Kernel else device
+        self.xp = _namespace(backend)
+        self.traced = like is not None and backend.is_traced(like)
 
     @classmethod
     def for_call(cls, name: str, probe: Any, rng: Any = None) -> BackendKernel:

@@ -175,6 +175,8 @@ class Plan:
     numpy_draw: Any = None
     #: NumPy's membership tests of a leaf space, by batch dtype (``spacealg.backends.host``)
     numpy_isin: Any = None
+    #: the leaf model of a leaf space (its scalar ``contains``: ``spacealg.spaces._kind.leaf_model``)
+    leaf_model: Any = None
 
     def __init__(self, space: Any) -> None:
         try:
