@@ -32,66 +32,35 @@ from spacealg.core.leaf import LeafModel
 __all__ = ["BackendKernel"]
 
 
-class _Found:
-    """A kernel field found on first read: reading any one finds them all
-    (:meth:`BackendKernel._find`), which then are plain attributes."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, k: Any, owner: type | None = None) -> Any:
-        if k is None:
-            return self
-        k._find()
-        return getattr(k, self.name)
-
-
 class BackendKernel(Kernel):
-    """The kernel of one call on ``backend``'s arrays (a :class:`Backend`, or its name), on
-    ``device`` (by default the device of ``like``, the call's first array, or none).
+    """The kernel of one call on ``backend``'s arrays, on ``device`` (see the module)."""
 
-    What the kernel reads from the backend and the call's data (``backend``, ``device``,
-    ``xp``, ``traced``) is found on the first read of any of them: a route builds a kernel per
-    call, and the leaf kinds' rules read only its name (in one process, loaded machine: a
-    kernel built 0.58 us, built and read 1.32, built whole as before 1.14; timeit). Set a field
-    (``traced``, ``device``: :meth:`for_parts`, :meth:`compiled`) only after reading one."""
-
-    backend: Backend = _Found()  # type: ignore[assignment]
-    device: Any = _Found()
-    xp: Any = _Found()
-    traced: bool = _Found()  # type: ignore[assignment]
-
-    def __init__(self, backend: Backend | str, device: Any = Kernel, like: Any = None, rng: Any = None) -> None:
+    def __init__(self, backend: Backend, device: Any, like: Any = None, rng: Any = None) -> None:
         super().__init__(rng)
-        self.name = backend if isinstance(backend, str) else backend.name
-        self._given = (None if isinstance(backend, str) else backend, device)  # (``Kernel``: the device of ``like``)
-        self.like = like
-        self.adapter: Any = None
-
-    def _find(self) -> None:
-        backend, device = self._given
-        if backend is None:
-            backend = backend_named(self.name)
-        like = self.like
         self.backend = backend
-        self.device = (None if like is None else backend.device(like)) if device is Kernel else device
+        self.device = device
+        self.name = backend.name
         self.xp = _namespace(backend)
-        self.traced = like is not None and backend.is_traced(like)
+        self.traced = backend.is_traced(like) if like is not None else False
+        self.adapter: Any = None
 
     @classmethod
     def for_call(cls, name: str, probe: Any, rng: Any = None) -> BackendKernel:
         """The kernel of a call whose batch (or generator) is ``probe`` and whose generator is
         ``rng`` (None for a batch operation): on the generator's device, else the batch's."""
+        backend = backend_named(name)
         if rng is None:  # the device of the batch's first leaf (a product's batch is a tuple/dict)
-            return cls(name, like=first_array(probe))
+            probe = first_array(probe)
+            return cls(backend, backend.device(probe), probe)
         adapter = rng_adapter(rng, name)
-        k = cls(name, getattr(adapter, "device", None), rng=rng)
+        k = cls(backend, getattr(adapter, "device", None), rng=rng)
         k.adapter = adapter
         return k
 
     @classmethod
     def for_array(cls, name: str, x: Any) -> BackendKernel:
-        return cls(name, like=x)
+        backend = backend_named(name)
+        return cls(backend, backend.device(x), x)
 
     @classmethod
     def for_parts(cls, name: str, parts: tuple[Any, ...]) -> BackendKernel:
