@@ -249,3 +249,68 @@ def test_numpy_calls_take_the_route_the_kind_registered() -> None:
         arrays._KIND_RULES.pop(("isin", Halves), None)
         arrays._NUMPY_ENTRIES.pop(("isin", Halves), None)
         arrays._FOUND.clear()
+
+
+def test_kinds_supply_numpy_code_only_through_their_kind_rules() -> None:
+    """Law: every kind with batched rules (the leaf kinds, OneHot, Union, Difference, Dynamic)
+    supplies its NumPy code one way, as a ``numpy=`` entry of its kind rule: the protocol
+    function has no implementation of the class's own, and a NumPy call takes the route the
+    kind registered (its entry, else its rule over NumPy's kernel), kept in the space's plan."""
+    import functools
+
+    import spacealg as sa
+    from spacealg.core.kernel import NUMPY
+    from spacealg.core.plan import kept_plan
+    from spacealg.spaces.dynamic import Dynamic
+
+    spaces = [sa.Box(0.0, 1.0, (2,)), sa.Interval(0, 1), sa.Categorical([3, 4]), sa.FiniteSet(1, 5), range(4),
+              sa.OneHot(3), sa.union(sa.Box(0, 1, (2,)), sa.Box(3, 4, (2,))),
+              sa.difference(sa.Box(0, 4, (2,)), sa.Box(1, 2, (2,))), Dynamic(sa.Box(0, 1, (1, 2)), axes=0)]
+    for space in spaces:
+        for _ in range(2):  # the first call may load the backends' rules, which chooses the routes again
+            x = sa.sample(space, 3, rng=0)
+            sa.isin(x, space), sa.clamp(x, space), sa.clamp_(np.array(x, copy=True), space)
+        cls, routes = type(space), kept_plan(space).routes  # type: ignore[union-attr]
+        for function in (sa.isin, sa.sample, sa.clamp, sa.clamp_):
+            assert function.implementation_for(cls) is function.implementation_for(object), (cls, function.name)
+            rule, found = arrays.kind_rule(function.name, cls), arrays.numpy_entry(function.name, cls)
+            run = routes[function, "numpy"]
+            if found is not None:
+                assert run is found[0], (cls, function.name)
+            elif function.name == "sample":
+                assert run.__closure__ is not None and rule in [c.cell_contents for c in run.__closure__]
+            else:
+                assert isinstance(run, functools.partial) and (run.func, run.args) == (rule, (NUMPY,))
+
+
+def test_a_registration_forgets_only_the_routes_of_its_class() -> None:
+    """Law: registering a kind rule (or a protocol implementation) for class ``C`` makes the
+    kept plans of ``C``'s instances, subclasses' included, choose their routes again, and
+    leaves every other plan's routes as they were."""
+    import spacealg as sa
+    from spacealg.core.plan import kept_plan
+
+    class Halves:
+        """A kind of the test's own, with a subclass."""
+
+    class Quarters(Halves):
+        pass
+
+    spaces = [sa.Box(0.0, 1.0, (2,)), Halves(), Quarters()]
+    try:
+        arrays.register_kind_rule("isin", Halves, lambda k, batch, space: k.xp.all(batch == 0.5, axis=-1))
+        for space in spaces:
+            for _ in range(2):
+                sa.isin(np.full((1, 2), 0.5), space)
+        plans = [kept_plan(space) for space in spaces]
+        assert all((sa.isin, "numpy") in plan.routes for plan in plans)  # type: ignore[union-attr]
+        arrays.register_kind_rule("isin", Halves, lambda k, batch, space: k.xp.any(batch == 0.5, axis=-1))
+        assert [(sa.isin, "numpy") in plan.routes for plan in plans] == [True, False, False]  # type: ignore[union-attr]
+        assert sa.isin(np.array([[0.5, 1.0]]), spaces[2]).tolist() == [True]  # the new rule answers
+        sa.isin(np.full((1, 2), 0.5), spaces[1])
+        sa.isin.register(Quarters)(lambda batch, space: "own")
+        assert [(sa.isin, "numpy") in plan.routes for plan in plans] == [True, True, False]  # type: ignore[union-attr]
+        assert sa.isin(np.zeros((1, 2)), spaces[2]) == "own"
+    finally:
+        arrays._KIND_RULES.pop(("isin", Halves), None)
+        arrays._FOUND.clear()

@@ -308,6 +308,25 @@ def test_a_huge_stepped_range_is_never_enumerated(name: str) -> None:
     assert all(member(v, r) for v in host(sa.sample(r, 5, rng=generator(name, 1))).tolist())
 
 
+@given(start=st.sampled_from(ANCHORS), step=st.sampled_from([1, 3, 2**40, 2**64 + 1]),
+       n=st.integers(2**64 + 1, 2**90), descending=st.booleans(), seed=st.integers(0, 2**32),
+       size=st.sampled_from([None, 1, 7, (2, 3)]))
+@LAWS
+def test_a_range_of_more_items_than_uint64_holds_is_sampled(start: int, step: int, n: int, descending: bool,
+                                                            seed: int, size: Any) -> None:
+    """Positions beyond uint64 are drawn exactly (numpy's uint64 draw refused them: ValueError):
+    every draw is a member, the same seed gives the same draw, and the draws reach past 2**64."""
+    r = range(start, start - step * n, -step) if descending else range(start, start + step * n, step)
+    drawn = sa.sample(r, size, rng=np.random.default_rng(seed))
+    values = [drawn] if size is None else np.asarray(drawn).reshape(-1).tolist()
+    assert all(member(v, r) for v in values)
+    again = sa.sample(r, size, rng=np.random.default_rng(seed))
+    assert (again == drawn) if size is None else np.asarray(again).tolist() == np.asarray(drawn).tolist()
+    first = start - step * (n - 1) if descending else start
+    far = [(v - first) // step for v in sa.sample(r, 64, rng=np.random.default_rng(seed)).tolist()]
+    assert max(far) >= 2**64 or n < 2**66  # 64 uniform positions below n >= 2**66 all under 2**64: p < 4**-64
+
+
 @pytest.mark.parametrize("name", BACKENDS)
 def test_ties_go_to_the_even_position_on_every_backend(name: str) -> None:
     """torch and JAX rounded ``x`` first, then onto the step (a double rounding): 4.5 into

@@ -142,21 +142,21 @@ def register_kind_rule(operation: str, cls: type, rule: Callable[..., Any],
     ``"clamp"``, ``"clamp_"``, ``"flatten_batch"``, ``"unflatten_batch"``) for spaces of class
     ``cls`` on every backend; ``numpy(*args, **kwargs)``, where given, answers a call on NumPy
     and Python data itself (what NumPy takes that no kernel sees: lists, numbers, seeds; a
-    fast path). Routes chosen before are chosen again (:func:`on_kind_rule`)."""
+    fast path). Routes chosen before for spaces of class ``cls`` are chosen again (:func:`on_kind_rule`)."""
     _KIND_RULES[operation, cls] = rule
     if numpy is not None:
         _NUMPY_ENTRIES[operation, cls] = numpy
     _FOUND.clear()
     for changed in _LISTENERS:
-        changed()
+        changed(cls)
 
 
-#: what runs when a kind rule is registered (the plans forget the routes they chose)
-_LISTENERS: list[Callable[[], None]] = []
+#: what runs when a kind rule is registered (the plans of its class forget the routes they chose)
+_LISTENERS: list[Callable[[type], None]] = []
 
 
-def on_kind_rule(changed: Callable[[], None]) -> None:
-    """``changed()`` runs whenever :func:`register_kind_rule` registers a rule."""
+def on_kind_rule(changed: Callable[[type], None]) -> None:
+    """``changed(cls)`` runs whenever :func:`register_kind_rule` registers a rule for class ``cls``."""
     _LISTENERS.append(changed)
 
 

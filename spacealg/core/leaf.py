@@ -44,6 +44,7 @@ import dataclasses
 import enum
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -192,6 +193,37 @@ class LeafModel:
             high = _round_inward(self.value_high, dtype, up=False, open_end=self.open_high)
             self.cache[key] = (low, high)
         return self.cache[key]  # type: ignore[no-any-return]
+
+    def inside(self, a: np.ndarray) -> np.ndarray:
+        """Per entry of the NumPy array ``a`` (numbers of :attr:`shape`), whether it is a member
+        value of this leaf of reals or of consecutive integers, by exact value: floats against
+        the floats of their own dtype nearest inside the member bounds (:meth:`inner_ends`;
+        open ends excluded; integers: whole floats only), integers and bools against the
+        bounds themselves (as Python ints beyond 2**53, which float64 bounds would round).
+        The scalar ``contains`` of Box, Categorical and Interval; decided once per dtype."""
+        test = self.cache.get(a.dtype)
+        if test is None:
+            test = self.cache[a.dtype] = self._inside_test(a.dtype)
+        return test(a)  # type: ignore[no-any-return]
+
+    def _inside_test(self, dtype: np.dtype) -> Callable[[np.ndarray], np.ndarray]:
+        if dtype.kind == "f":
+            low, high = self.inner_ends(dtype)
+            if self.integral:
+                return lambda a: (a >= low) & (a <= high) & (np.floor(a) == a)  # type: ignore[no-any-return]
+            return lambda a: (a >= low) & (a <= high)  # type: ignore[no-any-return]
+        low, high, bools, exact = self.value_low, self.value_high, dtype.kind == "b", self.integral
+        above = np.greater if self.open_low else np.greater_equal
+        below = np.less if self.open_high else np.less_equal
+
+        def test(a: np.ndarray) -> np.ndarray:
+            if bools:
+                a = a.view(np.uint8)
+            if not exact and a.dtype.itemsize == 8 and a.size and not -(2**53) <= a.min() <= a.max() <= 2**53:
+                return above(a.astype(object), low.astype(object)) & below(a.astype(object), high.astype(object))
+            return above(a, low) & below(a, high)  # type: ignore[no-any-return]
+
+        return test
 
     @property
     def flat(self) -> str:

@@ -69,7 +69,7 @@ MAX_VARIANTS = 32
 #: The operations whose variants (NumPy's codecs and functions, one per role at most) are kept
 #: as long as the plan.
 KEPT = frozenset({"flat_codec", "emulation layout", "emulation codec", "emulation guard", "numpy_draw",
-                  "numpy_isin", "as_space"})
+                  "numpy_isin", "as_space", "leaf_model"})
 
 
 # -- the walk: products down to their leaves ---------------------------------------------
@@ -175,6 +175,8 @@ class Plan:
     numpy_draw: Any = None
     #: NumPy's membership tests of a leaf space, by batch dtype (``spacealg.backends.host``)
     numpy_isin: Any = None
+    #: the leaf model of a leaf space (its scalar ``contains``: ``spacealg.spaces._kind.leaf_model``)
+    leaf_model: Any = None
 
     def __init__(self, space: Any) -> None:
         try:
@@ -393,12 +395,17 @@ def route(function: Any, name: str, space: Any, args: tuple[Any, ...], kwargs: d
 _GENERATION = [0]
 
 
-def forget_routes() -> None:
-    """A kind rule or a protocol implementation was registered: every kept plan chooses its
-    routes again."""
+def forget_routes(cls: Any = object) -> None:
+    """A kind rule or a protocol implementation was registered for class ``cls`` (a type, a
+    tuple of types; anything else stands for every class): the kept plans of its instances,
+    the only spaces whose route it can change (an MRO walk from their class reaches it),
+    choose their routes again."""
     _GENERATION[0] += 1
+    if not (isinstance(cls, type) or (isinstance(cls, tuple) and all(isinstance(c, type) for c in cls))):
+        cls = object
     for plan in _PLANS.values():
-        plan.routes.clear()
+        if plan.routes and isinstance(plan._space(), cls):
+            plan.routes.clear()
 
 
 on_kind_rule(forget_routes)

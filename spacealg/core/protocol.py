@@ -88,9 +88,10 @@ class _Routed(GenericFunction):
             return self.guard(error, args)
 
     def add(self, signature: Any, func: Any) -> None:
-        """Registers ``func`` (multipledispatch's ``add``); the kept routes are chosen again."""
+        """Registers ``func`` (multipledispatch's ``add``); the kept routes of the spaces it
+        dispatches on are chosen again."""
         super().add(signature, func)
-        forget_routes()
+        forget_routes(signature[0] if signature else object)  # the one position a routed function dispatches on
 
 
 #: the plain objects standing for spaces whose plans are not kept (a fresh object each call)

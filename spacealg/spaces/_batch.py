@@ -60,13 +60,6 @@ def _exact_object_array(array: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def exact_ints_fit(a: np.ndarray) -> bool:
-    """Whether every entry of the integer array ``a`` is exactly a float64 (|v| <= 2**53)."""
-    if a.dtype.kind not in "iu" or a.dtype.itemsize < 8 or not a.size:
-        return True
-    return bool(a.max() <= 2**53 and (a.dtype.kind == "u" or a.min() >= -(2**53)))
-
-
 def has_nan(label: Any) -> bool:
     """Whether a label is NaN or a tuple holding one (a label that is not equal to itself)."""
     if isinstance(label, tuple):

@@ -60,8 +60,9 @@ from spacealg.core.protocol import (
 )
 from spacealg.core.space import Space
 from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style
-from spacealg.spaces._batch import as_real_array, exact_ints_fit
+from spacealg.spaces._batch import as_real_array
 from spacealg.spaces._counting import count_product, lazy_product, power
+from spacealg.spaces._kind import leaf_model
 from spacealg.spaces.finite import FiniteSet
 
 __all__ = ["BoundLike", "Box", "DTypeArg"]
@@ -149,17 +150,6 @@ def _integer_bounds(
     return cast
 
 
-def _float_bounds(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Integer bounds as the float64 values nearest inside them (for comparing float arrays).
-
-    ``float64(2**63 - 1)`` is ``2**63``; comparing a float with it would admit ``2.0**63``.
-    """
-    low_f, high_f = low.astype(np.float64), high.astype(np.float64)
-    low_f = np.where(low_f.astype(object) < low.astype(object), np.nextafter(low_f, np.inf), low_f)
-    high_f = np.where(high_f.astype(object) > high.astype(object), np.nextafter(high_f, -np.inf), high_f)
-    return low_f, high_f
-
-
 def _check_allocatable(shape: tuple[int, ...], dtype: np.dtype) -> None:
     """A Box whose single element could not be allocated is refused (ValueError naming shape).
     The probe is an anonymous mapping of the element's bytes, pages untouched and unmapped at
@@ -202,8 +192,6 @@ class Box(Space):
     _all_bounded: bool
     _low_scalar: Any  # the common low (a numpy scalar of dtype) when every entry has it, else None
     _high_scalar: Any
-    _float_low: np.ndarray
-    _float_high: np.ndarray
 
     def __init__(
         self,
@@ -268,7 +256,6 @@ class Box(Space):
             for a in (low_cast, high_cast, bounded_below, bounded_above)
         )
         integral = dtype.kind in "biu"
-        float_low, float_high = _float_bounds(low_cast, high_cast) if integral else (low_cast, high_cast)
         self._set(
             low=low_v,
             high=high_v,
@@ -281,8 +268,6 @@ class Box(Space):
             _all_bounded=bool(bounded_below.all() and bounded_above.all()),
             _low_scalar=low_scalar,
             _high_scalar=high_scalar,
-            _float_low=float_low,
-            _float_high=float_high,
         )
 
     def _key(self) -> tuple[Any, ...]:
@@ -325,35 +310,13 @@ def _common(values: np.ndarray) -> Any:
     return first if same.all() else None
 
 
-def _inside(space: Box, a: np.ndarray) -> np.ndarray:
-    """Per-entry membership, comparing exact values (never storage): integer bounds with
-    floats through the float64 values nearest inside them, float bounds with int64 entries
-    beyond 2**53 as Python numbers."""
-    kind = a.dtype.kind
-    if kind == "f" and space.integral:
-        if np.finfo(a.dtype).nmant >= 63:  # a longdouble holds every 64-bit bound: compared as they are
-            inside = (a >= space.low) & (a <= space.high)
-        else:
-            inside = (a >= space._float_low) & (a <= space._float_high)
-        inside &= np.floor(a) == a
-        return inside  # type: ignore[no-any-return]
-    if kind == "b":
-        a = a.view(np.uint8)
-    elif kind != "f" and not space.integral and not exact_ints_fit(a):
-        objects = a.astype(object)
-        inside = (objects >= space.low.astype(object)) & (objects <= space.high.astype(object))
-        return np.asarray(inside, dtype=bool)
-    inside = (a >= space.low) & (a <= space.high)
-    return inside  # type: ignore[no-any-return]
-
-
 @contains.register(Box)
 def _contains(x: Any, space: Box) -> bool:
-    # a fast path: one row by the isin rule (backends.host) took 24.3 us against 14.0 here (Box(16) float32)
+    # by the leaf model: 4.7-6.7 us a Box(16) float32 row, as the old copy on the Box's fields (4.2-6.8), isin rule 24.3
     a = x if isinstance(x, np.ndarray) and x.dtype.kind in "biuf" else as_real_array(x)
     if a is None or a.shape != space.shape:
         return False
-    return bool(_inside(space, a).all())
+    return bool(leaf_model(space).inside(a).all())
 
 
 @eltype.register(Box)

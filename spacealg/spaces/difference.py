@@ -258,10 +258,7 @@ def _clamp_rule(k: Kernel, x: Any, space: Difference) -> Any:
     return nearest
 
 
-register_batched(Difference, isin=_isin_rule, sample=_sample_rule, clamp=_clamp_rule, clamp_=clamp_into)
-
-
-# -- the protocol on NumPy: the same rules, object batches where a's do not stack ----------------------
+# -- NumPy's entries: the same rules, object batches where a's do not stack ---------------------------
 
 
 def _stacks(space: Difference) -> bool:
@@ -308,8 +305,10 @@ def _clamp(x: Any, space: Difference) -> Any:
 
 register(Difference, contains=_contains, eltype=lambda space: eltype(space.a), elsize=lambda space: elsize(space.a),
          bounds=lambda space: bounds(space.a), SpaceStyle=_style, cardinality=_cardinality, elements=_elements,
-         index=_index, element=_element, isin=_isin, sample=_sample, clamp=_clamp,
-         clamp_=lambda x, space: clamp_into(NUMPY, x, space))
+         index=_index, element=_element)
+
+register_batched(Difference, {"isin": _isin, "sample": _sample, "clamp": _clamp}, isin=_isin_rule, sample=_sample_rule,
+                 clamp=_clamp_rule, clamp_=clamp_into)
 
 
 # -- inclusion and intersection --------------------------------------------------------------------

@@ -56,9 +56,8 @@ import numpy as np
 from spacealg.core.arrays import backend_name
 from spacealg.core.catalog import register_space_class
 from spacealg.core.generic import as_space
-from spacealg.core.kernel import NUMPY, Kernel, kernel_for, numpy_kernel
+from spacealg.core.kernel import NUMPY, Kernel, kernel_for
 from spacealg.core.protocol import bounds, cardinality, clamp, contains, elsize, eltype, isin, issubspace, sample
-from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
 from spacealg.core.styles import UnknownSpaceStyle
 from spacealg.spaces._batch import normalize_size
@@ -215,10 +214,8 @@ def no_fixed_width(space: Dynamic, what: str) -> ValueError:
                       "flattening needs one: fix the lengths (the template's shape with them) first")
 
 
-register_batched(Dynamic, isin=_isin_rule, sample=_sample_rule, clamp=_clamp_rule, clamp_=clamp_into,
-                 flatten_batch=_no_fixed_width, unflatten_batch=_no_fixed_width)
 
-# -- the protocol on NumPy: the same rules ------------------------------------------------------
+# -- NumPy's entries: lists as arrays (sample and clamp_ are the rules over NumPy's kernel) ------
 
 
 def _array(x: Any) -> np.ndarray | None:
@@ -253,10 +250,6 @@ def _isin(batch: Any, space: Dynamic) -> np.ndarray:
     return np.asarray(_isin_rule(NUMPY, a, space))
 
 
-def _sample(space: Dynamic, size: Any = None, *, rng: RngLike = None) -> np.ndarray:
-    return np.asarray(_sample_rule(numpy_kernel(as_generator(rng)), space, size))
-
-
 def _clamp(x: Any, space: Dynamic) -> Any:
     if contains(x, space):
         return x
@@ -270,9 +263,10 @@ def _elsize(space: Dynamic) -> Any:
     raise TypeError(f"elsize: members of {space!r} have any length along the axes {space.axes}")
 
 
-register(Dynamic, contains=_contains, isin=_isin, sample=_sample, clamp=_clamp,
-         clamp_=lambda x, space: clamp_into(NUMPY, x, space), SpaceStyle=lambda space: UnknownSpaceStyle(),
-         elsize=_elsize, bounds=lambda space: bounds(space.space), eltype=lambda space: eltype(space.space))
+register(Dynamic, contains=_contains, SpaceStyle=lambda space: UnknownSpaceStyle(), elsize=_elsize,
+         bounds=lambda space: bounds(space.space), eltype=lambda space: eltype(space.space))
+register_batched(Dynamic, {"isin": _isin, "clamp": _clamp}, isin=_isin_rule, sample=_sample_rule, clamp=_clamp_rule,
+                 clamp_=clamp_into, flatten_batch=_no_fixed_width, unflatten_batch=_no_fixed_width)
 register_infinite(Dynamic, " (any length along its axes)")  # the template has a member: one array per length
 
 

@@ -169,7 +169,7 @@ REALS = Interval(-math.inf, math.inf, closed="neither")
 
 @contains.register(Interval)
 def _contains(x: Any, space: Interval) -> bool:
-    # a fast path: one number by the isin rule (backends.host) took 26.8 us against 0.74 here
+    # a fast path: by the leaf model (LeafModel.inside) 3.3 us, here 0.46 (timeit contains(0.5, Interval(0, 1)))
     # members by exact value, as everywhere in spacealg: bools are the numbers 0 and 1,
     # float32(0.1) is 0.100000001490116..., compared with the ends as Python numbers
     value = real_value(x)

@@ -402,10 +402,7 @@ def _clamp_rule(k: Kernel, x: Any, space: Union) -> Any:
     return rows_where(k, _isin_rule(k, x, space), x, result)  # members unchanged, whatever the gaps
 
 
-register_batched(Union, isin=_isin_rule, sample=_sample_rule, clamp=_clamp_rule, clamp_=clamp_into)
-
-
-# -- the protocol on NumPy: the same rules, and object batches for unions that do not stack -----------
+# -- NumPy's entries: the same rules, and object batches for unions that do not stack ----------------
 
 
 def _isin(batch: Any, space: Union) -> Any:
@@ -448,8 +445,10 @@ def _clamp(x: Any, space: Union) -> Any:
 
 
 register(Union, contains=_contains, eltype=_eltype, elsize=_elsize, SpaceStyle=_style, bounds=_bounds,
-         cardinality=_cardinality, elements=_elements, index=_index, element=_element, isin=_isin, sample=_sample,
-         clamp=_clamp, clamp_=lambda x, space: clamp_into(NUMPY, x, space))
+         cardinality=_cardinality, elements=_elements, index=_index, element=_element)
+
+register_batched(Union, {"isin": _isin, "sample": _sample, "clamp": _clamp}, isin=_isin_rule, sample=_sample_rule,
+                 clamp=_clamp_rule, clamp_=clamp_into)
 
 
 # -- inclusion and intersection --------------------------------------------------------------------
