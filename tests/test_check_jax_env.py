@@ -644,7 +644,7 @@ def test_jit_eager_is_held_only_where_an_example_ran_eagerly():
     (``eager_steps=0``) jit-eager is not checked, never held."""
     from spacealg.testing.jax_env.check import _mixed
 
-    assert _mixed(0, 0) == 0
+    assert _mixed(0, 0, 0) == 0
     report = check_jax_env(lambda: make_walk(), max_examples=3, max_steps=6, batch=4, eager_steps=0)
     assert "jit-eager" not in report.properties and "eager" in report.not_checked["jit-eager"]
     assert "batching" in report.properties

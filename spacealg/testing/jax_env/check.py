@@ -6,8 +6,9 @@ refines, reports every broken property and earns its verdicts as every other kin
 Each Hypothesis example draws a seed ``s`` (row ``i`` of the batch gets the key
 ``key(s + i)``, split as in :mod:`spacealg.adapters.jax_protocols`), an action key (the
 action sequences: row ``i`` draws step ``t``'s action with ``fold_in(fold_in(key(a), i), t)``,
-legal under a published mask) and a row to cross-check; one example in :data:`EAGER_EVERY`
-(by a hash of the seeds; the first example, all zeros, is one) replays that row eagerly too.
+legal under a published mask) and a row to cross-check; one example in four (by a hash of its
+draws; the first example, all zeros, is one: :data:`REPLAY_EVERY`) replays that row unbatched,
+one in 64 eagerly too.
 Where the library promises an episode limit (gymnax's ``max_steps_in_episode``,
 XLand-MiniGrid's ``max_steps``) beyond ``max_steps`` (and within :data:`LONG_CAP` steps), one
 example in eight runs a rollout of its own just past that limit (its trajectory laws only:
@@ -51,11 +52,13 @@ RECORD_BYTES = 32 * 2**20  # the most the recorded trajectories of one example m
 LONG_CAP = 2000
 """The longest horizon of a long example (as ``check_env``'s episode limits)."""
 RELATIONAL = frozenset({"batching", "purity", "jit-eager", "global-rng"})
-EAGER_EVERY = 64
-"""One example in this many (by a hash of its seeds; the first, all zeros, is one) runs its
-drawn row eagerly too: eager execution dispatches every operation alone, about a hundred times
-slower than the compiled rollout, and what it compares (compiled against plain execution) is a
-property of the program, which every example runs, rather than of the drawn values."""
+REPLAY_EVERY, EAGER_EVERY = 4, 64
+"""One ordinary example in ``REPLAY_EVERY`` (by a hash of its draws; the first, all zeros, is
+one; while refining a failure, every one) replays its drawn row unbatched for the relational
+laws, and one in ``EAGER_EVERY`` (among them) eagerly too: eager execution dispatches every
+operation alone, about a hundred times slower than the compiled rollout, and what these
+comparisons test (batched, compiled and plain execution agree) is a property of the program,
+which every example runs, more than of the drawn values."""
 
 
 @dataclass(eq=False)
@@ -174,10 +177,10 @@ def _batch_size(protocol: Protocol, horizon: int, batch: int) -> int:
     return max(1, min(batch, RECORD_BYTES // per_row))
 
 
-def _mixed(seed: int, action_seed: int) -> int:
-    """A hash of an example's seeds (0 for the first example's zeros): Hypothesis favours small
+def _mixed(seed: int, action_seed: int, row: int) -> int:
+    """A hash of an example's draws (0 for the first example's zeros): Hypothesis favours small
     draws, which a plain sum or product would pick again and again."""
-    h = (seed * 0x9E3779B97F4A7C15 + action_seed * 0xBF58476D1CE4E5B9) % 2**64
+    h = (seed * 0x9E3779B97F4A7C15 + action_seed * 0xBF58476D1CE4E5B9 + row * 0xD6E8FEB86659FD93) % 2**64
     h = ((h ^ (h >> 31)) * 0x94D049BB133111EB) % 2**64
     return h ^ (h >> 29)
 
@@ -342,7 +345,9 @@ class Search:
             clock.admit(seed, n)
             action_seed = data.draw(SEEDS, label="actions")
             row = failing = data.draw(st.integers(0, self.batch - 1), label="row")
-            eager = self.options["eager_steps"] if _mixed(seed, action_seed) % EAGER_EVERY == 0 else 0
+            mixed = _mixed(seed, action_seed, row)  # (refining: every example replays)
+            replayed = not long and laws & RELATIONAL and (focus.shorter is not None or mixed % REPLAY_EVERY == 0)
+            eager = self.options["eager_steps"] if mixed % EAGER_EVERY == 0 else 0
             seeds, traj = _seeds(seed, rows), None
             try:
                 try:
@@ -366,7 +371,7 @@ class Search:
                     (LIMIT.mark, limit_reached(self.protocol, traj, n)),
                     (ILLEGAL.mark, self.options["illegal_actions"] and first_illegal(self.protocol, out0, traj, row,
                                                                                       n) is not None)) if met)
-                if not long and laws & RELATIONAL:  # the laws that compare runs: the ordinary examples'
+                if replayed:  # the laws that compare runs: the ordinary examples' (a sample of them)
                     batched = jax.tree.map(lambda a: a[row], (out0, traj))
                     compare_row(self.rollouts, int(seeds[row]), batched, batched[1]["action"], n, eager, laws)
                     self.stats["replayed"] += 1
