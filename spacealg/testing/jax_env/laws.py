@@ -470,8 +470,8 @@ def _located(
     row = int(np.argmin(firsts))
     if firsts[row] > n:
         return None
-    one = jax.tree.map(lambda a: np.asarray(a[row : row + 1]), (out0, traj))
-    ok, detail = law(p, *one, n)
+    out1, traj1 = jax.tree.map(lambda a: np.asarray(a[row : row + 1]), (out0, traj))
+    ok, detail = law(p, out1, traj1, n)
     if not ok[0, firsts[row]]:
         return row, int(firsts[row]), lambda r, c: detail(0, c)
     ok, detail = law(p, out0, traj, n)  # (never, by the module's law)
