@@ -384,7 +384,7 @@ def test_a_jaxmarl_style_drawn_action_is_legal_for_every_agent():
     protocol = adapt(make_pair())
     rollouts = Rollouts(protocol, 20, masks=True, illegal=False)
     seeds = np.arange(16, dtype=np.uint32)
-    out0, traj = jax.device_get(rollouts.drawn(seeds, jax.random.split(jax.random.key(1), 16)))
+    out0, traj, _ = jax.device_get(rollouts.drawn(seeds, jax.random.split(jax.random.key(1), 16)))
     assert all(first_illegal(protocol, out0, traj, row, 20) is None for row in range(16))
     assert np.asarray(out0["mask"]["a0"]).dtype == bool
 
@@ -594,3 +594,57 @@ def test_a_python_scalar_returned_eagerly_is_compared_as_jax_would_type_it():
     skipped as the sweep skips a law once failed)."""
     pytest.importorskip("jumanji")
     check_jax_env(lambda: make_line("python-scalar"), skip=["compile-once"], **RELATIONAL)
+
+
+@pytest.mark.parametrize(
+    "factory, bug",
+    [("walk", ""), ("walk", "observation-in-space"), ("walk", "finite-values"), ("walk", "max-episode-steps"),
+     ("walk", "final-in-info"), ("line", ""), ("pair", "")],
+)
+def test_the_laws_checked_in_the_compiled_rollout_agree_with_the_laws_on_every_row(factory, bug):
+    """Issue 35.7: the search reads the first failing column of the screened laws from the
+    compiled rollout (``laws.screen``) and runs the law itself only on the failing row. On
+    every row of Hypothesis-drawn batches (sound and broken walks, Jumanji's records,
+    JaxMARL's per-agent dicts), the screen's column is the law's first failing column, and
+    ``first_violation`` with the screen finds what it finds without."""
+    import jax
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from spacealg.testing.jax_env import adapt
+    from spacealg.testing.jax_env.check import _keys, _seeds
+    from spacealg.testing.jax_env.laws import ORDER, SCREENED, first_violation
+    from spacealg.testing.jax_env.rollout import Rollouts
+    from tests import jax_toy_envs
+
+    if factory == "line":
+        pytest.importorskip("jumanji")
+    protocol = adapt(getattr(jax_toy_envs, f"make_{factory}")(bug))
+    rollouts, horizon, laws = Rollouts(protocol, 24, masks=True, illegal=False), 24, dict(ORDER)
+
+    @settings(max_examples=4, deadline=None, database=None)
+    @given(st.integers(0, 2**32 - 1), st.integers(0, 2**32 - 1), st.integers(0, 24))
+    def law(seed, action_seed, n):
+        out0, traj, firsts = jax.device_get(rollouts.drawn(_seeds(seed, 6), _keys(action_seed, 6)))
+        for name, columns in firsts.items():
+            ok, _ = laws[name](protocol, out0, traj, horizon)
+            assert np.array_equal(columns, np.where(ok.all(1), horizon + 1, np.argmin(ok, 1))), name
+        assert set(firsts) <= set(SCREENED)
+        checked = set(dict(ORDER))
+        assert first_violation(protocol, out0, traj, n, checked, firsts) == first_violation(
+            protocol, out0, traj, n, checked)
+
+    law()
+
+
+def test_jit_eager_is_held_only_where_an_example_ran_eagerly():
+    """Issue 35.7: the drawn row runs eagerly in one example in ``EAGER_EVERY`` (the first,
+    all zeros, among them), so the walk whose compiled step differs from its eager one is
+    still caught (``test_each_relational_defect_is_caught_by_its_law``); with no eager step
+    (``eager_steps=0``) jit-eager is not checked, never held."""
+    from spacealg.testing.jax_env.check import _mixed
+
+    assert _mixed(0, 0, 0) == 0
+    report = check_jax_env(lambda: make_walk(), max_examples=3, max_steps=6, batch=4, eager_steps=0)
+    assert "jit-eager" not in report.properties and "eager" in report.not_checked["jit-eager"]
+    assert "batching" in report.properties

@@ -6,14 +6,16 @@ refines, reports every broken property and earns its verdicts as every other kin
 Each Hypothesis example draws a seed ``s`` (row ``i`` of the batch gets the key
 ``key(s + i)``, split as in :mod:`spacealg.adapters.jax_protocols`), an action key (the
 action sequences: row ``i`` draws step ``t``'s action with ``fold_in(fold_in(key(a), i), t)``,
-legal under a published mask) and a row to cross-check; one example in sixteen (by a hash
-of the seeds; the first example, all zeros, is one) replays that row eagerly too (eager
-execution is slow). Where the library promises an episode limit (gymnax's
-``max_steps_in_episode``, XLand-MiniGrid's ``max_steps``) beyond ``max_steps`` (and within
-:data:`LONG_CAP` steps), one example in eight runs a rollout of its own just past that limit
-(its trajectory laws only: the relational ones are the ordinary examples'). One compiled call
+legal under a published mask) and a row to cross-check; one example in four (by a hash of its
+draws; the first example, all zeros, is one: :data:`REPLAY_EVERY`) replays that row unbatched,
+one in 64 eagerly too.
+Where the library promises an episode limit (gymnax's ``max_steps_in_episode``,
+XLand-MiniGrid's ``max_steps``) beyond ``max_steps`` (and within :data:`LONG_CAP` steps), one
+example in eight runs a rollout of its own just past that limit (its trajectory laws only:
+the relational ones are the ordinary examples'; compiled with the probes). One compiled call
 runs the whole batch (``vmap`` over keys of a ``lax.scan`` over ``max_steps`` steps); the
-laws of :mod:`.laws` are checked on every step of every row, the relational laws of
+laws of :mod:`.laws` are checked on every step of every row (those of ``laws.SCREENED``
+inside that call: the host reads their first failing columns), the relational laws of
 :mod:`.relations` on the drawn row; properties already found broken are not checked again.
 The earliest broken law is reported with the failing row's seed and its actions up to the
 failure (by causality, the shortest prefix for that seed); the engine's refinement searches
@@ -50,6 +52,13 @@ RECORD_BYTES = 32 * 2**20  # the most the recorded trajectories of one example m
 LONG_CAP = 2000
 """The longest horizon of a long example (as ``check_env``'s episode limits)."""
 RELATIONAL = frozenset({"batching", "purity", "jit-eager", "global-rng"})
+REPLAY_EVERY, EAGER_EVERY = 4, 64
+"""One ordinary example in ``REPLAY_EVERY`` (by a hash of its draws; the first, all zeros, is
+one; while refining a failure, every one) replays its drawn row unbatched for the relational
+laws, and one in ``EAGER_EVERY`` (among them) eagerly too: eager execution dispatches every
+operation alone, about a hundred times slower than the compiled rollout, and what these
+comparisons test (batched, compiled and plain execution agree) is a property of the program,
+which every example runs, more than of the drawn values."""
 
 
 @dataclass(eq=False)
@@ -168,6 +177,14 @@ def _batch_size(protocol: Protocol, horizon: int, batch: int) -> int:
     return max(1, min(batch, RECORD_BYTES // per_row))
 
 
+def _mixed(seed: int, action_seed: int, row: int) -> int:
+    """A hash of an example's draws (0 for the first example's zeros): Hypothesis favours small
+    draws, which a plain sum or product would pick again and again."""
+    h = (seed * 0x9E3779B97F4A7C15 + action_seed * 0xBF58476D1CE4E5B9 + row * 0xD6E8FEB86659FD93) % 2**64
+    h = ((h ^ (h >> 31)) * 0x94D049BB133111EB) % 2**64
+    return h ^ (h >> 29)
+
+
 def _seeds(seed: int, rows: int) -> np.ndarray:
     return ((np.uint64(seed) + np.arange(rows, dtype=np.uint64)) % 2**32).astype(np.uint32)
 
@@ -216,9 +233,9 @@ class Search:
     def probes(self) -> list[PropertyError]:
         """The one-off laws, broken ones returned: the abstract types (compile once), the
         purity of tracing (:func:`~.relations.trace_purity`), one compilation of the batched
-        rollout (whose scan must trace step once); then the first example's comparisons are
-        run once (compiling the replay, dispatching the eager steps' operations), so that the
-        search's time goes to examples."""
+        rollout (whose scan must trace step once) and of the long examples' one; then the first
+        example's comparisons are run once (compiling the replay, dispatching the eager steps'
+        operations), so that the search's time goes to examples."""
         from spacealg.testing.jax_env.relations import compile_once, scan_traced_once, trace_purity
 
         found: list[PropertyError] = []
@@ -242,12 +259,16 @@ class Search:
         seeds, keys = _seeds(0, self.batch), _keys(0, self.batch)
         try:
             with global_rng(0):  # compiled in a known global state (the replays are too)
-                out0, traj = self._run(seeds, keys, self.rollouts)
+                out0, traj, _ = self._run(seeds, keys, self.rollouts)
         except Exception as error:
             detail = f"the compiled rollout raised {describe_exception(error)}"
             return [*found, self._styled(PropertyError("no-exception", detail))]
         if "compile-once" in self.checked:
             attempt(scan_traced_once, self.rollouts, self.rollouts.traces)
+        if self.long_horizon() is not None:  # compiled here, not by the first long example of the search
+            long, rows = self._rollouts(True)
+            with contextlib.suppress(Exception), global_rng(0):  # a rollout that raises: the search reports it
+                self._run(_seeds(0, rows), _keys(0, rows), long)
         if self.checked & RELATIONAL:  # the first example's comparisons (its row 0, eagerly), warmed up
             import jax
 
@@ -287,13 +308,16 @@ class Search:
             self._long_rows = _batch_size(self.protocol, horizon, self.options["batch"])  # bounded memory
         return self._long, self._long_rows
 
-    def _run(self, seeds: np.ndarray, keys: Any, rollouts: Any) -> tuple[Any, Any]:
+    def _run(self, seeds: np.ndarray, keys: Any, rollouts: Any) -> tuple[Any, Any, Any]:
+        """The screened rollout of these rows: their resets, trajectories (left where JAX
+        holds them: the laws read what they need) and the screen's first failing columns."""
         import jax
 
         started = time.perf_counter()
-        out0, traj = jax.device_get(rollouts.drawn(seeds, keys))
+        out0, traj, firsts = jax.block_until_ready(rollouts.drawn(seeds, keys))
+        firsts = jax.device_get(firsts)
         self.rollout_seconds += time.perf_counter() - started
-        return out0, traj
+        return out0, traj, firsts
 
     def body(self, clock: Budget, focus: Focus) -> Any:
         """The Hypothesis body of one search (the engine's ``make_body``): the laws not in
@@ -321,19 +345,20 @@ class Search:
             clock.admit(seed, n)
             action_seed = data.draw(SEEDS, label="actions")
             row = failing = data.draw(st.integers(0, self.batch - 1), label="row")
-            # one example in sixteen, by a hash of the seed (Hypothesis favours small draws)
-            eager = self.options["eager_steps"] if (seed * 2654435761 + action_seed) % 16 == 0 else 0
+            mixed = _mixed(seed, action_seed, row)  # (refining: every example replays)
+            replayed = not long and laws & RELATIONAL and (focus.shorter is not None or mixed % REPLAY_EVERY == 0)
+            eager = self.options["eager_steps"] if mixed % EAGER_EVERY == 0 else 0
             seeds, traj = _seeds(seed, rows), None
             try:
                 try:
-                    out0, traj = self._run(seeds, _keys(action_seed, rows), rollouts)
+                    out0, traj, firsts = self._run(seeds, _keys(action_seed, rows), rollouts)
                 except Exception as error:
                     detail = f"the compiled rollout raised {describe_exception(error)}"
                     raise PropertyError("no-exception", detail) from error
                 ended = int(np.asarray(traj["done"])[:, :n].sum()) if "done" in traj else 0
                 self.stats["steps"] += rows * n
                 self.stats["episodes"] += rows + ended
-                found = first_violation(self.protocol, out0, traj, n, laws)
+                found = first_violation(self.protocol, out0, traj, n, laws, firsts)
                 if found is not None:
                     failing, step, prop, detail = found
                     illegal = first_illegal(self.protocol, out0, traj, failing, step or 0)
@@ -346,7 +371,7 @@ class Search:
                     (LIMIT.mark, limit_reached(self.protocol, traj, n)),
                     (ILLEGAL.mark, self.options["illegal_actions"] and first_illegal(self.protocol, out0, traj, row,
                                                                                       n) is not None)) if met)
-                if not long and laws & RELATIONAL:  # the laws that compare runs: the ordinary examples'
+                if replayed:  # the laws that compare runs: the ordinary examples' (a sample of them)
                     batched = jax.tree.map(lambda a: a[row], (out0, traj))
                     compare_row(self.rollouts, int(seeds[row]), batched, batched[1]["action"], n, eager, laws)
                     self.stats["replayed"] += 1
@@ -412,7 +437,7 @@ def replay_jax(env: Any, seed: int | None, actions: list[Any], *, masks: bool = 
             batch0 = jax.tree.map(lambda a: np.asarray(a)[None], (out0, traj))
         else:  # the reset alone: one drawn step, none of it checked
             key = jax.random.key(0)[None]
-            batch0 = jax.device_get(rollouts.drawn(np.asarray([seed], np.uint32), key))
+            batch0 = jax.device_get(rollouts.drawn(np.asarray([seed], np.uint32), key)[:2])
         found = first_violation(protocol, batch0[0], batch0[1], steps, checked)
         if found is None and steps:
             compare_row(rollouts, seed, (out0, traj), stacked, steps, eager_steps, checked)

@@ -6,22 +6,33 @@ detail; the earliest step wins, and at one step the order of :data:`ORDER`. Each
 a function of ``(protocol, out0, trajectory, n)`` returning a bool array ``ok`` of shape
 (rows, 1 + n) (column 0: the reset) and a detail for a failing entry.
 
+The laws of :data:`SCREENED` are also checked inside the compiled rollout (:func:`screen`,
+traced per row): the search reads each row's first failing column of each, a few integers,
+and runs the law itself on the one failing row, for its detail; the rows and steps that pass
+are never read on the host.
+
 Laws: a trajectory of a sound environment passes every law; an entry fails a law only if
-the value recorded there breaks it (so a failure's reproduction replays to the same value).
+the value recorded there breaks it (so a failure's reproduction replays to the same value);
+:func:`screen` and the law agree on every row (the same predicate, traced: spacealg's ``isin``
+on JAX arrays equals its NumPy ``isin``), and where they do not on a failing row, the law
+is run on the whole batch.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from spacealg.adapters.jax_protocols import Protocol
-from spacealg.adapters.jax_spaces import confirm, converted, dtype_problem, members
+from spacealg.adapters.jax_spaces import confirm, converted, dtype_problem, leaves, members
 from spacealg.testing.engine.errors import short
 
-__all__ = ["ORDER", "Found", "first_illegal", "first_violation", "is_legal", "limit_reached", "mask_factors"]
+__all__ = ["ORDER", "SCREENED", "Found", "first_illegal", "first_violation", "is_legal", "limit_reached",
+           "mask_factors", "screen"]
 
 Found = tuple[int, int | None, str, str]  # row, step, property, detail
 
@@ -375,20 +386,123 @@ ORDER: tuple[tuple[str, Law], ...] = (
 )
 
 
+SCREENED = ("observation-in-space", "finite-values", "max-episode-steps")
+"""The laws :func:`screen` checks in the compiled graph."""
+
+
+def _traced_plain(value: Any, space: Any) -> Any:
+    """:func:`~spacealg.adapters.jax_spaces.plain` inside a traced function (JAX arrays at the leaves)."""
+    import jax.numpy as jnp
+
+    from spacealg.adapters.jax_spaces import _fields
+    from spacealg.spaces.product import DictProduct, TupleProduct
+
+    if isinstance(space, DictProduct):
+        return {k: _traced_plain(v, space[k]) for k, v in _fields(value, space.keys()).items()}
+    if isinstance(space, TupleProduct):
+        return tuple(_traced_plain(v, s) for v, s in zip(value, space._spaces))
+    return jnp.asarray(value)
+
+
+def _inside(value: Any, space: Any, lead: tuple[int, ...]) -> Any:
+    """Traced :func:`~spacealg.adapters.jax_spaces.members` (values and shapes, not dtypes)."""
+    import jax.numpy as jnp
+
+    from spacealg.core.protocol import isin
+
+    ok = jnp.ones(lead, bool)
+    try:
+        for _, leaf, array in leaves(_traced_plain(value, space), space):
+            if array.shape[len(lead):] != tuple(getattr(leaf, "shape", None) or ()):
+                return jnp.zeros(lead, bool)
+            ok &= jnp.reshape(isin(array, leaf), lead)
+    except (KeyError, AttributeError, TypeError, ValueError):
+        return jnp.zeros(lead, bool)
+    return ok
+
+
+def _all_finite(tree: Any, lead: tuple[int, ...]) -> Any:
+    import jax
+    import jax.numpy as jnp
+
+    ok = jnp.ones(lead, bool)
+    for leaf in jax.tree.leaves(tree):
+        if jnp.issubdtype(leaf.dtype, jnp.inexact):
+            ok &= jnp.isfinite(leaf).reshape((*lead, -1)).all(-1)
+    return ok
+
+
+def screen(p: Protocol, out0: dict[str, Any], traj: dict[str, Any]) -> dict[str, Any]:
+    """Traced, on one row (``traj``'s leaves lead with the horizon): for each law of
+    :data:`SCREENED` that applies, the first column (0: the reset; ``k``: step ``k``) where
+    the row breaks it, or the horizon + 1 where it breaks it nowhere. A law whose predicate
+    cannot be traced on this environment's values is left out (the host checks it)."""
+    import jax.numpy as jnp
+
+    horizon, steps = int(traj["elapsed"].shape[0]), (int(traj["elapsed"].shape[0]),)
+    space = converted(p.observation_space)
+    observed = [k for k in ("observation", "final_observation") if k in traj]
+    predicates = {
+        "observation-in-space": lambda: (_inside(out0["observation"], space, ()), functools.reduce(
+            jnp.logical_and, [_inside(traj[k], space, steps) for k in observed])),
+        "finite-values": lambda: (_all_finite(out0["observation"], ()), _all_finite(
+            {k: traj[k] for k in (*observed, "reward") if k in traj}, steps)),
+        "max-episode-steps": lambda: (True, traj["elapsed"] < p.max_steps),
+    }
+    found = {}
+    for name, predicate in predicates.items():
+        if name == "max-episode-steps" and p.max_steps is None:
+            continue
+        with contextlib.suppress(Exception):
+            at_reset, at_steps = predicate()
+            ok = jnp.concatenate([jnp.reshape(at_reset, (1,)), at_steps])
+            found[name] = jnp.where(ok.all(), horizon + 1, jnp.argmin(ok)).astype(jnp.int32)
+    return found
+
+
+def _located(
+    p: Protocol, law: Law, out0: dict[str, Any], traj: dict[str, Any], n: int, firsts: np.ndarray
+) -> tuple[int, int, Callable[[int, int], str]] | None:
+    """``(row, column, detail)`` of a screened law's earliest failure within ``n`` steps,
+    the law run on the failing row alone; the whole batch where the law does not confirm it."""
+    import jax
+
+    row = int(np.argmin(firsts))
+    if firsts[row] > n:
+        return None
+    out1, traj1 = jax.tree.map(lambda a: np.asarray(a[row : row + 1]), (out0, traj))
+    ok, detail = law(p, out1, traj1, n)
+    if not ok[0, firsts[row]]:
+        return row, int(firsts[row]), lambda r, c: detail(0, c)
+    ok, detail = law(p, out0, traj, n)  # (never, by the module's law)
+    return _earliest(ok, detail)
+
+
+def _earliest(ok: np.ndarray, detail: Callable[[int, int], str]) -> tuple[int, int, Callable[[int, int], str]] | None:
+    if ok.all():
+        return None
+    bad = np.argwhere(~ok)
+    column = int(bad[:, 1].min())
+    return int(bad[bad[:, 1] == column][0, 0]), column, detail
+
+
 def first_violation(
-    p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int, checked: set[str]
+    p: Protocol, out0: dict[str, Any], traj: dict[str, Any], n: int, checked: set[str],
+    screened: dict[str, Any] | None = None,
 ) -> Found | None:
-    """The earliest broken law among ``checked`` in the first ``n`` steps (see the module)."""
+    """The earliest broken law among ``checked`` in the first ``n`` steps (see the module);
+    ``screened``: :func:`screen`'s first failing columns, one per row, for its laws."""
     best: tuple[int, int, int, str, Callable[[int, int], str]] | None = None
     for rank, (name, law) in enumerate(ORDER):
         if name not in checked:
             continue
-        ok, detail = law(p, out0, traj, n)
-        if ok.all():
+        if screened is not None and name in screened:
+            found = _located(p, law, out0, traj, n, np.asarray(screened[name]))
+        else:
+            found = _earliest(*law(p, out0, traj, n))
+        if found is None:
             continue
-        bad = np.argwhere(~ok)
-        column = int(bad[:, 1].min())
-        row = int(bad[bad[:, 1] == column][0, 0])
+        row, column, detail = found
         if best is None or (column, rank) < (best[1], best[2]):
             best = (row, column, rank, name, detail)
     if best is None:

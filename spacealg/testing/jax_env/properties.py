@@ -48,7 +48,7 @@ LIMIT = Precondition(
     "drawn (max_steps, and the long examples' horizon of at most 2,000 steps)",
 )
 EAGER = Precondition(
-    "eager", "no example ran eagerly (one in sixteen does, eager_steps of its steps; eager_steps=0: none)"
+    "eager", "no example ran eagerly (one in 64 does, eager_steps of its steps; eager_steps=0: none)"
 )
 
 JAX_PRECONDITIONS: dict[str, tuple[Precondition, ...]] = {

@@ -7,7 +7,9 @@ converted action space (Categorical, Box, products of them), legal under a publi
 dict of such masks, one per entry), with ``illegal`` one
 draw in four ignoring the mask. :class:`Rollouts` compiles, once per check:
 
-- ``drawn(seeds, action_keys)``: the batched rollout of ``horizon`` steps, one row per seed;
+- ``drawn(seeds, action_keys)``: the batched rollout of ``horizon`` steps, one row per seed:
+  ``(out0, trajectory, firsts)``, ``firsts`` each row's first failing column of each law the
+  graph checks (:func:`.laws.screen`), what the search reads before any trajectory;
 - ``replay(seed, actions)``: the unbatched rollout of one row, feeding recorded actions;
 - ``one_reset`` and ``one_step``: a reset and a single step, compiled alone, to confirm a
   difference step by step (floating-point results of fused code may differ in
@@ -143,7 +145,7 @@ class Rollouts:
         self.draw = drawer(protocol, masks, illegal)
         self.traces = 0
         self.in_place: tuple[int, str] | None = None  # set by eager
-        self.drawn = jax.jit(jax.vmap(self._row))
+        self.drawn = jax.jit(jax.vmap(self._screened_row))
         self.replay = jax.jit(self._replay)
         self.one_reset = jax.jit(protocol.reset)
         self.one_step = jax.jit(protocol.step)
@@ -173,6 +175,12 @@ class Rollouts:
 
     def _row(self, seed: Any, action_key: Any) -> tuple[Any, Any]:
         return self._scan(seed, lambda t, mask: self.draw(jax.random.fold_in(action_key, t), mask))
+
+    def _screened_row(self, seed: Any, action_key: Any) -> tuple[Any, Any, Any]:
+        from spacealg.testing.jax_env.laws import screen
+
+        out0, trajectory = self._row(seed, action_key)
+        return out0, trajectory, screen(self.protocol, out0, trajectory)
 
     def _raw_row(self, seed: Any, action_key: Any) -> Any:
         k_reset, k_steps, k_resets = row_keys(seed)

@@ -143,7 +143,7 @@ def _batched(error: Any) -> list[str]:
         ".astype(np.uint32)",
         f"keys = jax.vmap(jax.random.fold_in, (None, 0))(jax.random.key(np.uint32({c.get('action_seed')})), "
         f"jnp.arange({c.get('batch')}))",
-        "out0, traj = jax.device_get(rollouts.drawn(seeds, keys))",
+        "out0, traj, _ = jax.device_get(rollouts.drawn(seeds, keys))",
         f"row = jax.tree.map(lambda a: a[{c.get('row')}], (out0, traj))",
         f"replay = jax.device_get(rollouts.replay(seeds[{c.get('row')}], row[1]['action']))",
         f"found = difference(row, replay, {c.get('n')})",
