@@ -47,11 +47,6 @@ class Stop(Exception):  # noqa: N818 - not an error: the run's end
     taken), with the trace so far."""
 
 
-def call_step(episode: Episode, action: Any, k: int, illegal: bool, said: str) -> tuple[Any, str | None]:
-    """The default step call: ``env.step(action)``, as :func:`~spacealg.testing.engine.values.stepped`."""
-    return stepped(episode.env, action, k, illegal, said)
-
-
 def act_alone(episode: Episode, actors: list[Actor], factors: dict[Any, Any]) -> tuple[Any, dict[Any, Any]]:
     """The ``act`` of a single unnamed agent: its action drawn from its checked mask, if any."""
     action = episode.draw(factors.get(None))
@@ -121,16 +116,17 @@ class Api:
     ``limit(episode)``: the episode limit (None: none); ``idle(episode)``: whether no one is
     left to act before a step (then the episode is reset without a step); ``seen``: how many
     steps before the acting one the actors' masks were published (1: by the step before, 0:
-    read at the step); ``plain``: the episode in plain Python, for the snippet; ``call(episode,
+    read at the step); ``plain``: the episode in plain Python, for the snippet; ``call(env,
     action, k, illegal, said)``: the step itself, (its result, None) or (None, the exception's
-    type where an ``illegal`` action was clearly rejected) (:func:`call_step`)."""
+    type where an ``illegal`` action was clearly rejected) (default
+    :func:`~spacealg.testing.engine.values.stepped`: ``env.step(action)``)."""
 
     reset: Callable[[Episode, int | None], None]
     actors: Callable[[Episode, int], list[Actor]]
     act: Callable[[Episode, list[Actor], dict[Any, list[np.ndarray]]], tuple[Any, dict[Any, Any]]]
     returned: Callable[[Episode, int, Any], bool]
     plain: Plain
-    call: Callable[[Episode, Any, int, bool, str], tuple[Any, str | None]] = call_step
+    call: Callable[[Any, Any, int, bool, str], tuple[Any, str | None]] = stepped
     start: Callable[[Any], Any] = lambda env: None
     limit: Callable[[Episode], Limit | None] = lambda episode: None
     idle: Callable[[Episode], bool] | None = None
@@ -209,7 +205,7 @@ class Episode:
         if illegal:
             self.reached.add(ILLEGAL.mark)
         said = who(actors[0].agent) if len(actors) == 1 else ""
-        result, rejected = self.api.call(self, action, k, illegal, said)
+        result, rejected = self.api.call(self.env, action, k, illegal, said)
         self.steps += 1
         if rejected:  # a clear rejection: start a new episode
             self.trace.append(("rejected", said, rejected))

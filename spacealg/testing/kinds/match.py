@@ -149,9 +149,9 @@ def _actors(episode: Episode, k: int) -> list[Actor]:
     return [Actor(None, observation, info, lambda at: episode.env.a.action_space)]
 
 
-def _step_both(episode: Episode, action: Any, k: int, illegal: bool, said: str) -> tuple[Any, None]:
+def _step_both(pair: Pair, action: Any, k: int, illegal: bool, said: str) -> tuple[Any, None]:
     """Both stepped with ``action``; both raising ends the run."""
-    out = _both(episode.env, "step", k, snapshot(action))
+    out = _both(pair, "step", k, snapshot(action))
     if out is None:
         raise Stop
     return out, None
