@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 
+import gymnasium
 import numpy as np
 import pytest
 from gymnasium import spaces
@@ -418,3 +419,53 @@ def test_the_episode_takes_n_steps_replays_alike_and_its_plain_twin_takes_the_sa
     namespace = {"env": make(), "SEED": seed, "actions": taken, "np": np}
     exec("\n".join(plain_episode(api.plain)), namespace)
     assert len(namespace["episode"]()) == len(trace)
+
+
+class _RaisesFrom(gymnasium.Wrapper):
+    """An env whose step raises from its ``at``-th call on (None: never)."""
+
+    def __init__(self, env, at):
+        super().__init__(env)
+        self.at, self.calls = at, 0
+
+    def step(self, action):
+        self.calls += 1
+        if self.at is not None and self.calls >= self.at:
+            raise RuntimeError(f"step call {self.calls}")
+        return self.env.step(action)
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    choices=st.lists(st.integers(0, 1), max_size=30),
+    at_a=st.one_of(st.none(), st.integers(1, 30)),
+    both=st.booleans(),
+)
+def test_the_match_episode_steps_both_envs_n_times_until_both_raise(seed, choices, at_a, both):
+    """The match kind on the one driver (its ``call`` hook steps the pair): ``n`` steps of
+    both envs; where both raise at one step the run ends there (``Stop``), the steps before
+    it counted; where only one raises, ``exceptions-match`` at that step."""
+    import gymnasium
+
+    from spacealg.testing.engine.errors import PropertyError
+    from spacealg.testing.engine.resolve import resolve
+    from spacealg.testing.kinds.match import API, Pair
+
+    source = resolve("CartPole-v1")
+    at_b = at_a if both else None
+    pair = Pair(
+        _RaisesFrom(gymnasium.make("CartPole-v1"), at_a), _RaisesFrom(gymnasium.make("CartPole-v1"), at_b),
+        (source, source), 0.0, 0.0, True,
+    )
+    stream = iter(choices)
+    episode = API.episode(pair, seed, len(choices), lambda factors: next(stream))
+    if at_a is None or at_a > len(choices):
+        assert episode.run() == []
+        assert episode.steps == len(choices)
+    elif both:
+        assert episode.run() == []
+        assert episode.steps == at_a - 1
+    else:
+        with pytest.raises(PropertyError) as raised:
+            episode.run()
+        assert (raised.value.property, raised.value.step, episode.steps) == ("exceptions-match", at_a, at_a - 1)

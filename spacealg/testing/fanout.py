@@ -257,6 +257,10 @@ def _progress(total: int, enabled: bool) -> Any:
     return None
 
 
+Recorder = Callable[[str, Outcome], None]
+"""How a fan-out hands on each target's outcome as it ends."""
+
+
 def connect_ray(address: str) -> Any:
     """The ``ray`` module, connected to the cluster at ``address`` (``"local"``: a local
     instance) unless already connected, its workers importing ``module:factory`` targets as
@@ -279,20 +283,16 @@ def connect_ray(address: str) -> Any:
 
 
 def _on_ray(
-    targets: Sequence[str], options: dict[str, Any], address: str, bar: Any, worker: Callable[..., Outcome]
-) -> dict[str, Outcome]:
+    targets: Sequence[str], options: dict[str, Any], address: str, worker: Callable[..., Outcome], record: Recorder
+) -> None:
+    """Each target's check run by ``worker`` on Ray, its outcome given to ``record`` as it ends."""
     ray = connect_ray(address)
     remote = ray.remote(worker)
     pending = {remote.remote(t, options): t for t in targets}
-    done: dict[str, Outcome] = {}
     while pending:
         ready, _ = ray.wait(list(pending), num_returns=1)
         for ref in ready:
-            outcome = ray.get(ref)
-            done[pending.pop(ref)] = outcome
-            if bar is not None:
-                bar.update(1)
-    return done
+            record(pending.pop(ref), ray.get(ref))
 
 
 def check_many(
@@ -327,7 +327,7 @@ def check_many(
 
     try:
         if ray_address is not None:
-            done = _on_ray(names, options, ray_address, bar, worker)
+            _on_ray(names, options, ray_address, worker, record)
         elif (jobs or min(os.cpu_count() or 1, len(names))) <= 1 or len(names) == 1:
             for name in names:
                 record(name, within(limit, lambda name=name: worker(name, options), name))  # type: ignore[misc]
@@ -345,7 +345,7 @@ def _in_processes(
     workers: int,
     limit: float | None,
     worker: Callable[[str, dict[str, Any]], Outcome],
-    record: Callable[[str, Outcome], None],
+    record: Recorder,
 ) -> None:
     from concurrent.futures import FIRST_COMPLETED, wait
 

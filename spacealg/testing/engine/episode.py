@@ -10,7 +10,9 @@ outside a mask is marked (:data:`~spacealg.testing.engine.runner.ILLEGAL`) and a
 rejection of it starts a new episode; every observation handed out is held and compared
 when the next one is (``observation-aliasing``); the kind's episode limit
 (:class:`Limit`) is applied. The kind says only how to reset, who acts and what they see,
-how to draw a step's action, what a step's result must be, and where its limit lies.
+how to draw a step's action, how a step is called (``env.step(action)`` unless it says
+otherwise), what a step's result must be, and where its limit lies; any of its functions may
+raise :class:`Stop` to end the run there.
 
 Laws: the trace (the entries the kind records) is a function of the seed and the actions;
 an episode stepped ``n`` times without a violation has ``steps == n`` (fewer only where no
@@ -19,6 +21,7 @@ one is left to act); a property raised inside is a PropertyError naming the step
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -31,12 +34,23 @@ from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask
 from spacealg.testing.engine.runner import ILLEGAL, MASKED
 from spacealg.testing.engine.values import aliased, stepped
 
-__all__ = ["Actor", "Api", "Episode", "Limit", "Plain", "plain_episode", "who"]
+__all__ = ["Actor", "Api", "Episode", "Limit", "Plain", "Stop", "act_alone", "plain_episode", "who"]
 
 
 def who(agent: Any) -> str:
     """How messages name ``agent`` (None: the single agent, unnamed)."""
     return "" if agent is None else f"agent {agent!r}: "
+
+
+class Stop(Exception):  # noqa: N818 - not an error: the run's end
+    """Raised by an :class:`Api`'s function: the run ends there (as if its steps were all
+    taken), with the trace so far."""
+
+
+def act_alone(episode: Episode, actors: list[Actor], factors: dict[Any, Any]) -> tuple[Any, dict[Any, Any]]:
+    """The ``act`` of a single unnamed agent: its action drawn from its checked mask, if any."""
+    action = episode.draw(factors.get(None))
+    return action, {None: action}
 
 
 class Actor(NamedTuple):
@@ -75,10 +89,11 @@ class Plain:
     ended: str
 
 
-def plain_episode(plain: Plain) -> list[str]:
-    """``def episode()`` for the snippet: the steps of :class:`Episode`, in plain Python."""
+def plain_episode(plain: Plain, env: str = "") -> list[str]:
+    """``def episode()`` for the snippet (``env``: its parameter, else the global ``env``):
+    the steps of :class:`Episode`, in plain Python."""
     return [
-        "def episode():",
+        f"def episode({env}):",
         f"    trace = [{plain.reset.format(seed='seed=SEED')}]",
         "    for action in actions:",
         *(f"        {line}" for line in plain.step),
@@ -101,13 +116,17 @@ class Api:
     ``limit(episode)``: the episode limit (None: none); ``idle(episode)``: whether no one is
     left to act before a step (then the episode is reset without a step); ``seen``: how many
     steps before the acting one the actors' masks were published (1: by the step before, 0:
-    read at the step); ``plain``: the episode in plain Python, for the snippet."""
+    read at the step); ``plain``: the episode in plain Python, for the snippet; ``call(env,
+    action, k, illegal, said)``: the step itself, (its result, None) or (None, the exception's
+    type where an ``illegal`` action was clearly rejected) (default
+    :func:`~spacealg.testing.engine.values.stepped`: ``env.step(action)``)."""
 
     reset: Callable[[Episode, int | None], None]
     actors: Callable[[Episode, int], list[Actor]]
     act: Callable[[Episode, list[Actor], dict[Any, list[np.ndarray]]], tuple[Any, dict[Any, Any]]]
     returned: Callable[[Episode, int, Any], bool]
     plain: Plain
+    call: Callable[[Any, Any, int, bool, str], tuple[Any, str | None]] = stepped
     start: Callable[[Any], Any] = lambda env: None
     limit: Callable[[Episode], Limit | None] = lambda episode: None
     idle: Callable[[Episode], bool] | None = None
@@ -137,20 +156,21 @@ class Episode:
         self.state = api.start(env)
 
     def run(self) -> list[Any]:
-        self.reset(None)
-        k = 0
-        while k < self.n:
-            tick()  # past the check's deadline the episode stops here
-            if self.api.idle is not None and self.api.idle(self):  # no one left to act: a new episode
-                self.reset(k)
-                self.episodes += 1
-                if self.api.idle(self):
-                    break
-                continue
-            k += 1
-            if self.step(k):
-                self.reset(k)
-                self.episodes += 1
+        with contextlib.suppress(Stop):
+            self.reset(None)
+            k = 0
+            while k < self.n:
+                tick()  # past the check's deadline the episode stops here
+                if self.api.idle is not None and self.api.idle(self):  # no one left to act: a new episode
+                    self.reset(k)
+                    self.episodes += 1
+                    if self.api.idle(self):
+                        break
+                    continue
+                k += 1
+                if self.step(k):
+                    self.reset(k)
+                    self.episodes += 1
         return self.trace
 
     def reset(self, done_at: int | None) -> None:
@@ -185,7 +205,7 @@ class Episode:
         if illegal:
             self.reached.add(ILLEGAL.mark)
         said = who(actors[0].agent) if len(actors) == 1 else ""
-        result, rejected = stepped(self.env, action, k, illegal, said)
+        result, rejected = self.api.call(self.env, action, k, illegal, said)
         self.steps += 1
         if rejected:  # a clear rejection: start a new episode
             self.trace.append(("rejected", said, rejected))

@@ -28,7 +28,7 @@ import numpy as np
 
 from spacealg.strategies.members import members
 from spacealg.testing.engine.driver import Budget, describe_exception, snapshot
-from spacealg.testing.engine.episode import Actor, Api, Episode, Limit, Plain, plain_episode
+from spacealg.testing.engine.episode import Actor, Api, Episode, Limit, Plain, act_alone, plain_episode
 from spacealg.testing.engine.errors import PropertyError, short
 from spacealg.testing.engine.infos import recorded
 from spacealg.testing.engine.lints import space_lints
@@ -151,11 +151,6 @@ def _actors(episode: Episode, k: int) -> list[Actor]:
     return [Actor(None, observation, info, lambda at: episode.state.action_space)]
 
 
-def _act(episode: Episode, actors: list[Actor], factors: dict[Any, Any]) -> tuple[Any, dict[Any, Any]]:
-    action = episode.draw(factors.get(None))
-    return action, {None: action}
-
-
 def _limit(episode: Episode) -> Limit | None:
     """``max-episode-steps``: where a limit is declared, the episode's step number ``limit``
     ends it; reached (:data:`LIMIT`) by an episode that ran that far."""
@@ -167,7 +162,7 @@ def _limit(episode: Episode) -> Limit | None:
 API = Api(
     reset=_reset,
     actors=_actors,
-    act=_act,
+    act=act_alone,
     returned=_returned,
     plain=Plain(
         "env.reset({seed})",

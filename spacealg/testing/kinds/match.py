@@ -18,7 +18,8 @@ sequence after which they disagree, and raised as an :class:`EnvCheckError` whos
 
 Law: ``check_envs_match(f, f)`` passes for any deterministic environment factory ``f``.
 Gymnasium environments (single-agent API). The check is a kind (:data:`MATCH`, whose environment
-is a :class:`Pair`) run by the engine every checker shares (:func:`~spacealg.testing.engine.runner.check_kind`).
+is a :class:`Pair`, its episode :data:`API`'s) run by the engine every checker shares
+(:func:`~spacealg.testing.engine.runner.check_kind`).
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ from typing import Any
 import numpy as np
 
 from spacealg.strategies.members import members
-from spacealg.testing.engine.driver import DEFAULT_BUDGET, _as_numpy, describe_exception, snapshot, tick
+from spacealg.testing.engine.driver import DEFAULT_BUDGET, _as_numpy, describe_exception, snapshot
+from spacealg.testing.engine.episode import Actor, Api, Episode, Plain, Stop, act_alone, plain_episode
 from spacealg.testing.engine.errors import PropertyError, literal, short
-from spacealg.testing.engine.masks import check_mask, find_mask
 from spacealg.testing.engine.resolve import EnvSource, resolve
 from spacealg.testing.engine.runner import (
     DEFAULT_MAX_EXAMPLES,
@@ -101,80 +102,95 @@ def _call(env: Any, what: str, *args: Any, **kwargs: Any) -> tuple[Any, BaseExce
         return None, error
 
 
-class Lockstep:
-    """Both environments of a :class:`Pair` driven side by side from ``seed`` through ``n``
-    actions (``draw(factors)``: legal under ``a``'s published mask); raises at the first
-    disagreement; both raising ends the run."""
+def _agree(pair: Pair, what: str, x: Any, y: Any, step: int | None, prop: str) -> None:
+    if not close_enough(x, y, pair.atol, pair.rtol):
+        raise PropertyError(prop, f"{what}: a returned {short(x)} and b {short(y)}", step)
 
-    def __init__(self, pair: Pair, seed: int, n: int, draw: Callable[..., Any], *, masks: bool = True) -> None:
-        self.a, self.b, self.seed, self.n, self.draw, self.masks = pair.a, pair.b, seed, n, draw, masks
-        self.atol, self.rtol, self.infos = pair.atol, pair.rtol, pair.infos
-        self.space = pair.a.action_space
-        self.steps = 0
-        self.episodes = 1
 
-    def run(self) -> list[Any]:
-        last = self.reset(self.seed, None)
-        for k in range(1, self.n + 1):
-            tick()  # past the check's deadline the episode stops here
-            if last is None:
-                break
-            mask = find_mask(*last) if self.masks else None
-            factors = check_mask(mask, self.space, True, k - 1 or None) if mask is not None else None
-            out = self.step(self.draw(factors), k)
-            if out is None:
-                break
-            done, last = out
-            if done:
-                last = self.reset(None, k)
-                self.episodes += 1
-        return []
+def _both(pair: Pair, what: str, step: int | None, *args: Any, **kwargs: Any) -> tuple[Any, Any] | None:
+    """``what`` called on both environments: both results; None where both raised;
+    ``exceptions-match`` where only one did."""
+    ra, ea = _call(pair.a, what, *args, **kwargs)
+    rb, eb = _call(pair.b, what, *args, **kwargs)
+    if ea is not None and eb is not None:
+        return None
+    if (ea is None) != (eb is None):
+        which, error = ("a", ea) if ea is not None else ("b", eb)
+        call = f"{what}({', '.join(literal(x) for x in args)})"
+        raise PropertyError(
+            "exceptions-match",
+            f"{call}: only {which} raised {describe_exception(error)}",  # type: ignore[arg-type]
+            step,
+        )
+    return ra, rb
 
-    def _agree(self, what: str, x: Any, y: Any, step: int | None, prop: str) -> None:
-        if not close_enough(x, y, self.atol, self.rtol):
-            raise PropertyError(prop, f"{what}: a returned {short(x)} and b {short(y)}", step)
 
-    def _both(self, what: str, step: int | None, *args: Any, **kwargs: Any) -> tuple[Any, Any] | None:
-        ra, ea = _call(self.a, what, *args, **kwargs)
-        rb, eb = _call(self.b, what, *args, **kwargs)
-        if ea is not None and eb is not None:
-            return None
-        if (ea is None) != (eb is None):
-            which, error = ("a", ea) if ea is not None else ("b", eb)
-            call = f"{what}({', '.join(literal(x) for x in args)})"
-            raise PropertyError(
-                "exceptions-match",
-                f"{call}: only {which} raised {describe_exception(error)}",  # type: ignore[arg-type]
-                step,
-            )
-        return ra, rb
+def _reset(episode: Episode, done_at: int | None) -> None:
+    """Both reset (with the seed; without one after the end at ``done_at``) and compared;
+    ``a``'s observation and info kept for its mask (None: both raised, the run ends)."""
+    pair = episode.env
+    out = _both(pair, "reset", done_at, **({"seed": episode.seed} if done_at is None else {}))
+    episode.last = None
+    if out is None:
+        return
+    (oa, ia), (ob, ib) = out
+    where = "reset" if done_at is None else f"the reset after step {done_at}"
+    _agree(pair, f"{where}, observation", oa, ob, done_at, "observations-match")
+    if pair.infos:
+        _agree(pair, f"{where}, info", ia, ib, done_at, "infos-match")
+    episode.last = oa, ia
 
-    def reset(self, seed: int | None, step: int | None) -> Any:
-        out = self._both("reset", step, **({"seed": seed} if seed is not None else {}))
-        if out is None:
-            return None
-        (oa, ia), (ob, ib) = out
-        where = "reset" if step is None else f"the reset after step {step}"
-        self._agree(f"{where}, observation", oa, ob, step, "observations-match")
-        if self.infos:
-            self._agree(f"{where}, info", ia, ib, step, "infos-match")
-        return oa, ia
 
-    def step(self, action: Any, k: int) -> tuple[bool, Any] | None:
-        out = self._both("step", k, snapshot(action))
-        if out is None:
-            return None
-        (oa, ra, ta, ua, ia), (ob, rb, tb, ub, ib) = out
-        self.steps += 1
-        self._agree(f"step {k}, observation", oa, ob, k, "observations-match")
-        self._agree(f"step {k}, reward", ra, rb, k, "rewards-match")
-        if (bool(ta), bool(ua)) != (bool(tb), bool(ub)):
-            detail = (f"step {k}: a returned terminated={bool(ta)}, truncated={bool(ua)} and b "
-                      f"terminated={bool(tb)}, truncated={bool(ub)}")
-            raise PropertyError("flags-match", detail, k)
-        if self.infos:
-            self._agree(f"step {k}, info", ia, ib, k, "infos-match")
-        return bool(ta or ua), (oa, ia)
+def _actors(episode: Episode, k: int) -> list[Actor]:
+    """The one actor: ``a``'s last observation and info (its published mask), ``a``'s action space."""
+    if episode.last is None:  # both raised at the last reset
+        raise Stop
+    observation, info = episode.last
+    return [Actor(None, observation, info, lambda at: episode.env.a.action_space)]
+
+
+def _step_both(pair: Pair, action: Any, k: int, illegal: bool, said: str) -> tuple[Any, None]:
+    """Both stepped with ``action``; both raising ends the run."""
+    out = _both(pair, "step", k, snapshot(action))
+    if out is None:
+        raise Stop
+    return out, None
+
+
+def _returned(episode: Episode, k: int, out: Any) -> bool:
+    """Both steps' results compared; whether ``a``'s episode ended."""
+    pair = episode.env
+    (oa, ra, ta, ua, ia), (ob, rb, tb, ub, ib) = out
+    _agree(pair, f"step {k}, observation", oa, ob, k, "observations-match")
+    _agree(pair, f"step {k}, reward", ra, rb, k, "rewards-match")
+    if (bool(ta), bool(ua)) != (bool(tb), bool(ub)):
+        detail = (f"step {k}: a returned terminated={bool(ta)}, truncated={bool(ua)} and b "
+                  f"terminated={bool(tb)}, truncated={bool(ub)}")
+        raise PropertyError("flags-match", detail, k)
+    if pair.infos:
+        _agree(pair, f"step {k}, info", ia, ib, k, "infos-match")
+    episode.last = oa, ia
+    return bool(ta or ua)
+
+
+API = Api(
+    reset=_reset,
+    actors=_actors,
+    act=act_alone,
+    returned=_returned,
+    plain=Plain(
+        "env.reset({seed})[0]",
+        [
+            "observation, reward, terminated, truncated, info = env.step(action)",
+            "trace.append((observation, reward, terminated, truncated))",
+        ],
+        "terminated or truncated",
+    ),
+    call=_step_both,
+)
+"""Both environments of a :class:`Pair` driven side by side by the one episode driver
+(:class:`~spacealg.testing.engine.episode.Episode`): the actions drawn legal under ``a``'s
+published mask; the first disagreement raises; both raising ends the run."""
 
 
 @dataclass
@@ -281,16 +297,7 @@ def _pair(sa: EnvSource, sb: EnvSource, atol: float, rtol: float, infos: bool) -
 
 
 EPISODE = [
-    "def episode(env):",
-    "    observation, info = env.reset(seed=SEED)",
-    "    trace = [observation]",
-    "    for action in actions:",
-    "        observation, reward, terminated, truncated, info = env.step(action)",
-    "        trace.append((observation, reward, terminated, truncated))",
-    "        if terminated or truncated:",
-    "            observation, info = env.reset()",
-    "            trace.append(observation)",
-    "    return trace",
+    *plain_episode(API.plain, "env"),
     "",
     *SAME,
     "for a, b in zip(episode(env_a), episode(env_b)):  # they differ at the end",
@@ -310,7 +317,7 @@ MATCH = EnvKind(
     check_envs_match,
     {"rewards-match": (STEPPED,), "flags-match": (STEPPED,)},
     snippet=snippet,
-    episode=Lockstep,
+    episode=API.episode,
     declared=_declared,
 )
 """The kind of :func:`check_envs_match` (its environment: a :class:`Pair`; recognised by no

@@ -186,15 +186,10 @@ class _Shared:
             self.instance = None
 
 
-def _fresh(shared: _Shared, env: Any) -> Callable[[], Any] | None:
-    """The factory of the fresh copies the changed-row laws run (:func:`_changed_row`):
-    ``env``'s own factory or id, None where ``env`` was given as an instance."""
-    return shared.inner.make if shared.inner.owned or isinstance(env, str) else None
-
-
 def _built(shared: _Shared) -> EnvSource | None:
-    """The source of fresh copies for the probes: the check's own, where it builds the env
-    (an id or a factory; None: an instance given)."""
+    """The source of fresh copies for the probes and the changed-row laws
+    (:func:`_changed_row`): the check's own, where it builds the env (an id or a factory;
+    None: an instance given)."""
     return shared.inner if shared.inner.owned else None
 
 
@@ -781,10 +776,11 @@ def check_vector_env(
                              "max_broken": max_broken}
     options_of(options)  # bad options are refused before anything is built
     with _opened(env, single, compare, num_envs) as (shared, single, other):
-        fresh = _fresh(shared, env)
+        built = _built(shared)
         vec = shared.source.make()
         factories = _single_factories(vec, single, vec.num_envs)
-        kind = vector_kind(vec, factories, other.make() if other is not None else None, fresh, _built(shared))
+        fresh = built.make if built is not None else None
+        kind = vector_kind(vec, factories, other.make() if other is not None else None, fresh, built)
         try:
             return check_kind(kind, shared.source, options)
         except EnvCheckError as error:
@@ -825,11 +821,11 @@ def replay_vector(
     with _opened(env, single, compare, len(taken[0]) if taken else NUM_ENVS) as (shared, single, other):
         vec = shared.source.make()
         if row is not None and seed is not None:
-            fresh = _fresh(shared, env)
-            if fresh is None:
+            built = _built(shared)
+            if built is None:
                 raise ValueError("env must be a factory or an id to replay a changed row: it needs two fresh copies")
             try:
-                _changed_row(fresh, vec, seed, taken, row, dict(changes or {}))
+                _changed_row(built.make, vec, seed, taken, row, dict(changes or {}))
             except PropertyError as violation:
                 violation.seed, violation.actions = seed, taken[: violation.step or 0]
                 raise fail(violation, shared.source, True, 1, VECTOR) from None
