@@ -33,6 +33,7 @@ from spacealg.core.generic import as_space
 from spacealg.core.kernel import Kernel
 from spacealg.core.leaf import leaf as leaf_model
 from spacealg.core.plan import plan_for
+from spacealg.core.rng import no_extra
 from spacealg.ops.flatten import flatdim, flatten_batch, flattened_box, unflatten_batch
 from spacealg.spaces._batch import normalize_size
 from spacealg.spaces.array import ArraySpace
@@ -73,9 +74,7 @@ def _rule(operation: str) -> Callable[..., Any]:
 
 def _sampled(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
     """``(space, size)`` of a ``sample`` call; TypeError for what a backend's generator does not take."""
-    extra = {key: value for key, value in kwargs.items() if key not in ("rng", "size") and value is not None}
-    if extra:
-        raise TypeError(f"sample: {sorted(extra)} are not supported with a {name} rng")
+    no_extra({key: value for key, value in kwargs.items() if key not in ("rng", "size")}, name)
     return args[0], (args[1] if len(args) > 1 else kwargs.get("size"))
 
 
