@@ -255,28 +255,25 @@ def flatten_rows(k: Kernel, layout: Layout, parts: Any, out: Any,
     # NumPy fills one preallocated array in place: flatten_batch(256) of small_dict ~13 us, a concat of pieces ~20 us
     fill = (np.zeros if layout.onehot else np.empty)((n, layout.dim), out) if k is NUMPY else None
     flat, bads = [], []
-    for i, (piece, start, b) in enumerate(zip(pieces, layout.starts, rows)):
+    for piece, start, b in zip(pieces, layout.starts, rows):
         bad = None
         if piece.onehot:
             model = piece.model  # type: ignore[union-attr]
-            if fill is not None:
-                b = np.asarray(b, dtype=object if model.items is not None else None)
-            b = xp.reshape(b, (n, piece.size))  # type: ignore[union-attr]
+            b = (np.asarray(b, dtype=object if model.items is not None else None).reshape(n, piece.size)  # type: ignore[union-attr]
+                 if fill is not None else xp.reshape(b, (n, piece.size)))  # type: ignore[union-attr]
             if model.items is None:
                 columns, bad = piece.columns(k, model, b)  # type: ignore[union-attr]
             else:
                 index, bad = labels(k, model, b)
                 columns = index + piece._const(k, model, "flat_starts", piece.offsets)  # type: ignore[union-attr]
-            if not program and k.any_true(bad):  # read before the scatter (torch refuses a column out of range)
-                raise ValueError(f"a value is not a member of {layout.space_of(i)!r}")
+            if not program and (bad.any() if fill is not None else k.any_true(bad)):  # before the scatter
+                raise ValueError(f"a value is not a member of {layout.space_of(pieces.index(piece))!r}")
             if fill is None:
                 flat.append(k.onehot(columns, piece.dim, out))
             else:
                 fill[:, start : start + piece.dim][np.arange(n)[:, None], columns] = 1
         else:
-            if fill is not None:
-                b = np.asarray(b)
-            b = xp.reshape(b, (n, piece.dim))
+            b = np.asarray(b).reshape(n, piece.dim) if fill is not None else xp.reshape(b, (n, piece.dim))
             if isinstance(piece, RavelSegment):
                 b = piece.values(k, piece.model, b)
             if fill is None:
