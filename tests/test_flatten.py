@@ -383,3 +383,31 @@ def test_flatten_batch_refuses_a_fraction_in_a_one_hot_segment() -> None:
     for batch in (np.array([[1.0, 2.5]]), torch.tensor([[1.0, 2.5]]), np.array([[1.0, np.nan]])):
         with pytest.raises(ValueError, match="flatten_batch"):
             flatten_batch(batch, space)
+
+
+@given(st.integers(0, 2**16), st.integers(0, 5), st.sampled_from(["torch", "jax"]))
+def test_one_driver_flattens_a_part_without_leaf_model_as_numpy_does(seed: int, n: int, backend: str) -> None:
+    """The one flatten driver (``spacealg.core.flat``): a product holding a leaf with no leaf model
+    (``OneHot``, flattened by its own rules) beside leaf segments gives NumPy's rows value for value
+    and dtype for dtype on torch and JAX, and reads them back; a non-member of a segment is a
+    ValueError naming that leaf on every backend, and so are batches of different batch shapes."""
+    from spacealg.backends.arrays import backend_named, to_numpy
+    from spacealg.spaces.onehot import OneHot
+
+    pytest.importorskip(backend)
+    space = sa.DictProduct(hot=OneHot(3), box=sa.Box(-1.0, 1.0, shape=(2,), dtype=np.float32), dir=range(4))
+    batch = sa.sample(space, n, rng=seed)
+    flat = flatten_batch(batch, space)
+    moved = {k: backend_named(backend).from_host(np.asarray(v)) for k, v in batch.items()}
+    on_backend = flatten_batch(moved, space)
+    assert np.array_equal(to_numpy(on_backend), flat)
+    assert on_backend.dtype == backend_named(backend).dtype(flat.dtype, None, None, space)  # JAX: its x64 policy
+    assert same(to_numpy(unflatten_batch(on_backend, space)), batch)
+    bad = dict(batch, dir=np.full(n, 4))
+    for where in (bad, {k: backend_named(backend).from_host(np.asarray(v)) for k, v in bad.items()}):
+        if n:
+            with pytest.raises(ValueError, match=r"not a member of range\(0, 4\)"):
+                flatten_batch(where, space)
+    uneven = dict(batch, dir=np.zeros(n + 1, np.int64))
+    with pytest.raises(ValueError, match="different batch shapes"):
+        flatten_batch(uneven, space)

@@ -1,10 +1,11 @@
 """``flatten_batch``/``unflatten_batch`` (Gymnasium's one-hot flattening) on torch and JAX.
 
-The flattening is the NumPy one's, decided once: the space's plan (:mod:`spacealg.core.plan`)
-splits and joins the batch, and each leaf's segment (:mod:`spacealg.core.flat`: width,
-offsets, lows, dtype) gives its batch rule, written once over an array kernel for NumPy's
-codec and these alike (``RavelSegment.values``, ``OneHotSegment.columns``/``positions``/``values``).
-What is left here is what the Array API lacks: the one-hot scatter, and a finite set's
+The flattening is the NumPy one's, run by the one flatten driver (:func:`~spacealg.core.flat.flatten_rows`,
+:func:`~spacealg.core.flat.unflatten_rows`) that NumPy's flat codec runs: the space's plan
+(:mod:`spacealg.core.plan`) splits and joins the batch, each leaf with a leaf model is its
+segment, and a leaf without one (``OneHot``, ``Masked``, ...) a part flattened by its own
+rules on the batch's backend. What is left here is the batch's kernel, the compiled
+variants (one ``jax.jit`` program where every leaf has a leaf model) and a finite set's
 positions by exact value (:mod:`~spacealg.backends.sets`; NumPy finds labels by lookup,
 which tensors cannot hold).
 
@@ -18,7 +19,6 @@ segment reads as its first value).
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -26,77 +26,60 @@ import numpy as np
 from spacealg.backends.arrays import backend_name, backend_named
 from spacealg.backends.kernel import BackendKernel
 from spacealg.backends.sets import held, hits
-from spacealg.backends.shapes import batch_lead, leaf_dtypes
-from spacealg.core.flat import RavelSegment, segment
-from spacealg.core.leaf import LeafModel
-from spacealg.core.plan import Plan, plan_for
+from spacealg.backends.shapes import leaf_dtypes
+from spacealg.core.flat import Layout, flatten_rows, segment, unflatten_rows
+from spacealg.core.leaf import LeafModel, leaf
+from spacealg.core.plan import ObjectBatchError, Plan, array_leaf, plan_for
+from spacealg.ops.flatten import flat_part, flatten_batch, unflatten_batch
 
 __all__ = ["flatten_batch_on", "unflatten_batch_on"]
 
 
-class _Layout:
-    """The flat vector of a space of leaves: its leaves' segments (the plan's leaf order), its
-    width and its dtype (the products' promotion, part by part, as NumPy's codec promotes)."""
+def _layout(plan: Plan, name: str, what: str) -> Layout:
+    """The flat vector of the plan's space on torch/JAX: a leaf's segment where it has a leaf
+    model, else a part flattened by its own rules there (:func:`~spacealg.ops.flatten.flat_part`).
+    TypeError naming ``what`` and the backend for a leaf whose batches are object arrays."""
+    def build() -> Layout:
+        pieces = [segment(array_leaf(s)) if leaf(s) is not None else flat_part(s, what, flatten_batch, unflatten_batch)
+                  for s in plan.leaf_spaces()]
+        return Layout(pieces, flat_part(plan.space, what).dtype)
 
-    def __init__(self, plan: Plan) -> None:
-        self.segments = [segment(model) for model in plan.leaves]
-        self.dim = sum(s.dim for s in self.segments)
-        if not self.segments:
-            raise ValueError(f"flatten_batch: {plan.space!r} cannot be flattened to one array "
-                             "(an empty product has no flat dtype, as in Gymnasium)")
-        self.dtype = self._promoted(plan.structure)
-
-    def _promoted(self, node: Any) -> np.dtype:
-        if isinstance(node, (tuple, dict)):
-            return np.result_type(*map(self._promoted, node.values() if isinstance(node, dict) else node))
-        return self.segments[node].dtype
+    try:
+        return plan.variant(("flat layout", name), build)  # type: ignore[no-any-return]
+    except ObjectBatchError as error:
+        raise TypeError(f"{what} on {name}: {error}") from None
 
 
-def _layout(plan: Plan) -> _Layout:
-    return plan.variant(("flat layout",), lambda: _Layout(plan))  # type: ignore[no-any-return]
+def _kernel(name: str, layout: Layout, parts: tuple[Any, ...]) -> BackendKernel:
+    """The kernel of a call: one program (eager JAX) where every leaf has a leaf model; a
+    part's own rules are no part of one program."""
+    return BackendKernel.for_program(name, parts) if layout.modelled else BackendKernel.for_parts(name, parts)
 
 
 def flatten_batch_on(name: str, xs: Any, space: Any) -> Any:
     """The ``(*batch, flatdim)`` array of a torch/JAX batch ``xs`` of ``space``."""
-    plan = plan_for(space, name, "flatten_batch")
+    plan = plan_for(space)
+    layout = _layout(plan, name, "flatten_batch")
     parts = plan.check(xs, "flatten_batch")
-    leads = [batch_lead(model, b, "flatten_batch") for model, b in zip(plan.leaves, parts)]
-    if any(lead != leads[0] for lead in leads):
-        raise ValueError(f"flatten_batch: the component batches of {space!r} have different batch shapes")
-    dtypes = leaf_dtypes(plan, parts, "flatten_batch")
-    run = plan.variant(("flatten_batch", dtypes, *BackendKernel.key_of(name, parts)),
-                       lambda: _flattener(BackendKernel.for_program(name, parts), plan, space))
-    flat, bad = run(parts)
-    _raise_at(bad, "flatten_batch: a value is not a member of {}", plan)
+    if name == "jax" and not layout.modelled:  # JAX takes NumPy leaves, as arrays
+        parts = tuple(p if backend_name(p) == "jax" else backend_named(name).from_host(np.asarray(p)) for p in parts)
+    dtypes = leaf_dtypes(plan, parts, "flatten_batch") if layout.modelled else None
+
+    def build() -> Any:
+        k = _kernel(name, layout, parts)
+        out = k.backend.dtype(layout.dtype, None, None, space)
+        return k.compiled(lambda ps: flatten_rows(k, layout, ps, out, _index_of))
+
+    run = plan.variant(("flatten_batch", dtypes, *BackendKernel.key_of(name, parts)), build)
+    try:
+        flat, bad = run(parts)
+    except ValueError as error:
+        raise ValueError(f"flatten_batch: {error}") from None
+    _raise_at(bad, "flatten_batch: a value is not a member of {}", layout)
     return flat
 
 
-def _flattener(k: BackendKernel, plan: Plan, space: Any) -> Any:
-    """``run(parts) -> (flat, bad)``: the flat rows and, for one program (eager JAX), per leaf
-    whether a value is no member, read after it ran (:func:`_raise_at`); ``bad`` is None
-    otherwise: torch reads each one-hot leaf before its scatter (:func:`_flatten_leaf`), and
-    under ``jit`` nothing can be read."""
-    layout = _layout(plan)
-    out = k.backend.dtype(layout.dtype, None, None, space)
-    xp = k.xp
-    flag = k.backend.dtype(np.dtype(bool))
-
-    def run(parts: tuple[Any, ...]) -> tuple[Any, Any]:
-        lead = tuple(parts[0].shape[: len(parts[0].shape) - len(plan.leaves[0].shape)])
-        n = math.prod(lead)
-        pieces, bads = [], []
-        for model, part, b in zip(plan.leaves, layout.segments, parts):
-            piece, bad = _flatten_leaf(k, model, part, xp.reshape(b, (n, model.size)), out)
-            pieces.append(piece)
-            if k.program:
-                bads.append(xp.any(bad) if bad is not None else k.zeros((), flag))
-        joined = pieces[0] if len(pieces) == 1 else xp.concat(pieces, axis=-1)
-        return xp.reshape(joined, (*lead, layout.dim)), (xp.stack(bads) if bads else None)
-
-    return k.compiled(run)
-
-
-def _raise_at(flags: Any, message: str, plan: Plan) -> None:
+def _raise_at(flags: Any, message: str, layout: Layout) -> None:
     """ValueError (``message`` formatted with the leaf's space) for the first leaf whose flag
     is True; nothing where there are no flags, or they cannot be read (traced, abstract)."""
     if flags is None:
@@ -106,20 +89,7 @@ def _raise_at(flags: Any, message: str, plan: Plan) -> None:
         return
     if bool(flags.any()):
         first = int(np.argmax(np.asarray(flags.tolist(), dtype=bool)))
-        raise ValueError(message.format(repr(plan.leaves[first].space)))
-
-
-def _flatten_leaf(k: BackendKernel, model: LeafModel, seg: Any, rows: Any, out: Any) -> tuple[Any, Any]:
-    if isinstance(seg, RavelSegment):
-        return k.xp.astype(seg.values(k, model, rows), out), None
-    if model.items is None:
-        columns, bad = seg.columns(k, model, rows)
-    else:
-        index, bad = _index_of(k, model, rows)
-        columns = index + k.const(model, "flat_starts", lambda: seg.offsets, k.widest_int())
-    if not k.program and k.any_true(bad):  # read before the scatter (torch refuses a column out of range)
-        raise ValueError(f"flatten_batch: a value is not a member of {model.space!r}")
-    return k.onehot(columns, seg.dim, out), bad
+        raise ValueError(message.format(repr(layout.space_of(first))))
 
 
 def _index_of(k: BackendKernel, leaf: LeafModel, rows: Any) -> tuple[Any, Any]:
@@ -142,45 +112,20 @@ def _index_of(k: BackendKernel, leaf: LeafModel, rows: Any) -> tuple[Any, Any]:
 
 def unflatten_batch_on(name: str, vs: Any, space: Any) -> Any:
     """The batch of ``space`` whose flattenings are the rows of the torch/JAX array ``vs``."""
-    plan = plan_for(space, name, "unflatten_batch")
-    dim = _layout(plan).dim
-    if len(vs.shape) < 1 or vs.shape[-1] != dim:
-        raise ValueError(f"unflatten_batch: expected an array (*batch, {dim}), got shape {tuple(vs.shape)}")
+    plan = plan_for(space)
+    layout = _layout(plan, name, "unflatten_batch")
+    if len(vs.shape) < 1 or vs.shape[-1] != layout.dim:
+        raise ValueError(f"unflatten_batch: expected an array (*batch, {layout.dim}), got shape {tuple(vs.shape)}")
     parts = (vs,)
-    run = plan.variant(("unflatten_batch", vs.dtype, *BackendKernel.key_of(name, parts)),
-                       lambda: _unflattener(BackendKernel.for_program(name, parts), plan, space))
-    values, missing = run(vs)
-    _raise_at(missing, "unflatten_batch: a row is not a concatenation of one-hot vectors ({})", plan)
+
+    def build() -> Any:
+        k = _kernel(name, layout, parts)
+        return k.compiled(lambda v: unflatten_rows(k, layout, v))
+
+    run = plan.variant(("unflatten_batch", vs.dtype, *BackendKernel.key_of(name, parts)), build)
+    try:
+        values, missing = run(vs)
+    except ValueError as error:
+        raise ValueError(f"unflatten_batch: {error}") from None
+    _raise_at(missing, "unflatten_batch: a row is not a concatenation of one-hot vectors ({})", layout)
     return plan.join(values)
-
-
-def _unflattener(k: BackendKernel, plan: Plan, space: Any) -> Any:
-    """``run(vs) -> (leaf values, missing)``: per leaf, whether a one-hot segment has no hot
-    entry (read after it, as :func:`_flattener`'s flags)."""
-    layout = _layout(plan)
-    dim, xp = layout.dim, k.xp
-    flag = k.backend.dtype(np.dtype(bool))
-
-    def run(vs: Any) -> tuple[list[Any], Any]:
-        lead = tuple(vs.shape[:-1])
-        rows = xp.reshape(vs, (math.prod(lead), dim))
-        values, missing, start = [], [], 0
-        for model, part in zip(plan.leaves, layout.segments):
-            segment = rows[:, start : start + part.dim]
-            start += part.dim
-            value, found = _read_leaf(k, model, part, segment)
-            values.append(xp.reshape(value, (*lead, *model.shape)))
-            missing.append(~found if found is not None else k.zeros((), flag))
-        return values, xp.stack(missing)
-
-    return k.compiled(run)
-
-
-def _read_leaf(k: BackendKernel, model: LeafModel, seg: Any, rows: Any) -> tuple[Any, Any]:
-    if isinstance(seg, RavelSegment):
-        return seg.values(k, model, rows), None
-    index, found = seg.positions(k, model, rows)
-    if model.items is None:
-        return seg.values(k, model, index), found
-    items = model.numbers if model.numbers is not None else np.asarray(model.items, dtype=np.int64)
-    return k.const(model, "item_values", lambda: items, k.native(model, items.dtype))[index], found

@@ -37,6 +37,7 @@ from spacealg.core.kernel import Kernel, kernel_for
 from spacealg.core.leaf import Members
 from spacealg.core.plan import map_tree, plan_for
 from spacealg.core.protocol import isin
+from spacealg.core.rng import no_extra
 from spacealg.spaces.masked import Masked, draw_digits, draw_shape, restriction
 
 __all__ = ["RULES", "sample_masked_on"]
@@ -76,8 +77,7 @@ def _values(k: Any, space: Any, digits: Any, shape: tuple[int, ...]) -> Any:
 
 
 def _sample_rule(k: Kernel, space: Masked, size: Any = None, *, rng: Any, **extra: Any) -> Any:
-    if any(value is not None for value in extra.values()):
-        raise TypeError(f"sample: {sorted(extra)} are not supported with a {k.name} rng")
+    no_extra(extra, k.name)
     return _draw(k, space, size, None, None)
 
 

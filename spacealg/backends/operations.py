@@ -31,6 +31,7 @@ from spacealg.backends.masked import sample_masked_on
 from spacealg.backends.sample import sample_on
 from spacealg.core import hooks, protocol
 from spacealg.core.arrays import register_backend
+from spacealg.core.rng import no_extra
 from spacealg.emulation.codec import Codec
 from spacealg.ops.flatten import flatten_batch, unflatten_batch
 
@@ -38,8 +39,7 @@ __all__ = ["FUNCTIONS", "OPERATIONS"]
 
 
 def _sample(name: str, space: Any, size: Any = None, *, rng: Any, **extra: Any) -> Any:
-    if any(value is not None for value in extra.values()):
-        raise TypeError(f"sample: {sorted(extra)} are not supported with a {name} rng")
+    no_extra(extra, name)
     return sample_on(name, space, size, rng)
 
 

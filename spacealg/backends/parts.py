@@ -14,9 +14,9 @@ rules for every entry at once. Which of the two serves a space is decided once p
 Laws, for a composite ``s`` and a torch/JAX batch ``xs`` of it: each operation equals the NumPy
 path value for value after moving to NumPy; part by part, ``isin(xs, s)`` is the ``&`` of
 its leaves' ``isin``, ``clamp``/``sample`` are the leaves' joined, ``clamp_`` is all or
-nothing (every leaf is clamped on a copy before any is written), ``flatten_batch``
-concatenates the leaves' flattenings in the plan's leaf order, in the NumPy flattening's
-dtype, and ``unflatten_batch`` reads them back.
+nothing (every leaf is clamped on a copy before any is written). ``flatten_batch`` and
+``unflatten_batch`` are the one flatten driver's (:mod:`spacealg.backends.flatten`), which
+takes a leaf with no leaf model by its own rules.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from spacealg.backends.arrays import backend_named
 from spacealg.backends.kernel import BackendKernel
 from spacealg.backends.operations import OPERATIONS
 from spacealg.core import protocol
@@ -33,7 +32,7 @@ from spacealg.core.generic import as_space
 from spacealg.core.kernel import Kernel
 from spacealg.core.leaf import leaf as leaf_model
 from spacealg.core.plan import plan_for
-from spacealg.ops.flatten import flatdim, flatten_batch, flattened_box, unflatten_batch
+from spacealg.core.rng import no_extra
 from spacealg.spaces._batch import normalize_size
 from spacealg.spaces.array import ArraySpace
 
@@ -58,12 +57,15 @@ def _has_model(space: Any) -> bool:
     return leaf_model(space) is not None
 
 
+_FLAT = ("flatten_batch", "unflatten_batch")
+
+
 def _rule(operation: str) -> Callable[..., Any]:
     whole = OPERATIONS[operation]
 
     def rule(k: Kernel, *args: Any, **kwargs: Any) -> Any:
         space = args[0] if operation == "sample" else args[1]
-        if modelled(space):
+        if operation in _FLAT or modelled(space):  # the one flatten driver takes a part by its own rules
             return whole(k.name, *args, **kwargs)
         by_parts = _entries if isinstance(space, ArraySpace) else _leaves
         return by_parts(operation, k, args, kwargs)
@@ -73,9 +75,7 @@ def _rule(operation: str) -> Callable[..., Any]:
 
 def _sampled(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
     """``(space, size)`` of a ``sample`` call; TypeError for what a backend's generator does not take."""
-    extra = {key: value for key, value in kwargs.items() if key not in ("rng", "size") and value is not None}
-    if extra:
-        raise TypeError(f"sample: {sorted(extra)} are not supported with a {name} rng")
+    no_extra({key: value for key, value in kwargs.items() if key not in ("rng", "size")}, name)
     return args[0], (args[1] if len(args) > 1 else kwargs.get("size"))
 
 
@@ -108,8 +108,6 @@ def _leaves(operation: str, k: Kernel, args: tuple[Any, ...], kwargs: dict[str, 
         raise TypeError("clamp_: JAX arrays are immutable; use clamp")
     plan = plan_for(space)
     leaves = plan.leaf_spaces()
-    if operation == "unflatten_batch":
-        return plan.join(_unflattened(values, space, leaves))
     parts = _on_backend(k, plan.check(values, operation))
     if operation == "isin":
         answers = [protocol.isin(part, leaf) for part, leaf in zip(parts, leaves)]
@@ -120,17 +118,11 @@ def _leaves(operation: str, k: Kernel, args: tuple[Any, ...], kwargs: dict[str, 
         return inside
     if operation == "clamp":
         return plan.join([protocol.clamp(part, leaf) for part, leaf in zip(parts, leaves)])
-    if operation == "clamp_":
-        # every leaf clamped on a copy first: a leaf that raises leaves the batch untouched
-        staged = [protocol.clamp_(part.clone(), leaf) for part, leaf in zip(parts, leaves)]
-        for part, done in zip(parts, staged):
-            part.copy_(done)
-        return values
-    pieces = [flatten_batch(part, leaf) for part, leaf in zip(parts, leaves)]  # flatten_batch
-    _same_leads([tuple(p.shape[:-1]) for p in pieces], operation, space)
-    xp = k.xp
-    dtype = backend_named(name).dtype(_flat(space)[0], None, None, space)
-    return xp.concat([xp.astype(p, dtype) for p in pieces], axis=-1)
+    # clamp_: every leaf clamped on a copy first, so that a leaf that raises leaves the batch untouched
+    staged = [protocol.clamp_(part.clone(), leaf) for part, leaf in zip(parts, leaves)]
+    for part, done in zip(parts, staged):
+        part.copy_(done)
+    return values
 
 
 def _on_backend(k: Kernel, parts: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -140,24 +132,6 @@ def _on_backend(k: Kernel, parts: tuple[Any, ...]) -> tuple[Any, ...]:
     if k.name != "jax":
         return parts
     return tuple(p if backend_name(p) == "jax" else k.xp.asarray(p) for p in parts)
-
-
-def _unflattened(vs: Any, space: Any, leaves: list[Any]) -> list[Any]:
-    dims = _flat(space)[1]
-    if len(vs.shape) < 1 or vs.shape[-1] != sum(dims):
-        raise ValueError(f"unflatten_batch: expected an array (*batch, {sum(dims)}), got shape {tuple(vs.shape)}")
-    values, start = [], 0
-    for leaf, dim in zip(leaves, dims):
-        values.append(unflatten_batch(vs[..., start : start + dim], leaf))
-        start += dim
-    return values
-
-
-def _flat(space: Any) -> tuple[Any, list[int]]:
-    """The NumPy flattening's dtype of ``space`` and its leaves' widths (public ``ops``: kept in the plan)."""
-    plan = plan_for(space)
-    return plan.variant(("flat parts",), lambda: (flattened_box(space).dtype,  # type: ignore[no-any-return]
-                                                  [flatdim(leaf) for leaf in plan.leaf_spaces()]))
 
 
 def _same_leads(leads: list[tuple[int, ...]], operation: str, space: Any) -> None:

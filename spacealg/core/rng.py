@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["RngLike", "accepted_forms", "as_generator", "register_rng_form", "seed"]
+__all__ = ["RngLike", "accepted_forms", "as_generator", "no_extra", "register_rng_form", "seed"]
 
 RngLike = None | int | np.integer | np.random.Generator | np.random.SeedSequence
 
@@ -32,6 +32,15 @@ def accepted_forms() -> str:
     """Every accepted ``rng`` form, in words (``"None, a non-negative int seed, ... or ..."``)."""
     forms = list(_FORMS.values())
     return ", ".join(forms[:-1]) + " or " + forms[-1]
+
+
+def no_extra(extra: dict[str, object], backend: str | None = None) -> None:
+    """Nothing for ``extra`` keywords (a ``sample`` call's beyond ``rng``/``size``) that are all
+    None; else the TypeError naming them and the ``backend`` whose generator does not take them."""
+    given = sorted(key for key, value in extra.items() if value is not None)
+    if given:
+        rng = f"a {backend} rng" if backend else "this rng"
+        raise TypeError(f"sample: {given} are not supported with {rng}")
 
 
 def as_generator(rng: RngLike) -> np.random.Generator:

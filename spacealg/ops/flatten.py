@@ -63,13 +63,12 @@ from spacealg.adapters.gymnasium import to_gymnasium
 from spacealg.adapters.native import gym_class_of
 from spacealg.core.arrays import backend_name, register_backend
 from spacealg.core.codegen import Generator
-from spacealg.core.flat import OneHotSegment, RavelSegment, one_hot
+from spacealg.core.flat import Layout, OneHotSegment, Part, RavelSegment, flatten_rows, one_hot, unflatten_rows
 from spacealg.core.generic import coerce, generic
 from spacealg.core.image import Image, image_of
 from spacealg.core.kernel import NUMPY
 from spacealg.core.leaf import leaf, plain
 from spacealg.core.plan import kept_plan, route, variant_of
-from spacealg.core.protocol import elsize
 from spacealg.core.space import Space
 from spacealg.spaces.box import Box
 from spacealg.spaces.dynamic import Dynamic, no_fixed_width
@@ -91,7 +90,8 @@ class FlatCodec:
 
     ``flatten(x)`` is a fresh ``(dim,)`` array of ``dtype``; ``unflatten(v)`` the member
     (arrays may be views of ``v``, as in Gymnasium); ``flatten_batch(xs)`` a
-    ``(*batch, dim)`` array; ``unflatten_batch(vs)`` the batch; ``box()`` the flattened
+    ``(*batch, dim)`` array and ``unflatten_batch(vs)`` the batch, by the one flatten driver
+    over the codec's :attr:`layout` (:mod:`spacealg.core.flat`); ``box()`` the flattened
     space. ``flatten``/``unflatten`` are generated on first use from :meth:`emit_fill` and
     :meth:`emit_read` (by default, calls of ``write``/``read``). Where ``dtype`` is None
     (no flat array) they are ``flatten_parts``/``unflatten_parts``: Gymnasium's structural
@@ -102,8 +102,7 @@ class FlatCodec:
     dtype: Any = None  # a numpy dtype; None where the space does not flatten to one array
     flattenable: bool = True  # False where a Sequence or Graph is inside
     onehot: bool = False  # whether the flat vector holds one-hot segments (written on zeros)
-    element_shape: tuple[int, ...] = ()  # the trailing axes of a batch that one member takes
-    # what a subclass provides: write/read (or emit_fill/emit_read, and then fill_batch/read_batch)
+    # what a subclass provides: write/read (or emit_fill/emit_read, and then its layout)
     write: Callable[[np.ndarray, Any], None]  # member -> out, a (dim,) array
     read: Callable[[np.ndarray], Any]  # a (dim,) array -> member
     bounds: Callable[[], tuple[np.ndarray, np.ndarray]]  # the flattened Box's low and high
@@ -172,27 +171,27 @@ class FlatCodec:
         why = "it holds a Sequence or Graph" if not self.flattenable else "an empty product has no flat dtype"
         return ValueError(f"{what}: {self!r} cannot be flattened to one array ({why}, as in Gymnasium)")
 
-    # -- batches --------------------------------------------------------------------
-    def batch_shape(self, xs: Any) -> tuple[int, ...]:
-        """The batch shape of a batch ``xs`` of members: ValueError unless its trailing shape is
-        the members' (the torch/JAX batches' check, :mod:`spacealg.backends.shapes`)."""
-        shape = xs.shape if type(xs) is np.ndarray else np.shape(xs)  # each part of a product's batch:
-        element = self.element_shape  # flatten_batch(256), small_dict 13.9 -> 13.3 us
-        k = len(element)
-        if not k:
-            return shape  # type: ignore[no-any-return]
-        if shape[-k:] != element or len(shape) < k:
-            raise ValueError(f"a batch of shape {shape} is no batch of elements of shape {element}")
-        return shape[:-k]  # type: ignore[no-any-return]
+    # -- batches: the one driver over the layout ---------------------------------------------
+    @functools.cached_property
+    def layout(self) -> Layout:
+        """The pieces of the flat vector (:mod:`spacealg.core.flat`): here one part, flattened
+        member by member (a kind with no batch rule: OneOf, Text)."""
+        return Layout([Part(self, self.dim, self.dtype, self.flatten_each, self.unflatten_each)], self.dtype)
+
+    def split(self, xs: Any, parts: list[Any]) -> None:
+        """Appends the batches of the layout's pieces in ``xs`` to ``parts`` (a product's: its parts')."""
+        parts.append(xs)
+
+    def joined(self, values: Any) -> Any:
+        """The batch of the pieces' batches ``values`` (an iterator), the inverse of :meth:`split`."""
+        return next(values)
 
     def flatten_batch(self, xs: Any) -> np.ndarray:
         if self.dtype is None:
             raise self._no_array("flatten_batch")
-        shape = self.batch_shape(xs)
-        n = math.prod(shape)
-        out = (np.zeros if self.onehot else np.empty)((n, self.dim), self.dtype)
-        self.fill_batch(out, xs, n)
-        return out.reshape((*shape, self.dim))
+        parts: list[Any] = []
+        self.split(xs, parts)
+        return flatten_rows(NUMPY, self.layout, parts, self.dtype)[0]  # type: ignore[no-any-return]
 
     def unflatten_batch(self, vs: Any) -> Any:
         if self.dtype is None:
@@ -200,17 +199,19 @@ class FlatCodec:
         vs = np.asarray(vs)
         if vs.ndim < 1 or vs.shape[-1] != self.dim:
             raise ValueError(f"expected an array (*batch, {self.dim}), got shape {vs.shape}")
-        shape = vs.shape[:-1]
-        return self.read_batch(vs.reshape(math.prod(shape), self.dim), shape)
+        return self.joined(iter(unflatten_rows(NUMPY, self.layout, vs)[0]))
 
-    def fill_batch(self, out: np.ndarray, xs: Any, n: int) -> None:
-        """Writes ``n`` members into the rows of ``out`` (``(n, dim)``): a loop of ``write``."""
-        for row, x in zip(out, _object_array(xs).reshape(n)):
+    def flatten_each(self, xs: Any) -> np.ndarray:
+        """The ``(*batch, dim)`` rows of a batch (an object array or a list), a loop of ``write``."""
+        members = _object_array(xs)
+        out = np.empty((members.size, self.dim), self.dtype)
+        for row, x in zip(out, members.reshape(-1)):
             self.write(row, x)
+        return out.reshape((*members.shape, self.dim))
 
-    def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> Any:
-        """The batch of ``shape`` from the rows of ``vs`` (``(n, dim)``): a loop of ``read``."""
-        return _object_array([self.read(row) for row in vs]).reshape(shape)
+    def unflatten_each(self, vs: np.ndarray) -> Any:
+        """The batch (an object array) of the ``(*batch, dim)`` rows ``vs``: a loop of ``read``."""
+        return _object_array([self.read(row) for row in _rows_of(vs)]).reshape(vs.shape[:-1])
 
     def box(self) -> Any:
         if self.dtype is None:
@@ -234,7 +235,7 @@ def flat_codec(space: Any) -> FlatCodec:
     if model is None:
         image = image_of(space)
         if image is not None:
-            return ImageCodec(image, tuple(elsize(space)))
+            return ImageCodec(image)
         return coerce(flat_codec, (space,), {})  # type: ignore[no-any-return]
     return OneHotCodec(model) if one_hot(model) else RavelCodec(model)
 
@@ -260,11 +261,9 @@ class RavelCodec(RavelSegment, FlatCodec):
         read = f"asarray(v[{start}:{start + self.dim}], {gen.bind(self.dtype)})"
         return read if len(self.shape) == 1 else f"{read}.reshape({self.shape!r})"
 
-    def fill_batch(self, out: np.ndarray, xs: Any, n: int) -> None:
-        out[...] = self.values(NUMPY, None, np.asarray(xs).reshape(n, self.dim))  # cast into out's dtype
-
-    def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-        return self.values(NUMPY, None, vs).reshape(shape + self.element_shape)  # type: ignore[no-any-return]
+    @functools.cached_property
+    def layout(self) -> Layout:
+        return Layout([self], self.dtype)
 
 
 class OneHotCodec(OneHotSegment, FlatCodec):
@@ -332,40 +331,19 @@ class OneHotCodec(OneHotSegment, FlatCodec):
             return f"{gen.bind(self.model.items)}[_f{start}[0]]"
         return f"{gen.bind(self.dtype.type(self.low[0]))} + {gen.bind(self.dtype.type)}(_f{start}[0])"
 
-    def fill_batch(self, out: np.ndarray, xs: Any, n: int) -> None:
-        if self.model.items is not None:  # labels (objects): found by the leaf model's lookup
-            columns = self.offsets + self._hot(xs, n)
-        else:
-            columns, bad = self.columns(NUMPY, self.model, np.asarray(xs).reshape(n, self.size))
-            if bad.any():
-                raise ValueError(f"a value lies outside {self.model.low}..{self.model.high}")
-        out[np.arange(n)[:, None], columns] = 1
-
-    def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-        if self.uniform:  # NumPy's methods, the check read off the argmax: unflatten_batch(256), small_dict
-            hot = (vs != 0).reshape(vs.shape[0], self.size, -1)  # 11.6 us (14.1 through positions; 13.4 at ef41173)
-            k = hot.argmax(axis=2)
-            # every entry has a nonzero column: argmax gives 0 exactly where none is, so an entry lacks one
-            # where k == 0 and its column 0 is zero; the same answer as hot.any(axis=2).all(), 2 us cheaper
-            found = (hot[..., 0] | k.astype(bool)).all()
-        else:
-            k, found = self.positions(NUMPY, self.model, vs)
-        if not found:
-            raise ValueError("a row is not a concatenation of one-hot vectors")
-        if self.model.items is not None:
-            return self.model.item_array[k.reshape(shape + self.shape)]  # type: ignore[no-any-return]
-        return self.values(NUMPY, self.model, k).reshape(shape + self.shape)
+    @functools.cached_property
+    def layout(self) -> Layout:
+        return Layout([self], self.dtype)
 
 
 class ImageCodec(FlatCodec):
     """A kind with an image (:mod:`spacealg.core.image`): the image's codec, applied to the
     encoded member (and the decoded one on the way back)."""
 
-    def __init__(self, image: Image, element_shape: tuple[int, ...]) -> None:
+    def __init__(self, image: Image) -> None:
         self.image, self.inner = image, flat_codec(image.space)
         self.dim, self.dtype, self.onehot = self.inner.dim, self.inner.dtype, self.inner.onehot
         self.flattenable = self.inner.flattenable
-        self.element_shape = element_shape  # the kind's own members' (a batch's shape is read, not encoded)
 
     def write(self, out: np.ndarray, x: Any) -> None:
         out[...] = self.inner.flatten(self.image.encode(x))
@@ -373,17 +351,11 @@ class ImageCodec(FlatCodec):
     def read(self, v: np.ndarray) -> Any:
         return self.image.decode(self.inner.unflatten(v))
 
-    def flatten_batch(self, xs: Any) -> np.ndarray:
+    def flatten_each(self, xs: Any) -> np.ndarray:
         return self.inner.flatten_batch(self.image.encode(xs))
 
-    def unflatten_batch(self, vs: Any) -> Any:
+    def unflatten_each(self, vs: np.ndarray) -> Any:
         return self.image.decode(self.inner.unflatten_batch(vs))
-
-    def fill_batch(self, out: np.ndarray, xs: Any, n: int) -> None:  # a part of a product's batch
-        self.inner.fill_batch(out, self.image.encode(xs), n)
-
-    def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> Any:
-        return self.image.decode(self.inner.read_batch(vs, shape))
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         return self.inner.bounds()
@@ -446,21 +418,18 @@ class ProductCodec(FlatCodec):
             return "{" + ", ".join(f"{gen.key(k)}: {e}" for k, e in zip(self.keys, items)) + "}"
         return "(" + "".join(f"{e}, " for e in items) + ")"
 
-    def batch_shape(self, xs: Any) -> tuple[int, ...]:
-        if not self.parts or len(xs) != len(self.parts):
-            self._checked(xs, "flatten_batch")  # raises, saying what is wrong
-        shape = self.parts[0].batch_shape(xs[self.keys[0]])
-        for key, part in zip(self.keys[1:], self.parts[1:]):  # every part: its rows are the batch's
-            if part.batch_shape(xs[key]) != shape:
-                raise ValueError(f"the parts of a batch have different batch shapes ({shape} first)")
-        return shape
+    @functools.cached_property
+    def layout(self) -> Layout:
+        return Layout([piece for part in self.parts for piece in part.layout.pieces], self.dtype)
 
-    def fill_batch(self, out: np.ndarray, xs: Any, n: int) -> None:
-        for key, part, offset in zip(self.keys, self.parts, self.starts):
-            part.fill_batch(out[:, offset : offset + part.dim], xs[key], n)
+    def split(self, xs: Any, parts: list[Any]) -> None:
+        if len(xs) != len(self.parts):  # a batch with other parts is no batch: never a partial write
+            raise ValueError(f"expected {self.expected}, got {len(xs)} parts")
+        for key, part in zip(self.keys, self.parts):
+            part.split(xs[key], parts)
 
-    def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> Any:
-        return self._join([p.read_batch(vs[:, s : s + p.dim], shape) for p, s in zip(self.parts, self.starts)])
+    def joined(self, values: Any) -> Any:
+        return self._join([part.joined(values) for part in self.parts])
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         pairs = [p.bounds() for p in self.parts]
@@ -508,9 +477,6 @@ class OneOfCodec(FlatCodec):
         part = self.parts[i]
         return i, part.unflatten(np.asarray(v[1 : 1 + part.dim]).astype(part.dtype))
 
-    def batch_shape(self, xs: Any) -> tuple[int, ...]:
-        return np.shape(_object_array(xs))
-
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         low = np.concatenate([[0], np.full(self.dim - 1, self.low)])
         return low, np.concatenate([[len(self.parts) - 1], np.full(self.dim - 1, self.high)])
@@ -541,11 +507,16 @@ class TextCodec(FlatCodec):
     def read(self, v: np.ndarray) -> str:
         return "".join(self.charset[int(c)] for c in v if c < self.pad)
 
-    def read_batch(self, vs: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-        return np.array([self.read(row) for row in vs], dtype=str).reshape(shape)
+    def unflatten_each(self, vs: np.ndarray) -> np.ndarray:
+        return np.array([self.read(row) for row in _rows_of(vs)], dtype=str).reshape(vs.shape[:-1])
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(self.dim, np.int32), np.full(self.dim, self.pad, np.int32)
+
+
+def _rows_of(vs: np.ndarray) -> np.ndarray:
+    """The ``(*batch, dim)`` array ``vs`` as ``(n, dim)`` rows (``dim`` may be 0)."""
+    return vs.reshape(math.prod(vs.shape[:-1]), vs.shape[-1])
 
 
 def _object_array(xs: Any) -> np.ndarray:
@@ -625,6 +596,22 @@ _BAD_VALUE = (KeyError, IndexError, AttributeError, TypeError, ValueError)
 def _codec(space: Any) -> FlatCodec:
     """The codec of ``space``: a variant of its plan (:mod:`spacealg.core.plan`), built once."""
     return variant_of(space, _FLAT, flat_codec)  # type: ignore[no-any-return]
+
+
+def flat_part(space: Any, what: str, flatten: Callable[[Any, Any], Any] | None = None,
+              unflatten: Callable[[Any, Any], Any] | None = None) -> Part:
+    """``space`` as a piece of a flat vector flattened by ``flatten(b, space)`` and read by
+    ``unflatten(v, space)`` (its own rules, :mod:`spacealg.core.flat`): its width and flat dtype
+    are its codec's. ValueError naming ``what`` where it has no flat array."""
+    codec = _codec_of(space, what)
+    if codec.dtype is None:
+        raise codec._no_array(what)
+    return Part(space, codec.dim, codec.dtype, functools.partial(_called, flatten, space),
+                functools.partial(_called, unflatten, space))
+
+
+def _called(function: Any, space: Any, value: Any) -> Any:
+    return function(value, space)
 
 
 def _codec_of(space: Any, function: str, value: Any = None) -> FlatCodec:

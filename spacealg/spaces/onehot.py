@@ -81,7 +81,7 @@ from spacealg.core.protocol import (
     index,
     issubspace,
 )
-from spacealg.core.rng import RngLike, as_generator
+from spacealg.core.rng import RngLike, as_generator, no_extra
 from spacealg.core.space import Space
 from spacealg.core.styles import FiniteSpaceStyle, Style
 from spacealg.spaces._batch import as_real_array, normalize_size
@@ -287,8 +287,7 @@ def _one_hot(ns: Kernel, positions: Any, space: OneHot) -> Any:
 
 
 def _sample_rule(ns: Kernel, space: OneHot, size: Any = None, *, rng: Any = None, **extra: Any) -> Any:
-    if any(v is not None for v in extra.values()):
-        raise TypeError(f"sample: {sorted(extra)} are not supported with this rng")
+    no_extra(extra)
     shape = (*normalize_size(size), *space.batch, len(space.sizes))
     return _one_hot(ns, ns.below(np.broadcast_to(np.array(space.sizes), shape[-1:]), shape), space)
 
