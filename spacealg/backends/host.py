@@ -42,7 +42,7 @@ from spacealg.core.leaf import leaf
 from spacealg.core.leaf_index import clamp_holds, range_items
 from spacealg.core.plan import kept_plan, plan_for
 from spacealg.core.protocol import clamp, contains, elsize, eltype
-from spacealg.core.rng import RngLike, as_generator
+from spacealg.core.rng import RngLike, as_generator, no_extra
 from spacealg.spaces._batch import as_real_array, normalize_size
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
@@ -407,8 +407,7 @@ def _isin_rule(k: Any, batch: Any, space: Any) -> Any:
 
 
 def _sample_rule(k: Any, space: Any, size: Any = None, *, rng: Any, **extra: Any) -> Any:
-    if any(value is not None for value in extra.values()):
-        raise TypeError(f"sample: {sorted(extra)} are not supported with a {k.name} rng")
+    no_extra(extra, k.name)
     return sample_on(k.name, space, size, rng, getattr(k, "adapter", None))  # the kernel's: one per call
 
 

@@ -73,7 +73,7 @@ from spacealg.core.protocol import (
     issubspace,
     sample,
 )
-from spacealg.core.rng import RngLike, as_generator
+from spacealg.core.rng import RngLike, as_generator, no_extra
 from spacealg.core.space import Space
 from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style, UnknownSpaceStyle
 from spacealg.spaces._batch import isin_objects, normalize_size
@@ -314,8 +314,7 @@ def draw_rows(k: Kernel, size: Any, extra: dict[str, Any], draw: Any, what: Any)
     unbatched): the bounded rejection of unions and differences, as their batched ``sample``
     rule. TypeError for ``extra`` keywords; ValueError naming ``what`` where some row never
     keeps a draw."""
-    if any(v is not None for v in extra.values()):
-        raise TypeError(f"sample: {sorted(extra)} are not supported with this rng")
+    no_extra(extra)
     shape = normalize_size(1 if size is None else size)
     result, done = draw(k, shape)
     for _ in range(_ROUNDS):
