@@ -51,8 +51,10 @@ value that is no member raises ValueError naming the argument and the space.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
+import weakref
 from collections.abc import Callable
 from itertools import accumulate
 from typing import Any
@@ -237,7 +239,28 @@ def flat_codec(space: Any) -> FlatCodec:
         if image is not None:
             return ImageCodec(image)
         return coerce(flat_codec, (space,), {})  # type: ignore[no-any-return]
+    model = _unpinned(model)
     return OneHotCodec(model) if one_hot(model) else RavelCodec(model)
+
+
+class _Shown:
+    """A space named in a codec's error messages, held weakly where it can be: a codec is kept
+    in its space's plan, which the space must not be kept alive by
+    (tests/test_leaf.py::test_caches_do_not_pin_large_spaces)."""
+
+    def __init__(self, space: Any) -> None:
+        try:
+            self._space: Callable[[], Any] = weakref.ref(space)
+        except TypeError:  # a range, a tuple: held as it is (the plan cache holds them so too)
+            self._space = lambda: space
+
+    def __repr__(self) -> str:
+        return repr(self._space())
+
+
+def _unpinned(model: Any) -> Any:
+    """``model`` naming its space weakly (:class:`_Shown`), for a codec kept in the space's plan."""
+    return dataclasses.replace(model, space=_Shown(model.space), cache={})
 
 
 # -- leaves: raveled values, or one-hot (of values or of label positions); their batch rules are
