@@ -257,3 +257,11 @@ def test_members_registers_nothing_at_call_time() -> None:
     find(members(gym.spaces.Discrete(3)), lambda x: True)
     find(members(gs.Discrete(3)), lambda x: True)
     assert dict(members.funcs) == before
+
+
+@pytest.mark.parametrize("shape", [(2, 0, 0), (0,), (2, 3, 0), (0, 2)])
+def test_the_widths_of_an_empty_leaf_have_its_shape(shape: tuple[int, ...]) -> None:
+    # found by the members law under another test order: a (2, 0, 0) Box's counts read (2, 0)
+    model = leaf(sa.Box(0, 3, shape, np.uint8))
+    assert counts(model).shape == model.widths().shape == shape
+    assert positions(model, np.zeros(shape, np.uint8)).shape == shape

@@ -94,12 +94,26 @@ def test_flatten_batch_round_trips_alike_on_numpy_torch_and_jax(space: Any, seed
     for name in ("numpy", "torch", "jax"):
         batch = to_backend(name, host)
         held = to_numpy(batch)  # what the backend holds (JAX without x64: 64-bit values in 32 bits)
+        if name == "jax" and _subnormal(held):
+            continue  # XLA flushes subnormals to zero: on JAX such an item is no member (backends/sets.py)
         expected = flatten_batch(held, space)
-        flat = to_numpy(flatten_batch(batch, space))
+        try:
+            flat = to_numpy(flatten_batch(batch, space))
+        except ValueError as refused:  # JAX without x64 refuses a leaf whose int64 values pass int32 (by its bounds)
+            if name == "jax" and "jax_enable_x64" in str(refused):
+                continue
+            raise
         assert flat.shape == expected.shape
         assert np.array_equal(flat, expected.astype(flat.dtype))
         assert flat.dtype == expected.dtype or name == "jax"
         assert same(to_numpy(unflatten_batch(flatten_batch(batch, space), space)), held)
+
+
+def _subnormal(value: Any) -> bool:
+    """Whether a float entry of ``value`` (an array or a tree of them) is subnormal."""
+    arrays = [np.asarray(v) for v in tree_values(value)] if isinstance(value, (tuple, dict)) else [np.asarray(value)]
+    return any(a.dtype.kind == "f" and bool(np.any((a != 0) & (np.abs(a) < np.finfo(a.dtype).smallest_normal)))
+               for a in arrays)
 
 
 def test_a_plan_of_flat_codecs_dies_with_its_space() -> None:

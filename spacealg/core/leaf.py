@@ -371,7 +371,10 @@ def _exact_integers(array: np.ndarray) -> np.ndarray:
     """Integer (or bool) entries as Python ints, in an object array."""
     if array.dtype.kind == "O":
         return array
-    return np.asarray(array.astype(np.int64 if array.dtype.kind == "b" else array.dtype).tolist(), dtype=object)
+    flat = array.astype(np.int64 if array.dtype.kind == "b" else array.dtype).reshape(-1).tolist()
+    exact = np.empty(len(flat), dtype=object)  # filled flat: a (2, 0, 0) array's tolist() is [[], []], read back (2, 0)
+    exact[:] = flat
+    return exact.reshape(array.shape)
 
 
 def plain(x: Any) -> Any:
