@@ -53,6 +53,45 @@ def test_check_names_an_observation_outside_its_spec():
         check_env(Escapes(), max_examples=5, max_steps=3)
 
 
+class _RaisesAtTwo(Catch):
+    """Bug: the second step raises."""
+
+    def step(self, action):
+        if self.t == 1:
+            raise RuntimeError("boom")
+        return super().step(action)
+
+
+class _NoFirstAfterLast(Catch):
+    """Bug: the reset after a LAST time step returns a MID one."""
+
+    def reset(self):
+        import dm_env
+
+        first = getattr(self, "ended", False)
+        self.ended = True
+        return super().reset() if not first else dm_env.transition(0.0, np.zeros(2, np.float32))
+
+
+@pytest.mark.parametrize(("env", "prop", "step", "raised"), [
+    (_RaisesAtTwo, "no-exception", 2, RuntimeError),
+    (_NoFirstAfterLast, "reset-after-done", 5, AssertionError),
+])
+def test_the_dm_env_check_and_its_snippet_run_the_same_checks(env, prop, step, raised):
+    """Law: an exception of the environment is ``no-exception`` at its step, a property broken
+    at the reset after an end is ``reset-after-done`` at the end's step, and the snippet (the
+    same checks in plain Python) raises there too: the property's AssertionError, or the
+    environment's own exception."""
+    with pytest.raises(EnvCheckError) as caught:
+        check(env, max_examples=20, max_steps=8)
+    error = caught.value
+    assert (error.property, error.step, len(error.actions)) == (prop, step, step)
+    lines = error.reproduction().splitlines()
+    snippet = "\n".join(f"env = {env.__name__}()" if line.startswith("env = ") else line for line in lines)
+    with pytest.raises(raised, match="first-step at reset" if raised is AssertionError else "boom"):
+        exec(compile(snippet, "<snippet>", "exec"), {env.__name__: env})
+
+
 def test_describe_a_dm_env_factory():
     out = _describe("tests.dm_env_envs:Catch")
     assert "observation spec" in out and "Box(0.0, 1.0, shape=(2,), dtype=np.float32)" in out
@@ -97,7 +136,7 @@ def test_the_dm_env_reproduction_is_a_regression_test():
     """Issue 23 point 7: the snippet ends in an assertion that fails while the bug is there
     (showing the value's dtype) and passes once it is fixed (the same snippet on the sound env)."""
     snippet = _snippet_of(Catch(bad_discount=True), max_examples=5, max_steps=3)
-    assert "ACTIONS = [" in snippet and "print(" not in snippet
+    assert "actions = [" in snippet and "print(" not in snippet
 
     def run(construction):
         built = "\n".join(construction if line.startswith("env = ") else line for line in snippet.splitlines())

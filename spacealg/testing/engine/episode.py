@@ -80,13 +80,14 @@ class Limit:
 @dataclass(frozen=True)
 class Plain:
     """An episode in plain Python: ``reset`` (an expression, the trace entry of a reset;
-    ``{seed}`` stands for ``seed=SEED`` at the first reset, for nothing after an end),
-    ``step`` (the lines of a step with ``action``, appending to ``trace``) and ``ended``
+    ``{seed}`` stands for ``seed=SEED`` at the first reset, for ``unseeded`` after an end),
+    ``step`` (the lines of step ``k`` with ``action``, appending to ``trace``) and ``ended``
     (the condition that the episode ended)."""
 
     reset: str
     step: Sequence[str]
     ended: str
+    unseeded: str = ""
 
 
 def plain_episode(plain: Plain, env: str = "") -> list[str]:
@@ -95,10 +96,10 @@ def plain_episode(plain: Plain, env: str = "") -> list[str]:
     return [
         f"def episode({env}):",
         f"    trace = [{plain.reset.format(seed='seed=SEED')}]",
-        "    for action in actions:",
+        "    for k, action in enumerate(actions, 1):",
         *(f"        {line}" for line in plain.step),
         f"        if {plain.ended}:",
-        f"            trace.append({plain.reset.format(seed='')})",
+        f"            trace.append({plain.reset.format(seed=plain.unseeded)})",
         "    return trace",
     ]
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from spacealg.testing.engine.errors import PropertyError
 from spacealg.testing.engine.runner import ENDED, STEPPED, Declared, Draws, EnvCheckReport, EnvKind
-from spacealg.testing.kinds.foreign import ForeignEpisode, _check_foreign, _require, foreign_snippet, made_by
+from spacealg.testing.kinds.foreign import _check_foreign, foreign_api, foreign_snippet, made_by
 
 __all__ = ["DM_ENV", "DM_ENV_PROPERTIES", "check_dm_env"]
 
@@ -28,57 +28,60 @@ DM_ENV_PROPERTIES: dict[str, str] = {
 }
 
 
-def _validates(spec: Any, value: Any) -> bool:
-    """dm_env membership of a (possibly nested) value: ``validate`` leaf by leaf."""
-    if isinstance(spec, Mapping):
-        return isinstance(value, Mapping) and value.keys() == spec.keys() and all(
-            _validates(s, value[k]) for k, s in spec.items()
-        )
-    if isinstance(spec, (tuple, list)):
-        return isinstance(value, (tuple, list)) and len(value) == len(spec) and all(
-            _validates(s, v) for s, v in zip(spec, value)
-        )
-    try:
-        spec.validate(value)
-        return True
-    except (ValueError, TypeError):
-        return False
+CHECKS = [
+    "from collections.abc import Mapping",
+    "",
+    "import dm_env",
+    "",
+    "def validates(spec, value):  # dm_env membership, leaf by leaf",
+    "    if isinstance(spec, Mapping):",
+    "        return isinstance(value, Mapping) and value.keys() == spec.keys() and all(",
+    "            validates(s, value[k]) for k, s in spec.items())",
+    "    if isinstance(spec, (tuple, list)):",
+    "        return isinstance(value, (tuple, list)) and len(value) == len(spec) and all(",
+    "            validates(s, v) for s, v in zip(spec, value))",
+    "    try:",
+    "        spec.validate(value)",
+    "        return True",
+    "    except (ValueError, TypeError):",
+    "        return False",
+    "",
+    "def shown(value):  # a value with its dtype and shape",
+    "    return f'{value!r} (dtype {getattr(value, \"dtype\", type(value).__name__)}, shape {np.shape(value)})'",
+    "",
+    "def observe(specs, step, k):  # k: the step number, None at a reset; whether the episode ended",
+    "    if not isinstance(step, dm_env.TimeStep):",
+    "        fail('timestep', k, f'{type(step).__qualname__}, not a dm_env.TimeStep')",
+    "    if not validates(specs['observation'], step.observation):",
+    "        fail('observation-in-spec', k, f'observation {shown(step.observation)} fails {specs[\"observation\"]!r}')",
+    "    if k is None or step.first():",
+    "        if not (step.first() and step.reward is None and step.discount is None):",
+    "            detail = f'step_type={step.step_type}, reward={step.reward!r}, discount={step.discount!r}'",
+    "            fail('first-step', k, f'reset returned {detail}')",
+    "        return False",
+    "    if not (step.mid() or step.last()):",
+    "        fail('step-type', k, f'step returned step_type={step.step_type}')",
+    "    if not validates(specs['reward'], step.reward):",
+    "        fail('reward-in-spec', k, f'reward {shown(step.reward)} fails {specs[\"reward\"]!r}')",
+    "    discount = np.asarray(step.discount)",
+    "    if not (validates(specs['discount'], step.discount) and bool(np.all((discount >= 0) & (discount <= 1)))):",
+    "        fail('discount-in-spec', k, f'discount {shown(step.discount)} fails {specs[\"discount\"]!r} or [0, 1]')",
+    "    return bool(step.last())",
+    "",
+    "def reset(env, seed):  # dm_env's reset takes no seed; the specs, the episode's state",
+    "    specs = {name: getattr(env, f'{name}_spec')() for name in ('observation', 'action', 'reward', 'discount')}",
+    "    observe(specs, env.reset(), None)",
+    "    return specs",
+    "",
+    "def step(env, specs, action, k):",
+    "    return specs, observe(specs, env.step(action), k)",
+]
+"""The dm_env checks in plain Python, as the check runs them and the snippet shows them
+(:func:`~spacealg.testing.kinds.foreign.foreign_api`): time step types, observation, reward
+and discount against the specs."""
 
-
-class DmEnvEpisode(ForeignEpisode):
-    """A dm_env run: time step types, observation, reward and discount against the specs."""
-
-    def observe(self, step: Any, k: int | None) -> bool:
-        import dm_env
-
-        specs = self.specs
-        _require(isinstance(step, dm_env.TimeStep), "timestep", f"got {type(step).__qualname__}", k)
-        _require(_validates(specs["observation"], step.observation), "observation-in-spec",
-                 f"observation {step.observation!r} fails {specs['observation']!r}", k)
-        if k is None or step.first():
-            _require(step.first() and step.reward is None and step.discount is None, "first-step",
-                     f"reset returned step_type={step.step_type}, reward={step.reward!r}, discount={step.discount!r}",
-                     k)
-            return False
-        _require(step.mid() or step.last(), "step-type", f"step returned step_type={step.step_type}", k)
-        _require(_validates(specs["reward"], step.reward), "reward-in-spec",
-                 f"reward {step.reward!r} fails {specs['reward']!r}", k)
-        discount = step.discount
-        inside = _validates(specs["discount"], discount) and bool(np.all((np.asarray(discount) >= 0)
-                                                                          & (np.asarray(discount) <= 1)))
-        _require(inside, "discount-in-spec", f"discount {discount!r} fails {specs['discount']!r} or [0, 1]", k)
-        return bool(step.last())
-
-    def start(self) -> None:
-        names = ("observation", "action", "reward", "discount")
-        self.specs = {name: getattr(self.env, f"{name}_spec")() for name in names}
-        self.observe(self.env.reset(), None)
-
-    def step(self, k: int) -> bool:
-        return self.observe(self.env.step(self.draw()), k)
-
-    def restart(self, k: int) -> None:
-        self.observe(self.env.reset(), None)
+API = foreign_api(CHECKS)
+"""The dm_env episode: a reset (no seed), then the steps, each time step checked."""
 
 
 def _dm_env_declared(env: Any) -> Declared:
@@ -125,63 +128,15 @@ def check_dm_env(
     return _check_foreign(DM_ENV, env, options)
 
 
-REPLAY = [
-    "",
-    "import dm_env",
-    "",
-    "SPECS = {name: getattr(env, f'{name}_spec')() for name in ('observation', 'action', 'reward', 'discount')}",
-    "",
-    "def validates(spec, value):  # dm_env membership, leaf by leaf",
-    "    if isinstance(spec, dict):",
-    "        return isinstance(value, dict) and value.keys() == spec.keys() and all(",
-    "            validates(s, value[k]) for k, s in spec.items())",
-    "    if isinstance(spec, (tuple, list)):",
-    "        return isinstance(value, (tuple, list)) and len(value) == len(spec) and all(",
-    "            validates(s, v) for s, v in zip(spec, value))",
-    "    try:",
-    "        spec.validate(value)",
-    "        return True",
-    "    except (ValueError, TypeError):",
-    "        return False",
-    "",
-    "def shown(value):  # a value with its dtype and shape",
-    "    return f'{value!r} (dtype {getattr(value, \"dtype\", type(value).__name__)}, shape {np.shape(value)})'",
-    "",
-    "def observe(step, k):  # k: the step number; None after a reset",
-    "    assert isinstance(step, dm_env.TimeStep), f'step {k}: {type(step).__qualname__}, not a dm_env.TimeStep'",
-    "    assert validates(SPECS['observation'], step.observation), (",
-    "        f'step {k}: observation {shown(step.observation)} fails {SPECS[\"observation\"]!r}')",
-    "    if k is None:",
-    "        assert step.first() and step.reward is None and step.discount is None, (",
-    "            f'reset: step_type={step.step_type}, reward={step.reward!r}, discount={step.discount!r}')",
-    "        return False",
-    "    assert step.mid() or step.last(), f'step {k}: step_type={step.step_type}'",
-    "    assert validates(SPECS['reward'], step.reward), (",
-    "        f'step {k}: reward {shown(step.reward)} fails {SPECS[\"reward\"]!r}')",
-    "    discount = np.asarray(step.discount)",
-    "    assert validates(SPECS['discount'], step.discount) and bool(np.all((discount >= 0) & (discount <= 1))), (",
-    "        f'step {k}: discount {shown(step.discount)} fails {SPECS[\"discount\"]!r} or [0, 1]')",
-    "    return step.last()",
-    "",
-    "observe(env.reset(), None)",
-    "for k, action in enumerate(ACTIONS, 1):",
-    "    if observe(env.step(np.asarray(action, dtype=SPECS['action'].dtype)), k):",
-    "        observe(env.reset(), None)  # the reset after the episode ended",
-]
-"""The replay of a dm_env failure: the check's own episode in plain Python, each property an
-assertion (values shown with their dtype and shape)."""
-
-
 def snippet(error: Any) -> str:
-    """The reproduction of a dm_env failure (:data:`REPLAY`; for ``declared-specs``, the
-    specs read as spaces, which raises while the bug is there)."""
+    """The reproduction of a dm_env failure (:data:`CHECKS`; for ``declared-specs``, the
+    specs read as spaces first, which raises while the bug is there)."""
     read = [
         "from spacealg.adapters.dm_env import from_dm_env",
         "",
-        "from_dm_env(SPECS['action']), from_dm_env(SPECS['observation'])",
-        "",
+        "from_dm_env(env.action_spec()), from_dm_env(env.observation_spec())",
     ]
-    return foreign_snippet(error, [*REPLAY[:5], *(read if error.property == "declared-specs" else []), *REPLAY[5:]])
+    return foreign_snippet(error, API, CHECKS, read if error.property == "declared-specs" else ())
 
 
 def spaces(env: Any) -> list[tuple[str, Any]]:
@@ -202,7 +157,7 @@ DM_ENV = EnvKind(
     recognises=made_by("dm_env"),
     spaces=spaces,
     snippet=snippet,
-    episode=DmEnvEpisode,
+    episode=API.episode,
     declared=_dm_env_declared,
 )
 """The dm_env kind."""

@@ -1,6 +1,14 @@
-"""What the dm_env and TorchRL kinds share (:mod:`.dm_env`, :mod:`.torchrl`): their
-episode's frame (:class:`ForeignEpisode`), their checker's options and their snippet's frame
-(the actions replayed through that API, each property an assertion).
+"""What the dm_env and TorchRL kinds share (:mod:`.dm_env`, :mod:`.torchrl`): their checks,
+written once in plain Python, run by the one episode driver and shown by the snippet.
+
+A kind states its checks as source lines (:func:`foreign_api`) defining ``reset(env, seed)``
+(the episode's state after a reset, its checks done; ``seed`` None after an end) and
+``step(env, state, action, k)`` (the state after step ``k`` and whether the episode ended),
+each broken property a call ``fail(property, k, detail)``. The check runs those very lines
+(``fail`` raising the property's
+:class:`~spacealg.testing.engine.errors.PropertyError`); the snippet shows them (``fail``
+raising an AssertionError) with the episode written by
+:func:`~spacealg.testing.engine.episode.plain_episode`.
 
 Those kinds are run by the engine every checker shares
 (:func:`~spacealg.testing.engine.runner.check_kind`): Hypothesis draws the episodes (a seed, a
@@ -9,63 +17,100 @@ shrinks a failure to the shortest one, and raises an
 :class:`~spacealg.testing.engine.errors.EnvCheckError` naming the broken property, the seed and
 the actions; a sound environment returns an
 :class:`~spacealg.testing.engine.runner.EnvCheckReport`.
+
+Laws: the snippet and the check run the same checks; any exception of the environment (or
+of its specs) other than a broken property is ``no-exception`` at the step it broke; a
+property broken at the reset after an end is ``reset-after-done``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import contextlib
+import functools
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NoReturn
 
-from spacealg.testing.engine.driver import describe_exception, tick
-from spacealg.testing.engine.errors import PropertyError, literal
+import numpy as np
+
+from spacealg.testing.engine.driver import describe_exception
+from spacealg.testing.engine.episode import Actor, Api, Episode, Plain, plain_episode
+from spacealg.testing.engine.errors import PropertyError
 from spacealg.testing.engine.runner import DEFAULT_OPTIONS, EnvCheckReport, EnvKind, check_kind
+from spacealg.testing.engine.snippets import reproduction
 
-__all__ = ["ForeignEpisode", "foreign_snippet", "made_by"]
+__all__ = ["FAIL", "foreign_api", "foreign_snippet", "made_by", "plain_checks"]
+
+FAIL = [
+    "def fail(prop, k, detail):  # a broken property: which, where, what",
+    "    raise AssertionError(f\"{prop} {'at reset' if k is None else f'at step {k}'}: {detail}\")",
+    "",
+]
+"""The snippet's ``fail``: an AssertionError naming the property, the step and what broke."""
 
 
-def _require(condition: bool, prop: str, detail: str, step: int | None) -> None:
-    if not condition:
-        raise PropertyError(prop, detail, step)
+def _fail(prop: str, k: int | None, detail: str) -> NoReturn:
+    raise PropertyError(prop, detail, k)
 
 
-class ForeignEpisode:
-    """One run of a dm_env or TorchRL environment: a reset, then ``n`` steps with the actions
-    ``draw()`` gives (a reset after each end); any exception is ``no-exception`` at the step
-    it broke. Subclasses say how to reset, step and observe."""
+@functools.cache
+def plain_checks(source: tuple[str, ...]) -> dict[str, Any]:
+    """The names that ``source`` (a kind's checks in plain Python, the lines its snippet
+    shows) defines, run once with ``np`` and with ``fail(property, k, detail)`` raising the
+    property's PropertyError at step ``k``."""
+    namespace: dict[str, Any] = {"np": np, "fail": _fail}
+    exec(compile("\n".join(source), "<plain checks>", "exec"), namespace)
+    return namespace
 
-    def __init__(self, env: Any, seed: int, n: int, draw: Callable[..., Any], *, masks: bool = True) -> None:
-        self.env, self.seed, self.n, self.draw = env, seed % 2**31, n, draw
-        self.steps = 0
-        self.episodes = 1
 
-    def run(self) -> list[Any]:
-        try:
-            self.start()
-            for k in range(1, self.n + 1):
-                tick()  # past the check's deadline the episode stops here
-                self.steps = k
-                if self.step(k):
-                    try:
-                        self.restart(k)
-                    except PropertyError as violation:
-                        raise PropertyError(
-                            "reset-after-done", violation.detail, k, "at the reset after the episode ended"
-                        ) from None
-                    self.episodes += 1
-        except PropertyError:
+@contextlib.contextmanager
+def _guarded(k: int | None, done_at: int | None = None) -> Iterator[None]:
+    """Any exception but a broken property: ``no-exception`` at step ``k``; a property
+    broken at the reset after the end at step ``done_at``: ``reset-after-done``."""
+    try:
+        yield
+    except PropertyError as violation:
+        if done_at is None:
             raise
-        except Exception as error:
-            raise PropertyError("no-exception", describe_exception(error), self.steps or None) from error
-        return []
+        raise PropertyError("reset-after-done", violation.detail, done_at,
+                            "at the reset after the episode ended") from None
+    except Exception as error:
+        raise PropertyError("no-exception", describe_exception(error), k) from error
 
-    def start(self) -> None:
-        raise NotImplementedError
 
-    def step(self, k: int) -> bool:
-        raise NotImplementedError
+def foreign_api(source: Sequence[str]) -> Api:
+    """The :class:`~spacealg.testing.engine.episode.Api` of the kind whose checks are
+    ``source`` (compiled at its first episode: it may import the kind's package): one
+    unnamed agent, actions from ``draw()``, the seed taken modulo 2**31."""
+    lines = tuple(source)
 
-    def restart(self, k: int) -> None:
-        raise NotImplementedError
+    def checks() -> dict[str, Any]:
+        return plain_checks(lines)
+
+    def reset(episode: Episode, done_at: int | None) -> None:
+        with _guarded(done_at, done_at):
+            episode.state = checks()["reset"](episode.env, None if done_at is not None else episode.seed % 2**31)
+
+    def act(episode: Episode, actors: list[Actor], factors: dict[Any, Any]) -> tuple[Any, dict[Any, Any]]:
+        action = episode.draw()
+        return (episode.state, action), {None: action}
+
+    def call(env: Any, taken: tuple[Any, Any], k: int, illegal: bool, said: str) -> tuple[Any, None]:
+        with _guarded(k):
+            return checks()["step"](env, *taken, k), None
+
+    def returned(episode: Episode, k: int, result: tuple[Any, bool]) -> bool:
+        episode.state, ended = result
+        return ended
+
+    return Api(
+        reset=reset,
+        actors=lambda episode, k: [Actor(None, None, None, lambda at: None, masked=False)],
+        act=act,
+        returned=returned,
+        plain=Plain("reset(env, {seed})", ["state, ended = step(env, trace[-1], action, k)", "trace.append(state)"],
+                    "ended", unseeded="seed=None"),
+        call=call,
+    )
 
 
 def made_by(package: str) -> Callable[[Any], bool]:
@@ -80,20 +125,10 @@ def _check_foreign(kind: EnvKind, env: Any, options: dict[str, Any]) -> EnvCheck
     return check_kind(kind, env, {**given, "determinism": False, "hygiene": False})  # type: ignore[typeddict-item]
 
 
-def foreign_snippet(error: Any, replay: list[str]) -> str:
-    """A dm_env or TorchRL failure: the construction, the seed and the actions, then
-    ``replay``, the kind's episode in plain Python with each property an assertion (an
-    AssertionError or the environment's own exception while the bug is there)."""
-    lines = [
-        f"# spacealg: property {error.property!r} failed {error._location()}",
-        f"# law: {error.statement}",
-        "import numpy as np",
-        *error.imports,
-        "",
-        error.construction,
-        f"SEED = {(error.seed or 0) % 2**31}",
-        f"ACTIONS = {literal(error.actions)}",
-        *replay,
-    ]
-    lines += [f"# found: {line}" for line in error.detail.splitlines()]
-    return "\n".join(lines) + "\n"
+def foreign_snippet(error: Any, api: Api, source: Sequence[str], before: Sequence[str] = ()) -> str:
+    """A dm_env or TorchRL failure: the construction, the seed and the actions, the kind's
+    checks (``source``, as the check ran them) and its episode in plain Python, then
+    ``before`` (what the check read before the episodes) and the episode: it raises (an
+    AssertionError or the environment's own exception) while the bug is there."""
+    episode = [*FAIL, *source, "", *plain_episode(api.plain)]
+    return reproduction(error, episode, lambda e: [*before, "episode()  # raises while the bug is there"])

@@ -8,7 +8,7 @@ from typing import Any
 
 from spacealg.testing.engine.runner import ENDED, STEPPED, Declared, Draws, EnvCheckReport, EnvKind
 from spacealg.testing.kinds.dm_env import spaces
-from spacealg.testing.kinds.foreign import ForeignEpisode, _check_foreign, _require, foreign_snippet, made_by
+from spacealg.testing.kinds.foreign import _check_foreign, foreign_api, foreign_snippet, made_by, plain_checks
 
 __all__ = ["TORCHRL", "TORCHRL_PROPERTIES", "check_torchrl_env"]
 
@@ -23,47 +23,55 @@ TORCHRL_PROPERTIES: dict[str, str] = {
 }
 
 
-class TorchRLEpisode(ForeignEpisode):
-    """A TorchRL run (seeded with ``set_seed``): every observation entry, reward and done
-    flag against its spec."""
+CHECKS = [
+    "import torch",
+    "",
+    "def shown(value):  # a tensor with its dtype and shape",
+    "    return f'{value!r} (dtype {value.dtype}, shape {tuple(value.shape)})'",
+    "",
+    "def declared(env):  # the reward and done specs: the batch shape leads, one shape for all",
+    "    batch, shape = tuple(env.batch_size), tuple(env.reward_spec.shape)",
+    "    if shape[: len(batch)] != batch:",
+    "        fail('declared-specs', None, f'reward_spec.shape {shape} does not start with the batch size {batch}')",
+    "    for key, spec in env.full_done_spec.items(True, True):",
+    "        if tuple(spec.shape) != shape:",
+    "            fail('declared-specs', None, f'done spec {key!r} has shape {tuple(spec.shape)}, reward_spec {shape}')",
+    "",
+    "def observe(env, td, k):  # k: the step number, None at a reset; whether the episode ended",
+    "    for key, spec in env.full_observation_spec.items(True, True):",
+    "        value = td.get(key)",
+    "        if not (tuple(value.shape) == tuple(spec.shape) and bool(spec.is_in(value))):",
+    "            fail('observation-in-spec', k, f'observation {key!r} = {shown(value)} is not in {spec!r}')",
+    "    ended = False",
+    "    for key, spec in env.full_done_spec.items(True, True):",
+    "        value = td.get(key)",
+    "        if not (value.dtype == torch.bool and tuple(value.shape) == tuple(spec.shape)):",
+    "            fail('done-in-spec', k, f'{key!r} = {shown(value)} does not match {spec!r}')",
+    "        ended = ended or (key == 'done' and bool(value.any()))",
+    "    return ended",
+    "",
+    "def reset(env, seed):  # seeded with set_seed (seed None: after an end); the td, the episode's state",
+    "    if seed is not None:",
+    "        env.set_seed(seed)",
+    "    td = env.reset()",
+    "    observe(env, td, None)",
+    "    return td",
+    "",
+    "def step(env, td, action, k):",
+    "    td.set('action', torch.as_tensor(action, dtype=env.action_spec.dtype))",
+    "    following = env.step(td).get('next')",
+    "    reward, spec = following.get('reward'), env.reward_spec",
+    "    ok = tuple(reward.shape) == tuple(spec.shape) and reward.dtype == spec.dtype and bool(spec.is_in(reward))",
+    "    if not ok:",
+    "        fail('reward-in-spec', k, f'reward {shown(reward)} does not match {spec!r}')",
+    "    return following.clone(), observe(env, following, k)",
+]
+"""The TorchRL checks in plain Python, as the check runs them and the snippet shows them
+(:func:`~spacealg.testing.kinds.foreign.foreign_api`): the reward and done specs' shapes,
+and every observation entry, reward and done flag against its spec."""
 
-    def observe(self, td: Any, k: int | None) -> bool:
-        import torch
-
-        for key, spec in self.env.full_observation_spec.items(True, True):
-            value = td.get(key)
-            ok = tuple(value.shape) == tuple(spec.shape) and bool(spec.is_in(value))
-            _require(ok, "observation-in-spec", f"observation {key!r} = {value!r} is not in {spec!r}", k)
-        ended = False
-        for key, spec in self.env.full_done_spec.items(True, True):
-            value = td.get(key)
-            ok = value.dtype == torch.bool and tuple(value.shape) == tuple(spec.shape)
-            _require(ok, "done-in-spec", f"{key!r} = {value!r} does not match {spec!r}", k)
-            ended = ended or (key == "done" and bool(value.any()))
-        return ended
-
-    def start(self) -> None:
-        self.env.set_seed(self.seed)
-        self.observe(self.env.reset(), None)
-        self.td = self.env.reset()
-
-    def step(self, k: int) -> bool:
-        import torch
-
-        env = self.env
-        self.td.set("action", torch.as_tensor(self.draw(), dtype=env.action_spec.dtype))
-        following = env.step(self.td).get("next")
-        reward, spec = following.get("reward"), env.reward_spec
-        ok = tuple(reward.shape) == tuple(spec.shape) and reward.dtype == spec.dtype and bool(spec.is_in(reward))
-        _require(ok, "reward-in-spec", f"reward {reward!r} does not match {spec!r}", k)
-        ended = self.observe(following, k)
-        if not ended:
-            self.td = following.clone()
-        return ended
-
-    def restart(self, k: int) -> None:
-        self.td = self.env.reset()
-        self.observe(self.td, k)
+API = foreign_api(CHECKS)
+"""The TorchRL episode: a reset seeded with ``set_seed``, then the steps, each td checked."""
 
 
 def _torchrl_declared(env: Any) -> Declared:
@@ -71,13 +79,7 @@ def _torchrl_declared(env: Any) -> Declared:
     spec through spacealg's TorchRL adapter."""
     from spacealg.strategies.members import members
 
-    batch = tuple(env.batch_size)
-    shape = tuple(env.reward_spec.shape)
-    _require(shape[: len(batch)] == batch, "declared-specs",
-             f"reward_spec.shape {shape} does not start with the batch size {batch}", None)
-    for key, spec in env.full_done_spec.items(True, True):
-        _require(tuple(spec.shape) == shape, "declared-specs",
-                 f"done spec {key!r} has shape {tuple(spec.shape)}, reward_spec {shape}", None)
+    plain_checks(tuple(CHECKS))["declared"](env)
     space = env.action_spec
     strategy = members(space)
 
@@ -99,53 +101,9 @@ def check_torchrl_env(env: Any, *, max_examples: int = 10, max_steps: int = 30,
     return _check_foreign(TORCHRL, env, options)
 
 
-REPLAY = [
-    "",
-    "import torch",
-    "",
-    "def shown(value):  # a tensor with its dtype and shape",
-    "    return f'{value!r} (dtype {value.dtype}, shape {tuple(value.shape)})'",
-    "",
-    "def observe(td, k):  # k: the step number; None after a reset",
-    "    for key, spec in env.full_observation_spec.items(True, True):",
-    "        value = td.get(key)",
-    "        assert tuple(value.shape) == tuple(spec.shape) and bool(spec.is_in(value)), (",
-    "            f'step {k}: observation {key!r} = {shown(value)} is not in {spec!r}')",
-    "    ended = False",
-    "    for key, spec in env.full_done_spec.items(True, True):",
-    "        value = td.get(key)",
-    "        assert value.dtype == torch.bool and tuple(value.shape) == tuple(spec.shape), (",
-    "            f'step {k}: {key!r} = {shown(value)} does not match {spec!r}')",
-    "        ended = ended or (key == 'done' and bool(value.any()))",
-    "    return ended",
-    "",
-    "batch, shape = tuple(env.batch_size), tuple(env.reward_spec.shape)",
-    "assert shape[: len(batch)] == batch, f'reward_spec.shape {shape} does not start with the batch size {batch}'",
-    "for key, spec in env.full_done_spec.items(True, True):",
-    "    assert tuple(spec.shape) == shape, f'done spec {key!r} has shape {tuple(spec.shape)}, reward_spec {shape}'",
-    "env.set_seed(SEED)",
-    "observe(env.reset(), None)  # the check resets twice, as here",
-    "td = env.reset()",
-    "for k, action in enumerate(ACTIONS, 1):",
-    "    td.set('action', torch.tensor(action, dtype=env.action_spec.dtype))",
-    "    following = env.step(td).get('next')",
-    "    reward, spec = following.get('reward'), env.reward_spec",
-    "    ok = tuple(reward.shape) == tuple(spec.shape) and reward.dtype == spec.dtype and bool(spec.is_in(reward))",
-    "    assert ok, (",
-    "        f'step {k}: reward {shown(reward)} does not match {spec!r}')",
-    "    if observe(following, k):",
-    "        td = env.reset()",
-    "        observe(td, k)  # the reset after the episode ended",
-    "    else:",
-    "        td = following.clone()",
-]
-"""The replay of a TorchRL failure: the check's own episode in plain Python, each property
-an assertion (values shown with their dtype and shape)."""
-
-
 def snippet(error: Any) -> str:
-    """The reproduction of a TorchRL failure (:data:`REPLAY`)."""
-    return foreign_snippet(error, REPLAY)
+    """The reproduction of a TorchRL failure (:data:`CHECKS`, the declared specs first)."""
+    return foreign_snippet(error, API, CHECKS, ["declared(env)"])
 
 
 TORCHRL = EnvKind(
@@ -156,7 +114,7 @@ TORCHRL = EnvKind(
     recognises=made_by("torchrl"),
     spaces=spaces,
     snippet=snippet,
-    episode=TorchRLEpisode,
+    episode=API.episode,
     declared=_torchrl_declared,
 )
 """The TorchRL kind."""
