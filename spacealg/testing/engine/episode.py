@@ -1,6 +1,7 @@
 """The one episode of every stepped kind (Gymnasium, PettingZoo parallel and AEC): a kind
 describes its API in an :class:`Api`; :class:`Episode` runs it, and :func:`plain_episode`
-writes the same episode in plain Python for the snippet.
+writes the same episode in plain Python for the snippet. A check written once in plain Python
+runs through :func:`plain_checks` and is shown by the snippet as it ran.
 
 The driver does what every stepped episode does: reset with the seed, then ``n`` steps
 (resetting after each end, and before a step where no one is left to act), stopping between
@@ -22,9 +23,10 @@ one is left to act); a property raised inside is a PropertyError naming the step
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 import numpy as np
 
@@ -34,7 +36,9 @@ from spacealg.testing.engine.masks import MaskedAction, check_mask, find_mask
 from spacealg.testing.engine.runner import ILLEGAL, MASKED
 from spacealg.testing.engine.values import aliased, stepped
 
-__all__ = ["Actor", "Api", "Episode", "Limit", "Plain", "Stop", "act_alone", "plain_episode", "who"]
+__all__ = [
+    "FAIL", "Actor", "Api", "Episode", "Limit", "Plain", "Stop", "act_alone", "plain_checks", "plain_episode", "who",
+]
 
 
 def who(agent: Any) -> str:
@@ -102,6 +106,28 @@ def plain_episode(plain: Plain, env: str = "") -> list[str]:
         f"            trace.append({plain.reset.format(seed=plain.unseeded)})",
         "    return trace",
     ]
+
+
+FAIL = [
+    "def fail(prop, k, detail):  # a broken property: which, where, what",
+    "    raise AssertionError(f\"{prop} {'at reset' if k is None else f'at step {k}'}: {detail}\")",
+    "",
+]
+"""The snippet's ``fail``: an AssertionError naming the property, the step and what broke."""
+
+
+def _fail(prop: str, k: int | None, detail: str) -> NoReturn:
+    raise PropertyError(prop, detail, k)
+
+
+@functools.cache
+def plain_checks(source: tuple[str, ...]) -> dict[str, Any]:
+    """The names that ``source`` (a kind's checks in plain Python, the lines its snippet
+    shows) defines, run once with ``np`` and with ``fail(property, k, detail)`` raising the
+    property's PropertyError at step ``k``. Law: the check and its snippet run the same lines."""
+    namespace: dict[str, Any] = {"np": np, "fail": _fail}
+    exec(compile("\n".join(source), "<plain checks>", "exec"), namespace)
+    return namespace
 
 
 @dataclass(frozen=True)

@@ -37,13 +37,13 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from spacealg.testing.engine.driver import Budget, describe_exception, first_difference, snapshot
+from spacealg.testing.engine.episode import plain_checks
 from spacealg.testing.engine.errors import PropertyError
 from spacealg.testing.engine.masks import find_mask
 from spacealg.testing.engine.resolve import EnvSource
 from spacealg.testing.engine.runner import close
+from spacealg.testing.engine.snippets import RENDER
 from spacealg.testing.engine.verdicts import NotChecked
 
 __all__ = [
@@ -148,46 +148,6 @@ def rng_probes(
     return True
 
 
-def _promised(mode: str, frame: Any) -> str | None:
-    """What is wrong with ``frame`` for ``mode`` (None: as promised, or a mode not known)."""
-    base = mode[: -len("_list")] if mode.endswith("_list") else mode
-    if mode.endswith("_list"):
-        if not isinstance(frame, list):
-            return f"render() in {mode!r} mode returned a {type(frame).__name__}, not a list"
-        frames = frame
-    else:
-        frames = [frame]
-    for item in frames:
-        if base == "rgb_array" and not (
-            isinstance(item, np.ndarray) and item.dtype == np.uint8 and item.ndim == 3 and item.shape[2] == 3
-        ):
-            what = (
-                f"an array of shape {item.shape} and dtype {item.dtype}"
-                if isinstance(item, np.ndarray)
-                else type(item).__name__
-            )
-            return f"render() in {mode!r} mode returned {what}, not an (H, W, 3) uint8 image"
-        if base == "depth_array" and not (isinstance(item, np.ndarray) and item.ndim == 2):
-            return f"render() in {mode!r} mode returned {type(item).__name__}, not a 2-D array"
-        if base == "ansi" and not isinstance(item, str):
-            return f"render() in {mode!r} mode returned {type(item).__name__}, not a str"
-    return None
-
-
-def _promised_rows(mode: str, frames: Any, rows: int) -> str | None:
-    """What is wrong with a vector environment's ``frames`` for ``mode``: one frame per
-    sub-env (a tuple or list of ``rows``), each as :func:`_promised` wants it."""
-    from spacealg.testing.engine.errors import short
-
-    if not isinstance(frames, (tuple, list)) or len(frames) != rows:
-        return f"render() in {mode!r} mode returned {short(frames)}, not a tuple of {rows} frames (one per sub-env)"
-    for i, frame in enumerate(frames):
-        wrong = _promised(mode, frame)
-        if wrong is not None:
-            return f"sub-env {i}: {wrong}"
-    return None
-
-
 def check_render(source: EnvSource, warned: list[Any], act: Callable[[Any], None], batched: bool = False) -> None:
     """``render-modes``: build the environment in each declared mode (but human), reset it,
     ``act`` on it (a step or two) and render (``batched``: a vector environment, which
@@ -229,7 +189,10 @@ def check_render(source: EnvSource, warned: list[Any], act: Callable[[Any], None
             except Exception as error:
                 _unrendered(mode, error, warned, f"render() in {mode!r} mode")
                 continue
-            wrong = _promised_rows(mode, frame, env.num_envs) if batched else _promised(mode, frame)
+            promised = plain_checks(tuple(RENDER))
+            wrong = promised["promised_rows"](mode, frame, env.num_envs) if batched else (
+                promised["promised"](mode, frame)
+            )
             if wrong is not None:
                 raise PropertyError("render-modes", wrong)
         except PropertyError:

@@ -17,7 +17,7 @@ from typing import Any
 
 from spacealg.testing.engine.literals import literal
 
-__all__ = ["PROBES", "SAME", "actions_source", "factory", "replay_tail", "reproduction"]
+__all__ = ["PROBES", "RENDER", "SAME", "actions_source", "factory", "replay_tail", "reproduction"]
 
 
 def actions_source(actions: list[Any]) -> list[str]:
@@ -42,21 +42,36 @@ SAME = [
     "",
 ]
 
-_RENDER_CHECK = [
-    "def promised(mode, frame):  # what metadata['render_modes'] promises",
-    "    frames = frame if mode.endswith('_list') else [frame]",
+RENDER = [
+    "def promised(mode, frame):  # what is wrong with frame, as metadata['render_modes'] promises (None: nothing)",
     "    base = mode[: -len('_list')] if mode.endswith('_list') else mode",
-    "    for f in frames:",
-    "        if base == 'rgb_array':",
-    "            assert isinstance(f, np.ndarray) and f.dtype == np.uint8 and f.ndim == 3 and f.shape[2] == 3, (",
-    "                f'{mode}: {type(f).__name__} of shape {getattr(f, \"shape\", None)} and dtype '",
-    "                f'{getattr(f, \"dtype\", None)}, not an (H, W, 3) uint8 image')",
-    "        elif base == 'depth_array':",
-    "            assert isinstance(f, np.ndarray) and f.ndim == 2, f'{mode}: not a 2-D array'",
-    "        elif base == 'ansi':",
-    "            assert isinstance(f, str), f'{mode}: {type(f).__name__}, not a str'",
+    "    if mode.endswith('_list') and not isinstance(frame, list):",
+    "        return f'render() in {mode!r} mode returned a {type(frame).__name__}, not a list'",
+    "    for item in frame if mode.endswith('_list') else [frame]:",
+    "        image = isinstance(item, np.ndarray) and item.dtype == np.uint8 and item.ndim == 3 and item.shape[2] == 3",
+    "        if base == 'rgb_array' and not image:",
+    "            array = isinstance(item, np.ndarray)",
+    "            what = f'an array of shape {item.shape} and dtype {item.dtype}' if array else type(item).__name__",
+    "            return f'render() in {mode!r} mode returned {what}, not an (H, W, 3) uint8 image'",
+    "        if base == 'depth_array' and not (isinstance(item, np.ndarray) and item.ndim == 2):",
+    "            return f'render() in {mode!r} mode returned {type(item).__name__}, not a 2-D array'",
+    "        if base == 'ansi' and not isinstance(item, str):",
+    "            return f'render() in {mode!r} mode returned {type(item).__name__}, not a str'",
+    "    return None",
+    "",
+    "def promised_rows(mode, frames, rows):  # a vector environment: one frame per sub-env, each as promised",
+    "    if not isinstance(frames, (tuple, list)) or len(frames) != rows:",
+    "        wrong = f'render() in {mode!r} mode returned {frames!r:.400}'",
+    "        return f'{wrong}, not a tuple of {rows} frames (one per sub-env)'",
+    "    for i, frame in enumerate(frames):",
+    "        wrong = promised(mode, frame)",
+    "        if wrong is not None:",
+    "            return f'sub-env {i}: {wrong}'",
+    "    return None",
     "",
 ]
+"""What each render mode promises, in plain Python: the ``render-modes`` probe runs these lines
+(:func:`~spacealg.testing.engine.episode.plain_checks`) and its snippet shows them."""
 
 _RESETS = [
     *SAME,
@@ -85,7 +100,7 @@ PROBES = {
     ],
     "close-twice": ["env = make()", "env.reset(seed=0)", "env.close()", "env.close()  # raises while the bug is there"],
     "render-modes": [
-        *_RENDER_CHECK,
+        *RENDER,
         "built = make()",
         "modes = built.metadata.get('render_modes', [])",
         "assert getattr(built, 'render_mode', None) in (None, *modes), (",
@@ -95,10 +110,9 @@ PROBES = {
         "        env = make_with(render_mode=mode)",
         "        env.reset(seed=0)",
         "        frame = env.render()",
-        "        if hasattr(env, 'num_envs'):  # a vector environment: one frame per sub-env",
-        "            assert isinstance(frame, (tuple, list)) and len(frame) == env.num_envs, f'{mode}: {frame!r}'",
-        "        for one in frame if hasattr(env, 'num_envs') else [frame]:",
-        "            promised(mode, one)",
+        "        batched = hasattr(env, 'num_envs')  # a vector environment: one frame per sub-env",
+        "        wrong = promised_rows(mode, frame, env.num_envs) if batched else promised(mode, frame)",
+        "        assert wrong is None, wrong",
     ],
 }
 

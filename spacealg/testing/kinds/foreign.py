@@ -5,7 +5,7 @@ A kind states its checks as source lines (:func:`foreign_api`) defining ``reset(
 (the episode's state after a reset, its checks done; ``seed`` None after an end) and
 ``step(env, state, action, k)`` (the state after step ``k`` and whether the episode ended),
 each broken property a call ``fail(property, k, detail)``. The check runs those very lines
-(``fail`` raising the property's
+(:func:`~spacealg.testing.engine.episode.plain_checks`: ``fail`` raises the property's
 :class:`~spacealg.testing.engine.errors.PropertyError`); the snippet shows them (``fail``
 raising an AssertionError) with the episode written by
 :func:`~spacealg.testing.engine.episode.plain_episode`.
@@ -26,41 +26,16 @@ property broken at the reset after an end is ``reset-after-done``.
 from __future__ import annotations
 
 import contextlib
-import functools
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, NoReturn
-
-import numpy as np
+from typing import Any
 
 from spacealg.testing.engine.driver import describe_exception
-from spacealg.testing.engine.episode import Actor, Api, Episode, Plain, plain_episode
+from spacealg.testing.engine.episode import FAIL, Actor, Api, Episode, Plain, plain_checks, plain_episode
 from spacealg.testing.engine.errors import PropertyError
 from spacealg.testing.engine.runner import DEFAULT_OPTIONS, EnvCheckReport, EnvKind, check_kind
 from spacealg.testing.engine.snippets import reproduction
 
-__all__ = ["FAIL", "foreign_api", "foreign_snippet", "made_by", "plain_checks"]
-
-FAIL = [
-    "def fail(prop, k, detail):  # a broken property: which, where, what",
-    "    raise AssertionError(f\"{prop} {'at reset' if k is None else f'at step {k}'}: {detail}\")",
-    "",
-]
-"""The snippet's ``fail``: an AssertionError naming the property, the step and what broke."""
-
-
-def _fail(prop: str, k: int | None, detail: str) -> NoReturn:
-    raise PropertyError(prop, detail, k)
-
-
-@functools.cache
-def plain_checks(source: tuple[str, ...]) -> dict[str, Any]:
-    """The names that ``source`` (a kind's checks in plain Python, the lines its snippet
-    shows) defines, run once with ``np`` and with ``fail(property, k, detail)`` raising the
-    property's PropertyError at step ``k``."""
-    namespace: dict[str, Any] = {"np": np, "fail": _fail}
-    exec(compile("\n".join(source), "<plain checks>", "exec"), namespace)
-    return namespace
-
+__all__ = ["foreign_api", "foreign_snippet", "made_by"]
 
 @contextlib.contextmanager
 def _guarded(k: int | None, done_at: int | None = None) -> Iterator[None]:

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from spacealg.testing.engine.episode import plain_checks
 from spacealg.testing.engine.runner import ENDED, STEPPED, Declared, Draws, EnvCheckReport, EnvKind
 from spacealg.testing.kinds.dm_env import spaces
-from spacealg.testing.kinds.foreign import _check_foreign, foreign_api, foreign_snippet, made_by, plain_checks
+from spacealg.testing.kinds.foreign import _check_foreign, foreign_api, foreign_snippet, made_by
 
 __all__ = ["TORCHRL", "TORCHRL_PROPERTIES", "check_torchrl_env"]
 
