@@ -62,7 +62,6 @@ SEEDS = 16
 UNSEEDED = 8
 
 
-
 def resets_with_options(env: Any) -> bool:
     """The ``reset-options`` probe: ``reset(seed=0, options={})`` is accepted. Where it
     raises (any exception: a TypeError for a refused argument, a KeyError from

@@ -116,6 +116,7 @@ PROBES = {
     ],
 }
 
+
 def factory(
     construction: str, names: tuple[str, ...] = ("make", "make_env", "build_env", "fresh_env"), avoid: str = ""
 ) -> tuple[str, list[str]]:

@@ -31,8 +31,6 @@ def is_member(x: Any, space: Any) -> bool:
         return False
 
 
-
-
 def is_real_scalar(reward: Any) -> bool:
     """An int, a float or a numpy integer/floating scalar; not a bool, not an array."""
     if isinstance(reward, (bool, np.bool_)):

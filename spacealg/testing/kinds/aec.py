@@ -333,8 +333,6 @@ def check_aec_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:
     return check_kind(AEC, env, options)
 
 
-
-
 def snippet(error: Any) -> str:
     """The reproduction of an AEC failure: its episode, then spacealg's replay."""
     notes = ["actions[k] is the action of the agent selected at agent-step k + 1"]

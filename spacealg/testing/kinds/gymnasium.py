@@ -113,7 +113,6 @@ LIMIT = Precondition(
 )
 
 
-
 class Limits(NamedTuple):
     """What a Gymnasium episode reads once: the declared spaces and episode limit."""
 
@@ -264,6 +263,7 @@ def snippet(error: Any) -> str:
     """The reproduction of a Gymnasium failure: its episode, then the property asserted in
     plain Python where it can be (:data:`ASSERTIONS`, the determinism runs), else replayed."""
     return reproduction(error, plain_episode(API.plain), _tail)
+
 
 def _declared(env: Any) -> Declared:
     try:

@@ -83,7 +83,6 @@ PARALLEL_PROPERTIES: dict[str, str] = {
 """The properties ``check_parallel_env`` checks (those of ``PROPERTIES`` and the agents'): name -> law."""
 
 
-
 def _names(agents: Any) -> str:
     return ", ".join(repr(a) for a in sorted(agents, key=repr))
 
@@ -291,8 +290,6 @@ def spaces(env: Any) -> list[tuple[str, Any]]:
         for agent in agents_of(env)
         for space in ("observation", "action")
     ]
-
-
 
 
 def snippet(error: Any) -> str:
