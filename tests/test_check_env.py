@@ -225,6 +225,17 @@ def test_every_reproduction_is_a_regression_test(case, caught):
     exec(compile(fixed, "<fixed>", "exec"), {"__name__": "snippet", name: base})
 
 
+@pytest.mark.parametrize("name", ["FloatPaintedCorridor", "BlankCorridorVector"])
+def test_the_render_probe_and_its_snippet_run_the_same_lines(name, caught):
+    """Law: the render-modes probe runs the lines its snippet shows (``snippets.RENDER``):
+    the snippet's AssertionError is the probe's finding, word for word."""
+    error = caught[name]
+    assert error.property == "render-modes"
+    with pytest.raises(AssertionError) as raised:
+        exec(compile(error.reproduction(), "<reproduction>", "exec"), {"__name__": "snippet"})
+    assert str(raised.value) == error.detail
+
+
 @pytest.mark.parametrize("name", ["OldApiCorridor"])
 def test_old_api_reproduction_fails_the_same_way(name, caught):
     namespace: dict = {}
