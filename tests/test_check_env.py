@@ -236,6 +236,23 @@ def test_the_render_probe_and_its_snippet_run_the_same_lines(name, caught):
     assert str(raised.value) == error.detail
 
 
+def test_an_aec_reset_seed_reproduction_is_a_regression_test():
+    """The reset-seed and reset-stream snippet reads an AEC game's first observation through
+    ``observe`` (its reset returns None): it fails while the bug is there and passes on the
+    sound game (it raised a TypeError on both)."""
+    pytest.importorskip("pettingzoo")
+    from envcorpus.aec_envs import SeedlessTakeAway
+
+    with pytest.raises(EnvCheckError) as caught:
+        check(SeedlessTakeAway, max_examples=5)
+    assert caught.value.property == "reset-seed"
+    snippet = caught.value.reproduction()
+    with pytest.raises(AssertionError, match="the same start for every seed"):
+        exec(compile(snippet, "<reproduction>", "exec"), {"__name__": "snippet"})
+    fixed = snippet.replace("SeedlessTakeAway", "TakeAway")
+    exec(compile(fixed, "<fixed>", "exec"), {"__name__": "snippet"})
+
+
 @pytest.mark.parametrize("name", ["OldApiCorridor"])
 def test_old_api_reproduction_fails_the_same_way(name, caught):
     namespace: dict = {}

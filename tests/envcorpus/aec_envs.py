@@ -153,6 +153,18 @@ class DeepPileTakeAway(TakeAway):
         return int(self.rng.integers(10, 22))
 
 
+class SeedlessTakeAway(TakeAway):
+    """Bug: reset ignores its seed (the generator is seeded once, when the game is built):
+    every seed starts the same pile, while successive resets differ."""
+
+    def __init__(self, render_mode: str | None = None) -> None:
+        super().__init__(render_mode)
+        self.rng = np.random.default_rng(0)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        super().reset(seed=None, options=options)
+
+
 class EndlessTakeAway(TakeAway):
     """Bug: declares ``max_cycles`` = 3 but never enforces it, so a game of small takes
     runs past three cycles (an action sequence of small takes)."""

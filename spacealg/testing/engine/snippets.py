@@ -75,14 +75,19 @@ RENDER = [
 
 _RESETS = [
     *SAME,
-    "firsts = [make().reset(seed=seed)[0] for seed in range(16)]",
+    "def first(env, **kwargs):  # the first observation (an AEC env's reset returns None: its selected agent's)",
+    "    out = env.reset(**kwargs)",
+    "    return out[0] if out is not None else env.observe(env.agent_selection) if env.agents else None",
+    "",
+    "firsts = [first(make(), seed=seed) for seed in range(16)]",
     "env = make()",
     "env.reset(seed=0)",
-    "unseeded = [env.reset()[0] for _ in range(8)]",
+    "unseeded = [first(env) for _ in range(8)]",
     "seeds_alike = all(same(firsts[0], first) for first in firsts[1:])",
     "resets_alike = all(same(unseeded[0], first) for first in unseeded[1:])",
 ]
-"""The first observations of 16 seeded resets (fresh environments) and of 8 unseeded ones."""
+"""The first observations of 16 seeded resets (fresh environments) and of 8 unseeded ones
+(Gymnasium, PettingZoo parallel and AEC, vector)."""
 
 PROBES = {
     "reset-seed": [
