@@ -1,7 +1,8 @@
-"""The one episode of every stepped kind (Gymnasium, PettingZoo parallel and AEC): a kind
-describes its API in an :class:`Api`; :class:`Episode` runs it, and :func:`plain_episode`
-writes the same episode in plain Python for the snippet. A check written once in plain Python
-runs through :func:`plain_checks` and is shown by the snippet as it ran.
+"""The one episode of every stepped kind (Gymnasium, PettingZoo parallel and AEC, match, dm_env
+and TorchRL): a kind describes its API in an :class:`Api`; :class:`Episode` runs it, and
+:func:`plain_episode` writes the same episode in plain Python for the snippet. A check
+written once in plain Python runs through :func:`plain_checks` and is shown by the snippet
+as it ran.
 
 The driver does what every stepped episode does: reset with the seed, then ``n`` steps
 (resetting after each end, and before a step where no one is left to act), stopping between

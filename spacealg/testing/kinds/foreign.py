@@ -37,6 +37,7 @@ from spacealg.testing.engine.snippets import reproduction
 
 __all__ = ["foreign_api", "foreign_snippet", "made_by"]
 
+
 @contextlib.contextmanager
 def _guarded(k: int | None, done_at: int | None = None) -> Iterator[None]:
     """Any exception but a broken property: ``no-exception`` at step ``k``; a property
