@@ -46,23 +46,20 @@ from typing import Any
 import numpy as np
 
 from spacealg.core.protocol import (
-    SpaceStyle,
     bounds,
     cardinality,
     check_position,
     contains,
     element,
     elements,
-    elsize,
-    eltype,
     index,
     issubspace,
 )
 from spacealg.core.space import Space
-from spacealg.core.styles import FiniteSpaceStyle, Style
+from spacealg.core.styles import FiniteSpaceStyle
 from spacealg.spaces._batch import as_real_array
 from spacealg.spaces._counting import count_product, lazy_product
-from spacealg.spaces._kind import leaf_model
+from spacealg.spaces._kind import leaf_model, register
 from spacealg.spaces.array import ArraySpace, array_of
 from spacealg.spaces.box import Box
 
@@ -210,26 +207,9 @@ def _contains(x: Any, space: Categorical) -> bool:
     return bool(leaf_model(space).inside(a).all())
 
 
-@eltype.register(Categorical)
-def _eltype(space: Categorical) -> type:
-    return space.dtype.type if space.scalar else np.ndarray
-
-
-@elsize.register(Categorical)
-def _elsize(space: Categorical) -> tuple[int, ...]:
-    return space.shape
-
-
-@SpaceStyle.register(Categorical)
-def _style(space: Categorical) -> Style:
-    return FiniteSpaceStyle(space.shape)
-
-
-@bounds.register(Categorical)
-def _bounds(space: Categorical) -> tuple[Any, Any]:
-    if space.scalar:
-        return int(space.low), int(space.high)
-    return space.low, space.high
+register(Categorical, eltype=lambda space: space.dtype.type if space.scalar else np.ndarray,
+         elsize=lambda space: space.shape, SpaceStyle=lambda space: FiniteSpaceStyle(space.shape),
+         bounds=lambda space: (int(space.low), int(space.high)) if space.scalar else (space.low, space.high))
 
 
 def _widths(space: Categorical) -> list[int]:
