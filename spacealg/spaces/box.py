@@ -56,7 +56,7 @@ from spacealg.core.protocol import (
 )
 from spacealg.core.space import Space
 from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle
-from spacealg.spaces._batch import as_real_array
+from spacealg.spaces._batch import as_real_array, dtype_arg
 from spacealg.spaces._counting import count_product, lazy_product, power
 from spacealg.spaces._kind import leaf_model, register
 from spacealg.spaces.finite import FiniteSet
@@ -196,14 +196,7 @@ class Box(Space):
         shape: Sequence[int] | int | None = None,
         dtype: DTypeArg = np.float32,
     ) -> None:
-        if dtype is None:
-            raise ValueError("Box: dtype must be given (None is not a dtype)")
-        try:
-            dtype = np.dtype(dtype)
-        except TypeError:
-            raise TypeError(f"Box: dtype must be a numpy dtype, got {dtype!r}") from None
-        if dtype.kind not in "biuf":
-            raise ValueError(f"Box: dtype must be bool, integer or floating, got {dtype}")
+        dtype = dtype_arg("Box", dtype)
         low_in, high_in = _bound_arg("low", low), _bound_arg("high", high)
         if shape is not None:
             shape = _shape_arg(shape)

@@ -57,7 +57,7 @@ from spacealg.core.protocol import (
 )
 from spacealg.core.space import Space
 from spacealg.core.styles import FiniteSpaceStyle
-from spacealg.spaces._batch import as_real_array
+from spacealg.spaces._batch import as_real_array, dtype_arg
 from spacealg.spaces._counting import count_product, lazy_product
 from spacealg.spaces._kind import leaf_model, register
 from spacealg.spaces.array import ArraySpace, array_of
@@ -66,16 +66,6 @@ from spacealg.spaces.box import Box
 __all__ = ["Categorical"]
 
 _INT64 = np.dtype(np.int64)
-
-
-def _dtype_arg(dtype: Any) -> np.dtype:
-    try:
-        checked = np.dtype(dtype)
-    except TypeError:
-        raise TypeError(f"Categorical: dtype must be an integer dtype, got {dtype!r}") from None
-    if checked.kind not in "iu":
-        raise ValueError(f"Categorical: dtype must be an integer dtype, got {checked}")
-    return checked
 
 
 def _integers(name: str, value: Any) -> np.ndarray:
@@ -125,7 +115,7 @@ class Categorical(Space):
     _size: int
 
     def __new__(cls, nvec: Any, start: Any = 0, dtype: Any = np.int64) -> Any:
-        checked = _dtype_arg(dtype)
+        checked = dtype_arg("Categorical", dtype, "iu", "an integer dtype")
         if checked != _INT64:
             return super().__new__(cls)
         counts, starts = _integers("nvec", nvec), _integers("start", start)
@@ -147,7 +137,7 @@ class Categorical(Space):
         return super().__new__(cls)
 
     def __init__(self, nvec: Any, start: Any = 0, dtype: Any = np.int64) -> None:
-        checked = _dtype_arg(dtype)
+        checked = dtype_arg("Categorical", dtype, "iu", "an integer dtype")
         scalar = _is_scalar_arg(nvec)
         counts, starts = _integers("nvec", nvec), _integers("start", start)
         if scalar and starts.ndim:

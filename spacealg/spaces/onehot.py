@@ -81,7 +81,7 @@ from spacealg.core.protocol import (
 from spacealg.core.rng import RngLike, as_generator, no_extra
 from spacealg.core.space import Space
 from spacealg.core.styles import FiniteSpaceStyle
-from spacealg.spaces._batch import as_real_array, normalize_size
+from spacealg.spaces._batch import as_real_array, dtype_arg, normalize_size
 from spacealg.spaces._counting import power
 from spacealg.spaces._kind import clamp_into, register, register_batched
 from spacealg.spaces.array import ArraySpace, array_of
@@ -136,14 +136,7 @@ def _shape_arg(shape: Any, width: int) -> tuple[int, ...]:
 
 
 def _dtype_arg(dtype: Any) -> np.dtype:
-    if dtype is None:  # numpy reads None as float64: as Box, refuse it rather than guess
-        raise ValueError("OneHot: dtype must be a bool, integer or floating dtype (None is not a dtype)")
-    try:
-        checked = np.dtype(dtype)
-    except TypeError:
-        raise TypeError(f"OneHot: dtype must be a bool, integer or floating dtype, got {dtype!r}") from None
-    if checked.kind not in "biuf":
-        raise ValueError(f"OneHot: dtype must be a bool, integer or floating dtype, got {checked}")
+    checked = dtype_arg("OneHot", dtype)
     return checked if checked.isnative else checked.newbyteorder("=")  # the byte order is no part of the set
 
 
