@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.backends.ends import inner_float_bounds
-from spacealg.backends.integers import Ordered, clip_bounds
+from spacealg.backends.integers import Ordered, bound_scalar, clip_bounds
 from spacealg.backends.kernel import BackendKernel
 from spacealg.backends.sets import held
 from spacealg.backends.shapes import lead_checker, leaf_dtypes
@@ -344,15 +344,10 @@ def _rounded_into(k: BackendKernel, leaf: LeafModel, dtype: Any, out: Any) -> Ca
 
 def _int_scalars(k: BackendKernel, leaf: LeafModel, native: Any) -> tuple[Any, Any]:
     """The leaf's integer bounds for native ``native`` (which holds them): scalars or constants."""
-    lo: Any = common(leaf.value_low)
-    hi: Any = common(leaf.value_high)
-    if k.name != "torch":
-        np_native = k.backend.numpy_dtype(native)
-        lo = np_native.type(lo) if lo is not None else lo
-        hi = np_native.type(hi) if hi is not None else hi
-    lo = lo if lo is not None else k.const(leaf, ("low", str(native)), lambda: leaf.value_low, native)
-    hi = hi if hi is not None else k.const(leaf, ("high", str(native)), lambda: leaf.value_high, native)
-    return lo, hi
+    np_native = k.backend.numpy_dtype(native)
+    low = bound_scalar(k, leaf, np.asarray(leaf.value_low, dtype=np_native), ("low", str(native)), native)
+    high = bound_scalar(k, leaf, np.asarray(leaf.value_high, dtype=np_native), ("high", str(native)), native)
+    return low, high
 
 
 def _clipped_int(k: BackendKernel, leaf: LeafModel, dtype: Any, out: Any) -> Callable[[Any], Any]:

@@ -43,7 +43,7 @@ from spacealg.core.leaf_index import clamp_holds, range_items
 from spacealg.core.plan import kept_plan, plan_for
 from spacealg.core.protocol import clamp, contains, elsize, eltype
 from spacealg.core.rng import RngLike, as_generator, no_extra
-from spacealg.spaces._batch import as_real_array, normalize_size
+from spacealg.spaces._batch import as_real_array, isin_objects, normalize_size
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
 from spacealg.spaces.finite import (
@@ -304,8 +304,7 @@ def range_isin_exact(batch: Any, space: range) -> np.ndarray:
         raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of integers")
     if array.dtype.kind not in "biufO":
         return np.zeros(array.shape, dtype=bool)
-    inside = np.frompyfunc(lambda x: contains(x, space), 1, 1)(array)
-    return np.asarray(inside, dtype=bool).reshape(array.shape)
+    return isin_objects(array, space)
 
 
 def range_clamp_exact(x: Any, space: range) -> Any:

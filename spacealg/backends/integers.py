@@ -29,7 +29,7 @@ from spacealg.core.leaf import LeafModel, common
 #: beyond every integer dtype: what an infinite end of a real leaf becomes among its integers
 _BEYOND = 2**65
 
-__all__ = ["Ordered", "clip_bounds", "integer_members"]
+__all__ = ["Ordered", "bound_scalar", "clip_bounds", "integer_members"]
 
 _INT64_MIN = -(2**63)
 
@@ -88,10 +88,14 @@ def clip_bounds(k: BackendKernel, leaf: LeafModel, dtype: Any, view: Ordered) ->
         leaf.cache[key] = (np.array(lo, work).reshape(shape), np.array(hi, work).reshape(shape), any(empty))
     lo, hi, disjoint = leaf.cache[key]
     tag = (np_dtype.str, work.str)
-    return _scalar(k, leaf, lo, ("lo", tag), view.work), _scalar(k, leaf, hi, ("hi", tag), view.work), disjoint
+    return (bound_scalar(k, leaf, lo, ("lo", tag), view.work), bound_scalar(k, leaf, hi, ("hi", tag), view.work),
+            disjoint)
 
 
-def _scalar(k: BackendKernel, leaf: LeafModel, bound: np.ndarray, tag: Any, work: Any) -> Any:
+def bound_scalar(k: BackendKernel, leaf: LeafModel, bound: np.ndarray, tag: Any, work: Any) -> Any:
+    """An integer ``bound`` of ``leaf`` (a NumPy array of native ``work``'s NumPy dtype) as one
+    scalar where every entry has the same (a Python int on torch; a NumPy scalar elsewhere,
+    as JAX reads Python ints as int32 without x64), else a constant cached on the leaf."""
     value = common(bound)
     if value is None:
         return k.const(leaf, tag, lambda: bound, work)

@@ -62,13 +62,11 @@ class TorchRng:
     def check_below(cls, widths: np.ndarray, backend: Backend) -> Any:
         """``widths`` prepared for :meth:`below_checked` (once per space: an int where every
         entry has the same width); ValueError when a width is beyond what the generator draws."""
-        flat = np.asarray(widths, dtype=object).reshape(-1)
-        if all_equal(flat):
-            n = int(flat[0]) if flat.size else 1
-            _check_width(n, 2**63 - 1, "torch")
-            return n
-        _check_width(int(flat.max()), _WIDE, "torch")
-        return _Widths(np.asarray(widths, dtype=object).astype(np.int64))
+        checked = _int64_widths(widths, "torch")
+        if isinstance(checked, int):
+            return checked
+        _check_width(int(checked.max()), _WIDE, "torch")
+        return _Widths(checked)
 
     def below_checked(self, widths: Any, shape: tuple[int, ...]) -> Any:
         """:meth:`below` of widths prepared by :meth:`check_below`."""

@@ -13,7 +13,7 @@ from typing import Any
 from spacealg.core.leaf import LeafModel
 from spacealg.core.plan import Plan
 
-__all__ = ["batch_lead", "lead_checker", "leaf_dtypes"]
+__all__ = ["lead_checker", "leaf_dtypes"]
 
 
 def leaf_dtypes(plan: Plan, parts: tuple[Any, ...], what: str) -> tuple[Any, ...]:
@@ -24,11 +24,6 @@ def leaf_dtypes(plan: Plan, parts: tuple[Any, ...], what: str) -> tuple[Any, ...
         for leaf, p in zip(plan.leaves, parts):
             lead_checker(leaf, what)(p)
         raise  # lead_checker raises first for the part that is no array
-
-
-def batch_lead(leaf: LeafModel, b: Any, what: str) -> tuple[int, ...]:
-    """The batch shape of ``b``; ValueError naming ``what`` unless it ends in the element shape."""
-    return tuple(lead_checker(leaf, what)(b))
 
 
 def lead_checker(leaf: LeafModel, what: str) -> Callable[[Any], Any]:

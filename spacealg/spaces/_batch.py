@@ -1,4 +1,5 @@
-"""Shared helpers for the spaces' batched operations (array coercion without raising)."""
+"""Shared helpers for the spaces' batched operations (array coercion without raising) and for
+their constructors' dtype and size arguments."""
 
 from __future__ import annotations
 
@@ -10,9 +11,25 @@ import numpy as np
 
 from spacealg.core.protocol import contains
 
-__all__ = ["REAL_KINDS", "all_trailing", "as_real_array", "batch_shape", "isin_objects", "items_array"]
+__all__ = ["REAL_KINDS", "all_trailing", "as_real_array", "batch_shape", "dtype_arg", "isin_objects", "items_array"]
 
 REAL_KINDS = frozenset("biuf")
+
+
+def dtype_arg(owner: str, dtype: Any, kinds: str = "biuf", what: str = "bool, integer or floating") -> np.dtype:
+    """``dtype`` as a NumPy dtype of one of ``kinds``, for the constructor of ``owner``.
+
+    Raises ValueError for None (NumPy reads it as float64: refused rather than guessed) and
+    for a dtype of another kind, TypeError for what is no dtype; each names ``owner`` and ``what``."""
+    if dtype is None:
+        raise ValueError(f"{owner}: dtype must be given (None is not a dtype)")
+    try:
+        checked = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"{owner}: dtype must be a numpy dtype, got {dtype!r}") from None
+    if checked.kind not in kinds:
+        raise ValueError(f"{owner}: dtype must be {what}, got {checked}")
+    return checked
 
 
 def as_real_array(x: Any) -> np.ndarray | None:

@@ -45,24 +45,20 @@ import numpy as np
 
 from spacealg.core.leaf import widths
 from spacealg.core.protocol import (
-    SpaceStyle,
-    bounds,
     cardinality,
     check_position,
     contains,
     element,
     elements,
-    elsize,
-    eltype,
     index,
     intersect,
     issubspace,
 )
 from spacealg.core.space import Space
-from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style
-from spacealg.spaces._batch import as_real_array
+from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle
+from spacealg.spaces._batch import as_real_array, dtype_arg
 from spacealg.spaces._counting import count_product, lazy_product, power
-from spacealg.spaces._kind import leaf_model
+from spacealg.spaces._kind import leaf_model, register
 from spacealg.spaces.finite import FiniteSet
 
 __all__ = ["BoundLike", "Box", "DTypeArg"]
@@ -200,14 +196,7 @@ class Box(Space):
         shape: Sequence[int] | int | None = None,
         dtype: DTypeArg = np.float32,
     ) -> None:
-        if dtype is None:
-            raise ValueError("Box: dtype must be given (None is not a dtype)")
-        try:
-            dtype = np.dtype(dtype)
-        except TypeError:
-            raise TypeError(f"Box: dtype must be a numpy dtype, got {dtype!r}") from None
-        if dtype.kind not in "biuf":
-            raise ValueError(f"Box: dtype must be bool, integer or floating, got {dtype}")
+        dtype = dtype_arg("Box", dtype)
         low_in, high_in = _bound_arg("low", low), _bound_arg("high", high)
         if shape is not None:
             shape = _shape_arg(shape)
@@ -319,24 +308,9 @@ def _contains(x: Any, space: Box) -> bool:
     return bool(leaf_model(space).inside(a).all())
 
 
-@eltype.register(Box)
-def _eltype(space: Box) -> type:
-    return np.ndarray
-
-
-@elsize.register(Box)
-def _elsize(space: Box) -> tuple[int, ...]:
-    return space.shape
-
-
-@SpaceStyle.register(Box)
-def _style(space: Box) -> Style:
-    return FiniteSpaceStyle(space.shape) if space.is_finite else ContinuousSpaceStyle(space.shape)
-
-
-@bounds.register(Box)
-def _bounds(space: Box) -> tuple[np.ndarray, np.ndarray]:
-    return space.low, space.high
+register(Box, eltype=lambda space: np.ndarray, elsize=lambda space: space.shape,
+         bounds=lambda space: (space.low, space.high),
+         SpaceStyle=lambda space: (FiniteSpaceStyle if space.is_finite else ContinuousSpaceStyle)(space.shape))
 
 
 @cardinality.register(Box)

@@ -46,39 +46,26 @@ from typing import Any
 import numpy as np
 
 from spacealg.core.protocol import (
-    SpaceStyle,
     bounds,
     cardinality,
     check_position,
     contains,
     element,
     elements,
-    elsize,
-    eltype,
     index,
     issubspace,
 )
 from spacealg.core.space import Space
-from spacealg.core.styles import FiniteSpaceStyle, Style
-from spacealg.spaces._batch import as_real_array
+from spacealg.core.styles import FiniteSpaceStyle
+from spacealg.spaces._batch import as_real_array, dtype_arg
 from spacealg.spaces._counting import count_product, lazy_product
-from spacealg.spaces._kind import leaf_model
+from spacealg.spaces._kind import leaf_model, register
 from spacealg.spaces.array import ArraySpace, array_of
 from spacealg.spaces.box import Box
 
 __all__ = ["Categorical"]
 
 _INT64 = np.dtype(np.int64)
-
-
-def _dtype_arg(dtype: Any) -> np.dtype:
-    try:
-        checked = np.dtype(dtype)
-    except TypeError:
-        raise TypeError(f"Categorical: dtype must be an integer dtype, got {dtype!r}") from None
-    if checked.kind not in "iu":
-        raise ValueError(f"Categorical: dtype must be an integer dtype, got {checked}")
-    return checked
 
 
 def _integers(name: str, value: Any) -> np.ndarray:
@@ -128,7 +115,7 @@ class Categorical(Space):
     _size: int
 
     def __new__(cls, nvec: Any, start: Any = 0, dtype: Any = np.int64) -> Any:
-        checked = _dtype_arg(dtype)
+        checked = dtype_arg("Categorical", dtype, "iu", "an integer dtype")
         if checked != _INT64:
             return super().__new__(cls)
         counts, starts = _integers("nvec", nvec), _integers("start", start)
@@ -150,7 +137,7 @@ class Categorical(Space):
         return super().__new__(cls)
 
     def __init__(self, nvec: Any, start: Any = 0, dtype: Any = np.int64) -> None:
-        checked = _dtype_arg(dtype)
+        checked = dtype_arg("Categorical", dtype, "iu", "an integer dtype")
         scalar = _is_scalar_arg(nvec)
         counts, starts = _integers("nvec", nvec), _integers("start", start)
         if scalar and starts.ndim:
@@ -210,26 +197,9 @@ def _contains(x: Any, space: Categorical) -> bool:
     return bool(leaf_model(space).inside(a).all())
 
 
-@eltype.register(Categorical)
-def _eltype(space: Categorical) -> type:
-    return space.dtype.type if space.scalar else np.ndarray
-
-
-@elsize.register(Categorical)
-def _elsize(space: Categorical) -> tuple[int, ...]:
-    return space.shape
-
-
-@SpaceStyle.register(Categorical)
-def _style(space: Categorical) -> Style:
-    return FiniteSpaceStyle(space.shape)
-
-
-@bounds.register(Categorical)
-def _bounds(space: Categorical) -> tuple[Any, Any]:
-    if space.scalar:
-        return int(space.low), int(space.high)
-    return space.low, space.high
+register(Categorical, eltype=lambda space: space.dtype.type if space.scalar else np.ndarray,
+         elsize=lambda space: space.shape, SpaceStyle=lambda space: FiniteSpaceStyle(space.shape),
+         bounds=lambda space: (int(space.low), int(space.high)) if space.scalar else (space.low, space.high))
 
 
 def _widths(space: Categorical) -> list[int]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable
 from fractions import Fraction
 from typing import Any
 
@@ -33,14 +33,10 @@ import numpy as np
 from spacealg.core.generic import as_space
 from spacealg.core.leaf_index import exact_value
 from spacealg.core.protocol import (
-    SpaceStyle,
     bounds,
-    cardinality,
     check_position,
     contains,
     element,
-    elements,
-    elsize,
     eltype,
     index,
     intersect,
@@ -48,8 +44,9 @@ from spacealg.core.protocol import (
 )
 from spacealg.core.rng import RngLike, as_generator
 from spacealg.core.space import Space
-from spacealg.core.styles import FiniteSpaceStyle, Style
+from spacealg.core.styles import FiniteSpaceStyle
 from spacealg.spaces._batch import has_nan, isin_objects, normalize_size
+from spacealg.spaces._kind import register
 from spacealg.spaces.interval import REALS, Interval, real_value
 
 __all__ = ["BOOL", "FiniteSet", "ascending", "int64_ends", "int64_run", "range_length", "require_nonempty"]
@@ -204,18 +201,6 @@ def _eltype(space: FiniteSet) -> Any:
     return types.pop() if len(types) == 1 else object
 
 
-@elsize.register(FiniteSet)
-@elsize.register(range)
-def _elsize(space: FiniteSet | range) -> tuple[int, ...]:
-    return ()
-
-
-@SpaceStyle.register(FiniteSet)
-@SpaceStyle.register(range)
-def _style(space: FiniteSet | range) -> Style:
-    return FiniteSpaceStyle(())
-
-
 def require_numeric(space: FiniteSet, what: str) -> None:
     """TypeError naming ``what`` unless ``space`` is a set of numbers."""
     if not space._numeric:
@@ -237,14 +222,8 @@ def nearest_item(value: Any, space: FiniteSet) -> Any:
     return min(space.items, key=lambda v: (abs(exact_value(v) - exact), exact_value(v)))
 
 
-@cardinality.register(FiniteSet)
-def _cardinality(space: FiniteSet) -> int:
-    return len(space.items)
-
-
-@elements.register(FiniteSet)
-def _elements(space: FiniteSet) -> Iterator[Any]:
-    return iter(space.items)
+register(FiniteSet, elsize=lambda space: (), SpaceStyle=lambda space: FiniteSpaceStyle(()),
+         cardinality=lambda space: len(space.items), elements=lambda space: iter(space.items))
 
 
 @index.register(FiniteSet)
@@ -300,11 +279,6 @@ def int64_run(space: Any) -> bool:
     return bool(n) and (space.step == 1 or n == 1) and int64_ends(space)
 
 
-@eltype.register(range)
-def _range_eltype(space: range) -> type:
-    return int
-
-
 @bounds.register(range)
 def _range_bounds(space: range) -> tuple[int, int]:
     first, step, n = ascending(space)
@@ -319,14 +293,8 @@ def int64_ends(space: range) -> bool:
     return first >= -(2**63) and first + step * (n - 1) < 2**63
 
 
-@cardinality.register(range)
-def _range_cardinality(space: range) -> int:
-    return range_length(space)
-
-
-@elements.register(range)
-def _range_elements(space: range) -> Iterator[int]:
-    return iter(space)
+register(range, eltype=lambda space: int, elsize=lambda space: (), SpaceStyle=lambda space: FiniteSpaceStyle(()),
+         cardinality=range_length, elements=iter)
 
 
 @index.register(range)

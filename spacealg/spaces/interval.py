@@ -28,20 +28,16 @@ from typing import Any, Literal
 import numpy as np
 
 from spacealg.core.protocol import (
-    SpaceStyle,
-    bounds,
-    cardinality,
     contains,
     element,
     elements,
-    elsize,
-    eltype,
     index,
     intersect,
     issubspace,
 )
 from spacealg.core.space import Space
-from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style
+from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle
+from spacealg.spaces._kind import register
 
 __all__ = ["CLOSED_OPTIONS", "Closed", "Interval", "RealLike", "closed_option", "float_inward", "real_value"]
 
@@ -180,29 +176,9 @@ def _contains(x: Any, space: Interval) -> bool:
     return bool(above and below)
 
 
-@eltype.register(Interval)
-def _eltype(space: Interval) -> type:
-    return float
-
-
-@elsize.register(Interval)
-def _elsize(space: Interval) -> tuple[int, ...]:
-    return ()
-
-
-@SpaceStyle.register(Interval)
-def _style(space: Interval) -> Style:
-    return FiniteSpaceStyle(()) if space.is_point else ContinuousSpaceStyle(())
-
-
-@bounds.register(Interval)
-def _bounds(space: Interval) -> tuple[Any, Any]:
-    return space.low, space.high
-
-
-@cardinality.register(Interval)
-def _cardinality(space: Interval) -> int | float:
-    return 1 if space.is_point else math.inf
+register(Interval, eltype=lambda space: float, elsize=lambda space: (),
+         SpaceStyle=lambda space: FiniteSpaceStyle(()) if space.is_point else ContinuousSpaceStyle(()),
+         bounds=lambda space: (space.low, space.high), cardinality=lambda space: 1 if space.is_point else math.inf)
 
 
 def _require_point(space: Interval, what: str) -> None:

@@ -46,7 +46,7 @@ does for the same values on every backend and dtype. Laws:
 * ``OneHot(nvec, shape, dtype) ** k`` and ``joint_space(s, k)`` add a leading batch axis;
 * ``isin``, ``sample``, ``clamp``, ``clamp_``, ``flatten_batch`` and ``unflatten_batch`` are
   one rule each over an array namespace, for NumPy, torch (a ``torch.Generator`` for
-  ``sample``) and JAX (a key) alike (:func:`spacealg.core.arrays.register_kind_rule`, with
+  ``sample``) and JAX (a key) alike (:func:`spacealg.spaces._kind.register_batched`, with
   NumPy's entries, which make NumPy's arguments arrays first);
 * ``==``/``hash`` compare ``nvec`` (an int and a one-entry list differ, as Discrete and
   MultiDiscrete do), ``shape`` and ``dtype``; ``issubspace`` compares the sets (by value):
@@ -64,28 +64,26 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.core.arrays import backend_name, register_kind_rule
+from spacealg.core.arrays import backend_name
 from spacealg.core.catalog import register_space_class
 from spacealg.core.image import Image, image_of
 from spacealg.core.kernel import NUMPY, Kernel, kernel_for, numpy_kernel
 from spacealg.core.plan import variant_of
 from spacealg.core.protocol import (
-    SpaceStyle,
-    bounds,
     cardinality,
     contains,
     element,
     elements,
     elsize,
-    eltype,
     index,
     issubspace,
 )
 from spacealg.core.rng import RngLike, as_generator, no_extra
 from spacealg.core.space import Space
-from spacealg.core.styles import FiniteSpaceStyle, Style
-from spacealg.spaces._batch import as_real_array, normalize_size
+from spacealg.core.styles import FiniteSpaceStyle
+from spacealg.spaces._batch import as_real_array, dtype_arg, normalize_size
 from spacealg.spaces._counting import power
+from spacealg.spaces._kind import clamp_into, register, register_batched
 from spacealg.spaces.array import ArraySpace, array_of
 from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
@@ -138,14 +136,7 @@ def _shape_arg(shape: Any, width: int) -> tuple[int, ...]:
 
 
 def _dtype_arg(dtype: Any) -> np.dtype:
-    if dtype is None:  # numpy reads None as float64: as Box, refuse it rather than guess
-        raise ValueError("OneHot: dtype must be a bool, integer or floating dtype (None is not a dtype)")
-    try:
-        checked = np.dtype(dtype)
-    except TypeError:
-        raise TypeError(f"OneHot: dtype must be a bool, integer or floating dtype, got {dtype!r}") from None
-    if checked.kind not in "biuf":
-        raise ValueError(f"OneHot: dtype must be a bool, integer or floating dtype, got {checked}")
+    checked = dtype_arg("OneHot", dtype)
     return checked if checked.isnative else checked.newbyteorder("=")  # the byte order is no part of the set
 
 
@@ -316,17 +307,6 @@ def _clamp_rule(ns: Kernel, x: Any, space: OneHot) -> Any:
     return _one_hot(ns, _positions(ns, x, space), space)
 
 
-def _clamp_inplace_rule(ns: Kernel, x: Any, space: OneHot) -> Any:
-    if ns.name == "jax":
-        raise TypeError("clamp_: JAX arrays are immutable; use clamp")
-    clamped = ns.xp.astype(_clamp_rule(ns, x, space), x.dtype)
-    try:
-        x[...] = clamped
-    except RuntimeError as error:  # torch: an expanded view, a leaf that requires grad (nothing written)
-        raise TypeError(f"clamp_: x must be a writable array ({error})") from None
-    return x
-
-
 def _flatten_batch_rule(ns: Kernel, xs: Any, space: OneHot) -> Any:
     """Gymnasium's flattening of the hot positions: the vectors themselves, as int64 rows; a
     row that is no member is a ValueError (where values can be read), as on NumPy."""
@@ -392,26 +372,6 @@ def _sample(space: OneHot, size: Any = None, *, rng: RngLike = None) -> np.ndarr
     return np.asarray(_sample_rule(numpy_kernel(as_generator(rng)), space, size))
 
 
-@eltype.register(OneHot)
-def _eltype(space: OneHot) -> type:
-    return np.ndarray
-
-
-@elsize.register(OneHot)
-def _elsize(space: OneHot) -> tuple[int, ...]:
-    return space.shape
-
-
-@SpaceStyle.register(OneHot)
-def _style(space: OneHot) -> Style:
-    return FiniteSpaceStyle(space.shape)
-
-
-@bounds.register(OneHot)
-def _bounds(space: OneHot) -> tuple[np.ndarray, np.ndarray]:
-    return np.zeros(space.shape, space.dtype), np.ones(space.shape, space.dtype)
-
-
 def _numeric(x: Any, what: str) -> np.ndarray:
     a = _real(x)
     if a is None or isinstance(x, (str, bytes)):
@@ -425,17 +385,12 @@ def _clamp(x: Any, space: OneHot) -> Any:
     return np.asarray(_clamp_rule(NUMPY, _numeric(x, "clamp"), space))
 
 
-def _clamp_inplace(x: Any, space: OneHot) -> Any:
-    if not isinstance(x, np.ndarray) or not x.flags.writeable or x.dtype.kind not in "biuf":
-        raise TypeError("clamp_: x must be a writable numeric numpy array")
-    return _clamp_inplace_rule(NUMPY, x, space)
-
-
-for _operation, _rule, _numpy in (("isin", _isin_rule, _isin), ("sample", _sample_rule, _sample),
-                                  ("clamp", _clamp_rule, _clamp), ("clamp_", _clamp_inplace_rule, _clamp_inplace),
-                                  ("flatten_batch", _flatten_batch_rule, None),
-                                  ("unflatten_batch", _unflatten_batch_rule, None)):
-    register_kind_rule(_operation, OneHot, _rule, numpy=_numpy)
+register(OneHot, eltype=lambda space: np.ndarray, elsize=lambda space: space.shape,
+         SpaceStyle=lambda space: FiniteSpaceStyle(space.shape),
+         bounds=lambda space: (np.zeros(space.shape, space.dtype), np.ones(space.shape, space.dtype)))
+register_batched(OneHot, {"isin": _isin, "sample": _sample, "clamp": _clamp}, isin=_isin_rule, sample=_sample_rule,
+                 clamp=_clamp_rule, clamp_=clamp_into, flatten_batch=_flatten_batch_rule,
+                 unflatten_batch=_unflatten_batch_rule)
 
 
 # -- counting: the image's (the hot positions, a Categorical or a range) ---------------------------
