@@ -88,11 +88,14 @@ if "forkserver" in multiprocessing.get_all_start_methods():
                                             "spacealg.testing"])
 
 
-@pytest.fixture(scope="session")
-def ray_session():
-    """One local Ray instance for the whole test session (tests/test_vector_ray.py, and any test
-    that asks for ``ray_session``): few CPUs, no dashboard; skipped where Ray is not installed.
-    Its workers import this checkout's spacealg and the tests' environments (by reference)."""
+@pytest.fixture(scope="module")
+def ray_instance():
+    """A local Ray instance for the tests of one module that asks for ``ray_instance``
+    (tests/test_vector_ray.py), shut down when its last test ends: few CPUs, no dashboard;
+    skipped where Ray is not installed. Its workers import this checkout's spacealg and the
+    tests' environments (by reference). Not kept for the session: Ray's daemons and idle
+    workers take CPU for as long as they live (2.6 s a minute here, idle), and a run hands the
+    Ray tests out early, so an instance kept to the session's end cost about 30 s of CPU."""
     ray = pytest.importorskip("ray")
     root = pathlib.Path(__file__).resolve().parent.parent
     paths = [str(root), str(root / "tests"), os.environ.get("PYTHONPATH", "")]

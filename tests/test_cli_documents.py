@@ -5,6 +5,7 @@ Python; a malformed document is ``from_json``'s DocumentError on one line, exit 
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import os
@@ -48,26 +49,36 @@ def test_describe_a_document_on_stdin_as_json(tmp_path):
     assert entry == {"name": "space", "given": repr(SPACE), **describe_fields(SPACE)}
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "not json",
-        '{"kind": "box"}',  # no version
-        json.dumps({**sa.to_json(sa.Box(0, 1, (2,))), "version": 99}),
-        json.dumps({"format": "spacealg.space", "version": 1, "space": {"kind": "nope"}}),
-    ],
-)
-def test_a_malformed_document_is_from_jsons_error_on_one_line(tmp_path, text):
-    """The command's line is from_json's message in a fresh process (this process may know
-    kinds that other tests registered, which an unknown kind's message lists)."""
+MALFORMED = [
+    "not json",
+    '{"kind": "box"}',  # no version
+    json.dumps({**sa.to_json(sa.Box(0, 1, (2,))), "version": 99}),
+    json.dumps({"format": "spacealg.space", "version": 1, "space": {"kind": "nope"}}),
+]
+
+
+@functools.cache
+def _fresh_messages() -> dict[str, str]:
+    """from_json's message for each of MALFORMED, read in one fresh process (this process may
+    know kinds that other tests registered, which an unknown kind's message lists)."""
     fresh = subprocess.run(
-        [sys.executable, "-c", "import sys, spacealg, spacealg.serialize\ntry:\n"
-         "    spacealg.from_json(sys.stdin.read())\nexcept spacealg.serialize.DocumentError as e:\n    print(e)"],
-        input=text, capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        [sys.executable, "-c", "import json, sys, spacealg, spacealg.serialize\nmessages = {}\n"
+         "for text in json.load(sys.stdin):\n    try:\n        spacealg.from_json(text)\n"
+         "    except spacealg.serialize.DocumentError as e:\n        messages[text] = str(e)\n"
+         "print(json.dumps(messages))"],
+        input=json.dumps(MALFORMED), capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
+    assert fresh.returncode == 0, fresh.stderr
+    return json.loads(fresh.stdout)
+
+
+@pytest.mark.parametrize("text", MALFORMED)
+def test_a_malformed_document_is_from_jsons_error_on_one_line(tmp_path, text):
+    """The command's line is from_json's message, as a fresh process reads it."""
     with pytest.raises(DocumentError):
         sa.from_json(text)
-    expected = f"spacealg describe: DocumentError: {fresh.stdout.strip()}\n"
+    expected = f"spacealg describe: DocumentError: {_fresh_messages()[text].strip()}\n"
     (tmp_path / "bad.json").write_text(text)
     from_path = spacealg_cli("describe", "bad.json", cwd=tmp_path)
     for done in (from_path, spacealg_cli("describe", "-", cwd=tmp_path, stdin=text)):

@@ -34,9 +34,9 @@ def _emulated_cartpoles() -> SyncVectorEnv:
 
 
 @pytest.fixture
-def local_ray(ray_session):
-    """The session's local Ray instance (tests/conftest.py)."""
-    return ray_session
+def local_ray(ray_instance):
+    """This module's local Ray instance (tests/conftest.py)."""
+    return ray_instance
 
 
 def test_actors_holding_vector_envs_equal_one_vector_env_of_all(local_ray) -> None:
@@ -76,7 +76,7 @@ def test_the_ray_example_of_docs_vector_md_runs(local_ray) -> None:
     exec(compile(block, "docs/vector.md Ray example", "exec"), {"__name__": "docs_example"})
 
 
-def test_check_many_runs_the_same_checks_on_ray_when_an_address_is_given(ray_session):
+def test_check_many_runs_the_same_checks_on_ray_when_an_address_is_given(ray_instance):
     from spacealg.testing import check_many
 
     outcomes = check_many(
@@ -85,7 +85,7 @@ def test_check_many_runs_the_same_checks_on_ray_when_an_address_is_given(ray_ses
     assert outcomes[0].status == "failed" and outcomes[0].property == "truncated-bool"
 
 
-def test_a_sweep_on_ray_gives_the_rows_of_local_workers(ray_session, capsys, tmp_path):
+def test_a_sweep_on_ray_gives_the_rows_of_local_workers(ray_instance, capsys, tmp_path):
     """Issue 37 point 3: each environment still in a process of its own, on the node that
     runs its task; the rows are those of local workers, a crash included."""
     from spacealg.cli import main
