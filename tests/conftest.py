@@ -21,22 +21,18 @@ if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
 
 from hypothesis import HealthCheck, settings
 
-settings.register_profile(
-    "ci",
-    derandomize=True,
-    max_examples=40,
-    deadline=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-settings.register_profile(
-    "dev",
-    derandomize=True,
-    max_examples=60,
-    deadline=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+# The README's command runs 40 examples a law, as CI always has: 60 (the old local default) took
+# a third more CPU on the generated-space law files (14 files, serial: 113 s against 75 s).
+# Both are deterministic; `deep` (300) and `thorough` (1000) are for a longer look.
+for _name in ("ci", "dev"):
+    settings.register_profile(
+        _name,
+        derandomize=True,
+        max_examples=40,
+        deadline=None,
+        print_blob=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
 settings.register_profile("deep", derandomize=True, max_examples=300, deadline=None, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 settings.register_profile("thorough", max_examples=1000, deadline=None)
