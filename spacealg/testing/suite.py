@@ -19,7 +19,15 @@ from collections.abc import Callable, Sequence
 from typing import Any, Unpack
 
 from spacealg.testing.engine.resolve import resolve
-from spacealg.testing.engine.runner import CheckOptions, EnvCheckReport, EnvKind, close, finalisers_caught, replay_kind
+from spacealg.testing.engine.runner import (
+    CheckOptions,
+    EnvCheckReport,
+    EnvKind,
+    close,
+    finalisers_caught,
+    options_of,
+    replay_kind,
+)
 from spacealg.testing.registry import claimant, kind_of
 
 __all__ = ["check", "check_env", "checker_for", "env_test", "kind_for", "replay"]
@@ -87,8 +95,10 @@ def check_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:
     The registry decides the kind (:func:`check`): a Gymnasium environment gets the
     Gymnasium kind's checker (:func:`spacealg.testing.kinds.gymnasium.check_env`), an
     environment of another API handed to it (a dm_env or TorchRL instance, issue 15) its own
-    kind's. Law: ``check_env(env)`` and ``check(env)`` check ``env`` with the same kind.
+    kind's. Law: ``check_env(env)`` and ``check(env)`` check ``env`` with the same kind. The
+    options are validated before anything is built.
     """
+    options_of(options)
     return check(env, **options)
 
 
