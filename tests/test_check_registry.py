@@ -255,3 +255,38 @@ def test_vector_and_match_kinds_take_their_own_arguments():
 
     assert check_vector_env(CorridorVector, max_examples=3, max_steps=5).kind == "vector"
     assert check_envs_match(Corridor, Corridor, max_examples=3, max_steps=5).kind == "match"
+
+
+# -- the Gymnasium entry point: the registry decides the kind ---------------------------------
+
+
+@pytest.mark.parametrize(("make", "kind"), [("Catch", "dm_env"), ("make_torchrl_cartpole", "torchrl")])
+def test_check_env_hands_a_dm_env_or_torchrl_env_to_its_kind_through_the_registry(make, kind):
+    """Issue 35 point 2: ``check_env`` asks the registry, as ``check`` does; without the
+    kind registered the same instance is taken for a Gymnasium environment."""
+    pytest.importorskip("dm_env" if kind == "dm_env" else "torchrl")
+    import tests.dm_env_envs as foreign
+    from spacealg.testing import check_env
+
+    factory = getattr(foreign, make)
+    assert check_env(factory(), max_examples=2, max_steps=3).kind == kind
+    assert check(factory(), max_examples=2, max_steps=3).kind == kind
+    registered = kind_named(kind)
+    at = KINDS.index(registered)
+    unregister(kind)
+    try:
+        try:
+            outcome = check_env(factory(), max_examples=2, max_steps=3).kind
+        except EnvCheckError as error:
+            outcome = error.kind
+        assert outcome != kind
+    finally:
+        KINDS.insert(at, registered)
+
+
+def test_check_env_hands_a_kind_registered_from_outside_to_it():
+    from envcorpus.toy_kind import Tally
+
+    from spacealg.testing import check_env
+
+    assert check_env(Tally, max_examples=5).kind == "tally"

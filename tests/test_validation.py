@@ -70,7 +70,9 @@ def test_aec_envs_are_recognised_before_parallel_ones():
     assert env_kind(chess_v6.env()) == "aec" and env_kind(chess_v6.env().unwrapped) == "aec"
     assert checker_for("pettingzoo.classic.chess_v6:env") is check_aec_env
     assert checker_for("envcorpus.parallel_envs:Race") is check_parallel_env
-    assert checker_for("CartPole-v1") is check_env
+    from spacealg.testing.kinds.gymnasium import GYMNASIUM
+
+    assert checker_for("CartPole-v1") is GYMNASIUM.check  # the Gymnasium kind's (check_env asks the registry)
 
 
 @needs_pettingzoo

@@ -1,7 +1,8 @@
 """Property-based validation of environments (needs the ``hypothesis`` extra).
 
-``check_env`` (Gymnasium), ``check_parallel_env`` (PettingZoo parallel API),
-``check_aec_env`` (PettingZoo AEC API), ``check_vector_env`` (Gymnasium vector envs) and
+``check_env`` (Gymnasium; another kind's environment goes to its kind's checker),
+``check_parallel_env`` (PettingZoo parallel API), ``check_aec_env`` (PettingZoo AEC API),
+``check_vector_env`` (Gymnasium vector envs) and
 ``check`` (the right one, by the environment's kind, read from the registry of kinds:
 :mod:`spacealg.testing.registry`) drive Hypothesis-generated episodes and
 raise :class:`EnvCheckError` — an AssertionError naming the broken property, the seed and
@@ -19,12 +20,12 @@ from spacealg.testing.engine.lints import EnvCheckWarning
 from spacealg.testing.fanout import check_many
 from spacealg.testing.jax_env import JAX_PROPERTIES, JaxEnvCheckError
 from spacealg.testing.kinds.aec import AEC_PROPERTIES, check_aec_env
-from spacealg.testing.kinds.gymnasium import PROPERTIES, EnvCheckReport, check_env
+from spacealg.testing.kinds.gymnasium import PROPERTIES, EnvCheckReport
 from spacealg.testing.kinds.jax import check_jax_env
 from spacealg.testing.kinds.match import check_envs_match
 from spacealg.testing.kinds.parallel import PARALLEL_PROPERTIES, check_parallel_env
 from spacealg.testing.kinds.vector import VECTOR_PROPERTIES, check_vector_env, replay_vector
-from spacealg.testing.suite import check, env_test, replay
+from spacealg.testing.suite import check, check_env, env_test, replay
 
 __all__ = [
     "AEC_PROPERTIES",

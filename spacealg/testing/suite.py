@@ -16,13 +16,21 @@ the checkers' defaults.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Unpack
 
 from spacealg.testing.engine.resolve import resolve
-from spacealg.testing.engine.runner import EnvCheckReport, EnvKind, close, finalisers_caught, replay_kind
+from spacealg.testing.engine.runner import (
+    CheckOptions,
+    EnvCheckReport,
+    EnvKind,
+    close,
+    finalisers_caught,
+    options_of,
+    replay_kind,
+)
 from spacealg.testing.registry import claimant, kind_of
 
-__all__ = ["check", "checker_for", "env_test", "kind_for", "replay"]
+__all__ = ["check", "check_env", "checker_for", "env_test", "kind_for", "replay"]
 
 
 def kind_for(env: Any) -> EnvKind:
@@ -58,6 +66,40 @@ def check(env: Any, **options: Any) -> EnvCheckReport:
         return claimed.check(env, **options)  # type: ignore[no-any-return]
     source = resolve(env)
     return checker_for(source)(source, **options)
+
+
+def check_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:
+    """Check a Gymnasium environment's properties on Hypothesis-generated episodes.
+
+    ``env``: an instance, a zero-argument factory, a registered id or ``"module:factory"``.
+    Options (keywords, :class:`~spacealg.testing.engine.runner.CheckOptions`):
+    ``max_examples`` (100): episodes drawn (before shrinking); ``max_steps`` (100): longest
+    episode drawn (episodes that end earlier are reset and continued; one example in eight
+    runs up to just past the environment's own ``max_episode_steps`` when it has one);
+    ``determinism`` (True): replay each episode and compare; ``random_seed`` (0): the seed of
+    Hypothesis' search (None: random, so repeated runs explore differently); ``budget``
+    (None): seconds the search may take (and as many for shrinking a failure; the whole
+    check ends its work within 3 x budget, episodes stopping between steps, and reports what
+    broke by then; None: no limit); ``database`` (None): a directory or a Hypothesis
+    ``ExampleDatabase`` where
+    failures are saved and replayed first (None: none, nothing written); ``masks`` (True):
+    draw legal actions under a published ``info["action_mask"]`` and check the mask;
+    ``illegal_actions`` (False): draw some actions outside the mask too; ``hygiene`` (True):
+    the one-off RNG and API probes and declaration lints (see
+    :mod:`spacealg.testing.engine.probes`); ``max_broken`` (8): stop once this many properties
+    are found broken (1: at the first, as ``pytest -x`` does; the others are then not
+    checked). Returns an :class:`EnvCheckReport`; raises
+    :class:`EnvCheckError` naming the broken property, the seed and the shortest action
+    sequence found.
+
+    The registry decides the kind (:func:`check`): a Gymnasium environment gets the
+    Gymnasium kind's checker (:func:`spacealg.testing.kinds.gymnasium.check_env`), an
+    environment of another API handed to it (a dm_env or TorchRL instance, issue 15) its own
+    kind's. Law: ``check_env(env)`` and ``check(env)`` check ``env`` with the same kind. The
+    options are validated before anything is built.
+    """
+    options_of(options)
+    return check(env, **options)
 
 
 def replay(

@@ -134,6 +134,13 @@ CORPUS: tuple[Case, ...] = (
     # RNG discipline
     _case(c.ConstructorSeededCorridor, "gymnasium", "reset-seed", "different seeds"),
     _case(c.ReseedingCorridor, "gymnasium", "reset-stream", "successive resets"),
+    # a seed ignored that shows only after the first step (the probes' snippets replay their steps)
+    _case(c.GustyCorridor, "gymnasium", None, "-"),
+    _case(c.SeededOnceGustyCorridor, "gymnasium", "reset-seed", "different seeds, then a step"),
+    _case(p.GustyRace, "parallel", None, "-"),
+    _case(p.SeededOnceGustyRace, "parallel", "reset-seed", "different seeds, then a step"),
+    _case(a.GustyTakeAway, "aec", None, "-"),
+    _case(a.SeededOnceGustyTakeAway, "aec", "reset-seed", "different seeds, then a take"),
     _case(c.BufferCorridor, "gymnasium", "observation-aliasing", "any two steps"),
     _case(c.CallCounterCorridor, "gymnasium", "step-determinism", "replay (infos)"),
     # volatile infos: one entry ignored by name, the others still compared

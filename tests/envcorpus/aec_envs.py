@@ -165,6 +165,41 @@ class SeedlessTakeAway(TakeAway):
         super().reset(seed=None, options=options)
 
 
+class GustyTakeAway(TakeAway):
+    """A sound game without a mask (a take beyond the pile loses at once) whose pile always
+    starts at 12, where a gust drawn from the seeded generator blows away one more stone now
+    and then: different seeds differ only after the first take."""
+
+    @functools.cache  # noqa: B019 - the same object per agent, as PettingZoo wants
+    def observation_space(self, agent: str) -> spaces.Space:
+        return spaces.Box(0, PILE, shape=(1,), dtype=np.int64)
+
+    def observe(self, agent: str) -> Any:
+        return np.array([self.pile], dtype=np.int64)
+
+    def _start(self) -> int:
+        return 12
+
+    def _take(self, action: Any) -> int:
+        take = int(action) + 1
+        if take > self.pile:
+            return take
+        return min(take + int(self.rng.integers(0, 2)), self.pile)
+
+
+class SeededOnceGustyTakeAway(GustyTakeAway):
+    """Bug: the generator is seeded once, when the game is built, and reset ignores its
+    seed; the pile always starts at 12, so only the gusts of the takes show it (16 seeds on
+    fresh games, then a take)."""
+
+    def __init__(self, render_mode: str | None = None) -> None:
+        super().__init__(render_mode)
+        self.rng = np.random.default_rng(0)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        super().reset(seed=None, options=options)
+
+
 class EndlessTakeAway(TakeAway):
     """Bug: declares ``max_cycles`` = 3 but never enforces it, so a game of small takes
     runs past three cycles (an action sequence of small takes)."""

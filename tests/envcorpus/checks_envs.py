@@ -120,6 +120,31 @@ class ReseedingCorridor(Corridor):
         return super().reset(seed=42 if seed is None else seed, options=options)
 
 
+class GustyCorridor(Corridor):
+    """A sound corridor whose every episode starts at the same place, with gusts drawn from
+    the seeded generator at each step: different seeds differ only after the first step."""
+
+    def _start(self) -> float:
+        return 1.0
+
+    def _move(self, action: int) -> None:
+        super()._move(action)
+        self.x = min(max(self.x + float(self.np_random.uniform(-0.5, 0.5)), 0.0), self.GOAL)
+
+
+class SeededOnceGustyCorridor(GustyCorridor):
+    """Bug: the generator is seeded once, in the constructor, and reset ignores its seed;
+    the start is fixed, so first observations agree for every seed and only the gusts of
+    the steps show it (16 seeds on fresh instances, then a step)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.np_random = np.random.default_rng(0)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        return super().reset(seed=None, options=options)
+
+
 class BufferCorridor(Corridor):
     """Bug: the observation is one buffer updated in place at every step, so an observation
     already returned changes afterwards (Gymnasium #1681: the step after any step)."""

@@ -130,6 +130,32 @@ class UnseededRace(Race):
         return np.random.uniform(0.0, 1.0, size=len(self.possible_agents))
 
 
+class GustyRace(Race):
+    """A sound race whose cars all start at 0, with gusts drawn from the seeded generator at
+    each step: different seeds differ only after the first step."""
+
+    def _starts(self) -> np.ndarray:
+        return np.zeros(len(self.possible_agents))
+
+    def _advance(self, actions: dict[str, Any]) -> None:
+        super()._advance(actions)
+        for agent in actions:
+            self.position[agent] += float(self.rng.uniform(0.0, 0.5))
+
+
+class SeededOnceGustyRace(GustyRace):
+    """Bug: the generator is seeded once, in the constructor, and reset ignores its seed;
+    every race starts at 0, so only the gusts of the steps show it (16 seeds on fresh
+    instances, then a step)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rng = np.random.default_rng(0)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+        return super().reset(seed=None, options=options)
+
+
 class BufferRace(Race):
     """Bug: each car's observation is a buffer of its own, updated in place at every step, so
     the observations dict a step returned changes afterwards (the step after any step)."""

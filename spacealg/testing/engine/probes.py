@@ -22,7 +22,8 @@ On fresh environments (an instance given by the caller is only reset, never clos
   Gymnasium's own environments only with ``lint=True``), and a step before reset that
   silently returns an observation outside the declared space.
 
-An episode is the first observation and, where no mask is published, three fixed actions.
+An episode is the first observation and, where no mask is published, three fixed actions
+(each kind's ``probe_episode``, in plain Python: the probe runs the lines its snippet shows).
 A probe whose environment raises is skipped: the search reports that failure, with a
 reproduction. The probes return their findings (:mod:`spacealg.testing.engine.verdicts`):
 warnings, the properties they could not check and why (an instance that cannot be rebuilt
@@ -34,16 +35,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from spacealg.testing.engine.driver import Budget, describe_exception, first_difference, snapshot
+from spacealg.testing.engine.driver import Budget, describe_exception
 from spacealg.testing.engine.episode import plain_checks
 from spacealg.testing.engine.errors import PropertyError
-from spacealg.testing.engine.masks import find_mask
 from spacealg.testing.engine.resolve import EnvSource
 from spacealg.testing.engine.runner import close
-from spacealg.testing.engine.snippets import RENDER
+from spacealg.testing.engine.snippets import RENDER, SEEDING, SEEDS, UNSEEDED
 from spacealg.testing.engine.verdicts import NotChecked
 
 __all__ = [
@@ -54,12 +54,8 @@ __all__ = [
     "outside",
     "rng_probes",
     "run_probes",
-    "single_episode",
     "with_options",
 ]
-
-SEEDS = 16
-UNSEEDED = 8
 
 
 def resets_with_options(env: Any) -> bool:
@@ -94,27 +90,20 @@ def _fresh(source: EnvSource) -> Callable[[], Any]:
     return make
 
 
-def single_episode(env: Any, seed: int | None, actions: list[Any]) -> list[Any]:
-    obs, info = env.reset(seed=seed) if seed is not None else env.reset()
-    trace = [snapshot(obs)]
-    if find_mask(obs, info) is not None:
-        return trace
-    for action in actions:
-        obs, reward, terminated, truncated, _ = env.step(snapshot(action))
-        trace.append((snapshot(obs), snapshot(reward)))
-        if terminated or truncated:
-            break
-    return trace
-
-
 def rng_probes(
     source: EnvSource,
     actions: list[Any],
-    episode: Callable[..., list[Any]] = single_episode,
+    episode: Sequence[str],
     clock: Budget | None = None,
 ) -> bool:
-    """``reset-seed`` and ``reset-stream`` (see the module docstring); False when the time
-    budget ran out before they were decided, else True (or their PropertyError)."""
+    """``reset-seed`` and ``reset-stream`` (see the module docstring): the lines of
+    :data:`~spacealg.testing.engine.snippets.SEEDING` run with the kind's ``episode`` (lines
+    defining ``probe_episode(env, seed, actions)``), the lines that the property's snippet
+    shows (law: the snippet replays what the probe compared, as it compared it). False when
+    the time budget ran out before they were decided, else True (or their PropertyError,
+    which keeps ``actions`` for the snippet)."""
+    plain = plain_checks((*SEEDING, *episode))
+    run = plain["probe_episode"]
     make = _fresh(source)
     seeded = []
     for seed in range(SEEDS):
@@ -122,28 +111,20 @@ def rng_probes(
             return False
         env = make()
         try:
-            seeded.append(episode(env, seed, actions))
+            seeded.append(run(env, seed, actions))
         finally:
             close(env, source)
     env = make()
     try:
-        episode(env, 0, actions)
-        unseeded = [episode(env, None, actions) for _ in range(UNSEEDED)]
+        run(env, 0, actions)
+        unseeded = [run(env, None, actions) for _ in range(UNSEEDED)]
     finally:
         close(env, source)
-    seeds_alike = all(first_difference(seeded[0], t) is None for t in seeded[1:])
-    resets_alike = all(first_difference(unseeded[0], t) is None for t in unseeded[1:])
-    if seeds_alike and not resets_alike:
-        detail = (f"reset(seed=s) for the {SEEDS} seeds 0..{SEEDS - 1} (each on a fresh environment) gave the same "
-                  "episode, but successive reset() calls of one environment give different ones: reset ignores its "
-                  "seed, or does not reset all of the environment's state")
-        raise PropertyError("reset-seed", detail)
-    if not seeds_alike and resets_alike:
-        same_as_seed = first_difference(unseeded[0], seeded[0]) is None
-        detail = (f"after reset(seed=0), {UNSEEDED} successive reset() calls gave the same episode"
-                  f"{' as reset(seed=0)' if same_as_seed else ''}, while different seeds give different "
-                  "ones: reset() reseeds instead of continuing the random stream")
-        raise PropertyError("reset-stream", detail)
+    found = plain["seeding"](seeded, unseeded)
+    if found is not None:
+        violation = PropertyError(*found)
+        violation.context = {"probe_actions": actions}
+        raise violation
     return True
 
 
@@ -282,12 +263,13 @@ def run_probes(
     source: EnvSource,
     warned: list[Any],
     actions: list[Any],
-    episode: Callable[..., list[Any]],
+    episode: Sequence[str],
     clock: Budget | None,
     act: Callable[[Any], Any],
     start_and_act: Callable[[Any], Any],
 ) -> list[Any]:
-    """The RNG probes, then :func:`api_probes`; returns the warnings."""
+    """The RNG probes (``episode``: the kind's ``probe_episode`` in plain Python, with the
+    fixed ``actions``: :func:`rng_probes`), then :func:`api_probes`; returns the warnings."""
     try:
         if not rng_probes(source, actions, episode, clock):
             out_of_time(warned, "reset-seed", "reset-stream")

@@ -17,7 +17,7 @@ from typing import Any
 
 from spacealg.testing.engine.literals import literal
 
-__all__ = ["PROBES", "RENDER", "SAME", "actions_source", "factory", "replay_tail", "reproduction"]
+__all__ = ["PROBES", "RENDER", "SAME", "SEEDING", "actions_source", "factory", "replay_tail", "reproduction"]
 
 
 def actions_source(actions: list[Any]) -> list[str]:
@@ -27,7 +27,9 @@ def actions_source(actions: list[Any]) -> list[str]:
 
 
 SAME = [
-    "def same(a, b):  # equal values, dtypes and shapes (NaN equal to NaN)",
+    "def same(a, b):  # equal values, dtypes and shapes (NaN equal to NaN; torch and JAX arrays as numpy's)",
+    "    a, b = (np.asarray(x) if hasattr(x, '__array__') and hasattr(x, 'shape')",
+    "            and not isinstance(x, (np.ndarray, np.generic)) else x for x in (a, b))",
     "    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):",
     "        a, b = np.asarray(a), np.asarray(b)",
     "        return a.dtype == b.dtype and a.shape == b.shape and bool(",
@@ -36,7 +38,7 @@ SAME = [
     "        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)",
     "    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):",
     "        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))",
-    "    if isinstance(a, float) and isinstance(b, float) and a != a and b != b:",
+    "    if isinstance(a, (float, np.floating)) and isinstance(b, (float, np.floating)) and a != a and b != b:",
     "        return True",
     "    return type(a) is type(b) and bool(a == b)",
     "",
@@ -73,31 +75,55 @@ RENDER = [
 """What each render mode promises, in plain Python: the ``render-modes`` probe runs these lines
 (:func:`~spacealg.testing.engine.episode.plain_checks`) and its snippet shows them."""
 
-_RESETS = [
-    *SAME,
-    "def first(env, **kwargs):  # the first observation (an AEC env's reset returns None: its selected agent's)",
-    "    out = env.reset(**kwargs)",
-    "    return out[0] if out is not None else env.observe(env.agent_selection) if env.agents else None",
+SEEDING = [
+    "import copy",
     "",
-    "firsts = [first(make(), seed=seed) for seed in range(16)]",
-    "env = make()",
-    "env.reset(seed=0)",
-    "unseeded = [first(env) for _ in range(8)]",
-    "seeds_alike = all(same(firsts[0], first) for first in firsts[1:])",
-    "resets_alike = all(same(unseeded[0], first) for first in unseeded[1:])",
+    *SAME,
+    "def keep(value):  # a copy of what the environment handed out (it may reuse its buffers)",
+    "    try:",
+    "        return copy.deepcopy(value)",
+    "    except Exception:",
+    "        return value",
+    "",
+    "def masked(observation, info):  # a mask published: the fixed actions may be illegal, the episode stops",
+    "    return any(isinstance(held, dict) and 'action_mask' in held for held in (observation, info))",
+    "",
+    "def seeding(seeded, unseeded):  # what the seeded and the unseeded episodes show broken (None: nothing)",
+    "    seeds_alike = all(same(seeded[0], episode) for episode in seeded[1:])",
+    "    resets_alike = all(same(unseeded[0], episode) for episode in unseeded[1:])",
+    "    if seeds_alike and not resets_alike:",
+    "        return 'reset-seed', (",
+    "            f'reset(seed=s) for the {len(seeded)} seeds 0..{len(seeded) - 1} (each on a fresh environment) gave '",
+    "            'the same episode, but successive reset() calls of one environment give different ones: reset '",
+    "            'ignores its seed, or does not reset all of the environment\\'s state')",
+    "    if not seeds_alike and resets_alike:",
+    "        as_seed = ' as reset(seed=0)' if same(unseeded[0], seeded[0]) else ''",
+    "        return 'reset-stream', (",
+    "            f'after reset(seed=0), {len(unseeded)} successive reset() calls gave the same episode{as_seed}, '",
+    "            'while different seeds give different ones: reset() reseeds instead of continuing the random stream')",
+    "    return None",
+    "",
 ]
-"""The first observations of 16 seeded resets (fresh environments) and of 8 unseeded ones
-(Gymnasium, PettingZoo parallel and AEC, vector)."""
+"""The ``reset-seed`` and ``reset-stream`` probe in plain Python: the probe runs these lines
+with its kind's ``probe_episode(env, seed, actions)`` (the first observation, then a step for
+each fixed action, stopping at an end or a published mask) and its snippet shows them, so
+the snippet replays what the probe compared, as it compared it."""
+
+SEEDS, UNSEEDED = 16, 8
+"""The seeds of the ``reset-seed`` probe (each on a fresh environment), the unseeded resets
+of its ``reset-stream`` probe (of one environment, after ``reset(seed=0)``)."""
+
+_RESETS = [
+    f"seeded = [probe_episode(make(), seed, actions) for seed in range({SEEDS})]  # each on a fresh environment",
+    "env = make()",
+    "probe_episode(env, 0, actions)",
+    f"unseeded = [probe_episode(env, None, actions) for _ in range({UNSEEDED})]  # successive resets of one env",
+    "found = seeding(seeded, unseeded)",
+]
 
 PROBES = {
-    "reset-seed": [
-        *_RESETS,
-        "assert not (seeds_alike and not resets_alike), 'reset(seed=s) gives the same start for every seed'",
-    ],
-    "reset-stream": [
-        *_RESETS,
-        "assert seeds_alike or not resets_alike, 'reset() reseeds instead of continuing the random stream'",
-    ],
+    "reset-seed": [*_RESETS, "assert found is None or found[0] != 'reset-seed', found[1]"],
+    "reset-stream": [*_RESETS, "assert found is None or found[0] != 'reset-stream', found[1]"],
     "reset-options": [
         "env = make()",
         "env.reset(seed=0)  # works",
@@ -147,11 +173,16 @@ def _ignored(error: Any) -> str:
     return f", ignore_info_keys={keys!r}" if keys else ""
 
 
-def _probe(error: Any) -> str:
-    """The snippet of a failure of the one-off probes (no seed, no actions)."""
+def _probe(error: Any, episode: Sequence[str]) -> str:
+    """The snippet of a failure of the one-off probes (no seed): ``reset-seed`` and
+    ``reset-stream`` replay the probe's fixed actions (``error.context["probe_actions"]``)
+    through the kind's ``episode`` (its ``probe_episode``, in plain Python) and
+    :data:`SEEDING`, the lines the probe ran."""
     name, defined = factory(error.construction)
     lines = [f"# spacealg: property {error.property!r} failed", f"# law: {error.statement}", "import numpy as np",
              *error.imports, "", *defined]
+    if error.property in ("reset-seed", "reset-stream"):
+        lines += [*actions_source(error.context.get("probe_actions", [])), "", *SEEDING, *episode, ""]
     if error.property == "render-modes":
         call = error.construction.split("=", 1)[1].split("  #")[0].strip()
         call = call[:-1] + ("**kwargs)" if call.endswith("()") else ", **kwargs)")
@@ -167,15 +198,17 @@ def reproduction(
     episode: list[str] | None = None,
     tail: Callable[[Any], list[str]] | None = None,
     notes: Sequence[str] = (),
+    probe_episode: Sequence[str] = (),
 ) -> str:
     """The snippet for ``error`` (an EnvCheckError): a failure of the probes replays them
     (:data:`PROBES`); otherwise the construction, the seed, the actions, the kind's
     ``episode`` function (its lines, as :func:`~spacealg.testing.engine.episode.plain_episode`
     writes them; None: none), then its ``tail`` (default: the trace, then spacealg's own
     :func:`~spacealg.testing.replay`, which raises while the property breaks), ``notes``
-    heading it as comments (what an action stands for)."""
+    heading it as comments (what an action stands for); ``probe_episode``: the kind's episode
+    of the RNG probes in plain Python (:func:`_probe`)."""
     if error.seed is None and error.property in PROBES:
-        return _probe(error)
+        return _probe(error, probe_episode)
     head = [
         f"# spacealg: property {error.property!r} failed {error._location()}",
         f"# law: {error.statement}",

@@ -56,6 +56,8 @@ from spacealg.testing.engine.runner import (
     EnvCheckReport,
     EnvKind,
     Precondition,
+    action_fallback,
+    agents_of,
     check_kind,
 )
 from spacealg.testing.engine.snippets import reproduction
@@ -336,7 +338,7 @@ def check_aec_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:
 def snippet(error: Any) -> str:
     """The reproduction of an AEC failure: its episode, then spacealg's replay."""
     notes = ["actions[k] is the action of the agent selected at agent-step k + 1"]
-    return reproduction(error, plain_episode(API.plain), notes=notes)
+    return reproduction(error, plain_episode(API.plain), notes=notes, probe_episode=PROBE_EPISODE)
 
 
 def recognises(env: Any) -> bool:
@@ -346,23 +348,40 @@ def recognises(env: Any) -> bool:
     return callable(getattr(env, "agent_iter", None)) and callable(getattr(env, "last", None))
 
 
-def probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
-    """The probes of a PettingZoo AEC environment (an episode: the first observation of the
-    selected agent and the infos); returns the warnings."""
-    warned, started = first_look(source, lambda env: (agent_lints(env), []))
-    if started is None:
-        return warned
+PROBE_EPISODE = [
+    "def probe_episode(env, seed, actions):  # each agent-step's agent, observation and reward (None: no agent left)",
+    "    env.reset() if seed is None else env.reset(seed=seed)",
+    "    trace = []",
+    "    for joint in [*actions, None]:  # the fixed action of each agent",
+    "        if not env.agents:",
+    "            return [*trace, None]",
+    "        agent = env.agent_selection",
+    "        observation, reward, terminated, truncated, info = env.last()",
+    "        trace.append((agent, keep(observation), keep(reward)))",
+    "        done = terminated or truncated",
+    "        if joint is None or masked(observation, info) or not (done or agent in joint):",
+    "            return trace",
+    "        env.step(None if done else keep(joint[agent]))",
+    "    return trace",
+]
+"""The episode of the RNG probes in plain Python (run by the probe, shown by its snippet)."""
 
-    def episode(env: Any, seed: int | None, actions: list[Any]) -> list[Any]:
-        env.reset(seed=seed) if seed is not None else env.reset()
-        if not env.agents:
-            return [None]
-        return [snapshot(env.observe(env.agent_selection)), env.agent_selection]
+
+def probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
+    """The probes of a PettingZoo AEC environment; returns the warnings."""
+
+    def read(env: Any) -> tuple[list[Any], list[Any]]:
+        draws = {agent: action_fallback(env.action_space(agent), 0) for agent in agents_of(env)}
+        return agent_lints(env), [{agent: draw(None) for agent, draw in draws.items()} for _ in range(3)]
+
+    warned, actions = first_look(source, read)
+    if actions is None:
+        return warned
 
     def last(env: Any) -> None:
         env.last()
 
-    return run_probes(source, warned, [], episode, clock, last, lambda env: env.reset(seed=0))
+    return run_probes(source, warned, actions, PROBE_EPISODE, clock, last, lambda env: env.reset(seed=0))
 
 
 PRECONDITIONS: dict[str, tuple[Precondition, ...]] = {

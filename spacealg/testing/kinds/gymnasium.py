@@ -33,7 +33,7 @@ from spacealg.testing.engine.errors import PropertyError, short
 from spacealg.testing.engine.infos import recorded
 from spacealg.testing.engine.lints import space_lints
 from spacealg.testing.engine.masks import find_mask
-from spacealg.testing.engine.probes import first_look, outside, run_probes, single_episode
+from spacealg.testing.engine.probes import first_look, outside, run_probes
 from spacealg.testing.engine.resolve import EnvSource
 from spacealg.testing.engine.runner import (
     DEFAULT_MAX_EXAMPLES,
@@ -54,7 +54,6 @@ from spacealg.testing.engine.runner import (
     check_declared,
     check_kind,
     named_spaces,
-    options_of,
 )
 from spacealg.testing.engine.snippets import SAME, replay_tail, reproduction
 from spacealg.testing.engine.values import (
@@ -262,7 +261,7 @@ def _tail(error: Any) -> list[str]:
 def snippet(error: Any) -> str:
     """The reproduction of a Gymnasium failure: its episode, then the property asserted in
     plain Python where it can be (:data:`ASSERTIONS`, the determinism runs), else replayed."""
-    return reproduction(error, plain_episode(API.plain), _tail)
+    return reproduction(error, plain_episode(API.plain), _tail, probe_episode=PROBE_EPISODE)
 
 
 def _declared(env: Any) -> Declared:
@@ -325,36 +324,26 @@ def _unchecked(env: Any) -> dict[str, str]:
 
 
 def check_env(env: Any, **options: Unpack[CheckOptions]) -> EnvCheckReport:
-    """Check a Gymnasium environment's properties on Hypothesis-generated episodes.
-
-    ``env``: an instance, a zero-argument factory, a registered id or ``"module:factory"``.
-    Options (keywords, :class:`~spacealg.testing.engine.runner.CheckOptions`):
-    ``max_examples`` (100): episodes drawn (before shrinking); ``max_steps`` (100): longest
-    episode drawn (episodes that end earlier are reset and continued; one example in eight
-    runs up to just past the environment's own ``max_episode_steps`` when it has one);
-    ``determinism`` (True): replay each episode and compare; ``random_seed`` (0): the seed of
-    Hypothesis' search (None: random, so repeated runs explore differently); ``budget``
-    (None): seconds the search may take (and as many for shrinking a failure; the whole
-    check ends its work within 3 x budget, episodes stopping between steps, and reports what
-    broke by then; None: no limit); ``database`` (None): a directory or a Hypothesis
-    ``ExampleDatabase`` where
-    failures are saved and replayed first (None: none, nothing written); ``masks`` (True):
-    draw legal actions under a published ``info["action_mask"]`` and check the mask;
-    ``illegal_actions`` (False): draw some actions outside the mask too; ``hygiene`` (True):
-    the one-off RNG and API probes and declaration lints (see
-    :mod:`spacealg.testing.engine.probes`); ``max_broken`` (8): stop once this many properties
-    are found broken (1: at the first, as ``pytest -x`` does; the others are then not
-    checked). Returns an :class:`EnvCheckReport`; raises
-    :class:`EnvCheckError` naming the broken property, the seed and the shortest action
-    sequence found.
-    """
-    from spacealg.testing.kinds.dm_env import DM_ENV
-    from spacealg.testing.kinds.torchrl import TORCHRL
-
-    for other in (DM_ENV, TORCHRL):  # instances of the APIs check_env also takes (issue 15)
-        if other.recognises is not None and other.recognises(env):
-            return other.check(env, **options_of(options))  # type: ignore[no-any-return]
+    """The Gymnasium kind's checker: ``env`` checked as a Gymnasium environment, ``options``
+    and outcome as :func:`spacealg.testing.check_env`'s (which hands an environment of
+    another kind to that kind's checker, as the registry recognises it)."""
     return check_kind(GYMNASIUM, env, options)
+
+
+PROBE_EPISODE = [
+    "def probe_episode(env, seed, actions):  # the first observation, then each step's observation and reward",
+    "    observation, info = env.reset() if seed is None else env.reset(seed=seed)",
+    "    trace = [keep(observation)]",
+    "    if masked(observation, info):",
+    "        return trace",
+    "    for action in actions:",
+    "        observation, reward, terminated, truncated, info = env.step(keep(action))",
+    "        trace.append((keep(observation), keep(reward)))",
+    "        if terminated or truncated:",
+    "            break",
+    "    return trace",
+]
+"""The episode of the RNG probes in plain Python (run by the probe, shown by its snippet)."""
 
 
 def probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
@@ -376,7 +365,7 @@ def probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
         if find_mask(obs, info) is None:
             act(env)
 
-    return run_probes(source, warned, actions, single_episode, clock, act, start_and_act)
+    return run_probes(source, warned, actions, PROBE_EPISODE, clock, act, start_and_act)
 
 
 PRECONDITIONS: dict[str, tuple[Precondition, ...]] = {

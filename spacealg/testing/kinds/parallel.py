@@ -295,7 +295,7 @@ def spaces(env: Any) -> list[tuple[str, Any]]:
 def snippet(error: Any) -> str:
     """The reproduction of a parallel failure: its episode, then spacealg's replay."""
     notes = ["actions[k] is the dict of actions of the live agents at step k + 1"]
-    return reproduction(error, plain_episode(API.plain), notes=notes)
+    return reproduction(error, plain_episode(API.plain), notes=notes, probe_episode=PROBE_EPISODE)
 
 
 def recognises(env: Any) -> bool:
@@ -314,6 +314,23 @@ def agent_lints(env: Any) -> list[Any]:
     ]
 
 
+PROBE_EPISODE = [
+    "def probe_episode(env, seed, actions):  # the first observations, then each step's observations and rewards",
+    "    observations, infos = env.reset() if seed is None else env.reset(seed=seed)",
+    "    trace = [keep(observations)]",
+    "    if any(masked(observation, infos.get(agent)) for agent, observation in observations.items()):",
+    "        return trace",
+    "    for joint in actions:  # the live agents' actions",
+    "        if not env.agents:",
+    "            break",
+    "        step = {agent: keep(joint[agent]) for agent in env.agents if agent in joint}",
+    "        observations, rewards, *_ = env.step(step)",
+    "        trace.append((keep(observations), keep(rewards)))",
+    "    return trace",
+]
+"""The episode of the RNG probes in plain Python (run by the probe, shown by its snippet)."""
+
+
 def probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
     """The probes of a PettingZoo parallel environment; returns the warnings."""
 
@@ -325,19 +342,6 @@ def probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
     if actions is None:
         return warned
 
-    def episode(env: Any, seed: int | None, actions: list[Any]) -> list[Any]:
-        observations, infos = env.reset(seed=seed) if seed is not None else env.reset()
-        trace = [snapshot(observations)]
-        if any(find_mask(o, infos.get(a)) is not None for a, o in observations.items()):
-            return trace
-        for joint in actions:
-            live = list(env.agents)
-            if not live:
-                break
-            observations, rewards, *_ = env.step({a: snapshot(joint[a]) for a in live if a in joint})
-            trace.append((snapshot(observations), snapshot(rewards)))
-        return trace
-
     def act(env: Any) -> str | None:
         env.step({a: snapshot(actions[0][a]) for a in list(getattr(env, "agents", [])) if a in actions[0]})
         return None
@@ -347,7 +351,7 @@ def probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
         if not any(find_mask(o, infos.get(a)) is not None for a, o in observations.items()):
             act(env)
 
-    return run_probes(source, warned, actions, episode, clock, act, start_and_act)
+    return run_probes(source, warned, actions, PROBE_EPISODE, clock, act, start_and_act)
 
 
 PRECONDITIONS: dict[str, tuple[Precondition, ...]] = {
