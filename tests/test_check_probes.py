@@ -86,3 +86,20 @@ def test_the_snippet_shows_the_lines_the_probe_ran(caught):
     snippet = error.reproduction()
     assert "\n".join([*SEEDING, *PROBE_EPISODE]) in snippet
     assert len(error.context["probe_actions"]) == 3 and "actions = [\n" in snippet
+
+
+def test_a_probe_that_crashes_leaves_its_properties_not_checked():
+    """An env whose every step raises: the search reports the crash, and the seeding
+    properties, whose probe steps too, are "not checked" with the probe's error, never held."""
+    from envcorpus.checks_envs import Corridor
+
+    class CrashingCorridor(Corridor):
+        def step(self, action):
+            raise RuntimeError("the step of this env always fails")
+
+    with pytest.raises(EnvCheckError) as raised:
+        check(CrashingCorridor, max_examples=5)
+    verdicts = raised.value.verdicts()
+    assert verdicts["no-exception"] == "broken"
+    for prop in ("reset-seed", "reset-stream"):
+        assert verdicts[prop].startswith("not checked: their probe raised RuntimeError"), verdicts[prop]
