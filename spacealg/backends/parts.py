@@ -35,6 +35,7 @@ from spacealg.core.plan import plan_for
 from spacealg.core.rng import no_extra
 from spacealg.spaces._batch import normalize_size
 from spacealg.spaces.array import ArraySpace
+from spacealg.spaces.product import RULES as PRODUCT_RULES
 
 __all__ = ["RULES", "modelled"]
 
@@ -62,13 +63,26 @@ _FLAT = ("flatten_batch", "unflatten_batch")
 
 def _rule(operation: str) -> Callable[..., Any]:
     whole = OPERATIONS[operation]
+    own = PRODUCT_RULES.get(operation)
 
     def rule(k: Kernel, *args: Any, **kwargs: Any) -> Any:
         space = args[0] if operation == "sample" else args[1]
-        if operation in _FLAT or modelled(space):  # the one flatten driver takes a part by its own rules
+        if operation in _FLAT:  # the one flatten driver takes a part by its own rules
             return whole(k.name, *args, **kwargs)
-        by_parts = _entries if isinstance(space, ArraySpace) else _leaves
-        return by_parts(operation, k, args, kwargs)
+        if modelled(space):
+            try:
+                return whole(k.name, *args, **kwargs)
+            except ValueError as error:  # component batches that broadcast: the products' rule
+                if own is None or isinstance(space, ArraySpace) or "different batch shapes" not in str(error):
+                    raise
+        if isinstance(space, ArraySpace):
+            return _entries(operation, k, args, kwargs)
+        if own is None:
+            return _staged(k, *args)
+        if operation != "sample":  # the leaves on the kernel's backend, as the compiled plans take them
+            plan = plan_for(space)
+            args = (plan.join(_on_backend(k, plan.check(args[0], operation))), space)
+        return own(k, *args, **kwargs)
 
     return rule
 
@@ -96,30 +110,14 @@ def _entries(operation: str, k: Kernel, args: tuple[Any, ...], kwargs: dict[str,
     return k.xp.all(answer, axis=tuple(range(-n, 0)))
 
 
-def _leaves(operation: str, k: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``operation`` of a product holding a leaf without a leaf model, leaf by leaf (see the module)."""
-    name = k.name
-    if operation == "sample":  # each leaf from the kernel's generator (torch's) or a new key (JAX's)
-        space, size = _sampled(name, args, kwargs)
-        plan = plan_for(space)
-        return plan.join([protocol.sample(leaf, size, rng=k.spawn()) for leaf in plan.leaf_spaces()])
-    values, space = args[0], args[1]
-    if operation == "clamp_" and name == "jax":  # before any check of the batch, as every JAX clamp_
+def _staged(k: Kernel, values: Any, space: Any) -> Any:
+    """``clamp_`` of a product holding a leaf without a leaf model: every leaf clamped on a
+    copy first, so that a leaf that raises leaves the batch untouched."""
+    if k.name == "jax":  # before any check of the batch, as every JAX clamp_
         raise TypeError("clamp_: JAX arrays are immutable; use clamp")
     plan = plan_for(space)
-    leaves = plan.leaf_spaces()
-    parts = _on_backend(k, plan.check(values, operation))
-    if operation == "isin":
-        answers = [protocol.isin(part, leaf) for part, leaf in zip(parts, leaves)]
-        _same_leads([tuple(a.shape) for a in answers], operation, space)
-        inside = answers[0]
-        for answer in answers[1:]:
-            inside = inside & answer
-        return inside
-    if operation == "clamp":
-        return plan.join([protocol.clamp(part, leaf) for part, leaf in zip(parts, leaves)])
-    # clamp_: every leaf clamped on a copy first, so that a leaf that raises leaves the batch untouched
-    staged = [protocol.clamp_(part.clone(), leaf) for part, leaf in zip(parts, leaves)]
+    parts = _on_backend(k, plan.check(values, "clamp_"))
+    staged = [protocol.clamp_(part.clone(), leaf) for part, leaf in zip(parts, plan.leaf_spaces())]
     for part, done in zip(parts, staged):
         part.copy_(done)
     return values
@@ -132,11 +130,6 @@ def _on_backend(k: Kernel, parts: tuple[Any, ...]) -> tuple[Any, ...]:
     if k.name != "jax":
         return parts
     return tuple(p if backend_name(p) == "jax" else k.xp.asarray(p) for p in parts)
-
-
-def _same_leads(leads: list[tuple[int, ...]], operation: str, space: Any) -> None:
-    if any(lead != leads[0] for lead in leads):
-        raise ValueError(f"{operation}: the component batches of {space!r} have different batch shapes")
 
 
 #: operation -> the composite kinds' rule on torch and JAX

@@ -30,6 +30,7 @@ import numpy as np
 
 from spacealg.core import hooks
 from spacealg.core.generic import as_space
+from spacealg.core.kernel import Kernel
 from spacealg.core.plan import components
 from spacealg.core.protocol import (
     SpaceStyle,
@@ -49,19 +50,19 @@ from spacealg.core.protocol import (
     issubspace,
     sample,
 )
-from spacealg.core.rng import RngLike, as_generator
+from spacealg.core.rng import no_extra
 from spacealg.core.space import Space, format_value, nested_depth
 from spacealg.core.styles import combine_styles
 from spacealg.spaces._batch import has_nan, isin_objects
 from spacealg.spaces._counting import count_product, lazy_product
-from spacealg.spaces._kind import empty, register, shown
+from spacealg.spaces._kind import empty, on_numpy, register, register_batched, shown
 from spacealg.spaces.array import ArraySpace, array_of
 from spacealg.spaces.box import Box
 from spacealg.spaces.finite import FiniteSet
 from spacealg.spaces.inplace import write_through
 from spacealg.spaces.interval import Interval
 
-__all__ = ["DictProduct", "SpaceTuple", "TupleProduct", "assemble", "has_parts", "parts_of", "product"]
+__all__ = ["RULES", "DictProduct", "SpaceTuple", "TupleProduct", "assemble", "has_parts", "parts_of", "product"]
 
 
 class SpaceTuple(Space):
@@ -266,23 +267,39 @@ def _contains(x: Any, space: TupleProduct | DictProduct) -> bool:
         return False
 
 
-def _sample(space: TupleProduct | DictProduct, size: Any = None, *, rng: RngLike = None) -> Any:
-    generator = as_generator(rng)
-    return assemble(space, (sample(s, size, rng=generator) for s in parts_of(space).values()))
+# -- the batched rules: one over the kernel, for NumPy, torch and JAX alike ----------------------------
 
 
-def _isin(batch: Any, space: TupleProduct | DictProduct) -> np.ndarray:
+def _sample_rule(k: Kernel, space: TupleProduct | DictProduct, size: Any = None, *, rng: Any, **extra: Any) -> Any:
+    """Each component's batch drawn by its own rule, in order, from the kernel's generator (a new
+    key for each on JAX)."""
+    no_extra(extra, k.name)
+    return assemble(space, (sample(s, size, rng=k.spawn()) for s in parts_of(space).values()))
+
+
+def _isin_rule(k: Kernel, batch: Any, space: TupleProduct | DictProduct) -> Any:
+    """The ``&`` of the components' answers, broadcast as NumPy broadcasts: a component batch of
+    one row (or of none: one member) stands for every row, so that ``isin(batch)[i] ==
+    contains(row i of the broadcast batch)``; answers that do not broadcast are a ValueError,
+    whatever the backend. An object array of members (NumPy) is tested member by member."""
     if isinstance(batch, np.ndarray) and batch.dtype.kind == "O":
         return isin_objects(batch, space)
     if not has_parts(batch, space):
         form = ("a dict of component batches with its keys" if isinstance(space, DictProduct)
                 else f"a tuple of {len(space._spaces)} component batches")
         raise ValueError(f"isin: a batch of {space!r} is {form}")
-    inside = [np.asarray(isin(batch[k], s)) for k, s in parts_of(space).items()]
-    try:
-        return np.logical_and.reduce(np.broadcast_arrays(*inside)) if inside else np.ones((), bool)
-    except ValueError:
-        raise ValueError(f"isin: the component batches of {space!r} have different batch shapes") from None
+    answers = [k.xp.asarray(isin(batch[key], s)) for key, s in parts_of(space).items()]
+    if not answers:
+        return k.ones((), k.dtype(np.bool_))
+    inside, shape = answers[0], answers[0].shape
+    for answer in answers[1:]:
+        if answer.shape != shape:
+            try:
+                shape = np.broadcast_shapes(tuple(shape), tuple(answer.shape))
+            except ValueError:
+                raise ValueError(f"isin: the component batches of {space!r} have different batch shapes") from None
+        inside = inside & answer
+    return inside
 
 
 def _check_parts(x: Any, space: TupleProduct | DictProduct, what: str) -> None:
@@ -295,10 +312,16 @@ def _check_parts(x: Any, space: TupleProduct | DictProduct, what: str) -> None:
     raise ValueError(f"{what}: x must be a tuple of {len(space._spaces)} components")
 
 
-def _clamp(x: Any, space: TupleProduct | DictProduct) -> Any:
+def _clamp_rule(k: Kernel, x: Any, space: TupleProduct | DictProduct) -> Any:
+    """Each component clamped by its own rule (component batches are not broadcast: each keeps
+    its shape); a list stays a list."""
     _check_parts(x, space, "clamp")
-    clamped = assemble(space, (clamp(x[k], s) for k, s in parts_of(space).items()))
-    return type(x)(clamped) if isinstance(x, list) else clamped  # a list stays a list
+    clamped = assemble(space, (clamp(x[key], s) for key, s in parts_of(space).items()))
+    return list(clamped) if isinstance(x, list) else clamped
+
+
+#: operation -> the products' batched rule, over the kernel of NumPy, torch or JAX
+RULES = {"isin": _isin_rule, "sample": _sample_rule, "clamp": _clamp_rule}
 
 
 def _clamp_inplace(x: Any, space: TupleProduct | DictProduct) -> Any:
@@ -354,11 +377,12 @@ def _element(i: Any, space: TupleProduct | DictProduct) -> Any:
 
 
 for _product in (TupleProduct, DictProduct):
-    register(_product, contains=_contains, sample=_sample, isin=_isin, bounds=_bounds, elements=_elements, index=_index,
-             element=_element, clamp=_clamp, clamp_=_clamp_inplace,
+    register(_product, contains=_contains, bounds=_bounds, elements=_elements, index=_index, element=_element,
+             clamp_=_clamp_inplace,
              elsize=lambda space: assemble(space, (elsize(s) for s in parts_of(space).values())),
              SpaceStyle=lambda space: combine_styles(SpaceStyle(s) for s in parts_of(space).values()),
              cardinality=lambda space: count_product(cardinality(s) for s in parts_of(space).values()))
+    register_batched(_product, on_numpy(**RULES), **RULES)  # torch/JAX: through spacealg.backends.parts
 register(TupleProduct, eltype=lambda space: tuple[tuple(eltype(s) for s in space._spaces)])  # type: ignore[misc]
 register(DictProduct, eltype=lambda space: dict)
 
