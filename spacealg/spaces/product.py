@@ -273,8 +273,10 @@ def _contains(x: Any, space: TupleProduct | DictProduct) -> bool:
 def _sample_rule(k: Kernel, space: TupleProduct | DictProduct, size: Any = None, *, rng: Any, **extra: Any) -> Any:
     """Each component's batch drawn by its own rule, in order, from the kernel's generator (a new
     key for each on JAX)."""
-    no_extra(extra, k.name)
-    return assemble(space, (sample(s, size, rng=k.spawn()) for s in parts_of(space).values()))
+    if extra:  # (no_extra's own call costs 3% of a small Dict's draw)
+        no_extra(extra, k.name)
+    spawn = k.spawn
+    return assemble(space, (sample(s, size, rng=spawn()) for s in parts_of(space).values()))
 
 
 def _isin_rule(k: Kernel, batch: Any, space: TupleProduct | DictProduct) -> Any:
