@@ -32,8 +32,7 @@ from spacealg.core.generic import as_space
 from spacealg.core.kernel import Kernel
 from spacealg.core.leaf import leaf as leaf_model
 from spacealg.core.plan import plan_for
-from spacealg.core.rng import no_extra
-from spacealg.spaces._batch import normalize_size
+from spacealg.spaces.array import RULES as ARRAY_RULES
 from spacealg.spaces.array import ArraySpace
 from spacealg.spaces.product import RULES as PRODUCT_RULES
 
@@ -63,51 +62,27 @@ _FLAT = ("flatten_batch", "unflatten_batch")
 
 def _rule(operation: str) -> Callable[..., Any]:
     whole = OPERATIONS[operation]
-    own = PRODUCT_RULES.get(operation)
 
     def rule(k: Kernel, *args: Any, **kwargs: Any) -> Any:
         space = args[0] if operation == "sample" else args[1]
         if operation in _FLAT:  # the one flatten driver takes a part by its own rules
             return whole(k.name, *args, **kwargs)
+        product = not isinstance(space, ArraySpace)
         if modelled(space):
             try:
                 return whole(k.name, *args, **kwargs)
             except ValueError as error:  # component batches that broadcast: the products' rule
-                if own is None or isinstance(space, ArraySpace) or "different batch shapes" not in str(error):
+                if not product or operation != "isin" or "different batch shapes" not in str(error):
                     raise
-        if isinstance(space, ArraySpace):
-            return _entries(operation, k, args, kwargs)
-        if own is None:
+        own = (PRODUCT_RULES if product else ARRAY_RULES).get(operation)
+        if own is None:  # a product's clamp_
             return _staged(k, *args)
-        if operation != "sample":  # the leaves on the kernel's backend, as the compiled plans take them
+        if product and operation != "sample":  # the leaves on the kernel's backend, as the compiled plans take them
             plan = plan_for(space)
             args = (plan.join(_on_backend(k, plan.check(args[0], operation))), space)
         return own(k, *args, **kwargs)
 
     return rule
-
-
-def _sampled(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
-    """``(space, size)`` of a ``sample`` call; TypeError for what a backend's generator does not take."""
-    no_extra({key: value for key, value in kwargs.items() if key not in ("rng", "size")}, name)
-    return args[0], (args[1] if len(args) > 1 else kwargs.get("size"))
-
-
-def _entries(operation: str, k: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``operation`` of an array space whose entry has no leaf model, by its entry's rules."""
-    if operation == "sample":
-        space, size = _sampled(k.name, args, kwargs)
-        return protocol.sample(space.space, (*normalize_size(size), *space.dims), rng=kwargs["rng"])
-    x, space = args[0], args[1]
-    if operation not in ("isin", "clamp", "clamp_"):  # no flat width without a leaf model: the plan says so
-        return OPERATIONS[operation](k.name, x, space)
-    n, shape = len(space.dims), tuple(x.shape)
-    if len(shape) < n or shape[len(shape) - n :] != space.dims:
-        raise ValueError(f"{operation}: x is not an array of shape {space.dims} (or a batch of them)")
-    answer = getattr(protocol, operation)(x, space.space)
-    if operation != "isin" or not n:
-        return answer
-    return k.xp.all(answer, axis=tuple(range(-n, 0)))
 
 
 def _staged(k: Kernel, values: Any, space: Any) -> Any:
