@@ -1,22 +1,24 @@
-"""The rules of the composite kinds (``TupleProduct``, ``DictProduct``, ``ArraySpace``) on torch
-and JAX: registered for them by :mod:`spacealg.backends`, as any kind registers its own
-(:func:`spacealg.core.arrays.register_kind_rule`); NumPy's are the kinds' own.
+"""The composite kinds (``TupleProduct``, ``DictProduct``, ``ArraySpace``) on torch and JAX:
+their one plan compiled, or their own rules. Registered for them by :mod:`spacealg.backends`
+(:func:`spacealg.core.arrays.register_kind_rule`), over the rules each kind writes once for
+every backend (``RULES`` of :mod:`spacealg.spaces.product` and :mod:`spacealg.spaces.array`,
+which are NumPy's entries too).
 
 A composite all of whose leaves have a leaf model (:mod:`spacealg.core.leaf`) is served by its
 one plan, compiled per backend, device and dtypes (:data:`~spacealg.backends.operations.OPERATIONS`:
-one JAX program for the whole batch). One holding a leaf of a kind with rules of its own and
-no leaf model (``OneHot``, ``Masked``, ``Union``, ...) goes part by part: its plan splits the
-batch into leaf values, each goes to the generic function with its leaf space (its own
-route), and the plan joins the results; an array space of such an entry asks its entry's
-rules for every entry at once. Which of the two serves a space is decided once per space
-(:func:`modelled`).
+one JAX program for the whole batch); which serves a space is decided once per space
+(:func:`modelled`). Any other composite, holding a leaf of a kind with rules of its own and no
+leaf model (``OneHot``, ``Masked``, ``Union``, ...), and a product batch whose component batches
+broadcast to a common batch shape without sharing it, goes by its kind's rule: a product
+component by component (each through its own route), an array space through its entries'
+rules for every entry at once. A product's ``clamp_`` there clamps every leaf on a copy before
+any is written (all or nothing, as NumPy's ``clamp_``).
 
 Laws, for a composite ``s`` and a torch/JAX batch ``xs`` of it: each operation equals the NumPy
-path value for value after moving to NumPy; part by part, ``isin(xs, s)`` is the ``&`` of
-its leaves' ``isin``, ``clamp``/``sample`` are the leaves' joined, ``clamp_`` is all or
-nothing (every leaf is clamped on a copy before any is written). ``flatten_batch`` and
-``unflatten_batch`` are the one flatten driver's (:mod:`spacealg.backends.flatten`), which
-takes a leaf with no leaf model by its own rules.
+path value for value after moving to NumPy (the kinds' rules state theirs: a product's ``isin``
+broadcasts its component batches). ``flatten_batch`` and ``unflatten_batch`` are the one
+flatten driver's (:mod:`spacealg.backends.flatten`), which takes a leaf with no leaf model by
+its own rules.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ and ``product``, the associative Cartesian product.
 Box(np.array([-1.0, 0.0], dtype=np.float64), np.array([1.0, 1.0], dtype=np.float64), dtype=np.float64)
 >>> p = product(("cat", "dog"), range(3), Interval(0, 1))
 >>> SpaceStyle(p)
-HybridSpaceStyle(continuous_shape=(1,), finite_shape=(2,))
+HybridSpaceStyle(continuous_shape=(), finite_shape=(2,))
 >>> product(position=Interval(0, 1), colour=("red", "blue"))  # a named product
 DictProduct({'position': Interval(0, 1), 'colour': FiniteSet('red', 'blue')})
 
@@ -17,7 +17,14 @@ Laws: ``product(product(a, b), c) == product(a, product(b, c)) == product(a, b, 
 ``cardinality`` multiplies; styles combine by the promotion table of
 :mod:`spacealg.core.styles`. The explicit constructors keep nesting as written.
 
-A batch of a product is the tuple (dict) of its components' batches.
+A batch of a product is the tuple (dict) of its components' batches. Its batched rules
+(:data:`RULES`: ``isin``, ``sample``, ``clamp``) are written once over the kernel and serve NumPy,
+torch and JAX alike (torch/JAX compile the product's plan instead where every leaf has a leaf
+model: :mod:`spacealg.backends.parts`). Laws, on every backend: ``isin`` broadcasts the
+components' batches as NumPy broadcasts, ``isin(batch)[i] == contains(row i of the broadcast
+batch)`` (a component batch of one row, or one member, stands for every row), and component
+batches that do not broadcast are a ValueError; ``clamp`` clamps each component batch as it is
+(no broadcasting); ``sample`` draws each component in turn from the one generator.
 """
 
 from __future__ import annotations
