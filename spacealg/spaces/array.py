@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, SupportsIndex
 
 import numpy as np
@@ -287,7 +287,8 @@ def _clamp_inplace_rule(k: Kernel, x: Any, space: ArraySpace) -> Any:
 
 
 #: operation -> the array spaces' batched rule, over the kernel of NumPy, torch or JAX
-RULES = {"isin": _isin_rule, "sample": _sample_rule, "clamp": _clamp_rule, "clamp_": _clamp_inplace_rule}
+RULES: dict[str, Callable[..., Any]] = {
+    "isin": _isin_rule, "sample": _sample_rule, "clamp": _clamp_rule, "clamp_": _clamp_inplace_rule}
 
 
 register(ArraySpace, contains=_contains, eltype=lambda space: np.ndarray, elsize=lambda space: space.dims,

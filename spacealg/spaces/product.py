@@ -29,7 +29,7 @@ batches that do not broadcast are a ValueError; ``clamp`` clamps each component 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -274,6 +274,16 @@ def _contains(x: Any, space: TupleProduct | DictProduct) -> bool:
         return False
 
 
+def _check_parts(x: Any, space: TupleProduct | DictProduct, what: str) -> None:
+    """ValueError naming ``what`` unless ``x`` has the parts of a member (the error of ``isin``
+    and of the torch/JAX batches for the same structure)."""
+    if has_parts(x, space):
+        return
+    if isinstance(space, DictProduct):
+        raise ValueError(f"{what}: x must be a mapping with the keys {list(space._spaces)}")
+    raise ValueError(f"{what}: x must be a tuple of {len(space._spaces)} components")
+
+
 # -- the batched rules: one over the kernel, for NumPy, torch and JAX alike ----------------------------
 
 
@@ -293,10 +303,7 @@ def _isin_rule(k: Kernel, batch: Any, space: TupleProduct | DictProduct) -> Any:
     whatever the backend. An object array of members (NumPy) is tested member by member."""
     if isinstance(batch, np.ndarray) and batch.dtype.kind == "O":
         return isin_objects(batch, space)
-    if not has_parts(batch, space):
-        form = ("a dict of component batches with its keys" if isinstance(space, DictProduct)
-                else f"a tuple of {len(space._spaces)} component batches")
-        raise ValueError(f"isin: a batch of {space!r} is {form}")
+    _check_parts(batch, space, "isin")
     answers = [k.xp.asarray(isin(batch[key], s)) for key, s in parts_of(space).items()]
     if not answers:
         return k.ones((), k.dtype(np.bool_))
@@ -311,16 +318,6 @@ def _isin_rule(k: Kernel, batch: Any, space: TupleProduct | DictProduct) -> Any:
     return inside
 
 
-def _check_parts(x: Any, space: TupleProduct | DictProduct, what: str) -> None:
-    """ValueError naming ``what`` unless ``x`` has the parts of a member (the error of ``isin``
-    and of the torch/JAX batches for the same structure)."""
-    if has_parts(x, space):
-        return
-    if isinstance(space, DictProduct):
-        raise ValueError(f"{what}: x must be a mapping with the keys {list(space._spaces)}")
-    raise ValueError(f"{what}: x must be a tuple of {len(space._spaces)} components")
-
-
 def _clamp_rule(k: Kernel, x: Any, space: TupleProduct | DictProduct) -> Any:
     """Each component clamped by its own rule (component batches are not broadcast: each keeps
     its shape); a list stays a list."""
@@ -330,7 +327,7 @@ def _clamp_rule(k: Kernel, x: Any, space: TupleProduct | DictProduct) -> Any:
 
 
 #: operation -> the products' batched rule, over the kernel of NumPy, torch or JAX
-RULES = {"isin": _isin_rule, "sample": _sample_rule, "clamp": _clamp_rule}
+RULES: dict[str, Callable[..., Any]] = {"isin": _isin_rule, "sample": _sample_rule, "clamp": _clamp_rule}
 
 
 def _clamp_inplace(x: Any, space: TupleProduct | DictProduct) -> Any:
