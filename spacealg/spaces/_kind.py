@@ -26,7 +26,7 @@ import numpy as np
 from spacealg.core import protocol
 from spacealg.core.arrays import register_kind_rule
 from spacealg.core.generic import as_space
-from spacealg.core.kernel import NUMPY, Kernel, numpy_kernel
+from spacealg.core.kernel import NUMPY, Kernel
 from spacealg.core.leaf import LeafModel, leaf
 from spacealg.core.plan import kept_plan, variant_of
 from spacealg.core.rng import as_generator
@@ -58,7 +58,7 @@ def on_numpy(**rules: Callable[..., Any]) -> dict[str, Callable[..., Any]]:
     def entry(operation: str, rule: Callable[..., Any]) -> Callable[..., Any]:
         if operation != "sample":
             return functools.partial(rule, NUMPY)
-        return lambda *args, rng=None, **kwargs: rule(numpy_kernel(as_generator(rng)), *args, rng=rng, **kwargs)
+        return lambda *args, rng=None, **kwargs: rule(_Drawing(as_generator(rng)), *args, rng=rng, **kwargs)
 
     return {operation: entry(operation, rule) for operation, rule in rules.items()}
 
@@ -91,6 +91,14 @@ def leaf_model(space: Any) -> LeafModel:
     plan = kept_plan(space)  # the hot path: an attribute of the kept plan (0.30 us; by variant_of 0.57, timeit)
     model = None if plan is None else plan.leaf_model
     return model if model is not None else variant_of(space, "leaf_model", leaf)  # type: ignore[no-any-return]
+
+
+class _Drawing(Kernel):
+    """NumPy's kernel of one draw whose generator is resolved already: a further draw takes it
+    as it is (a product's draw spawns one per component: 2 calls fewer each)."""
+
+    def spawn(self) -> Any:
+        return self.rng
 
 
 def shown(space: Any) -> tuple[Any, Any]:
