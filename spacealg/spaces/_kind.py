@@ -58,7 +58,11 @@ def on_numpy(**rules: Callable[..., Any]) -> dict[str, Callable[..., Any]]:
     def entry(operation: str, rule: Callable[..., Any]) -> Callable[..., Any]:
         if operation != "sample":
             return functools.partial(rule, NUMPY)
-        return lambda *args, rng=None, **kwargs: rule(_Drawing(as_generator(rng)), *args, rng=rng, **kwargs)
+
+        def drawn(space: Any, size: Any = None, *, rng: Any = None, **extra: Any) -> Any:
+            return rule(_Drawing(as_generator(rng)), space, size, rng=rng, **extra)
+
+        return drawn
 
     return {operation: entry(operation, rule) for operation, rule in rules.items()}
 

@@ -293,7 +293,7 @@ def _sample_rule(k: Kernel, space: TupleProduct | DictProduct, size: Any = None,
     if extra:  # (no_extra's own call costs 3% of a small Dict's draw)
         no_extra(extra, k.name)
     spawn = k.spawn
-    return assemble(space, (sample(s, size, rng=spawn()) for s in parts_of(space).values()))
+    return assemble(space, [sample(s, size, rng=spawn()) for s in parts_of(space).values()])
 
 
 def _isin_rule(k: Kernel, batch: Any, space: TupleProduct | DictProduct) -> Any:
