@@ -37,13 +37,18 @@ components = spaces(leaves=(*LEAF_KINDS, "catalogued"), composites=("tuple", "di
 LEADS = ("rows", "one row", "member")
 
 
+def _each(batch: Any, f: Any) -> Any:
+    """``f`` of every leaf array of a tuple/dict batch, in its structure."""
+    if isinstance(batch, tuple):
+        return tuple(_each(b, f) for b in batch)
+    if isinstance(batch, dict):
+        return {k: _each(b, f) for k, b in batch.items()}
+    return f(np.asarray(batch))
+
+
 def _rows(batch: Any, index: Any) -> Any:
     """``batch[index]`` for every leaf of a tuple/dict batch."""
-    if isinstance(batch, tuple):
-        return tuple(_rows(b, index) for b in batch)
-    if isinstance(batch, dict):
-        return {k: _rows(b, index) for k, b in batch.items()}
-    return np.asarray(batch)[index]
+    return _each(batch, lambda a: a[index])
 
 
 def _led(batch: Any, lead: str) -> Any:
@@ -107,9 +112,4 @@ def test_component_batches_that_do_not_broadcast_are_a_value_error_on_every_back
 
 def _stacked(batch: Any) -> Any:
     """A batch of ROWS + 1 rows: ``batch`` and its first row again."""
-    if isinstance(batch, tuple):
-        return tuple(_stacked(b) for b in batch)
-    if isinstance(batch, dict):
-        return {k: _stacked(b) for k, b in batch.items()}
-    a = np.asarray(batch)
-    return np.concatenate([a, a[:1]])
+    return _each(batch, lambda a: np.concatenate([a, a[:1]]))
