@@ -1,22 +1,24 @@
-"""The rules of the composite kinds (``TupleProduct``, ``DictProduct``, ``ArraySpace``) on torch
-and JAX: registered for them by :mod:`spacealg.backends`, as any kind registers its own
-(:func:`spacealg.core.arrays.register_kind_rule`); NumPy's are the kinds' own.
+"""The composite kinds (``TupleProduct``, ``DictProduct``, ``ArraySpace``) on torch and JAX:
+their one plan compiled, or their own rules. Registered for them by :mod:`spacealg.backends`
+(:func:`spacealg.core.arrays.register_kind_rule`), over the rules each kind writes once for
+every backend (``RULES`` of :mod:`spacealg.spaces.product` and :mod:`spacealg.spaces.array`,
+which are NumPy's entries too).
 
 A composite all of whose leaves have a leaf model (:mod:`spacealg.core.leaf`) is served by its
 one plan, compiled per backend, device and dtypes (:data:`~spacealg.backends.operations.OPERATIONS`:
-one JAX program for the whole batch). One holding a leaf of a kind with rules of its own and
-no leaf model (``OneHot``, ``Masked``, ``Union``, ...) goes part by part: its plan splits the
-batch into leaf values, each goes to the generic function with its leaf space (its own
-route), and the plan joins the results; an array space of such an entry asks its entry's
-rules for every entry at once. Which of the two serves a space is decided once per space
-(:func:`modelled`).
+one JAX program for the whole batch); which serves a space is decided once per space
+(:func:`modelled`). Any other composite, holding a leaf of a kind with rules of its own and no
+leaf model (``OneHot``, ``Masked``, ``Union``, ...), and a product batch whose component batches
+broadcast to a common batch shape without sharing it, goes by its kind's rule: a product
+component by component (each through its own route), an array space through its entries'
+rules for every entry at once. A product's ``clamp_`` there clamps every leaf on a copy before
+any is written (all or nothing, as NumPy's ``clamp_``).
 
 Laws, for a composite ``s`` and a torch/JAX batch ``xs`` of it: each operation equals the NumPy
-path value for value after moving to NumPy; part by part, ``isin(xs, s)`` is the ``&`` of
-its leaves' ``isin``, ``clamp``/``sample`` are the leaves' joined, ``clamp_`` is all or
-nothing (every leaf is clamped on a copy before any is written). ``flatten_batch`` and
-``unflatten_batch`` are the one flatten driver's (:mod:`spacealg.backends.flatten`), which
-takes a leaf with no leaf model by its own rules.
+path value for value after moving to NumPy (the kinds' rules state theirs: a product's ``isin``
+broadcasts its component batches). ``flatten_batch`` and ``unflatten_batch`` are the one
+flatten driver's (:mod:`spacealg.backends.flatten`), which takes a leaf with no leaf model by
+its own rules.
 """
 
 from __future__ import annotations
@@ -32,9 +34,9 @@ from spacealg.core.generic import as_space
 from spacealg.core.kernel import Kernel
 from spacealg.core.leaf import leaf as leaf_model
 from spacealg.core.plan import plan_for
-from spacealg.core.rng import no_extra
-from spacealg.spaces._batch import normalize_size
+from spacealg.spaces.array import RULES as ARRAY_RULES
 from spacealg.spaces.array import ArraySpace
+from spacealg.spaces.product import RULES as PRODUCT_RULES
 
 __all__ = ["RULES", "modelled"]
 
@@ -65,61 +67,34 @@ def _rule(operation: str) -> Callable[..., Any]:
 
     def rule(k: Kernel, *args: Any, **kwargs: Any) -> Any:
         space = args[0] if operation == "sample" else args[1]
-        if operation in _FLAT or modelled(space):  # the one flatten driver takes a part by its own rules
+        if operation in _FLAT:  # the one flatten driver takes a part by its own rules
             return whole(k.name, *args, **kwargs)
-        by_parts = _entries if isinstance(space, ArraySpace) else _leaves
-        return by_parts(operation, k, args, kwargs)
+        product = not isinstance(space, ArraySpace)
+        if modelled(space):
+            try:
+                return whole(k.name, *args, **kwargs)
+            except ValueError as error:  # component batches that broadcast: the products' rule
+                if not product or operation != "isin" or "different batch shapes" not in str(error):
+                    raise
+        own = (PRODUCT_RULES if product else ARRAY_RULES).get(operation)
+        if own is None:  # a product's clamp_
+            return _staged(k, *args)
+        if product and operation != "sample":  # the leaves on the kernel's backend, as the compiled plans take them
+            plan = plan_for(space)
+            args = (plan.join(_on_backend(k, plan.check(args[0], operation))), space)
+        return own(k, *args, **kwargs)
 
     return rule
 
 
-def _sampled(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
-    """``(space, size)`` of a ``sample`` call; TypeError for what a backend's generator does not take."""
-    no_extra({key: value for key, value in kwargs.items() if key not in ("rng", "size")}, name)
-    return args[0], (args[1] if len(args) > 1 else kwargs.get("size"))
-
-
-def _entries(operation: str, k: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``operation`` of an array space whose entry has no leaf model, by its entry's rules."""
-    if operation == "sample":
-        space, size = _sampled(k.name, args, kwargs)
-        return protocol.sample(space.space, (*normalize_size(size), *space.dims), rng=kwargs["rng"])
-    x, space = args[0], args[1]
-    if operation not in ("isin", "clamp", "clamp_"):  # no flat width without a leaf model: the plan says so
-        return OPERATIONS[operation](k.name, x, space)
-    n, shape = len(space.dims), tuple(x.shape)
-    if len(shape) < n or shape[len(shape) - n :] != space.dims:
-        raise ValueError(f"{operation}: x is not an array of shape {space.dims} (or a batch of them)")
-    answer = getattr(protocol, operation)(x, space.space)
-    if operation != "isin" or not n:
-        return answer
-    return k.xp.all(answer, axis=tuple(range(-n, 0)))
-
-
-def _leaves(operation: str, k: Kernel, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``operation`` of a product holding a leaf without a leaf model, leaf by leaf (see the module)."""
-    name = k.name
-    if operation == "sample":  # each leaf from the kernel's generator (torch's) or a new key (JAX's)
-        space, size = _sampled(name, args, kwargs)
-        plan = plan_for(space)
-        return plan.join([protocol.sample(leaf, size, rng=k.spawn()) for leaf in plan.leaf_spaces()])
-    values, space = args[0], args[1]
-    if operation == "clamp_" and name == "jax":  # before any check of the batch, as every JAX clamp_
+def _staged(k: Kernel, values: Any, space: Any) -> Any:
+    """``clamp_`` of a product holding a leaf without a leaf model: every leaf clamped on a
+    copy first, so that a leaf that raises leaves the batch untouched."""
+    if k.name == "jax":  # before any check of the batch, as every JAX clamp_
         raise TypeError("clamp_: JAX arrays are immutable; use clamp")
     plan = plan_for(space)
-    leaves = plan.leaf_spaces()
-    parts = _on_backend(k, plan.check(values, operation))
-    if operation == "isin":
-        answers = [protocol.isin(part, leaf) for part, leaf in zip(parts, leaves)]
-        _same_leads([tuple(a.shape) for a in answers], operation, space)
-        inside = answers[0]
-        for answer in answers[1:]:
-            inside = inside & answer
-        return inside
-    if operation == "clamp":
-        return plan.join([protocol.clamp(part, leaf) for part, leaf in zip(parts, leaves)])
-    # clamp_: every leaf clamped on a copy first, so that a leaf that raises leaves the batch untouched
-    staged = [protocol.clamp_(part.clone(), leaf) for part, leaf in zip(parts, leaves)]
+    parts = _on_backend(k, plan.check(values, "clamp_"))
+    staged = [protocol.clamp_(part.clone(), leaf) for part, leaf in zip(parts, plan.leaf_spaces())]
     for part, done in zip(parts, staged):
         part.copy_(done)
     return values
@@ -132,11 +107,6 @@ def _on_backend(k: Kernel, parts: tuple[Any, ...]) -> tuple[Any, ...]:
     if k.name != "jax":
         return parts
     return tuple(p if backend_name(p) == "jax" else k.xp.asarray(p) for p in parts)
-
-
-def _same_leads(leads: list[tuple[int, ...]], operation: str, space: Any) -> None:
-    if any(lead != leads[0] for lead in leads):
-        raise ValueError(f"{operation}: the component batches of {space!r} have different batch shapes")
 
 
 #: operation -> the composite kinds' rule on torch and JAX

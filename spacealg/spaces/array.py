@@ -33,13 +33,14 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, SupportsIndex
 
 import numpy as np
 
 from spacealg.core import hooks
 from spacealg.core.generic import as_space, generic
+from spacealg.core.kernel import Kernel
 from spacealg.core.protocol import (
     SpaceStyle,
     bounds,
@@ -57,17 +58,17 @@ from spacealg.core.protocol import (
     issubspace,
     sample,
 )
-from spacealg.core.rng import RngLike
+from spacealg.core.rng import no_extra
 from spacealg.core.space import Space, nested_depth
 from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style, UnknownSpaceStyle
 from spacealg.spaces._batch import all_trailing, batch_shape, items_array, normalize_size
 from spacealg.spaces._counting import lazy_product, power
-from spacealg.spaces._kind import register, shown
+from spacealg.spaces._kind import on_numpy, register, register_batched, shown
 from spacealg.spaces.box import Box
 from spacealg.spaces.finite import BOOL, FiniteSet
 from spacealg.spaces.interval import Interval
 
-__all__ = ["ArraySpace", "array_of"]
+__all__ = ["RULES", "ArraySpace", "array_of"]
 
 
 def _dims_arg(dims: tuple[Any, ...]) -> tuple[int, ...]:
@@ -187,16 +188,6 @@ def _contains(x: Any, space: ArraySpace) -> bool:
         return False
 
 
-def _sample(space: ArraySpace, size: Any = None, *, rng: RngLike = None) -> np.ndarray:
-    return np.asarray(sample(space.space, normalize_size(size) + space.dims, rng=rng))
-
-
-def _isin(batch: Any, space: ArraySpace) -> np.ndarray:
-    a = _as_array(batch)
-    if a is None:
-        raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}")
-    batch_shape(a, space.dims, space)
-    return all_trailing(np.asarray(isin(a, space.space)), len(space.dims))
 
 
 def _style(space: ArraySpace) -> Style:
@@ -211,18 +202,6 @@ def _bounds(space: ArraySpace) -> tuple[np.ndarray, np.ndarray]:
     return np.full(space.dims, low), np.full(space.dims, high)
 
 
-def _clamp(x: Any, space: ArraySpace) -> Any:
-    if contains(x, space):
-        return x
-    a = _as_array(x)
-    _require_shape(a, space, "clamp")
-    return np.asarray(clamp(a, space.space))
-
-
-def _clamp_inplace(x: Any, space: ArraySpace) -> Any:
-    if isinstance(x, np.ndarray):  # anything else: the base's clamp_ refuses it (TypeError)
-        _require_shape(x, space, "clamp_")
-    return clamp_(x, space.space)
 
 
 def _require_shape(a: np.ndarray | None, space: ArraySpace, what: str) -> None:
@@ -269,10 +248,53 @@ def _element(i: Any, space: ArraySpace) -> np.ndarray:
     return _filled(digits[::-1], _entry_dtype(space), space.dims)
 
 
-register(ArraySpace, contains=_contains, sample=_sample, isin=_isin, eltype=lambda space: np.ndarray,
-         elsize=lambda space: space.dims, SpaceStyle=_style, bounds=_bounds, clamp=_clamp, clamp_=_clamp_inplace,
-         cardinality=lambda space: power(cardinality(space.space), space.size), elements=_elements, index=_index,
-         element=_element)
+# -- the batched rules: one over the kernel, for NumPy, torch and JAX alike: the entries' own ----------
+
+
+def _sample_rule(k: Kernel, space: ArraySpace, size: Any = None, *, rng: Any, **extra: Any) -> Any:
+    """The entries' draw of ``(*size, *dims)`` entries."""
+    if extra:
+        no_extra(extra, k.name)
+    return k.xp.asarray(sample(space.space, normalize_size(size) + space.dims, rng=k.spawn()))
+
+
+def _isin_rule(k: Kernel, batch: Any, space: ArraySpace) -> Any:
+    """The entries' ``isin``, every entry of a row inside (ValueError unless the trailing shape is ``dims``)."""
+    a = _as_array(batch) if k.name == "numpy" else batch  # NumPy's takes nested lists too
+    if a is None:
+        raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}")
+    batch_shape(a, space.dims, space)
+    inside, n = isin(a, space.space), len(space.dims)
+    if k.name == "numpy":  # rows read as words (spacealg.spaces._batch.all_trailing: NumPy's own reduction is slow)
+        return all_trailing(np.asarray(inside), n)
+    return k.xp.all(inside, axis=tuple(range(-n, 0))) if n else inside
+
+
+def _clamp_rule(k: Kernel, x: Any, space: ArraySpace) -> Any:
+    """The entries' ``clamp`` (a NumPy member comes back as it is); ValueError unless the trailing shape is ``dims``."""
+    if k.name == "numpy" and contains(x, space):
+        return x
+    a = _as_array(x) if k.name == "numpy" else x
+    _require_shape(a, space, "clamp")
+    return k.xp.asarray(clamp(a, space.space))
+
+
+def _clamp_inplace_rule(k: Kernel, x: Any, space: ArraySpace) -> Any:
+    """The entries' ``clamp_``; ValueError unless the trailing shape is ``dims``."""
+    if k.name != "numpy" or isinstance(x, np.ndarray):  # anything else: the entries' clamp_ refuses it (TypeError)
+        _require_shape(x, space, "clamp_")
+    return clamp_(x, space.space)
+
+
+#: operation -> the array spaces' batched rule, over the kernel of NumPy, torch or JAX
+RULES: dict[str, Callable[..., Any]] = {
+    "isin": _isin_rule, "sample": _sample_rule, "clamp": _clamp_rule, "clamp_": _clamp_inplace_rule}
+
+
+register(ArraySpace, contains=_contains, eltype=lambda space: np.ndarray, elsize=lambda space: space.dims,
+         SpaceStyle=_style, bounds=_bounds, cardinality=lambda space: power(cardinality(space.space), space.size),
+         elements=_elements, index=_index, element=_element)
+register_batched(ArraySpace, on_numpy(**RULES), **RULES)  # torch/JAX: through spacealg.backends.parts
 
 
 @issubspace.register(ArraySpace, ArraySpace)
