@@ -70,9 +70,14 @@ def _build(k: BackendKernel, plan: Plan, dtypes: tuple[Any, ...], space: Any) ->
         result = first(parts[0])
         for i, test in rest:
             part = test(parts[i])
-            if part.shape != result.shape:
-                raise ValueError(f"isin: the component batches of {described} have different batch shapes")
-            result &= part  # in place on torch (every leaf's result is a fresh array), a new array on JAX
+            if part.shape == result.shape:
+                result &= part  # in place on torch (every leaf's result is a fresh array), a new array on JAX
+                continue
+            try:  # component batches broadcast, as on NumPy (spacealg.spaces.product)
+                np.broadcast_shapes(tuple(part.shape), tuple(result.shape))
+            except ValueError:
+                raise ValueError(f"isin: the component batches of {described} have different batch shapes") from None
+            result = result & part
         return result
 
     return run

@@ -71,11 +71,7 @@ def _rule(operation: str) -> Callable[..., Any]:
             return whole(k.name, *args, **kwargs)
         product = not isinstance(space, ArraySpace)
         if modelled(space):
-            try:
-                return whole(k.name, *args, **kwargs)
-            except ValueError as error:  # component batches that broadcast: the products' rule
-                if not product or operation != "isin" or "different batch shapes" not in str(error):
-                    raise
+            return whole(k.name, *args, **kwargs)
         own = (PRODUCT_RULES if product else ARRAY_RULES).get(operation)
         if own is None:  # a product's clamp_
             return _staged(k, *args)
