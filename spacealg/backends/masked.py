@@ -33,12 +33,15 @@ import numpy as np
 
 from spacealg.backends.arrays import to_numpy
 from spacealg.core.generic import as_space
+from spacealg.core.image import image_of
 from spacealg.core.kernel import Kernel, kernel_for
 from spacealg.core.leaf import Members
 from spacealg.core.plan import map_tree, plan_for
 from spacealg.core.protocol import isin
 from spacealg.core.rng import no_extra
+from spacealg.spaces.mask_factors import factors
 from spacealg.spaces.masked import Masked, draw_digits, draw_shape, restriction
+from spacealg.spaces.product import DictProduct, TupleProduct, assemble, parts_of
 
 __all__ = ["RULES", "sample_masked_on"]
 
@@ -56,8 +59,31 @@ def _draw(k: Kernel, space: Any, size: Any, mask: Any, probability: Any) -> Any:
 
 
 def _values(k: Any, space: Any, digits: Any, shape: tuple[int, ...]) -> Any:
-    """The members of ``space`` whose digits (``(*shape, factors)``) are ``digits``, through
-    the backends' leaf table."""
+    """The members of ``space`` whose digits (``(*shape, factors)``) are ``digits``: a kind
+    with an image (OneHot) decodes the members of its image, a product with such a part goes
+    part by part, and the rest is read through the backends' leaf table."""
+    image = image_of(space)
+    if image is not None and image.decode_on is not None:
+        return image.decode_on(k, _values(k, image.space, digits, shape))
+    if _holds_image(space):
+        values, start = [], 0
+        for part in parts_of(space).values():
+            width = len(factors(part).sizes)
+            values.append(_values(k, part, digits[..., start : start + width], shape))
+            start += width
+        return assemble(space, values)
+    return _leaf_values(k, space, digits, shape)
+
+
+def _holds_image(space: Any) -> bool:
+    """Whether ``space`` is a product with a part (at any depth) of a kind with an image."""
+    if not isinstance(space, (TupleProduct, DictProduct)):
+        return False
+    return any(image_of(p) is not None or _holds_image(p) for p in parts_of(space).values())
+
+
+def _leaf_values(k: Any, space: Any, digits: Any, shape: tuple[int, ...]) -> Any:
+    """:func:`_values` of a space every leaf of which has a leaf model."""
     xp, start = k.xp, 0
 
     def leaf_values(leaf: Any) -> Any:  # the leaves' factors follow one another, depth first

@@ -29,11 +29,16 @@ __all__ = ["Image", "image_of"]
 @dataclass(frozen=True, eq=False)
 class Image:
     """``space``: what the members stand for; ``encode``/``decode``: the bijection (members
-    or batches of members, NumPy arrays)."""
+    or batches of members, NumPy arrays); ``decode_on(k, y)``: ``decode`` of a batch of
+    ``space`` held by the backend of kernel ``k`` (torch, JAX), giving that backend's arrays
+    (None where the kind has none: its masked draws are NumPy's only).
+
+    Law: ``to_numpy(decode_on(k, y)) == decode(to_numpy(y))``."""
 
     space: Any
     encode: Callable[[Any], Any]
     decode: Callable[[Any], Any]
+    decode_on: Callable[[Any, Any], Any] | None = None
 
 
 @generic(0)

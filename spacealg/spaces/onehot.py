@@ -483,15 +483,20 @@ def _encode(x: Any, space: OneHot) -> Any:
 
 
 def _decode(y: Any, space: OneHot) -> np.ndarray:
-    positions = np.asarray(y, dtype=np.int64)
+    return np.asarray(_decode_on(NUMPY, np.asarray(y, dtype=np.int64), space))
+
+
+def _decode_on(ns: Kernel, positions: Any, space: OneHot) -> Any:
+    """The members with these hot positions (int arrays of ``ns``'s backend)."""
     if space.scalar:
         positions = positions[..., None]
-    return np.asarray(_one_hot(NUMPY, positions, space))
+    return _one_hot(ns, positions, space)
 
 
 @image_of.register(OneHot)
 def _image(space: OneHot) -> Image:
-    return Image(_image_space(space), lambda x: _encode(x, space), lambda y: _decode(y, space))
+    return Image(_image_space(space), lambda x: _encode(x, space), lambda y: _decode(y, space),
+                 lambda ns, y: _decode_on(ns, y, space))
 
 
 def _example(ints: Sequence[int]) -> OneHot:

@@ -25,6 +25,7 @@ from spacealg.spaces.box import Box
 from spacealg.spaces.categorical import Categorical
 from spacealg.spaces.finite import BOOL, FiniteSet
 from spacealg.spaces.masked import Factors, Masked, factors
+from spacealg.spaces.onehot import OneHot
 from spacealg.spaces.product import DictProduct, TupleProduct
 from spacealg.strategies.members import members
 
@@ -35,7 +36,7 @@ _JOINT_LIMIT = 4096
 
 @st.composite
 def _leaf_bases(draw: Any) -> Any:
-    kind = draw(st.sampled_from(["range", "finite", "categorical", "bool", "box"]))
+    kind = draw(st.sampled_from(["range", "finite", "categorical", "bool", "box", "onehot"]))
     if kind == "range":
         start, step, n = draw(st.integers(-5, 5)), draw(st.sampled_from([1, 1, 2, -1])), draw(st.integers(1, 5))
         return range(start, start + step * n, step)
@@ -56,6 +57,10 @@ def _leaf_bases(draw: Any) -> Any:
         )
     if kind == "bool":
         return BOOL
+    if kind == "onehot":  # masks over the hot positions (its image)
+        sizes = draw(st.lists(st.integers(1, 4), min_size=1, max_size=2))
+        nvec = sizes[0] if len(sizes) == 1 and draw(st.booleans()) else sizes
+        return OneHot(nvec, dtype=draw(st.sampled_from([np.bool_, np.float32, np.int64])))
     low = draw(st.integers(-3, 3))
     return Box(low, low + draw(st.integers(0, 3)), shape=(), dtype=np.int64)
 
@@ -76,7 +81,7 @@ def _array_bases(draw: Any) -> Any:
 
 def mask_bases(max_depth: int = 2) -> st.SearchStrategy[Any]:
     """Small finite spaces masks apply to: leaves (ranges, finite sets, Categorical, bool,
-    integer Box), arrays (MultiDiscrete forms, MultiBinary, integer boxes) and products."""
+    integer Box, OneHot), arrays (MultiDiscrete forms, MultiBinary, integer boxes) and products."""
     leaves = st.one_of(_leaf_bases(), _array_bases())
 
     def extend(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
