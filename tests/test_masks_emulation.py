@@ -28,7 +28,9 @@ def _emulated_digits(x, space):
 @given(st.data(), st.integers(0, 2**16))
 @settings(max_examples=30)
 def test_an_action_is_allowed_iff_each_emulated_entry_is_true_in_its_segment(data, seed):
-    space = data.draw(mask_bases())
+    # a OneHot's action emulates to one two-choice entry per vector entry, not to its hot
+    # positions, so its masks (over the positions) have no emulated form (docs/onehot.md, Not covered)
+    space = data.draw(mask_bases().filter(lambda s: "OneHot" not in repr(s)))
     mask = data.draw(masks(space))
     emulated, _ = emulate_action_space(space)
     if not (hasattr(emulated, "nvec") or hasattr(emulated, "n")):  # a top-level integer Box stays a Box
