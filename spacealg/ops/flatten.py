@@ -65,7 +65,7 @@ from spacealg.adapters.gymnasium import to_gymnasium
 from spacealg.adapters.native import gym_class_of
 from spacealg.core.arrays import backend_name, register_backend
 from spacealg.core.codegen import Generator
-from spacealg.core.flat import Layout, OneHotSegment, Part, RavelSegment, flatten_rows, one_hot, unflatten_rows
+from spacealg.core.flat import Layout, OneHotSegment, Part, RavelSegment, flattener, one_hot, unflattener
 from spacealg.core.generic import coerce, generic
 from spacealg.core.image import Image, image_of
 from spacealg.core.kernel import NUMPY
@@ -193,7 +193,7 @@ class FlatCodec:
             raise self._no_array("flatten_batch")
         parts: list[Any] = []
         self.split(xs, parts)
-        return flatten_rows(NUMPY, self.layout, parts, self.dtype)[0]  # type: ignore[no-any-return]
+        return self._flattener(parts)[0]  # type: ignore[no-any-return]
 
     def unflatten_batch(self, vs: Any) -> Any:
         if self.dtype is None:
@@ -201,7 +201,16 @@ class FlatCodec:
         vs = np.asarray(vs)
         if vs.ndim < 1 or vs.shape[-1] != self.dim:
             raise ValueError(f"expected an array (*batch, {self.dim}), got shape {vs.shape}")
-        return self.joined(iter(unflatten_rows(NUMPY, self.layout, vs)[0]))
+        return self.joined(iter(self._unflattener(vs)[0]))
+
+    @functools.cached_property
+    def _flattener(self) -> Callable[[Any], Any]:
+        """The flatten driver's program for the layout on NumPy (:func:`~spacealg.core.flat.flattener`)."""
+        return flattener(NUMPY, self.layout, self.dtype)
+
+    @functools.cached_property
+    def _unflattener(self) -> Callable[[Any], Any]:
+        return unflattener(NUMPY, self.layout)
 
     def flatten_each(self, xs: Any) -> np.ndarray:
         """The ``(*batch, dim)`` rows of a batch (an object array or a list), a loop of ``write``."""
