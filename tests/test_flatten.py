@@ -431,3 +431,13 @@ def test_a_leaf_of_many_entries_flattens_by_the_drivers_program(nvec: list[int],
     assert same(unflatten(flatten(x, space), space), x)
     with pytest.raises(ValueError, match="flatten: x="):
         flatten(outside, space)
+
+
+def test_a_product_of_empty_products_has_no_batch_to_flatten() -> None:
+    """Its flat vector is empty (Gymnasium's), its batch holds no leaf to read a batch shape from:
+    ``flatten_batch`` raises ValueError naming ``xs``, ``unflatten_batch`` gives the structure."""
+    space = sa.DictProduct(a=sa.DictProduct())
+    assert flatdim(space) == 0 and flatten({"a": {}}, space).shape == (0,)
+    with pytest.raises(ValueError, match=r"flatten_batch: xs=.*no leaves"):
+        flatten_batch({"a": {}}, space)
+    assert unflatten_batch(np.zeros((3, 0)), space) == {"a": {}}

@@ -89,6 +89,7 @@ class OneHotSegment:
         self.offsets = np.concatenate([[0], np.cumsum(self.nvec)[:-1]]).astype(np.int64)
         self.unsigned_widths = self.nvec.astype(np.uint64)
         self.uniform = bool(self.size and (self.nvec == self.nvec[0]).all())
+        self.width = int(self.nvec[0]) if self.uniform else 0  # each entry's, where uniform
 
     def columns(self, k: Kernel, model: LeafModel, rows: Any) -> tuple[Any, Any]:
         """``(columns, bad)`` for the ``(n, size)`` integer entries ``rows`` (of a leaf without
@@ -116,13 +117,15 @@ class OneHotSegment:
         xp = k.xp
         hot = segment != 0
         n = segment.shape[0]
-        if self.uniform:  # segments of one width: one argmax
-            per_entry = xp.reshape(hot, (n, self.size, int(self.nvec[0])))
-            index = _first(k, model, per_entry)
-            # NumPy: argmax is 0 exactly where no column is hot, so an entry lacks one where its column 0
-            # is zero too (unflatten_batch(256) of small_dict 11.6 us, 14.1 by any/all)
-            found = ((per_entry[..., 0] | index.astype(bool)).all() if k is NUMPY
-                     else xp.all(xp.any(per_entry, axis=-1)))
+        if self.uniform and k is NUMPY:  # segments of one width: one argmax, which is 0 exactly where no
+            # column is hot, so an entry lacks one where its column 0 is zero too (unflatten_batch(256) of
+            # small_dict 11.6 us, 14.1 by any/all)
+            per_entry = hot.reshape(n, self.size, self.width)
+            index = per_entry.argmax(-1)
+            found = (per_entry[..., 0] | index.astype(bool)).all()
+        elif self.uniform:
+            per_entry = xp.reshape(hot, (n, self.size, self.width))
+            index, found = _first(k, model, per_entry), xp.all(xp.any(per_entry, axis=-1))
         elif k is NUMPY:  # a reduction per segment (no array-API form): 0.23 ms vs 0.79 ms by the loop below
             # (256 rows of Categorical([3, 4, 5, 6] * 4), NumPy; 0.05 vs 0.09 ms for [3, 4])
             index = np.minimum.reduceat(np.where(hot, np.arange(self.dim), self.dim), self.offsets, axis=1)
@@ -155,7 +158,7 @@ class OneHotSegment:
 
 def _first(k: Kernel, model: LeafModel, hot: Any) -> Any:
     """The first True along the last axis of the bool array ``hot`` (torch has no bool argmax)."""
-    return hot.argmax(-1) if k is NUMPY else k.xp.argmax(k.xp.astype(hot, k.native(model, np.int8)), axis=-1)
+    return k.xp.argmax(k.xp.astype(hot, k.native(model, np.int8)), axis=-1)
 
 
 def one_hot(model: LeafModel) -> bool:
@@ -264,6 +267,8 @@ def flattener(k: Kernel, layout: Layout, out: Any, labels: LabelIndex = numpy_po
     numpy, program, pieces = k is NUMPY, k.program, layout.pieces
     gen = _generator(k, layout, "flattening")
     gen.namespace["_out"] = out
+    if not pieces:  # a product of empty products: nothing to read a batch shape from
+        return gen.function("def flatten(parts):", ["raise ValueError('a space with no leaves has no batch shape')"])
     gen.line("".join(f"b{i}, " for i in range(len(pieces))) + "= parts")
     for i, piece in enumerate(pieces):  # each leaf batch's batch shape l{i}; a part's batch: its flat rows
         if isinstance(piece, Part):
@@ -312,7 +317,7 @@ def flattener(k: Kernel, layout: Layout, out: Any, labels: LabelIndex = numpy_po
         chunks = ", ".join(f"f{i}" for i in range(len(pieces)))
         gen.line("fill = " + ("f0" if len(pieces) == 1 else f"_xp.concat([{chunks}], axis=-1)"))
     gen.line("if len(l0) != 1: fill = " + _reshape(k, "fill", f"(*l0, {layout.dim})"))
-    flags = f"_xp.stack([{', '.join(f'bad{i}' for i in range(len(pieces)))}])" if program and pieces else "None"
+    flags = f"_xp.stack([{', '.join(f'bad{i}' for i in range(len(pieces)))}])" if program else "None"
     gen.line(f"return fill, {flags}")
     return gen.function("def flatten(parts):")
 

@@ -735,9 +735,7 @@ def _codec_batched(function: Callable[..., Any], argument: str) -> Callable[[Any
             raise _bad(operation, argument, values, space, error) from None
 
     def run(values: Any, space: Any) -> Any:
-        plan = kept_plan(space)
-        codec = (None if plan is None else plan.flat_codec) or _codec_of(space, operation, values)
-        return call(getattr(codec, operation), values, space)
+        return call(getattr(_codec_of(space, operation, values), operation), values, space)
 
     def bind(space: Any) -> Callable[[Any, Any], Any] | None:
         plan = kept_plan(space)  # the codec, a variant of the same plan, names its space weakly
