@@ -262,7 +262,8 @@ def flattener(k: Kernel, layout: Layout, out: Any, labels: LabelIndex = numpy_po
     is read where values cannot be (traced). ValueError where the leaf batches' batch shapes
     differ. ``labels`` finds the positions of a labels leaf's values. Every per-leaf decision
     (its kind, casts, offsets, NumPy's fill or a backend's concatenation) is made here once:
-    the program is straight-line code (256 rows of small_dict 14.8 -> 12.2 us against the loop).
+    the program is straight-line code (flatten_batch(256) of small_dict 14.8 -> 12.9 us against a
+    loop over the pieces, timeit; 188k instructions a call, 208k at 8cc9c59, callgrind).
     """
     numpy, program, pieces = k is NUMPY, k.program, layout.pieces
     gen = _generator(k, layout, "flattening")
