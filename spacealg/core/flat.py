@@ -343,7 +343,9 @@ def unflattener(k: Kernel, layout: Layout) -> Callable[[Any], Any]:
             p, model = gen.bind(piece), piece.model
             m = gen.bind(model)
             gen.line(f"index, found = {p}.positions(_k, {m}, {segment})")
-            if model.items is None:
+            if model.items is None and numpy:  # values() inlined: NumPy's positions are int64 already
+                gen.line(f"v{i} = (index + {p}.low).astype({gen.bind(piece.dtype)}, copy=False)")
+            elif model.items is None:
                 gen.line(f"v{i} = {p}.values(_k, {m}, index)")
             elif numpy:
                 gen.line(f"v{i} = {m}.item_array[index]")
