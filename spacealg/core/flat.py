@@ -263,7 +263,7 @@ def flattener(k: Kernel, layout: Layout, out: Any, labels: LabelIndex = numpy_po
     differ. ``labels`` finds the positions of a labels leaf's values. Every per-leaf decision
     (its kind, casts, offsets, NumPy's fill or a backend's concatenation) is made here once:
     the program is straight-line code (flatten_batch(256) of small_dict 14.8 -> 12.9 us against a
-    loop over the pieces, timeit; 188k instructions a call, 208k at 8cc9c59, callgrind).
+    loop over the pieces; best of 15, process time, one process).
     """
     numpy, program, pieces = k is NUMPY, k.program, layout.pieces
     gen = _generator(k, layout, "flattening")
@@ -343,7 +343,8 @@ def unflattener(k: Kernel, layout: Layout) -> Callable[[Any], Any]:
             p, model = gen.bind(piece), piece.model
             m = gen.bind(model)
             gen.line(f"index, found = {p}.positions(_k, {m}, {segment})")
-            if model.items is None and numpy:  # values() inlined: NumPy's positions are int64 already
+            if model.items is None and numpy:  # values() inlined (NumPy's positions are int64 already):
+                # unflatten_batch(256) of range(6) 78k -> 72k instructions a call (callgrind, 1,000 calls)
                 gen.line(f"v{i} = (index + {p}.low).astype({gen.bind(piece.dtype)}, copy=False)")
             elif model.items is None:
                 gen.line(f"v{i} = {p}.values(_k, {m}, index)")

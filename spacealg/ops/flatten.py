@@ -715,7 +715,7 @@ def _batched(function: Callable[..., Any], argument: str, values: Any, space: An
     """The space's one route (:func:`~spacealg.core.plan.route`), for NumPy's data too: its kind's
     rule, or the backend's plans; on NumPy the flat codec (:func:`_codec_batched`). The kept
     route is read here first, as the protocol's functions read it, and NumPy's is bound to the codec
-    (flatten_batch(256) of Box(16): 36k instructions a call, 41k at 8cc9c59; callgrind)."""
+    (flatten_batch(256) of Box(16) 1.88 us, 2.01 us by the unbound run; best of 15, process time)."""
     name = backend_name(values) or "numpy"
     plan = kept_plan(space)
     run = None if plan is None else plan.routes.get((function, name))
