@@ -344,7 +344,7 @@ def unflattener(k: Kernel, layout: Layout) -> Callable[[Any], Any]:
             m = gen.bind(model)
             gen.line(f"index, found = {p}.positions(_k, {m}, {segment})")
             if model.items is None and numpy:  # values() inlined (NumPy's positions are int64 already):
-                # unflatten_batch(256) of range(6) 78k -> 72k instructions a call (callgrind, 1,000 calls)
+                # 256 rows of range(6): 0.92 us against 1.29 us by values() (best of 15, process time)
                 gen.line(f"v{i} = (index + {p}.low).astype({gen.bind(piece.dtype)}, copy=False)")
             elif model.items is None:
                 gen.line(f"v{i} = {p}.values(_k, {m}, index)")
