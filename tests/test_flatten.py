@@ -411,3 +411,33 @@ def test_one_driver_flattens_a_part_without_leaf_model_as_numpy_does(seed: int, 
     uneven = dict(batch, dir=np.zeros(n + 1, np.int64))
     with pytest.raises(ValueError, match="different batch shapes"):
         flatten_batch(uneven, space)
+
+
+@given(st.lists(st.integers(1, 6), min_size=17, max_size=40), st.booleans(), seeds)
+def test_a_leaf_of_many_entries_flattens_by_the_drivers_program(nvec: list[int], labels: bool, seed: int) -> None:
+    """A one-hot leaf of more than 16 entries flattens through the flatten driver's program for
+    one row (no unrolled lines): Gymnasium's flatten for a MultiDiscrete, the batch form's row
+    for labels; a non-member raises ValueError naming ``x``."""
+    if labels:
+        space: Any = sa.ArraySpace(sa.FiniteSet("a", "b", "c"), len(nvec))
+        x = np.random.default_rng(seed).choice(np.array(["a", "b", "c"], dtype=object), len(nvec))
+        expected = flatten_batch(x[None], space)[0]
+        outside = np.array(["d", *x[1:]], dtype=object)
+    else:
+        gym = gs.MultiDiscrete(np.array(nvec), seed=seed)
+        space, x = gym, gym.sample()
+        expected, outside = gym_utils.flatten(gym, x), np.array([nvec[0], *x[1:]])
+    assert same(flatten(x, space), expected) and flatten(x, space).dtype == expected.dtype
+    assert same(unflatten(flatten(x, space), space), x)
+    with pytest.raises(ValueError, match="flatten: x="):
+        flatten(outside, space)
+
+
+def test_a_product_of_empty_products_has_no_batch_to_flatten() -> None:
+    """Its flat vector is empty (Gymnasium's), its batch holds no leaf to read a batch shape from:
+    ``flatten_batch`` raises ValueError naming ``xs``, ``unflatten_batch`` gives the structure."""
+    space = sa.DictProduct(a=sa.DictProduct())
+    assert flatdim(space) == 0 and flatten({"a": {}}, space).shape == (0,)
+    with pytest.raises(ValueError, match=r"flatten_batch: xs=.*no leaves"):
+        flatten_batch({"a": {}}, space)
+    assert unflatten_batch(np.zeros((3, 0)), space) == {"a": {}}

@@ -142,8 +142,11 @@ def test_caches_do_not_pin_large_spaces() -> None:
     _PLANS.clear()  # a full cache (earlier tests' plans: ranges' too) evicts one entry per Box below
     gc.collect()
     held = len(_PLANS)
-    for _ in range(30):
-        flatten(np.zeros((84, 84, 3), np.uint8), sa.Box(0, 255, (84, 84, 3), np.uint8))
+    for _ in range(30):  # the batch forms too: their kept routes and compiled programs hold the codec
+        box = sa.Box(0, 255, (84, 84, 3), np.uint8)
+        flatten(np.zeros((84, 84, 3), np.uint8), box)
+        unflatten_batch(flatten_batch(np.zeros((2, 84, 84, 3), np.uint8), box), box)
+    del box
     gc.collect()
     assert len(_PLANS) == held
     for _ in range(40):

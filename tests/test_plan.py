@@ -117,13 +117,44 @@ def _subnormal(value: Any) -> bool:
 
 
 def test_a_plan_of_flat_codecs_dies_with_its_space() -> None:
+    # its NumPy batch routes too: kept bound to the codec (core.plan.route's ``bind``), which names the space weakly
     space = sa.DictProduct(a=sa.Box(-1.0, 1.0, (3,), np.float32), b=range(5))
     flatten({"a": np.zeros(3, np.float32), "b": 2}, space)
+    unflatten_batch(flatten_batch({"a": np.zeros((2, 3), np.float32), "b": np.arange(2)}, space), space)
     plan = weakref.ref(plan_for(space))
-    assert _FLAT in plan().variants  # type: ignore[union-attr]
+    assert _FLAT in plan().variants and (flatten_batch, "numpy") in plan().routes  # type: ignore[union-attr]
     del space
     gc.collect()
     assert plan() is None
+
+
+def test_a_route_with_bind_is_kept_bound_to_its_space(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Law (core.plan.route): an implementation with ``bind`` is kept as ``bind(space)`` where
+    that is not None, and gives what the implementation gives; the flat codec's NumPy batch
+    route is its codec's method, which still names the argument for a non-member."""
+    space = sa.DictProduct(a=sa.Box(-1.0, 1.0, (3,), np.float32), b=range(5))
+    calls: list[Any] = []
+
+    def run(value: Any, space: Any) -> Any:
+        calls.append("run")
+        return value + 1
+
+    def bound(value: Any, space: Any) -> Any:
+        calls.append("bound")
+        return value + 1
+
+    run.bind = lambda s: bound if s is space else None  # type: ignore[attr-defined]
+    plan = plan_for(space)
+    monkeypatch.setattr(plans, "_chosen", lambda *args: run)
+    assert [plans.route("law", "numpy", space, (1, space), {}) for _ in range(2)] == [2, 2]
+    monkeypatch.undo()
+    assert calls == ["run", "bound"] and plan.routes["law", "numpy"] is bound
+    batch = {"a": np.zeros((2, 3), np.float32), "b": np.array([1, 4])}
+    assert same(unflatten_batch(flatten_batch(batch, space), space), batch)
+    kept = plan.routes[flatten_batch, "numpy"]
+    assert kept.args[0] == _codec(space).flatten_batch  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match=r"(?s)flatten_batch: xs=.* is not valid for space=.*not a member of range"):
+        flatten_batch({"a": np.zeros((2, 3), np.float32), "b": np.array([1, 5])}, space)
 
 
 def test_the_numpy_codecs_outlive_the_bound_on_compiled_variants(monkeypatch: pytest.MonkeyPatch) -> None:

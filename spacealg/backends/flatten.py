@@ -1,7 +1,7 @@
 """``flatten_batch``/``unflatten_batch`` (Gymnasium's one-hot flattening) on torch and JAX.
 
-The flattening is the NumPy one's, run by the one flatten driver (:func:`~spacealg.core.flat.flatten_rows`,
-:func:`~spacealg.core.flat.unflatten_rows`) that NumPy's flat codec runs: the space's plan
+The flattening is the NumPy one's, run by the one flatten driver (:func:`~spacealg.core.flat.flattener`,
+:func:`~spacealg.core.flat.unflattener`: compiled per kernel and layout) that NumPy's flat codec runs: the space's plan
 (:mod:`spacealg.core.plan`) splits and joins the batch, each leaf with a leaf model is its
 segment, and a leaf without one (``OneHot``, ``Masked``, ...) a part flattened by its own
 rules on the batch's backend. What is left here is the batch's kernel, the compiled
@@ -27,7 +27,7 @@ from spacealg.backends.arrays import backend_name, backend_named
 from spacealg.backends.kernel import BackendKernel
 from spacealg.backends.sets import held, hits
 from spacealg.backends.shapes import leaf_dtypes
-from spacealg.core.flat import Layout, flatten_rows, segment, unflatten_rows
+from spacealg.core.flat import Layout, flattener, segment, unflattener
 from spacealg.core.leaf import LeafModel, leaf
 from spacealg.core.plan import ObjectBatchError, Plan, array_leaf, plan_for
 from spacealg.ops.flatten import flat_part, flatten_batch, unflatten_batch
@@ -68,7 +68,7 @@ def flatten_batch_on(name: str, xs: Any, space: Any) -> Any:
     def build() -> Any:
         k = _kernel(name, layout, parts)
         out = k.backend.dtype(layout.dtype, None, None, space)
-        return k.compiled(lambda ps: flatten_rows(k, layout, ps, out, _index_of))
+        return k.compiled(flattener(k, layout, out, _index_of))
 
     run = plan.variant(("flatten_batch", dtypes, *BackendKernel.key_of(name, parts)), build)
     try:
@@ -120,7 +120,7 @@ def unflatten_batch_on(name: str, vs: Any, space: Any) -> Any:
 
     def build() -> Any:
         k = _kernel(name, layout, parts)
-        return k.compiled(lambda v: unflatten_rows(k, layout, v))
+        return k.compiled(unflattener(k, layout))
 
     run = plan.variant(("unflatten_batch", vs.dtype, *BackendKernel.key_of(name, parts)), build)
     try:

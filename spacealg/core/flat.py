@@ -17,15 +17,16 @@ A leaf (:mod:`spacealg.core.leaf`) flattens either to its raveled values in its 
 (:class:`OneHotSegment`: Discrete, MultiDiscrete, labels and stepped ranges by position);
 a leaf with no leaf model (OneOf, Text, a kind with an image, ...) is a :class:`Part`,
 flattened by its own batched rules. A space's :class:`Layout` is its leaves' pieces, in its
-plan's leaf order, and :func:`flatten_rows`/:func:`unflatten_rows` are the one flatten
-driver: NumPy's flat codec (:mod:`spacealg.ops.flatten`) and the torch/JAX flattening
-(:mod:`spacealg.backends.flatten`) both call them, over NumPy's kernel or the batch's.
+plan's leaf order, and :func:`flattener`/:func:`unflattener` are the one flatten
+driver, compiled per kernel and layout into straight-line code: NumPy's flat codec
+(:mod:`spacealg.ops.flatten`) and the torch/JAX flattening (:mod:`spacealg.backends.flatten`)
+both run it, over NumPy's kernel or the batch's.
 
 Laws: ``segment(m).dim`` is the width of a member's flattening; ``columns`` then
 ``positions`` of the one-hot rows they mark give back ``x - low`` (``values``: ``x``) for
 every entry inside the leaf, and ``bad`` marks exactly the entries outside it; on every
-kernel, the answers are NumPy's moved to that backend. ``unflatten_rows`` of
-``flatten_rows`` gives back the leaf batches; a leaf value that is no member (or a segment
+kernel, the answers are NumPy's moved to that backend. ``unflattener``'s program of
+``flattener``'s gives back the leaf batches; a leaf value that is no member (or a segment
 with no hot entry) raises ValueError naming that leaf, where values can be read.
 """
 
@@ -39,10 +40,11 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.core.codegen import Generator
 from spacealg.core.kernel import NUMPY, Kernel
 from spacealg.core.leaf import LeafModel, plain, widths
 
-__all__ = ["Layout", "OneHotSegment", "Part", "RavelSegment", "flatten_rows", "one_hot", "segment", "unflatten_rows"]
+__all__ = ["Layout", "OneHotSegment", "Part", "RavelSegment", "flattener", "one_hot", "segment", "unflattener"]
 
 
 class RavelSegment:
@@ -87,6 +89,7 @@ class OneHotSegment:
         self.offsets = np.concatenate([[0], np.cumsum(self.nvec)[:-1]]).astype(np.int64)
         self.unsigned_widths = self.nvec.astype(np.uint64)
         self.uniform = bool(self.size and (self.nvec == self.nvec[0]).all())
+        self.width = int(self.nvec[0]) if self.uniform else 0  # each entry's, where uniform
 
     def columns(self, k: Kernel, model: LeafModel, rows: Any) -> tuple[Any, Any]:
         """``(columns, bad)`` for the ``(n, size)`` integer entries ``rows`` (of a leaf without
@@ -114,13 +117,15 @@ class OneHotSegment:
         xp = k.xp
         hot = segment != 0
         n = segment.shape[0]
-        if self.uniform:  # segments of one width: one argmax
-            per_entry = xp.reshape(hot, (n, self.size, int(self.nvec[0])))
-            index = _first(k, model, per_entry)
-            # NumPy: argmax is 0 exactly where no column is hot, so an entry lacks one where its column 0
-            # is zero too (unflatten_batch(256) of small_dict 11.6 us, 14.1 by any/all)
-            found = ((per_entry[..., 0] | index.astype(bool)).all() if k is NUMPY
-                     else xp.all(xp.any(per_entry, axis=-1)))
+        if self.uniform and k is NUMPY:  # segments of one width: one argmax, which is 0 exactly where no
+            # column is hot, so an entry lacks one where its column 0 is zero too (unflatten_batch(256) of
+            # small_dict 11.6 us, 14.1 by any/all)
+            per_entry = hot.reshape(n, self.size, self.width)
+            index = per_entry.argmax(-1)
+            found = (per_entry[..., 0] | index.astype(bool)).all()
+        elif self.uniform:
+            per_entry = xp.reshape(hot, (n, self.size, self.width))
+            index, found = _first(k, model, per_entry), xp.all(xp.any(per_entry, axis=-1))
         elif k is NUMPY:  # a reduction per segment (no array-API form): 0.23 ms vs 0.79 ms by the loop below
             # (256 rows of Categorical([3, 4, 5, 6] * 4), NumPy; 0.05 vs 0.09 ms for [3, 4])
             index = np.minimum.reduceat(np.where(hot, np.arange(self.dim), self.dim), self.offsets, axis=1)
@@ -153,7 +158,7 @@ class OneHotSegment:
 
 def _first(k: Kernel, model: LeafModel, hot: Any) -> Any:
     """The first True along the last axis of the bool array ``hot`` (torch has no bool argmax)."""
-    return hot.argmax(-1) if k is NUMPY else k.xp.argmax(k.xp.astype(hot, k.native(model, np.int8)), axis=-1)
+    return k.xp.argmax(k.xp.astype(hot, k.native(model, np.int8)), axis=-1)
 
 
 def one_hot(model: LeafModel) -> bool:
@@ -217,112 +222,148 @@ def numpy_positions(k: Kernel, model: LeafModel, rows: Any) -> tuple[Any, Any]:
     return positions.reshape(np.shape(rows)), bad.reshape(np.shape(rows))
 
 
-def _lead(piece: Piece, b: Any) -> tuple[Any, Any]:
-    """``(lead, b)``: the batch shape of the leaf batch ``b`` and ``b`` (a part's: its flat rows);
-    ValueError naming the leaf unless ``b``'s shape ends in its element shape."""
-    if isinstance(piece, Part):
-        b = piece.flatten(b)
-        return tuple(b.shape[:-1]), b
-    shape = b.shape if type(b) is np.ndarray else tuple(np.shape(b))
-    element = piece.element_shape
-    if not element:
-        return shape, b
-    m = len(shape) - len(element)
-    if m < 0 or shape[m:] != element:
-        raise ValueError(f"{type(b).__qualname__} of shape {shape} is not a batch of {piece.model.space!r} "
-                         f"(elements of shape {element})")
-    return shape[:m], b
+def _lead(piece: Piece, b: Any) -> None:
+    """ValueError naming the leaf: ``b``'s shape does not end in the element shape of ``piece``."""
+    shape = tuple(np.shape(b))
+    raise ValueError(f"{type(b).__qualname__} of shape {shape} is not a batch of {piece.model.space!r} "  # type: ignore[union-attr]
+                     f"(elements of shape {piece.element_shape})")  # type: ignore[union-attr]
 
 
-def flatten_rows(k: Kernel, layout: Layout, parts: Any, out: Any,
-                 labels: LabelIndex = numpy_positions) -> tuple[Any, Any]:
-    """``(flat, bad)``: the ``(*batch, dim)`` flat rows (backend dtype ``out``) of the leaf
-    batches ``parts`` (the layout's order), and, for one program (``k.program``: eager JAX's
-    ``jit``), per leaf whether a value is no member, read by the caller after it ran; ``bad``
-    is None otherwise: a non-member raises ValueError naming its leaf before its scatter, and
-    nothing is read where values cannot be (traced). ValueError where the leaf batches'
-    batch shapes differ. ``labels`` finds the positions of a labels leaf's values."""
-    xp, program, pieces = k.xp, k.program, layout.pieces
-    lead, first = _lead(pieces[0], parts[0])
-    rows = [first]
-    if len(pieces) > 1:
-        for piece, b in zip(pieces[1:], parts[1:]):
-            shape, b = _lead(piece, b)
-            if shape != lead:
-                raise ValueError("the component batches have different batch shapes")
-            rows.append(b)
-    n = math.prod(lead)
-    # NumPy fills one preallocated array: 256 rows of small_dict 14.1 us, 21.2 us as concatenated pieces (timeit)
-    fill = (np.zeros if layout.onehot else np.empty)((n, layout.dim), out) if k is NUMPY else None
-    flat, bads = [], []
-    for piece, start, b in zip(pieces, layout.starts, rows):
-        bad = None
-        if piece.onehot:
-            model = piece.model  # type: ignore[union-attr]
-            b = (np.asarray(b, dtype=object if model.items is not None else None).reshape(n, piece.size)  # type: ignore[union-attr]
-                 if fill is not None else xp.reshape(b, (n, piece.size)))  # type: ignore[union-attr]
-            if model.items is None:
-                columns, bad = piece.columns(k, model, b)  # type: ignore[union-attr]
-            else:
-                index, bad = labels(k, model, b)
-                columns = index + piece._const(k, model, "flat_starts", piece.offsets)  # type: ignore[union-attr]
-            if not program and (bad.any() if fill is not None else k.any_true(bad)):  # before the scatter
-                raise ValueError(f"a value is not a member of {layout.space_of(pieces.index(piece))!r}")
-            if fill is None:
-                flat.append(k.onehot(columns, piece.dim, out))
-            else:
-                fill[:, start : start + piece.dim][np.arange(n)[:, None], columns] = 1
-        else:
-            b = np.asarray(b).reshape(n, piece.dim) if fill is not None else xp.reshape(b, (n, piece.dim))
-            if isinstance(piece, RavelSegment):
-                b = piece.values(k, piece.model, b)
-            if fill is None:
-                flat.append(xp.astype(b, out))
-            else:
-                fill[:, start : start + piece.dim] = b
-        if program:
-            bads.append(xp.any(bad) if bad is not None else k.zeros((), k.dtype(np.dtype(bool))))
-    if fill is None:
-        fill = flat[0] if len(flat) == 1 else xp.concat(flat, axis=-1)
-    if len(lead) != 1:
-        fill = xp.reshape(fill, (*lead, layout.dim))
-    return fill, (xp.stack(bads) if bads else None)
+def _shape_of(b: Any) -> tuple[int, ...]:
+    return tuple(np.shape(b))
 
 
-def unflatten_rows(k: Kernel, layout: Layout, vs: Any) -> tuple[list[Any], Any]:
-    """``(values, missing)``: the leaf batches whose flattenings are the rows of ``vs``
-    (``(*batch, dim)``), and, for one program, per leaf whether a one-hot segment has no hot
-    entry (read by the caller, as :func:`flatten_rows`' flags); else such a row raises
-    ValueError naming the leaf, where values can be read."""
-    xp, program, pieces = k.xp, k.program, layout.pieces
-    lead = tuple(vs.shape[:-1])
-    rows = vs if len(lead) == 1 else xp.reshape(vs, (math.prod(lead), layout.dim))
-    values, missing = [], []
+def _cast(k: Kernel, x: str, dtype: str, copy: bool = False) -> str:
+    """The line's expression casting ``x``: NumPy's array method, else the namespace's function."""
+    tail = ", copy=False" if not copy else ""
+    return f"{x}.astype({dtype}{tail})" if k is NUMPY else f"_xp.astype({x}, {dtype}{tail})"
+
+
+def _reshape(k: Kernel, x: str, shape: str) -> str:
+    return f"{x}.reshape({shape})" if k is NUMPY else f"_xp.reshape({x}, {shape})"
+
+
+def _generator(k: Kernel, layout: Layout, what: str) -> Generator:
+    """A generator for one of the driver's programs on ``k``, with the names its lines use."""
+    gen = Generator(f"{what} of {len(layout.pieces)} leaves on {k.name}")
+    gen.namespace.update(_k=k, _xp=k.xp, _nd=np.ndarray, _shape=_shape_of, _prod=math.prod, _arange=np.arange,
+                         _asarray=np.asarray, _zeros=np.zeros, _empty=np.empty, _space_of=layout.space_of,
+                         _bool=k.dtype(np.dtype(bool)))
+    return gen
+
+
+def flattener(k: Kernel, layout: Layout, out: Any, labels: LabelIndex = numpy_positions) -> Callable[[Any], Any]:
+    """The flatten driver compiled for the kernel ``k`` and ``layout``: ``run(parts) -> (flat, bad)``.
+
+    ``flat``: the ``(*batch, dim)`` flat rows (backend dtype ``out``) of the leaf batches
+    ``parts`` (the layout's order); ``bad``: for one program (``k.program``: eager JAX's
+    ``jit``), per leaf whether a value is no member, read by the caller after it ran; None
+    otherwise: a non-member raises ValueError naming its leaf before its scatter, and nothing
+    is read where values cannot be (traced). ValueError where the leaf batches' batch shapes
+    differ. ``labels`` finds the positions of a labels leaf's values. Every per-leaf decision
+    (its kind, casts, offsets, NumPy's fill or a backend's concatenation) is made here once:
+    the program is straight-line code (flatten_batch(256) of small_dict 14.8 -> 12.9 us against a
+    loop over the pieces; best of 15, process time, one process).
+    """
+    numpy, program, pieces = k is NUMPY, k.program, layout.pieces
+    gen = _generator(k, layout, "flattening")
+    gen.namespace["_out"] = out
+    if not pieces:  # a product of empty products: nothing to read a batch shape from
+        return gen.function("def flatten(parts):", ["raise ValueError('a space with no leaves has no batch shape')"])
+    gen.line("".join(f"b{i}, " for i in range(len(pieces))) + "= parts")
+    for i, piece in enumerate(pieces):  # each leaf batch's batch shape l{i}; a part's batch: its flat rows
+        if isinstance(piece, Part):
+            gen.line(f"b{i} = {gen.bind(piece.flatten)}(b{i})")
+            gen.line(f"l{i} = b{i}.shape[:-1]")
+            continue
+        gen.line(f"l{i} = b{i}.shape if type(b{i}) is _nd else _shape(b{i})")
+        element = piece.element_shape
+        if element:
+            gen.line(f"if l{i}[{-len(element)}:] != {element!r}: {gen.bind(_lead)}({gen.bind(piece)}, b{i})")
+            gen.line(f"l{i} = l{i}[:{-len(element)}]")
+        if i:
+            gen.line(f"if l{i} != l0: raise ValueError('the component batches have different batch shapes')")
+    gen.line("n = _prod(l0)")
+    if numpy:  # one preallocated array: 256 rows of small_dict 14.1 us, 21.2 us as concatenated pieces (timeit)
+        gen.line(f"fill = {'_zeros' if layout.onehot else '_empty'}((n, {layout.dim}), _out)")
     for i, (piece, start) in enumerate(zip(pieces, layout.starts)):
-        segment = rows if len(pieces) == 1 else rows[:, start : start + piece.dim]
-        found = None
-        if isinstance(piece, RavelSegment):
-            value = piece.values(k, piece.model, segment)
-            if piece.element_shape != (piece.dim,) or len(lead) != 1:
-                value = xp.reshape(value, (*lead, *piece.element_shape))
-        elif isinstance(piece, Part):
-            value = piece.unflatten(xp.reshape(segment, (*lead, piece.dim)))
+        at = "fill[...]" if len(pieces) == 1 else f"fill[:, {start}:{start + piece.dim}]"
+        onehot = isinstance(piece, OneHotSegment)
+        objects = ", object" if onehot and piece.model.items is not None else ""  # type: ignore[union-attr]
+        width = piece.size if onehot else piece.dim  # type: ignore[union-attr]
+        gen.line("r = " + _reshape(k, f"_asarray(b{i}{objects})" if numpy else f"b{i}", f"(n, {width})"))
+        if isinstance(piece, OneHotSegment):
+            p, m = gen.bind(piece), gen.bind(piece.model)
+            if piece.model.items is None:
+                gen.line(f"c, bad = {p}.columns(_k, {m}, r)")
+            else:  # labels: any objects on NumPy
+                gen.line(f"c, bad = {gen.bind(labels)}(_k, {m}, r)")
+                gen.line(f"c = c + {p}._const(_k, {m}, 'flat_starts', {p}.offsets)")
+            if not program:
+                gen.line(f"if {'bad.any()' if numpy else '_k.any_true(bad)'}: "
+                         f"raise ValueError('a value is not a member of ' + repr(_space_of({i})))")
+            gen.line(f"{at.replace('[...]', '')}[_arange(n)[:, None], c] = 1" if numpy
+                     else f"f{i} = _k.onehot(c, {piece.dim}, _out)")
+            if program:
+                gen.line(f"bad{i} = _xp.any(bad)")
+            continue
+        if isinstance(piece, RavelSegment):  # a member's own rounding first, where the flat dtype is another
+            native = k.native(piece.model, piece.dtype)
+            if native != out:
+                gen.line("r = " + _cast(k, "r", gen.bind(native)))
+        gen.line(f"{at} = r" if numpy else f"f{i} = " + _cast(k, "r", "_out", copy=True))
+        if program:
+            gen.line(f"bad{i} = _k.zeros((), _bool)")
+    if not numpy:
+        chunks = ", ".join(f"f{i}" for i in range(len(pieces)))
+        gen.line("fill = " + ("f0" if len(pieces) == 1 else f"_xp.concat([{chunks}], axis=-1)"))
+    gen.line("if len(l0) != 1: fill = " + _reshape(k, "fill", f"(*l0, {layout.dim})"))
+    flags = f"_xp.stack([{', '.join(f'bad{i}' for i in range(len(pieces)))}])" if program else "None"
+    gen.line(f"return fill, {flags}")
+    return gen.function("def flatten(parts):")
+
+
+def unflattener(k: Kernel, layout: Layout) -> Callable[[Any], Any]:
+    """The unflatten driver compiled for ``k`` and ``layout``: ``run(vs) -> (values, missing)``,
+    the leaf batches whose flattenings are the rows of ``vs`` (``(*batch, dim)``) and, for one
+    program, per leaf whether a one-hot segment has no hot entry (read by the caller, as
+    :func:`flattener`'s flags); else such a row raises ValueError naming the leaf, where values
+    can be read. Straight-line code, as :func:`flattener`'s."""
+    numpy, program, pieces = k is NUMPY, k.program, layout.pieces
+    gen = _generator(k, layout, "unflattening")
+    gen.line("l0 = vs.shape[:-1]")
+    gen.line("rows = vs if len(l0) == 1 else " + _reshape(k, "vs", f"(_prod(l0), {layout.dim})"))
+    for i, (piece, start) in enumerate(zip(pieces, layout.starts)):
+        segment = "rows" if len(pieces) == 1 else f"rows[:, {start}:{start + piece.dim}]"
+        if isinstance(piece, Part):
+            gen.line(f"v{i} = {gen.bind(piece.unflatten)}({_reshape(k, segment, f'(*l0, {piece.dim})')})")
+        elif isinstance(piece, RavelSegment):
+            gen.line(f"v{i} = " + _cast(k, segment, gen.bind(k.native(piece.model, piece.dtype))))
         else:
-            model = piece.model
-            index, found = piece.positions(k, model, segment)
-            if model.items is None:
-                value = piece.values(k, model, index)
-            elif k is NUMPY:
-                value = model.item_array[index]
+            p, model = gen.bind(piece), piece.model
+            m = gen.bind(model)
+            gen.line(f"index, found = {p}.positions(_k, {m}, {segment})")
+            if model.items is None and numpy:  # values() inlined (NumPy's positions are int64 already):
+                # 256 rows of range(6): 0.92 us against 1.29 us by values() (best of 15, process time)
+                gen.line(f"v{i} = (index + {p}.low).astype({gen.bind(piece.dtype)}, copy=False)")
+            elif model.items is None:
+                gen.line(f"v{i} = {p}.values(_k, {m}, index)")
+            elif numpy:
+                gen.line(f"v{i} = {m}.item_array[index]")
             else:
                 items = model.numbers if model.numbers is not None else np.asarray(model.items, dtype=np.int64)
-                native = k.native(model, items.dtype)
-                value = k.const(model, "item_values", functools.partial(np.asarray, items), native)[index]
-            if piece.shape != (piece.size,) or len(lead) != 1:
-                value = xp.reshape(value, (*lead, *piece.shape))
-            if not program and (not found if k is NUMPY else k.any_true(~found)):
-                raise ValueError(f"a row is not a concatenation of one-hot vectors ({layout.space_of(i)!r})")
-        values.append(value)
+                make, native = functools.partial(np.asarray, items), k.native(model, items.dtype)
+                gen.line(f"v{i} = _k.const({m}, 'item_values', {gen.bind(make)}, {gen.bind(native)})[index]")
+            if not program:
+                gen.line(f"if {'not found' if numpy else '_k.any_true(~found)'}: raise ValueError("
+                         f"'a row is not a concatenation of one-hot vectors (' + repr(_space_of({i})) + ')')")
+        if not isinstance(piece, Part):
+            shape = piece.shape if isinstance(piece, OneHotSegment) else piece.element_shape
+            flat = (piece.size if isinstance(piece, OneHotSegment) else piece.dim,)
+            whole = "l0" if not shape else f"(*l0, *{shape!r})"
+            gen.line(("" if shape != flat else "if len(l0) != 1: ") + f"v{i} = " + _reshape(k, f"v{i}", whole))
         if program:
-            missing.append(~found if found is not None else k.zeros((), k.dtype(np.dtype(bool))))
-    return values, (xp.stack(missing) if missing else None)
+            gen.line(f"m{i} = ~found" if isinstance(piece, OneHotSegment) else f"m{i} = _k.zeros((), _bool)")
+    flags = f"_xp.stack([{', '.join(f'm{i}' for i in range(len(pieces)))}])" if program and pieces else "None"
+    gen.line(f"return [{', '.join(f'v{i}' for i in range(len(pieces)))}], {flags}")
+    return gen.function("def unflatten(vs):")

@@ -226,14 +226,6 @@ class LeafModel:
         return test
 
     @property
-    def flat(self) -> str:
-        """How flattening stores it: ``"index"`` (one-hot of the stored position), ``"onehot"``
-        (of ``x - low``) or ``"ravel"``."""
-        if self.items is not None:
-            return "index"
-        return "onehot" if self.image in ("Discrete", "MultiDiscrete") else "ravel"
-
-    @property
     def form(self) -> Form:
         """The Python form of one member."""
         if self.items is not None:
@@ -254,11 +246,6 @@ class LeafModel:
         """The greatest stored value per entry (as :attr:`stored_low`)."""
         return np.array(np.broadcast_to(np.asarray(self.high, dtype=object if self.integral else np.float64),
                                         self.shape))
-
-    @property
-    def discrete(self) -> bool:
-        """Whether the leaf is a finite set of integers (Discrete, MultiDiscrete, MultiBinary)."""
-        return self.image in ("Discrete", "MultiDiscrete", "MultiBinary")
 
     @functools.cached_property
     def lookup(self) -> dict[Any, int]:

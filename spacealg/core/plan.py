@@ -368,7 +368,9 @@ def route(function: Any, name: str, space: Any, args: tuple[Any, ...], kwargs: d
 
     Law: ``route(f, b, s, args, kwargs)`` is what the chosen implementation gives; it is chosen
     once per plan, operation and backend (one dict lookup per call after the first), and kept
-    once it has answered a call (an object that is no space gets no plan).
+    once it has answered a call (an object that is no space gets no plan). An implementation
+    with a ``bind`` attribute is kept as ``bind(space)`` where that is not None: the same
+    answers, with what it looks up per space found once (it must not hold the space strongly).
     """
     kept = _PLANS.get(space)
     if kept is None and type(space) is range:  # a range's plan is kept for the one range of its value
@@ -387,7 +389,8 @@ def route(function: Any, name: str, space: Any, args: tuple[Any, ...], kwargs: d
             _PLANS.discard(space)
         raise
     if generation == _GENERATION[0]:  # no rule was registered meanwhile (a backend's first call loads its own)
-        plan.routes[function, name] = run
+        bind = getattr(run, "bind", None)  # an implementation bound to the space once (the flat codec's method)
+        plan.routes[function, name] = (bind(space) or run) if bind is not None else run
     return answer
 
 

@@ -65,7 +65,7 @@ from spacealg.adapters.gymnasium import to_gymnasium
 from spacealg.adapters.native import gym_class_of
 from spacealg.core.arrays import backend_name, register_backend
 from spacealg.core.codegen import Generator
-from spacealg.core.flat import Layout, OneHotSegment, Part, RavelSegment, flatten_rows, one_hot, unflatten_rows
+from spacealg.core.flat import Layout, OneHotSegment, Part, RavelSegment, flattener, one_hot, unflattener
 from spacealg.core.generic import coerce, generic
 from spacealg.core.image import Image, image_of
 from spacealg.core.kernel import NUMPY
@@ -193,7 +193,7 @@ class FlatCodec:
             raise self._no_array("flatten_batch")
         parts: list[Any] = []
         self.split(xs, parts)
-        return flatten_rows(NUMPY, self.layout, parts, self.dtype)[0]  # type: ignore[no-any-return]
+        return self._flattener(parts)[0]  # type: ignore[no-any-return]
 
     def unflatten_batch(self, vs: Any) -> Any:
         if self.dtype is None:
@@ -201,7 +201,16 @@ class FlatCodec:
         vs = np.asarray(vs)
         if vs.ndim < 1 or vs.shape[-1] != self.dim:
             raise ValueError(f"expected an array (*batch, {self.dim}), got shape {vs.shape}")
-        return self.joined(iter(unflatten_rows(NUMPY, self.layout, vs)[0]))
+        return self.joined(iter(self._unflattener(vs)[0]))
+
+    @functools.cached_property
+    def _flattener(self) -> Callable[[Any], Any]:
+        """The flatten driver's program for the layout on NumPy (:func:`~spacealg.core.flat.flattener`)."""
+        return flattener(NUMPY, self.layout, self.dtype)
+
+    @functools.cached_property
+    def _unflattener(self) -> Callable[[Any], Any]:
+        return unflattener(NUMPY, self.layout)
 
     def flatten_each(self, xs: Any) -> np.ndarray:
         """The ``(*batch, dim)`` rows of a batch (an object array or a list), a loop of ``write``."""
@@ -302,15 +311,9 @@ class OneHotCodec(OneHotSegment, FlatCodec):
         except (KeyError, TypeError):
             raise ValueError(f"{x!r} is not one of {self.model.items!r}") from None
 
-    def _hot(self, xs: Any, n: int) -> np.ndarray:
-        """``(n, size)`` one-hot indices (``x - low``, or positions) of ``n`` members, checked."""
-        if self.model.items is None:
-            k = np.asarray(xs).reshape(n, self.size).astype(np.int64) - self.low
-        else:
-            k = np.fromiter(map(self._position, np.asarray(xs, dtype=object).flat), np.int64).reshape(n, self.size)
-        if (k < 0).any() or (k >= self.nvec).any():
-            raise ValueError(f"a value lies outside {self.model.low}..{self.model.high}")
-        return k
+    def _hot(self, x: Any) -> np.ndarray:
+        """The flat segment of the member ``x`` (a large leaf's), by the driver's program for one row."""
+        return self._flattener([np.asarray(x, dtype=object if self.model.items is not None else None)[None]])[0][0]
 
     def _read(self, segment: np.ndarray) -> np.ndarray:
         found = segment.nonzero()[0]
@@ -321,7 +324,7 @@ class OneHotCodec(OneHotSegment, FlatCodec):
 
     def emit_fill(self, gen: Generator, value: str, start: int) -> None:
         if self.size > self._UNROLL or self.dim > 1024:  # vectorised
-            return gen.line(f"out[{gen.bind(self.offsets + start)} + {gen.bind(self._hot)}({value}, 1)[0]] = 1")
+            return gen.line(f"out[{start}:{start + self.dim}] = {gen.bind(self._hot)}({value})")
         labels, entries = self.model.items is not None, [value]
         if self.shape != ():
             gen.line(f"_m = asarray({value}{', object' if labels else ''}).ravel().tolist()")
@@ -710,22 +713,37 @@ def unflatten_batch(vs: Any, space: Any) -> Any:
 
 def _batched(function: Callable[..., Any], argument: str, values: Any, space: Any) -> Any:
     """The space's one route (:func:`~spacealg.core.plan.route`), for NumPy's data too: its kind's
-    rule, or the backend's plans; on NumPy the flat codec (:func:`_codec_batched`)."""
-    return route(function, backend_name(values) or "numpy", space, (values, space), {})
+    rule, or the backend's plans; on NumPy the flat codec (:func:`_codec_batched`). The kept
+    route is read here first, as the protocol's functions read it, and NumPy's is bound to the codec
+    (flatten_batch(256) of Box(16) 1.88 us, 2.01 us by the unbound run; best of 15, process time)."""
+    name = backend_name(values) or "numpy"
+    plan = kept_plan(space)
+    run = None if plan is None else plan.routes.get((function, name))
+    if run is not None:
+        return run(values, space)
+    return route(function, name, space, (values, space), {})
 
 
 def _codec_batched(function: Callable[..., Any], argument: str) -> Callable[[Any, Any], Any]:
-    """NumPy's ``function`` (``flatten_batch``/``unflatten_batch``): the space's flat codec's."""
+    """NumPy's ``function`` (``flatten_batch``/``unflatten_batch``): the space's flat codec's,
+    bound to the codec once the route keeps it (``run.bind``)."""
     operation = function.__name__
 
-    def run(values: Any, space: Any) -> Any:
-        plan = kept_plan(space)
-        codec = (None if plan is None else plan.flat_codec) or _codec_of(space, operation, values)
+    def call(method: Callable[[Any], Any], values: Any, space: Any) -> Any:
         try:
-            return getattr(codec, operation)(values)
+            return method(values)
         except _BAD_VALUE as error:
             raise _bad(operation, argument, values, space, error) from None
 
+    def run(values: Any, space: Any) -> Any:
+        return call(getattr(_codec_of(space, operation, values), operation), values, space)
+
+    def bind(space: Any) -> Callable[[Any, Any], Any] | None:
+        plan = kept_plan(space)  # the codec, a variant of the same plan, names its space weakly
+        codec = None if plan is None else plan.flat_codec
+        return None if codec is None else functools.partial(call, getattr(codec, operation))
+
+    run.bind = bind  # type: ignore[attr-defined]
     return run
 
 
