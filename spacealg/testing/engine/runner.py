@@ -864,9 +864,13 @@ def episode_body(
     (counting, in ``focus``, the examples that ran to their end and the properties that
     stopped the others); attribute a violation: its seed and length, and the actions (all of
     them for a determinism failure, whose replay needs the whole run; else those up to the
-    failing step); a violation ``focus`` ignores passes."""
+    failing step); a violation ``focus`` ignores, or longer than it counts, passes. A search
+    for one property (``focus.only``) that is not one of the replay's runs no replay: only
+    that property counts, and the replay's laws are the determinism ones."""
     draw_action, limit = probe(source, kind.declared)
     max_steps, masks = options["max_steps"], options["masks"]
+    # a search for one property that no replay decides (refining it) replays nothing
+    replayed = options["determinism"] and (focus.only is None or focus.only in DETERMINISM)
 
     def body(data: Any) -> None:
         n = focus.length(data, max_steps, limit)
@@ -902,7 +906,7 @@ def episode_body(
                         n,
                         draw,
                         draws.taken,
-                        determinism=options["determinism"],
+                        determinism=replayed,
                         stats=stats,
                         what=kind.what,
                         replay=replay,
