@@ -369,8 +369,8 @@ def run_check(
         out_of_time = out_of_time or outcome.out_of_time
         if outcome.violation is None:
             break
-        found = Found(Focus(excluded=excluded), memory, key)
-        best = refine(outcome, found, source, make_body, stats, budget, max_examples, random_seed)
+        home = Found(Focus(excluded=excluded), memory, key)
+        best = refine(outcome, home, source, make_body, stats, budget, max_examples, random_seed)
         broken.append(fail(best.violation, source, best.reproducible, examples, kind))  # type: ignore[arg-type]
         announce_broken(broken[-1])
         if clock.spent():
