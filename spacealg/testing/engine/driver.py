@@ -34,6 +34,7 @@ import os
 import random
 import time
 import traceback
+import unittest
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +58,7 @@ __all__ = [
     "KeyedDatabase",
     "OutOfTime",
     "Outcome",
+    "Unshrunk",
     "changed_in_place",
     "describe_exception",
     "draw_length",
@@ -195,11 +197,14 @@ class Focus:
     :func:`draw_length`; when refining a found violation, only the same property in episodes
     of at most ``shorter`` steps (Hypothesis shrinks within one seed's neighbourhood; a second
     search over all seeds finds shorter sequences that shrinking cannot reach); ``excluded``:
-    properties already found broken, whose violations are passed over to find the others."""
+    properties already found broken, whose violations are passed over to find the others;
+    ``most``: while shrinking a violation, the most actions a failure may take to count
+    (:meth:`longer`: Hypothesis' simplest choices may take more actions than the ones found)."""
 
     shorter: int | None = None
     only: str | None = None
     excluded: frozenset[str] = frozenset()  # properties already found broken: look for others
+    most: int | None = None
     completed: int = 0  # examples that ran to their end
     stopped: set[str] = field(default_factory=set)  # the passed-over properties that ended the others
 
@@ -210,6 +215,11 @@ class Focus:
 
     def ignores(self, violation: PropertyError) -> bool:
         return (self.only is not None and violation.property != self.only) or violation.property in self.excluded
+
+    def longer(self, violation: PropertyError) -> bool:
+        """Whether ``violation`` (its actions attributed) takes more than ``most`` actions:
+        the example passes (a shrink never trades actions for simpler choices)."""
+        return self.most is not None and len(violation.actions or ()) > self.most
 
 
 _PASSED_OVER: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("passed_over", default=frozenset())
@@ -258,8 +268,8 @@ class KeyedDatabase(ExampleDatabase):
         self.inner.move(self._key(src), self._key(dest), value)
 
 
-def as_database(database: Any, name: str) -> ExampleDatabase | None:
-    """None (no database), a directory path, or an ``ExampleDatabase``, keyed by ``name``."""
+def examples_database(database: Any) -> ExampleDatabase | None:
+    """None (no database), a directory path, or an ``ExampleDatabase``, as a database."""
     if database is None:
         return None
     if isinstance(database, (str, os.PathLike)):
@@ -268,7 +278,52 @@ def as_database(database: Any, name: str) -> ExampleDatabase | None:
         raise TypeError(
             f"database must be None, a directory or a hypothesis ExampleDatabase, got {type(database).__name__}"
         )
-    return KeyedDatabase(database, name)
+    return database
+
+
+def as_database(database: Any, name: str) -> ExampleDatabase | None:
+    """:func:`examples_database`, keyed by ``name``."""
+    database = examples_database(database)
+    return None if database is None else KeyedDatabase(database, name)
+
+
+_SECONDARY = b".secondary"  # the suffix of Hypothesis' key of its secondary corpus
+
+
+class Unshrunk(ExampleDatabase):
+    """The failures that a search run without shrinking saves (passed on to ``inner``,
+    the caller's database, if any), kept so that a later search shrinks them
+    (``search(..., generate=False)``) once :meth:`shrink_next` is called: from then on they
+    are served as Hypothesis' secondary corpus, since a failure that replays from the
+    primary one is taken for shrunk already (and not shrunk again)."""
+
+    def __init__(self, inner: ExampleDatabase | None = None) -> None:
+        super().__init__()
+        self.inner = inner
+        self.saved: dict[bytes, list[bytes]] = {}
+        self.serving = False
+
+    def shrink_next(self) -> None:
+        self.serving = True
+
+    def save(self, key: bytes, value: bytes) -> None:
+        if not self.serving and value not in self.saved.setdefault(key, []):
+            self.saved[key].append(value)
+        if self.inner is not None:
+            self.inner.save(key, value)
+
+    def fetch(self, key: bytes) -> Iterable[bytes]:
+        if self.serving:
+            return list(self.saved.get(key[: -len(_SECONDARY)], ())) if key.endswith(_SECONDARY) else []
+        return self.inner.fetch(key) if self.inner is not None else []
+
+    def delete(self, key: bytes, value: bytes) -> None:
+        if self.inner is not None:
+            self.inner.delete(key, value)
+
+    def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+        if self.inner is not None:
+            self.inner.move(src, dest, value)
 
 
 @contextlib.contextmanager
@@ -340,8 +395,12 @@ def search(
     budget: Budget | None = None,
     database: Any = None,
     name: str = "env",
+    shrink: bool = True,
+    generate: bool = True,
 ) -> Outcome:
-    """Run ``body`` on up to ``max_examples`` Hypothesis examples; shrink the first failure."""
+    """Run ``body`` on up to ``max_examples`` Hypothesis examples; shrink the first failure
+    (``shrink=False``: report it as found). ``generate=False``: only the failures stored in
+    ``database`` are run (and shrunk): how a failure found unshrunk is shrunk later."""
     seen: list[PropertyError] = []
     count = [0]
     budget = budget or Budget(None)
@@ -356,10 +415,12 @@ def search(
             raise
 
     db = as_database(database, name)
-    phases = (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink) if db is not None else (
-        Phase.explicit, Phase.generate, Phase.shrink
-    )
+    wanted = (Phase.explicit, Phase.reuse, Phase.generate if generate else None, Phase.shrink if shrink else None)
+    phases = tuple(phase for phase in wanted if phase is not None and (db is not None or phase is not Phase.reuse))
     test = given(st.data())(episode)
+    # the key of its failures in the database, also where a global seed (pytest --hypothesis-seed) would
+    # switch the database off: refine shrinks a failure by finding it there again
+    test._hypothesis_internal_database_key = b"spacealg.testing.search"  # type: ignore[attr-defined]
     if random_seed is not None:  # before settings: @seed alone would switch the database off
         test = hypothesis_seed(random_seed)(test)
     test = settings(
@@ -392,6 +453,8 @@ def search(
         )
         return Outcome(unexplained, False, count[0] - budget.rejected, budget.rejected > 0)
     except Unsatisfiable:  # the budget ran out before a single example completed
+        pass
+    except unittest.SkipTest:  # nothing ran: generate=False, and no failure was saved
         pass
     return Outcome(None, True, count[0] - budget.rejected, budget.rejected > 0)
 

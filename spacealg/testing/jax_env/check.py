@@ -387,6 +387,8 @@ class Search:
                 ]
                 violation.context = {"batch": rows, "action_seed": action_seed, "horizon": rollouts.horizon,
                                      "row": failing, "n": n, "first_seed": seed, "row_seed": int(seeds[failing])}
+                if focus.longer(violation):
+                    return
                 raise self._styled(violation) from None
             focus.completed += 1
 
