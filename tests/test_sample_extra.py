@@ -29,13 +29,14 @@ def test_no_extra_raises_exactly_when_a_keyword_is_given_naming_those(extra: dic
 
 
 def test_every_batched_sample_rule_refuses_extra_keywords() -> None:
-    from spacealg.backends import masked, operations, parts
-    from spacealg.spaces import onehot
+    from spacealg.backends import masked, operations
+    from spacealg.spaces import array, onehot, product
 
     calls = [
         lambda: operations._sample("torch", sa.Box(0, 1), 2, rng=None, mask=1),
         lambda: masked._sample_rule(NUMPY, sa.Masked(sa.Categorical(3), np.ones(3, bool)), 2, rng=None, mask=1),
-        lambda: parts._sampled("torch", (sa.Box(0, 1), 2), {"mask": 1, "rng": None}),
+        lambda: product.RULES["sample"](NUMPY, sa.TupleProduct(sa.Box(0, 1)), 2, rng=None, mask=1),
+        lambda: array.RULES["sample"](NUMPY, sa.ArraySpace(range(3), 2), 2, rng=None, mask=1),
         lambda: onehot._sample_rule(NUMPY, onehot.OneHot(3), 2, mask=1),
     ]
     for call in calls:
