@@ -56,8 +56,6 @@ from spacealg.testing.engine.runner import (
     EnvCheckReport,
     EnvKind,
     Precondition,
-    action_fallback,
-    agents_of,
     check_kind,
 )
 from spacealg.testing.engine.snippets import reproduction
@@ -74,8 +72,8 @@ from spacealg.testing.kinds.parallel import (
     PARALLEL_PROPERTIES,
     Cast,
     _names,
-    agent_lints,
     check_possible,
+    lints_and_probe_actions,
     max_cycles,
     same_space,
     undeclared,
@@ -370,11 +368,7 @@ PROBE_EPISODE = [
 def probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
     """The probes of a PettingZoo AEC environment; returns the warnings."""
 
-    def read(env: Any) -> tuple[list[Any], list[Any]]:
-        draws = {agent: action_fallback(env.action_space(agent), 0) for agent in agents_of(env)}
-        return agent_lints(env), [{agent: draw(None) for agent, draw in draws.items()} for _ in range(3)]
-
-    warned, actions = first_look(source, read)
+    warned, actions = first_look(source, lints_and_probe_actions)
     if actions is None:
         return warned
 

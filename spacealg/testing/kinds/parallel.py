@@ -68,7 +68,8 @@ from spacealg.testing.kinds.gymnasium import PRECONDITIONS as GYMNASIUM_PRECONDI
 from spacealg.testing.kinds.gymnasium import PROPERTIES
 
 __all__ = [
-    "API", "PARALLEL", "Cast", "agent_lints", "check_parallel_env", "check_possible", "max_cycles", "same_space"
+    "API", "PARALLEL", "Cast", "agent_lints", "check_parallel_env", "check_possible", "lints_and_probe_actions",
+    "max_cycles", "same_space",
 ]
 
 PARALLEL_PROPERTIES: dict[str, str] = {
@@ -314,6 +315,13 @@ def agent_lints(env: Any) -> list[Any]:
     ]
 
 
+def lints_and_probe_actions(env: Any) -> tuple[list[Any], list[Any]]:
+    """The agents' declaration lints, and the RNG probes' three joint actions (each agent's
+    fallback draw), read from a PettingZoo env (parallel or AEC) before its first reset."""
+    draws = {agent: action_fallback(env.action_space(agent), 0) for agent in agents_of(env)}
+    return agent_lints(env), [{agent: draw(None) for agent, draw in draws.items()} for _ in range(3)]
+
+
 PROBE_EPISODE = [
     "def probe_episode(env, seed, actions):  # the first observations, then each step's observations and rewards",
     "    observations, infos = env.reset() if seed is None else env.reset(seed=seed)",
@@ -334,11 +342,7 @@ PROBE_EPISODE = [
 def probes(source: EnvSource, clock: Budget | None = None) -> list[Any]:
     """The probes of a PettingZoo parallel environment; returns the warnings."""
 
-    def read(env: Any) -> tuple[list[Any], list[Any]]:
-        draws = {agent: action_fallback(env.action_space(agent), 0) for agent in agents_of(env)}
-        return agent_lints(env), [{agent: draw(None) for agent, draw in draws.items()} for _ in range(3)]
-
-    warned, actions = first_look(source, read)
+    warned, actions = first_look(source, lints_and_probe_actions)
     if actions is None:
         return warned
 
