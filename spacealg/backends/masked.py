@@ -36,7 +36,7 @@ from spacealg.core.generic import as_space
 from spacealg.core.image import image_of
 from spacealg.core.kernel import Kernel, kernel_for
 from spacealg.core.leaf import Members
-from spacealg.core.plan import map_tree, plan_for
+from spacealg.core.plan import map_tree, plan_for, variant_of
 from spacealg.core.protocol import isin
 from spacealg.core.rng import no_extra
 from spacealg.spaces.mask_factors import factors
@@ -76,9 +76,14 @@ def _values(k: Any, space: Any, digits: Any, shape: tuple[int, ...]) -> Any:
 
 
 def _holds_image(space: Any) -> bool:
-    """Whether ``space`` is a product with a part (at any depth) of a kind with an image."""
+    """Whether ``space`` is a product with a part (at any depth) of a kind with an image;
+    decided once per space (a variant of its plan), not per draw."""
     if not isinstance(space, (TupleProduct, DictProduct)):
         return False
+    return variant_of(space, "holds an image", _part_has_image)  # type: ignore[no-any-return]
+
+
+def _part_has_image(space: Any) -> bool:
     return any(image_of(p) is not None or _holds_image(p) for p in parts_of(space).values())
 
 
