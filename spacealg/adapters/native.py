@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from spacealg.core.cache import IdentityCache
+from spacealg.core.kernel import NUMPY
 from spacealg.core.plan import variant_of
 from spacealg.core.protocol import clamp, sample
 from spacealg.core.rng import RngLike, as_generator
@@ -103,13 +104,9 @@ def isin_items(batch: Any, space: Any) -> np.ndarray:
 
 
 def all_of(parts: list[np.ndarray], space: Any) -> np.ndarray:
-    """The conjunction of the components' memberships of a product batch."""
-    if not parts:
-        return np.ones((), dtype=bool)
-    try:
-        return np.logical_and.reduce(np.broadcast_arrays(*[np.asarray(p) for p in parts]))  # type: ignore[no-any-return]
-    except ValueError:
-        raise ValueError(f"isin: the component batches of {space} have different batch shapes") from None
+    """The conjunction of the components' memberships of a product batch (:meth:`Kernel.all_of
+    <spacealg.core.kernel.Kernel.all_of>`: broadcast as NumPy broadcasts)."""
+    return NUMPY.all_of([np.asarray(p) for p in parts], space)  # type: ignore[no-any-return]
 
 
 def _scalars(array: np.ndarray, space: Any) -> bool:

@@ -63,22 +63,13 @@ def isin_variant(name: str, space: Any, plan: Plan, parts: tuple[Any, ...]) -> C
 
 def _build(k: BackendKernel, plan: Plan, dtypes: tuple[Any, ...], space: Any) -> Callable[[tuple[Any, ...]], Any]:
     tests = [_isin_leaf(k, leaf, dtype) for leaf, dtype in zip(plan.leaves, dtypes)]
-    first, rest = tests[0], list(enumerate(tests[1:], 1))
+    if len(tests) == 1:
+        only = tests[0]
+        return lambda parts: only(parts[0])
     described = repr(space)  # not the space: a plan never refers to its own key
 
-    def run(parts: tuple[Any, ...]) -> Any:
-        result = first(parts[0])
-        for i, test in rest:
-            part = test(parts[i])
-            if part.shape == result.shape:
-                result &= part  # in place on torch (every leaf's result is a fresh array), a new array on JAX
-                continue
-            try:  # component batches broadcast, as on NumPy (spacealg.spaces.product)
-                np.broadcast_shapes(tuple(part.shape), tuple(result.shape))
-            except ValueError:
-                raise ValueError(f"isin: the component batches of {described} have different batch shapes") from None
-            result = result & part
-        return result
+    def run(parts: tuple[Any, ...]) -> Any:  # every leaf's answer is a fresh array
+        return k.all_of([test(part) for test, part in zip(tests, parts)], described, fresh=True)
 
     return run
 

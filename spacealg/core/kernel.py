@@ -135,6 +135,26 @@ class Kernel:
     def ones(self, shape: tuple[int, ...], dtype: Any) -> Any:
         return np.ones(shape, dtype)
 
+    def all_of(self, answers: list[Any], described: Any, fresh: bool = False) -> Any:
+        """The ``&`` of a product's component answers (bool arrays of this backend), broadcast
+        as NumPy broadcasts: an answer of one row (or a 0-d one: one member) stands for every row.
+        ``True`` (0-d) for no answers; ValueError naming ``described`` where they do not broadcast.
+        ``fresh``: the answers are the caller's own, so answers of one shape are and-ed into the
+        first in place (a new array on JAX, whose arrays are immutable)."""
+        if not answers:
+            return self.ones((), self.dtype(np.dtype(bool)))
+        inside = answers[0]
+        for answer in answers[1:]:
+            if fresh and answer.shape == inside.shape:
+                inside &= answer
+                continue
+            try:
+                np.broadcast_shapes(tuple(inside.shape), tuple(answer.shape))
+            except ValueError:
+                raise ValueError(f"isin: the component batches of {described} have different batch shapes") from None
+            inside = inside & answer
+        return inside
+
     # -- what the Array API lacks ------------------------------------------------------------
     def onehot(self, positions: Any, dim: int, dtype: Any) -> Any:
         """``(n, dim)`` zeros with a 1 at each row's ``positions`` (``(n, k)`` int array)."""

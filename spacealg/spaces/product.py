@@ -304,18 +304,7 @@ def _isin_rule(k: Kernel, batch: Any, space: TupleProduct | DictProduct) -> Any:
     if isinstance(batch, np.ndarray) and batch.dtype.kind == "O":
         return isin_objects(batch, space)
     _check_parts(batch, space, "isin")
-    answers = [k.xp.asarray(isin(batch[key], s)) for key, s in parts_of(space).items()]
-    if not answers:
-        return k.ones((), k.dtype(np.bool_))
-    inside, shape = answers[0], answers[0].shape
-    for answer in answers[1:]:
-        if answer.shape != shape:
-            try:
-                shape = np.broadcast_shapes(tuple(shape), tuple(answer.shape))
-            except ValueError:
-                raise ValueError(f"isin: the component batches of {space!r} have different batch shapes") from None
-        inside = inside & answer
-    return inside
+    return k.all_of([k.xp.asarray(isin(batch[key], s)) for key, s in parts_of(space).items()], repr(space))
 
 
 def _clamp_rule(k: Kernel, x: Any, space: TupleProduct | DictProduct) -> Any:
