@@ -184,3 +184,23 @@ def test_masked_onehot_draws_on_torch_and_under_jit():
     for host in (to_numpy(drawn), np.asarray(jitted)):
         assert bool(sa.isin(host, legal).all())
         assert set(np.argmax(host[:, :3], axis=1)) == {1, 2}
+
+
+@pytest.mark.parametrize("name", ["torch", "jax"])
+@given(sizes=st.lists(st.integers(1, 4), min_size=1, max_size=3), scalar=st.booleans(), n=st.integers(0, 4),
+       dtype=st.sampled_from([np.bool_, np.float32, np.int64]), seed=st.integers(0, 2**16))
+@settings(max_examples=10)
+def test_an_image_decodes_on_the_backend_as_on_numpy(name, sizes, scalar, n, dtype, seed):
+    """``core.image.Image.decode_on``'s law: ``to_numpy(decode_on(k, y)) == decode(to_numpy(y))``,
+    value for value, in the dtype the backend holds NumPy's in (JAX without x64: int64 as int32),
+    for batches of a OneHot's hot positions held by torch or JAX."""
+    from spacealg.core.image import image_of
+    from spacealg.core.kernel import kernel_for
+
+    space = sa.OneHot(sizes[0] if scalar else sizes, dtype=dtype)
+    image = image_of(space)
+    positions = np.asarray(sa.sample(image.space, n, rng=seed), dtype=np.int64)
+    k = kernel_for(name, _rng(name, seed), _rng(name, seed))
+    on_backend = torch.as_tensor(positions) if name == "torch" else jax.numpy.asarray(positions)
+    got, expected = to_numpy(image.decode_on(k, on_backend)), image.decode(positions)
+    assert got.dtype == to_numpy(k.constant(expected)).dtype and np.array_equal(got, expected)
