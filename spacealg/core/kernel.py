@@ -145,14 +145,17 @@ class Kernel:
             return self.ones((), self.dtype(np.dtype(bool)))
         inside = answers[0]
         for answer in answers[1:]:
-            if fresh and answer.shape == inside.shape:
+            if answer.shape != inside.shape:  # the broadcast check only here
+                try:
+                    np.broadcast_shapes(tuple(inside.shape), tuple(answer.shape))
+                except ValueError:
+                    why = f"isin: the component batches of {described} have different batch shapes"
+                    raise ValueError(why) from None
+                inside = inside & answer
+            elif fresh:
                 inside &= answer
-                continue
-            try:
-                np.broadcast_shapes(tuple(inside.shape), tuple(answer.shape))
-            except ValueError:
-                raise ValueError(f"isin: the component batches of {described} have different batch shapes") from None
-            inside = inside & answer
+            else:
+                inside = inside & answer
         return inside
 
     # -- what the Array API lacks ------------------------------------------------------------

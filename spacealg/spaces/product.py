@@ -304,7 +304,7 @@ def _isin_rule(k: Kernel, batch: Any, space: TupleProduct | DictProduct) -> Any:
     if isinstance(batch, np.ndarray) and batch.dtype.kind == "O":
         return isin_objects(batch, space)
     _check_parts(batch, space, "isin")
-    return k.all_of([k.xp.asarray(isin(batch[key], s)) for key, s in parts_of(space).items()], repr(space))
+    return k.all_of([k.xp.asarray(isin(batch[key], s)) for key, s in parts_of(space).items()], space)
 
 
 def _clamp_rule(k: Kernel, x: Any, space: TupleProduct | DictProduct) -> Any:
