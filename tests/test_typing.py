@@ -154,12 +154,18 @@ STRICT = (
 
 
 def _config() -> str:
-    """pyproject.toml's [tool.mypy] for everything, and --strict's options for the snippets."""
+    """pyproject.toml's [tool.mypy] (its overrides included) for everything, and --strict's options for the snippets."""
     import tomllib
 
-    options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
+    options = dict(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"])
+    overrides = options.pop("overrides", [])
     lines = ["[mypy]", "show_error_codes = True"]
     lines += [f"{key} = {value}" for key, value in options.items()]
+    for override in overrides:  # [[tool.mypy.overrides]] tables: one [mypy-a,b] section each
+        override = dict(override)
+        modules = override.pop("module")
+        lines += [f"[mypy-{','.join([modules] if isinstance(modules, str) else modules)}]"]
+        lines += [f"{key} = {value}" for key, value in override.items()]
     lines += ["[mypy-wrong_calls,right_calls]", "implicit_reexport = False"]
     lines += [f"{flag} = True" for flag in STRICT]
     return "\n".join(lines) + "\n"
