@@ -37,9 +37,9 @@ SAME = [
     "    if isinstance(a, dict) and isinstance(b, dict):",
     "        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)",
     "    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):",
-    "        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))",
-    "    if isinstance(a, (float, np.floating)) and isinstance(b, (float, np.floating)) and a != a and b != b:",
-    "        return True",
+    "        return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))",
+    "    if isinstance(a, (float, np.floating)) and isinstance(b, (float, np.floating)):",
+    "        return bool(a == b or (a != a and b != b))",
     "    return type(a) is type(b) and bool(a == b)",
     "",
 ]
