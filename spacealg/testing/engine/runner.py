@@ -444,8 +444,8 @@ def refine(
     shrinks the shortest one (its search again, replaying it from its database); a shrink
     that shortens it starts the searches again. Laws: the result replays (it failed when
     Hypothesis last ran it) and is never longer than ``outcome``'s; shrinking a long example
-    costs an episode per try, so it is left for the shortest one (OverfullWarehouse: 6.8 ->
-    s)."""
+    costs an episode per try, so it is left for the shortest one (OverfullWarehouse's check with
+    ``max_broken=1``, loaded 2-core machine: 7.7 -> 3.1 s of CPU)."""
     best, home, shrunk_already = outcome, found, False
     clock = Budget(budget)
     while True:
