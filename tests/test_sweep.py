@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
 
@@ -147,54 +148,6 @@ def test_a_sweep_passes_each_check_exactly_its_checking_options(options):
         if name not in sweep_dests and not callable(value):
             assert getattr(again, name) == value, name
     assert not {w for w in sweep_only if w.startswith("-")} & set(words)
-
-
-# --- point 1: isolation ----------------------------------------------------------------------
-
-
-def test_a_crash_a_hang_and_a_missing_package_cost_their_row_only():
-    """Two sweeps at once. Under a budget a step that blocks ends at the check's own limit
-    (3 x 0.2 + 10 s); without one, --timeout kills the process, and the property it had
-    found broken before it hung stays in the row. Both limits are waited out whole (the
-    test's worker computes nothing meanwhile), at once: the first sets the test's time, and
-    --timeout 10 is no longer than it; LeaksThenBlocks finds its bug and blocks within about
-    1 s of its start, and the row beside it, Corridor's check, took 1.7 s at load 11 on the
-    2-core machine."""
-    missing = _missing_jax_prefix()
-    ids = ["envcorpus.cli_envs:Crashes", "envcorpus.cli_envs:Blocks", "envcorpus.cli_envs:Exits",
-           *([f"{missing}:*"] if missing else []), "envcorpus.gym_envs:Corridor"]
-    hangs = ["envcorpus.cli_envs:LeaksThenBlocks", "envcorpus.gym_envs:Corridor"]
-    runs = {
-        "budget": subprocess.Popen(_cli("check", *ids, "--budget", "0.2", "-j", "2", "--json", *FAST),
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(), cwd=TESTS),
-        "timeout": subprocess.Popen(_cli("check", *hangs, "--budget", "0", "--timeout", "10", "-j", "2", "--json",
-                                         *FAST),
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(), cwd=TESTS),
-    }
-    documents = {}
-    for name, process in runs.items():
-        out, err = process.communicate(timeout=600)
-        assert process.returncode == 2 and "Traceback" not in err, (name, err)
-        documents[name] = {row["env_id"]: row for row in json.loads(out)["environments"]}
-    rows = documents["budget"]
-    assert list(rows) == ids
-    assert (rows[ids[0]]["status"], rows[ids[0]]["verdict"]) == ("crashed", "crashed: SIGSEGV")
-    assert (rows[ids[1]]["status"], rows[ids[1]]["verdict"]) == ("timeout", "timed out after 11 s")
-    assert rows[ids[2]]["status"] == "cannot make"
-    assert rows[ids[2]]["verdict"].startswith("not run: ") and "sys.exit(0)" in rows[ids[2]]["verdict"]
-    if missing:
-        assert rows[f"{missing}:*"]["status"] == "cannot make"
-        assert "optional package" in rows[f"{missing}:*"]["verdict"]
-    assert rows["envcorpus.gym_envs:Corridor"]["status"] == "passed"
-    assert {row["exit_status"] for row in rows.values()} == {0, 2}
-    rows = documents["timeout"]
-    assert list(rows) == hangs
-    hung = rows["envcorpus.cli_envs:LeaksThenBlocks"]
-    assert hung["status"] == "timeout" and hung["exit_status"] == 2
-    assert hung["verdict"] == "timed out after 10 s, properties broken before it: observation-in-space"
-    assert hung["broken"][0]["property"] == "observation-in-space" and "LeaksThenBlocks" in hung["broken"][0][
-        "reproduction"]
-    assert rows["envcorpus.gym_envs:Corridor"]["status"] == "passed"
 
 
 # --- point 2: resumable after kill -9 --------------------------------------------------------
@@ -422,3 +375,72 @@ def test_the_old_jax_sweep_script_is_a_thin_call_of_the_cli():
         build_parser().parse_args(words)  # words the command line takes
     with pytest.raises(SystemExit, match="batch"):
         script.command(["--batch", "32"])
+
+
+# --- point 1: isolation (last: its sweeps, started with the module's first test, end meanwhile) --
+
+CRASH_IDS = ["envcorpus.cli_envs:Crashes", "envcorpus.cli_envs:Blocks", "envcorpus.cli_envs:Exits"]
+HANG_IDS = ["envcorpus.cli_envs:LeaksThenBlocks", "envcorpus.gym_envs:Corridor"]
+
+
+def _isolation_ids() -> list[str]:
+    missing = _missing_jax_prefix()
+    return [*CRASH_IDS, *([f"{missing}:*"] if missing else []), "envcorpus.gym_envs:Corridor"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def isolation_sweeps(request) -> Iterator[dict[str, subprocess.Popen]]:
+    """The two sweeps of :func:`test_a_crash_a_hang_and_a_missing_package_cost_their_row_only`
+    (where it is selected), started with the module's first test: they wait out their limits
+    while the module's other tests compute (tests/conftest.py gives this module's tests to one
+    worker)."""
+    runs = {}
+    if "test_a_crash_a_hang_and_a_missing_package_cost_their_row_only" in {i.name for i in request.session.items}:
+        runs = {
+            "budget": subprocess.Popen(
+                _cli("check", *_isolation_ids(), "--budget", "0.2", "-j", "2", "--json", *FAST),
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(), cwd=TESTS),
+            "timeout": subprocess.Popen(
+                _cli("check", *HANG_IDS, "--budget", "0", "--timeout", "10", "-j", "2", "--json", *FAST),
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(), cwd=TESTS),
+        }
+    yield runs
+    for process in runs.values():
+        if process.poll() is None:
+            process.kill()
+        process.communicate()
+
+
+def test_a_crash_a_hang_and_a_missing_package_cost_their_row_only(isolation_sweeps):
+    """Two sweeps at once (:func:`isolation_sweeps`). Under a budget a step that blocks ends at
+    the check's own limit (3 x 0.2 + 10 s); without one, --timeout kills the process, and the
+    property it had found broken before it hung stays in the row. Both limits are waited out
+    whole, computing nothing; --timeout 10 is no longer than the first: LeaksThenBlocks finds
+    its bug and blocks within about 1 s of its start, and the row beside it, Corridor's
+    check, took 1.7 s at load 11 on the 2-core machine."""
+    ids, hangs = _isolation_ids(), HANG_IDS
+    missing = _missing_jax_prefix()
+    documents = {}
+    for name, process in isolation_sweeps.items():
+        out, err = process.communicate(timeout=600)
+        assert process.returncode == 2 and "Traceback" not in err, (name, err)
+        documents[name] = {row["env_id"]: row for row in json.loads(out)["environments"]}
+    rows = documents["budget"]
+    assert list(rows) == ids
+    assert (rows[ids[0]]["status"], rows[ids[0]]["verdict"]) == ("crashed", "crashed: SIGSEGV")
+    assert (rows[ids[1]]["status"], rows[ids[1]]["verdict"]) == ("timeout", "timed out after 11 s")
+    assert rows[ids[2]]["status"] == "cannot make"
+    assert rows[ids[2]]["verdict"].startswith("not run: ") and "sys.exit(0)" in rows[ids[2]]["verdict"]
+    if missing:
+        assert rows[f"{missing}:*"]["status"] == "cannot make"
+        assert "optional package" in rows[f"{missing}:*"]["verdict"]
+    assert rows["envcorpus.gym_envs:Corridor"]["status"] == "passed"
+    assert {row["exit_status"] for row in rows.values()} == {0, 2}
+    rows = documents["timeout"]
+    assert list(rows) == hangs
+    hung = rows["envcorpus.cli_envs:LeaksThenBlocks"]
+    assert hung["status"] == "timeout" and hung["exit_status"] == 2
+    assert hung["verdict"] == "timed out after 10 s, properties broken before it: observation-in-space"
+    assert hung["broken"][0]["property"] == "observation-in-space" and "LeaksThenBlocks" in hung["broken"][0][
+        "reproduction"]
+    assert rows["envcorpus.gym_envs:Corridor"]["status"] == "passed"
