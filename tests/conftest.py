@@ -91,13 +91,18 @@ def ray_instance():
     skipped where Ray is not installed. Its workers import this checkout's spacealg and the
     tests' environments (by reference). Not kept for the session: Ray's daemons and idle
     workers take CPU for as long as they live (2.6 s a minute here, idle), and a run hands the
-    Ray tests out early, so an instance kept to the session's end cost about 30 s of CPU."""
+    Ray tests out early, so an instance kept to the session's end cost about 30 s of CPU.
+    The workers find those modules on the PYTHONPATH they inherit from Ray's daemons, which
+    inherit this process's environment at ``ray.init``: a job-wide ``runtime_env`` setting it
+    instead made Ray start workers of their own for the job (the first tasks waited 2.6 to 3.9 s
+    for them, one process more)."""
     ray = pytest.importorskip("ray")
     root = pathlib.Path(__file__).resolve().parent.parent
     paths = [str(root), str(root / "tests"), os.environ.get("PYTHONPATH", "")]
     if not ray.is_initialized():
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False,
-                 runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in paths if p)}})
+        with pytest.MonkeyPatch.context() as patch:  # the daemons' environment; this process's is restored
+            patch.setenv("PYTHONPATH", os.pathsep.join(p for p in paths if p))
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     yield ray
     ray.shutdown()
 

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -178,45 +179,64 @@ def test_a_closed_pipe_ends_quietly():
     assert "Traceback" not in err and "BrokenPipe" not in err
 
 
-def test_a_step_that_blocks_ends_under_a_budget():
-    """``--budget b`` gives a check 3 x b + 10 s at most (issue 25 point 34): one env, or
-    worker processes; the blocked one is a timeout, exit status 2, the others are checked.
-    Both runs start at once: each spends its 10.6 s waiting on the blocked step, not computing."""
+#: Runs that mostly wait (on a step that blocks, on steps that sleep), each read by the test
+#: named: started at once with the module's first test (the fixture below), they wait while the
+#: module's other tests compute (tests/conftest.py gives this module's tests to one worker).
+WAITING = {
+    "test_a_step_that_blocks_ends_under_a_budget": ["envcorpus.cli_envs:Blocks", "--budget", "0.2"],
+    "test_a_slow_environment_gets_its_bug_reported_not_a_block": [
+        "envcorpus.cli_envs:SlowSlipperyCorridor", "--budget", "3", "--max-steps", "1000"],
+}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def waiting(request) -> Iterator[dict[str, subprocess.Popen]]:
+    """``spacealg check ... --json`` of each run of :data:`WAITING` whose test is selected."""
+    selected = {item.name for item in request.session.items}
     runs = {
-        name: subprocess.Popen(
-            _cli("check", "envcorpus.cli_envs:Blocks", *jobs, "--budget", "0.2", "--json", "--no-progress"),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(),
-        )
-        for name, jobs in (("alone", []), ("with workers", ["envcorpus.gym_envs:Corridor", "-j", "2"]))
+        name: subprocess.Popen(_cli("check", *words, "--json", "--no-progress"), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=_env())
+        for name, words in WAITING.items() if name in selected
     }
-    for name, process in runs.items():
-        out, err = process.communicate(timeout=240)
-        assert process.returncode == 2, (name, err.decode())
-        assert "Traceback" not in err.decode(), name
-        document = json.loads(out)
-        if name == "with workers":
-            statuses = [e["status"] for e in document["environments"]]
-            assert statuses == ["timeout", "passed"]
-        else:
-            assert document["status"] == "error" and "timeout" in document["message"]
+    yield runs
+    for process in runs.values():
+        if process.poll() is None:
+            process.kill()
+        process.communicate()
 
 
-def test_a_slow_environment_gets_its_bug_reported_not_a_block():
+def _ended(waiting: dict[str, subprocess.Popen], name: str) -> tuple[int, dict, str]:
+    """The exit status, the JSON document and the stderr of the run of test ``name``."""
+    out, err = waiting[name].communicate(timeout=240)
+    assert "Traceback" not in err.decode(), err.decode()
+    return waiting[name].returncode, json.loads(out), err.decode()
+
+
+def test_a_step_that_blocks_ends_under_a_budget(waiting):
+    """``--budget b`` gives a check 3 x b + 10 s at most (issue 25 point 34): the blocked env
+    is a timeout, exit status 2, a line that says it blocks and no traceback. It waits its
+    10.6 s on the blocked step, computing nothing (:data:`WAITING`). The same in a sweep's worker
+    processes, with the others checked:
+    tests/test_sweep.py::test_a_crash_a_hang_and_a_missing_package_cost_their_row_only."""
+    status, document, err = _ended(waiting, "test_a_step_that_blocks_ends_under_a_budget")
+    assert status == 2, err
+    assert err.splitlines()[-1].endswith("the environment blocks (a reset or step that never returns?)")
+    assert document["status"] == "error" and "timeout" in document["message"]
+
+
+def test_a_slow_environment_gets_its_bug_reported_not_a_block(waiting):
     """Issue 35: the budget bounds the work itself. Every step of SlowSlipperyCorridor sleeps
-    3 ms and every example here runs up to 1,000 steps (--max-steps: the default run of a
-    Box2D env with 1,000-step episodes, scaled down to a 6 s budget), so one example and its
-    replays take seconds: the check used to outlive 3 x budget + 10 s and be given up as "the
-    environment blocks" (exit 2, 28 s, before this change). Now every episode stops between
-    two steps at the check's deadline (3 x budget), a replay stops at its first difference,
-    and the bug found is reported (exit 1), with its reproduction."""
-    process = subprocess.run(
-        _cli("check", "envcorpus.cli_envs:SlowSlipperyCorridor", "--budget", "6", "--max-steps", "1000", "--json",
-             "--no-progress"),
-        capture_output=True, env=_env(), timeout=240,
-    )
-    err = process.stderr.decode()
-    assert process.returncode == 1, err
-    assert "blocks" not in err and "Traceback" not in err
-    document = json.loads(process.stdout)
+    1 ms and every example here runs up to 1,000 steps (--max-steps: as in the default run of
+    a Box2D env whose episodes run to 1,000 steps), so one example, its replays and its
+    shrinking take many seconds: the check used to outlive 3 x budget + 10 s and be given up
+    as "the environment blocks" (exit 2; under --budget 3, at 19 s, with the code before this
+    change). Now every episode stops between two steps at the check's deadline (3 x budget),
+    a replay stops at its first difference, and the bug found is reported (exit 1), with its
+    reproduction. --budget 3 is the default 30 s scaled down: the same deadlines, from the
+    same budget, by the same code. The bug is found about 3 s into the 9 s of work (the first
+    long example and its replay, at load 9 on the 2-core machine)."""
+    status, document, err = _ended(waiting, "test_a_slow_environment_gets_its_bug_reported_not_a_block")
+    assert status == 1, err
+    assert "blocks" not in err
     assert document["status"] == "failed"
     assert document["property"] in ("global-rng", "step-determinism")  # the slip from the global random

@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
 
@@ -149,73 +150,31 @@ def test_a_sweep_passes_each_check_exactly_its_checking_options(options):
     assert not {w for w in sweep_only if w.startswith("-")} & set(words)
 
 
-# --- point 1: isolation ----------------------------------------------------------------------
-
-
-def test_a_crash_a_hang_and_a_missing_package_cost_their_row_only():
-    """Two sweeps at once. Under a budget a step that blocks ends at the check's own limit
-    (3 x 0.2 + 10 s); without one, --timeout kills the process, and the property it had
-    found broken before it hung stays in the row. The limit, 15 s, is waited out whole (the
-    test's worker computes nothing meanwhile); the row beside it, Corridor's check, took 1.7 s
-    at load 11 on the 2-core machine."""
-    missing = _missing_jax_prefix()
-    ids = ["envcorpus.cli_envs:Crashes", "envcorpus.cli_envs:Blocks", "envcorpus.cli_envs:Exits",
-           *([f"{missing}:*"] if missing else []), "envcorpus.gym_envs:Corridor"]
-    hangs = ["envcorpus.cli_envs:LeaksThenBlocks", "envcorpus.gym_envs:Corridor"]
-    runs = {
-        "budget": subprocess.Popen(_cli("check", *ids, "--budget", "0.2", "-j", "2", "--json", *FAST),
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(), cwd=TESTS),
-        "timeout": subprocess.Popen(_cli("check", *hangs, "--budget", "0", "--timeout", "15", "-j", "2", "--json",
-                                         *FAST),
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(), cwd=TESTS),
-    }
-    documents = {}
-    for name, process in runs.items():
-        out, err = process.communicate(timeout=600)
-        assert process.returncode == 2 and "Traceback" not in err, (name, err)
-        documents[name] = {row["env_id"]: row for row in json.loads(out)["environments"]}
-    rows = documents["budget"]
-    assert list(rows) == ids
-    assert (rows[ids[0]]["status"], rows[ids[0]]["verdict"]) == ("crashed", "crashed: SIGSEGV")
-    assert (rows[ids[1]]["status"], rows[ids[1]]["verdict"]) == ("timeout", "timed out after 11 s")
-    assert rows[ids[2]]["status"] == "cannot make"
-    assert rows[ids[2]]["verdict"].startswith("not run: ") and "sys.exit(0)" in rows[ids[2]]["verdict"]
-    if missing:
-        assert rows[f"{missing}:*"]["status"] == "cannot make"
-        assert "optional package" in rows[f"{missing}:*"]["verdict"]
-    assert rows["envcorpus.gym_envs:Corridor"]["status"] == "passed"
-    assert {row["exit_status"] for row in rows.values()} == {0, 2}
-    rows = documents["timeout"]
-    assert list(rows) == hangs
-    hung = rows["envcorpus.cli_envs:LeaksThenBlocks"]
-    assert hung["status"] == "timeout" and hung["exit_status"] == 2
-    assert hung["verdict"] == "timed out after 15 s, properties broken before it: observation-in-space"
-    assert hung["broken"][0]["property"] == "observation-in-space" and "LeaksThenBlocks" in hung["broken"][0][
-        "reproduction"]
-    assert rows["envcorpus.gym_envs:Corridor"]["status"] == "passed"
-
-
 # --- point 2: resumable after kill -9 --------------------------------------------------------
 
 
 def test_a_sweep_killed_with_sigkill_resumes_with_no_row_lost_repeated_or_half_written(tmp_path, capsys):
+    """The first sweep has no time limit (--budget 0, no --timeout): Blocks, the second, blocks
+    until the kill, however loaded the machine. The second gives each environment 8 s
+    (--timeout, a sweep's option: not one of the checking options a row records) and runs
+    them at once (-j 3): Blocks is then a timeout; the others took 3 s at most at load 9."""
     results = tmp_path / "results.jsonl"
     ids = ["envcorpus.gym_envs:Corridor", "envcorpus.cli_envs:Blocks", "envcorpus.gym_envs:LeakyCorridor",
            "envcorpus.cli_envs:Chatty"]
-    options = ["-n", "5", "--budget", "0.5", "-j", "1", "--results", str(results)]
+    options = ["-n", "5", "--budget", "0", "-j", "1", "--results", str(results)]
     process = subprocess.Popen(_cli("check", *ids, *options, "--no-progress"), stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, env=_env(), cwd=TESTS)
     waited = 0.0
     while not (results.exists() and results.read_bytes().endswith(b"\n")) and waited < 600:
         time.sleep(0.05)
         waited += 0.05
-    process.send_signal(signal.SIGKILL)  # during Blocks, the second: one step blocks for 11.5 s
+    process.send_signal(signal.SIGKILL)  # during Blocks, the second, which blocks for good
     process.wait(timeout=60)
     first = results.read_text()
     assert [json.loads(line)["env_id"] for line in first.splitlines()] == ids[:1]
     with results.open("a") as handle:  # and as if the kill had come in the middle of writing a row
         handle.write('{"env_id": "envcorpus.cli_envs:Blocks", "stat')
-    status, _, err = _run("check", *ids, *options)  # with the progress bar this time
+    status, _, err = _run("check", *ids, *options, "-j", "3", "--timeout", "8")  # with the progress bar this time
     assert status == 2  # Blocks: a timeout
     assert "left 0" in err and "done 4" in err
     text = results.read_text()
@@ -235,31 +194,41 @@ def test_a_sweep_killed_with_sigkill_resumes_with_no_row_lost_repeated_or_half_w
 # --- point 5: the verdicts of one check ------------------------------------------------------
 
 
-def test_a_sweep_gives_each_env_the_verdicts_of_its_check_alone(tmp_path):
+def test_a_sweep_gives_each_env_the_verdicts_of_its_check_alone(tmp_path, capsys, monkeypatch):
+    """The sweep runs in a process of its own; meanwhile each ``spacealg check ID`` runs here,
+    in this process (the command alone, with no sweep around it)."""
     ids = ["CartPole-v1", "envcorpus.gym_envs:LeakyCorridor", "envcorpus.checks_envs:TimedCorridor"]
     if importlib.util.find_spec("pettingzoo") is not None:
         ids += ["pettingzoo.classic.rps_v2:env", "envcorpus.parallel_envs:MarshalRace"]
     if importlib.util.find_spec("gymnax") is not None:
         ids += ["gymnax:Pendulum-v1"]
     options = ["-n", "4", "--max-steps", "20", "--budget", "0", "--seed", "2", "--json", "--no-progress"]
-    alone = {
-        env_id: subprocess.Popen(_cli("check", env_id, *options), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 text=True, env=_env(), cwd=TESTS)
-        for env_id in ids
-    }
     estimates = tmp_path / "earlier.jsonl"  # an earlier sweep where the last took longest: started first now
     for seconds, env_id in enumerate(ids):
         append(str(estimates), {"env_id": env_id, "seconds": float(seconds)})
-    _, swept, _ = _run("check", *ids, *options, "-j", "2", "--estimates", str(estimates))
-    rows = {row["env_id"]: row for row in swept["environments"]}
+    swept = subprocess.Popen(_cli("check", *ids, *options, "-j", "2", "--estimates", str(estimates)),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(), cwd=TESTS)
+    monkeypatch.chdir(TESTS)
+    alone = {}
+    for env_id in ids:
+        status = main(["check", env_id, *options])
+        alone[env_id] = (status, _json_of(capsys))
+    out, err = swept.communicate(timeout=600)
+    assert "Traceback" not in err, err
+    rows = {row["env_id"]: row for row in json.loads(out)["environments"]}
     assert list(rows) == ids  # in the order given, whatever the order they ran in
-    for env_id, process in alone.items():
-        document = json.loads(process.communicate(timeout=600)[0])
+    for env_id, (status, document) in alone.items():
         assert (rows[env_id]["status"], rows[env_id]["verdicts"]) == (document["status"], document["verdicts"]), env_id
-        assert rows[env_id]["exit_status"] == document["exit_status"] == process.returncode
+        assert rows[env_id]["exit_status"] == document["exit_status"] == status
         assert [b["property"] for b in rows[env_id].get("broken", [])] == [
             b["property"] for b in document.get("broken", [])]
     assert {rows[i]["status"] for i in ids} == {"passed", "failed"}
+
+
+def _json_of(capsys) -> dict:
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err, captured.err
+    return json.loads(captured.out)
 
 
 # --- point 4: the report ---------------------------------------------------------------------
@@ -406,3 +375,72 @@ def test_the_old_jax_sweep_script_is_a_thin_call_of_the_cli():
         build_parser().parse_args(words)  # words the command line takes
     with pytest.raises(SystemExit, match="batch"):
         script.command(["--batch", "32"])
+
+
+# --- point 1: isolation (last: its sweeps, started with the module's first test, end meanwhile) --
+
+CRASH_IDS = ["envcorpus.cli_envs:Crashes", "envcorpus.cli_envs:Blocks", "envcorpus.cli_envs:Exits"]
+HANG_IDS = ["envcorpus.cli_envs:LeaksThenBlocks", "envcorpus.gym_envs:Corridor"]
+
+
+def _isolation_ids() -> list[str]:
+    missing = _missing_jax_prefix()
+    return [*CRASH_IDS, *([f"{missing}:*"] if missing else []), "envcorpus.gym_envs:Corridor"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def isolation_sweeps(request) -> Iterator[dict[str, subprocess.Popen]]:
+    """The two sweeps of :func:`test_a_crash_a_hang_and_a_missing_package_cost_their_row_only`
+    (where it is selected), started with the module's first test: they wait out their limits
+    while the module's other tests compute (tests/conftest.py gives this module's tests to one
+    worker)."""
+    runs = {}
+    if "test_a_crash_a_hang_and_a_missing_package_cost_their_row_only" in {i.name for i in request.session.items}:
+        runs = {
+            "budget": subprocess.Popen(
+                _cli("check", *_isolation_ids(), "--budget", "0.2", "-j", "2", "--json", *FAST),
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(), cwd=TESTS),
+            "timeout": subprocess.Popen(
+                _cli("check", *HANG_IDS, "--budget", "0", "--timeout", "10", "-j", "2", "--json", *FAST),
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(), cwd=TESTS),
+        }
+    yield runs
+    for process in runs.values():
+        if process.poll() is None:
+            process.kill()
+        process.communicate()
+
+
+def test_a_crash_a_hang_and_a_missing_package_cost_their_row_only(isolation_sweeps):
+    """Two sweeps at once (:func:`isolation_sweeps`). Under a budget a step that blocks ends at
+    the check's own limit (3 x 0.2 + 10 s); without one, --timeout kills the process, and the
+    property it had found broken before it hung stays in the row. Both limits are waited out
+    whole, computing nothing; --timeout 10 is no longer than the first: LeaksThenBlocks finds
+    its bug and blocks within about 1 s of its start, and the row beside it, Corridor's
+    check, took 1.7 s at load 11 on the 2-core machine."""
+    ids, hangs = _isolation_ids(), HANG_IDS
+    missing = _missing_jax_prefix()
+    documents = {}
+    for name, process in isolation_sweeps.items():
+        out, err = process.communicate(timeout=600)
+        assert process.returncode == 2 and "Traceback" not in err, (name, err)
+        documents[name] = {row["env_id"]: row for row in json.loads(out)["environments"]}
+    rows = documents["budget"]
+    assert list(rows) == ids
+    assert (rows[ids[0]]["status"], rows[ids[0]]["verdict"]) == ("crashed", "crashed: SIGSEGV")
+    assert (rows[ids[1]]["status"], rows[ids[1]]["verdict"]) == ("timeout", "timed out after 11 s")
+    assert rows[ids[2]]["status"] == "cannot make"
+    assert rows[ids[2]]["verdict"].startswith("not run: ") and "sys.exit(0)" in rows[ids[2]]["verdict"]
+    if missing:
+        assert rows[f"{missing}:*"]["status"] == "cannot make"
+        assert "optional package" in rows[f"{missing}:*"]["verdict"]
+    assert rows["envcorpus.gym_envs:Corridor"]["status"] == "passed"
+    assert {row["exit_status"] for row in rows.values()} == {0, 2}
+    rows = documents["timeout"]
+    assert list(rows) == hangs
+    hung = rows["envcorpus.cli_envs:LeaksThenBlocks"]
+    assert hung["status"] == "timeout" and hung["exit_status"] == 2
+    assert hung["verdict"] == "timed out after 10 s, properties broken before it: observation-in-space"
+    assert hung["broken"][0]["property"] == "observation-in-space" and "LeaksThenBlocks" in hung["broken"][0][
+        "reproduction"]
+    assert rows["envcorpus.gym_envs:Corridor"]["status"] == "passed"

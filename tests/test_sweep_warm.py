@@ -125,10 +125,11 @@ BLOCKS = ["check", "envcorpus.cli_envs:Blocks", "-n", "3", "--budget", "0", "--n
 def test_a_timeout_kills_the_child_and_the_warm_process_ends_with_its_children(tmp_path):
     """A step that blocks forever: the timeout kills that child (SIGKILL to its group);
     closing the warm process (as when the sweep is killed: its stdin ends) kills the
-    children still running, and a command waiting on one is told."""
+    children still running, and a command waiting on one is told. The step never returns, so
+    any timeout ends in the kill: 2 s, enough for the child to reach the step."""
     forks = Forks(_env())
     out, err = str(tmp_path / "o"), str(tmp_path / "e")
-    assert forks.run(BLOCKS, out, err, timeout=5) == (-9, True)
+    assert forks.run(BLOCKS, out, err, timeout=2) == (-9, True)
     raised: list[BaseException] = []
 
     def waits() -> None:

@@ -88,8 +88,9 @@ class LeaksThenBlocks(Corridor):
 
 class SlowSlipperyCorridor(Corridor):
     """Bug: as SlipperyCorridor (a slip, one step in two, drawn from Python's global ``random``), in an
-    environment that is slow but never blocks: every step sleeps 3 ms and episodes run up to
-    1,000 steps (its declared limit), so a long example and its replays add up to 12 s."""
+    environment that is slow but never blocks: every step sleeps 1 ms and episodes run up to
+    1,000 steps (its declared limit), so a long example takes seconds with the checker's own
+    work per step, and its replays and shrinking many times that."""
 
     LIMIT = 1000
     _max_episode_steps = 1000
@@ -100,7 +101,7 @@ class SlowSlipperyCorridor(Corridor):
         super()._move(action)
 
     def step(self, action: Any) -> tuple[Any, ...]:
-        time.sleep(0.003)
+        time.sleep(0.001)
         return super().step(action)
 
 
