@@ -227,7 +227,7 @@ class BackendKernel(Kernel):
 
     @staticmethod
     def words(rows: Any, word: Any) -> Any:
-        return rows.view(word) if rows.is_contiguous() else None  # torch's (JAX has no views)
+        return rows.view(word) if rows.numel() and rows.is_contiguous() else None  # torch's (JAX: no views)
 
     def from_host(self, array: np.ndarray) -> Any:
         return self.backend.from_host(array)
