@@ -6,6 +6,9 @@ checked against oracles written from their laws alone:
   the member at that end (the oracle: every position's distance, in Fractions);
 - ``nearest_item(items, x)``: the item nearest to ``x`` by exact distance, ties to the lower;
   an infinity: the item at that end;
+- ``inner_float(end, dtype, up, open_end)``: the float of ``dtype`` nearest to a real end
+  on its inner side (strictly inside an open end), compared exactly: inside, and the next
+  float outwards is not (an infinity where no float lies inside);
 - ``first_leaf(batch)``: the first leaf of nested tuples, lists and dicts, depth first (None
   for an empty one on the way), and ``backend_name`` of a batch is its first leaf's.
 
@@ -26,7 +29,7 @@ from hypothesis import strategies as st
 
 import spacealg as sa
 from spacealg.core.arrays import backend_name, first_leaf
-from spacealg.core.leaf import leaf
+from spacealg.core.leaf import inner_float, leaf
 from spacealg.core.leaf_index import clamp_holds, exact_value, nearest_item, nearest_step
 
 LAWS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -134,6 +137,48 @@ def test_clamp_of_a_number_into_a_finite_set_is_its_nearest_item(items: list[int
         return
     distances = [exact_distance(x, v) for v in items]
     assert sa.clamp(x, space) == min(v for v, d in zip(items, distances) if d == min(distances))
+
+
+# -- a real end's nearest float inside ------------------------------------------------------------
+
+
+ends = st.one_of(st.floats(allow_nan=False, width=64), st.integers(-(2**1030), 2**1030),
+                 st.sampled_from([2**53 + 1, 1e308, 1.5e308, -1.2e308, 70000, 65504.5, 3.4e38, 5e-324, 2**1023]))
+
+
+@LAWS
+@given(ends, st.sampled_from([np.float16, np.float32, np.float64]), st.booleans(), st.booleans())
+def test_inner_float_is_the_nearest_float_inside(end: Any, dtype: Any, up: bool, open_end: bool) -> None:
+    dtype = np.dtype(dtype)
+    f = inner_float(end, dtype, up, open_end)
+    assert isinstance(f, dtype.type)
+    if isinstance(end, float) and math.isinf(end):
+        expected = dtype.type(end) if not open_end else np.nextafter(dtype.type(end), dtype.type(-end))
+        assert f == expected
+        return
+    exact = Fraction(end)
+
+    def inside(v: Any) -> bool:
+        if not np.isfinite(v):
+            return False
+        gap = Fraction(float(v)) - exact if up else exact - Fraction(float(v))
+        return gap > 0 if open_end else gap >= 0
+
+    outward = dtype.type(-np.inf if up else np.inf)
+    if np.isinf(f):  # no float of dtype inside: not even the largest on that side
+        assert f == (np.inf if up else -np.inf) and not inside(np.finfo(dtype).max * (1 if up else -1))
+        return
+    with np.errstate(over="ignore"):
+        assert inside(f) and not inside(np.nextafter(f, outward))
+
+
+def test_interval_ends_beyond_2_1023_keep_their_floats() -> None:
+    """Regression: ends above 2**1023 were read as beyond every float (so Interval(1e308, 1.5e308)
+    and its Box had no float inside)."""
+    x = np.array([1.2e308])
+    assert sa.Interval(1e308, 1.5e308).inner_low == 1e308
+    assert bool(sa.isin(x[None], sa.Box(1e308, 1.5e308, (1,), np.float64)).all())
+    assert bool(sa.isin(x, sa.Interval(1e308, 1.5e308)).all())
 
 
 # -- a batch's first leaf ---------------------------------------------------------------------------
