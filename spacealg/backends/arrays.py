@@ -3,7 +3,8 @@
 A :class:`Backend` is everything spacealg needs of an array library besides random
 numbers (see :mod:`spacealg.backends.rng`) and element-wise work (the array-API namespace
 of :mod:`spacealg.backends.kernel`): the native dtype for a NumPy dtype, constants on a device, and the
-way back to NumPy. torch and JAX are imported only when a tensor or a JAX array reaches
+way back to NumPy. NumPy itself has none: its arrays are the core kernel's
+(:class:`spacealg.core.kernel.Kernel`). torch and JAX are imported only when a tensor or a JAX array reaches
 spacealg (the type's top-level package names the backend).
 
 Dtype policy (what a backend lacks, and what spacealg does then):
@@ -30,7 +31,7 @@ import numpy as np
 
 from spacealg.core.arrays import backend_name
 
-__all__ = ["BACKEND_ROOTS", "RNG_FORMS", "Backend", "NumpyBackend", "backend_name", "backend_named", "backend_of",
+__all__ = ["BACKEND_ROOTS", "RNG_FORMS", "Backend", "backend_name", "backend_named", "backend_of",
            "is_backend_array", "to_numpy"]
 
 #: The top-level package of an array or generator type -> the backend that serves it
@@ -49,8 +50,8 @@ def is_backend_array(obj: Any) -> bool:
 
 
 class Backend:
-    """One array library: namespace, dtypes, constants and conversion. Subclasses per library
-    override what differs from the defaults, which are NumPy's (:class:`NumpyBackend`)."""
+    """One array library beside NumPy: dtypes, constants and conversion. Subclasses per library
+    override what differs from the defaults (NumPy's conversions: a JAX dtype is a NumPy dtype)."""
 
     name: str
     module: Any
@@ -243,29 +244,18 @@ class JaxBackend(Backend):
         return isinstance(x, self._jax.core.Tracer)
 
 
-class NumpyBackend(Backend):
-    """NumPy, the host backend: every dtype is native, arrays live in host memory, and
-    NumPy 2 is itself an array-API namespace. Its batches are the ones the core sees as
-    no backend's (:func:`~spacealg.core.arrays.backend_name` is None for them)."""
-
-    name = "numpy"
-
-    def __init__(self) -> None:
-        self.module = np
-
-
 _BACKENDS: dict[str, Backend] = {}
-_CLASSES = {"torch": TorchBackend, "jax": JaxBackend, "numpy": NumpyBackend}
+_CLASSES = {"torch": TorchBackend, "jax": JaxBackend}
 
 
 def backend_named(name: str) -> Backend:
-    """The backend called ``name`` ("torch", "jax" or "numpy"), created (and its library
-    imported) once."""
+    """The backend called ``name`` ("torch" or "jax"), created (and its library imported) once.
+    NumPy is no backend here: its arrays are the core kernel's (:class:`spacealg.core.kernel.Kernel`)."""
     try:
         return _BACKENDS[name]
     except KeyError:
         if name not in _CLASSES:
-            raise ValueError(f"backend: expected 'torch', 'jax' or 'numpy', got {name!r}") from None
+            raise ValueError(f"backend: expected 'torch' or 'jax', got {name!r}") from None
         importlib.import_module(name)
         backend = _BACKENDS[name] = _CLASSES[name]()
         return backend

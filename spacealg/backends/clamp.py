@@ -31,9 +31,9 @@ import numpy as np
 
 from spacealg.backends.ends import inner_float_bounds
 from spacealg.backends.integers import Ordered, bound_scalar, clip_bounds
-from spacealg.backends.kernel import BackendKernel
 from spacealg.backends.sets import held
 from spacealg.backends.shapes import lead_checker, leaf_dtypes
+from spacealg.core.kernel import Kernel, kernel_class
 from spacealg.core.leaf import LeafModel, Members, common
 from spacealg.core.leaf_index import clamp_holds
 from spacealg.core.plan import Plan, plan_for
@@ -73,17 +73,18 @@ def _planned(name: str, x: Any, space: Any, what: str) -> tuple[Plan, tuple[Any,
     plan = plan_for(space, name, what)
     parts = plan.check(x, what)
     dtypes = leaf_dtypes(plan, parts, what)
-    run = plan.variant((what, dtypes, *BackendKernel.key_of(name, parts)),
-                  lambda: _build(BackendKernel.for_program(name, parts), plan, dtypes, what))
+    kernels = kernel_class(name)
+    run = plan.variant((what, dtypes, *kernels.key_of(name, parts)),
+                       lambda: _build(kernels.for_program(name, parts), plan, dtypes, what))
     return plan, parts, run
 
 
-def _build(k: BackendKernel, plan: Plan, dtypes: tuple[Any, ...], what: str) -> Callable[[Any], list[Any]]:
+def _build(k: Kernel, plan: Plan, dtypes: tuple[Any, ...], what: str) -> Callable[[Any], list[Any]]:
     if what == "clamp_":
         for leaf, dtype in zip(plan.leaves, dtypes):
             if k.kind_of(dtype) not in "bif":
                 raise TypeError(f"clamp_: x must be a real tensor, got {dtype}")
-            if not clamp_holds(leaf, k.backend.numpy_dtype(dtype)):  # int8 into range(1000, 2000)
+            if not clamp_holds(leaf, k.numpy_dtype(dtype)):  # int8 into range(1000, 2000)
                 raise TypeError(f"clamp_: x of dtype {dtype} cannot hold the clamp of {leaf.space!r}")
     clamps = [_clamp_leaf(k, leaf, dtype, what) for leaf, dtype in zip(plan.leaves, dtypes)]
     pairs = list(enumerate(clamps))
@@ -96,7 +97,7 @@ def _build(k: BackendKernel, plan: Plan, dtypes: tuple[Any, ...], what: str) -> 
     # NumPy checks first (it warns when a clamp casts NaN to an integer); torch/JAX after queuing the clamps, so
     # that a GPU runs them while the host waits for the one read (bench_backends, N = 1,000,000 on an H200:
     # 134 -> 109 us a clamp, 1.89x -> 1.55x raw torch)
-    first = k.name == "numpy"
+    first = not k.queued
 
     def checked(parts: Any) -> list[Any]:
         if first:
@@ -110,11 +111,11 @@ def _build(k: BackendKernel, plan: Plan, dtypes: tuple[Any, ...], what: str) -> 
 
 
 def _as_program(
-    k: BackendKernel, pairs: list[tuple[int, Callable[[Any], Any]]], floats: list[int]
+    k: Kernel, pairs: list[tuple[int, Callable[[Any], Any]]], floats: list[int]
 ) -> Callable[[Any], list[Any]]:
     """The clamps and the sum of the float leaves (NaN where one holds NaN, see
     :func:`_nan_check`) as one compiled program (eager JAX); the sum is read after it ran."""
-    exact = _nan_check(BackendKernel(k.backend, k.device)) if floats else None
+    exact = _nan_check(type(k).on_device(k.name, k.device)) if floats else None
 
     def clamps_and_sum(parts: Any) -> tuple[list[Any], Any]:
         return [clamp(parts[i]) for i, clamp in pairs], (_total([parts[i] for i in floats]) if floats else None)
@@ -130,7 +131,7 @@ def _as_program(
     return run
 
 
-def _nan_check(k: BackendKernel) -> Callable[[list[Any]], None] | None:
+def _nan_check(k: Kernel) -> Callable[[list[Any]], None] | None:
     """``check(arrays)``: ValueError if any of the float ``arrays`` holds NaN (None inside
     ``jax.jit``, where values cannot be read). One host read for them all: the sum of their
     sums (a NaN entry makes it NaN; a vectorised pass, much cheaper than ``isnan(b).any()``),
@@ -157,7 +158,7 @@ def _total(arrays: list[Any]) -> Any:
     return total
 
 
-def _clamp_leaf(k: BackendKernel, leaf: LeafModel, dtype: Any, what: str) -> Callable[[Any], Any]:
+def _clamp_leaf(k: Kernel, leaf: LeafModel, dtype: Any, what: str) -> Callable[[Any], Any]:
     """The clamp of batches of ``leaf`` of native ``dtype``, every decision made but the NaN
     check (:func:`_build` makes it, once for all leaves)."""
     lead = lead_checker(leaf, what)
@@ -184,11 +185,11 @@ def _clamp_leaf(k: BackendKernel, leaf: LeafModel, dtype: Any, what: str) -> Cal
     return checked
 
 
-def _into(k: BackendKernel, clamp: Callable[[Any], Any], out: Any) -> Callable[[Any], Any]:
+def _into(k: Kernel, clamp: Callable[[Any], Any], out: Any) -> Callable[[Any], Any]:
     return lambda b: k.xp.astype(clamp(b), out, copy=False)
 
 
-def _clamp_real(k: BackendKernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[Any], Any]:
+def _clamp_real(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[Any], Any]:
     xp = k.xp
     if kind == "f":
         low, high = inner_float_bounds(k, leaf, dtype)
@@ -199,7 +200,7 @@ def _clamp_real(k: BackendKernel, leaf: LeafModel, dtype: Any, kind: str) -> Cal
     return lambda b: clip(xp.astype(b, work, copy=False))
 
 
-def _clamp_int(k: BackendKernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[Any], Any]:
+def _clamp_int(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[Any], Any]:
     out = k.native(leaf)
     odd_ties = leaf.ties_by_position and leaf.size and int(leaf.value_low.reshape(-1)[0]) % 2
     if (leaf.step == 1 and not odd_ties) or not leaf.size:  # rounded half to even, clipped: NumPy's rint
@@ -207,7 +208,7 @@ def _clamp_int(k: BackendKernel, leaf: LeafModel, dtype: Any, kind: str) -> Call
     return _snapped(k, leaf, dtype, kind, out)
 
 
-def _snapped(k: BackendKernel, leaf: LeafModel, dtype: Any, kind: str, out: Any) -> Callable[[Any], Any]:
+def _snapped(k: Kernel, leaf: LeafModel, dtype: Any, kind: str, out: Any) -> Callable[[Any], Any]:
     """The member ``first + step * j`` nearest to each entry, ties to the even ``j`` (a
     range's ends, the same for every entry), exactly: an entry is split into an integer
     ``i`` (clipped into the ends; floats floored, in the widest float) and its fraction, and
@@ -220,7 +221,7 @@ def _snapped(k: BackendKernel, leaf: LeafModel, dtype: Any, kind: str, out: Any)
     if kind != "f":
         clipped = _clipped_int(k, leaf, dtype, wide)
         work = k.widest_float()
-        if k.backend.numpy_dtype(work) == np.float64 and last - first < 2**52:
+        if k.numpy_dtype(work) == np.float64 and last - first < 2**52:
             # (i - first) / step in float64 is exact to within less than half the gap 1/(2 step) between a
             # quotient and a half, so one rint (ties to even) gives the even index: 6 operations, not 15
             def by_rint(b: Any) -> Any:
@@ -234,7 +235,7 @@ def _snapped(k: BackendKernel, leaf: LeafModel, dtype: Any, kind: str, out: Any)
             return by_rint
         return lambda b: xp.astype(snap(clipped(b), None), out, copy=False)
     work = k.widest_float()
-    lo, hi = (float(common(end)) for end in leaf.inner_ends(k.backend.numpy_dtype(work)))  # may cross: no float inside
+    lo, hi = (float(common(end)) for end in leaf.inner_ends(k.numpy_dtype(work)))  # may cross: no float inside
     below, above = lo != first, hi != last  # an end no float holds: entries beyond the float are beyond the end
 
     def rounded(b: Any) -> Any:
@@ -253,11 +254,11 @@ def _snapped(k: BackendKernel, leaf: LeafModel, dtype: Any, kind: str, out: Any)
     return rounded
 
 
-def _snap(k: BackendKernel, first: int, last: int, step: int, wide: Any) -> Callable[[Any, Any], Any]:
+def _snap(k: Kernel, first: int, last: int, step: int, wide: Any) -> Callable[[Any, Any], Any]:
     """``snap(i, fraction)``: the member nearest to ``i + fraction`` (``i`` integers of native
     ``wide`` within ``first..last``, ``fraction`` floats in [0, 1) or None for 0), exactly."""
     xp = k.xp
-    bits = 8 * k.backend.numpy_dtype(wide).itemsize
+    bits = 8 * k.numpy_dtype(wide).itemsize
     n = (last - first) // step + 1
     if n == 2 and last - first >= 2 ** (bits - 1):  # two members a step apart that no int holds: the midpoint
         mid, odd = first + (last - first) // 2, (last - first) % 2  # the midpoint: mid, or mid + 1/2 if odd
@@ -310,7 +311,7 @@ def _snap(k: BackendKernel, first: int, last: int, step: int, wide: Any) -> Call
     return snap
 
 
-def _rounded_into(k: BackendKernel, leaf: LeafModel, dtype: Any, out: Any) -> Callable[[Any], Any]:
+def _rounded_into(k: Kernel, leaf: LeafModel, dtype: Any, out: Any) -> Callable[[Any], Any]:
     """Float batches of native ``dtype`` rounded (half to even) and clipped into the leaf's
     integers, in native ``out``: in the float dtype where it holds every bound, else clipped
     into ``out``'s range, cast, and clipped again there, values beyond ``out``'s range going
@@ -319,14 +320,14 @@ def _rounded_into(k: BackendKernel, leaf: LeafModel, dtype: Any, out: Any) -> Ca
     xp = k.xp
     if not leaf.size:  # no entries: nothing to round (and no bounds: a bool Box of shape (0,))
         return lambda b: xp.astype(b, out, copy=False)
-    np_dtype = np.dtype(k.backend.numpy_dtype(dtype))
+    np_dtype = np.dtype(k.numpy_dtype(dtype))
     low, high = leaf.inner_ends(np_dtype)
     exact = bool((low == leaf.value_low).all() and (high == leaf.value_high).all())
     if exact:
         lo, hi = inner_float_bounds(k, leaf, dtype)
         clip = k.clipper(dtype, lo, hi)
         return lambda b: xp.astype(clip(xp.round(b)), out, copy=False)
-    info = np.iinfo(k.backend.numpy_dtype(out))
+    info = np.iinfo(k.numpy_dtype(out))
     span = LeafModel("Box", np.dtype(np.int64), (), info.min, info.max, space=leaf.space)  # out's range
     f_lo, f_hi = (float(v) for v in span.inner_ends(np_dtype))
     into_out = k.clipper(dtype, f_lo, f_hi)
@@ -342,15 +343,15 @@ def _rounded_into(k: BackendKernel, leaf: LeafModel, dtype: Any, out: Any) -> Ca
     return two_stages
 
 
-def _int_scalars(k: BackendKernel, leaf: LeafModel, native: Any) -> tuple[Any, Any]:
+def _int_scalars(k: Kernel, leaf: LeafModel, native: Any) -> tuple[Any, Any]:
     """The leaf's integer bounds for native ``native`` (which holds them): scalars or constants."""
-    np_native = k.backend.numpy_dtype(native)
+    np_native = k.numpy_dtype(native)
     low = bound_scalar(k, leaf, np.asarray(leaf.value_low, dtype=np_native), ("low", str(native)), native)
     high = bound_scalar(k, leaf, np.asarray(leaf.value_high, dtype=np_native), ("high", str(native)), native)
     return low, high
 
 
-def _clipped_int(k: BackendKernel, leaf: LeafModel, dtype: Any, out: Any) -> Callable[[Any], Any]:
+def _clipped_int(k: Kernel, leaf: LeafModel, dtype: Any, out: Any) -> Callable[[Any], Any]:
     """Integer batches of native ``dtype`` clipped into the leaf's integers, in native ``out``:
     in the batch's own dtype (:mod:`~spacealg.backends.integers`) where it holds an integer
     of every entry, else in ``out`` (a constant clamp: the nearest end)."""
@@ -371,17 +372,17 @@ def _clipped_int(k: BackendKernel, leaf: LeafModel, dtype: Any, out: Any) -> Cal
     return lambda b: clip_out(view.restore(clip_view(view(b)), out))
 
 
-def _clamp_set(k: BackendKernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
+def _clamp_set(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
     """The nearest item that the result's dtype (the promotion of the items' and the
     batch's) holds exactly (:mod:`~spacealg.backends.sets`), ties to the lower."""
     xp = k.xp
     numbers = leaf.numbers
     assert numbers is not None
-    result = np.result_type(numbers.dtype, k.backend.numpy_dtype(dtype))
-    out = k.backend.dtype(result, leaf.value_low, leaf.value_high, leaf.space)
-    values, _ = held(leaf, k.backend.numpy_dtype(out))
+    result = np.result_type(numbers.dtype, k.numpy_dtype(dtype))
+    out = k.dtype(result, leaf.value_low, leaf.value_high, leaf.space)
+    values, _ = held(leaf, k.numpy_dtype(out))
     if not values.size:
-        raise TypeError(f"clamp: no item of {leaf.space!r} is a {k.backend.numpy_dtype(out)} number")
+        raise TypeError(f"clamp: no item of {leaf.space!r} is a {k.numpy_dtype(out)} number")
     candidates = np.sort(values)
     work = k.widest_float()
     ordered = k.const(leaf, ("sorted", str(out)), lambda: candidates.astype(np.float64), work)

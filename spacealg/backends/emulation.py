@@ -26,7 +26,7 @@ import numpy as np
 
 from spacealg.backends.arrays import backend_name
 from spacealg.backends.kernel import BackendKernel
-from spacealg.backends.leaves import first_array
+from spacealg.core.arrays import first_leaf
 from spacealg.core.leaf import Form
 from spacealg.emulation.codec import codec_for
 
@@ -46,7 +46,7 @@ def nativize_tensor(buf: Any, space: Any, role: str = "observation", copy: bool 
 def emulate_tensor(xs: Any, space: Any, role: str = "observation", out: Any = None) -> Any:
     """The ``(n, width)`` rows holding the torch/JAX batch ``xs`` (written into ``out`` if given)."""
     codec = codec_for(space, role)
-    name = _name(first_array(xs), "emulate_tensor")
+    name = _name(first_leaf(xs), "emulate_tensor")
     if out is None:
         return _emulate_new(name, codec, xs)
     return emulate_batch_on(name, codec, out, xs)
@@ -181,7 +181,7 @@ def emulate_batch_on(name: str, codec: Any, buf: Any, xs: Any) -> Any:
 def _emulate_new(name: str, codec: Any, xs: Any) -> Any:
     """New rows holding ``xs``, of the shape of NumPy's ``codec.new_buffer(n)``: ``(n, width)``,
     or ``(n, *shape)`` for a space kept as is (``(n,)`` for a scalar Box)."""
-    first = first_array(xs)
+    first = first_leaf(xs)
     k = BackendKernel.for_array(name, first)
     n = int(first.shape[0]) if len(first.shape) else 1
     flat = k.backend.dtype(codec.flat_dtype, None, None, codec.space)

@@ -11,19 +11,19 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.backends.kernel import BackendKernel
+from spacealg.core.kernel import Kernel
 from spacealg.core.leaf import LeafModel, common
 
 __all__ = ["inner_float_bounds"]
 
 
-def inner_float_bounds(k: BackendKernel, leaf: LeafModel, dtype: Any, what: str = "clamp") -> tuple[Any, Any]:
+def inner_float_bounds(k: Kernel, leaf: LeafModel, dtype: Any, what: str = "clamp") -> tuple[Any, Any]:
     """The ends of ``leaf`` rounded inwards into the native float ``dtype``
     (:meth:`~spacealg.core.leaf.LeafModel.inner_ends`): Python floats where every entry has
     the same bounds, else cached constants. On JAX, whose XLA kernels flush subnormal
     floats to zero, a subnormal end moves inwards to the nearest float XLA keeps (0 or the
     smallest normal), so a clamp into ``(0, 1]`` never gives 0."""
-    np_dtype = np.dtype(k.backend.numpy_dtype(dtype))
+    np_dtype = np.dtype(k.numpy_dtype(dtype))
     low, high = leaf.inner_ends(np_dtype)
     if k.name == "jax" and what == "clamp":
         low, high = _normal_ends(low, high, np_dtype)

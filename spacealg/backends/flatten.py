@@ -28,6 +28,7 @@ from spacealg.backends.kernel import BackendKernel
 from spacealg.backends.sets import held, hits
 from spacealg.backends.shapes import leaf_dtypes
 from spacealg.core.flat import Layout, flattener, segment, unflattener
+from spacealg.core.kernel import Kernel
 from spacealg.core.leaf import LeafModel, leaf
 from spacealg.core.plan import ObjectBatchError, Plan, array_leaf, plan_for
 from spacealg.ops.flatten import flat_part, flatten_batch, unflatten_batch
@@ -67,7 +68,7 @@ def flatten_batch_on(name: str, xs: Any, space: Any) -> Any:
 
     def build() -> Any:
         k = _kernel(name, layout, parts)
-        out = k.backend.dtype(layout.dtype, None, None, space)
+        out = k.dtype(layout.dtype, None, None, space)
         return k.compiled(flattener(k, layout, out, _index_of))
 
     run = plan.variant(("flatten_batch", dtypes, *BackendKernel.key_of(name, parts)), build)
@@ -84,15 +85,15 @@ def _raise_at(flags: Any, message: str, layout: Layout) -> None:
     is True; nothing where there are no flags, or they cannot be read (traced, abstract)."""
     if flags is None:
         return
-    backend = backend_named(backend_name(flags) or "numpy")
-    if backend.is_traced(flags) or getattr(flags, "is_meta", False):
+    name = backend_name(flags)
+    if (name is not None and backend_named(name).is_traced(flags)) or getattr(flags, "is_meta", False):
         return
     if bool(flags.any()):
         first = int(np.argmax(np.asarray(flags.tolist(), dtype=bool)))
         raise ValueError(message.format(repr(layout.space_of(first))))
 
 
-def _index_of(k: BackendKernel, leaf: LeafModel, rows: Any) -> tuple[Any, Any]:
+def _index_of(k: Kernel, leaf: LeafModel, rows: Any) -> tuple[Any, Any]:
     """Each entry's position among the base's items (elements order) and where none matches:
     compared with the items the rows' dtype holds exactly (:mod:`~spacealg.backends.sets`)."""
     xp = k.xp
@@ -100,7 +101,7 @@ def _index_of(k: BackendKernel, leaf: LeafModel, rows: Any) -> tuple[Any, Any]:
     if k.kind_of(dtype) == "b":
         dtype = k.native(leaf, np.uint8)
         rows = xp.astype(rows, dtype)
-    _, positions = held(leaf, k.backend.numpy_dtype(dtype))
+    _, positions = held(leaf, k.numpy_dtype(dtype))
     matches = hits(k, leaf, dtype)(rows)
     found = xp.any(matches, axis=-1)
     wide = k.widest_int()

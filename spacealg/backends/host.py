@@ -1,8 +1,9 @@
 """The kind rules of the leaf kinds (``Box``, ``Interval``, ``Categorical``, ``FiniteSet`` of numbers,
 ``range``): ``isin``, ``sample``, ``clamp`` and ``clamp_`` by the per-leaf plans
 (:mod:`~spacealg.backends.isin`, :mod:`~spacealg.backends.sample`, :mod:`~spacealg.backends.clamp`)
-on the kernel's backend, and their NumPy entries, the same plans over NumPy's array-API
-namespace and :class:`~spacealg.backends.rng.NumpyRng`.
+on the kernel's backend, and their NumPy entries, the same plans over NumPy's kernel
+(:class:`~spacealg.core.kernel.Kernel`, the one NumPy call runs on) and
+:class:`~spacealg.backends.rng.NumpyRng`.
 
 Layers: the spaces (below this package) define the kinds and their scalar ``contains``;
 this package holds the batched rules, so its import registers them for each kind it serves
@@ -39,7 +40,7 @@ from spacealg.backends.rng import NumpyRng
 from spacealg.backends.sample import draws_for, sample_on
 from spacealg.core.arrays import register_kind_rule
 from spacealg.core.leaf import leaf
-from spacealg.core.leaf_index import clamp_holds, range_items
+from spacealg.core.leaf_index import clamp_holds, nearest_item, nearest_step, range_items
 from spacealg.core.plan import kept_plan, plan_for
 from spacealg.core.protocol import clamp, contains, elsize, eltype
 from spacealg.core.rng import RngLike, as_generator, no_extra
@@ -51,7 +52,6 @@ from spacealg.spaces.finite import (
     ascending,
     int64_ends,
     isin_items,
-    nearest_item,
     range_length,
     require_nonempty,
     require_numeric,
@@ -202,7 +202,7 @@ def finite_clamp(x: Any, space: FiniteSet) -> Any:
         return _clamp_objects(x, space)
     a = _without_nan(x, "clamp")
     if a.ndim == 0 and not isinstance(x, np.ndarray):
-        return nearest_item(a[()].item(), space)
+        return nearest_item(space.items, a[()].item())
     return clamp_on("numpy", a, space)
 
 
@@ -280,20 +280,9 @@ def nearest_position(x: Any, space: range) -> int:
     value = real_value(x)
     if value is None:
         raise TypeError(f"clamp: x must be a real number or array, got {x!r}")
-    if not isinstance(value, int):  # a float, or a longdouble's exact Fraction
-        if math.isnan(value):
-            raise ValueError("clamp: x contains NaN, which has no nearest member")
-        if math.isinf(value):
-            return n - 1 if value > 0 else 0
-        whole = math.floor(value)
-        twice = 2 * (value - whole)  # exact: twice the fraction, in [0, 2)
-    else:
-        whole, twice = int(value), 0.0
-    k, rest = divmod(whole - first, step)
-    s = step - 2 * rest  # Python ints against a float: compared exactly
-    if s < twice or (s == twice and k % 2):
-        k += 1
-    return min(max(k, 0), n - 1)
+    if not isinstance(value, int) and math.isnan(value):
+        raise ValueError("clamp: x contains NaN, which has no nearest member")
+    return nearest_step(value, first, step, n)
 
 
 def range_isin_exact(batch: Any, space: range) -> np.ndarray:

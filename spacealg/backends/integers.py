@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.backends.kernel import BackendKernel
+from spacealg.core.kernel import Kernel
 from spacealg.core.leaf import LeafModel, common
 
 #: beyond every integer dtype: what an infinite end of a real leaf becomes among its integers
@@ -38,17 +38,17 @@ class Ordered:
     """How a native integer dtype is compared: ``convert(b)`` into ``work`` (None: as is),
     values shifted down by ``shift``; ``restore(c, out)`` the inverse, cast to ``out``."""
 
-    def __init__(self, k: BackendKernel, dtype: Any) -> None:
+    def __init__(self, k: Kernel, dtype: Any) -> None:
         self.convert: Callable[[Any], Any] | None = None
         self.work, self.shift = dtype, 0
         self.k = k
         if k.kind_of(dtype) == "b":  # bools are the integers 0 and 1
-            uint8 = k.backend.dtype(np.dtype(np.uint8))
+            uint8 = k.dtype(np.dtype(np.uint8))
             self.convert, self.work = (lambda b: k.xp.astype(b, uint8)), uint8
             return
         if k.name != "torch":
             return
-        torch = k.backend.module
+        torch = k.module
         if dtype in (torch.uint16, torch.uint32):  # no ge/clamp kernels: int64 holds them
             self.convert, self.work = (lambda b: b.to(torch.int64)), torch.int64
         elif dtype == torch.uint64:  # the sign bit flipped: x - 2**63, order kept
@@ -60,21 +60,21 @@ class Ordered:
     def restore(self, c: Any, out: Any) -> Any:
         """Values ``c`` of :attr:`work` back to their own values, in native dtype ``out``."""
         if self.shift:
-            torch = self.k.backend.module
+            torch = self.k.module
             return (c ^ _INT64_MIN).view(torch.uint64).to(out)
         return self.k.xp.astype(c, out, copy=False)
 
 
-def clip_bounds(k: BackendKernel, leaf: LeafModel, dtype: Any, view: Ordered) -> tuple[Any, Any, bool]:
+def clip_bounds(k: Kernel, leaf: LeafModel, dtype: Any, view: Ordered) -> tuple[Any, Any, bool]:
     """``(low, high, disjoint)``: the leaf's integer bounds clipped to the range of native
     ``dtype`` and shifted as ``view`` shifts values, as scalars of the working dtype where
     every entry has the same (a NumPy scalar on JAX, whose Python ints are int32 without
     x64) or cached constants; ``disjoint`` when some entry has no integer ``dtype`` holds
     (its clipped low then exceeds its high)."""
-    np_dtype = k.backend.numpy_dtype(dtype)
+    np_dtype = k.numpy_dtype(dtype)
     if np_dtype.kind == "b":
         np_dtype = np.dtype(np.uint8)
-    work = k.backend.numpy_dtype(view.work)
+    work = k.numpy_dtype(view.work)
     key = ("int_bounds", np_dtype.str, work.str, view.shift)  # the view differs by backend
     if key not in leaf.cache:
         info = np.iinfo(np_dtype)
@@ -92,7 +92,7 @@ def clip_bounds(k: BackendKernel, leaf: LeafModel, dtype: Any, view: Ordered) ->
             disjoint)
 
 
-def bound_scalar(k: BackendKernel, leaf: LeafModel, bound: np.ndarray, tag: Any, work: Any) -> Any:
+def bound_scalar(k: Kernel, leaf: LeafModel, bound: np.ndarray, tag: Any, work: Any) -> Any:
     """An integer ``bound`` of ``leaf`` (a NumPy array of native ``work``'s NumPy dtype) as one
     scalar where every entry has the same (a Python int on torch; a NumPy scalar elsewhere,
     as JAX reads Python ints as int32 without x64), else a constant cached on the leaf."""

@@ -28,9 +28,9 @@ import numpy as np
 
 from spacealg.backends.ends import inner_float_bounds
 from spacealg.backends.integers import Ordered, clip_bounds, integer_members
-from spacealg.backends.kernel import BackendKernel
 from spacealg.backends.sets import held_values, hits
 from spacealg.backends.shapes import lead_checker, leaf_dtypes
+from spacealg.core.kernel import Kernel, kernel_class
 from spacealg.core.leaf import LeafModel, Members, common
 from spacealg.core.plan import Plan, plan_for
 
@@ -54,14 +54,16 @@ def isin_variant(name: str, space: Any, plan: Plan, parts: tuple[Any, ...]) -> C
     """The compiled membership test of ``plan`` for leaf arrays like ``parts`` (their
     dtypes, backend, device), built once and kept in the plan."""
     dtypes = leaf_dtypes(plan, parts, "isin")
+    kernels = kernel_class(name)
+
     def build() -> Callable[[tuple[Any, ...]], Any]:
-        k = BackendKernel.for_program(name, parts)
+        k = kernels.for_program(name, parts)
         return k.compiled(_build(k, plan, dtypes, space))
 
-    return plan.variant(("isin", dtypes, *BackendKernel.key_of(name, parts)), build)  # type: ignore[no-any-return]
+    return plan.variant(("isin", dtypes, *kernels.key_of(name, parts)), build)  # type: ignore[no-any-return]
 
 
-def _build(k: BackendKernel, plan: Plan, dtypes: tuple[Any, ...], space: Any) -> Callable[[tuple[Any, ...]], Any]:
+def _build(k: Kernel, plan: Plan, dtypes: tuple[Any, ...], space: Any) -> Callable[[tuple[Any, ...]], Any]:
     tests = [_isin_leaf(k, leaf, dtype) for leaf, dtype in zip(plan.leaves, dtypes)]
     if len(tests) == 1:
         only = tests[0]
@@ -74,59 +76,17 @@ def _build(k: BackendKernel, plan: Plan, dtypes: tuple[Any, ...], space: Any) ->
     return run
 
 
-def _trailing(k: BackendKernel, leaf: LeafModel) -> Callable[[Any, Any], Any]:
+def _trailing(k: Kernel, leaf: LeafModel) -> Callable[[Any, Any], Any]:
     """``reduce(inside, lead)``: ``inside`` reduced over the element's trailing axes (every
-    entry inside).
-
-    On torch and NumPy, a row of bools is read as words (int64, int32 or int16: up to eight
-    entries per compare) and-ed together, and a row of a few entries entry by entry: their
-    per-row reductions are several times slower for short rows.
-    """
+    entry inside), by the kernel's row reduction (:meth:`~spacealg.core.kernel.Kernel.every`)."""
     n = len(leaf.shape)
     if not n:
         return lambda inside, lead: inside
     width = leaf.size
-    xp = k.xp
-
-    def rows_of(inside: Any, lead: Any) -> Any:
-        return inside if n == 1 else inside.reshape((*lead, width))
-
-    size = next((s for s in (8, 4, 2) if width and width % s == 0), 0)
-    words = k.name in ("torch", "numpy")
-    if words and size and width // size <= 8:
-        module = k.backend.module
-        word, ones = {8: (module.int64, 0x0101010101010101), 4: (module.int32, 0x01010101),
-                      2: (module.int16, 0x0101)}[size]
-        count = width // size
-        if k.name == "torch":
-            contiguous, every = (lambda rows: rows.is_contiguous()), (lambda rows: module.all(rows, dim=-1))
-        else:
-            contiguous, every = (lambda rows: rows.flags.c_contiguous), (lambda rows: rows.all(axis=-1))
-
-        def by_words(inside: Any, lead: Any) -> Any:
-            rows = rows_of(inside, lead)
-            if not contiguous(rows):
-                return every(rows)
-            w = rows.view(word)
-            if count == 1:
-                return w[..., 0] == ones
-            acc = w[..., 0] & w[..., 1]
-            for j in range(2, count):
-                acc &= w[..., j]
-            return acc == ones
-
-        return by_words
-    if words and 0 < width < 8:  # a few entries: one & per entry
-
-        def by_entries(inside: Any, lead: Any) -> Any:
-            rows = rows_of(inside, lead)
-            result = rows[..., 0]
-            for j in range(1, width):
-                result = result & rows[..., j]
-            return result
-
-        return by_entries
-    return lambda inside, lead: xp.all(rows_of(inside, lead), axis=-1)
+    every = k.every(width)
+    if n == 1:
+        return lambda inside, lead: every(inside)
+    return lambda inside, lead: every(inside.reshape((*lead, width)))
 
 
 def _converter(xp: Any, dtypes: list[Any]) -> Callable[[Any], Any] | None:
@@ -145,7 +105,7 @@ def _converter(xp: Any, dtypes: list[Any]) -> Callable[[Any], Any] | None:
     return cast
 
 
-def _isin_leaf(k: BackendKernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
+def _isin_leaf(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
     """The membership test of batches of ``leaf`` of native ``dtype``, every decision made."""
     lead = lead_checker(leaf, "isin")
     kind = k.kind_of(dtype)
@@ -192,13 +152,13 @@ def _isin_leaf(k: BackendKernel, leaf: LeafModel, dtype: Any) -> Callable[[Any],
 
 
 def _subnormals_apart(
-    k: BackendKernel, leaf: LeafModel, dtype: Any, within: Callable[[Any], Any]
+    k: Kernel, leaf: LeafModel, dtype: Any, within: Callable[[Any], Any]
 ) -> Callable[[Any], Any]:
     """JAX's XLA reads subnormal floats as zero, inputs and constants alike. Where an end
     is 0 or subnormal, entries are compared by their bits instead: IEEE floats ordered as
     integers (sign-magnitude turned two's complement, -0.0 read as 0.0), against the ends'
     bits worked out exactly in NumPy."""
-    np_dtype = np.dtype(k.backend.numpy_dtype(dtype))
+    np_dtype = np.dtype(k.numpy_dtype(dtype))
     low, high = leaf.inner_ends(np_dtype)
     tiny = np.finfo(np_dtype).smallest_normal
     if not ((np.abs(low) < tiny).any() or (np.abs(high) < tiny).any()):
@@ -211,7 +171,7 @@ def _subnormals_apart(
         return key + (key < 0)  # shifts negatives up by one, so that -0.0 lands on 0
 
     keys = [order(np.ascontiguousarray(end, np_dtype).view(bits)) for end in (low, high)]
-    native = k.backend.dtype(bits)
+    native = k.dtype(bits)
     first, last = (common(key) for key in keys)
     lo = bits.type(first) if first is not None else k.const(leaf, ("low_bits", np_dtype.str), lambda: keys[0], native)
     hi = bits.type(last) if last is not None else k.const(leaf, ("high_bits", np_dtype.str), lambda: keys[1], native)
@@ -223,7 +183,7 @@ def _subnormals_apart(
     return exact
 
 
-def _int_inside(k: BackendKernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[Any], Any]:
+def _int_inside(k: Kernel, leaf: LeafModel, dtype: Any, kind: str) -> Callable[[Any], Any]:
     xp = k.xp
     if kind == "f":
         low, high = inner_float_bounds(k, leaf, dtype, "isin")
@@ -248,7 +208,7 @@ def _int_inside(k: BackendKernel, leaf: LeafModel, dtype: Any, kind: str) -> Cal
     return _on_the_step(k, leaf, kind, bounded)
 
 
-def _on_the_step(k: BackendKernel, leaf: LeafModel, kind: str, bounded: Callable[[Any], Any]) -> Callable[[Any], Any]:
+def _on_the_step(k: Kernel, leaf: LeafModel, kind: str, bounded: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """``bounded`` and on a stepped range's step, exactly: the entries inside the ends are
     integers the widest int holds (floats cast only there), compared by their remainder
     (``x % step == first % step``: no ``x - first`` to wrap); a step no int holds leaves two
@@ -256,7 +216,7 @@ def _on_the_step(k: BackendKernel, leaf: LeafModel, kind: str, bounded: Callable
     xp = k.xp
     first, last, step = int(leaf.value_low.reshape(-1)[0]), int(leaf.value_high.reshape(-1)[0]), leaf.step
     wide = k.widest_int()
-    fits = step <= int(np.iinfo(k.backend.numpy_dtype(wide)).max)
+    fits = step <= int(np.iinfo(k.numpy_dtype(wide)).max)
 
     def stepped(b: Any) -> Any:
         result = bounded(b)
@@ -267,7 +227,7 @@ def _on_the_step(k: BackendKernel, leaf: LeafModel, kind: str, bounded: Callable
     return stepped
 
 
-def _set_inside(k: BackendKernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
+def _set_inside(k: Kernel, leaf: LeafModel, dtype: Any) -> Callable[[Any], Any]:
     """Equal to an item the batch's dtype holds (:mod:`~spacealg.backends.sets`): one
     comparison per item for a few items (a reduction over a short last axis is many times
     slower: 1.3 ms against 0.05 ms for 10,000 rows of 4 bools on NumPy), else all at once."""

@@ -3,9 +3,9 @@ batched rules, for the backends' arrays (registered with the core at import,
 :func:`spacealg.core.kernel.register_kernel`).
 
 Element-wise work goes through the array-API namespace (``array-api-compat``'s for torch;
-``jax.numpy`` and NumPy 2 are namespaces themselves), so one rule serves NumPy, torch and
-JAX; the few things the standard lacks (one-hot scatter, in-place copies, order-keeping
-views) are methods here with one branch per backend. Constants that depend only on the
+``jax.numpy`` is one itself), so one rule serves NumPy (the core's kernel), torch and JAX;
+the few things the standard lacks (one-hot scatter, in-place copies, order-keeping views)
+are methods here with one branch per backend. Constants that depend only on the
 space (bounds, item values) are built once per leaf, device and dtype and cached on the leaf.
 
 Laws: ``k.constant(a, d)`` has ``a``'s values in the backend's dtype for ``d``
@@ -17,15 +17,14 @@ state gives the same draws.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from spacealg.backends.arrays import BACKEND_ROOTS, Backend, backend_name, backend_named
-from spacealg.backends.leaves import first_array
 from spacealg.backends.rng import rng_adapter
+from spacealg.core.arrays import first_leaf
 from spacealg.core.kernel import Kernel, register_kernel
 from spacealg.core.leaf import LeafModel
 
@@ -35,13 +34,17 @@ __all__ = ["BackendKernel"]
 class BackendKernel(Kernel):
     """The kernel of one call on ``backend``'s arrays, on ``device`` (see the module)."""
 
+    queued = True  # a GPU runs the queued operations while the host goes on
+
     def __init__(self, backend: Backend, device: Any, like: Any = None, rng: Any = None) -> None:
         super().__init__(rng)
         self.backend = backend
         self.device = device
         self.name = backend.name
+        self.module = backend.module
         self.xp = _namespace(backend)
         self.traced = backend.is_traced(like) if like is not None else False
+        self.views = backend.name == "torch"  # JAX's arrays have no views
         self.adapter: Any = None
 
     @classmethod
@@ -50,7 +53,7 @@ class BackendKernel(Kernel):
         ``rng`` (None for a batch operation): on the generator's device, else the batch's."""
         backend = backend_named(name)
         if rng is None:  # the device of the batch's first leaf (a product's batch is a tuple/dict)
-            probe = first_array(probe)
+            probe = first_leaf(probe)
             return cls(backend, backend.device(probe), probe)
         adapter = rng_adapter(rng, name)
         k = cls(backend, getattr(adapter, "device", None), rng=rng)
@@ -61,6 +64,10 @@ class BackendKernel(Kernel):
     def for_array(cls, name: str, x: Any) -> BackendKernel:
         backend = backend_named(name)
         return cls(backend, backend.device(x), x)
+
+    @classmethod
+    def on_device(cls, name: str, device: Any) -> BackendKernel:
+        return cls(backend_named(name), device)
 
     @classmethod
     def for_parts(cls, name: str, parts: tuple[Any, ...]) -> BackendKernel:
@@ -110,15 +117,13 @@ class BackendKernel(Kernel):
         own device), whether any leaf is traced, and the backend's dtype policy."""
         if name == "torch":
             return ("torch", parts[0].device)
-        if name == "numpy":
-            return ("numpy",)
         backend = backend_named(name)
         traced = any(backend.is_traced(p) for p in parts)
         return (name, None if traced else backend.device(parts[0]), traced, backend.policy())
 
     # -- dtypes ------------------------------------------------------------------------
-    def dtype(self, dtype: Any) -> Any:
-        return self.backend.dtype(np.dtype(dtype), what=dtype)
+    def dtype(self, dtype: Any, low: Any = None, high: Any = None, what: Any = None) -> Any:
+        return self.backend.dtype(np.dtype(dtype), low, high, dtype if what is None else what)
 
     def native(self, leaf: LeafModel | None, dtype: Any = None) -> Any:
         """The native dtype of ``leaf``'s values (or of NumPy ``dtype`` for them), by the policy."""
@@ -126,8 +131,8 @@ class BackendKernel(Kernel):
             return self.dtype(dtype)
         return self.backend.dtype(np.dtype(dtype or leaf.value_dtype), leaf.value_low, leaf.value_high, leaf.space)
 
-    def numpy_dtype(self, x: Any) -> np.dtype:
-        return self.backend.numpy_dtype(x.dtype)
+    def numpy_dtype(self, native: Any) -> np.dtype:
+        return self.backend.numpy_dtype(native)
 
     def kind(self, x: Any) -> str:
         """``"b"``, ``"i"`` (signed or unsigned integers), ``"f"`` or ``"c"``/other."""
@@ -192,7 +197,7 @@ class BackendKernel(Kernel):
                 else:
                     high = torch.full(tuple(low.shape), high, dtype=low.dtype, device=low.device)
             return lambda x: torch.clamp(x, low, high)
-        return lambda x: xp.clip(x, low, high)  # NumPy's namespace is NumPy itself
+        return lambda x: xp.clip(x, low, high)
 
     # -- what the Array API lacks --------------------------------------------------------
     def onehot(self, positions: Any, dim: int, dtype: Any) -> Any:
@@ -202,8 +207,6 @@ class BackendKernel(Kernel):
             torch = self.backend.module
             out = torch.zeros((n, dim), dtype=dtype, device=positions.device)
             return out.scatter_(1, positions, 1)
-        if self.name == "numpy":
-            return super().onehot(positions, dim, dtype)
         jnp = self.backend.module
         rows = jnp.arange(n)[:, None]
         return jnp.zeros((n, dim), dtype=dtype).at[rows, positions].set(1)
@@ -222,6 +225,16 @@ class BackendKernel(Kernel):
             return x.view(torch.int64) ^ torch.tensor(-(2**63), dtype=torch.int64, device=x.device)
         return x.to(torch.int64)
 
+    @staticmethod
+    def words(rows: Any, word: Any) -> Any:
+        return rows.view(word) if rows.numel() and rows.is_contiguous() else None  # torch's (JAX: no views)
+
+    def from_host(self, array: np.ndarray) -> Any:
+        return self.backend.from_host(array)
+
+    def is_traced(self, x: Any) -> bool:
+        return self.backend.is_traced(x)
+
     def any_true(self, flags: Any) -> bool:
         """Whether any entry is True; False for abstract (traced, meta) arrays, which cannot be read."""
         if self.traced or self.backend.is_traced(flags):
@@ -231,15 +244,14 @@ class BackendKernel(Kernel):
     def zeros(self, shape: tuple[int, ...], dtype: Any) -> Any:
         """Zeros of native ``dtype`` on this device (torch's factories default to the CPU)."""
         if self.name == "torch":
-            return self.backend.module.zeros(shape, dtype=dtype, device=self.device)
-        return self.backend.module.zeros(shape, dtype=dtype)
+            return self.module.zeros(shape, dtype=dtype, device=self.device)
+        return self.module.zeros(shape, dtype=dtype)
 
     def ones(self, shape: tuple[int, ...], dtype: Any) -> Any:
         """Ones of native ``dtype`` on this device."""
         if self.name == "torch":
-            return self.backend.module.ones(shape, dtype=dtype, device=self.device)
-        return self.backend.module.ones(shape, dtype=dtype)
-
+            return self.module.ones(shape, dtype=dtype, device=self.device)
+        return self.module.ones(shape, dtype=dtype)
 
     # -- draws -----------------------------------------------------------------------------
     def below(self, widths: Any, shape: tuple[int, ...]) -> Any:
@@ -276,12 +288,11 @@ _DTYPE_LETTERS: dict[Any, str] = {}  # native dtype -> NumPy-style kind letter (
 
 
 def _namespace(backend: Backend) -> Any:
-    """The backend's array-API namespace (array-api-compat's for torch; ``jax.numpy`` and
-    NumPy 2 are ones themselves)."""
+    """The backend's array-API namespace (array-api-compat's for torch; ``jax.numpy`` is one itself)."""
     try:
         return _NAMESPACES[backend.name]
     except KeyError:
-        if backend.name in ("jax", "numpy"):
+        if backend.name == "jax":
             namespace = backend.module
         else:
             import array_api_compat.torch as namespace
@@ -290,4 +301,4 @@ def _namespace(backend: Backend) -> Any:
 
 
 for _name in sorted(set(BACKEND_ROOTS.values())):
-    register_kernel(_name, functools.partial(BackendKernel.for_call, _name))
+    register_kernel(_name, BackendKernel)

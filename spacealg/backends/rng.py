@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,8 @@ _WIDE = 2**62  # torch: offsets for per-entry widths come from [0, 2**62) mod w 
 
 class TorchRng:
     """Draws from a ``torch.Generator`` on its device (its state advances)."""
+
+    name = "torch"
 
     def __init__(self, generator: Any) -> None:
         self.backend: Backend = backend_named("torch")
@@ -56,10 +59,10 @@ class TorchRng:
 
     def below(self, widths: np.ndarray, shape: tuple[int, ...]) -> Any:
         """int64 offsets ``0 <= k < widths`` (broadcast over ``shape``'s trailing axes)."""
-        return self.below_checked(type(self).check_below(widths, self.backend), shape)
+        return self.below_checked(type(self).check_below(widths), shape)
 
     @classmethod
-    def check_below(cls, widths: np.ndarray, backend: Backend) -> Any:
+    def check_below(cls, widths: np.ndarray) -> Any:
         """``widths`` prepared for :meth:`below_checked` (once per space: an int where every
         entry has the same width); ValueError when a width is beyond what the generator draws."""
         checked = _int64_widths(widths, "torch")
@@ -171,7 +174,7 @@ class TorchCpuRng(TorchRng):
         return self.torch.from_numpy(self.numpy.standard_exponential(shape, dtype=f))
 
     @classmethod
-    def check_below(cls, widths: np.ndarray, backend: Backend) -> Any:
+    def check_below(cls, widths: np.ndarray) -> Any:
         return _int64_widths(widths, "torch")
 
     def below_checked(self, widths: Any, shape: tuple[int, ...]) -> Any:
@@ -201,6 +204,8 @@ def _int64_widths(widths: np.ndarray, name: str) -> Any:
 
 class JaxRng:
     """Draws from a JAX PRNG key (``jax.random.key`` or ``PRNGKey``), splitting it each time."""
+
+    name = "jax"
 
     def __init__(self, key: Any) -> None:
         import jax
@@ -232,11 +237,11 @@ class JaxRng:
         return self.random.exponential(self._next(), shape, dtype)
 
     def below(self, widths: np.ndarray, shape: tuple[int, ...]) -> Any:
-        return self.below_checked(type(self).check_below(widths, self.backend), shape)
+        return self.below_checked(type(self).check_below(widths), shape)
 
     @classmethod
-    def check_below(cls, widths: np.ndarray, backend: Backend) -> Any:
-        dtype = np.int64 if getattr(backend, "x64", False) else np.int32
+    def check_below(cls, widths: np.ndarray) -> Any:
+        dtype = np.int64 if getattr(backend_named("jax"), "x64", False) else np.int32
         limit = int(np.iinfo(dtype).max)
         exact = np.asarray(widths, dtype=object)
         _check_width(int(exact.max()) if exact.size else 1, limit, "jax")
@@ -253,16 +258,13 @@ class NumpyRng:
     float16 draws, which NumPy's generator does not make, are float32 draws rounded."""
 
     __slots__ = ("numpy",)
+    name = "numpy"
     numpy_stream = True
     device = None
     plan_key = ("sample", "NumpyRng", "numpy")  # a plan's variant of draws
 
     def __init__(self, generator: np.random.Generator) -> None:
         self.numpy = generator
-
-    @property
-    def backend(self) -> Backend:
-        return backend_named("numpy")
 
     def uniform(self, shape: tuple[int, ...], dtype: Any) -> Any:
         f = _DRAWN.get(dtype, _FLOAT32)
@@ -285,10 +287,10 @@ class NumpyRng:
         return self.numpy.standard_exponential(shape, dtype=_DRAWN.get(dtype, _FLOAT32)).astype(dtype, copy=False)
 
     def below(self, widths: np.ndarray, shape: tuple[int, ...]) -> Any:
-        return self.below_checked(type(self).check_below(widths, self.backend), shape)
+        return self.below_checked(type(self).check_below(widths), shape)
 
     @classmethod
-    def check_below(cls, widths: np.ndarray, backend: Backend) -> Any:
+    def check_below(cls, widths: np.ndarray) -> Any:
         return _int64_widths(widths, "numpy")
 
     def below_checked(self, widths: Any, shape: tuple[int, ...]) -> Any:
@@ -310,15 +312,23 @@ def torch_adapter_class(device: Any) -> type[TorchRng]:
 def rng_adapter(rng: Any, name: str) -> TorchRng | JaxRng | NumpyRng:
     """The adapter of a ``torch.Generator`` (``name="torch"``), a JAX key (``"jax"``) or a
     ``numpy.random.Generator`` (``"numpy"``)."""
-    if name == "numpy":
-        if not isinstance(rng, np.random.Generator):
-            raise TypeError(f"rng: expected a numpy.random.Generator, got {type(rng).__qualname__}")
-        return NumpyRng(rng)
-    if name == "torch":
-        torch = backend_named("torch").module
-        if not isinstance(rng, torch.Generator):
-            raise TypeError(f"rng: expected a torch.Generator, got {type(rng).__qualname__}")
-        return torch_adapter_class(rng.device)(rng)
+    return _ADAPTERS[name](rng)
+
+
+def _numpy_adapter(rng: Any) -> NumpyRng:
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng: expected a numpy.random.Generator, got {type(rng).__qualname__}")
+    return NumpyRng(rng)
+
+
+def _torch_adapter(rng: Any) -> TorchRng:
+    torch = backend_named("torch").module
+    if not isinstance(rng, torch.Generator):
+        raise TypeError(f"rng: expected a torch.Generator, got {type(rng).__qualname__}")
+    return torch_adapter_class(rng.device)(rng)
+
+
+def _jax_adapter(rng: Any) -> JaxRng:
     backend = backend_named("jax")
     jax = backend._jax  # type: ignore[attr-defined]
     dtype = getattr(rng, "dtype", None)
@@ -331,3 +341,7 @@ def rng_adapter(rng: Any, name: str) -> TorchRng | JaxRng | NumpyRng:
             f"jax.random.PRNGKey(seed); vmap over a batch of keys), got dtype {dtype} and shape {shape}"
         )
     return JaxRng(rng)
+
+
+_ADAPTERS: dict[str, Callable[[Any], TorchRng | JaxRng | NumpyRng]] = {
+    "numpy": _numpy_adapter, "torch": _torch_adapter, "jax": _jax_adapter}

@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 
 from spacealg.backends.ends import inner_float_bounds
-from spacealg.backends.kernel import BackendKernel
 from spacealg.backends.rng import rng_adapter
+from spacealg.core.kernel import Kernel, kernel_class
 from spacealg.core.leaf import LeafModel, Members
 from spacealg.core.leaf_index import held
 from spacealg.core.plan import Plan, plan_for
@@ -92,11 +92,11 @@ def _joined(plan: Plan, leaves: list[Any]) -> Any:
 def draws_for(space: Any, adapter: Any) -> tuple[Plan, list[Draw]]:
     """``space``'s plan and its leaves' draws for adapters like ``adapter``, built once (its
     ``plan_key``: the adapter's class, backend, device and dtype policy)."""
-    plan = plan_for(space, adapter.backend.name, "sample")
+    plan = plan_for(space, adapter.name, "sample")
     draws = plan.variants.get(adapter.plan_key)
     if draws is None:
         kind: Any = type(adapter)
-        k = BackendKernel(adapter.backend, adapter.device)
+        k = kernel_class(adapter.name).on_device(adapter.name, adapter.device)
         draws = plan.variant(adapter.plan_key, lambda: [_sample_leaf(k, kind, leaf) for leaf in plan.leaves])
     return plan, draws
 
@@ -104,7 +104,7 @@ def draws_for(space: Any, adapter: Any) -> tuple[Plan, list[Draw]]:
 Draw = Callable[[Any, tuple[int, ...]], Any]
 
 
-def _sample_leaf(k: BackendKernel, kind: Any, leaf: LeafModel) -> Draw:
+def _sample_leaf(k: Kernel, kind: Any, leaf: LeafModel) -> Draw:
     """``draw(rng, size)``: a batch of ``size`` of ``leaf`` from an adapter of class ``kind``,
     every decision made."""
     element = leaf.shape
@@ -112,15 +112,15 @@ def _sample_leaf(k: BackendKernel, kind: Any, leaf: LeafModel) -> Draw:
     xp = k.xp
     if leaf.members is Members.NUMBERS:
         assert leaf.numbers is not None
-        exact, _ = held(leaf, k.backend.numpy_dtype(dtype))
+        exact, _ = held(leaf, k.numpy_dtype(dtype))
         if len(exact) != len(leaf.numbers):  # FiniteSet(0.5, 2**53 + 1): no dtype holds every item
-            native = k.backend.numpy_dtype(dtype)
+            native = k.numpy_dtype(dtype)
             if native != leaf.value_dtype:  # narrowed by the policy (JAX without x64)
                 raise ValueError(f"{k.name}: {leaf.space!r} has {leaf.value_dtype} items that {native} cannot "
                                  "hold; enable x64 with jax.config.update('jax_enable_x64', True)")
             raise TypeError(f"sample: no {native} array holds every item of {leaf.space!r}")
         values = k.const(leaf, "values", lambda: exact, dtype)
-        count = kind.check_below(np.asarray(len(leaf.numbers), dtype=object), k.backend)
+        count = kind.check_below(np.asarray(len(leaf.numbers), dtype=object))
 
         def pick(rng: Any, size: tuple[int, ...]) -> Any:
             return values[rng.below_checked(count, size + element)]
@@ -129,15 +129,15 @@ def _sample_leaf(k: BackendKernel, kind: Any, leaf: LeafModel) -> Draw:
     if leaf.members is Members.INTEGERS and bool(leaf.bounded_low.all() and leaf.bounded_high.all()):
         step = leaf.step
         if getattr(kind, "numpy_stream", False) and step == 1:  # NumPy draws the values themselves
-            np_dtype = k.backend.numpy_dtype(dtype)
+            np_dtype = k.numpy_dtype(dtype)
             lo, hi = _end(leaf, leaf.value_low, np_dtype), _end(leaf, leaf.value_high, np_dtype)
-            from_host = k.backend.from_host
+            from_host = k.from_host
 
             def numpy_integers(rng: Any, size: tuple[int, ...]) -> Any:
                 return from_host(rng.numpy.integers(lo, hi, size + element, dtype=np_dtype, endpoint=True))
 
             return numpy_integers
-        widths = kind.check_below(leaf.widths(), k.backend)
+        widths = kind.check_below(leaf.widths())
         if leaf.uniform_bounds:
             low: Any = int(leaf.value_low.reshape(-1)[0]) if leaf.size else 0
         else:
@@ -163,7 +163,7 @@ def _sample_leaf(k: BackendKernel, kind: Any, leaf: LeafModel) -> Draw:
 
         return floored
     # draws in a narrower dtype than the leaf's (JAX without x64) have bounds rounded to nearest
-    clip = _needs_clip(leaf) or k.backend.numpy_dtype(dtype) != leaf.value_dtype
+    clip = _needs_clip(leaf) or k.numpy_dtype(dtype) != leaf.value_dtype
     draw = _real_draw(k, leaf, dtype, integral=False)
     if not clip:
         if not element:
@@ -180,14 +180,14 @@ def _end(leaf: LeafModel, bound: np.ndarray, dtype: np.dtype) -> Any:
     return int(bound.reshape(-1)[0]) if leaf.size else 0
 
 
-def _real_draw(k: BackendKernel, leaf: LeafModel, dtype: Any, integral: bool) -> Draw:
+def _real_draw(k: Kernel, leaf: LeafModel, dtype: Any, integral: bool) -> Draw:
     """``draw(rng, full)``: real draws of shape ``full`` by Gymnasium's rule per entry
     (bounded: uniform; unbounded: normal; one side: exponential from it), constants built once."""
     below, above = leaf.bounded_low, leaf.bounded_high
     top = leaf.value_high.astype(np.float64) + 1.0 if integral else leaf.value_high
     # a width beyond the dtype's largest float (a float32 Box over the whole float32 range):
     # drawn at half scale and doubled (exact), as ``low + u * width`` would be inf
-    half = 0.5 if _wide(leaf, top, k.backend.numpy_dtype(dtype)) else 1.0
+    half = 0.5 if _wide(leaf, top, k.numpy_dtype(dtype)) else 1.0
     if bool((below & above).all()):
         if leaf.uniform_bounds and leaf.size:
             low, high = float(leaf.value_low.reshape(-1)[0]), float(top.reshape(-1)[0])

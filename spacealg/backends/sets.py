@@ -19,14 +19,14 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.backends.kernel import BackendKernel
+from spacealg.core.kernel import Kernel
 from spacealg.core.leaf import LeafModel
 from spacealg.core.leaf_index import held
 
 __all__ = ["held", "held_values", "hits"]  # held: spacealg.core.leaf_index, the rule NumPy follows too
 
 
-def hits(k: BackendKernel, leaf: LeafModel, dtype: Any) -> Any:
+def hits(k: Kernel, leaf: LeafModel, dtype: Any) -> Any:
     """``match(b)``: for batches of native ``dtype``, a bool array ``(*b.shape, n)`` whose
     column ``j`` says where ``b`` equals held item ``j`` (:func:`held`)."""
     values = held_values(k, leaf, dtype)
@@ -34,10 +34,10 @@ def hits(k: BackendKernel, leaf: LeafModel, dtype: Any) -> Any:
     return lambda b: b[..., None] == constant
 
 
-def held_values(k: BackendKernel, leaf: LeafModel, dtype: Any) -> np.ndarray:
+def held_values(k: Kernel, leaf: LeafModel, dtype: Any) -> np.ndarray:
     """The held items (:func:`held`) as a NumPy array of native ``dtype``'s NumPy dtype (on
     JAX, whose XLA flushes subnormals to zero, a subnormal item is NaN: it equals nothing)."""
-    np_dtype = k.backend.numpy_dtype(dtype)
+    np_dtype = k.numpy_dtype(dtype)
     values, _ = held(leaf, np_dtype)
     if k.name == "jax" and np_dtype.kind == "f":  # XLA flushes subnormals to zero: no subnormal item compares
         tiny = np.finfo(np_dtype).smallest_normal

@@ -43,6 +43,7 @@ import numpy as np
 __all__ = [
     "backend_implementation",
     "backend_name",
+    "first_leaf",
     "kind_rule",
     "load_backend",
     "numpy_entry",
@@ -101,23 +102,28 @@ def _root_backend(t: type) -> str | None:
         return name
 
 
+def first_leaf(batch: Any) -> Any:
+    """The first leaf of a batch (tuples, lists and dicts of arrays, nested), depth first; None
+    for an empty tuple, list or dict on the way. The one walk down to a batch's first array:
+    :func:`backend_name` reads its backend, a backend's kernel its device."""
+    while isinstance(batch, (tuple, list, dict)):
+        if not batch:
+            return None
+        batch = next(iter(batch.values())) if isinstance(batch, dict) else batch[0]
+    return batch
+
+
 def backend_name(obj: Any) -> str | None:
     """The registered backend (``"torch"``, ``"jax"``) of a tensor, JAX array, tracer or
-    generator (or of a tuple/dict of them: its first leaf); None for anything else (NumPy
-    and Python objects)."""
-    while True:  # down to the first leaf; NumPy's arrays (the common case) answered first
-        cls = type(obj)
-        if cls is np.ndarray:
-            return None
-        name = _root_backend(cls)
-        if name is not None:
-            return name
-        if isinstance(obj, dict):
-            obj = next(iter(obj.values()), None)
-        elif isinstance(obj, (tuple, list)):
-            obj = obj[0] if obj else None
-        else:
-            return None
+    generator (or of a tuple/list/dict of them: its :func:`first_leaf`'s); None for anything
+    else (NumPy and Python objects)."""
+    cls = type(obj)
+    if cls is np.ndarray:  # NumPy's arrays (the common case) answered first
+        return None
+    name = _root_backend(cls)
+    if name is None and isinstance(obj, (tuple, list, dict)):
+        return _root_backend(type(first_leaf(obj)))
+    return name
 
 
 # -- batched rules of a kind, written once over a kernel ---------------------------------------

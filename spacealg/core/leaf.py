@@ -303,25 +303,37 @@ def _round_inward(values: np.ndarray, dtype: np.dtype, up: bool, open_end: bool)
         if distinct.size < values.size:
             return _round_inward(distinct, dtype, up, open_end)[where].reshape(values.shape)
     out = np.empty(values.shape, dtype)
-    largest = np.finfo(dtype).max
-    toward = dtype.type(np.inf if up else -np.inf)
     for i, v in np.ndenumerate(values):
-        exact = _exact(v)
-        if exact is None:  # an infinite bound: infinite unless open
-            f = dtype.type(float(v))
-            out[i] = np.nextafter(f, toward) if open_end else f
-            continue
-        with np.errstate(over="ignore"):
-            f = dtype.type(float(exact)) if abs(exact) < 2**1023 else dtype.type(np.inf if exact > 0 else -np.inf)
-        if not np.isfinite(f):
-            f = dtype.type(largest if f > 0 else -largest)
-        value = Fraction(float(f))
-        if (up and (value < exact or (open_end and value == exact))) or (
-                not up and (value > exact or (open_end and value == exact))):
-            with np.errstate(over="ignore"):  # beyond the largest float: the infinity (no float lies inside)
-                f = np.nextafter(f, toward)
-        out[i] = f
+        out[i] = inner_float(v, dtype, up, open_end)
     return out
+
+
+def inner_float(end: Any, dtype: np.dtype, up: bool, open_end: bool) -> Any:
+    """The nearest float of ``dtype`` at or inside the real ``end`` of a set that lies above it
+    (``up``) or below it, strictly inside where the end is open, compared exactly with the
+    end's value (``float(2**53 + 1)`` rounds out of ``[2**53 + 1, ...]``); an infinite end is
+    infinite unless open; the infinity where no float lies inside. The one decision of a
+    real end's nearest float: the leaf model's :meth:`LeafModel.inner_ends` and
+    :class:`~spacealg.spaces.interval.Interval`'s inner ends read it."""
+    toward = dtype.type(np.inf if up else -np.inf)
+    exact = _exact(end)
+    if exact is None:  # an infinite bound: infinite unless open
+        f = dtype.type(float(end))
+        return np.nextafter(f, toward) if open_end else f
+    try:  # rounded to nearest, then moved inwards; beyond every float of dtype: its largest, moved
+        with np.errstate(over="ignore"):
+            f = dtype.type(float(exact))
+    except OverflowError:  # beyond float64 (an int, a longdouble's Fraction)
+        f = dtype.type(np.inf if exact > 0 else -np.inf)
+    if not np.isfinite(f):
+        largest = np.finfo(dtype).max
+        f = dtype.type(largest if f > 0 else -largest)
+    value = Fraction(float(f))
+    if (up and (value < exact or (open_end and value == exact))) or (
+            not up and (value > exact or (open_end and value == exact))):
+        with np.errstate(over="ignore"):  # beyond the largest float: the infinity (no float lies inside)
+            f = np.nextafter(f, toward)
+    return f
 
 
 def all_equal(a: Any) -> bool:

@@ -23,6 +23,8 @@ raises TypeError (its entries are read one by one instead).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
 
@@ -30,7 +32,8 @@ import numpy as np
 
 from spacealg.core.leaf import LeafModel, Members, all_equal, plain, widths
 
-__all__ = ["clamp_holds", "counts", "exact_value", "finite", "held", "holds", "positions", "range_items", "values_at"]
+__all__ = ["clamp_holds", "counts", "exact_value", "finite", "held", "holds", "nearest_item", "nearest_step",
+           "positions", "range_items", "values_at"]
 
 
 def finite(model: LeafModel) -> bool:
@@ -228,7 +231,7 @@ def clamp_holds(model: LeafModel, dtype: Any) -> bool:
     items = sorted({exact_value(v) for v in _items(model)})
     if not items:
         return True
-    first, last = _nearest_item(items, least), _nearest_item(items, greatest)
+    first, last = nearest_item(items, least), nearest_item(items, greatest)
     values = {exact_value(v): v for v in _items(model)}
     return all(holds(dtype, values[v]) for v in items if first <= v <= last)
 
@@ -236,13 +239,34 @@ def clamp_holds(model: LeafModel, dtype: Any) -> bool:
 def _snapped(x: Fraction, low: Any, high: Any, step: int) -> Any:
     """The clamp of ``x`` into the integers ``low + step * k`` up to ``high``: the nearest,
     ties to the even ``k`` (monotone in ``x``: the clamps of a dtype's ends bound all others)."""
-    clipped = min(max(x, low), high)
     if step == 1:  # every integer between: the clip (an integer Box's infinite end included)
-        return clipped  # type: ignore[no-any-return]
-    k, rest = divmod(clipped - low, step)
-    return Fraction(low + step * (int(k) + (2 * rest > step or (2 * rest == step and int(k) % 2 == 1))))
+        return min(max(x, low), high)
+    return Fraction(low + step * nearest_step(x, low, step, (high - low) // step + 1))
 
 
-def _nearest_item(items: list[Any], x: Fraction) -> Any:
-    """The item nearest to ``x`` (ties to the lower) of exact, sorted ``items``."""
-    return min(items, key=lambda v: (abs(v - x), v))
+def nearest_step(x: int | float | Fraction, first: int, step: int, n: int) -> int:
+    """The position ``k`` (``0 <= k < n``) of the member ``first + step * k`` nearest to the
+    real number ``x`` by exact value (an int, a float, a Fraction), ties to the even ``k``;
+    an infinity: the member at that end. The one decision of a stepped range's clamp: the
+    exact clamp of a number (:func:`spacealg.backends.host.nearest_position`) and the clamps
+    of a dtype's ends (:func:`clamp_holds`) both read it; the batched rule
+    (:mod:`spacealg.backends.clamp`) computes the same in fixed-width arithmetic."""
+    if isinstance(x, float) and math.isinf(x):
+        return n - 1 if x > 0 else 0
+    whole = math.floor(x)
+    twice = 2 * (x - whole)  # exact (a float's fraction doubled, a Fraction's): in [0, 2)
+    k, rest = divmod(whole - first, step)
+    s = step - 2 * rest  # twice the distance to the member above, less the fraction's part
+    if s < twice or (s == twice and k % 2):
+        k += 1
+    return min(max(k, 0), n - 1)
+
+
+def nearest_item(items: Iterable[Any], x: Any) -> Any:
+    """The item of ``items`` (real numbers) nearest to the real number ``x`` by exact value,
+    ties to the lower; an infinity: the item at that end. The one decision of a finite set's
+    exact clamp (:func:`spacealg.backends.host.finite_clamp`) and of :func:`clamp_holds`."""
+    exact = exact_value(x)
+    if not isinstance(exact, Fraction):  # an infinity
+        return max(items, key=exact_value) if exact > 0 else min(items, key=exact_value)
+    return min(items, key=lambda v: (abs(exact_value(v) - exact), exact_value(v)))

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from spacealg.core.kernel import NUMPY
 from spacealg.core.protocol import contains
 
 __all__ = ["REAL_KINDS", "all_trailing", "as_real_array", "batch_shape", "dtype_arg", "isin_objects", "items_array"]
@@ -118,30 +119,17 @@ def normalize_size(size: int | tuple[int, ...] | None) -> tuple[int, ...]:
     return tuple(int(d) for d in dims)
 
 
-_ALL_ONES = np.uint64(0x0101010101010101)
-
-
 def all_trailing(inside: np.ndarray, k: int) -> np.ndarray:
-    """Reduce a per-entry membership array over its last ``k`` axes (the element's).
+    """Reduce a per-entry membership array over its last ``k`` axes (the element's), by NumPy's
+    kernel's row reduction (:meth:`~spacealg.core.kernel.Kernel.every`, decided once per width).
 
-    Law: equal to ``inside.all(axis=last k axes)``. Short rows (the common case: a batch of
-    small vectors) are reduced eight entries at a time, reading each row's bools as
-    uint64 words, which avoids numpy's slow per-row reduction overhead.
+    Law: equal to ``inside.all(axis=last k axes)``.
     """
     if not k:
         return inside
     lead = inside.shape[: inside.ndim - k]
     width = math.prod(inside.shape[inside.ndim - k :])
-    if width == 0 or not inside.size:
-        return np.ones(lead, dtype=bool) if width == 0 else np.zeros(lead, dtype=bool)
-    rows = np.ascontiguousarray(inside).reshape((*lead, width))
-    if width % 8 or width > 512:
-        return np.asarray(rows.all(axis=-1))
-    words = rows.view(np.uint64)
-    result = words[..., 0] == _ALL_ONES
-    for j in range(1, width // 8):
-        result &= words[..., j] == _ALL_ONES
-    return result  # type: ignore[no-any-return]
+    return NUMPY.every(width)(inside.reshape((*lead, width)))  # type: ignore[no-any-return]
 
 
 def items_array(batch: Any) -> np.ndarray:

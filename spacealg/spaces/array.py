@@ -61,7 +61,7 @@ from spacealg.core.protocol import (
 from spacealg.core.rng import no_extra
 from spacealg.core.space import Space, nested_depth
 from spacealg.core.styles import ContinuousSpaceStyle, FiniteSpaceStyle, Style, UnknownSpaceStyle
-from spacealg.spaces._batch import all_trailing, batch_shape, items_array, normalize_size
+from spacealg.spaces._batch import batch_shape, items_array, normalize_size
 from spacealg.spaces._counting import lazy_product, power
 from spacealg.spaces._kind import on_numpy, register, register_batched, shown
 from spacealg.spaces.box import Box
@@ -265,9 +265,10 @@ def _isin_rule(k: Kernel, batch: Any, space: ArraySpace) -> Any:
         raise ValueError(f"isin: {type(batch).__qualname__} is not a batch of {space!r}")
     batch_shape(a, space.dims, space)
     inside, n = isin(a, space.space), len(space.dims)
-    if k.name == "numpy":  # rows read as words (spacealg.spaces._batch.all_trailing: NumPy's own reduction is slow)
-        return all_trailing(np.asarray(inside), n)
-    return k.xp.all(inside, axis=tuple(range(-n, 0))) if n else inside
+    if not n:
+        return inside
+    width = math.prod(space.dims)
+    return k.every(width)(k.xp.reshape(inside, (*tuple(inside.shape)[: len(inside.shape) - n], width)))
 
 
 def _clamp_rule(k: Kernel, x: Any, space: ArraySpace) -> Any:

@@ -25,13 +25,11 @@ import dataclasses
 import math
 import numbers
 from collections.abc import Hashable
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from spacealg.core.generic import as_space
-from spacealg.core.leaf_index import exact_value
 from spacealg.core.protocol import (
     bounds,
     check_position,
@@ -211,15 +209,6 @@ def require_numeric(space: FiniteSet, what: str) -> None:
 def _bounds(space: FiniteSet) -> tuple[Any, Any]:
     require_numeric(space, "bounds")
     return min(space.items), max(space.items)  # type: ignore[type-var]
-
-
-def nearest_item(value: Any, space: FiniteSet) -> Any:
-    """The item nearest to the Python number ``value``, by exact value (ties to the lower;
-    an infinity: the item at that end)."""
-    exact = exact_value(value)
-    if not isinstance(exact, Fraction):
-        return max(space.items, key=exact_value) if exact > 0 else min(space.items, key=exact_value)
-    return min(space.items, key=lambda v: (abs(exact_value(v) - exact), exact_value(v)))
 
 
 register(FiniteSet, elsize=lambda space: (), SpaceStyle=lambda space: FiniteSpaceStyle(()),

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from spacealg.core.leaf import inner_float
 from spacealg.core.protocol import (
     contains,
     element,
@@ -75,13 +76,11 @@ def _real_end(name: str, value: Any) -> int | float:
 
 
 def float_inward(end: int | float, closed: bool, *, up: bool) -> float:
-    """The float64 member nearest to ``end`` (rounding inwards: ``float(2**53 + 1)`` would
-    round out of ``[2**53 + 1, ...]``)."""
-    value = float(end)
-    direction = math.inf if up else -math.inf
-    if (value < end if up else value > end) or (not closed and value == end):
-        value = float(np.nextafter(value, direction))
-    return value
+    """The float64 member nearest to ``end`` (:func:`spacealg.core.leaf.inner_float`)."""
+    return float(inner_float(end, _FLOAT64, up, not closed))
+
+
+_FLOAT64 = np.dtype(np.float64)
 
 
 def real_value(x: Any) -> int | float | Fraction | None:

@@ -1,8 +1,7 @@
 """Masks as blocks: parsing the mask forms users write, combining masks and weights, and
 the vectorised chooser that draws from them (:mod:`spacealg.spaces.masked`), written once
-over an array namespace (:class:`~spacealg.core.arrays.Namespace`): NumPy, torch and JAX
-run the same combining (``ns``: where the arrays live) and the same draws (``ns``: whose
-generator draws).
+over a kernel (:class:`~spacealg.core.kernel.Kernel`): NumPy, torch and JAX run the same
+combining (``ns``: where the arrays live) and the same draws (``ns``: whose generator draws).
 
 A block is ``(width, array)``: a bool (mask) or float (weights) array over a run of
 ``width`` consecutive factors, with optional leading batch dimensions (one row per draw);

@@ -41,8 +41,8 @@ distort the draws) take the same shapes. A mask (or weights) with extra *leading
 
 Internally a mask is a list of *blocks*, each a bool array over a run of consecutive
 factors; the allowed set is the product of the blocks' sets (:mod:`.mask_factors`: the
-digits of each kind; :mod:`.mask_blocks`: parsing, combining and the vectorised chooser, written once over an
-array namespace for NumPy, torch and JAX). The canonical form splits
+digits of each kind; :mod:`.mask_blocks`: parsing, combining and the vectorised chooser, written once over a
+kernel, :class:`~spacealg.core.kernel.Kernel`, for NumPy, torch and JAX). The canonical form splits
 blocks wherever they factor, so two masks allowing the same set are ``==``.
 
 Laws (tests/test_masks.py): ``Masked(s, m) <= s``; every sample is a member;

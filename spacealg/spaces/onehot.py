@@ -45,7 +45,7 @@ does for the same values on every backend and dtype. Laws:
   and masks (``Masked(s, mask)``) are masks over the hot positions;
 * ``OneHot(nvec, shape, dtype) ** k`` and ``joint_space(s, k)`` add a leading batch axis;
 * ``isin``, ``sample``, ``clamp``, ``clamp_``, ``flatten_batch`` and ``unflatten_batch`` are
-  one rule each over an array namespace, for NumPy, torch (a ``torch.Generator`` for
+  one rule each over a kernel (:class:`~spacealg.core.kernel.Kernel`), for NumPy, torch (a ``torch.Generator`` for
   ``sample``) and JAX (a key) alike (:func:`spacealg.spaces._kind.register_batched`, with
   NumPy's entries, which make NumPy's arguments arrays first);
 * ``==``/``hash`` compare ``nvec`` (an int and a one-entry list differ, as Discrete and
@@ -175,7 +175,7 @@ class OneHot(Space):
         return self.batch if self.scalar else (*self.batch, len(self.sizes))
 
 
-# -- the rules, written once over an array namespace (NumPy, torch, JAX) ---------------------
+# -- the rules, written once over a kernel (NumPy, torch, JAX) ----------------------------------
 
 
 def _lead(x: Any, space: OneHot, what: str) -> tuple[int, ...]:
