@@ -168,3 +168,39 @@ def test_object_batches_of_ints_beyond_64_bits_are_compared_exactly() -> None:
     assert sa.isin(batch, space).tolist() == [True, False, False]
     assert [x in space for x in sa.clamp(batch, space)] == [True] * 3
     assert sa.clamp(batch, space)[0] == -(2**64 - 1)  # a member is kept, not rounded
+
+
+LONG = np.longdouble
+
+
+@pytest.mark.skipif(not WIDE, reason=NARROW)
+@LAWS
+@given(st.floats(-1e30, 1e30), st.integers(-3, 3), st.integers(0, 4), st.integers(0, 2**16))
+def test_a_longdouble_box_whose_ends_no_float64_holds_is_read_exactly(start: float, ulps: int, span: int,
+                                                                       seed: int) -> None:
+    """A Box of dtype longdouble keeps its ends exactly: ``contains``, ``isin``, ``clamp`` and
+    ``sample`` answer by the ends themselves, not by the float64s nearest to them (the leaf
+    model's inner ends rounded them to float64, so an entry one longdouble step below ``low``
+    was a member, and clamp kept it)."""
+    low = LONG(start) + LONG(ulps) * abs(np.spacing(LONG(start)))
+    high = low + LONG(span) * abs(np.spacing(low))
+    box = sa.Box(np.array([low]), np.array([high]), dtype=np.longdouble)
+    below, above = np.nextafter(low, LONG(-np.inf)), np.nextafter(high, LONG(np.inf))
+    candidates = np.array([[below], [low], [np.nextafter(low, LONG(np.inf))], [high], [above]], dtype=LONG)
+    inside = [bool(low <= x[0] <= high) for x in candidates]
+    assert [sa.contains(x, box) for x in candidates] == inside
+    assert sa.isin(candidates, box).tolist() == inside
+    clamped = sa.clamp(candidates, box)
+    assert clamped.dtype == LONG and all(low <= c[0] <= high for c in clamped)
+    assert all(c[0] == x[0] for c, x, kept in zip(clamped, candidates, inside) if kept)
+    drawn = sa.sample(box, rng=seed, size=8)
+    assert drawn.dtype == LONG and bool(((drawn >= low) & (drawn <= high)).all())
+
+
+def test_an_interval_end_no_float64_holds_is_a_value_error_naming_it() -> None:
+    """An Interval's ends are ints or floats, read exactly: a longdouble end that no float64
+    holds is refused (rounding it would change the set), one that a float64 holds is that float."""
+    if WIDE:
+        with pytest.raises(ValueError, match=r"Interval: low = .* holds no float64"):
+            sa.Interval(np.nextafter(LONG(1), LONG(2)), 2)
+    assert sa.Interval(LONG(0.5), LONG(2)) == sa.Interval(0.5, 2.0)

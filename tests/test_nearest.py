@@ -142,26 +142,46 @@ def test_clamp_of_a_number_into_a_finite_set_is_its_nearest_item(items: list[int
 # -- a real end's nearest float inside ------------------------------------------------------------
 
 
+WIDE = np.finfo(np.longdouble).nmant > np.finfo(np.float64).nmant  # x86-64 Linux: 63 bits
+LONG = np.longdouble
+
+
+def _longdouble_near(value: float, ulps: int) -> Any:
+    """A longdouble ``ulps`` of its own steps from ``value``: most hold no float64."""
+    x = LONG(value)
+    return x + LONG(ulps) * np.spacing(x)
+
+
 ends = st.one_of(st.floats(allow_nan=False, width=64), st.integers(-(2**1030), 2**1030),
-                 st.sampled_from([2**53 + 1, 1e308, 1.5e308, -1.2e308, 70000, 65504.5, 3.4e38, 5e-324, 2**1023]))
+                 st.sampled_from([2**53 + 1, 1e308, 1.5e308, -1.2e308, 70000, 65504.5, 3.4e38, 5e-324, 2**1023]),
+                 st.builds(_longdouble_near, st.floats(-1e300, 1e300), st.integers(-3, 3)),
+                 st.sampled_from([np.nextafter(LONG(1), LONG(2)), LONG(1e308) * 100, np.finfo(LONG).max,
+                                  np.finfo(LONG).smallest_subnormal, LONG(2**64 + 1), -LONG(2**70 + 3)]))
+dtypes = [np.float16, np.float32, np.float64, *([np.longdouble] if WIDE else [])]
+
+
+def _exact(v: Any) -> Fraction:
+    return Fraction(*v.as_integer_ratio()) if isinstance(v, (float, np.floating)) else Fraction(v)
 
 
 @LAWS
-@given(ends, st.sampled_from([np.float16, np.float32, np.float64]), st.booleans(), st.booleans())
+@given(ends, st.sampled_from(dtypes), st.booleans(), st.booleans())
 def test_inner_float_is_the_nearest_float_inside(end: Any, dtype: Any, up: bool, open_end: bool) -> None:
+    """Over float16, float32, float64 and, where it is wider than float64 (here), longdouble,
+    with ends that are ints, floats and longdoubles no float64 holds."""
     dtype = np.dtype(dtype)
     f = inner_float(end, dtype, up, open_end)
     assert isinstance(f, dtype.type)
-    if isinstance(end, float) and math.isinf(end):
+    if isinstance(end, (float, np.floating)) and np.isinf(end):
         expected = dtype.type(end) if not open_end else np.nextafter(dtype.type(end), dtype.type(-end))
         assert f == expected
         return
-    exact = Fraction(end)
+    exact = _exact(end)
 
     def inside(v: Any) -> bool:
         if not np.isfinite(v):
             return False
-        gap = Fraction(float(v)) - exact if up else exact - Fraction(float(v))
+        gap = _exact(v) - exact if up else exact - _exact(v)
         return gap > 0 if open_end else gap >= 0
 
     outward = dtype.type(-np.inf if up else np.inf)

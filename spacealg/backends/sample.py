@@ -162,8 +162,10 @@ def _sample_leaf(k: Kernel, kind: Any, leaf: LeafModel) -> Draw:
             return xp.astype(xp.clip(drawn, low_f, high_f), dtype, copy=False)
 
         return floored
-    # draws in a narrower dtype than the leaf's (JAX without x64) have bounds rounded to nearest
-    clip = _needs_clip(leaf) or k.numpy_dtype(dtype) != leaf.value_dtype
+    # draws in a narrower dtype than the leaf's (JAX without x64) have bounds rounded to nearest;
+    # a longdouble's are drawn at float64's resolution, and its ends may hold no float64
+    np_dtype = k.numpy_dtype(dtype)
+    clip = _needs_clip(leaf) or np_dtype != leaf.value_dtype or np.finfo(np_dtype).nmant > 52
     draw = _real_draw(k, leaf, dtype, integral=False)
     if not clip:
         if not element:

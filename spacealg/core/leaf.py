@@ -53,8 +53,8 @@ import numpy as np
 
 from spacealg.core.generic import as_space, generic
 
-__all__ = ["Form", "LeafModel", "Members", "all_equal", "common", "consecutive", "labels", "leaf", "over", "plain",
-           "widths"]
+__all__ = ["Form", "LeafModel", "Members", "all_equal", "common", "consecutive", "exact_value", "inner_float", "labels",
+           "leaf", "over", "plain", "widths"]
 
 INT64 = np.dtype(np.int64)
 
@@ -287,11 +287,21 @@ def _finite(a: np.ndarray) -> np.ndarray:
     return np.ones(a.shape, dtype=bool)
 
 
-def _exact(v: Any) -> Fraction | None:
+def exact_value(v: Any) -> Fraction | float:
+    """The real number ``v`` (an int, a float of any width, NumPy's included, a bool, a
+    Fraction) as the exact Fraction it stores; an infinity or NaN as the float it is. The one
+    reading of a number's exact value: ``float(v)`` rounds a longdouble to float64."""
+    if isinstance(v, Fraction):
+        return v
     if isinstance(v, (int, np.integer)):
         return Fraction(int(v))
-    f = float(v)
-    return Fraction(f) if math.isfinite(f) else None
+    try:
+        return Fraction(*v.as_integer_ratio())  # floats of every width, exactly
+    except (OverflowError, ValueError):  # an infinity, NaN
+        return float(v)
+    except AttributeError:  # a bool_ or another real with no ratio
+        f = float(v)
+        return Fraction(f) if math.isfinite(f) else f
 
 
 def _round_inward(values: np.ndarray, dtype: np.dtype, up: bool, open_end: bool) -> np.ndarray:
@@ -316,23 +326,45 @@ def inner_float(end: Any, dtype: np.dtype, up: bool, open_end: bool) -> Any:
     real end's nearest float: the leaf model's :meth:`LeafModel.inner_ends` and
     :class:`~spacealg.spaces.interval.Interval`'s inner ends read it."""
     toward = dtype.type(np.inf if up else -np.inf)
-    exact = _exact(end)
-    if exact is None:  # an infinite bound: infinite unless open
-        f = dtype.type(float(end))
+    exact = exact_value(end)
+    if isinstance(exact, float):  # an infinite bound: infinite unless open
+        f = dtype.type(exact)
         return np.nextafter(f, toward) if open_end else f
-    try:  # rounded to nearest, then moved inwards; beyond every float of dtype: its largest, moved
-        with np.errstate(over="ignore"):
-            f = dtype.type(float(exact))
-    except OverflowError:  # beyond float64 (an int, a longdouble's Fraction)
-        f = dtype.type(np.inf if exact > 0 else -np.inf)
-    if not np.isfinite(f):
-        largest = np.finfo(dtype).max
-        f = dtype.type(largest if f > 0 else -largest)
-    value = Fraction(float(f))
-    if (up and (value < exact or (open_end and value == exact))) or (
-            not up and (value > exact or (open_end and value == exact))):
-        with np.errstate(over="ignore"):  # beyond the largest float: the infinity (no float lies inside)
+    f = _near(exact, dtype)  # within an ulp or two; beyond every float of dtype: its largest
+
+    def inside(g: Any) -> bool:
+        value = exact_value(g)
+        return value > exact or (not open_end and value == exact) if up else (
+            value < exact or (not open_end and value == exact))
+
+    with np.errstate(over="ignore"):  # beyond the largest float: the infinity (no float lies inside)
+        while not inside(f):
             f = np.nextafter(f, toward)
+        away = -toward
+        while np.isfinite(g := np.nextafter(f, away)) and inside(g):
+            f = g
+    return f
+
+
+def _near(exact: Fraction, dtype: np.dtype) -> Any:
+    """A float of ``dtype`` within an ulp or two of ``exact`` (finite: ±the largest beyond it).
+    ``float(exact)`` is correctly rounded, for float64 and narrower; a wider float (longdouble)
+    is its numerator over its denominator, each exact up to the dtype's precision."""
+    largest = np.finfo(dtype).max
+    with np.errstate(over="ignore", under="ignore"):
+        if np.finfo(dtype).nmant <= 52:
+            try:
+                f = dtype.type(float(exact))
+            except OverflowError:  # beyond float64 (an int, a longdouble's Fraction)
+                f = dtype.type(np.inf if exact > 0 else -np.inf)
+        else:
+            d = exact.denominator
+            if d & (d - 1) == 0:  # a power of two (every float's): scaled exactly, rounded once
+                f = np.ldexp(dtype.type(exact.numerator), -(d.bit_length() - 1))
+            else:
+                f = dtype.type(exact.numerator) / dtype.type(d)
+    if not np.isfinite(f):
+        f = dtype.type(largest if exact > 0 else -largest)
     return f
 
 

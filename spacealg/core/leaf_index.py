@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from spacealg.core.leaf import LeafModel, Members, all_equal, plain, widths
+from spacealg.core.leaf import LeafModel, Members, all_equal, exact_value, plain, widths
 
 __all__ = ["clamp_holds", "counts", "exact_value", "finite", "held", "holds", "nearest_item", "nearest_step",
            "positions", "range_items", "values_at"]
@@ -163,14 +163,6 @@ def _items(leaf: LeafModel) -> list[Any]:
     return [v.item() if isinstance(v, np.generic) else v for v in source]
 
 
-def exact_value(v: Any) -> Any:
-    """A real number as an exact Fraction (an infinity as the float it is)."""
-    value = float(v) if isinstance(v, float) else v
-    if isinstance(value, float) and not np.isfinite(value):
-        return value
-    return Fraction(value)
-
-
 def holds(dtype: np.dtype, v: Any) -> bool:
     """Whether NumPy ``dtype`` holds the number ``v`` exactly."""
     if isinstance(v, bool):
@@ -184,10 +176,13 @@ def holds(dtype: np.dtype, v: Any) -> bool:
             return False
         info = np.iinfo(dtype)
         return int(info.min) <= int(v) <= int(info.max)
-    exact: Any = exact_value(v)
-    with np.errstate(over="ignore"):
-        x = dtype.type(v) if abs(exact) < 2**1024 else dtype.type(np.inf if exact > 0 else -np.inf)
-    return bool(exact_value(float(x)) == exact)
+    exact = exact_value(v)
+    if isinstance(exact, float):  # an infinity: every float dtype holds it
+        return True
+    if abs(exact) > exact_value(np.finfo(dtype).max):
+        return False
+    with np.errstate(over="ignore", under="ignore"):
+        return bool(exact_value(dtype.type(v)) == exact)  # read back exactly (a longdouble too)
 
 
 def held(leaf: LeafModel, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:

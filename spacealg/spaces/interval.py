@@ -69,10 +69,13 @@ def _real_end(name: str, value: Any) -> int | float:
         if abs(int(value)) > 2**1023:
             raise ValueError(f"Interval: {name} is an int beyond the float range")
         return int(value)
-    value = float(value)
-    if math.isnan(value):
+    exact = float(value)
+    if math.isnan(exact):
         raise ValueError(f"Interval: {name} must not be NaN")
-    return value
+    if isinstance(value, np.floating) and math.isfinite(exact) and value != exact:  # a longdouble
+        raise ValueError(f"Interval: {name} = {value!r} holds no float64 (an Interval's ends are ints or "
+                         "floats, read exactly); round it, or use a Box of its dtype")
+    return exact
 
 
 def float_inward(end: int | float, closed: bool, *, up: bool) -> float:
