@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from spacealg.core.leaf import inner_float
+from spacealg.core.leaf import exact_value, inner_float
 from spacealg.core.protocol import (
     contains,
     element,
@@ -106,8 +106,8 @@ def _wide_value(value: Any) -> int | float | Fraction:
     """A longdouble as an exact Python number: float64 rounds ``nextafter(1, 2)``."""
     if not np.isfinite(value) or float(value) == value:
         return float(value)
-    exact = Fraction(*value.as_integer_ratio())
-    return int(exact) if exact.denominator == 1 else exact
+    exact = exact_value(value)
+    return int(exact) if exact.denominator == 1 else exact  # type: ignore[union-attr]
 
 
 class Interval(Space):
