@@ -20,7 +20,9 @@ draw in four ignoring the mask. :class:`Rollouts` compiles, once per check:
 
 and runs ``eager(seed, actions)``, the same steps without ``jit`` (``jax.disable_jit``).
 The compiled rollouts take each row's keys from :func:`step_keys` (one program per shape,
-shared by every environment) rather than hashing them inside every program.
+shared by every environment) rather than hashing them inside every program, and a program
+compiled before in the process for another check of the same program is run again rather
+than compiled again (:mod:`.programs`).
 
 Laws: row ``i`` of ``drawn`` depends only on ``seeds[i]`` and ``action_keys[i]``; the
 ``actions`` it records, fed to ``replay`` with ``seeds[i]``, give the same trajectory for a
@@ -42,6 +44,7 @@ import numpy as np
 from spacealg.adapters.jax_protocols import Protocol
 from spacealg.adapters.jax_spaces import converted
 from spacealg.testing.engine.driver import same
+from spacealg.testing.jax_env.programs import compiled, signature
 
 __all__ = ["Rollouts", "drawer", "row_keys", "step_keys"]
 
@@ -172,18 +175,29 @@ class Rollouts:
         self.one_step = jax.jit(protocol.step)
         self._raw = jax.jit(jax.vmap(self._raw_row))
 
+        self._programs: dict[tuple[str, ...], Any] = {}  # (name, *signature) -> its executable
+
+    def _run(self, name: str, function: Any, *args: Any) -> Any:
+        """``function(*args)`` through its executable (:func:`.programs.compiled`: shared
+        with every rollout of this process that compiles the same program)."""
+        key = (name, *signature(args))
+        program = self._programs.get(key)
+        if program is None:
+            program = self._programs[key] = compiled(function, *args)
+        return program(*args)
+
     def drawn(self, seeds: Any, action_keys: Any) -> tuple[Any, Any, Any]:
         """The batched, screened rollout of these rows (see the module docstring)."""
-        return self._drawn(*step_keys(seeds, action_keys, self.horizon))
+        return self._run("drawn", self._drawn, *step_keys(seeds, action_keys, self.horizon))
 
     def raw(self, seeds: Any, action_keys: Any) -> Any:
         """The raw rollout of these rows (see the module docstring)."""
-        return self._raw(*step_keys(seeds, action_keys, self.horizon))
+        return self._run("raw", self._raw, *step_keys(seeds, action_keys, self.horizon))
 
     def replay(self, seed: Any, actions: Any) -> tuple[Any, Any]:
         """The unbatched rollout of row ``seed`` feeding ``actions`` (see the module docstring)."""
         k_reset, keys = step_keys(jnp.asarray(seed, jnp.uint32)[None], jax.random.key(0)[None], self.horizon)
-        return self._replay_keyed(k_reset[0], keys[0], actions)
+        return self._run("replay", self._replay_keyed, k_reset[0], keys[0], actions)
 
     def _body(self, actions: Callable[[Any, Any, Any], Any]) -> Callable[..., Any]:
         step = self.protocol.step
