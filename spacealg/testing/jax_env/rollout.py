@@ -19,10 +19,8 @@ draw in four ignoring the mask. :class:`Rollouts` compiles, once per check:
   ``jit(vmap(scan(step)))``, timed by :meth:`Rollouts.throughput`;
 
 and runs ``eager(seed, actions)``, the same steps without ``jit`` (``jax.disable_jit``).
-The compiled rollouts take each row's keys from :func:`step_keys` (one program per shape,
-shared by every environment) rather than hashing them inside every program, and a program
-compiled before in the process for another check of the same program is run again rather
-than compiled again (:mod:`.programs`).
+A program compiled before in the process for another check of the same program is run
+again rather than compiled again (:mod:`.programs`).
 
 Laws: row ``i`` of ``drawn`` depends only on ``seeds[i]`` and ``action_keys[i]``; the
 ``actions`` it records, fed to ``replay`` with ``seeds[i]``, give the same trajectory for a
@@ -32,7 +30,6 @@ environment whose step keeps its carry's types).
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Callable
 from typing import Any
@@ -46,31 +43,13 @@ from spacealg.adapters.jax_spaces import converted
 from spacealg.testing.engine.driver import same
 from spacealg.testing.jax_env.programs import compiled, signature
 
-__all__ = ["Rollouts", "drawer", "row_keys", "step_keys"]
+__all__ = ["Rollouts", "drawer", "row_keys"]
 
 
 def row_keys(seed: Any) -> tuple[Any, Any, Any]:
     """``(k_reset, k_steps, k_resets)`` of a row (see :mod:`spacealg.adapters.jax_protocols`)."""
     k_reset, k_steps, k_resets = jax.random.split(jax.random.key(seed), 3)
     return k_reset, k_steps, k_resets
-
-
-@functools.partial(jax.jit, static_argnums=2)
-def step_keys(seeds: Any, action_keys: Any, horizon: int) -> tuple[Any, Any]:
-    """The keys of rows ``(seeds[i], action_keys[i])``: each row's ``k_reset`` and, per step
-    ``t < horizon``, ``[fold_in(k_steps, t), fold_in(k_resets, t), fold_in(action_key, t)]``
-    (shape ``(rows, horizon, 3)``), the same keys as :func:`row_keys` and ``fold_in`` give one
-    by one. One program per shape, whatever the environment: the rollouts take these keys
-    instead of deriving them, so that every rollout program of every environment does not
-    compile its own copies of the hash (XLA compiles each ``threefry`` apart, about a tenth of
-    a second each)."""
-
-    def one(seed: Any, action_key: Any) -> tuple[Any, Any]:
-        k_reset, k_steps, k_resets = row_keys(seed)
-        fold = jax.vmap(jax.vmap(jax.random.fold_in, (None, 0)), (0, None))
-        return k_reset, fold(jnp.stack([k_steps, k_resets, action_key]), jnp.arange(horizon)).T
-
-    return jax.vmap(one)(seeds, action_keys)
 
 
 # -- drawing actions -------------------------------------------------------------------------
@@ -170,11 +149,10 @@ class Rollouts:
         self.traces = 0
         self.in_place: tuple[int, str] | None = None  # set by eager
         self._drawn = jax.jit(jax.vmap(self._screened_row))
-        self._replay_keyed = jax.jit(self._replay)
+        self._replay_jit = jax.jit(self._replay)
         self.one_reset = jax.jit(protocol.reset)
         self.one_step = jax.jit(protocol.step)
         self._raw = jax.jit(jax.vmap(self._raw_row))
-
         self._programs: dict[tuple[str, ...], Any] = {}  # (name, *signature) -> its executable
 
     def _run(self, name: str, function: Any, *args: Any) -> Any:
@@ -188,26 +166,24 @@ class Rollouts:
 
     def drawn(self, seeds: Any, action_keys: Any) -> tuple[Any, Any, Any]:
         """The batched, screened rollout of these rows (see the module docstring)."""
-        return self._run("drawn", self._drawn, *step_keys(seeds, action_keys, self.horizon))
+        return self._run("drawn", self._drawn, seeds, action_keys)
 
     def raw(self, seeds: Any, action_keys: Any) -> Any:
         """The raw rollout of these rows (see the module docstring)."""
-        return self._run("raw", self._raw, *step_keys(seeds, action_keys, self.horizon))
+        return self._run("raw", self._raw, seeds, action_keys)
 
     def replay(self, seed: Any, actions: Any) -> tuple[Any, Any]:
         """The unbatched rollout of row ``seed`` feeding ``actions`` (see the module docstring)."""
-        k_reset, keys = step_keys(jnp.asarray(seed, jnp.uint32)[None], jax.random.key(0)[None], self.horizon)
-        return self._run("replay", self._replay_keyed, k_reset[0], keys[0], actions)
+        return self._run("replay", self._replay_jit, seed, actions)
 
-    def _body(self, actions: Callable[[Any, Any, Any], Any]) -> Callable[..., Any]:
+    def _body(self, k_steps: Any, k_resets: Any, actions: Callable[[Any, Any], Any]) -> Callable[..., Any]:
         step = self.protocol.step
 
-        def body(carry: Any, xs: Any) -> Any:
+        def body(carry: Any, t: Any) -> Any:
             self.traces += 1  # at trace time only
             state, out, elapsed = carry
-            t, keys = xs
-            action = actions(t, keys[2], out.get("mask"))
-            state, new = step(state, action, keys[0], keys[1])
+            action = actions(t, out.get("mask"))
+            state, new = step(state, action, jax.random.fold_in(k_steps, t), jax.random.fold_in(k_resets, t))
             elapsed = jnp.where(new["done"], 0, elapsed + 1) if "done" in new else elapsed + 1
             record = {**new, "action": action, "elapsed": elapsed}
             kept = {k: v for k, v in new.items() if k in out}
@@ -215,31 +191,37 @@ class Rollouts:
 
         return body
 
-    def _scan(self, k_reset: Any, keys: Any, actions: Callable[[Any, Any, Any], Any]) -> tuple[Any, Any]:
+    def _scan(self, seed: Any, actions: Callable[[Any, Any], Any]) -> tuple[Any, Any]:
+        k_reset, k_steps, k_resets = row_keys(seed)
         state, out = self.protocol.reset(k_reset)
         carry = (state, {"mask": out["mask"]} if "mask" in out else {}, jnp.zeros((), jnp.int32))
-        _, trajectory = jax.lax.scan(self._body(actions), carry, (jnp.arange(self.horizon), keys))
+        _, trajectory = jax.lax.scan(self._body(k_steps, k_resets, actions), carry, jnp.arange(self.horizon))
         return out, trajectory
 
-    def _screened_row(self, k_reset: Any, keys: Any) -> tuple[Any, Any, Any]:
+    def _row(self, seed: Any, action_key: Any) -> tuple[Any, Any]:
+        return self._scan(seed, lambda t, mask: self.draw(jax.random.fold_in(action_key, t), mask))
+
+    def _screened_row(self, seed: Any, action_key: Any) -> tuple[Any, Any, Any]:
         from spacealg.testing.jax_env.laws import screen
 
-        out0, trajectory = self._scan(k_reset, keys, lambda t, key, mask: self.draw(key, mask))
+        out0, trajectory = self._row(seed, action_key)
         return out0, trajectory, screen(self.protocol, out0, trajectory)
 
-    def _raw_row(self, k_reset: Any, keys: Any) -> Any:
+    def _raw_row(self, seed: Any, action_key: Any) -> Any:
+        k_reset, k_steps, k_resets = row_keys(seed)
         state, out = self.protocol.reset(k_reset)
 
-        def body(carry: Any, keys: Any) -> Any:
+        def body(carry: Any, t: Any) -> Any:
             state, mask, used = carry
-            action = self.draw(keys[2], mask)
-            state, new = self.protocol.step(state, action, keys[0], keys[1])
+            action = self.draw(jax.random.fold_in(action_key, t), mask)
+            state, new = self.protocol.step(state, action, jax.random.fold_in(k_steps, t),
+                                            jax.random.fold_in(k_resets, t))
             # every output used, as a training loop uses them (else the compiler drops their work)
             used = used + sum(jnp.sum(leaf).astype(jnp.float32) for leaf in jax.tree.leaves(new) if not _is_key(leaf))
             return (state, new.get("mask"), used), None
 
         carry = (state, out.get("mask"), jnp.zeros((), jnp.float32))
-        return jax.lax.scan(body, carry, keys)[0][::2]
+        return jax.lax.scan(body, carry, jnp.arange(self.horizon))[0][::2]
 
     def throughput(self, seeds: Any, action_keys: Any, seconds: float = 0.25) -> float:
         """Steps per second of :attr:`raw` on these rows: compiled first, then run again and
@@ -254,8 +236,8 @@ class Rollouts:
             runs.append(time.perf_counter() - begun)
         return len(seeds) * self.horizon / sorted(runs)[len(runs) // 2]
 
-    def _replay(self, k_reset: Any, keys: Any, actions: Any) -> tuple[Any, Any]:
-        return self._scan(k_reset, keys, lambda t, key, mask: jax.tree.map(lambda a: a[t], actions))
+    def _replay(self, seed: Any, actions: Any) -> tuple[Any, Any]:
+        return self._scan(seed, lambda t, mask: jax.tree.map(lambda a: a[t], actions))
 
     def eager(self, seed: int, actions: Any, steps: int) -> list[Any]:
         """``[reset's (state, out), then each step's (state, out)]`` for the first ``steps``
