@@ -52,7 +52,8 @@ def _key(traced: Any) -> tuple[Any, ...]:
     closed = traced.jaxpr
     return (
         str(closed.jaxpr), tuple(_constant(c) for c in closed.consts), str(traced.in_tree), str(traced.in_avals),
-        str(traced.out_tree), jax.default_backend(), str(jax.config.jax_default_matmul_precision),
+        str(traced.out_tree), jax.default_backend(),
+        *(str(getattr(jax.config, flag, None)) for flag in ("jax_default_matmul_precision", "jax_default_device")),
     )
 
 
