@@ -110,7 +110,7 @@ def test_a_jumanji_observation_is_a_member_of_its_converted_spec(name):
     space = from_jumanji(spec)
     assert isinstance(space, Record) and space.constructor is spec._constructor
     assert sa.contains(spec.generate_value(), space)
-    _, timestep = env.reset(jax.random.key(0))
+    _, timestep = jax.jit(env.reset)(jax.random.key(0))  # one program (eagerly, every operation compiles alone)
     assert sa.contains(timestep.observation, space)
     spec.validate(sa.sample(space, rng=0))  # Jumanji's own validation takes spacealg's samples
     assert to_jumanji(space, spec.name)._constructor is spec._constructor

@@ -19,6 +19,8 @@ draw in four ignoring the mask. :class:`Rollouts` compiles, once per check:
   ``jit(vmap(scan(step)))``, timed by :meth:`Rollouts.throughput`;
 
 and runs ``eager(seed, actions)``, the same steps without ``jit`` (``jax.disable_jit``).
+A program compiled before in the process for another check of the same program is run
+again rather than compiled again (:mod:`.programs`).
 
 Laws: row ``i`` of ``drawn`` depends only on ``seeds[i]`` and ``action_keys[i]``; the
 ``actions`` it records, fed to ``replay`` with ``seeds[i]``, give the same trajectory for a
@@ -39,6 +41,7 @@ import numpy as np
 from spacealg.adapters.jax_protocols import Protocol
 from spacealg.adapters.jax_spaces import converted
 from spacealg.testing.engine.driver import same
+from spacealg.testing.jax_env.programs import compiled, signature
 
 __all__ = ["Rollouts", "drawer", "row_keys"]
 
@@ -145,11 +148,33 @@ class Rollouts:
         self.draw = drawer(protocol, masks, illegal)
         self.traces = 0
         self.in_place: tuple[int, str] | None = None  # set by eager
-        self.drawn = jax.jit(jax.vmap(self._screened_row))
-        self.replay = jax.jit(self._replay)
+        self._drawn = jax.jit(jax.vmap(self._screened_row))
+        self._replay_jit = jax.jit(self._replay)
         self.one_reset = jax.jit(protocol.reset)
         self.one_step = jax.jit(protocol.step)
-        self.raw = jax.jit(jax.vmap(self._raw_row))
+        self._raw = jax.jit(jax.vmap(self._raw_row))
+        self._programs: dict[tuple[str, ...], Any] = {}  # (name, *signature) -> its executable
+
+    def _run(self, name: str, function: Any, *args: Any) -> Any:
+        """``function(*args)`` through its executable (:func:`.programs.compiled`: shared
+        with every rollout of this process that compiles the same program)."""
+        key = (name, *signature(args))
+        program = self._programs.get(key)
+        if program is None:
+            program = self._programs[key] = compiled(function, *args)
+        return program(*args)
+
+    def drawn(self, seeds: Any, action_keys: Any) -> tuple[Any, Any, Any]:
+        """The batched, screened rollout of these rows (see the module docstring)."""
+        return self._run("drawn", self._drawn, seeds, action_keys)
+
+    def raw(self, seeds: Any, action_keys: Any) -> Any:
+        """The raw rollout of these rows (see the module docstring)."""
+        return self._run("raw", self._raw, seeds, action_keys)
+
+    def replay(self, seed: Any, actions: Any) -> tuple[Any, Any]:
+        """The unbatched rollout of row ``seed`` feeding ``actions`` (see the module docstring)."""
+        return self._run("replay", self._replay_jit, seed, actions)
 
     def _body(self, k_steps: Any, k_resets: Any, actions: Callable[[Any, Any], Any]) -> Callable[..., Any]:
         step = self.protocol.step
