@@ -250,7 +250,9 @@ def test_jax_batches_sharded_over_devices() -> None:
         assert sa.isin(on_one, space).devices() == {jax.devices()[1]}
         print("ok")
     """)
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2", JAX_PLATFORMS="cpu")
+    # two CPU devices, and the suite's own XLA flags kept (tests/conftest.py: its cheaper code generator)
+    flags = f"{os.environ.get('XLA_FLAGS', '')} --xla_force_host_platform_device_count=2".strip()
+    env = dict(os.environ, XLA_FLAGS=flags, JAX_PLATFORMS="cpu")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300,

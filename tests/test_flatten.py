@@ -385,7 +385,9 @@ def test_flatten_batch_refuses_a_fraction_in_a_one_hot_segment() -> None:
             flatten_batch(batch, space)
 
 
-@given(st.integers(0, 2**16), st.integers(0, 5), st.sampled_from(["torch", "jax"]))
+#: batch sizes: none, one, several. A part without a leaf model is flattened by eager JAX operations,
+#: each compiled once per shape: sizes 0 to 5 (and the uneven batch's one row more) compiled 247 programs
+@given(st.integers(0, 2**16), st.sampled_from([0, 1, 3]), st.sampled_from(["torch", "jax"]))
 def test_one_driver_flattens_a_part_without_leaf_model_as_numpy_does(seed: int, n: int, backend: str) -> None:
     """The one flatten driver (``spacealg.core.flat``): a product holding a leaf with no leaf model
     (``OneHot``, flattened by its own rules) beside leaf segments gives NumPy's rows value for value

@@ -807,37 +807,14 @@ def _isolated(code: str, site: pathlib.Path) -> subprocess.CompletedProcess:
                            + code], capture_output=True, text=True, timeout=300, cwd=site)
 
 
-@pytest.mark.parametrize("extra", sorted(_SMOKE))
-def test_45_each_extra_imports_only_what_it_installs(extra, tmp_path):
-    """Point 45: the torchrl adapter imported the dm_env adapter, whose package the torchrl
-    extra does not install. Here the extra's adapter runs with only the distributions the
-    core and the extra pull in importable, and must load and answer."""
-    import importlib.metadata as md
-
-    from packaging.utils import canonicalize_name
-
-    core, extras = _requirements()
-    installed = {canonicalize_name(d.metadata["Name"]) for d in md.distributions()}
-    missing = [r for r in extras[extra] if canonicalize_name(re.split(r"[<>=\[ ;!~]", r)[0]) not in installed]
-    if missing:
-        pytest.skip(f"{missing} not installed here")
-    site = _site_of(_closure(core + extras[extra]), tmp_path)
-    result = _isolated("import spacealg as sa\n" + _SMOKE[extra], site)
-    assert result.returncode == 0, result.stderr[-3000:]
-
-
-def test_45_an_adapter_that_cannot_load_says_so(tmp_path):
-    """Point 45: without its dependencies the adapter failed to import and contains(x, spec)
-    silently answered False; now every protocol function raises AdapterUnavailableError
-    (naming the extra). Here: TorchRL installed without the adapter's dependency numpy...
-    rather, with the adapter's own helper module made unimportable."""
-    from spacealg.core.generic import AdapterUnavailableError
-
-    pytest.importorskip("torchrl")
-    assert issubclass(AdapterUnavailableError, ImportError)
-    script = """
-import sys
-import spacealg as sa
+#: run before an extra's smoke, in the same fresh interpreter (one import of TorchRL, 5 s of CPU, for
+#: both laws): with the adapter's own helper module made unimportable, every protocol function
+#: raises AdapterUnavailableError naming the extra (it failed to import, and contains(x, spec)
+#: silently answered False); then the module is importable again and the smoke loads the adapter
+_UNLOADABLE = {
+    "torchrl": """
+from spacealg.core.generic import AdapterUnavailableError
+assert issubclass(AdapterUnavailableError, ImportError)
 sys.modules["spacealg.adapters.unbounded"] = None  # the adapter cannot load
 import torchrl.data as td
 spec = td.Categorical(3)
@@ -849,9 +826,28 @@ for call in (lambda: sa.contains(spec.rand(), spec), lambda: sa.sample(spec), la
         assert "spacealg[torchrl]" in str(error), error
     else:
         raise AssertionError("no error")
-"""
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
-                            cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(_ROOT)})
+del sys.modules["spacealg.adapters.unbounded"]  # it can load again: the smoke below loads it
+""",
+}
+
+
+@pytest.mark.parametrize("extra", sorted(_SMOKE))
+def test_45_each_extra_imports_only_what_it_installs(extra, tmp_path):
+    """Point 45: the torchrl adapter imported the dm_env adapter, whose package the torchrl
+    extra does not install. Here the extra's adapter runs with only the distributions the
+    core and the extra pull in importable, and must load and answer. Point 45 too, for TorchRL
+    (``_UNLOADABLE``): an adapter that cannot load says so, from every protocol function."""
+    import importlib.metadata as md
+
+    from packaging.utils import canonicalize_name
+
+    core, extras = _requirements()
+    installed = {canonicalize_name(d.metadata["Name"]) for d in md.distributions()}
+    missing = [r for r in extras[extra] if canonicalize_name(re.split(r"[<>=\[ ;!~]", r)[0]) not in installed]
+    if missing:
+        pytest.skip(f"{missing} not installed here")
+    site = _site_of(_closure(core + extras[extra]), tmp_path)
+    result = _isolated("import spacealg as sa\n" + _UNLOADABLE.get(extra, "") + _SMOKE[extra], site)
     assert result.returncode == 0, result.stderr[-3000:]
 
 

@@ -330,7 +330,7 @@ def test_jax_sample_isin_clamp_flatten_agree_with_numpy(s, seed):
     j = sa.sample(s, (4,), rng=key)
     assert isinstance(j, jax.Array) and j.shape == (4, *s.shape) and sa.isin(j, s).all()
     assert np.array_equal(np.asarray(sa.sample(s, (4,), rng=jax.random.key(seed))), np.asarray(j))
-    raw = jax.random.uniform(jax.random.key(seed + 1), (3, *s.shape))
+    raw = jax.random.uniform(jax.random.key(seed + 1), (4, *s.shape))  # the draws' rows: one shape to compile
     assert np.asarray(sa.isin(raw, s)).tolist() == sa.isin(np.asarray(raw), s).tolist()
     assert np.array_equal(np.asarray(sa.clamp(raw, s)), sa.clamp(np.asarray(raw), s))
     assert np.array_equal(np.asarray(flatten_batch(j, s)), flatten_batch(np.asarray(j), s))

@@ -30,7 +30,9 @@ from hypothesis import strategies as st
 import spacealg as sa
 from spacealg.backends import to_numpy
 
-LAWS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+#: the profile's examples (tests/conftest.py: 40 under ``dev`` and ``ci``, more under ``deep`` and
+#: ``thorough``); each JAX example compiles the drawn range's programs (its numbers are constants)
+LAWS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 DTYPES = ["bool", "int8", "uint8", "int16", "int32", "int64", "uint32", "uint64", "float16", "float32", "float64"]
 ANCHORS = [0, 1000, -(2**31), 2**53, -(2**53), 2**63, -(2**63), 2**64, -(2**64), 2**70]
 NARROW = [0, 1000, -1000, 2**24, -(2**24), 2**31 - 200, -(2**31) + 200]  # JAX without x64: int32 holds them
