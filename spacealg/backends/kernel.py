@@ -232,6 +232,9 @@ class BackendKernel(Kernel):
     def from_host(self, array: np.ndarray) -> Any:
         return self.backend.from_host(array)
 
+    def to_host(self, x: Any) -> np.ndarray:
+        return self.backend.to_numpy(x)
+
     def is_traced(self, x: Any) -> bool:
         return self.backend.is_traced(x)
 
@@ -261,8 +264,8 @@ class BackendKernel(Kernel):
         return self._drawing().uniform(shape, self.dtype(np.float64))
 
     def spawn(self) -> Any:
-        split = getattr(self._drawing(), "split", None)  # a JAX key: a fresh subkey; torch: the generator
-        return split() if split is not None else self.rng
+        spawn = getattr(self._drawing(), "spawn", None)  # a JAX key: a fresh subkey; torch: the generator
+        return spawn() if spawn is not None else self.rng
 
     def _drawing(self) -> Any:
         if self.adapter is None:

@@ -224,6 +224,10 @@ class JaxRng:
         self.key, sub = self.random.split(self.key)
         return sub
 
+    def spawn(self) -> Any:
+        """A fresh subkey, for another rule's draw (the key held moves on: the next differs)."""
+        return self._next()
+
     def uniform(self, shape: tuple[int, ...], dtype: Any) -> Any:
         return self.random.uniform(self._next(), shape, dtype)
 

@@ -15,7 +15,7 @@ kind's own rules such as :mod:`spacealg.spaces.onehot`'s, the per-leaf rules of
   ``k.const(model, tag, make, d)`` the same cached on a leaf model; ``k.zeros``, ``k.ones``;
 * what the Array API lacks: ``k.onehot``, ``k.ordered(x)`` (an order-keeping view torch can
   compare), ``k.any_true(flags)`` (False for values that cannot be read), ``k.clipper(d, lo,
-  hi)``, ``k.words(rows, word)`` (bool rows read as integers), ``k.from_host(a)``;
+  hi)``, ``k.words(rows, word)`` (bool rows read as integers), ``k.from_host(a)``, ``k.to_host(x)``;
 * draws from the call's generator: ``k.below(widths, shape)`` integers ``0 <= k < widths``,
   ``k.uniform(shape)`` floats in ``[0, 1)``; ``k.spawn()`` a generator for another rule's draw.
 
@@ -274,6 +274,10 @@ class Kernel:
     def from_host(self, array: np.ndarray) -> Any:
         """A native array of the NumPy ``array``'s values (its memory where the library can share it)."""
         return array
+
+    def to_host(self, x: Any) -> np.ndarray:
+        """The NumPy array of the native array ``x``'s values (law: ``to_host(from_host(a)) == a``)."""
+        return np.asarray(x)
 
     def is_traced(self, x: Any) -> bool:
         """Whether ``x`` is abstract (a JAX tracer, a meta tensor): no value to read."""

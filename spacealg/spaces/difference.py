@@ -219,14 +219,25 @@ def _in_b(k: Kernel, batch: Any, space: Difference, lead: Any) -> Any:
     by row (``contains``: members of no one shape)."""
     shapes = _shapes(space)
     if shapes is None:
-        found = [contains(batch[i], space.b) for i in np.ndindex(tuple(lead.shape))]
-        return k.constant(np.array(found, dtype=bool).reshape(tuple(lead.shape)))
+        return _row_by_row(k, batch, space, lead)
     if shapes[0] == shapes[1]:
         try:
             return isin(batch, space.b)
         except ValueError:  # members of another kind (products): none of them a's
             pass
+        except TypeError:  # members the backend holds no array of (labels): asked row by row
+            if k.traced:
+                raise
+            return _row_by_row(k, batch, space, lead)
     return lead & ~lead
+
+
+def _row_by_row(k: Kernel, batch: Any, space: Difference, lead: Any) -> Any:
+    """``contains(row, b)`` for each row, read on the host (contains reads NumPy's values, and
+    takes no 0-d tensor for a number)."""
+    rows = k.to_host(batch) if hasattr(batch, "shape") else batch
+    found = [contains(rows[i], space.b) for i in np.ndindex(tuple(lead.shape))]
+    return k.constant(np.array(found, dtype=bool).reshape(tuple(lead.shape)))
 
 
 def _shapes(space: Difference) -> tuple[Any, Any] | None:

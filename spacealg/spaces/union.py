@@ -345,9 +345,9 @@ def _part_weights(space: Union) -> tuple[list[int], list[Any]]:
 def _picks(k: Kernel, weights: list[int], shape: tuple[int, ...]) -> Any:
     """Per row, ``k`` drawn with weight ``weights[k]``, and the running total to compare with."""
     total = sum(weights)
-    if total < 2**63:
+    if total <= np.iinfo(k.numpy_dtype(k.widest_int())).max:  # int32 on JAX without x64
         return k.below(np.full(shape, total, dtype=np.int64), shape), list(itertools.accumulate(weights))
-    drawn = k.uniform(shape)  # float64 weights beyond int64's reach
+    drawn = k.uniform(shape)  # float weights beyond the backend's integers
     return drawn, [w / total for w in itertools.accumulate(weights)]
 
 
@@ -372,10 +372,21 @@ def _sample_rule(k: Kernel, space: Union, size: Any = None, *, rng: Any = None, 
 
 
 def _isin_rule(k: Kernel, batch: Any, space: Union) -> Any:
-    inside = None
+    """Any part's ``isin``. Where the parts' members have no one shape, a part whose members
+    have another shape than the batch's rows holds none of them (its ``isin`` refuses the
+    batch); a batch that every part refuses is refused with the first part's ValueError."""
+    inside, refused = None, None
     for p in space._spaces:
-        found = isin(batch, p)
+        try:
+            found = isin(batch, p)
+        except ValueError as error:
+            if stacked(space, space._spaces):
+                raise
+            refused = refused or error
+            continue
         inside = found if inside is None else inside | found
+    if inside is None:
+        raise refused  # type: ignore[misc]
     return inside
 
 
