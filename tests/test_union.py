@@ -396,7 +396,8 @@ def test_parts_of_other_shapes_hold_none_of_a_batchs_rows_on_torch_and_jax(name)
     """A union whose parts' members have no one shape: a part whose members have another shape
     than the batch's rows holds none of them (NumPy reads such a batch entry by entry), and a
     difference with such a ``b`` reads it row by row on the host (a 0-d tensor is no member
-    for ``contains``)."""
+    for ``contains``); a part of labels, which torch and JAX hold no array of, is asked entry by
+    entry on the host."""
     union = Union(bool, sa.ArraySpace(range(0, 1), 1))
     batch = np.array([0, 1, 2])
     assert host(sa.isin(on(name, batch), union)).tolist() == sa.isin(batch, union).tolist() == [True, True, False]
@@ -404,6 +405,10 @@ def test_parts_of_other_shapes_hold_none_of_a_batchs_rows_on_torch_and_jax(name)
     assert host(sa.isin(on(name, batch), difference)).tolist() == sa.isin(batch, difference).tolist()
     assert host(sa.isin(on(name, batch), difference)).tolist() == [False, False, True]
     assert host(sa.sample(difference, 5, rng=generator(name, 0))).tolist() == [2] * 5
+    labelled = Union(range(0, 3), FiniteSet("a", 7))  # labels: asked entry by entry on the host
+    numbers = np.array([0, 7, 5])
+    assert host(sa.isin(on(name, numbers), labelled)).tolist() == sa.isin(numbers, labelled).tolist()
+    assert sa.isin(numbers, labelled).tolist() == [True, True, False]
 
 
 # -- TorchRL's Choice ----------------------------------------------------------------------------------

@@ -374,7 +374,9 @@ def _sample_rule(k: Kernel, space: Union, size: Any = None, *, rng: Any = None, 
 def _isin_rule(k: Kernel, batch: Any, space: Union) -> Any:
     """Any part's ``isin``. Where the parts' members have no one shape, a part whose members
     have another shape than the batch's rows holds none of them (its ``isin`` refuses the
-    batch); a batch that every part refuses is refused with the first part's ValueError."""
+    batch); a batch that every part refuses is refused with the first part's ValueError. A part
+    whose members the backend holds no array of (labels, on torch and JAX) is asked entry by
+    entry on the host."""
     inside, refused = None, None
     for p in space._spaces:
         try:
@@ -384,6 +386,10 @@ def _isin_rule(k: Kernel, batch: Any, space: Union) -> Any:
                 raise
             refused = refused or error
             continue
+        except TypeError:
+            if k.traced or not hasattr(batch, "shape"):
+                raise
+            found = k.constant(isin_objects(k.to_host(batch), p))
         inside = found if inside is None else inside | found
     if inside is None:
         raise refused  # type: ignore[misc]
