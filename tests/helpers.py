@@ -140,14 +140,22 @@ def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> Any:
             yield from _paths(value, (*prefix, i))
 
 
+def map_leaves(batch: Any, f: Any) -> Any:
+    """``f`` of every leaf array (as NumPy's) of a tuple/dict batch, in its structure."""
+    if isinstance(batch, tuple):
+        return tuple(map_leaves(b, f) for b in batch)
+    if isinstance(batch, dict):
+        return {k: map_leaves(b, f) for k, b in batch.items()}
+    return f(np.asarray(batch))
+
+
 def to_backend(name: str, batch: Any) -> Any:
     """A NumPy batch on backend ``name`` ("numpy": a copy, "torch", "jax"), its structure
     (tuples, dicts) kept; torch and JAX are imported only when asked for."""
-    if isinstance(batch, tuple):
-        return tuple(to_backend(name, b) for b in batch)
-    if isinstance(batch, dict):
-        return {k: to_backend(name, b) for k, b in batch.items()}
-    array = np.asarray(batch)
+    return map_leaves(batch, lambda array: _on(name, array))
+
+
+def _on(name: str, array: np.ndarray) -> Any:
     if name == "numpy":
         return array.copy()
     if name == "torch":

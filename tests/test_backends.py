@@ -22,7 +22,7 @@ import spacealg as sa
 from spacealg.backends import to_numpy
 from spacealg.ops import flatten_batch, unflatten_batch
 from spacealg.strategies import spaces
-from tests.helpers import member_at, same, stacks, to_backend
+from tests.helpers import map_leaves, member_at, same, stacks, to_backend
 
 torch = pytest.importorskip("torch")
 jax = pytest.importorskip("jax")
@@ -104,18 +104,10 @@ def _clamp_fits(batch: Any, space: Any) -> bool:
     """Whether ``clamp_`` writes into the NumPy ``batch``'s dtypes (else it raises TypeError
     before reading a value), tried on a copy with its NaN entries set to 0."""
     try:
-        sa.clamp_(_map_leaves(batch, lambda b: np.nan_to_num(b, nan=0.0) if b.dtype.kind == "f" else b.copy()), space)
+        sa.clamp_(map_leaves(batch, lambda b: np.nan_to_num(b, nan=0.0) if b.dtype.kind == "f" else b.copy()), space)
     except TypeError:
         return False
     return True
-
-
-def _map_leaves(batch: Any, f: Any) -> Any:
-    if isinstance(batch, tuple):
-        return tuple(_map_leaves(b, f) for b in batch)
-    if isinstance(batch, dict):
-        return {k: _map_leaves(b, f) for k, b in batch.items()}
-    return f(np.asarray(batch))
 
 
 def _has_nan(batch: Any) -> bool:

@@ -21,7 +21,7 @@ import spacealg as sa
 from spacealg.backends import to_numpy
 from spacealg.strategies import spaces
 from spacealg.strategies.spaces import LEAF_KINDS
-from tests.helpers import stacks, to_backend
+from tests.helpers import map_leaves, stacks, to_backend
 from tests.test_backend_agreement import jax_refuses, near_misses, on_jax
 
 torch = pytest.importorskip("torch")
@@ -37,18 +37,9 @@ components = spaces(leaves=(*LEAF_KINDS, "catalogued"), composites=("tuple", "di
 LEADS = ("rows", "one row", "member")
 
 
-def _each(batch: Any, f: Any) -> Any:
-    """``f`` of every leaf array of a tuple/dict batch, in its structure."""
-    if isinstance(batch, tuple):
-        return tuple(_each(b, f) for b in batch)
-    if isinstance(batch, dict):
-        return {k: _each(b, f) for k, b in batch.items()}
-    return f(np.asarray(batch))
-
-
 def _rows(batch: Any, index: Any) -> Any:
     """``batch[index]`` for every leaf of a tuple/dict batch."""
-    return _each(batch, lambda a: a[index])
+    return map_leaves(batch, lambda a: a[index])
 
 
 def _led(batch: Any, lead: str) -> Any:
@@ -112,4 +103,4 @@ def test_component_batches_that_do_not_broadcast_are_a_value_error_on_every_back
 
 def _stacked(batch: Any) -> Any:
     """A batch of ROWS + 1 rows: ``batch`` and its first row again."""
-    return _each(batch, lambda a: np.concatenate([a, a[:1]]))
+    return map_leaves(batch, lambda a: np.concatenate([a, a[:1]]))

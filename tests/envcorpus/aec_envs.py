@@ -153,16 +153,21 @@ class DeepPileTakeAway(TakeAway):
         return int(self.rng.integers(10, 22))
 
 
-class SeedlessTakeAway(TakeAway):
-    """Bug: reset ignores its seed (the generator is seeded once, when the game is built):
-    every seed starts the same pile, while successive resets differ."""
+class _SeededOnce:
+    """The bug of a generator seeded once, when the game is built, and a reset that ignores its
+    seed (mixed in before the game's class)."""
 
     def __init__(self, render_mode: str | None = None) -> None:
-        super().__init__(render_mode)
+        super().__init__(render_mode)  # type: ignore[call-arg]
         self.rng = np.random.default_rng(0)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        super().reset(seed=None, options=options)
+        super().reset(seed=None, options=options)  # type: ignore[misc]
+
+
+class SeedlessTakeAway(_SeededOnce, TakeAway):
+    """Bug: reset ignores its seed (the generator is seeded once, when the game is built):
+    every seed starts the same pile, while successive resets differ."""
 
 
 class GustyTakeAway(TakeAway):
@@ -187,17 +192,10 @@ class GustyTakeAway(TakeAway):
         return min(take + int(self.rng.integers(0, 2)), self.pile)
 
 
-class SeededOnceGustyTakeAway(GustyTakeAway):
+class SeededOnceGustyTakeAway(_SeededOnce, GustyTakeAway):
     """Bug: the generator is seeded once, when the game is built, and reset ignores its
     seed; the pile always starts at 12, so only the gusts of the takes show it (16 seeds on
     fresh games, then a take)."""
-
-    def __init__(self, render_mode: str | None = None) -> None:
-        super().__init__(render_mode)
-        self.rng = np.random.default_rng(0)
-
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        super().reset(seed=None, options=options)
 
 
 class EndlessTakeAway(TakeAway):
