@@ -236,3 +236,41 @@ def test_backend_name_of_a_batch_is_its_first_leafs() -> None:
         assert first_leaf(batch) is tensor and backend_name(batch) == "torch"
     assert backend_name((np.zeros(2), tensor)) is None  # the first leaf decides
     assert backend_name(()) is None and first_leaf({"a": ()}) is None
+
+
+# -- a number's exact value ------------------------------------------------------------------------
+
+
+floats_of_every_width = st.one_of(
+    st.floats(allow_nan=False, width=16).map(np.float16), st.floats(allow_nan=False, width=32).map(np.float32),
+    st.floats(allow_nan=False), st.builds(_longdouble_near, st.floats(-1e300, 1e300), st.integers(-3, 3)))
+
+
+@LAWS
+@given(floats_of_every_width)
+def test_exact_value_is_exact_and_strictly_ordered_along_a_dtypes_floats(x: Any) -> None:
+    """``exact_value`` (core.leaf): the next float of ``x``'s own dtype has a strictly greater
+    exact value, an infinity is the float it is, and an integer is itself (a longdouble's
+    63 bits kept: float64 would round ``2**64 + 1``)."""
+    from spacealg.core.leaf import exact_value
+
+    value = exact_value(x)
+    if np.isinf(x):
+        assert value == float(x) and isinstance(value, float)
+        return
+    assert isinstance(value, Fraction)
+    with np.errstate(over="ignore"):
+        up = np.nextafter(x, type(x)(np.inf))
+    assert exact_value(up) > value
+    whole = int(value) if value.denominator == 1 else None
+    if whole is not None:
+        assert exact_value(whole) == value
+
+
+def test_exact_value_of_integers_beyond_float64() -> None:
+    from spacealg.core.leaf import exact_value
+
+    if WIDE:
+        assert exact_value(LONG(2**64 + 2**11)) == 2**64 + 2**11  # float64 holds no 2**64 + 2**11
+        assert exact_value(np.nextafter(LONG(1), LONG(2))) == 1 + Fraction(1, 2**63)
+    assert exact_value(np.uint64(2**64 - 1)) == 2**64 - 1 and exact_value(True) == 1

@@ -85,3 +85,26 @@ def test_every_is_all_over_the_last_axis(width: int, lead: list[int], strided: b
 
 def test_every_is_decided_once_per_backend_and_width() -> None:
     assert NUMPY.every(16) is Kernel().every(16) is kernels._EVERY["numpy", 16]
+
+
+@LAWS
+@given(st.sampled_from(["numpy", "torch", "jax"]), st.sampled_from(["int32", "float32", "bool"]),
+       st.lists(st.integers(0, 4), max_size=2), st.integers(0, 2**16))
+def test_to_host_undoes_from_host(name: str, dtype: str, shape: list[int], seed: int) -> None:
+    """``k.to_host(k.from_host(a))`` equals ``a`` (values, dtype, shape) on every kernel."""
+    if name != "numpy":
+        pytest.importorskip(name)
+    a = np.random.default_rng(seed).integers(0, 2, size=tuple(shape)).astype(dtype)
+    k = NUMPY if name == "numpy" else kernel_class(name).for_call(name, _native(name, a))
+    back = k.to_host(k.from_host(a))
+    assert isinstance(back, np.ndarray) and back.dtype == a.dtype and np.array_equal(back, a)
+
+
+def _native(name: str, a: np.ndarray) -> Any:
+    if name == "torch":
+        import torch
+
+        return torch.as_tensor(a)
+    import jax.numpy as jnp
+
+    return jnp.asarray(a)
