@@ -311,7 +311,9 @@ class Kernel:
 
 
 _KEY = ("numpy",)
-_EVERY: dict[tuple[str, int], Callable[[Any], Any]] = {}  # (backend, row width) -> its row reduction
+# (backend, row width) -> its row reduction; kept beside the plans (core/cache.py) because widths, not
+# spaces, key it: a few entries, 0.15 us a lookup against 1.6 us to build the reduction per call
+_EVERY: dict[tuple[str, int], Callable[[Any], Any]] = {}
 NUMPY = Kernel()
 """NumPy's kernel for rules that draw nothing."""
 
